@@ -1,0 +1,416 @@
+//! The C abstract syntax tree of the supported subset.
+//!
+//! Produced by `front::parser` from preprocessed tokens; pragmas are attached to the statements
+//! they annotate by `front::region`. Every node carries the [`Span`] of its text *at the use site*
+//! in the user's file (for a token that came from a macro expansion, the span of the macro use).
+//!
+//! Items of the translation unit that are outside the subset and carry no OpenACC pragma are kept
+//! as [`ItemKind::Opaque`]: they are never rejected, the output carries their text unchanged.
+
+use crate::diag::Span;
+use crate::front::pragma_ast::{AccDirective, SharePragma};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// Scalar C types of the subset.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Bool,
+    Char,
+    SChar,
+    UChar,
+    Short,
+    UShort,
+    Int,
+    UInt,
+    Long,
+    ULong,
+    LongLong,
+    ULongLong,
+    SizeT,
+    Float,
+    Double,
+}
+
+impl Scalar {
+    /// The C spelling (`unsigned char`, `size_t`, …).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "_Bool",
+            Scalar::Char => "char",
+            Scalar::SChar => "signed char",
+            Scalar::UChar => "unsigned char",
+            Scalar::Short => "short",
+            Scalar::UShort => "unsigned short",
+            Scalar::Int => "int",
+            Scalar::UInt => "unsigned int",
+            Scalar::Long => "long",
+            Scalar::ULong => "unsigned long",
+            Scalar::LongLong => "long long",
+            Scalar::ULongLong => "unsigned long long",
+            Scalar::SizeT => "size_t",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+
+    /// Size in bytes on the targets (LP64 host, OpenCL/CUDA device).
+    pub fn size(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar => 1,
+            Scalar::Short | Scalar::UShort => 2,
+            Scalar::Int | Scalar::UInt | Scalar::Float => 4,
+            Scalar::Long
+            | Scalar::ULong
+            | Scalar::LongLong
+            | Scalar::ULongLong
+            | Scalar::SizeT
+            | Scalar::Double => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float | Scalar::Double)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            Scalar::Char
+                | Scalar::SChar
+                | Scalar::Short
+                | Scalar::Int
+                | Scalar::Long
+                | Scalar::LongLong
+                | Scalar::Float
+                | Scalar::Double
+        )
+    }
+}
+
+/// A C type. Qualifiers that matter to code generation (`const`, `restrict`) are kept.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CType {
+    Void,
+    Scalar(Scalar),
+    /// A `typedef` name the subset could not resolve to a scalar (e.g. a struct typedef).
+    Named(String),
+    /// `struct S` / `union U` / `enum E` (outside the subset inside kernels).
+    Tagged {
+        kind: TagKind,
+        name: String,
+    },
+    Pointer {
+        to: Box<CType>,
+        is_const: bool,
+        is_restrict: bool,
+    },
+    /// `elem[len]`; `len` is `None` for `[]`.
+    Array {
+        elem: Box<CType>,
+        len: Option<Box<Expr>>,
+    },
+    /// `T const` at this level (e.g. `const float` element type).
+    Const(Box<CType>),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TagKind {
+    Struct,
+    Union,
+    Enum,
+}
+
+impl CType {
+    /// The type without top-level `const`.
+    pub fn unqualified(&self) -> &CType {
+        match self {
+            CType::Const(t) => t.unqualified(),
+            t => t,
+        }
+    }
+
+    /// The scalar at the bottom of arrays and pointers (`float` for `const float *restrict`).
+    pub fn base_scalar(&self) -> Option<Scalar> {
+        match self {
+            CType::Scalar(s) => Some(*s),
+            CType::Const(t) => t.base_scalar(),
+            CType::Pointer { to, .. } => to.base_scalar(),
+            CType::Array { elem, .. } => elem.base_scalar(),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Storage {
+    #[default]
+    None,
+    Static,
+    Extern,
+    Typedef,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TranslationUnit {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    pub kind: ItemKind,
+    /// The whole item's text (first to last token).
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ItemKind {
+    Function(FunctionDef),
+    Decl(Declaration),
+    /// Outside the subset (struct definitions, prototypes with function pointers, …) and free of
+    /// OpenACC pragmas: carried through unchanged.
+    Opaque,
+    /// A file-scope pragma (index into the preprocessor's pragma table).
+    Pragma(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDef {
+    pub name: Ident,
+    pub ret: CType,
+    pub params: Vec<Param>,
+    pub storage: Storage,
+    pub is_inline: bool,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: Option<Ident>,
+    pub ty: CType,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declaration {
+    pub storage: Storage,
+    pub declarators: Vec<Declarator>,
+    pub span: Span,
+}
+
+/// One declared name: `float A[N][M]`, `int i = 0`, `float *restrict p`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declarator {
+    pub name: Ident,
+    pub ty: CType,
+    pub init: Option<Initializer>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initializer {
+    Expr(Expr),
+    List(Vec<Initializer>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Decl(Declaration),
+    Expr(Expr),
+    Block(Block),
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    For {
+        init: ForInit,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    Return(Option<Expr>),
+    Break,
+    Continue,
+    Empty,
+    /// A `#pragma` line as the parser saw it (index into the preprocessor's pragma table).
+    /// `front::region` replaces the OpenACC ones by [`StmtKind::Acc`] / [`StmtKind::AccStandalone`].
+    Pragma(u32),
+    /// An OpenACC construct and the statement it applies to (`kernels`, `parallel`, `loop`,
+    /// `data`, the combined forms), with the `share` pragma that preceded it, if any.
+    Acc {
+        dir: AccDirective,
+        share: Option<SharePragma>,
+        body: Box<Stmt>,
+    },
+    /// A directive that applies to no statement (`cache`, `update`, `wait`, …).
+    AccStandalone(AccDirective),
+    /// Parsed so it can be diagnosed precisely, but outside the subset inside compute regions:
+    /// `goto`, labels, `switch`/`case`. Carries the construct's name (`goto`, `switch`, …).
+    Unsupported {
+        what: String,
+        body: Option<Box<Stmt>>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForInit {
+    None,
+    Decl(Declaration),
+    Expr(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct IntSuffix {
+    pub unsigned: bool,
+    /// 0: none, 1: `l`, 2: `ll`.
+    pub longs: u8,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Ident(String),
+    Int {
+        value: u64,
+        suffix: IntSuffix,
+        /// Written in hex or octal (affects the C type of large values).
+        radix: u32,
+    },
+    Float {
+        value: f64,
+        /// `f` suffix: a `float` literal; otherwise `double`.
+        single: bool,
+    },
+    Char(i64),
+    Str(String),
+    Unary(UnOp, Box<Expr>),
+    /// `++x`, `x--`, …
+    IncDec {
+        inc: bool,
+        prefix: bool,
+        arg: Box<Expr>,
+    },
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a = b` (op `None`) or `a op= b`.
+    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    Cast(CType, Box<Expr>),
+    SizeofType(CType),
+    SizeofExpr(Box<Expr>),
+    Index(Box<Expr>, Box<Expr>),
+    Call(Ident, Vec<Expr>),
+    /// `a.b` / `a->b` (outside the subset inside kernels).
+    Member {
+        base: Box<Expr>,
+        field: Ident,
+        arrow: bool,
+    },
+    Comma(Box<Expr>, Box<Expr>),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    Deref,
+    AddrOf,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LogAnd,
+    LogOr,
+}
+
+impl BinOp {
+    pub fn c_op(self) -> &'static str {
+        match self {
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::BitAnd => "&",
+            BinOp::BitXor => "^",
+            BinOp::BitOr => "|",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+}
+
+impl UnOp {
+    pub fn c_op(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Plus => "+",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+            UnOp::Deref => "*",
+            UnOp::AddrOf => "&",
+        }
+    }
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+}

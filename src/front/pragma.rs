@@ -1,0 +1,1 @@
+//! The pragma parser (pest grammar `grammar/pragma.pest`).

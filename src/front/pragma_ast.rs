@@ -1,0 +1,313 @@
+//! What the pragma parser (`front::pragma`, pest grammar `grammar/pragma.pest`) produces.
+//!
+//! Spans point into the user's file. Expressions inside clauses (`num_gangs(n)`, `a[0:n*m]`) are
+//! ordinary C expressions, macro-expanded and parsed by the C expression parser.
+
+use crate::diag::Span;
+use crate::front::ast::{Expr, Ident};
+
+/// A parsed `#pragma` line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pragma {
+    Acc(AccDirective),
+    Share(SharePragma),
+    /// `#pragma scop` / `#pragma endscop`: ignored quietly.
+    Scop,
+    /// Any pragma that is not `acc` (`omp`, `once`, `GCC …`): ignored.
+    Foreign,
+}
+
+/// The OpenACC constructs and directives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Construct {
+    Kernels,
+    Parallel,
+    Serial,
+    KernelsLoop,
+    ParallelLoop,
+    SerialLoop,
+    Loop,
+    Data,
+    /// `cache(list)`: a shared-memory hint in accshare.
+    Cache,
+    EnterData,
+    ExitData,
+    Update,
+    Wait,
+    Routine,
+    Atomic,
+    HostData,
+    Declare,
+}
+
+impl Construct {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Construct::Kernels => "kernels",
+            Construct::Parallel => "parallel",
+            Construct::Serial => "serial",
+            Construct::KernelsLoop => "kernels loop",
+            Construct::ParallelLoop => "parallel loop",
+            Construct::SerialLoop => "serial loop",
+            Construct::Loop => "loop",
+            Construct::Data => "data",
+            Construct::Cache => "cache",
+            Construct::EnterData => "enter data",
+            Construct::ExitData => "exit data",
+            Construct::Update => "update",
+            Construct::Wait => "wait",
+            Construct::Routine => "routine",
+            Construct::Atomic => "atomic",
+            Construct::HostData => "host_data",
+            Construct::Declare => "declare",
+        }
+    }
+
+    /// A compute construct (starts a region that becomes kernels).
+    pub fn is_compute(&self) -> bool {
+        matches!(
+            self,
+            Construct::Kernels
+                | Construct::Parallel
+                | Construct::Serial
+                | Construct::KernelsLoop
+                | Construct::ParallelLoop
+                | Construct::SerialLoop
+        )
+    }
+
+    /// Carries loop clauses and applies to a `for` loop.
+    pub fn is_loop(&self) -> bool {
+        matches!(
+            self,
+            Construct::KernelsLoop
+                | Construct::ParallelLoop
+                | Construct::SerialLoop
+                | Construct::Loop
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccDirective {
+    pub construct: Construct,
+    /// The construct's words (`kernels loop`).
+    pub construct_span: Span,
+    pub clauses: Vec<Clause>,
+    /// The arguments of `cache(…)` (empty for other directives).
+    pub cache: Vec<SubArray>,
+    /// The whole pragma text after `#pragma`.
+    pub span: Span,
+}
+
+impl AccDirective {
+    pub fn has(&self, pred: impl Fn(&ClauseKind) -> bool) -> bool {
+        self.clauses.iter().any(|c| pred(&c.kind))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clause {
+    pub kind: ClauseKind,
+    pub span: Span,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DataKind {
+    Copy,
+    CopyIn,
+    CopyOut,
+    Create,
+    Present,
+    DevicePtr,
+    /// `present_or_copy` / `pcopy` and friends map to the plain kinds; kept for messages.
+    NoCreate,
+    Delete,
+    /// `update host(…)` / `update self(…)`.
+    Host,
+    /// `update device(…)`.
+    Device,
+}
+
+impl DataKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DataKind::Copy => "copy",
+            DataKind::CopyIn => "copyin",
+            DataKind::CopyOut => "copyout",
+            DataKind::Create => "create",
+            DataKind::Present => "present",
+            DataKind::DevicePtr => "deviceptr",
+            DataKind::NoCreate => "no_create",
+            DataKind::Delete => "delete",
+            DataKind::Host => "host",
+            DataKind::Device => "device",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RedOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+    BitAnd,
+    BitOr,
+    BitXor,
+    LogAnd,
+    LogOr,
+}
+
+impl RedOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            RedOp::Add => "+",
+            RedOp::Mul => "*",
+            RedOp::Max => "max",
+            RedOp::Min => "min",
+            RedOp::BitAnd => "&",
+            RedOp::BitOr => "|",
+            RedOp::BitXor => "^",
+            RedOp::LogAnd => "&&",
+            RedOp::LogOr => "||",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClauseKind {
+    Independent,
+    Seq,
+    Auto,
+    Gang(Option<Expr>),
+    Worker(Option<Expr>),
+    Vector(Option<Expr>),
+    NumGangs(Expr),
+    NumWorkers(Expr),
+    VectorLength(Expr),
+    Collapse(u32),
+    Reduction {
+        op: RedOp,
+        vars: Vec<Ident>,
+    },
+    Private(Vec<Ident>),
+    FirstPrivate(Vec<Ident>),
+    Data {
+        kind: DataKind,
+        vars: Vec<SubArray>,
+    },
+    If(Expr),
+    Async(Option<Expr>),
+    Wait(Vec<Expr>),
+    Tile(Vec<Expr>),
+    /// A clause accshare does not know: a warning, then ignored.
+    Unknown(String),
+}
+
+impl ClauseKind {
+    pub fn name(&self) -> &str {
+        match self {
+            ClauseKind::Independent => "independent",
+            ClauseKind::Seq => "seq",
+            ClauseKind::Auto => "auto",
+            ClauseKind::Gang(_) => "gang",
+            ClauseKind::Worker(_) => "worker",
+            ClauseKind::Vector(_) => "vector",
+            ClauseKind::NumGangs(_) => "num_gangs",
+            ClauseKind::NumWorkers(_) => "num_workers",
+            ClauseKind::VectorLength(_) => "vector_length",
+            ClauseKind::Collapse(_) => "collapse",
+            ClauseKind::Reduction { .. } => "reduction",
+            ClauseKind::Private(_) => "private",
+            ClauseKind::FirstPrivate(_) => "firstprivate",
+            ClauseKind::Data { kind, .. } => kind.name(),
+            ClauseKind::If(_) => "if",
+            ClauseKind::Async(_) => "async",
+            ClauseKind::Wait(_) => "wait",
+            ClauseKind::Tile(_) => "tile",
+            ClauseKind::Unknown(s) => s,
+        }
+    }
+}
+
+/// `a`, `a[lo:len]`, `A[0:n][0:m]` (OpenACC subarray: start and length per dimension).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubArray {
+    pub name: Ident,
+    pub dims: Vec<SubRange>,
+    pub span: Span,
+}
+
+/// One `[start:length]`; `a[i]` is a single element (`len` = None, `start` = Some(i) and
+/// `single` = true); `a[:n]` has no start; `a[2:]` no length.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubRange {
+    pub start: Option<Expr>,
+    pub len: Option<Expr>,
+    pub single: bool,
+    pub span: Span,
+}
+
+/// `#pragma acc share(arraySpec, …)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharePragma {
+    pub specs: Vec<ArraySpec>,
+    pub span: Span,
+}
+
+/// `name[d0][d1]…[:coalesce]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArraySpec {
+    pub array: Ident,
+    pub dims: Vec<PartDim>,
+    pub coalesce: bool,
+    pub span: Span,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TbDim {
+    X,
+    Y,
+    Z,
+}
+
+impl TbDim {
+    pub fn name(self) -> &'static str {
+        match self {
+            TbDim::X => "TB_X",
+            TbDim::Y => "TB_Y",
+            TbDim::Z => "TB_Z",
+        }
+    }
+}
+
+/// One dimension of a partition: `*` (a parameter the compiler chooses) or an expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PartDim {
+    Star(Span),
+    Expr(PartExpr),
+}
+
+/// The partition expression language of the paper's Fig. 1: integers, `TB_X/TB_Y/TB_Z`, and
+/// `+ - * /` with parentheses. (Integer-valued object-like macros are expanded to their value.)
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartExpr {
+    pub kind: PartExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PartExprKind {
+    Int(i64),
+    Tb(TbDim),
+    Bin(PartOp, Box<PartExpr>, Box<PartExpr>),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PartOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}

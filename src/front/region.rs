@@ -1,0 +1,1 @@
+//! Attaches pragmas to the statements they annotate and validates the OpenACC regions.
