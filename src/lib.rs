@@ -4,3 +4,4 @@
 
 pub mod diag;
 pub mod front;
+pub mod kernel;

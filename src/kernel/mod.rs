@@ -1,0 +1,246 @@
+//! The GPU kernel IR shared by the back ends, and the host plan that launches it.
+//!
+//! Everything a back end prints is decided before this point: grid and block shapes, guards for
+//! partial blocks, barriers, local (shared) arrays, private scalars, flattened array indices,
+//! reductions. Back ends (`back::opencl`, `back::cuda`, `back::host`) only spell it.
+//!
+//! Invariants:
+//! - expressions have no side effects: assignments and increments are statements;
+//! - every array access carries an already flattened index (`A[i][j]` → `A[i * M + j]`) and the
+//!   memory space it lives in;
+//! - a [`KStmt::Barrier`] is never inside control flow that depends on the thread id
+//!   (lowering guarantees it; the simulator checks it).
+
+use crate::front::ast::{BinOp, Scalar, UnOp};
+
+/// A set of kernels compiled together (one per input file), plus the host plan that runs them.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub kernels: Vec<Kernel>,
+    pub host: Vec<HostRegion>,
+}
+
+impl Module {
+    /// True if any kernel uses `double` (OpenCL needs `cl_khr_fp64`).
+    pub fn uses_double(&self) -> bool {
+        self.kernels.iter().any(|k| k.uses_double)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// A C identifier, unique in the module (e.g. `gemm_k0`).
+    pub name: String,
+    pub params: Vec<KParam>,
+    /// Arrays in local (shared) memory, sizes fixed at compile time.
+    pub locals: Vec<LocalArray>,
+    /// Number of grid dimensions used (1..=3).
+    pub dims: u8,
+    /// Work-group (thread-block) size per dimension; unused dimensions are 1.
+    pub block: [u32; 3],
+    pub body: Vec<KStmt>,
+    pub uses_double: bool,
+    /// Where the kernel came from, for comments in the output (`gemm.c:14`).
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KParam {
+    pub name: String,
+    pub kind: KParamKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum KParamKind {
+    /// A global-memory buffer of `elem`; `read_only` buffers are printed `const`; all buffers are
+    /// `restrict` (accshare gives each array its own buffer).
+    Buffer { elem: Scalar, read_only: bool },
+    /// A scalar passed by value.
+    Scalar(Scalar),
+}
+
+/// `__local`/`__shared__` array: `elem name[len]` (multi-dimensional tiles are flattened; the
+/// padded row length is part of the index expressions).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalArray {
+    pub name: String,
+    pub elem: Scalar,
+    pub len: u32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Global,
+    Local,
+    /// A private (per-thread) array declared with [`KStmt::Decl`].
+    Private,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayRef {
+    pub array: String,
+    pub space: Space,
+    /// Flat element index.
+    pub index: Box<KExpr>,
+}
+
+/// Thread-geometry built-ins; `dim` is 0 (x), 1 (y) or 2 (z).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `get_local_id(d)` / `threadIdx.d`
+    LocalId(u8),
+    /// `get_group_id(d)` / `blockIdx.d`
+    GroupId(u8),
+    /// `get_local_size(d)` / `blockDim.d`
+    LocalSize(u8),
+    /// `get_num_groups(d)` / `gridDim.d`
+    NumGroups(u8),
+    /// `get_global_id(d)` / `blockIdx.d * blockDim.d + threadIdx.d`
+    GlobalId(u8),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum KExpr {
+    /// A scalar: kernel parameter, private variable or loop iterator.
+    Var(String),
+    /// Integer literal of the given type (printed with the C suffix the type needs).
+    Int(i64, Scalar),
+    /// Floating literal; `single` prints with an `f` suffix.
+    Float(f64, bool),
+    Load(ArrayRef),
+    Unary(UnOp, Box<KExpr>),
+    Binary(BinOp, Box<KExpr>, Box<KExpr>),
+    Cond(Box<KExpr>, Box<KExpr>, Box<KExpr>),
+    Cast(Scalar, Box<KExpr>),
+    /// A math function by its C99 name (`sqrtf`, `fmaxf`, `exp`, `abs`, …); back ends map the
+    /// name to the target's spelling.
+    Call(String, Vec<KExpr>),
+    Builtin(Builtin),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LValue {
+    Var(String),
+    Elem(ArrayRef),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum KStmt {
+    /// `ty name[len] = init;` (`len` for private arrays; `init` only for scalars).
+    Decl {
+        name: String,
+        ty: Scalar,
+        len: Option<u32>,
+        init: Option<KExpr>,
+    },
+    /// `target = value;` or `target op= value;`
+    Assign {
+        target: LValue,
+        op: Option<BinOp>,
+        value: KExpr,
+    },
+    /// A call evaluated for its effect (rare: math functions have none; kept for completeness).
+    Expr(KExpr),
+    If {
+        cond: KExpr,
+        then: Vec<KStmt>,
+        els: Vec<KStmt>,
+    },
+    /// `for (init; cond; step) body`; `init`/`step` are statements (declarations or assignments).
+    For {
+        init: Vec<KStmt>,
+        cond: Option<KExpr>,
+        step: Vec<KStmt>,
+        body: Vec<KStmt>,
+    },
+    While {
+        cond: KExpr,
+        body: Vec<KStmt>,
+    },
+    DoWhile {
+        body: Vec<KStmt>,
+        cond: KExpr,
+    },
+    Break,
+    Continue,
+    /// Work-group barrier with a local-memory fence (`barrier(CLK_LOCAL_MEM_FENCE)` /
+    /// `__syncthreads()`).
+    Barrier,
+    /// `{ … }` (a scope).
+    Block(Vec<KStmt>),
+    /// A comment line in the output (`// staging A`).
+    Comment(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host plan
+// ---------------------------------------------------------------------------------------------
+
+/// What the host does in place of one annotated statement of the user's function: a compute
+/// construct (buffers, transfers, launches) or a `data` construct (buffers live across the
+/// statements inside it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostRegion {
+    /// The text of the user's main file that this replaces: the pragma line(s) through the end of
+    /// the statement they annotate (byte offsets into the main file).
+    pub replace: std::ops::Range<usize>,
+    /// For a data construct: the byte range of the body statement inside `replace`, which is kept
+    /// (with the regions nested in it replaced in turn). `None` for compute regions.
+    pub keep_body: Option<std::ops::Range<usize>>,
+    /// Buffers this region creates (arrays already present in an enclosing data construct are not
+    /// listed: their buffer is in scope).
+    pub buffers: Vec<Buffer>,
+    /// Launches, in order (compute regions only).
+    pub launches: Vec<Launch>,
+    /// `file:line` of the construct, for comments and error messages.
+    pub origin: String,
+}
+
+/// A device buffer mirroring a host array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// The array's name in the user's code; the device handle is named `accshare_d_<name>`.
+    pub array: String,
+    pub elem: Scalar,
+    /// C expression (in the user's function scope) for the element count.
+    pub count: String,
+    /// C expression for the host address of element 0 (e.g. `A`, `&A[0][0]`, `(float *)A`).
+    pub host_ptr: String,
+    /// Copy host → device when the buffer is created.
+    pub copy_in: bool,
+    /// Copy device → host when the buffer is released.
+    pub copy_out: bool,
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    /// Index into [`Module::kernels`].
+    pub kernel: usize,
+    /// One per kernel parameter, in order.
+    pub args: Vec<HostArg>,
+    /// Number of work-items needed per dimension (C expressions; the host rounds up to the block
+    /// size). Unused dimensions are `"1"`.
+    pub extent: [String; 3],
+    /// Scalar reductions finished on the host after the launch.
+    pub reductions: Vec<HostReduction>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostArg {
+    /// The device buffer of a user array (`accshare_d_<name>`).
+    Buffer(String),
+    /// A scalar value: a C expression in the user's scope, of the given type.
+    Scalar { expr: String, ty: Scalar },
+    /// The partial-results buffer of reduction `i` of this launch (one element per work-group).
+    Partials(usize),
+}
+
+/// A scalar reduction: each work-group writes one partial result; the host combines them into
+/// the user's variable: `var = var op p0 op p1 …` (`op` is a C binary operator, or `max`/`min`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostReduction {
+    pub var: String,
+    pub ty: Scalar,
+    pub op: crate::front::pragma_ast::RedOp,
+}
