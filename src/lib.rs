@@ -5,3 +5,4 @@
 pub mod diag;
 pub mod front;
 pub mod kernel;
+pub mod back;

@@ -1,0 +1,1 @@
+//! OpenCL C 1.2 kernel printer.

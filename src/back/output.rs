@@ -1,0 +1,1 @@
+//! Assembles the output files: the user's text with regions replaced, plus the kernels.
