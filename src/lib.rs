@@ -2,7 +2,9 @@
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants of each layer.
 
+pub mod analysis;
+pub mod back;
 pub mod diag;
 pub mod front;
+pub mod ir;
 pub mod kernel;
-pub mod back;

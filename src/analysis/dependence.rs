@@ -1,0 +1,1 @@
+//! Data dependences of a compute region.

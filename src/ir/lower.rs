@@ -1,0 +1,1 @@
+//! AST → loop-nest IR.

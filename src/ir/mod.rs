@@ -1,0 +1,343 @@
+//! The loop-nest IR of a compute region: loops with affine bounds, statements, and every array
+//! reference with its access function (the paper's §3.2.1 `F(I) = M·(I, params, 1)`).
+//!
+//! Built from the AST by [`lower`]. This is an *analysis view*: it identifies loops and
+//! statements by index and keeps their spans; code generation walks the AST again with the
+//! decisions the analyses took (`kernel::lower`).
+//!
+//! Invariant: the IR is built for every region of the subset; what is not affine is marked so
+//! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
+
+pub mod lower;
+pub mod poly;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::diag::Span;
+use crate::front::ast::Scalar;
+use crate::front::pragma_ast::{Construct, RedOp, SharePragma, SubArray};
+pub use poly::Poly;
+
+pub type LoopId = usize;
+pub type StmtId = usize;
+pub type AccessId = usize;
+
+/// One compute region (an OpenACC `kernels`/`parallel`/`serial` construct).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    /// The enclosing function.
+    pub func: String,
+    pub construct: Construct,
+    /// The construct's pragma (for messages).
+    pub span: Span,
+    pub share: Option<SharePragma>,
+    /// `cache(...)` directives inside the region.
+    pub cache: Vec<SubArray>,
+    /// Arrays referenced in the region, by name.
+    pub arrays: BTreeMap<String, ArrayInfo>,
+    /// Scalars of the enclosing scope referenced in the region, by name.
+    pub scalars: BTreeMap<String, ScalarInfo>,
+    /// All loops, outer before inner (arena; `LoopId` indexes it).
+    pub loops: Vec<Loop>,
+    /// All statements (assignments), in program order.
+    pub stmts: Vec<Statement>,
+    pub accesses: Vec<Access>,
+    /// Every use of a scalar variable inside loops of the region, in program order (within a
+    /// statement, the reads of the right-hand side come before the write of the target).
+    pub scalar_refs: Vec<ScalarRef>,
+    /// The region's top-level loop nests, in order: each becomes one or more kernels.
+    pub roots: Vec<LoopId>,
+}
+
+/// How an array reaches the region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayInfo {
+    pub name: String,
+    pub elem: Scalar,
+    /// Extent of each dimension as a polynomial over parameters (`None` = unknown, e.g. the
+    /// first dimension of a pointer or `A[][M]`). For a pointer used with one subscript, one
+    /// dimension.
+    pub extents: Vec<Option<Poly>>,
+    /// Declared as `const`.
+    pub is_const: bool,
+    /// Declared as a pointer (its extent must come from a data clause or the accesses).
+    pub is_pointer: bool,
+    /// Where it is declared.
+    pub decl_span: Span,
+    /// Written anywhere in the region.
+    pub written: bool,
+    /// Read anywhere in the region.
+    pub read: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarInfo {
+    pub name: String,
+    pub ty: Scalar,
+    pub decl_span: Span,
+    /// Assigned somewhere in the region.
+    pub written: bool,
+    /// `None`: declared outside the region (a parameter, a local of the function, a file-scope
+    /// variable). `Some(None)`: declared in the region outside every loop. `Some(Some(l))`:
+    /// declared inside the body of loop `l` (so private to each iteration of `l` and of the
+    /// loops around it).
+    pub local: Option<Option<LoopId>>,
+}
+
+/// One use of a scalar variable (loop iterators of the region are not recorded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarRef {
+    pub name: String,
+    pub kind: AccessKind,
+    /// The statement it belongs to (`None` for a use in a loop bound or an `if` condition).
+    pub stmt: Option<StmtId>,
+    /// Enclosing loops, outermost first.
+    pub loops: Vec<LoopId>,
+    /// Under an `if` (or `?:`, `&&`, `||`, `while`) inside the innermost enclosing loop.
+    pub conditional: bool,
+    pub span: Span,
+}
+
+/// A loop in normalized form: `for (var = lower; var < upper; var += step)` when `step > 0`, or
+/// `for (var = lower; var > upper; var += step)` when `step < 0` (`upper` exclusive either way).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    pub id: LoopId,
+    pub var: String,
+    pub ty: Scalar,
+    pub parent: Option<LoopId>,
+    /// Number of enclosing loops in the region.
+    pub depth: usize,
+    pub lower: Bound,
+    pub upper: Bound,
+    pub step: i64,
+    /// Loops immediately inside, in order.
+    pub children: Vec<LoopId>,
+    /// True if the body is exactly one loop (no other statements), i.e. perfectly nested with its
+    /// only child.
+    pub perfect: bool,
+    pub marking: Marking,
+    /// `gang`/`worker`/`vector(n)`/`vector_length(n)` as written.
+    pub vector_len: Option<u32>,
+    pub collapse: u32,
+    pub reductions: Vec<(RedOp, String)>,
+    pub private: Vec<String>,
+    /// The `for` keyword through the end of the loop.
+    pub span: Span,
+    /// The span of the `for` header (for messages).
+    pub header_span: Span,
+}
+
+/// What the user said about a loop.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Marking {
+    /// `independent` (or a `loop` in a `parallel` construct, implicitly independent).
+    Independent,
+    /// `seq`.
+    Seq,
+    /// `auto`, or no directive inside a `kernels` construct: parallel only if proven.
+    Auto,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound {
+    /// Affine in outer iterators and parameters.
+    Affine(Poly),
+    /// Anything else (kept as text for messages).
+    NonAffine(String),
+}
+
+impl Bound {
+    pub fn affine(&self) -> Option<&Poly> {
+        match self {
+            Bound::Affine(p) => Some(p),
+            Bound::NonAffine(_) => None,
+        }
+    }
+}
+
+/// An assignment (or other side effect) in the region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement {
+    pub id: StmtId,
+    /// Enclosing loops, outermost first.
+    pub loops: Vec<LoopId>,
+    /// Under an `if` (or `?:`, `while`) inside the region.
+    pub conditional: bool,
+    pub span: Span,
+    /// The scalar or array element assigned.
+    pub target: Target,
+    /// Compound assignment operator (`+=` …), or `None` for `=`.
+    pub op: Option<crate::front::ast::BinOp>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Scalar(String),
+    Array(AccessId),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+    /// Compound assignment: read and written.
+    ReadWrite,
+}
+
+/// One array reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Access {
+    pub id: AccessId,
+    pub array: String,
+    pub kind: AccessKind,
+    /// Per dimension: the subscript, or `None` if it is not affine in the iterators.
+    pub subscripts: Vec<Option<Poly>>,
+    /// Enclosing loops, outermost first.
+    pub loops: Vec<LoopId>,
+    pub stmt: StmtId,
+    pub span: Span,
+}
+
+impl Access {
+    pub fn is_affine(&self) -> bool {
+        self.subscripts.iter().all(Option::is_some)
+    }
+    pub fn writes(&self) -> bool {
+        matches!(self.kind, AccessKind::Write | AccessKind::ReadWrite)
+    }
+    pub fn reads(&self) -> bool {
+        matches!(self.kind, AccessKind::Read | AccessKind::ReadWrite)
+    }
+}
+
+impl Region {
+    /// Iterator names of the given loops.
+    pub fn iter_names(&self, loops: &[LoopId]) -> Vec<String> {
+        loops.iter().map(|&l| self.loops[l].var.clone()).collect()
+    }
+
+    /// Enclosing loops of `l`, outermost first, including `l`.
+    pub fn loop_path(&self, l: LoopId) -> Vec<LoopId> {
+        let mut path = vec![l];
+        let mut cur = self.loops[l].parent;
+        while let Some(p) = cur {
+            path.push(p);
+            cur = self.loops[p].parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Affine(p) => write!(f, "{}", p),
+            Bound::NonAffine(s) => write!(f, "?{}", s),
+        }
+    }
+}
+
+/// The printable form (`accshare … --emit ir`).
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "region {} in {}", self.construct.name(), self.func)?;
+        for a in self.arrays.values() {
+            let ext: Vec<String> = a
+                .extents
+                .iter()
+                .map(|e| e.as_ref().map_or("?".to_string(), |p| p.to_string()))
+                .collect();
+            writeln!(
+                f,
+                "  array {} {}[{}]{}{}",
+                a.elem.c_name(),
+                a.name,
+                ext.join("]["),
+                if a.read { " read" } else { "" },
+                if a.written { " written" } else { "" }
+            )?;
+        }
+        for s in self.scalars.values() {
+            writeln!(
+                f,
+                "  scalar {} {}{}",
+                s.ty.c_name(),
+                s.name,
+                if s.written { " written" } else { "" }
+            )?;
+        }
+        for &r in &self.roots {
+            self.fmt_loop(f, r, 1)?;
+        }
+        Ok(())
+    }
+}
+
+impl Region {
+    fn fmt_loop(&self, f: &mut fmt::Formatter<'_>, l: LoopId, indent: usize) -> fmt::Result {
+        let lp = &self.loops[l];
+        let pad = "  ".repeat(indent);
+        let mark = match lp.marking {
+            Marking::Independent => "independent",
+            Marking::Seq => "seq",
+            Marking::Auto => "auto",
+        };
+        writeln!(
+            f,
+            "{}loop L{} {} in [{}, {}) step {} {}{}",
+            pad,
+            l,
+            lp.var,
+            lp.lower,
+            lp.upper,
+            lp.step,
+            mark,
+            if lp.perfect { " perfect" } else { "" }
+        )?;
+        for s in self.stmts.iter().filter(|s| s.loops.last() == Some(&l)) {
+            let target = match &s.target {
+                Target::Scalar(n) => n.clone(),
+                Target::Array(a) => self.fmt_access(*a),
+            };
+            let op = s.op.map_or("=".to_string(), |o| format!("{}=", o.c_op()));
+            writeln!(
+                f,
+                "{}  S{} {} {}{}",
+                pad,
+                s.id,
+                target,
+                op,
+                if s.conditional { " (conditional)" } else { "" }
+            )?;
+            for a in self
+                .accesses
+                .iter()
+                .filter(|a| a.stmt == s.id && a.kind == AccessKind::Read)
+            {
+                writeln!(f, "{}    read {}", pad, self.fmt_access(a.id))?;
+            }
+        }
+        for &c in &lp.children {
+            self.fmt_loop(f, c, indent + 1)?;
+        }
+        Ok(())
+    }
+
+    /// `A[i][k + 1]`, with `?` for a non-affine subscript.
+    pub fn fmt_access(&self, a: AccessId) -> String {
+        let acc = &self.accesses[a];
+        let mut s = acc.array.clone();
+        for sub in &acc.subscripts {
+            s.push('[');
+            match sub {
+                Some(p) => s.push_str(&p.to_string()),
+                None => s.push('?'),
+            }
+            s.push(']');
+        }
+        s
+    }
+}
