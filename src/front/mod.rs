@@ -34,7 +34,12 @@ pub const MAX_INPUT: usize = 64 << 20;
 
 /// Reads `path` into `sources` and runs the front end. Diagnostics (errors and warnings) go to
 /// `diags`; the result is `None` only when the file cannot be read.
-pub fn load(path: &Path, opts: &PpOptions, sources: &mut SourceMap, diags: &mut Diags) -> Option<Parsed> {
+pub fn load(
+    path: &Path,
+    opts: &PpOptions,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Parsed> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -66,15 +71,21 @@ pub fn load(path: &Path, opts: &PpOptions, sources: &mut SourceMap, diags: &mut 
     if bytes.contains(&0) {
         // A NUL byte cannot occur in C source: most likely a binary file.
         let at = bytes.iter().position(|&b| b == 0).unwrap_or(0);
-        diags.push(Diag::error(Span::new(main, at, at + 1), "the file contains a NUL byte").note(
-            "accshare reads C source text; is this a binary file?",
-        ));
+        diags.push(
+            Diag::error(Span::new(main, at, at + 1), "the file contains a NUL byte")
+                .note("accshare reads C source text; is this a binary file?"),
+        );
     }
     Some(load_source(main, opts, sources, diags))
 }
 
 /// Runs the front end on a file already in `sources`.
-pub fn load_source(main: FileId, opts: &PpOptions, sources: &mut SourceMap, diags: &mut Diags) -> Parsed {
+pub fn load_source(
+    main: FileId,
+    opts: &PpOptions,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Parsed {
     let pp = preprocess::preprocess(sources, main, opts, diags);
     let mut tu = parser::parse_translation_unit(&pp, sources, diags);
     let pragmas: Vec<Pragma> = pp

@@ -5,7 +5,12 @@ use crate::front::pragma_ast::Pragma;
 use crate::front::preprocess::PragmaLine;
 
 /// Placeholder until the pest grammar lands.
-pub fn parse_pragma(line: &PragmaLine, sources: &SourceMap, int_macros: &[(String, i64)], diags: &mut Diags) -> Pragma {
+pub fn parse_pragma(
+    line: &PragmaLine,
+    sources: &SourceMap,
+    int_macros: &[(String, i64)],
+    diags: &mut Diags,
+) -> Pragma {
     let _ = (line, sources, int_macros, diags);
     Pragma::Foreign
 }

@@ -197,8 +197,9 @@ impl Walker<'_> {
             StmtKind::Acc { dir, share, body } => {
                 if dir.construct.is_compute() {
                     let visible = scope.visible();
-                    let ir = RegionBuilder::new(self.func, dir, share.clone(), &visible, self.sources)
-                        .build(body, self.diags);
+                    let ir =
+                        RegionBuilder::new(self.func, dir, share.clone(), &visible, self.sources)
+                            .build(body, self.diags);
                     self.out.compute.push(RegionAst {
                         ir,
                         dir: dir.clone(),
@@ -226,8 +227,11 @@ impl Walker<'_> {
                     // on the host as written.
                     if dir.construct == Construct::Loop {
                         self.diags.push(
-                            Diag::warning(dir.construct_span, "`loop` outside a compute construct is ignored")
-                                .help("use `#pragma acc parallel loop` or `#pragma acc kernels loop`"),
+                            Diag::warning(
+                                dir.construct_span,
+                                "`loop` outside a compute construct is ignored",
+                            )
+                            .help("use `#pragma acc parallel loop` or `#pragma acc kernels loop`"),
                         );
                     }
                     self.stmt(body, scope);
@@ -282,7 +286,11 @@ impl<'a> RegionBuilder<'a> {
             open: Vec::new(),
             cond_depth: 0,
             locals: BTreeMap::new(),
-            pending: if dir.construct.is_loop() { Some(dir.clone()) } else { None },
+            pending: if dir.construct.is_loop() {
+                Some(dir.clone())
+            } else {
+                None
+            },
             errors: Vec::new(),
         }
     }
@@ -299,7 +307,10 @@ impl<'a> RegionBuilder<'a> {
             .collect();
         for a in &mut self.region.accesses {
             for sub in &mut a.subscripts {
-                if sub.as_ref().is_some_and(|p| written.iter().any(|w| p.mentions(w))) {
+                if sub
+                    .as_ref()
+                    .is_some_and(|p| written.iter().any(|w| p.mentions(w)))
+                {
                     *sub = None;
                 }
             }
@@ -342,15 +353,23 @@ impl<'a> RegionBuilder<'a> {
             StmtKind::Empty | StmtKind::AccStandalone(_) => {}
             StmtKind::Decl(d) => {
                 self.errors.push(
-                    Diag::error(d.span, "declarations at the top level of a compute region are not supported")
-                        .help("declare the variable inside the loop that uses it, or before the region"),
+                    Diag::error(
+                        d.span,
+                        "declarations at the top level of a compute region are not supported",
+                    )
+                    .help(
+                        "declare the variable inside the loop that uses it, or before the region",
+                    ),
                 );
             }
             _ => {
                 self.errors.push(
-                    Diag::error(s.span, "only loops are supported at the top level of a compute region")
-                        .label("this statement is not a loop")
-                        .help("move this statement out of the region, or into the loop"),
+                    Diag::error(
+                        s.span,
+                        "only loops are supported at the top level of a compute region",
+                    )
+                    .label("this statement is not a loop")
+                    .help("move this statement out of the region, or into the loop"),
                 );
             }
         }
@@ -377,8 +396,12 @@ impl<'a> RegionBuilder<'a> {
         let Some((var, ty, lower_e, upper_e, inclusive_adj, step_c)) = canon else {
             // Not canonical: runs sequentially as written.
             if let Some(d) = &dir {
-                if d.has(|c| matches!(c, ClauseKind::Independent | ClauseKind::Gang(_) | ClauseKind::Vector(_)))
-                    || d.construct != Construct::Loop
+                if d.has(|c| {
+                    matches!(
+                        c,
+                        ClauseKind::Independent | ClauseKind::Gang(_) | ClauseKind::Vector(_)
+                    )
+                }) || d.construct != Construct::Loop
                 {
                     self.errors.push(
                         Diag::error(header_span, "this loop cannot be parallelized: it is not in canonical form")
@@ -416,7 +439,8 @@ impl<'a> RegionBuilder<'a> {
         } else {
             Marking::Auto
         };
-        let (mut vector_len, mut collapse, mut reductions, mut private) = (None, 1, Vec::new(), Vec::new());
+        let (mut vector_len, mut collapse, mut reductions, mut private) =
+            (None, 1, Vec::new(), Vec::new());
         match &dir {
             Some(d) => {
                 for c in &d.clauses {
@@ -441,7 +465,10 @@ impl<'a> RegionBuilder<'a> {
             None => {
                 // A loop without a directive inside a `parallel` construct runs redundantly in
                 // OpenACC; accshare runs it sequentially in each thread, like `seq`.
-                if matches!(self.region.construct, Construct::Parallel | Construct::ParallelLoop) {
+                if matches!(
+                    self.region.construct,
+                    Construct::Parallel | Construct::ParallelLoop
+                ) {
                     marking = Marking::Seq;
                 }
             }
@@ -492,11 +519,17 @@ impl<'a> RegionBuilder<'a> {
     }
 
     fn open_iters(&self) -> Vec<String> {
-        self.open.iter().map(|&l| self.region.loops[l].var.clone()).collect()
+        self.open
+            .iter()
+            .map(|&l| self.region.loops[l].var.clone())
+            .collect()
     }
 
     fn bound(&mut self, e: &Expr, iters: &[String], adj: i64) -> Bound {
-        match self.poly(e, iters).and_then(|p| p.add(&Poly::constant(adj))) {
+        match self
+            .poly(e, iters)
+            .and_then(|p| p.add(&Poly::constant(adj)))
+        {
             Some(p) if p.is_affine_in(iters) => Bound::Affine(p),
             _ => {
                 self.reads(e);
@@ -520,9 +553,13 @@ impl<'a> RegionBuilder<'a> {
                     self.pending = Some(dir.clone());
                     self.body(body);
                 } else {
-                    self.errors.push(
-                        Diag::error(dir.construct_span, format!("`{}` inside a compute region is not supported", dir.construct.name())),
-                    );
+                    self.errors.push(Diag::error(
+                        dir.construct_span,
+                        format!(
+                            "`{}` inside a compute region is not supported",
+                            dir.construct.name()
+                        ),
+                    ));
                 }
             }
             StmtKind::AccStandalone(d) => {
@@ -580,7 +617,10 @@ impl<'a> RegionBuilder<'a> {
             } else {
                 self.errors.push(Diag::error(
                     dec.span,
-                    format!("the type of `{}` is not supported inside a compute region", dec.name.name),
+                    format!(
+                        "the type of `{}` is not supported inside a compute region",
+                        dec.name.name
+                    ),
                 ));
             }
             if let Some(ast::Initializer::Expr(e)) = &dec.init {
@@ -658,7 +698,10 @@ impl<'a> RegionBuilder<'a> {
                 }
             }
             _ => {
-                self.errors.push(Diag::error(lhs.span, "this assignment target is not supported inside a compute region"));
+                self.errors.push(Diag::error(
+                    lhs.span,
+                    "this assignment target is not supported inside a compute region",
+                ));
             }
         }
     }
@@ -666,8 +709,11 @@ impl<'a> RegionBuilder<'a> {
     fn scalar_write(&mut self, n: &str, stmt: Option<StmtId>, span: Span, init: bool) {
         if self.is_iter(n) && !init {
             self.errors.push(
-                Diag::error(span, format!("the loop iterator `{}` is assigned inside its loop", n))
-                    .note("accshare needs loops whose iterator changes only in the loop header"),
+                Diag::error(
+                    span,
+                    format!("the loop iterator `{}` is assigned inside its loop", n),
+                )
+                .note("accshare needs loops whose iterator changes only in the loop header"),
             );
             return;
         }
@@ -685,7 +731,9 @@ impl<'a> RegionBuilder<'a> {
         // Loop iterators of finished loops used later are plain scalars.
         if !self.region.scalars.contains_key(n) {
             let Some(sym) = self.scope.get(n) else { return };
-            let Some(s) = sym.ty.base_scalar() else { return };
+            let Some(s) = sym.ty.base_scalar() else {
+                return;
+            };
             if !matches!(sym.ty.unqualified(), CType::Scalar(_)) {
                 return;
             }
@@ -748,8 +796,11 @@ impl<'a> RegionBuilder<'a> {
             }
             ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Comma(..) => {
                 self.errors.push(
-                    Diag::error(e.span, "assignments inside expressions are not supported in a compute region")
-                        .help("write the assignment as its own statement"),
+                    Diag::error(
+                        e.span,
+                        "assignments inside expressions are not supported in a compute region",
+                    )
+                    .help("write the assignment as its own statement"),
                 );
             }
             ExprKind::Member { .. } => {} // diagnosed by front::region::validate
@@ -782,8 +833,11 @@ impl<'a> RegionBuilder<'a> {
                     // `*p` is `p[0]`; `*(p + i)` is not supported (pointer arithmetic).
                     if !matches!(cur.kind, ExprKind::Ident(_)) {
                         self.errors.push(
-                            Diag::error(e.span, "pointer arithmetic is not supported inside a compute region")
-                                .help("write `p[i]` instead of `*(p + i)`"),
+                            Diag::error(
+                                e.span,
+                                "pointer arithmetic is not supported inside a compute region",
+                            )
+                            .help("write `p[i]` instead of `*(p + i)`"),
                         );
                         return None;
                     }
@@ -794,17 +848,24 @@ impl<'a> RegionBuilder<'a> {
         }
         subs.reverse();
         let ExprKind::Ident(name) = &cur.kind else {
-            self.errors.push(Diag::error(cur.span, "only named arrays can be subscripted inside a compute region"));
+            self.errors.push(Diag::error(
+                cur.span,
+                "only named arrays can be subscripted inside a compute region",
+            ));
             return None;
         };
         let Some(sym) = self.scope.get(name.as_str()).cloned() else {
             if self.locals.contains_key(name) {
-                self.errors.push(Diag::error(cur.span, format!("`{}` is not an array", name)));
+                self.errors
+                    .push(Diag::error(cur.span, format!("`{}` is not an array", name)));
             }
             return None;
         };
         let Some((elem, extents, is_pointer)) = array_shape(&sym.ty) else {
-            self.errors.push(Diag::error(cur.span, format!("`{}` is not an array or a pointer", name)));
+            self.errors.push(Diag::error(
+                cur.span,
+                format!("`{}` is not an array or a pointer", name),
+            ));
             return None;
         };
         if subs.len() != extents.len() {
@@ -832,16 +893,23 @@ impl<'a> RegionBuilder<'a> {
             .iter()
             .map(|s| self.poly(s, &iters).filter(|p| p.is_affine_in(&iters)))
             .collect();
-        let info = self.region.arrays.entry(name.clone()).or_insert_with(|| ArrayInfo {
-            name: name.clone(),
-            elem,
-            extents: extents.iter().map(|x| x.as_ref().and_then(|e| poly_of_const_expr(e, self.scope))).collect(),
-            is_const: is_const_elem(&sym.ty),
-            is_pointer,
-            decl_span: sym.span,
-            written: false,
-            read: false,
-        });
+        let info = self
+            .region
+            .arrays
+            .entry(name.clone())
+            .or_insert_with(|| ArrayInfo {
+                name: name.clone(),
+                elem,
+                extents: extents
+                    .iter()
+                    .map(|x| x.as_ref().and_then(|e| poly_of_const_expr(e, self.scope)))
+                    .collect(),
+                is_const: is_const_elem(&sym.ty),
+                is_pointer,
+                decl_span: sym.span,
+                written: false,
+                read: false,
+            });
         if kind != AccessKind::Read {
             info.written = true;
         }
@@ -893,14 +961,19 @@ pub fn expr_poly(e: &Expr, is_sym: &dyn Fn(&str) -> bool) -> Option<Poly> {
         ExprKind::Ident(n) if is_sym(n) => Some(Poly::var(n)),
         ExprKind::Unary(UnOp::Neg, a) => expr_poly(a, is_sym)?.neg(),
         ExprKind::Unary(UnOp::Plus, a) => expr_poly(a, is_sym),
-        ExprKind::Cast(t, a) if matches!(t.unqualified(), CType::Scalar(s) if !s.is_float()) => expr_poly(a, is_sym),
+        ExprKind::Cast(t, a) if matches!(t.unqualified(), CType::Scalar(s) if !s.is_float()) => {
+            expr_poly(a, is_sym)
+        }
         ExprKind::Binary(op, a, b) => {
             let (pa, pb) = (expr_poly(a, is_sym)?, expr_poly(b, is_sym)?);
             match op {
                 BinOp::Add => pa.add(&pb),
                 BinOp::Sub => pa.sub(&pb),
                 BinOp::Mul => pa.mul(&pb),
-                BinOp::Shl => pb.as_const().filter(|k| (0..31).contains(k)).and_then(|k| pa.scale(1 << k)),
+                BinOp::Shl => pb
+                    .as_const()
+                    .filter(|k| (0..31).contains(k))
+                    .and_then(|k| pa.scale(1 << k)),
                 // Exact division of constants only (C truncation makes the rest non-affine).
                 BinOp::Div => match (pa.as_const(), pb.as_const()) {
                     (Some(x), Some(y)) if y != 0 => x.checked_div(y).map(Poly::constant),
@@ -1015,15 +1088,21 @@ fn canonical(
     let (var, ty, lower) = match init {
         ForInit::Decl(d) if d.declarators.len() == 1 => {
             let dec = &d.declarators[0];
-            let Some(ast::Initializer::Expr(e)) = &dec.init else { return None };
-            let CType::Scalar(s) = dec.ty.unqualified() else { return None };
+            let Some(ast::Initializer::Expr(e)) = &dec.init else {
+                return None;
+            };
+            let CType::Scalar(s) = dec.ty.unqualified() else {
+                return None;
+            };
             (dec.name.name.clone(), *s, e.clone())
         }
         ForInit::Expr(Expr {
             kind: ExprKind::Assign(None, lhs, rhs),
             ..
         }) => {
-            let ExprKind::Ident(n) = &lhs.kind else { return None };
+            let ExprKind::Ident(n) = &lhs.kind else {
+                return None;
+            };
             let ty = match scope.get(n).map(|s| s.ty.unqualified()) {
                 Some(CType::Scalar(s)) => *s,
                 _ => return None,
@@ -1037,7 +1116,9 @@ fn canonical(
     }
     let stepc = step_const(step?, &var)?;
     let cond = cond?;
-    let ExprKind::Binary(op, a, b) = &cond.kind else { return None };
+    let ExprKind::Binary(op, a, b) = &cond.kind else {
+        return None;
+    };
     let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if *n == var);
     let (op, bound) = if is_var(a) {
         (*op, (**b).clone())
@@ -1070,7 +1151,9 @@ fn bound_mentions(e: &Expr, var: &str) -> bool {
         ExprKind::Ident(n) => n == var,
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => bound_mentions(a, var),
         ExprKind::Binary(_, a, b) => bound_mentions(a, var) || bound_mentions(b, var),
-        ExprKind::Cond(a, b, c) => bound_mentions(a, var) || bound_mentions(b, var) || bound_mentions(c, var),
+        ExprKind::Cond(a, b, c) => {
+            bound_mentions(a, var) || bound_mentions(b, var) || bound_mentions(c, var)
+        }
         ExprKind::Call(_, args) => args.iter().any(|a| bound_mentions(a, var)),
         ExprKind::Index(a, b) => bound_mentions(a, var) || bound_mentions(b, var),
         _ => true,
@@ -1098,7 +1181,9 @@ fn step_const(e: &Expr, var: &str) -> Option<i64> {
 }
 
 /// Data-clause lookups shared by the host plan.
-pub fn data_clauses(dir: &AccDirective) -> impl Iterator<Item = (DataKind, &crate::front::pragma_ast::SubArray)> {
+pub fn data_clauses(
+    dir: &AccDirective,
+) -> impl Iterator<Item = (DataKind, &crate::front::pragma_ast::SubArray)> {
     dir.clauses.iter().flat_map(|c| match &c.kind {
         ClauseKind::Data { kind, vars } => vars.iter().map(|v| (*kind, v)).collect::<Vec<_>>(),
         _ => Vec::new(),
