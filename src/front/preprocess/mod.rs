@@ -101,7 +101,18 @@ pub fn preprocess(
     opts: &PpOptions,
     diags: &mut Diags,
 ) -> PpOutput {
+    preprocess_limited(sources, main, opts, diags, MAX_TOTAL_EXPANSION_TOKENS)
+}
+
+fn preprocess_limited(
+    sources: &mut SourceMap,
+    main: FileId,
+    opts: &PpOptions,
+    diags: &mut Diags,
+    total_limit: usize,
+) -> PpOutput {
     let mut pp = Pp::new(sources, opts, diags);
+    pp.total_limit = total_limit;
     pp.run_main(main);
     pp.finish()
 }
@@ -112,6 +123,9 @@ const MAX_INCLUDE_DEPTH: usize = 64;
 const MAX_INCLUDES: usize = 20_000;
 /// One outermost macro expansion may produce at most this many tokens (all rescans included).
 const MAX_EXPANSION_TOKENS: usize = 1_000_000;
+/// All expansions of a translation unit together may produce at most this many tokens; after
+/// that, macros are no longer expanded (bounds the time and memory of any input).
+const MAX_TOTAL_EXPANSION_TOKENS: usize = 50_000_000;
 /// Macro arguments are expanded recursively; this bounds the recursion.
 const MAX_ARG_NESTING: usize = 100;
 /// Lexical errors reported per file before the rest are suppressed.
@@ -405,6 +419,11 @@ struct Pp<'a> {
     work: usize,
     /// The current outermost expansion is being abandoned (too large, too deep).
     aborted: bool,
+    /// Tokens produced by all expansions, and the limit on it.
+    total_work: usize,
+    total_limit: usize,
+    /// The total limit was reached: macros are no longer expanded.
+    exhausted: bool,
     arg_depth: usize,
     include_count: usize,
     include_limit_reported: bool,
@@ -470,6 +489,9 @@ impl<'a> Pp<'a> {
             run: Run::new(RunKind::Base, Vec::new()),
             work: 0,
             aborted: false,
+            total_work: 0,
+            total_limit: MAX_TOTAL_EXPANSION_TOKENS,
+            exhausted: false,
             arg_depth: 0,
             include_count: 0,
             include_limit_reported: false,
@@ -534,7 +556,8 @@ impl<'a> Pp<'a> {
             match r.kind {
                 RawKind::Newline | RawKind::Comment => continue,
                 RawKind::UnterminatedComment | RawKind::UnterminatedStr | RawKind::Error => {
-                    if report {
+                    // Unterminated comments on directive lines are reported by `directive`.
+                    if report && (r.kind != RawKind::UnterminatedComment || self.files.is_empty()) {
                         self.report_lex(file, text, r.kind, r.lo, r.hi);
                     }
                     prev_hi = Some(r.hi);
@@ -862,6 +885,10 @@ impl<'a> Pp<'a> {
             line_end -= 1;
         }
         let line_span = Span::new(file, hash.lo, line_end);
+        // A comment that never ends swallows the rest of the file: report it even when inactive.
+        if let Some(c) = line.iter().find(|t| t.kind == RawKind::UnterminatedComment) {
+            self.report_lex(file, &text, c.kind, c.lo, c.hi);
+        }
         let active = self.active();
         let Some(&first) = line.first() else {
             return; // the null directive
@@ -1116,6 +1143,7 @@ impl<'a> Pp<'a> {
         }
         let end_at = rest.last().map_or(dspan.hi as usize, |r| r.hi);
         let end = Span::new(file, end_at, end_at);
+        let ndiags = self.diags.0.len();
         let Some(toks) = self.replace_defined(toks) else {
             return false;
         };
@@ -1123,6 +1151,14 @@ impl<'a> Pp<'a> {
         let Some(toks) = self.replace_defined(toks) else {
             return false;
         };
+        if self
+            .diags
+            .0
+            .get(ndiags..)
+            .is_some_and(|d| d.iter().any(Diag::is_error))
+        {
+            return false; // the expansion went wrong; do not pile up errors
+        }
         let etoks: Vec<expr::ETok> = toks
             .iter()
             .map(|t| expr::ETok {
@@ -1685,7 +1721,7 @@ impl<'a> Pp<'a> {
             if !from_ctx {
                 self.run.outer = None;
             }
-            if t.kind == TK::Ident && !t.noexpand {
+            if t.kind == TK::Ident && !t.noexpand && !self.exhausted {
                 if let Some(m) = self.lookup(t.sym) {
                     if self.try_expand(t, from_ctx, &m) {
                         if self.aborted && self.run.kind != RunKind::Args {
@@ -1825,6 +1861,19 @@ impl<'a> Pp<'a> {
             return true;
         }
         self.work += body.len();
+        self.total_work += body.len();
+        if self.total_work > self.total_limit {
+            if !self.exhausted {
+                self.exhausted = true;
+                let d = Diag::error(use_span, "too much macro expansion in this file").note(format!(
+                    "macro expansions produced more than {} tokens; macros are not expanded after this point",
+                    self.total_limit
+                ));
+                self.abort(d);
+            }
+            self.aborted = true;
+            return true;
+        }
         if self.work > MAX_EXPANSION_TOKENS {
             self.too_large(use_span, m.name);
             return true;

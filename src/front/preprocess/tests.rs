@@ -912,6 +912,207 @@ fn large_input_is_fast() {
     let secs = t.elapsed().as_secs_f64();
     assert!(d.is_empty());
     assert!(out.tokens.len() > i * 50);
+    eprintln!(
+        "preprocessed {} bytes, {} tokens in {secs:.3}s",
+        src.len(),
+        out.tokens.len()
+    );
     let limit = if cfg!(debug_assertions) { 30.0 } else { 2.0 };
     assert!(secs < limit, "{} bytes took {secs:.2}s", src.len());
+}
+
+#[test]
+fn unterminated_comment_on_directive_lines() {
+    for src in [
+        "#if 0\n#else /* open\n",
+        "#define X 1 /* open\n",
+        "#error /* open\n",
+    ] {
+        let r = rendered(src);
+        assert_eq!(
+            r.matches("error: unterminated comment").count(),
+            1,
+            "{src:?}: {r}"
+        );
+    }
+}
+
+#[test]
+fn one_error_for_a_bad_macro_in_if() {
+    let r = rendered("#define F(x) x\n#if F(1\n#endif\n");
+    assert!(
+        r.starts_with("error: unterminated argument list invoking macro `F`"),
+        "{r}"
+    );
+    assert_eq!(r.matches("error").count(), 1, "{r}");
+}
+
+/// The shape of PolyBench's headers and kernels.
+#[test]
+fn polybench_style() {
+    let src = r#"#ifndef _GEMM_H
+# define _GEMM_H
+# if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(LARGE_DATASET)
+#  define LARGE_DATASET
+# endif
+# if !defined(NI) && !defined(NJ)
+#  ifdef MINI_DATASET
+#   define NI 20
+#   define NJ 25
+#  endif
+#  ifdef LARGE_DATASET
+#   define NI 1000
+#   define NJ 1100
+#  endif
+# endif
+# define POLYBENCH_LOOP_BOUND(x,y) x
+# define _PB_NI POLYBENCH_LOOP_BOUND(NI,ni)
+# define _PB_NJ POLYBENCH_LOOP_BOUND(NJ,nj)
+# ifndef DATA_TYPE_IS_INT
+#  define DATA_TYPE_IS_DOUBLE
+# endif
+# ifdef DATA_TYPE_IS_DOUBLE
+#  define DATA_TYPE double
+#  define SCALAR_VAL(x) x
+# endif
+# define POLYBENCH_2D(var, dim1, dim2, ddim1, ddim2) var[dim1][dim2]
+#endif /* !_GEMM_H */
+static void kernel_gemm(int ni, int nj, DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj))
+{
+  int i, j;
+#pragma scop
+  #pragma acc parallel loop collapse(2) copy(C[0:NI][0:NJ])
+  for (i = 0; i < _PB_NI; i++)
+    for (j = 0; j < _PB_NJ; j++)
+      C[i][j] *= SCALAR_VAL(1.5);
+#pragma endscop
+}
+"#;
+    let (sm, out, d) = run(src);
+    assert!(d.is_empty(), "{}", render(&sm, &d.0));
+    let want = r#"static void kernel_gemm(int ni, int nj, double C[1000][1100])
+{
+  int i, j;
+#pragma0
+  #pragma1
+  for (i = 0; i < 1000; i++)
+    for (j = 0; j < 1100; j++)
+      C[i][j] *= 1.5;
+#pragma2
+}"#;
+    assert_eq!(spell(&out), norm(want).replace("# pragma", "#pragma"));
+    let acc: Vec<&str> = out.pragmas[1]
+        .tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .collect();
+    assert_eq!(
+        acc.join(" "),
+        "acc parallel loop collapse ( 2 ) copy ( C [ 0 : 1000 ] [ 0 : 1100 ] )"
+    );
+    assert_eq!(
+        out.int_macros,
+        vec![("NI".to_string(), 1000), ("NJ".to_string(), 1100)]
+    );
+    // `_PB_NI` expands through two macros: the token shows the outermost use.
+    let t = out
+        .tokens
+        .iter()
+        .find(|t| t.text == "1000" && sm.snippet(t.span) == "_PB_NI");
+    assert!(t.is_some());
+}
+
+#[test]
+fn line_of_a_multi_line_use() {
+    assert_eq!(ok("#define F(x) __LINE__ x\nF(a\n+\nb)"), "4 a + b");
+    assert_eq!(ok("#define F(x, y) __LINE__ x\nF(a\n,\nb)"), "4 a");
+}
+
+/// Random soups of preprocessor pieces: no panic, no hang, output bounded.
+#[test]
+fn token_soup_fuzz() {
+    let pieces = [
+        "\n#define ",
+        "\n#undef ",
+        "\n#if ",
+        "\n#ifdef ",
+        "\n#elif ",
+        "\n#else\n",
+        "\n#endif\n",
+        "\n#pragma acc ",
+        "\n#include ",
+        "\n#",
+        "A",
+        "B",
+        "F",
+        "G",
+        "(",
+        ")",
+        ",",
+        "##",
+        "#",
+        "...",
+        "__VA_ARGS__",
+        "1",
+        "0",
+        "\n",
+        " ",
+        "/*",
+        "*/",
+        "\"",
+        "'",
+        "defined",
+        "x",
+        "+",
+        "/",
+        "?",
+        ":",
+        "__LINE__",
+        "_Pragma",
+        "<",
+        ">",
+        "\\\n",
+        "F(",
+        "A(x)",
+        "G(x,...)",
+        "-1",
+        "0x",
+        "'a'",
+    ];
+    let start = std::time::Instant::now();
+    for seed in 1..1500u64 {
+        let bytes = garbage(250, seed);
+        let mut src = String::new();
+        for b in bytes {
+            src.push_str(pieces[b as usize % pieces.len()]);
+        }
+        let (sm, out, d) = run(&src);
+        let _ = render(&sm, &d.0);
+        assert!(out.tokens.len() < 4 * MAX_EXPANSION_TOKENS, "seed {seed}");
+    }
+    assert!(start.elapsed().as_secs() < 120);
+}
+
+#[test]
+fn total_expansion_is_bounded() {
+    // Each use of A produces 2^14 tokens; 1000 uses exceed a total limit of 1,000,000.
+    let mut src = String::new();
+    for i in 0..14 {
+        src.push_str(&format!("#define M{} M{} M{}\n", i, i + 1, i + 1));
+    }
+    src.push_str("#define M14 +1\n");
+    src.push_str(&"M0\n#if M0\n#endif\n".repeat(1000));
+    src.push_str("end\n");
+    let mut sm = SourceMap::new();
+    let main = sm.add("t.c", PathBuf::from("t.c"), src);
+    let mut d = Diags::new();
+    let out = preprocess_limited(&mut sm, main, &PpOptions::default(), &mut d, 1_000_000);
+    let r = render(&sm, &d.0);
+    assert!(
+        r.starts_with("error: too much macro expansion in this file"),
+        "{r}"
+    );
+    assert_eq!(d.error_count(), 1, "{r}");
+    assert!(out.tokens.len() < 2_100_000);
+    assert_eq!(out.tokens.last().map(|t| t.text.as_str()), Some("end"));
 }
