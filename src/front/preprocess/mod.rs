@@ -10,6 +10,15 @@
 //!
 //! Invariant: never panics, never loops forever, never recurses without a bound; every problem is a
 //! [`Diag`] and preprocessing goes on after it.
+//!
+//! How expansion works (as in GCC): a `Run` is a stack of macro contexts over a base (the file
+//! stack, or a token list for a directive line or a macro argument). While a macro's context is on
+//! the stack the macro is disabled, and an identifier naming a disabled macro is "painted" so it
+//! is never expanded later. Arguments are pre-expanded in a nested run (the only recursion,
+//! bounded by `MAX_ARG_NESTING`). One outermost expansion may produce at most
+//! `MAX_EXPANSION_TOKENS` tokens and the whole file `MAX_TOTAL_EXPANSION_TOKENS`; includes are
+//! bounded in depth (`MAX_INCLUDE_DEPTH`) and number (`MAX_INCLUDES`); `#if` expressions
+//! (`expr`) bound their nesting. Tokens are `Copy` with interned spellings.
 
 mod expr;
 #[cfg(test)]
@@ -947,7 +956,7 @@ impl<'a> Pp<'a> {
                 let v = match toks.first() {
                     Some(t) if t.kind == TK::Ident => {
                         if toks.len() > 1 {
-                            self.extra_tokens(&toks[1..], name);
+                            self.extra_tokens(toks.get(1..).unwrap_or(&[]), name);
                         }
                         self.is_macro(t.sym) == (name == "ifdef")
                     }
@@ -1183,7 +1192,7 @@ impl<'a> Pp<'a> {
                     *slot = None;
                 }
                 if toks.len() > 1 {
-                    self.extra_tokens(&toks[1..], "undef");
+                    self.extra_tokens(toks.get(1..).unwrap_or(&[]), "undef");
                 }
             }
             Some(t) => {

@@ -1116,3 +1116,18 @@ fn total_expansion_is_bounded() {
     assert!(out.tokens.len() < 2_100_000);
     assert_eq!(out.tokens.last().map(|t| t.text.as_str()), Some("end"));
 }
+
+#[test]
+fn expansion_spans_across_context_ends() {
+    let (sm, out, d) = run("#define f(x) [x]\n#define g f\n#define E\ng(1) E y\n");
+    assert!(d.is_empty());
+    assert_eq!(spell(&out), "[ 1 ] y");
+    for t in &out.tokens[..3] {
+        assert_eq!(sm.snippet(t.span), "g(1)");
+        let e = &out.expansions[t.expansion.unwrap() as usize];
+        assert_eq!((e.name.as_str(), e.use_span), ("g", t.span));
+    }
+    let y = &out.tokens[3];
+    assert_eq!((sm.snippet(y.span), y.expansion), ("y", None));
+    assert!(y.space_before);
+}
