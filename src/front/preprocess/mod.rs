@@ -865,10 +865,12 @@ impl<'a> Pp<'a> {
         if self.conds.len() > f.cond_base {
             let open: Vec<Cond> = self.conds.drain(f.cond_base..).collect();
             for c in open {
-                self.error(
-                    Diag::error(c.span, format!("unterminated `#{}`", c.name))
-                        .label("no matching `#endif`"),
-                );
+                let mut d = Diag::error(c.span, format!("unterminated `#{}`", c.name))
+                    .label("no matching `#endif`");
+                if let Some(e) = c.else_span {
+                    d = d.with_label(e, "its `#else`");
+                }
+                self.error(d);
             }
         }
     }
