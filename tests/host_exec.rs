@@ -879,3 +879,62 @@ fn compare_dumps_reports_mismatches() {
         Err("actual output: line 1: malformed header `== A`".into())
     );
 }
+
+#[test]
+fn prelude_is_warning_free_and_iso_c99() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let dir = exec_support::scratch_dir("host-exec-prelude");
+    // A long kernel source (several literals), quotes, backslashes and `??` in it.
+    let mut kernels = String::from(OPENCL_KERNELS);
+    for i in 0..400 {
+        kernels.push_str(&format!(
+            "// filler {} \"quoted\" \\ back ??= slash ??/\n",
+            i
+        ));
+    }
+    let m = Module {
+        kernels: module(PROGRAM).kernels,
+        host: Vec::new(),
+    };
+    for (k, text) in ["int main(void)\n{\n    return 0;\n}\n", PROGRAM]
+        .iter()
+        .enumerate()
+    {
+        let m = if k == 0 { m.clone() } else { module(PROGRAM) };
+        let src = write(
+            &dir,
+            &format!("p{}.c", k),
+            &assemble(text, &m, &kernels, Target::OpenCl),
+        );
+        for std in ["-std=gnu99", "-std=c99"] {
+            let o = std::process::Command::new("cc")
+                .args([std, "-pedantic", "-fsyntax-only", "-Wall", "-Wextra"])
+                .args(if k == 0 { &[][..] } else { &STRICT[2..] })
+                .arg(&src)
+                .output()
+                .unwrap();
+            let diags = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                o.status.success() && diags.trim().is_empty(),
+                "cc {} on {}:\n{}",
+                std,
+                src.display(),
+                diags
+            );
+        }
+    }
+    // The embedded source is the kernel source, byte for byte: run a program that prints it.
+    let text = "#include <stdio.h>\nint main(void)\n{\n    unsigned i;\n    for (i = 0; i < ACCSHARE_NSOURCE; i++)\n        fputs(accshare_source[i], stdout);\n    return 0;\n}\n";
+    let src = write(
+        &dir,
+        "dump.c",
+        &assemble(text, &m, &kernels, Target::OpenCl),
+    );
+    let exe = dir.join("dump");
+    exec_support::compile_c(&src, &exe, &[], true).unwrap();
+    assert_eq!(exec_support::run(&exe).unwrap(), kernels);
+    let _ = std::fs::remove_dir_all(&dir);
+}

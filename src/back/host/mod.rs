@@ -240,11 +240,18 @@ pub fn region_code(
             t = ty
         ));
         if b.copy_in || b.copy_out {
+            // The host plan usually spells the cast already (`(float *)(A)`).
+            let cast = format!("({} *)", ty);
+            let ptr = if b.host_ptr.trim_start().starts_with(&cast) {
+                b.host_ptr.trim().to_string()
+            } else {
+                format!("{}({})", cast, b.host_ptr)
+            };
             g.line(&format!(
-                "{t} *const accshare_h_{n} = ({t} *)({p});",
+                "{t} *const accshare_h_{n} = {p};",
                 t = ty,
                 n = name,
-                p = b.host_ptr
+                p = ptr
             ));
         }
         match target {

@@ -298,6 +298,16 @@ fn region_code_of_compute_region_is_one_block() {
     assert!(code.open.contains(
         "accshare_read(accshare_d_c, accshare_h_c, accshare_nb_c, \"c\", \"vadd.c:7\");"
     ));
+    // The host address is cast to the element type unless the plan already did.
+    assert!(code
+        .open
+        .contains("float *const accshare_h_a = (float *)(a);\n"));
+    let mut m2 = m.clone();
+    m2.host[0].buffers[0].host_ptr = "&a2d[0][0]".into();
+    let code = region_code(&m2, &m2.host[0], "", Target::OpenCl, &BTreeSet::new()).unwrap();
+    assert!(code
+        .open
+        .contains("float *const accshare_h_a = (float *)(&a2d[0][0]);\n"));
 }
 
 #[test]
