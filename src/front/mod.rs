@@ -9,3 +9,4 @@ pub mod pragma;
 pub mod pragma_ast;
 pub mod preprocess;
 pub mod region;
+pub mod token;
