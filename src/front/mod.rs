@@ -13,6 +13,7 @@ pub mod pragma;
 pub mod pragma_ast;
 pub mod preprocess;
 pub mod region;
+pub mod token;
 
 use std::path::{Path, PathBuf};
 
