@@ -244,3 +244,4 @@ pub struct HostReduction {
     pub ty: Scalar,
     pub op: crate::front::pragma_ast::RedOp,
 }
+pub mod lower;

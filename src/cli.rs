@@ -1,0 +1,196 @@
+//! The command line: `accshare FILE.c --target opencl|cuda`, `accshare check FILE.c`, ….
+//!
+//! Exit codes: 0 success (warnings included), 1 errors in the input, 2 usage errors.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::diag::{self, Diags, SourceMap};
+use crate::driver;
+use crate::front::preprocess::PpOptions;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "accshare",
+    version,
+    about = "Compile C loop nests annotated with OpenACC and `#pragma acc share` to OpenCL and CUDA",
+    long_about = "Compile C loop nests annotated with OpenACC and `#pragma acc share` to OpenCL and CUDA.\n\n\
+        `accshare FILE.c --target opencl` writes accshare-out/FILE.c (the program with each annotated\n\
+        region replaced by kernel launches; build it with `cc accshare-out/FILE.c -lOpenCL -lm`) and\n\
+        accshare-out/FILE.cl (the kernels). `--target cuda` writes accshare-out/FILE.cu.",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub compile: CompileArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Parse, preprocess and validate a file; print one line per annotated region.
+    Check(CheckArgs),
+}
+
+/// Options of the preprocessor, shared by every command that reads C.
+#[derive(Args, Debug, Clone, Default)]
+pub struct InputArgs {
+    /// Define a macro: `-D N=1024` or `-D DEBUG`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Add a directory to the `#include "…"` search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+impl InputArgs {
+    pub fn pp_options(&self) -> PpOptions {
+        PpOptions {
+            defines: self
+                .define
+                .iter()
+                .map(|d| match d.split_once('=') {
+                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                    None => (d.clone(), None),
+                })
+                .collect(),
+            include_dirs: self.include.clone(),
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    Opencl,
+    Cuda,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OptLevel {
+    /// The baseline translation: no shared memory.
+    Naive,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EmitArg {
+    /// The loop-nest IR of each region.
+    Ir,
+    /// The kernels in the target language.
+    Kernel,
+    /// The whole output translation unit (host code with the kernels embedded).
+    Host,
+}
+
+#[derive(Args, Debug)]
+pub struct CompileArgs {
+    /// The C file to compile.
+    #[arg(value_name = "FILE.c", required = true)]
+    pub file: Option<PathBuf>,
+    /// The kernel language to generate.
+    #[arg(long, value_enum, default_value = "opencl")]
+    pub target: TargetArg,
+    /// Output directory.
+    #[arg(short = 'o', long = "out-dir", value_name = "DIR", default_value = "accshare-out")]
+    pub out_dir: PathBuf,
+    /// Optimization level.
+    #[arg(long, value_enum, default_value = "naive")]
+    pub opt: OptLevel,
+    /// Print one stage to stdout instead of writing the output files.
+    #[arg(long, value_enum)]
+    pub emit: Option<EmitArg>,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The C file to check.
+    #[arg(value_name = "FILE.c")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        Some(Command::Check(args)) => check(&args),
+        None => compile(&cli.compile),
+    }
+}
+
+fn finish(sources: &SourceMap, diags: &Diags) -> i32 {
+    diag::eprint(sources, &diags.0);
+    if diags.has_errors() {
+        let n = diags.error_count();
+        eprintln!(
+            "error: aborting due to {}",
+            if n == 1 {
+                "1 previous error".to_string()
+            } else {
+                format!("{} previous errors", n)
+            }
+        );
+        1
+    } else {
+        0
+    }
+}
+
+fn check(args: &CheckArgs) -> i32 {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let parsed = crate::front::load(&args.file, &args.input.pp_options(), &mut sources, &mut diags);
+    let code = finish(&sources, &diags);
+    if code == 0 {
+        if let Some(p) = parsed {
+            for r in crate::front::region::summarize(&p.tu, &sources) {
+                println!("{}", r);
+            }
+        }
+    }
+    code
+}
+
+fn compile(args: &CompileArgs) -> i32 {
+    let Some(file) = args.file.as_ref() else {
+        eprintln!("error: no input file (try `accshare --help`)");
+        return 2;
+    };
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: match args.target {
+            TargetArg::Opencl => crate::back::output::Target::OpenCl,
+            TargetArg::Cuda => crate::back::output::Target::Cuda,
+        },
+        pp: args.input.pp_options(),
+    };
+    let out = driver::compile(file, &opts, &mut sources, &mut diags);
+    let code = finish(&sources, &diags);
+    if code != 0 {
+        return code;
+    }
+    let Some(out) = out else { return 1 };
+    match args.emit {
+        Some(EmitArg::Ir) => print!("{}", out.ir_text),
+        Some(EmitArg::Kernel) => print!("{}", out.kernel_source),
+        Some(EmitArg::Host) => print!("{}", out.host_source),
+        None => match driver::write(&out, file, &args.out_dir, opts.target) {
+            Ok(paths) => {
+                for p in paths {
+                    eprintln!("accshare: wrote {}", p.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {}", e);
+                return 1;
+            }
+        },
+    }
+    0
+}
