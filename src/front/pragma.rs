@@ -40,6 +40,13 @@ use grammar::{PragmaParser, Rule};
 /// Deepest nesting of `(`/`[` accepted in a pragma (deeper text is an error, not a stack overflow).
 pub const MAX_NESTING: usize = 32;
 
+/// Most tokens in one clause argument (longer expressions are an error: the trees later passes
+/// walk stay shallow).
+pub const MAX_EXPR_TOKENS: usize = 1000;
+
+/// Most operands in one partition size.
+pub const MAX_PART_OPERANDS: usize = 64;
+
 /// Every clause name accshare knows (for "did you mean" suggestions).
 const CLAUSE_NAMES: &[&str] = &[
     "independent",
@@ -126,8 +133,9 @@ pub fn parse_pragma(
     };
     if let Some(at) = too_deep(text) {
         cx.diags.push(
-            Diag::error(cx.span(at, at + 1), "pragma too deeply nested")
-                .label(format!("more than {MAX_NESTING} nested brackets start here")),
+            Diag::error(cx.span(at, at + 1), "pragma too deeply nested").label(format!(
+                "more than {MAX_NESTING} nested brackets start here"
+            )),
         );
         return cx.recover();
     }
@@ -299,13 +307,17 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `word` if it is within edit distance 2 (and not `word` itself).
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
         .filter(|c| *c != word)
         .map(|c| (edit_distance(word, c), c))
         .filter(|(d, c)| *d <= 2 && *d < c.len().max(word.len()))
-        .min_by_key(|(d, _)| *d)
+        // On a tie, the longer word (a dropped letter is the likelier typo).
+        .min_by_key(|(d, c)| (*d, std::cmp::Reverse(c.len())))
         .map(|(_, c)| c)
 }
 
@@ -375,6 +387,13 @@ impl Cx<'_, '_> {
     fn expr(&mut self, p: &Pair<'_, Rule>) -> Option<Expr> {
         let span = self.pspan(p);
         let toks = self.tokens_in(span);
+        if toks.len() > MAX_EXPR_TOKENS {
+            self.error(
+                Diag::error(span, "expression too long in a pragma")
+                    .label(format!("more than {MAX_EXPR_TOKENS} tokens")),
+            );
+            return None;
+        }
         if toks.is_empty() {
             self.error(Diag::error(span, "expected an expression").label("expected an expression"));
             return None;
@@ -504,7 +523,10 @@ impl Cx<'_, '_> {
             } else {
                 "clause"
             };
-            let inside: String = text[at + 1..pos].split_whitespace().collect::<Vec<_>>().join(" ");
+            let inside: String = text[at + 1..pos]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
             Some((word.to_string(), what, inside, at))
         });
         let mut msg = match &context {
@@ -533,12 +555,18 @@ impl Cx<'_, '_> {
         if !label.is_empty() {
             d = d.label(label);
         }
-        if let Some(&(c, at)) = opens.last() {
+        let closer_expected = rules
+            .iter()
+            .any(|r| matches!(r, Rule::rparen | Rule::rbrack));
+        if let Some(&(c, at)) = opens.last().filter(|_| at_end || closer_expected) {
             let of = match &context {
                 Some((word, _, _, cat)) if *cat == at => format!(" of `{word}`"),
                 _ => String::new(),
             };
-            d = d.with_label(self.span(at, at + 1), format!("unclosed `{}`{of}", c as char));
+            d = d.with_label(
+                self.span(at, at + 1),
+                format!("unclosed `{}`{of}", c as char),
+            );
         }
         self.error(d);
     }
@@ -582,7 +610,10 @@ impl Cx<'_, '_> {
                 Rule::array_spec => {
                     any = true;
                     if let Some(s) = self.array_spec(c) {
-                        if let Some(prev) = specs.iter().find(|x: &&ArraySpec| x.array.name == s.array.name) {
+                        if let Some(prev) = specs
+                            .iter()
+                            .find(|x: &&ArraySpec| x.array.name == s.array.name)
+                        {
                             let d = Diag::error(
                                 s.array.span,
                                 format!("`{}` is partitioned twice", s.array.name),
@@ -627,6 +658,13 @@ impl Cx<'_, '_> {
                     for d in c.into_inner() {
                         match d.as_rule() {
                             Rule::star => dims.push(PartDim::Star(self.pspan(&d))),
+                            Rule::part_expr if too_many_operands(&d) => {
+                                self.diags.push(
+                                    Diag::error(self.pspan(&d), "partition size too long")
+                                        .label(format!("more than {MAX_PART_OPERANDS} operands")),
+                                );
+                                ok = false;
+                            }
                             Rule::part_expr => match self.part_expr(d) {
                                 Some(e) if self.check_size(&e) => dims.push(PartDim::Expr(e)),
                                 _ => ok = false,
@@ -640,11 +678,9 @@ impl Cx<'_, '_> {
                     if h == "coalesce" {
                         coalesce = true;
                     } else {
-                        let mut d = Diag::error(
-                            self.pspan(&c),
-                            format!("unknown share modifier `{h}`"),
-                        )
-                        .label("unknown modifier");
+                        let mut d =
+                            Diag::error(self.pspan(&c), format!("unknown share modifier `{h}`"))
+                                .label("unknown modifier");
                         d = match did_you_mean(h, ["coalesce"]) {
                             Some(s) => d.help(format!("did you mean `{s}`?")),
                             None => d.note("the only modifier is `coalesce`"),
@@ -807,7 +843,9 @@ impl Cx<'_, '_> {
             self.diags.push(
                 Diag::error(sp, "a partition size cannot be negative")
                     .label("negative sign")
-                    .help("partition sizes are positive: an integer, `TB_X`, `TB_Y`, `TB_Z` or `*`"),
+                    .help(
+                        "partition sizes are positive: an integer, `TB_X`, `TB_Y`, `TB_Z` or `*`",
+                    ),
             );
             return None;
         }
@@ -988,7 +1026,9 @@ impl Cx<'_, '_> {
                         self.diags.push(
                             Diag::error(rspan, "empty subscript in a subarray")
                                 .label("expected an element or a range")
-                                .help("write `a[i]` for one element or `a[start:length]` for a range"),
+                                .help(
+                                    "write `a[i]` for one element or `a[start:length]` for a range",
+                                ),
                         );
                     }
                     dims.push(SubRange {
@@ -1160,8 +1200,9 @@ impl Cx<'_, '_> {
                     return None;
                 };
                 let w = word.as_str().to_string();
-                let mut d = Diag::warning(self.pspan(&word), format!("unknown clause `{w}` ignored"))
-                    .label("unknown clause");
+                let mut d =
+                    Diag::warning(self.pspan(&word), format!("unknown clause `{w}` ignored"))
+                        .label("unknown clause");
                 if w == "share" {
                     d = d.help(
                         "`share` is a directive of its own: write `#pragma acc share(…)` on the line before the compute construct",
@@ -1211,6 +1252,16 @@ impl Cx<'_, '_> {
     }
 }
 
+/// A partition size with more than [`MAX_PART_OPERANDS`] operands.
+fn too_many_operands(p: &Pair<'_, Rule>) -> bool {
+    p.clone()
+        .into_inner()
+        .flatten()
+        .filter(|x| matches!(x.as_rule(), Rule::part_int | Rule::part_name))
+        .nth(MAX_PART_OPERANDS)
+        .is_some()
+}
+
 /// Turns the rules pest tried at the failing position into readable words (`` `]` ``, "an
 /// expression"); `None` if none of them has a name.
 fn describe_expected(rules: &[Rule]) -> Option<String> {
@@ -1244,7 +1295,11 @@ fn describe_expected(rules: &[Rule]) -> Option<String> {
             | Rule::part_factor
             | Rule::part_int
             | Rule::part_name
-            | Rule::part_paren => (4, "a partition size (an integer, `TB_X`, `TB_Y` or `TB_Z`)", false),
+            | Rule::part_paren => (
+                4,
+                "a partition size (an integer, `TB_X`, `TB_Y` or `TB_Z`)",
+                false,
+            ),
             Rule::expr
             | Rule::cast
             | Rule::sizeof_expr
@@ -1271,7 +1326,10 @@ fn describe_expected(rules: &[Rule]) -> Option<String> {
         names.retain(|n| n.2);
     }
     if names.iter().any(|n| n.1 == "a clause") {
-        names.retain(|n| n.1 != "`,`");
+        names.retain(|n| !matches!(n.1, "`,`" | "`loop`"));
+    }
+    if names.iter().any(|n| n.1 == "an OpenACC directive") {
+        names.retain(|n| n.1 != "a name");
     }
     names.sort_by_key(|n| n.0);
     let words: Vec<&str> = names.iter().map(|n| n.1).collect();
@@ -1486,7 +1544,10 @@ impl fmt::Display for ClauseKind {
         let name = self.name();
         match self {
             ClauseKind::Independent | ClauseKind::Seq | ClauseKind::Auto => f.write_str(name),
-            ClauseKind::Gang(e) | ClauseKind::Worker(e) | ClauseKind::Vector(e) | ClauseKind::Async(e) => {
+            ClauseKind::Gang(e)
+            | ClauseKind::Worker(e)
+            | ClauseKind::Vector(e)
+            | ClauseKind::Async(e) => {
                 f.write_str(name)?;
                 if let Some(e) = e {
                     write!(f, "({})", expr_to_c(e))?;
