@@ -1196,9 +1196,7 @@ impl Cx<'_, '_> {
             }
             _ => {
                 // cl_unknown
-                let Some(word) = p.into_inner().find(|c| c.as_rule() == Rule::ident) else {
-                    return None;
-                };
+                let word = p.into_inner().find(|c| c.as_rule() == Rule::ident)?;
                 let w = word.as_str().to_string();
                 let mut d =
                     Diag::warning(self.pspan(&word), format!("unknown clause `{w}` ignored"))
