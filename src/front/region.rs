@@ -800,19 +800,17 @@ impl Validator<'_, '_> {
     fn standalone(&mut self, d: &AccDirective) {
         self.clauses(d);
         for s in &d.cache {
-            self.array_name(&s.name, "cache", Some(s.dims.len()));
+            self.array_name(&s.name, "`cache`", Some(s.dims.len()));
         }
         match d.construct {
-            Construct::Cache => {
-                if self.compute.is_none() || self.loops == 0 {
-                    self.diags.push(
-                        Diag::warning(
-                            d.construct_span,
-                            "`#pragma acc cache` outside a loop of a compute region is ignored",
-                        )
-                        .label("not inside a loop of a compute region"),
-                    );
-                }
+            Construct::Cache if self.compute.is_none() || self.loops == 0 => {
+                self.diags.push(
+                    Diag::warning(
+                        d.construct_span,
+                        "`#pragma acc cache` outside a loop of a compute region is ignored",
+                    )
+                    .label("not inside a loop of a compute region"),
+                );
             }
             Construct::Update | Construct::EnterData | Construct::ExitData | Construct::Wait => {
                 if let Some(outer) = self.compute {
