@@ -1029,3 +1029,31 @@ fn random_pragmas_never_panic() {
         }
     }
 }
+
+/// With the real preprocessor: clause arguments are macro-expanded, `share` sizes use the
+/// integer macros, and spans point at the macro uses.
+#[test]
+fn through_the_preprocessor() {
+    use crate::front::preprocess::{preprocess, PpOptions};
+    let src = "#define N 1024\n#define BLOCK 16\n#define ARR A\n#pragma acc kernels copyin(ARR[0:N]) num_gangs(N)\n#pragma acc share(A[BLOCK][TB_X])\n";
+    let mut sm = SourceMap::new();
+    let f = sm.add("t.c", PathBuf::from("t.c"), src.to_string());
+    let mut diags = Diags::new();
+    let pp = preprocess(&mut sm, f, &PpOptions::default(), &mut diags);
+    assert!(diags.is_empty(), "{}", render(&sm, &diags.0));
+    assert_eq!(pp.pragmas.len(), 2);
+    let p: Vec<Pragma> = pp
+        .pragmas
+        .iter()
+        .map(|l| parse_pragma(l, &sm, &pp.int_macros, &mut diags))
+        .collect();
+    assert!(diags.is_empty(), "{}", render(&sm, &diags.0));
+    assert_eq!(p[0].to_string(), "acc kernels copyin(A[0:1024]) num_gangs(1024)");
+    assert_eq!(p[1].to_string(), "acc share(A[16][TB_X])");
+    let Pragma::Acc(d) = &p[0] else { panic!() };
+    let ClauseKind::Data { vars, .. } = &d.clauses[0].kind else {
+        panic!()
+    };
+    assert_eq!(sm.snippet(vars[0].name.span), "ARR");
+    assert_eq!(sm.snippet(vars[0].dims[0].len.as_ref().unwrap().span), "N");
+}
