@@ -360,10 +360,16 @@ impl Cx<'_, '_> {
         self.span(s.start(), s.end())
     }
 
+    /// The tokens whose spans lie inside `sp` (tokens are in text order: a binary search finds
+    /// the first).
     fn tokens_in(&self, sp: Span) -> Vec<PpToken> {
-        self.toks
+        let first = self
+            .toks
+            .partition_point(|t| (t.span.file, t.span.lo) < (sp.file, sp.lo));
+        self.toks[first..]
             .iter()
-            .filter(|t| t.span.file == sp.file && t.span.lo >= sp.lo && t.span.hi <= sp.hi)
+            .take_while(|t| t.span.file == sp.file && t.span.lo < sp.hi.max(sp.lo + 1))
+            .filter(|t| t.span.hi <= sp.hi)
             .cloned()
             .collect()
     }

@@ -10,7 +10,7 @@
 //! Every walk here is bounded by [`MAX_DEPTH`]: trees deeper than that (which the parser already
 //! rejects) are not descended into, so no input can overflow the stack.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 
 use crate::diag::{Diag, Diags, SourceMap, Span};
@@ -501,6 +501,8 @@ fn is_array_like(ty: &CType) -> bool {
 /// Checks the compute regions and the names in clauses and `share` (see the module docs).
 pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
     let mut globals: Vec<Sym> = Vec::new();
+    // Names declared in text accshare keeps as is (opaque items): visible, type unknown.
+    let mut opaque: HashSet<String> = HashSet::new();
     for item in &tu.items {
         match &item.kind {
             ItemKind::Decl(d) if d.storage != Storage::Typedef => {
@@ -513,14 +515,9 @@ pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
                 }
             }
             ItemKind::Opaque => {
-                // Names declared in text accshare keeps as is: visible, type unknown.
                 for w in words(sources.snippet(item.span)) {
-                    if !globals.iter().any(|g| g.name == w) {
-                        globals.push(Sym {
-                            name: w.to_string(),
-                            ty: None,
-                            span: item.span,
-                        });
+                    if !opaque.contains(w) {
+                        opaque.insert(w.to_string());
                     }
                 }
             }
@@ -528,7 +525,9 @@ pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
                 let mut v = Validator {
                     func: f,
                     sources,
-                    scopes: vec![globals.clone(), params(f)],
+                    globals: &globals,
+                    opaque: &opaque,
+                    scopes: vec![params(f)],
                     compute: None,
                     loops: 0,
                     member_reported: false,
@@ -564,7 +563,11 @@ fn params(f: &FunctionDef) -> Vec<Sym> {
 struct Validator<'a, 'd> {
     func: &'a FunctionDef,
     sources: &'a SourceMap,
-    /// Visible names, outermost scope first.
+    /// File-scope declarations before the function.
+    globals: &'a [Sym],
+    /// Names in opaque file-scope text.
+    opaque: &'a HashSet<String>,
+    /// Visible names of the function (parameters, then blocks), outermost scope first.
     scopes: Vec<Vec<Sym>>,
     /// The construct words of the enclosing compute construct.
     compute: Option<Span>,
@@ -578,12 +581,21 @@ struct Validator<'a, 'd> {
 }
 
 impl Validator<'_, '_> {
-    fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        let local = self
+            .scopes
             .iter()
             .rev()
             .flat_map(|s| s.iter().rev())
-            .find(|s| s.name == name)
+            .find(|s| s.name == name);
+        if let Some(s) = local.or_else(|| self.globals.iter().rev().find(|s| s.name == name)) {
+            return Some(s.clone());
+        }
+        self.opaque.contains(name).then(|| Sym {
+            name: name.to_string(),
+            ty: None,
+            span: self.func.span,
+        })
     }
 
     fn declare(&mut self, d: &Declaration) {
@@ -603,17 +615,17 @@ impl Validator<'_, '_> {
 
     /// The visible arrays and pointers, sorted.
     fn arrays(&self) -> Vec<String> {
-        let mut names: BTreeSet<String> = BTreeSet::new();
-        for s in self.scopes.iter().flatten() {
-            if s.ty.as_ref().is_some_and(is_array_like) {
-                if let Some(vis) = self.lookup(&s.name) {
-                    if vis.ty.as_ref().is_some_and(is_array_like) {
-                        names.insert(s.name.clone());
-                    }
-                }
-            }
+        // Later declarations shadow earlier ones.
+        let mut visible: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+        for s in self.globals.iter().chain(self.scopes.iter().flatten()) {
+            visible.insert(&s.name, s.ty.as_ref().is_some_and(is_array_like));
         }
-        names.into_iter().collect()
+        let names: BTreeSet<&str> = visible
+            .into_iter()
+            .filter(|(_, array)| *array)
+            .map(|(n, _)| n)
+            .collect();
+        names.into_iter().map(str::to_string).collect()
     }
 
     fn block(&mut self, b: &Block, depth: usize) {
@@ -889,7 +901,7 @@ impl Validator<'_, '_> {
     /// A name in a data clause, `cache` or `share` must be visible; `dims` is the number of
     /// subscripts written, checked against the array's dimensions.
     fn array_name(&mut self, name: &Ident, what: &str, dims: Option<usize>) {
-        match self.lookup(&name.name).cloned() {
+        match self.lookup(&name.name) {
             None => self.unknown_array(name, &format!("{what} clause")),
             Some(sym) => {
                 let (Some(ty), Some(n)) = (&sym.ty, dims) else {
@@ -959,7 +971,7 @@ impl Validator<'_, '_> {
             return;
         }
         let mut names: BTreeSet<&str> = BTreeSet::new();
-        for s in self.scopes.iter().skip(1).flatten() {
+        for s in self.scopes.iter().flatten() {
             names.insert(&s.name);
         }
         let mut d = Diag::error(
@@ -984,7 +996,7 @@ impl Validator<'_, '_> {
 
     fn share_spec(&mut self, spec: &ArraySpec) {
         let name = &spec.array;
-        let Some(sym) = self.lookup(&name.name).cloned() else {
+        let Some(sym) = self.lookup(&name.name) else {
             self.unknown_array(name, "share clause");
             return;
         };

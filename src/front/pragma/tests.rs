@@ -1048,7 +1048,10 @@ fn through_the_preprocessor() {
         .map(|l| parse_pragma(l, &sm, &pp.int_macros, &mut diags))
         .collect();
     assert!(diags.is_empty(), "{}", render(&sm, &diags.0));
-    assert_eq!(p[0].to_string(), "acc kernels copyin(A[0:1024]) num_gangs(1024)");
+    assert_eq!(
+        p[0].to_string(),
+        "acc kernels copyin(A[0:1024]) num_gangs(1024)"
+    );
     assert_eq!(p[1].to_string(), "acc share(A[16][TB_X])");
     let Pragma::Acc(d) = &p[0] else { panic!() };
     let ClauseKind::Data { vars, .. } = &d.clauses[0].kind else {
