@@ -47,10 +47,7 @@ fn ir_of_examples() {
 fn opencl_kernels_of_examples() {
     for n in examples() {
         let out = compile(&format!("examples/{}", n), Target::OpenCl);
-        insta::assert_snapshot!(
-            format!("opencl_{}", n.trim_end_matches(".c")),
-            out.kernel_source
-        );
+        insta::assert_snapshot!(format!("opencl_{}", n.trim_end_matches(".c")), out.kernel_source);
     }
 }
 
@@ -58,10 +55,7 @@ fn opencl_kernels_of_examples() {
 fn cuda_kernels_of_examples() {
     for n in examples() {
         let out = compile(&format!("examples/{}", n), Target::Cuda);
-        insta::assert_snapshot!(
-            format!("cuda_{}", n.trim_end_matches(".c")),
-            out.kernel_source
-        );
+        insta::assert_snapshot!(format!("cuda_{}", n.trim_end_matches(".c")), out.kernel_source);
     }
 }
 
