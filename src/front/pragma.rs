@@ -921,7 +921,54 @@ impl Cx<'_, '_> {
                 _ => {}
             }
         }
+        self.check_clauses(&mut dir);
         dir
+    }
+
+    /// Drops (with a warning) clauses that do not apply to the construct, and reports arrays
+    /// named in two data clauses.
+    fn check_clauses(&mut self, dir: &mut AccDirective) {
+        let construct = dir.construct.clone();
+        let mut kept = Vec::with_capacity(dir.clauses.len());
+        for c in std::mem::take(&mut dir.clauses) {
+            if clause_applies(&construct, &c.kind) {
+                kept.push(c);
+                continue;
+            }
+            let mut d = Diag::warning(
+                c.span,
+                format!(
+                    "clause `{}` does not apply to `#pragma acc {}` and is ignored",
+                    c.kind.name(),
+                    construct.name()
+                ),
+            )
+            .label("ignored");
+            if matches!(c.kind, ClauseKind::Data { .. }) && construct == Construct::Loop {
+                d = d.help("data clauses belong on the compute construct (`kernels`, `parallel`) or on a `data` construct");
+            }
+            self.diags.push(d);
+        }
+        dir.clauses = kept;
+        let mut seen: Vec<&Ident> = Vec::new();
+        for c in &dir.clauses {
+            let ClauseKind::Data { vars, .. } = &c.kind else {
+                continue;
+            };
+            for v in vars {
+                match seen.iter().find(|s| s.name == v.name.name) {
+                    Some(first) => self.diags.push(
+                        Diag::error(
+                            v.name.span,
+                            format!("`{}` appears in more than one data clause", v.name.name),
+                        )
+                        .label("again here")
+                        .with_label(first.span, "first here"),
+                    ),
+                    None => seen.push(&v.name),
+                }
+            }
+        }
     }
 
     fn construct(&mut self, k: Pair<'_, Rule>, dir: &mut AccDirective) {
@@ -1253,6 +1300,64 @@ impl Cx<'_, '_> {
                 None
             }
         }
+    }
+}
+
+/// Whether OpenACC allows a clause on a construct (unknown clauses were reported already).
+fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
+    use ClauseKind as K;
+    use DataKind as D;
+    const COMPUTE_DATA: &[DataKind] = &[
+        D::Copy,
+        D::CopyIn,
+        D::CopyOut,
+        D::Create,
+        D::Present,
+        D::DevicePtr,
+        D::NoCreate,
+    ];
+    let data = |kinds: &[DataKind]| matches!(k, K::Data { kind, .. } if kinds.contains(kind));
+    let loop_clause = matches!(
+        k,
+        K::Independent
+            | K::Seq
+            | K::Auto
+            | K::Gang(_)
+            | K::Worker(_)
+            | K::Vector(_)
+            | K::Collapse(_)
+            | K::Tile(_)
+            | K::Private(_)
+            | K::Reduction { .. }
+    );
+    let sync = matches!(k, K::If(_) | K::Async(_) | K::Wait(_));
+    let kernels = sync
+        || matches!(k, K::NumGangs(_) | K::NumWorkers(_) | K::VectorLength(_))
+        || data(COMPUTE_DATA);
+    let serial = sync
+        || matches!(k, K::Private(_) | K::FirstPrivate(_) | K::Reduction { .. })
+        || data(COMPUTE_DATA);
+    let parallel = kernels || serial;
+    if matches!(k, K::Unknown(_)) {
+        return true;
+    }
+    match c {
+        Construct::Kernels => kernels,
+        Construct::Parallel => parallel,
+        Construct::Serial => serial,
+        Construct::Loop => loop_clause,
+        Construct::KernelsLoop => kernels || loop_clause,
+        Construct::ParallelLoop => parallel || loop_clause,
+        Construct::SerialLoop => serial || loop_clause,
+        Construct::Data => sync || data(COMPUTE_DATA),
+        Construct::EnterData => sync || data(&[D::CopyIn, D::Create]),
+        Construct::ExitData => sync || data(&[D::CopyOut, D::Delete]),
+        Construct::Update => sync || data(&[D::Host, D::Device]),
+        Construct::Wait => matches!(k, K::Async(_) | K::Wait(_)),
+        Construct::Routine => matches!(k, K::Gang(_) | K::Worker(_) | K::Vector(_) | K::Seq),
+        Construct::HostData => matches!(k, K::If(_)),
+        Construct::Declare => data(COMPUTE_DATA),
+        Construct::Atomic | Construct::Cache => false,
     }
 }
 
