@@ -842,6 +842,54 @@ fn diagnostics() {
 
 "#,
         ),
+        (
+            r#"acc loop copyin(a) gang"#,
+            r#"acc loop gang"#,
+            r#"warning: clause `copyin` does not apply to `#pragma acc loop` and is ignored
+  ┌─ t.c:1:18
+  │
+1 │ #pragma acc loop copyin(a) gang
+  │                  ^^^^^^^^^ ignored
+  │
+  = help: data clauses belong on the compute construct (`kernels`, `parallel`) or on a `data` construct
+
+"#,
+        ),
+        (
+            r#"acc data copyin(a, b) copyout(a)"#,
+            r#"acc data copyin(a, b) copyout(a)"#,
+            r#"error: `a` appears in more than one data clause
+  ┌─ t.c:1:39
+  │
+1 │ #pragma acc data copyin(a, b) copyout(a)
+  │                         -             ^ again here
+  │                         │              
+  │                         first here
+
+"#,
+        ),
+        (
+            r#"acc kernels private(t) num_gangs(4)"#,
+            r#"acc kernels num_gangs(4)"#,
+            r#"warning: clause `private` does not apply to `#pragma acc kernels` and is ignored
+  ┌─ t.c:1:21
+  │
+1 │ #pragma acc kernels private(t) num_gangs(4)
+  │                     ^^^^^^^^^^ ignored
+
+"#,
+        ),
+        (
+            r#"acc atomic update seq"#,
+            r#"acc atomic"#,
+            r#"warning: clause `seq` does not apply to `#pragma acc atomic` and is ignored
+  ┌─ t.c:1:27
+  │
+1 │ #pragma acc atomic update seq
+  │                           ^^^ ignored
+
+"#,
+        ),
     ];
     let mut failures = Vec::new();
     for (text, display, expected) in cases {
