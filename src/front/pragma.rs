@@ -564,7 +564,16 @@ impl Cx<'_, '_> {
         let closer_expected = rules
             .iter()
             .any(|r| matches!(r, Rule::rparen | Rule::rbrack));
-        if let Some(&(c, at)) = opens.last().filter(|_| at_end || closer_expected) {
+        // At the end of the line every bracket still open is worth showing (innermost first);
+        // elsewhere only the one the expected closer would close.
+        let shown = if at_end {
+            opens.len().min(3)
+        } else if closer_expected {
+            opens.len().min(1)
+        } else {
+            0
+        };
+        for &(c, at) in opens.iter().rev().take(shown) {
             let of = match &context {
                 Some((word, _, _, cat)) if *cat == at => format!(" of `{word}`"),
                 _ => String::new(),

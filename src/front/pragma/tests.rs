@@ -486,9 +486,10 @@ fn diagnostics() {
   ┌─ t.c:1:33
   │
 1 │ #pragma acc kernels copyin(A[0:n
-  │                             -   ^ expected `]`
-  │                             │   
-  │                             unclosed `[`
+  │                           - -   ^ expected `]`
+  │                           │ │   
+  │                           │ unclosed `[`
+  │                           unclosed `(` of `copyin`
 
 "#,
         ),
