@@ -121,7 +121,8 @@ impl Attacher<'_> {
     fn stmts(&mut self, stmts: Vec<Stmt>, end: Span, depth: usize) -> Vec<Stmt> {
         let mut out = Vec::with_capacity(stmts.len());
         let mut chain: Vec<Pending> = Vec::new();
-        for mut s in stmts {
+        let mut queue: std::collections::VecDeque<Stmt> = stmts.into();
+        while let Some(mut s) = queue.pop_front() {
             if let StmtKind::Pragma(i) = s.kind {
                 match self.pragmas.get(i as usize) {
                     Some(Pragma::Share(sh)) => chain.push(Pending::Share(sh.clone(), s.span)),
@@ -151,6 +152,15 @@ impl Attacher<'_> {
                 }
                 continue;
             }
+            // `for (…)` / `#pragma acc loop` / `for (…)`: the parser sees the pragma line as the
+            // loop's body and the inner loop as the next statement; the pragma and the
+            // statements after it up to a real one become the body.
+            while let Some(next) = queue.pop_front() {
+                if let Err(next) = self.absorb(&mut s, next, depth) {
+                    queue.push_front(next);
+                    break;
+                }
+            }
             self.stmt(&mut s, depth + 1);
             if chain.is_empty() {
                 out.push(s);
@@ -163,6 +173,79 @@ impl Attacher<'_> {
             self.unfollowed(chain, end, "the end of the block");
         }
         out
+    }
+
+    /// Whether a statement is a pragma line that needs the statement after it (anything but a
+    /// standalone OpenACC directive).
+    fn needs_stmt(&self, s: &Stmt) -> bool {
+        match s.kind {
+            StmtKind::Pragma(i) => !matches!(
+                self.pragmas.get(i as usize),
+                Some(Pragma::Acc(d)) if !takes_body(&d.construct)
+            ),
+            _ => false,
+        }
+    }
+
+    /// If a single-statement position at the end of `s` (a loop body, the last branch, a
+    /// labelled statement) holds a pragma line, puts `next` after it there (in a block of their
+    /// own) and extends the spans; otherwise gives `next` back.
+    fn absorb(&mut self, s: &mut Stmt, next: Stmt, depth: usize) -> Result<(), Stmt> {
+        if depth > MAX_DEPTH {
+            return Err(next);
+        }
+        let hi = next.span.hi;
+        let done = match &mut s.kind {
+            StmtKind::For { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::Unsupported {
+                body: Some(body), ..
+            } => self.absorb_slot(body, next, depth),
+            StmtKind::If {
+                els: Some(body), ..
+            } => self.absorb_slot(body, next, depth),
+            StmtKind::If { then, .. } => self.absorb_slot(then, next, depth),
+            // A block made here (see `absorb_slot`) is open at its end.
+            StmtKind::Block(b) if is_pragma_block(b) => match b.stmts.last_mut() {
+                Some(last) if self.needs_stmt(last) => {
+                    b.stmts.push(next);
+                    b.span.hi = b.span.hi.max(hi);
+                    Ok(())
+                }
+                Some(last) => self.absorb(last, next, depth + 1),
+                None => Err(next),
+            },
+            _ => Err(next),
+        };
+        if done.is_ok() {
+            s.span.hi = s.span.hi.max(hi);
+            if let StmtKind::Block(b) = &mut s.kind {
+                b.span.hi = b.span.hi.max(hi);
+            }
+        }
+        done
+    }
+
+    fn absorb_slot(&mut self, slot: &mut Stmt, next: Stmt, depth: usize) -> Result<(), Stmt> {
+        if !self.needs_stmt(slot) {
+            return self.absorb(slot, next, depth + 1);
+        }
+        let span = slot.span.to(next.span);
+        let pragma = std::mem::replace(
+            slot,
+            Stmt {
+                kind: StmtKind::Empty,
+                span,
+            },
+        );
+        *slot = Stmt {
+            kind: StmtKind::Block(Block {
+                stmts: vec![pragma, next],
+                span,
+            }),
+            span,
+        };
+        Ok(())
     }
 
     /// Attaches the pragmas inside a statement.
@@ -424,6 +507,14 @@ impl Attacher<'_> {
             self.diags.push(diag);
         }
     }
+}
+
+/// A block that starts with a pragma line (no brace): made by [`Attacher::absorb_slot`] (or by
+/// a parser that groups a pragma with its statement).
+fn is_pragma_block(b: &Block) -> bool {
+    b.stmts
+        .first()
+        .is_some_and(|f| f.span.lo == b.span.lo && matches!(f.kind, StmtKind::Pragma(_)))
 }
 
 /// The statement directly inside a loop body: the only statement of a block, or the body itself.

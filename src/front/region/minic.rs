@@ -29,6 +29,12 @@ pub struct Parsed {
 
 /// Parses `text` as file `t.c`, and its pragmas with `parse_pragma`.
 pub fn parse(text: &str, int_macros: &[(String, i64)]) -> Parsed {
+    parse_with(text, int_macros, false)
+}
+
+/// Like [`parse`]; `group_pragmas` puts a pragma in a loop body and the statement after it in a
+/// block.
+pub fn parse_with(text: &str, int_macros: &[(String, i64)], group_pragmas: bool) -> Parsed {
     let mut sources = SourceMap::new();
     let file = sources.add("t.c", PathBuf::from("t.c"), text.to_string());
     let raw = lex(text);
@@ -76,7 +82,12 @@ pub fn parse(text: &str, int_macros: &[(String, i64)]) -> Parsed {
         .iter()
         .map(|l| parse_pragma(l, &sources, int_macros, &mut diags))
         .collect();
-    let mut p = P { toks, pos: 0, file };
+    let mut p = P {
+        group_pragmas,
+        toks,
+        pos: 0,
+        file,
+    };
     let mut items = Vec::new();
     while p.pos < p.toks.len() {
         items.push(p.item());
@@ -90,6 +101,9 @@ pub fn parse(text: &str, int_macros: &[(String, i64)]) -> Parsed {
 }
 
 struct P {
+    /// Group a pragma in a single-statement position with the statement after it (otherwise the
+    /// pragma alone is the body, like the real parser does).
+    group_pragmas: bool,
     toks: Vec<(Tok, usize, usize)>,
     pos: usize,
     file: FileId,
@@ -534,7 +548,7 @@ impl P {
     /// A statement in a single-statement position: pragma lines there and the statement after
     /// them form one block (as in `for (…)` / `#pragma acc loop` / `for (…)`).
     fn sub_stmt(&mut self) -> Stmt {
-        if !matches!(self.peek(), Some(Tok::Pragma(_))) {
+        if !self.group_pragmas || !matches!(self.peek(), Some(Tok::Pragma(_))) {
             return self.stmt();
         }
         let lo = self.lo();

@@ -884,3 +884,40 @@ fn deep_statements_do_not_overflow() {
         .join()
         .unwrap();
 }
+
+/// `for (…)` / `#pragma acc loop` / `for (…)` without braces, several levels deep: the parser
+/// sees each pragma line as a loop body and the inner loop as the next statement; attachment
+/// puts them back together, whether or not the parser grouped them.
+#[test]
+fn pragmas_in_unbraced_loop_nests() {
+    let src = r#"void f(int n, float A[8][8][8])
+{
+#pragma acc parallel loop copy(A)
+    for (int i = 0; i < n; i++)
+#pragma acc loop independent
+#pragma unroll
+        for (int j = 0; j < n; j++)
+#pragma acc loop seq
+            for (int k = 0; k < n; k++)
+                A[i][j][k] = 0.0f;
+    A[0][0][0] = 1.0f;
+}
+"#;
+    for group in [false, true] {
+        let mut p = minic::parse_with(src, &[], group);
+        attach(&mut p.tu, &p.pragmas, &mut p.diags);
+        validate(&p.tu, &p.sources, &mut p.diags);
+        assert_eq!(render(&p.sources, &p.diags.0), "");
+        let stmts = body(&p.tu);
+        assert_eq!(stmts.len(), 2, "{stmts:#?}");
+        let (_, _, for_i) = acc_parts(&stmts[0]);
+        // The outer loop's span now covers the whole nest.
+        assert!(src[for_i.span.range()].ends_with("A[i][j][k] = 0.0f;"));
+        assert!(src[stmts[0].span.range()].ends_with("A[i][j][k] = 0.0f;"));
+        let s = summarize(&p.tu, &p.sources);
+        assert_eq!(
+            s[0].to_string(),
+            "t.c:4:5: f: parallel loop | loops i > j[independent] > k[seq] | data copy(A)"
+        );
+    }
+}
