@@ -156,7 +156,7 @@ impl Attacher<'_> {
             // loop's body and the inner loop as the next statement; the pragma and the
             // statements after it up to a real one become the body.
             while let Some(next) = queue.pop_front() {
-                if let Err(next) = self.absorb(&mut s, next, depth) {
+                if let Some(next) = self.absorb(&mut s, next, depth) {
                     queue.push_front(next);
                     break;
                 }
@@ -190,9 +190,9 @@ impl Attacher<'_> {
     /// If a single-statement position at the end of `s` (a loop body, the last branch, a
     /// labelled statement) holds a pragma line, puts `next` after it there (in a block of their
     /// own) and extends the spans; otherwise gives `next` back.
-    fn absorb(&mut self, s: &mut Stmt, next: Stmt, depth: usize) -> Result<(), Stmt> {
+    fn absorb(&mut self, s: &mut Stmt, next: Stmt, depth: usize) -> Option<Stmt> {
         if depth > MAX_DEPTH {
-            return Err(next);
+            return Some(next);
         }
         let hi = next.span.hi;
         let done = match &mut s.kind {
@@ -210,14 +210,14 @@ impl Attacher<'_> {
                 Some(last) if self.needs_stmt(last) => {
                     b.stmts.push(next);
                     b.span.hi = b.span.hi.max(hi);
-                    Ok(())
+                    None
                 }
                 Some(last) => self.absorb(last, next, depth + 1),
-                None => Err(next),
+                None => Some(next),
             },
-            _ => Err(next),
+            _ => Some(next),
         };
-        if done.is_ok() {
+        if done.is_none() {
             s.span.hi = s.span.hi.max(hi);
             if let StmtKind::Block(b) = &mut s.kind {
                 b.span.hi = b.span.hi.max(hi);
@@ -226,7 +226,7 @@ impl Attacher<'_> {
         done
     }
 
-    fn absorb_slot(&mut self, slot: &mut Stmt, next: Stmt, depth: usize) -> Result<(), Stmt> {
+    fn absorb_slot(&mut self, slot: &mut Stmt, next: Stmt, depth: usize) -> Option<Stmt> {
         if !self.needs_stmt(slot) {
             return self.absorb(slot, next, depth + 1);
         }
@@ -245,7 +245,7 @@ impl Attacher<'_> {
             }),
             span,
         };
-        Ok(())
+        None
     }
 
     /// Attaches the pragmas inside a statement.
