@@ -582,6 +582,21 @@ pub fn array_dims(ty: &CType) -> usize {
     }
 }
 
+/// The type, unless it is built on a typedef name accshare did not resolve (its dimensions are
+/// unknown then: no check relies on it).
+fn known_type(ty: &CType) -> Option<CType> {
+    let mut t = ty;
+    loop {
+        match t {
+            CType::Const(i) => t = i,
+            CType::Array { elem, .. } => t = elem,
+            CType::Pointer { to, .. } => t = to,
+            CType::Named(_) => return None,
+            _ => return Some(ty.clone()),
+        }
+    }
+}
+
 fn is_array_like(ty: &CType) -> bool {
     matches!(
         ty.unqualified(),
@@ -600,7 +615,7 @@ pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
                 for dec in &d.declarators {
                     globals.push(Sym {
                         name: dec.name.name.clone(),
-                        ty: Some(dec.ty.clone()),
+                        ty: known_type(&dec.ty),
                         span: dec.name.span,
                     });
                 }
@@ -644,7 +659,7 @@ fn params(f: &FunctionDef) -> Vec<Sym> {
         .filter_map(|p| {
             p.name.as_ref().map(|n| Sym {
                 name: n.name.clone(),
-                ty: Some(p.ty.clone()),
+                ty: known_type(&p.ty),
                 span: n.span,
             })
         })
@@ -697,7 +712,7 @@ impl Validator<'_, '_> {
             for dec in &d.declarators {
                 scope.push(Sym {
                     name: dec.name.name.clone(),
-                    ty: Some(dec.ty.clone()),
+                    ty: known_type(&dec.ty),
                     span: dec.name.span,
                 });
             }
