@@ -1156,6 +1156,10 @@ fn bound_mentions(e: &Expr, var: &str) -> bool {
         }
         ExprKind::Call(_, args) => args.iter().any(|a| bound_mentions(a, var)),
         ExprKind::Index(a, b) => bound_mentions(a, var) || bound_mentions(b, var),
+        ExprKind::Int { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Char(_)
+        | ExprKind::SizeofType(_) => false,
         _ => true,
     }
 }
