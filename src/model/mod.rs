@@ -1,0 +1,6 @@
+//! Target descriptions for the partition engine's profit model (the paper's Table 3 and
+//! today's GPUs): see [`platform`].
+
+pub mod platform;
+
+pub use platform::{list_platforms, Platform};
