@@ -259,6 +259,21 @@ pub fn search(
     (per_shape, evaluated)
 }
 
+/// The profit over the whole kernel: the per-block profit times the number of blocks, counting
+/// a partial block at the end of a loop as the fraction of it that runs (per-block counts use
+/// full tiles, so counting partial blocks whole would favour blocks that overhang the domain).
+fn scaled_profit(nest: &Nest, assign: &Assign, per_block: i64) -> i64 {
+    let mut num: i128 = per_block as i128;
+    let mut den: i128 = 1;
+    for (l, d) in &nest.mapped {
+        let trip = nest.trip_of(*l).max(1) as i128;
+        let t = (assign.tb[tb_index(*d)] as i128).min(trip).max(1);
+        num = num.saturating_mul(trip);
+        den = den.saturating_mul(t);
+    }
+    i64::try_from(num / den.max(1)).unwrap_or(i64::MAX)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn evaluate(
     nest: &Nest,
@@ -417,7 +432,7 @@ fn evaluate(
         shapes,
         features: feats.clone(),
         gains,
-        profit: per_block.saturating_mul(blocks),
+        profit: scaled_profit(nest, assign, per_block),
         profit_per_block: per_block,
         smem,
         threads,
