@@ -296,3 +296,6 @@ fn analyze_kernel(
     kp.nest = Some(nest);
     kp
 }
+
+#[cfg(test)]
+mod tests;
