@@ -37,8 +37,14 @@ pub fn run(
         return None;
     }
     let regions = find_regions(&parsed.tu, sources, diags);
-    let deps: Vec<DepInfo> = regions.compute.iter().map(|r| dependence::analyze(&r.ir)).collect();
-    Some(explain_with(&regions, &deps, platform, sources, format, opts))
+    let deps: Vec<DepInfo> = regions
+        .compute
+        .iter()
+        .map(|r| dependence::analyze(&r.ir))
+        .collect();
+    Some(explain_with(
+        &regions, &deps, platform, sources, format, opts,
+    ))
 }
 
 /// The report for every compute region, with the default options (symbolic sizes at 4096).
@@ -49,11 +55,23 @@ pub fn explain(
     sources: &SourceMap,
     format: Format,
 ) -> String {
-    explain_with(regions, deps, platform, sources, format, &Options::default())
+    explain_with(
+        regions,
+        deps,
+        platform,
+        sources,
+        format,
+        &Options::default(),
+    )
 }
 
 /// Runs the engine on every region: the plans the transformation stage consumes.
-pub fn plan_all(regions: &Regions, deps: &[DepInfo], platform: &Platform, opts: &Options) -> Vec<RegionPlan> {
+pub fn plan_all(
+    regions: &Regions,
+    deps: &[DepInfo],
+    platform: &Platform,
+    opts: &Options,
+) -> Vec<RegionPlan> {
     regions
         .compute
         .iter()
@@ -137,12 +155,17 @@ fn texpr_poly(e: &TExpr, name: &dyn Fn(usize) -> String) -> Option<Poly> {
 /// dimension); `None` for a dimension whose references have different shapes.
 fn symbolic_shape(nest: &Nest, seeds: &Seeds, plan: &Subspace, array: &str) -> Vec<Option<Poly>> {
     let refs: Vec<_> = nest.refs.iter().filter(|r| r.array == array).collect();
-    let Some(first) = refs.first() else { return Vec::new() };
+    let Some(first) = refs.first() else {
+        return Vec::new();
+    };
     let name = |p: usize| k_name(seeds, plan, Some(array), plan.rep(p));
     (0..first.dims.len())
         .map(|d| {
             let lin = &first.dims[d];
-            if refs.iter().any(|r| r.dims.get(d).map(|x| &x.coef) != Some(&lin.coef)) {
+            if refs
+                .iter()
+                .any(|r| r.dims.get(d).map(|x| &x.coef) != Some(&lin.coef))
+            {
                 return None;
             }
             let mut ext = Poly::constant(1);
@@ -160,8 +183,12 @@ fn symbolic_shape(nest: &Nest, seeds: &Seeds, plan: &Subspace, array: &str) -> V
                 };
                 ext = ext.add(&t.sub(&Poly::constant(1))?.scale(c.abs())?)?;
             }
-            let bases: Vec<i64> = refs.iter().filter_map(|r| r.dims.get(d).map(|x| x.base)).collect();
-            let spread = bases.iter().max().copied().unwrap_or(0) - bases.iter().min().copied().unwrap_or(0);
+            let bases: Vec<i64> = refs
+                .iter()
+                .filter_map(|r| r.dims.get(d).map(|x| x.base))
+                .collect();
+            let spread =
+                bases.iter().max().copied().unwrap_or(0) - bases.iter().min().copied().unwrap_or(0);
             ext.add(&Poly::constant(spread))
         })
         .collect()
@@ -169,7 +196,12 @@ fn symbolic_shape(nest: &Nest, seeds: &Seeds, plan: &Subspace, array: &str) -> V
 
 fn show_shape(dims: &[Option<Poly>]) -> String {
     dims.iter()
-        .map(|d| format!("[{}]", d.as_ref().map_or("?".to_string(), |p| p.to_string())))
+        .map(|d| {
+            format!(
+                "[{}]",
+                d.as_ref().map_or("?".to_string(), |p| p.to_string())
+            )
+        })
         .collect()
 }
 
@@ -211,7 +243,12 @@ fn params_of(kp: &KernelPlan, seeds: &Seeds, c: &partition::Choice) -> Vec<(Stri
 }
 
 /// Constraint (9) with the block fixed: `k1 + k2 ≤ 96` for gemm on gtx690.
-fn reduced_smem(kp: &KernelPlan, seeds: &Seeds, c: &partition::Choice, budget: i64) -> Option<String> {
+fn reduced_smem(
+    kp: &KernelPlan,
+    seeds: &Seeds,
+    c: &partition::Choice,
+    budget: i64,
+) -> Option<String> {
     let nest = kp.nest.as_ref()?;
     let plan = kp.plans.get(c.plan)?;
     let mut total = Poly::zero();
@@ -259,11 +296,23 @@ fn mapping_text(nest: &Nest) -> String {
         .iter()
         .map(|(l, d)| format!("{} -> {}", nest.name(*l), d.name()))
         .collect();
-    let phi: Vec<String> = nest.sequential().iter().map(|l| nest.name(*l).to_string()).collect();
+    let phi: Vec<String> = nest
+        .sequential()
+        .iter()
+        .map(|l| nest.name(*l).to_string())
+        .collect();
     format!(
         "Q = {}; φ = {}",
-        if q.is_empty() { "(none)".into() } else { q.join(", ") },
-        if phi.is_empty() { "(none)".into() } else { phi.join(", ") }
+        if q.is_empty() {
+            "(none)".into()
+        } else {
+            q.join(", ")
+        },
+        if phi.is_empty() {
+            "(none)".into()
+        } else {
+            phi.join(", ")
+        }
     )
 }
 
@@ -271,12 +320,18 @@ fn plan_from(plan: &Subspace) -> String {
     if plan.from.is_empty() {
         "no seeds: the thread block's tile".into()
     } else {
-        plan.from.iter().map(|f| format!("IS({})", f)).collect::<Vec<_>>().join(" ∩ ")
+        plan.from
+            .iter()
+            .map(|f| format!("IS({})", f))
+            .collect::<Vec<_>>()
+            .join(" ∩ ")
     }
 }
 
 fn plan_domain(kp: &KernelPlan, seeds: &Seeds, plan: &Subspace) -> String {
-    let Some(nest) = &kp.nest else { return String::new() };
+    let Some(nest) = &kp.nest else {
+        return String::new();
+    };
     let mut s = plan.show(nest, seeds);
     // Name unified classes `k1 = k2`.
     for r in plan.free_params() {
@@ -350,7 +405,11 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
         let _ = writeln!(o, "      {}: {}", c.array, c.reason);
     }
     for a in &kp.not_candidates {
-        let _ = writeln!(o, "      ({} is not a candidate: no dependence links it to a seed)", a);
+        let _ = writeln!(
+            o,
+            "      ({} is not a candidate: no dependence links it to a seed)",
+            a
+        );
     }
     o.push_str("    references:\n");
     for (r, adj) in nest.refs.iter().zip(&kp.adjacency) {
@@ -359,19 +418,37 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
     if !kp.subspaces.is_empty() {
         o.push_str("    iteration subspaces (ISSet):\n");
         for s in &kp.subspaces {
-            let _ = writeln!(o, "      IS({}): {}", s.from.join(", "), s.show(nest, seeds));
+            let _ = writeln!(
+                o,
+                "      IS({}): {}",
+                s.from.join(", "),
+                s.show(nest, seeds)
+            );
         }
     }
     if !kp.plans.is_empty() {
         o.push_str("    candidate partition plans:\n");
     }
     for (i, plan) in kp.plans.iter().enumerate() {
-        let _ = writeln!(o, "      IS_{} = {}: {}", i, plan_from(plan), plan_domain(kp, seeds, plan));
+        let _ = writeln!(
+            o,
+            "      IS_{} = {}: {}",
+            i,
+            plan_from(plan),
+            plan_domain(kp, seeds, plan)
+        );
         let mut arrays: Vec<&str> = kp.candidates.iter().map(|c| c.array.as_str()).collect();
         arrays.retain(|a| nest.refs.iter().any(|r| r.array == *a));
         let parts: Vec<String> = arrays
             .iter()
-            .map(|a| format!("DS_{} = {}{}", a, a, show_shape(&symbolic_shape(nest, seeds, plan, a))))
+            .map(|a| {
+                format!(
+                    "DS_{} = {}{}",
+                    a,
+                    a,
+                    show_shape(&symbolic_shape(nest, seeds, plan, a))
+                )
+            })
             .collect();
         if !parts.is_empty() {
             let _ = writeln!(o, "        {}", parts.join(", "));
@@ -382,7 +459,10 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
     }
     match &kp.best {
         Some(b) => {
-            let params: Vec<String> = params_of(kp, seeds, b).iter().map(|(n, v)| format!("{} = {}", n, v)).collect();
+            let params: Vec<String> = params_of(kp, seeds, b)
+                .iter()
+                .map(|(n, v)| format!("{} = {}", n, v))
+                .collect();
             let _ = writeln!(
                 o,
                 "    chosen (IS_{}): {}; block [{}, {}, {}]",
@@ -405,7 +485,10 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
                     format!(
                         "{}{} ({} B)",
                         a,
-                        c.extents.iter().map(|e| format!("[{}]", e)).collect::<String>(),
+                        c.extents
+                            .iter()
+                            .map(|e| format!("[{}]", e))
+                            .collect::<String>(),
                         c.bytes
                     )
                 })
@@ -415,7 +498,15 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
             let _ = writeln!(
                 o,
                 "        {:<8} {:>10} {:>9} {:>10} {:>5} {:>5} {:>12} {:>11} {:>11}",
-                "array", "accesses", "|DS|", "ReuseSize", "Reuse", "Coal", "CoalesceTran", "reuse term", "coal term"
+                "array",
+                "accesses",
+                "|DS|",
+                "ReuseSize",
+                "Reuse",
+                "Coal",
+                "CoalesceTran",
+                "reuse term",
+                "coal term"
             );
             for (a, f) in &b.features {
                 let g = b.gains.get(a).copied().unwrap_or((0, 0));
@@ -431,7 +522,11 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
                     f.coalesce_tran,
                     g.0,
                     g.1,
-                    if f.approx { "  (|DS| is an upper bound)" } else { "" }
+                    if f.approx {
+                        "  (|DS| is an upper bound)"
+                    } else {
+                        ""
+                    }
                 );
             }
             o.push_str("      constraints:\n");
@@ -448,20 +543,30 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
                 );
             }
             if let Some(r) = reduced_smem(kp, seeds, b, p.smem_budget() as i64) {
-                let _ = writeln!(o, "        (9) with the block fixed: {}", r.replace("<=", "≤"));
+                let _ = writeln!(
+                    o,
+                    "        (9) with the block fixed: {}",
+                    r.replace("<=", "≤")
+                );
             }
             if !kp.alternatives.is_empty() {
                 o.push_str("      next best:\n");
                 for a in &kp.alternatives {
-                    let params: Vec<String> =
-                        params_of(kp, seeds, a).iter().map(|(n, v)| format!("{} = {}", n, v)).collect();
+                    let params: Vec<String> = params_of(kp, seeds, a)
+                        .iter()
+                        .map(|(n, v)| format!("{} = {}", n, v))
+                        .collect();
                     let _ = writeln!(
                         o,
                         "        {}: profit {} B, shared {} B, staged {}",
                         params.join(", "),
                         a.profit,
                         a.smem,
-                        if a.staged.is_empty() { "nothing".into() } else { a.staged.join(", ") }
+                        if a.staged.is_empty() {
+                            "nothing".into()
+                        } else {
+                            a.staged.join(", ")
+                        }
                     );
                 }
             }
@@ -578,7 +683,10 @@ fn json(plans: &[RegionPlan], locs: &[String], p: &Platform) -> String {
             ("function", json_str(&rp.func)),
             ("location", json_str(loc)),
             ("seeds", seeds),
-            ("kernels", arr(rp.kernels.iter().map(|k| kernel_json(rp, k, p)))),
+            (
+                "kernels",
+                arr(rp.kernels.iter().map(|k| kernel_json(rp, k, p))),
+            ),
         ])
     });
     let mut s = obj(vec![("platform", platform), ("regions", arr(regions))]);
@@ -588,7 +696,10 @@ fn json(plans: &[RegionPlan], locs: &[String], p: &Platform) -> String {
 
 fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
     let seeds = &rp.seeds;
-    let mut f: Vec<(&str, String)> = vec![("name", json_str(&kp.name)), ("analyzed", kp.nest.is_some().to_string())];
+    let mut f: Vec<(&str, String)> = vec![
+        ("name", json_str(&kp.name)),
+        ("analyzed", kp.nest.is_some().to_string()),
+    ];
     let block = arr(kp.block.iter().map(|v| v.to_string()));
     let Some(nest) = &kp.nest else {
         f.push(("block", block));
@@ -597,7 +708,10 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
         f.push(("notes", arr(kp.notes.iter().map(|n| json_str(n)))));
         return obj(f);
     };
-    let dim_loop = |d| nest.loop_of(d).map_or("null".to_string(), |l| json_str(nest.name(l)));
+    let dim_loop = |d| {
+        nest.loop_of(d)
+            .map_or("null".to_string(), |l| json_str(nest.name(l)))
+    };
     use crate::front::pragma_ast::TbDim;
     f.push((
         "mapping",
@@ -605,12 +719,19 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
             ("x", dim_loop(TbDim::X)),
             ("y", dim_loop(TbDim::Y)),
             ("z", dim_loop(TbDim::Z)),
-            ("sequential", arr(nest.sequential().iter().map(|l| json_str(nest.name(*l))))),
+            (
+                "sequential",
+                arr(nest.sequential().iter().map(|l| json_str(nest.name(*l)))),
+            ),
         ]),
     ));
     f.push((
         "trip_counts",
-        obj(nest.loops.iter().map(|l| (nest.name(*l), nest.trip_of(*l).to_string())).collect()),
+        obj(nest
+            .loops
+            .iter()
+            .map(|l| (nest.name(*l), nest.trip_of(*l).to_string()))
+            .collect()),
     ));
     f.push((
         "candidates",
@@ -622,14 +743,20 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
             ])
         })),
     ));
-    f.push(("not_candidates", arr(kp.not_candidates.iter().map(|a| json_str(a)))));
+    f.push((
+        "not_candidates",
+        arr(kp.not_candidates.iter().map(|a| json_str(a))),
+    ));
     f.push((
         "references",
         arr(nest.refs.iter().zip(&kp.adjacency).map(|(r, a)| {
             obj(vec![
                 ("ref", json_str(&r.text)),
                 ("array", json_str(&r.array)),
-                ("coalesced", (*a == partition::Adjacency::Coalesced).to_string()),
+                (
+                    "coalesced",
+                    (*a == partition::Adjacency::Coalesced).to_string(),
+                ),
                 ("adjacency", json_str(&a.show(nest))),
             ])
         })),
@@ -653,7 +780,10 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
                 .map(|c| {
                     obj(vec![
                         ("array", json_str(&c.array)),
-                        ("shape", json_str(&show_shape(&symbolic_shape(nest, seeds, plan, &c.array)))),
+                        (
+                            "shape",
+                            json_str(&show_shape(&symbolic_shape(nest, seeds, plan, &c.array))),
+                        ),
                     ])
                 });
             obj(vec![
@@ -671,7 +801,10 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
             let plan = kp.plans.get(b.plan);
             f.push((
                 "params",
-                obj(params_of(kp, seeds, b).iter().map(|(n, v)| (n.as_str(), v.to_string())).collect::<Vec<_>>()),
+                obj(params_of(kp, seeds, b)
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.to_string()))
+                    .collect::<Vec<_>>()),
             ));
             f.push(("profit", b.profit.to_string()));
             f.push(("profit_per_block", b.profit_per_block.to_string()));
@@ -679,16 +812,22 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
             f.push(("shared_bytes", b.smem.to_string()));
             f.push((
                 "shared_arrays",
-                arr(b.staged.iter().filter_map(|a| b.shapes.get(a).map(|c| (a, c))).map(|(a, c)| {
-                    let expr = plan.map(|pl| show_shape(&symbolic_shape(nest, seeds, pl, a))).unwrap_or_default();
-                    obj(vec![
-                        ("array", json_str(a)),
-                        ("shape", arr(c.extents.iter().map(|e| e.to_string()))),
-                        ("shape_expr", json_str(&expr)),
-                        ("bytes", c.bytes.to_string()),
-                        ("chunks", c.chunks.to_string()),
-                    ])
-                })),
+                arr(b
+                    .staged
+                    .iter()
+                    .filter_map(|a| b.shapes.get(a).map(|c| (a, c)))
+                    .map(|(a, c)| {
+                        let expr = plan
+                            .map(|pl| show_shape(&symbolic_shape(nest, seeds, pl, a)))
+                            .unwrap_or_default();
+                        obj(vec![
+                            ("array", json_str(a)),
+                            ("shape", arr(c.extents.iter().map(|e| e.to_string()))),
+                            ("shape_expr", json_str(&expr)),
+                            ("bytes", c.bytes.to_string()),
+                            ("chunks", c.chunks.to_string()),
+                        ])
+                    })),
             ));
             f.push(("features", features_json(b)));
             f.push((
@@ -706,7 +845,8 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
             ));
             f.push((
                 "smem_with_block_fixed",
-                reduced_smem(kp, seeds, b, p.smem_budget() as i64).map_or("null".into(), |s| json_str(&s)),
+                reduced_smem(kp, seeds, b, p.smem_budget() as i64)
+                    .map_or("null".into(), |s| json_str(&s)),
             ));
             f.push((
                 "alternatives",
@@ -715,7 +855,10 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
                         ("block", arr(a.assign.tb.iter().map(|v| v.to_string()))),
                         (
                             "params",
-                            obj(params_of(kp, seeds, a).iter().map(|(n, v)| (n.as_str(), v.to_string())).collect::<Vec<_>>()),
+                            obj(params_of(kp, seeds, a)
+                                .iter()
+                                .map(|(n, v)| (n.as_str(), v.to_string()))
+                                .collect::<Vec<_>>()),
                         ),
                         ("profit", a.profit.to_string()),
                         ("shared_bytes", a.smem.to_string()),
@@ -734,7 +877,10 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
     f.push(("evaluated", kp.evaluated.to_string()));
     f.push((
         "rejected",
-        arr(kp.rejected.iter().map(|(a, r)| obj(vec![("array", json_str(a)), ("reason", json_str(r))]))),
+        arr(kp
+            .rejected
+            .iter()
+            .map(|(a, r)| obj(vec![("array", json_str(a)), ("reason", json_str(r))]))),
     ));
     f.push(("notes", arr(kp.notes.iter().map(|n| json_str(n)))));
     obj(f)

@@ -158,7 +158,10 @@ impl Platform {
     pub fn validate(&self) -> Result<(), String> {
         let pow2 = |v: u32| v.is_power_of_two();
         if !pow2(self.warp_size) {
-            return Err(format!("warp_size {} is not a power of two", self.warp_size));
+            return Err(format!(
+                "warp_size {} is not a power of two",
+                self.warp_size
+            ));
         }
         if !pow2(self.transaction_bytes) || !pow2(self.sector_bytes) {
             return Err("transaction_bytes and sector_bytes must be powers of two".into());
@@ -172,7 +175,11 @@ impl Platform {
                 self.max_threads_per_block, self.max_threads_per_sm
             ));
         }
-        if self.max_block_dims.iter().any(|&d| d > self.max_threads_per_block) {
+        if self
+            .max_block_dims
+            .iter()
+            .any(|&d| d > self.max_threads_per_block)
+        {
             return Err("a max_block_* extent exceeds max_threads_per_block".into());
         }
         if self.smem_per_block > self.smem_per_sm {
@@ -185,7 +192,10 @@ impl Platform {
             return Err(format!("theta_s = {} is not in (0, 1]", self.theta_s));
         }
         if !(self.theta_r > 0.0 && self.theta_r.is_finite()) {
-            return Err(format!("theta_r = {} is not a positive number", self.theta_r));
+            return Err(format!(
+                "theta_r = {} is not a positive number",
+                self.theta_r
+            ));
         }
         if !(self.bandwidth_gbs >= 0.0 && self.bandwidth_gbs.is_finite()) {
             return Err("bandwidth_gbs must be a non-negative number".into());
@@ -205,11 +215,7 @@ impl Platform {
             return 0;
         }
         let by_threads = self.max_threads_per_sm as u64 / threads;
-        let by_smem = if smem == 0 {
-            u64::MAX
-        } else {
-            self.smem_per_sm / smem
-        };
+        let by_smem = self.smem_per_sm.checked_div(smem).unwrap_or(u64::MAX);
         by_threads.min(by_smem).min(self.max_blocks_per_sm as u64)
     }
 }
@@ -324,8 +330,7 @@ pub fn parse_toml(text: &str) -> Result<BTreeMap<String, (usize, Value)>, (usize
 
 fn is_bare_key(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
@@ -362,7 +367,9 @@ fn parse_value(v: &str) -> Result<Value, String> {
                     Some('t') => s.push('\t'),
                     Some('"') => s.push('"'),
                     Some('\\') => s.push('\\'),
-                    other => return Err(format!("unsupported escape `\\{}`", other.unwrap_or(' '))),
+                    other => {
+                        return Err(format!("unsupported escape `\\{}`", other.unwrap_or(' ')))
+                    }
                 }
             } else if c == '"' {
                 return Err("unescaped `\"` inside a string".into());
@@ -379,7 +386,10 @@ fn parse_value(v: &str) -> Result<Value, String> {
     if let Ok(i) = clean.parse::<i64>() {
         return Ok(Value::Int(i));
     }
-    if clean.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-')) {
+    if clean
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
         if let Ok(f) = clean.parse::<f64>() {
             if f.is_finite() {
                 return Ok(Value::Float(f));
@@ -449,13 +459,17 @@ mod tests {
         let text = BUILTIN[0].1.replace("warp_size = 32", "warp_size = 33");
         let e = Platform::parse(&text, "t.toml").unwrap_err();
         assert_eq!(e, "t.toml: warp_size 33 is not a power of two");
-        let text = BUILTIN[0].1.replace("theta_r = 1.5", "theta_r = 1.5\ntheta_x = 2");
+        let text = BUILTIN[0]
+            .1
+            .replace("theta_r = 1.5", "theta_r = 1.5\ntheta_x = 2");
         let e = Platform::parse(&text, "t.toml").unwrap_err();
         assert!(e.contains("unknown key `model.theta_x`"), "{}", e);
         let text = BUILTIN[0].1.replace("sm_count = 8\n", "");
         let e = Platform::parse(&text, "t.toml").unwrap_err();
         assert_eq!(e, "t.toml: missing key `simt.sm_count`");
-        assert!(Platform::load("nosuch").unwrap_err().contains("unknown platform"));
+        assert!(Platform::load("nosuch")
+            .unwrap_err()
+            .contains("unknown platform"));
         assert!(Platform::load("/nonexistent/x.toml").is_err());
     }
 }

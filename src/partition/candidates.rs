@@ -116,12 +116,9 @@ impl Seeds {
         for d in &s.dims {
             out.push('[');
             match d {
-                SeedDim::Star(p) => out.push_str(
-                    self.params
-                        .get(*p)
-                        .map(|p| p.name.as_str())
-                        .unwrap_or("*"),
-                ),
+                SeedDim::Star(p) => {
+                    out.push_str(self.params.get(*p).map(|p| p.name.as_str()).unwrap_or("*"))
+                }
                 SeedDim::Expr(e) => out.push_str(&show_part(e)),
                 SeedDim::Derived => out.push_str("hull"),
             }
@@ -172,7 +169,12 @@ enum Reach {
 
 /// The candidate set of one kernel, in order of the arrays' names.
 pub fn select(region: &Region, nest: &Nest, seeds: &Seeds) -> Vec<Candidate> {
-    let arrays: BTreeSet<String> = nest.refs.iter().map(|r| r.array.clone()).chain(nest.nonaffine.iter().cloned()).collect();
+    let arrays: BTreeSet<String> = nest
+        .refs
+        .iter()
+        .map(|r| r.array.clone())
+        .chain(nest.nonaffine.iter().cloned())
+        .collect();
     if seeds.seeds.is_empty() {
         return arrays
             .into_iter()
@@ -231,8 +233,14 @@ pub fn select(region: &Region, nest: &Nest, seeds: &Seeds) -> Vec<Candidate> {
         if let Some(v) = wa.intersection(rb).chain(wb.intersection(ra)).next() {
             return Some(format!("scalar `{}`", v));
         }
-        let (xa, xb) = (arrays_of.get(&a).unwrap_or(&empty), arrays_of.get(&b).unwrap_or(&empty));
-        let (ya, yb) = (writes_of.get(&a).unwrap_or(&empty), writes_of.get(&b).unwrap_or(&empty));
+        let (xa, xb) = (
+            arrays_of.get(&a).unwrap_or(&empty),
+            arrays_of.get(&b).unwrap_or(&empty),
+        );
+        let (ya, yb) = (
+            writes_of.get(&a).unwrap_or(&empty),
+            writes_of.get(&b).unwrap_or(&empty),
+        );
         if let Some(v) = ya.intersection(xb).chain(yb.intersection(xa)).next() {
             return Some(format!("array `{}`", v));
         }

@@ -76,7 +76,12 @@ pub fn adjacency(nest: &Nest, r: &RefClass) -> Adjacency {
                 .enumerate()
                 .map(|(d, lin)| {
                     lin.coef.get(&x).copied().unwrap_or(0)
-                        * nest.strides.get(&r.array).and_then(|s| s.get(d)).copied().unwrap_or(1)
+                        * nest
+                            .strides
+                            .get(&r.array)
+                            .and_then(|s| s.get(d))
+                            .copied()
+                            .unwrap_or(1)
                 })
                 .sum();
             return Adjacency::Space(format!(
@@ -209,7 +214,10 @@ fn image_count(r: &RefClass, bx: &[(i64, i64, i64)], tile: &dyn Fn(LoopId) -> i6
     let mut all: Vec<LoopId> = r.dims.iter().flat_map(|d| d.coef.keys().copied()).collect();
     all.sort();
     all.dedup();
-    let iters = all.iter().map(|l| tile(*l)).fold(1i64, |a, b| a.saturating_mul(b));
+    let iters = all
+        .iter()
+        .map(|l| tile(*l))
+        .fold(1i64, |a, b| a.saturating_mul(b));
     per_dim.min(iters)
 }
 
@@ -237,7 +245,10 @@ pub fn distinct(refs: &[&RefClass], tile: &dyn Fn(LoopId) -> i64) -> (i64, bool)
     });
     let congruent = (0..ndim).all(|d| {
         let g = boxes[0][d].2;
-        g <= 1 || boxes.iter().all(|b| (b[d].0 - boxes[0][d].0).rem_euclid(g) == 0)
+        g <= 1
+            || boxes
+                .iter()
+                .all(|b| (b[d].0 - boxes[0][d].0).rem_euclid(g) == 0)
     });
     let exact_boxes = refs.iter().zip(&boxes).zip(&counts).all(|((_, b), c)| {
         let vol = b
@@ -253,7 +264,10 @@ pub fn distinct(refs: &[&RefClass], tile: &dyn Fn(LoopId) -> i64) -> (i64, bool)
             hi - lo + 1
         })
         .fold(1i64, |a, x| a.saturating_mul(x));
-    let approx_count = counts.iter().fold(0i64, |a, c| a.saturating_add(*c)).min(hull_vol);
+    let approx_count = counts
+        .iter()
+        .fold(0i64, |a, c| a.saturating_add(*c))
+        .min(hull_vol);
     if !(same_shape && congruent && exact_boxes) {
         return (approx_count, true);
     }
@@ -391,7 +405,12 @@ pub fn array_tb(
     let tile = |l: LoopId| life_tile(nest, l, tb);
     let accesses = refs
         .iter()
-        .map(|r| r.loops.iter().map(|l| tile(*l)).fold(1i64, |a, b| a.saturating_mul(b)))
+        .map(|r| {
+            r.loops
+                .iter()
+                .map(|l| tile(*l))
+                .fold(1i64, |a, b| a.saturating_mul(b))
+        })
         .fold(0i64, |a, b| a.saturating_add(b));
     let (distinct, approx) = distinct(&refs, &tile);
     let reuse = (accesses - distinct).max(0);
@@ -423,7 +442,13 @@ pub fn array_tb(
 
 /// The candidate partition of `array` in one chunk: the rectangular hull (1) of its
 /// references' images of the chunk's tiles.
-pub fn chunk_shape(nest: &Nest, plan: &Subspace, array: &str, a: &Assign, p: &Platform) -> ChunkShape {
+pub fn chunk_shape(
+    nest: &Nest,
+    plan: &Subspace,
+    array: &str,
+    a: &Assign,
+    p: &Platform,
+) -> ChunkShape {
     let refs: Vec<&RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
     let tile = |l: LoopId| chunk_tile(nest, plan, l, a);
     let ndim = refs.first().map(|r| r.dims.len()).unwrap_or(0);
@@ -442,9 +467,7 @@ pub fn chunk_shape(nest: &Nest, plan: &Subspace, array: &str, a: &Assign, p: &Pl
         }
     }
     let elem = nest.elem_bytes.get(array).copied().unwrap_or(4);
-    let bytes = extents
-        .iter()
-        .fold(elem, |acc, e| acc.saturating_mul(*e));
+    let bytes = extents.iter().fold(elem, |acc, e| acc.saturating_mul(*e));
     // Chunks: steps of the tiled sequential loops this array's references walk.
     let mut loops: Vec<LoopId> = refs.iter().flat_map(|r| r.loops.iter().copied()).collect();
     loops.sort();

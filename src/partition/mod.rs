@@ -105,7 +105,9 @@ pub fn analyze_region(
     let mut kernels = Vec::new();
     for (k, &root) in region.roots.iter().enumerate() {
         let name = format!("{}_r{}_k{}", sanitize(&region.func), index, k);
-        kernels.push(analyze_kernel(region, deps, root, name, &seeds, platform, opts));
+        kernels.push(analyze_kernel(
+            region, deps, root, name, &seeds, platform, opts,
+        ));
     }
     RegionPlan {
         index,
@@ -127,7 +129,13 @@ fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
     let mut out = [b[0] as i64, b[1] as i64, b[2] as i64];
     // Keep within the platform (hd7850: 256 threads per block).
     while out.iter().product::<i64>() > p.max_threads_per_block as i64 {
-        let i = if out[1] > 1 { 1 } else if out[2] > 1 { 2 } else { 0 };
+        let i = if out[1] > 1 {
+            1
+        } else if out[2] > 1 {
+            2
+        } else {
+            0
+        };
         out[i] /= 2;
     }
     out
@@ -178,10 +186,17 @@ fn analyze_kernel(
         .collect();
     for s in &seeds.seeds {
         if !all.contains(&s.array) {
-            kp.notes.push(format!("seed `{}` is not referenced in this kernel", s.array));
+            kp.notes.push(format!(
+                "seed `{}` is not referenced in this kernel",
+                s.array
+            ));
         }
     }
-    kp.adjacency = nest.refs.iter().map(|r| features::adjacency(&nest, r)).collect();
+    kp.adjacency = nest
+        .refs
+        .iter()
+        .map(|r| features::adjacency(&nest, r))
+        .collect();
     if !nest.triangular.is_empty() {
         kp.notes.push(format!(
             "the bounds of {} depend on outer loops: counts use the bounding box of the domain",
@@ -212,7 +227,10 @@ fn analyze_kernel(
         .collect();
     for c in &kp.candidates {
         if nest.nonaffine.contains(&c.array) {
-            kp.rejected.push((c.array.clone(), "a subscript is not affine in the loop iterators".into()));
+            kp.rejected.push((
+                c.array.clone(),
+                "a subscript is not affine in the loop iterators".into(),
+            ));
         } else if nest.refs.iter().any(|r| r.array == c.array && r.writes) {
             kp.rejected.push((
                 c.array.clone(),
@@ -223,7 +241,10 @@ fn analyze_kernel(
         }
     }
     if nest.mapped.is_empty() {
-        kp.notes.push("no loop of this nest runs on the grid: there is no thread block to share memory".into());
+        kp.notes.push(
+            "no loop of this nest runs on the grid: there is no thread block to share memory"
+                .into(),
+        );
         kp.nest = Some(nest);
         return kp;
     }
@@ -255,12 +276,17 @@ fn analyze_kernel(
     match &best {
         Some(b) if b.profit > 0 => {
             kp.block = b.assign.tb;
-            kp.alternatives = it.filter(|c| c.profit > 0).take(opts.alternatives).collect();
+            kp.alternatives = it
+                .filter(|c| c.profit > 0)
+                .take(opts.alternatives)
+                .collect();
         }
         Some(_) => kp
             .notes
             .push("no array pays for shared memory: the baseline block is kept".into()),
-        None => kp.notes.push("no configuration satisfies the platform's constraints".into()),
+        None => kp
+            .notes
+            .push("no configuration satisfies the platform's constraints".into()),
     }
     // Reasons for the arrays left in global memory.
     if let Some(b) = &best {

@@ -173,7 +173,9 @@ pub fn grid_mapping(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(LoopI
     let mut cur = Some(root);
     while let Some(l) = cur {
         let Some(lp) = region.loops.get(l) else { break };
-        if chain.len() == 3 || !dependence::is_parallel(deps, region, l) || !mappable(region, l, &chain)
+        if chain.len() == 3
+            || !dependence::is_parallel(deps, region, l)
+            || !mappable(region, l, &chain)
         {
             break;
         }
@@ -223,7 +225,12 @@ fn mappable(region: &Region, l: LoopId, chain: &[LoopId]) -> bool {
 
 /// Builds the nest of `root`. Returns `None` for a nest the engine cannot size (a non-affine
 /// loop bound); the reason is the `Err` text.
-pub fn build(region: &Region, deps: &DepInfo, root: LoopId, opts: &Options) -> Result<Nest, String> {
+pub fn build(
+    region: &Region,
+    deps: &DepInfo,
+    root: LoopId,
+    opts: &Options,
+) -> Result<Nest, String> {
     let mut env = Env {
         opts,
         used: BTreeMap::new(),
@@ -285,7 +292,11 @@ pub fn build(region: &Region, deps: &DepInfo, root: LoopId, opts: &Options) -> R
         if tri {
             triangular.push(l);
         }
-        let (mn, mx) = if step > 0 { (first, last) } else { (last, first) };
+        let (mn, mx) = if step > 0 {
+            (first, last)
+        } else {
+            (last, first)
+        };
         range.insert(lp.var.clone(), (mn, mx.max(mn)));
         trip.insert(l, n.max(1));
         start.insert(l, (first, step));
@@ -350,7 +361,12 @@ pub fn build(region: &Region, deps: &DepInfo, root: LoopId, opts: &Options) -> R
             nonaffine.insert(acc.array.clone());
             continue;
         }
-        let loops_in: Vec<LoopId> = acc.loops.iter().copied().filter(|l| in_nest.contains(l)).collect();
+        let loops_in: Vec<LoopId> = acc
+            .loops
+            .iter()
+            .copied()
+            .filter(|l| in_nest.contains(l))
+            .collect();
         if let Some(r) = refs
             .iter_mut()
             .find(|r| r.array == acc.array && r.dims == dims && r.loops == loops_in)

@@ -102,7 +102,9 @@ pub fn needs_wide_x(nest: &Nest) -> bool {
     };
     nest.refs.iter().any(|r| {
         features::adjacency(nest, r) == Adjacency::Coalesced
-            && r.dims.last().is_some_and(|d| d.coef.get(&x).is_some_and(|c| c.abs() == 1))
+            && r.dims
+                .last()
+                .is_some_and(|d| d.coef.get(&x).is_some_and(|c| c.abs() == 1))
     })
 }
 
@@ -206,7 +208,12 @@ pub fn search(
                 let feats: BTreeMap<String, ArrayTb> = arrays
                     .reported
                     .iter()
-                    .map(|a| (a.clone(), features::array_tb(nest, a, &tb, p, (arrays.coalesce_hint)(a))))
+                    .map(|a| {
+                        (
+                            a.clone(),
+                            features::array_tb(nest, a, &tb, p, (arrays.coalesce_hint)(a)),
+                        )
+                    })
                     .collect();
                 let blocks: i64 = nest
                     .mapped
@@ -229,8 +236,10 @@ pub fn search(
                             .map(|(c, i)| (*c, kd[c][*i]))
                             .collect(),
                     };
-                    if let Some(c) = evaluate(nest, plan, plan_idx, arrays, p, &assign, &feats, blocks, budget, x_min) {
-                        if best.as_ref().is_none_or(|b| c.better(b)) {
+                    if let Some(c) = evaluate(
+                        nest, plan, plan_idx, arrays, p, &assign, &feats, blocks, budget, x_min,
+                    ) {
+                        if best.as_ref().map_or(true, |b| c.better(b)) {
                             best = Some(c);
                         }
                     }
@@ -255,7 +264,7 @@ pub fn search(
             }
         }
     }
-    per_shape.sort_by(|a, b| b.key().cmp(&a.key()));
+    per_shape.sort_by_key(|c| std::cmp::Reverse(c.key()));
     (per_shape, evaluated)
 }
 
@@ -306,7 +315,7 @@ fn evaluate(
             .map(|ext| {
                 ext.iter()
                     .zip(&c.extents)
-                    .all(|(e, x)| e.is_none_or(|e| *x <= e))
+                    .all(|(e, x)| e.map_or(true, |e| *x <= e))
             })
             .unwrap_or(true);
         shapes.insert(a.clone(), c);
@@ -344,13 +353,21 @@ fn evaluate(
         .filter(|(i, _)| best_mask & (1 << i) != 0)
         .map(|(_, (a, _))| a.clone())
         .collect();
-    let smem: i64 = staged.iter().filter_map(|a| shapes.get(a)).map(|c| c.bytes).sum();
+    let smem: i64 = staged
+        .iter()
+        .filter_map(|a| shapes.get(a))
+        .map(|c| c.bytes)
+        .sum();
     let per_block: i64 = staged
         .iter()
         .filter_map(|a| gains.get(a))
         .map(|g| g.0 + g.1)
         .fold(0i64, |a, b| a.saturating_add(b));
-    let chunks: i64 = staged.iter().filter_map(|a| shapes.get(a)).map(|c| c.chunks).sum();
+    let chunks: i64 = staged
+        .iter()
+        .filter_map(|a| shapes.get(a))
+        .map(|c| c.chunks)
+        .sum();
     let resident = p.resident_blocks(threads as u64, smem as u64) as i64;
     let mut constraints = vec![
         Constraint {
@@ -413,7 +430,11 @@ fn evaluate(
                 if let Some(e) = e {
                     constraints.push(Constraint {
                         id: "bounds".into(),
-                        what: format!("dimension {} of the partition of `{}` ≤ the array's extent", d + 1, a),
+                        what: format!(
+                            "dimension {} of the partition of `{}` ≤ the array's extent",
+                            d + 1,
+                            a
+                        ),
                         lhs: *x,
                         op: "<=",
                         rhs: *e,

@@ -224,7 +224,12 @@ impl Subspace {
                     None => continue,
                 }
             };
-            parts.push(format!("{} : [0 : {} : {}]", nest.name(l), nest.trip_of(l), size));
+            parts.push(format!(
+                "{} : [0 : {} : {}]",
+                nest.name(l),
+                nest.trip_of(l),
+                size
+            ));
         }
         if parts.is_empty() {
             "(whole domain)".into()
@@ -268,7 +273,12 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                     .copied()
                     .filter(|l| !nest.is_mapped(*l) && nest.trip_of(*l) > 1)
                     .collect();
-                let grid: Vec<LoopId> = lin.coef.keys().copied().filter(|l| nest.is_mapped(*l)).collect();
+                let grid: Vec<LoopId> = lin
+                    .coef
+                    .keys()
+                    .copied()
+                    .filter(|l| nest.is_mapped(*l))
+                    .collect();
                 // The sequential loop a partition dimension tiles: the longest one (innermost on
                 // ties).
                 let main_seq = seq
@@ -288,7 +298,10 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                         .filter(|o| o.dims.get(d).is_some_and(|x| x.coef == lin.coef))
                         .filter_map(|o| o.dims.get(d).map(|x| x.base))
                         .collect();
-                    let (mn, mx) = (bases.iter().min().copied().unwrap_or(0), bases.iter().max().copied().unwrap_or(0));
+                    let (mn, mx) = (
+                        bases.iter().min().copied().unwrap_or(0),
+                        bases.iter().max().copied().unwrap_or(0),
+                    );
                     s.saturating_add(mx - mn)
                 };
                 match sd {
@@ -487,7 +500,11 @@ pub fn intersect(a: &Subspace, b: &Subspace) -> Option<Subspace> {
         }
     }
     // A bound class may now be bound twice through a union: check.
-    let reps: Vec<(usize, TExpr)> = m.bound.iter().map(|(r, e)| (m.rep(*r), e.clone())).collect();
+    let reps: Vec<(usize, TExpr)> = m
+        .bound
+        .iter()
+        .map(|(r, e)| (m.rep(*r), e.clone()))
+        .collect();
     let mut nb: BTreeMap<usize, TExpr> = BTreeMap::new();
     for (r, e) in reps {
         match nb.get(&r) {

@@ -25,7 +25,13 @@ fn regions(src: &str) -> Vec<Region> {
 fn plan(src: &str, platform: &str) -> RegionPlan {
     let r = regions(src).remove(0);
     let d = dependence::analyze(&r);
-    analyze_region(&r, &d, 0, &Platform::load(platform).unwrap(), &Options::default())
+    analyze_region(
+        &r,
+        &d,
+        0,
+        &Platform::load(platform).unwrap(),
+        &Options::default(),
+    )
 }
 
 /// The paper's Fig. 2(a) with a symbolic `n` (representative 4096 unless `sizes` says).
@@ -76,8 +82,20 @@ fn gemm_candidates_add_c_through_sum() {
     let (_, nest) = gemm_nest(256);
     let seeds = Seeds::of_region(&r);
     assert_eq!(seeds.params.len(), 2);
-    assert_eq!((seeds.params[0].name.as_str(), seeds.params[0].array.as_str()), ("k1", "B"));
-    assert_eq!((seeds.params[1].name.as_str(), seeds.params[1].array.as_str()), ("k2", "A"));
+    assert_eq!(
+        (
+            seeds.params[0].name.as_str(),
+            seeds.params[0].array.as_str()
+        ),
+        ("k1", "B")
+    );
+    assert_eq!(
+        (
+            seeds.params[1].name.as_str(),
+            seeds.params[1].array.as_str()
+        ),
+        ("k2", "A")
+    );
     let c = candidates::select(&r, &nest, &seeds);
     let names: Vec<&str> = c.iter().map(|c| c.array.as_str()).collect();
     assert_eq!(names, vec!["A", "B", "C"]);
@@ -113,7 +131,10 @@ fn gemm_reuse_sizes_by_hand() {
     let a = features::array_tb(&nest, "A", &tb, &p, true);
     let b = features::array_tb(&nest, "B", &tb, &p, false);
     let c = features::array_tb(&nest, "C", &tb, &p, false);
-    assert_eq!((a.accesses, a.distinct, a.reuse), (32 * 32 * n, 32 * n, 32 * n * 31));
+    assert_eq!(
+        (a.accesses, a.distinct, a.reuse),
+        (32 * 32 * n, 32 * n, 32 * n * 31)
+    );
     assert_eq!((b.distinct, b.reuse), (32 * n, 32 * n * 31));
     assert_eq!((c.accesses, c.distinct, c.reuse), (1024, 1024, 0));
     assert!(a.in_reuse_set && b.in_reuse_set && !c.in_reuse_set);
@@ -148,7 +169,10 @@ fn gemm_partitions_and_profit_terms_by_hand() {
     let ca = features::chunk_shape(&nest, is_ab, "A", &asg, &p);
     let cb = features::chunk_shape(&nest, is_ab, "B", &asg, &p);
     let cc = features::chunk_shape(&nest, is_ab, "C", &asg, &p);
-    assert_eq!((ca.extents.clone(), ca.bytes, ca.chunks), (vec![32, 32], 4096, n / 32));
+    assert_eq!(
+        (ca.extents.clone(), ca.bytes, ca.chunks),
+        (vec![32, 32], 4096, n / 32)
+    );
     assert_eq!((cb.extents.clone(), cb.bytes), (vec![32, 32], 4096));
     assert_eq!(cc.extents, vec![32, 32]);
     // Staging A: one 128-byte segment per row of the 32×32 tile, n/32 tiles: n transactions.
@@ -250,7 +274,9 @@ void hs(float t[512][512], float o[512][512])
     let rp = plan(src, "gtx690");
     let notes = &rp.kernels[0].plans[0].notes;
     assert!(
-        notes.iter().any(|n| n.contains("is `TB_Y` but a thread block's references span `TB_Y + 2`")),
+        notes
+            .iter()
+            .any(|n| n.contains("is `TB_Y` but a thread block's references span `TB_Y + 2`")),
         "{:?}",
         notes
     );
@@ -279,9 +305,19 @@ void f(float A[256][256], float B[256][256], float C[256][256])
 ";
     let rp = plan(src, "gtx690");
     let kp = &rp.kernels[0];
-    assert_eq!(kp.plans.len(), 2, "TB_Y = 16 and TB_Y = 8 are not compatible");
-    assert_eq!(kp.plans[0].fixed_tb.values().copied().collect::<Vec<_>>(), vec![16]);
-    assert_eq!(kp.plans[1].fixed_tb.values().copied().collect::<Vec<_>>(), vec![8]);
+    assert_eq!(
+        kp.plans.len(),
+        2,
+        "TB_Y = 16 and TB_Y = 8 are not compatible"
+    );
+    assert_eq!(
+        kp.plans[0].fixed_tb.values().copied().collect::<Vec<_>>(),
+        vec![16]
+    );
+    assert_eq!(
+        kp.plans[1].fixed_tb.values().copied().collect::<Vec<_>>(),
+        vec![8]
+    );
     let b = kp.best.as_ref().unwrap();
     assert!(b.assign.tb[1] == 16 || b.assign.tb[1] == 8);
 }
@@ -308,7 +344,10 @@ void mv(float y[1024], float A[1024][1024], float x[1024])
     let kp = &rp.kernels[0];
     let nest = kp.nest.as_ref().unwrap();
     let seeds = &rp.seeds;
-    assert_eq!(kp.plans[0].show(nest, seeds), "i : [0 : 1024 : TB_X], j : [0 : 1024 : TB_X]");
+    assert_eq!(
+        kp.plans[0].show(nest, seeds),
+        "i : [0 : 1024 : TB_X], j : [0 : 1024 : TB_X]"
+    );
     let b = kp.best.as_ref().unwrap();
     assert_eq!(b.shapes["x"].extents, vec![b.assign.tb[0]]);
     // A is a candidate (same statement) but not a seed.
@@ -360,7 +399,11 @@ void f(float a[512][512], float x[512], float y[512])
 ";
     let rp = plan(src, "gtx690");
     let kp = &rp.kernels[0];
-    assert!(kp.notes.iter().any(|n| n.contains("bounding box")), "{:?}", kp.notes);
+    assert!(
+        kp.notes.iter().any(|n| n.contains("bounding box")),
+        "{:?}",
+        kp.notes
+    );
     let nest = kp.nest.as_ref().unwrap();
     let j = nest.sequential()[0];
     assert_eq!(nest.trip_of(j), 511);
@@ -405,6 +448,10 @@ fn hd7850_respects_its_256_thread_limit() {
     let rp = plan(GEMM, "hd7850");
     let b = rp.kernels[0].best.as_ref().unwrap();
     assert!(b.threads <= 256);
-    assert!(b.assign.tb[0] >= 64, "TB_X ≥ wavefront size: {:?}", b.assign.tb);
+    assert!(
+        b.assign.tb[0] >= 64,
+        "TB_X ≥ wavefront size: {:?}",
+        b.assign.tb
+    );
     assert!(b.smem <= 16384, "θ_s·64 KB = 16 KB");
 }
