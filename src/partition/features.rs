@@ -291,7 +291,7 @@ pub fn distinct(refs: &[&RefClass], tile: &dyn Fn(LoopId) -> i64) -> (i64, bool)
         cells = cells.saturating_mul((c.len() as i64 - 1).max(1));
         cuts.push(c);
     }
-    if cells > 200_000 {
+    if cells > 20_000 {
         return (approx_count, true);
     }
     let mut total: i64 = 0;

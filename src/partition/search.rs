@@ -164,7 +164,8 @@ pub fn k_domain(nest: &Nest, plan: &Subspace) -> BTreeMap<usize, Vec<i64>> {
             .max()
             .unwrap_or(1)
             .max(1);
-        let mut v = pow2_upto(1, trip);
+        // Powers of two up to 4096 (larger tiles only grow shared memory), and the whole loop.
+        let mut v = pow2_upto(1, trip.min(4096));
         if !v.contains(&trip) {
             v.push(trip);
         }
