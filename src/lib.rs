@@ -8,3 +8,4 @@ pub mod diag;
 pub mod front;
 pub mod ir;
 pub mod kernel;
+pub mod runtime;
