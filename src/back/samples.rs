@@ -547,6 +547,73 @@ pub fn statements() -> Module {
     ))
 }
 
+/// Every C99 math function the printers know (but `scalbln`, which OpenCL lacks), in float and
+/// double, with arguments of other types, plus non-finite literals.
+pub fn math() -> Module {
+    use crate::back::c_like::{REAL1, REAL2};
+    let mut body = vec![
+        decl("f", Scalar::Float, var("x")),
+        decl("z", Scalar::Double, var("dx")),
+        decl("i", Scalar::Int, gid(0)),
+        decl("u", Scalar::UInt, cast(Scalar::UInt, var("n"))),
+        decl("l", Scalar::Long, cast(Scalar::Long, var("n"))),
+        decl("acc", Scalar::Float, flt(0.0)),
+        decl("dacc", Scalar::Double, dbl(0.0)),
+    ];
+    let mut fsum = |e: KExpr| body.push(set_op("acc", BinOp::Add, e));
+    for f in REAL1 {
+        fsum(call(&format!("{f}f"), vec![var("f")]));
+        fsum(call(&format!("{f}f"), vec![var("i")]));
+    }
+    for f in REAL2 {
+        fsum(call(&format!("{f}f"), vec![var("f"), int(2)]));
+    }
+    fsum(call("fmaf", vec![var("f"), var("i"), dbl(0.5)]));
+    fsum(call("ldexpf", vec![var("f"), var("l")]));
+    fsum(call("scalbnf", vec![var("f"), int(3)]));
+    for f in ["ilogbf", "lrintf", "lroundf", "llrintf", "llroundf"] {
+        fsum(call(f, vec![var("f")]));
+    }
+    fsum(call("abs", vec![var("f")]));
+    fsum(call("labs", vec![var("i")]));
+    fsum(call("llabs", vec![var("l")]));
+    fsum(call("min", vec![var("i"), var("u")]));
+    fsum(call("max", vec![var("l"), int(-1)]));
+    fsum(flt(f64::NAN));
+    fsum(flt(f64::NEG_INFINITY));
+    let mut dsum = |e: KExpr| body.push(set_op("dacc", BinOp::Add, e));
+    for f in REAL1 {
+        dsum(call(f, vec![var("z")]));
+        dsum(call(f, vec![var("f")]));
+    }
+    for f in REAL2 {
+        dsum(call(f, vec![var("z"), var("i")]));
+    }
+    dsum(call("fma", vec![var("z"), var("f"), int(1)]));
+    dsum(call("ldexp", vec![var("z"), var("u")]));
+    for f in ["ilogb", "lrint", "lround", "llrint", "llround"] {
+        dsum(call(f, vec![var("z")]));
+    }
+    dsum(dbl(f64::INFINITY));
+    dsum(dbl(f64::NAN));
+    body.push(store("out", Space::Global, var("i"), var("acc")));
+    body.push(store("dout", Space::Global, var("i"), var("dacc")));
+    let mut k = kernel(
+        "math_r0_k0",
+        vec![
+            buf("out", Scalar::Float, false),
+            buf("dout", Scalar::Double, false),
+            scalar("x", Scalar::Float),
+            scalar("dx", Scalar::Double),
+            scalar("n", Scalar::Int),
+        ],
+        [32, 1, 1],
+        body,
+    );
+    k.uses_double = true;
+    module(k)
+}
+
 /// All sample modules, by name.
 pub fn all() -> Vec<(&'static str, Module)> {
     vec![
@@ -556,5 +623,6 @@ pub fn all() -> Vec<(&'static str, Module)> {
         ("double_axpy", double_axpy()),
         ("uchar_threshold", uchar_threshold()),
         ("statements", statements()),
+        ("math", math()),
     ]
 }
