@@ -376,7 +376,8 @@ pub fn float_digits(v: f64, single: bool) -> String {
 /// Comment text as `// …` lines: line breaks start new comment lines, and no line ends with a
 /// backslash (which would splice the next line into the comment).
 pub fn comment_lines(text: &str) -> Vec<String> {
-    text.split(['\n', '\r'])
+    text.replace("\r\n", "\n")
+        .split(['\n', '\r'])
         .map(|l| {
             let l = l.trim_end();
             let mut s = if l.is_empty() {
@@ -1463,7 +1464,7 @@ mod tests {
     fn comments_cannot_escape_their_line() {
         assert_eq!(
             comment_lines("a\r\nb\\\rc ??/\n"),
-            vec!["// a", "//", "// b\\ .", "// c ??/ .", "//"]
+            vec!["// a", "// b\\ .", "// c ??/ .", "//"]
         );
     }
 
