@@ -88,7 +88,9 @@ fn kernels_of_examples_compile_with_real_compilers() {
                 assert!(!require, "OpenCL required but unavailable: {}", why);
                 println!("SKIP: OpenCL build of {}: {}", rel, why);
             }
-            Ok(BuildOutcome::Failed(log)) => failures.push(format!("{} (OpenCL):\n{}\n{}", rel, log, cl)),
+            Ok(BuildOutcome::Failed(log)) => {
+                failures.push(format!("{} (OpenCL):\n{}\n{}", rel, log, cl))
+            }
             Err(e) => failures.push(format!("{} (OpenCL): {}", rel, e)),
         }
         let cu = compile(&rel, Target::Cuda).kernel_source;
@@ -102,7 +104,9 @@ fn kernels_of_examples_compile_with_real_compilers() {
                 assert!(!require, "NVRTC required but unavailable: {}", why);
                 println!("SKIP: NVRTC compile of {}: {}", rel, why);
             }
-            Ok(CompileOutcome::Failed(log)) => failures.push(format!("{} (NVRTC):\n{}\n{}", rel, log, cu)),
+            Ok(CompileOutcome::Failed(log)) => {
+                failures.push(format!("{} (NVRTC):\n{}\n{}", rel, log, cu))
+            }
             Err(e) => failures.push(format!("{} (NVRTC): {}", rel, e)),
         }
     }
