@@ -47,7 +47,10 @@ fn ir_of_examples() {
 fn opencl_kernels_of_examples() {
     for n in examples() {
         let out = compile(&format!("examples/{}", n), Target::OpenCl);
-        insta::assert_snapshot!(format!("opencl_{}", n.trim_end_matches(".c")), out.kernel_source);
+        insta::assert_snapshot!(
+            format!("opencl_{}", n.trim_end_matches(".c")),
+            out.kernel_source
+        );
     }
 }
 
@@ -55,7 +58,10 @@ fn opencl_kernels_of_examples() {
 fn cuda_kernels_of_examples() {
     for n in examples() {
         let out = compile(&format!("examples/{}", n), Target::Cuda);
-        insta::assert_snapshot!(format!("cuda_{}", n.trim_end_matches(".c")), out.kernel_source);
+        insta::assert_snapshot!(
+            format!("cuda_{}", n.trim_end_matches(".c")),
+            out.kernel_source
+        );
     }
 }
 
