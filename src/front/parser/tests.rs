@@ -1012,3 +1012,136 @@ fn max_size_ast_drops_and_prints_on_8mb_stack() {
         drop(unit);
     });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Robustness and real programs
+
+#[test]
+fn random_token_soups_do_not_panic() {
+    const WORDS: &[&str] = &[
+        "int",
+        "float",
+        "void",
+        "typedef",
+        "struct",
+        "static",
+        "const",
+        "restrict",
+        "for",
+        "while",
+        "do",
+        "if",
+        "else",
+        "return",
+        "switch",
+        "case",
+        "goto",
+        "sizeof",
+        "size_t",
+        "x",
+        "y",
+        "T",
+        "0",
+        "1.5f",
+        "0x1F",
+        "08",
+        "1.2.3",
+        "'a'",
+        "\"s\"",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ";",
+        ",",
+        "=",
+        "+",
+        "*",
+        "-",
+        "++",
+        "?",
+        ":",
+        "->",
+        ".",
+        "&",
+        "<",
+        "<<=",
+        "\n#pragma acc kernels\n",
+        "\n#pragma acc loop\n",
+        "\n#pragma omp parallel\n",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    on_8mb_stack(move || {
+        let mut errors = 0;
+        for _ in 0..2000 {
+            let len = (next() % 60) as usize;
+            let mut src = String::new();
+            for _ in 0..len {
+                let w = WORDS[(next() % WORDS.len() as u64) as usize];
+                src.push_str(w);
+                src.push(' ');
+            }
+            let (unit, text, _) = tu(&src);
+            errors += text.matches("error").count();
+            drop(unit);
+            let _ = expr_of(&src);
+        }
+        // Some soups are annotated and fail: the errors are reported.
+        assert!(errors > 0);
+    });
+}
+
+#[test]
+fn examples_and_corpus_parse() {
+    use crate::front::preprocess::{preprocess, PpOptions};
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/corpus"] {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .collect();
+        names.sort();
+        files.extend(names);
+    }
+    assert!(files.len() >= 20, "{files:?}");
+    for path in files {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let mut sources = SourceMap::new();
+        let name = path.display().to_string();
+        let file = sources.add(&name, path.clone(), src.clone());
+        let mut diags = Diags::new();
+        let out = preprocess(&mut sources, file, &PpOptions::default(), &mut diags);
+        let unit = parse_translation_unit(&out, &sources, &mut diags);
+        assert_eq!(render(&sources, &diags.0), "", "{name}");
+        let annotated: Vec<&Item> = unit
+            .items
+            .iter()
+            .filter(|i| {
+                out.pragmas.iter().any(|p| {
+                    p.tokens.first().is_some_and(|t| t.text == "acc")
+                        && p.span.file == i.span.file
+                        && i.span.lo <= p.span.lo
+                        && p.span.hi <= i.span.hi
+                })
+            })
+            .collect();
+        assert!(!annotated.is_empty(), "{name}: no annotated item");
+        for item in annotated {
+            assert!(
+                matches!(item.kind, ItemKind::Function(_)),
+                "{name}: annotated item is not a function: {}",
+                sources.snippet(item.span)
+            );
+        }
+    }
+}
