@@ -268,6 +268,11 @@ fn precedence_and_associativity() {
     assert_eq!(ex("c ? x = 1 : y"), "(? c (= x 1) y)");
     assert_eq!(ex("a <<= 1"), "(<<= a 1)");
     assert_eq!(ex("x |= y ^= z"), "(|= x (^= y z))");
+    let e = expr_of("a *= b % c").unwrap();
+    let ExprKind::Assign(Some(BinOp::Mul), _, rhs) = &e.kind else {
+        panic!("{e:?}")
+    };
+    assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Rem, _, _)));
 }
 
 #[test]
