@@ -1150,3 +1150,43 @@ fn examples_and_corpus_parse() {
         }
     }
 }
+
+#[test]
+fn token_conversion() {
+    assert_eq!(ex("0x1p4"), "16");
+    assert_eq!(ex("0x1.8p1f"), "3f");
+    assert_eq!(ex("1E2"), "100");
+    assert_eq!(ex("'\\x41' + '\\101' + '\\''"), "(+ (+ '65' '65') '39')");
+    assert_eq!(ex("(_Bool)x"), "(cast _Bool x)");
+    assert!(matches!(
+        expr_of("42UL").unwrap().kind,
+        ExprKind::Int {
+            value: 42,
+            suffix: crate::front::ast::IntSuffix {
+                unsigned: true,
+                longs: 1
+            },
+            radix: 10
+        }
+    ));
+    assert_eq!(
+        expr_of("99999999999999999999999").unwrap_err(),
+        "\
+error: integer literal is too large
+  ┌─ test.c:1:1
+  │
+1 │ 99999999999999999999999
+  │ ^^^^^^^^^^^^^^^^^^^^^^^
+
+"
+    );
+    assert_eq!(first_line(expr_of("1e")), "error: exponent has no digits");
+    assert_eq!(
+        first_line(expr_of("0x")),
+        "error: missing digits after the `0x` prefix"
+    );
+    assert_eq!(
+        first_line(expr_of("12abc")),
+        "error: invalid suffix `abc` on integer literal"
+    );
+}
