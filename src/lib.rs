@@ -13,3 +13,4 @@ pub mod ir;
 pub mod kernel;
 pub mod model;
 pub mod partition;
+pub mod runtime;
