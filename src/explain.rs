@@ -99,10 +99,20 @@ pub fn explain_with(
     opts: &Options,
 ) -> String {
     let plans = plan_all(regions, deps, platform, opts);
+    report(&plans, sources, platform, format)
+}
+
+/// The report of plans already computed.
+pub fn report(
+    plans: &[RegionPlan],
+    sources: &SourceMap,
+    platform: &Platform,
+    format: Format,
+) -> String {
     let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
     match format {
-        Format::Text => text(&plans, &locs, platform),
-        Format::Json => json(&plans, &locs, platform),
+        Format::Text => text(plans, &locs, platform),
+        Format::Json => json(plans, &locs, platform),
     }
 }
 

@@ -170,7 +170,9 @@ impl Platform {
             return Err("banks and bank_width must be powers of two".into());
         }
         if self.max_threads_per_block > 65536 || self.max_threads_per_sm > 1 << 20 {
-            return Err("thread limits above 65536 per block or 2^20 per SM are not plausible".into());
+            return Err(
+                "thread limits above 65536 per block or 2^20 per SM are not plausible".into(),
+            );
         }
         if self.max_threads_per_block > self.max_threads_per_sm {
             return Err(format!(

@@ -22,7 +22,7 @@ pub mod search;
 pub mod subspace;
 
 use crate::analysis::dependence::DepInfo;
-use crate::diag::Span;
+use crate::diag::{Diag, Span};
 use crate::ir::{LoopId, Region};
 use crate::model::Platform;
 
@@ -85,6 +85,41 @@ impl KernelPlan {
             names.join(" = ")
         }
     }
+}
+
+/// Warnings about the region's hints: a seed no kernel of the region references, a partition
+/// that does not match what a thread block reads, a `*` that tiles nothing. Spans point at the
+/// seed in the pragma.
+pub fn diagnostics(rp: &RegionPlan) -> Vec<Diag> {
+    let mut seen: Vec<(Span, String)> = Vec::new();
+    let mut out = Vec::new();
+    for s in &rp.seeds.seeds {
+        let used = rp.kernels.iter().any(|k| {
+            k.nest.as_ref().is_some_and(|n| {
+                n.refs.iter().any(|r| r.array == s.array) || n.nonaffine.contains(&s.array)
+            })
+        });
+        if !used {
+            out.push(
+                Diag::warning(
+                    s.span,
+                    format!("`{}` is not referenced in this region", s.array),
+                )
+                .label("this partition is ignored"),
+            );
+        }
+    }
+    for k in &rp.kernels {
+        for p in &k.plans {
+            for w in &p.warnings {
+                if !seen.contains(w) {
+                    seen.push(w.clone());
+                    out.push(Diag::warning(w.0, w.1.clone()).label("in this partition"));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn sanitize(s: &str) -> String {

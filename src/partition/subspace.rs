@@ -18,6 +18,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::diag::Span;
 use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
 use crate::ir::LoopId;
 
@@ -153,6 +154,8 @@ pub struct Subspace {
     pub bound: BTreeMap<usize, TExpr>,
     /// Remarks on the seed (mismatches, `*` over a loop on the grid, …).
     pub notes: Vec<String>,
+    /// The same remarks with the span of the seed they are about (for diagnostics).
+    pub warnings: Vec<(Span, String)>,
 }
 
 impl Subspace {
@@ -254,6 +257,7 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                 class: (0..nparams).collect(),
                 bound: BTreeMap::new(),
                 notes: Vec::new(),
+                warnings: Vec::new(),
             };
             if seed.dims.len() != r.dims.len() {
                 is.notes.push(format!(
@@ -263,6 +267,7 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                     r.text,
                     r.dims.len()
                 ));
+                is.warnings = is.notes.iter().map(|n| (seed.span, n.clone())).collect();
                 out.push(is);
                 continue;
             }
@@ -374,6 +379,7 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                     }
                 }
             }
+            is.warnings = is.notes.iter().map(|n| (seed.span, n.clone())).collect();
             out.push(is);
         }
     }
@@ -434,6 +440,7 @@ pub fn plans(nest: &Nest, seeds: &Seeds, set: &[Subspace]) -> Vec<Subspace> {
             class: (0..seeds.params.len()).collect(),
             bound: BTreeMap::new(),
             notes: Vec::new(),
+            warnings: Vec::new(),
         });
     }
     let _ = nest;
@@ -523,6 +530,11 @@ pub fn intersect(a: &Subspace, b: &Subspace) -> Option<Subspace> {
     for n in &b.notes {
         if !m.notes.contains(n) {
             m.notes.push(n.clone());
+        }
+    }
+    for w in &b.warnings {
+        if !m.warnings.contains(w) {
+            m.warnings.push(w.clone());
         }
     }
     Some(m)

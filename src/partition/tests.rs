@@ -455,3 +455,50 @@ fn hd7850_respects_its_256_thread_limit() {
     );
     assert!(b.smem <= 16384, "θ_s·64 KB = 16 KB");
 }
+
+#[test]
+fn hint_warnings_are_rendered_at_the_seed() {
+    let src = "void hs(float t[512][512], float o[512][512], float q[8])
+{
+    int r, c;
+#pragma acc share(t[TB_Y][TB_X], q[*])
+#pragma acc kernels loop independent
+    for (r = 1; r < 511; r++) {
+#pragma acc loop independent
+        for (c = 1; c < 511; c++)
+            o[r][c] = t[r-1][c] + t[r][c] + t[r+1][c];
+    }
+}
+";
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let main = sources.add("t.c", "t.c".into(), src.to_string());
+    let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+    let rs = find_regions(&parsed.tu, &sources, &mut diags);
+    let r = &rs.compute[0].ir;
+    let d = dependence::analyze(r);
+    let rp = analyze_region(
+        r,
+        &d,
+        0,
+        &Platform::load("gtx690").unwrap(),
+        &Options::default(),
+    );
+    let text = crate::diag::render(&sources, &diagnostics(&rp));
+    assert_eq!(
+        text,
+        "warning: `q` is not referenced in this region
+  ┌─ t.c:4:34
+  │
+4 │ #pragma acc share(t[TB_Y][TB_X], q[*])
+  │                                  ^^^^ this partition is ignored
+
+warning: dimension 1 of `t` is `TB_Y` but a thread block's references span `TB_Y + 2`: the candidate partition is that hull
+  ┌─ t.c:4:19
+  │
+4 │ #pragma acc share(t[TB_Y][TB_X], q[*])
+  │                   ^^^^^^^^^^^^^ in this partition
+
+"
+    );
+}
