@@ -73,10 +73,20 @@ pub enum Value {
 
 impl Platform {
     /// Loads a shipped platform by name, or a platform file by path (anything ending in
-    /// `.toml` or containing a path separator). A shipped name is looked up in the
+    /// `.toml` or containing a path separator), or `device:N` (the N-th OpenCL device of this
+    /// machine, queried: see `model::device`). A shipped name is looked up in the
     /// `platforms/` directory of the source tree first (so edits are seen without a rebuild),
     /// then in the copies embedded in the binary.
     pub fn load(name_or_path: &str) -> Result<Platform, String> {
+        if let Some(n) = name_or_path.strip_prefix("device:") {
+            let index: usize = n.trim().parse().map_err(|_| {
+                format!(
+                    "`{}`: expected `device:N` with N a device number",
+                    name_or_path
+                )
+            })?;
+            return super::device::load(index);
+        }
         let is_path = name_or_path.ends_with(".toml")
             || name_or_path.contains('/')
             || name_or_path.contains('\\');
@@ -242,6 +252,8 @@ pub fn list_platforms() -> String {
             Err(e) => out.push_str(&format!("{:<10} error: {}\n", name, e)),
         }
     }
+    out.push_str("device:N   the N-th OpenCL device of this machine, queried\n");
+    out.push_str("FILE.toml  a platform file (see platforms/*.toml for the keys)\n");
     out
 }
 
