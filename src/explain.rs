@@ -172,6 +172,30 @@ fn symbolic_shape(nest: &Nest, seeds: &Seeds, plan: &Subspace, array: &str) -> V
     (0..first.dims.len())
         .map(|d| {
             let lin = &first.dims[d];
+            if partition::features::grid_skew(nest, &refs, d) {
+                // Skewed references: the whole range the grid loops reach (see
+                // `features::chunk_shape`).
+                let mut lo = i64::MAX;
+                let mut hi = i64::MIN;
+                for r in &refs {
+                    let x = r.dims.get(d)?;
+                    let (mut a, mut b) = (x.base, x.base);
+                    for (&l, &c) in &x.coef {
+                        if !nest.is_mapped(l) && plan.tile(l).is_some() {
+                            return None;
+                        }
+                        let span = c.saturating_mul(nest.trip_of(l) - 1);
+                        if span < 0 {
+                            a += span
+                        } else {
+                            b += span
+                        }
+                    }
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                }
+                return Some(Poly::constant(hi - lo + 1));
+            }
             if refs
                 .iter()
                 .any(|r| r.dims.get(d).map(|x| &x.coef) != Some(&lin.coef))
@@ -270,8 +294,10 @@ fn reduced_smem(
         }
         total = total.add(&bytes)?;
     }
-    for (_, d) in &nest.mapped {
-        total = total.substitute(d.name(), &Poly::constant(c.assign.tb(*d)))?;
+    for (l, d) in &nest.mapped {
+        // Partitions are clipped to the loop (a block wider than the loop reads only the loop).
+        let v = c.assign.tb(*d).min(nest.trip_of(*l));
+        total = total.substitute(d.name(), &Poly::constant(v))?;
     }
     let c0 = total.constant_term();
     let lin = total.sub(&Poly::constant(c0))?;

@@ -539,3 +539,52 @@ fn chosen_configuration_satisfies_every_constraint() {
     }
     assert!(checked >= 30, "only {} configurations checked", checked);
 }
+
+/// The engine never panics on the test corpora (valid programs and files with errors).
+#[test]
+fn explain_never_panics_on_the_corpora() {
+    let mut n = 0;
+    for dir in ["tests/corpus", "tests/errors"] {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut files: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        files.sort();
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "c"))
+        {
+            for p in ["gtx690", "hd7850"] {
+                let plat = Platform::load(p).unwrap();
+                for format in [Format::Json] {
+                    let mut sources = SourceMap::new();
+                    let mut diags = Diags::new();
+                    let out = explain::run(
+                        f,
+                        &PpOptions::default(),
+                        &plat,
+                        format,
+                        &Options::default(),
+                        &mut sources,
+                        &mut diags,
+                    );
+                    if let (Some(out), Format::Json) = (out, format) {
+                        json::parse(&out).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 0);
+}
+
+/// `ACCSHARE_EXPLAIN=file.c[:platform] cargo test --test partition print -- --ignored --nocapture`
+/// prints a report (a convenience until the CLI has the command).
+#[test]
+#[ignore]
+fn print_explain() {
+    let spec = std::env::var("ACCSHARE_EXPLAIN").unwrap_or_else(|_| "examples/gemm.c".into());
+    let (file, platform) = spec.split_once(':').unwrap_or((spec.as_str(), "gtx690"));
+    println!("{}", explain_file(file, platform, Format::Text));
+}

@@ -334,6 +334,30 @@ pub fn distinct(refs: &[&RefClass], tile: &dyn Fn(LoopId) -> i64) -> (i64, bool)
     }
 }
 
+/// True when the references of an array move differently with the loops on the grid in
+/// dimension `d` (`A[i][k]` and `A[j][k]` with `i`, `j` on the grid): their images in one block
+/// are then apart by a distance that depends on the block (the two row bands of `syrk`), so no
+/// hull taken at one block's origin bounds them.
+pub fn grid_skew(nest: &Nest, refs: &[&RefClass], d: usize) -> bool {
+    let grid_coefs = |r: &RefClass| -> Vec<(LoopId, i64)> {
+        r.dims
+            .get(d)
+            .map(|lin| {
+                lin.coef
+                    .iter()
+                    .filter(|(l, c)| nest.is_mapped(**l) && **c != 0)
+                    .map(|(l, c)| (*l, *c))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let Some(first) = refs.first() else {
+        return false;
+    };
+    let f = grid_coefs(first);
+    refs.iter().any(|r| grid_coefs(r) != f)
+}
+
 /// Transactions one reference issues per block over its life in the baseline: unique
 /// segments per warp at one time step, times the time steps.
 pub fn warp_transactions(nest: &Nest, r: &RefClass, tb: &[i64; 3], p: &Platform) -> i64 {
@@ -412,7 +436,17 @@ pub fn array_tb(
                 .fold(1i64, |a, b| a.saturating_mul(b))
         })
         .fold(0i64, |a, b| a.saturating_add(b));
-    let (distinct, approx) = distinct(&refs, &tile);
+    let skew = (0..refs.first().map_or(0, |r| r.dims.len())).any(|d| grid_skew(nest, &refs, d));
+    let (distinct, approx) = if skew {
+        // The references' images lie apart in a typical block: count them separately.
+        let n = refs
+            .iter()
+            .map(|r| distinct(std::slice::from_ref(r), &tile).0)
+            .fold(0i64, |a, b| a.saturating_add(b));
+        (n, true)
+    } else {
+        distinct(&refs, &tile)
+    };
     let reuse = (accesses - distinct).max(0);
     let in_reuse_set = reuse > 0 && reuse as f64 >= p.theta_r * distinct as f64;
     let mut coalesce_tran = 0i64;
@@ -451,13 +485,27 @@ pub fn chunk_shape(
 ) -> ChunkShape {
     let refs: Vec<&RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
     let tile = |l: LoopId| chunk_tile(nest, plan, l, a);
+    // Over the whole range of the grid loops: for dimensions whose references are skewed.
+    let whole = |l: LoopId| {
+        if nest.is_mapped(l) {
+            nest.trip_of(l).max(1)
+        } else {
+            chunk_tile(nest, plan, l, a)
+        }
+    };
     let ndim = refs.first().map(|r| r.dims.len()).unwrap_or(0);
     let mut extents = vec![1i64; ndim];
     for (d, e) in extents.iter_mut().enumerate() {
         let mut lo = i64::MAX;
         let mut hi = i64::MIN;
+        let skew = grid_skew(nest, &refs, d);
         for r in &refs {
-            if let Some(b) = box_of(r, &tile).get(d) {
+            let bx = if skew {
+                box_of(r, &whole)
+            } else {
+                box_of(r, &tile)
+            };
+            if let Some(b) = bx.get(d) {
                 lo = lo.min(b.0);
                 hi = hi.max(b.1);
             }

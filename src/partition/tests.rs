@@ -502,3 +502,37 @@ warning: dimension 1 of `t` is `TB_Y` but a thread block's references span `TB_Y
 "
     );
 }
+
+#[test]
+fn skewed_references_are_staged_whole_or_not_at_all() {
+    // syrk: A[i][k] and A[j][k] read two row bands whose distance depends on the block, so the
+    // partition of A spans every row the grid reaches, not a TB_Y-row hull at one origin.
+    let src = "
+void syrk(float C[64][64], float A[64][40])
+{
+    int i, j, k;
+#pragma acc kernels loop independent
+    for (i = 0; i < 64; i++) {
+#pragma acc loop independent
+        for (j = 0; j < 64; j++) {
+            float s = 0.0f;
+            for (k = 0; k < 40; k++)
+                s += A[i][k] * A[j][k];
+            C[i][j] = s;
+        }
+    }
+}
+";
+    let rp = plan(src, "h100");
+    let kp = &rp.kernels[0];
+    let b = kp.best.as_ref().unwrap();
+    assert_eq!(b.shapes["A"].extents, vec![64, 40]);
+    let f = &b.features["A"];
+    let (x, y) = (b.assign.tb[0].min(64), b.assign.tb[1].min(64));
+    assert_eq!(
+        f.distinct,
+        (x + y) * 40,
+        "two disjoint bands in a typical block"
+    );
+    assert!(f.approx);
+}
