@@ -859,6 +859,7 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
                         obj(vec![
                             ("array", json_str(a)),
                             ("shape", arr(c.extents.iter().map(|e| e.to_string()))),
+                            ("origin", arr(c.origin.iter().map(|e| e.to_string()))),
                             ("shape_expr", json_str(&expr)),
                             ("bytes", c.bytes.to_string()),
                             ("chunks", c.chunks.to_string()),

@@ -138,6 +138,9 @@ pub struct ArrayTb {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ChunkShape {
     pub extents: Vec<i64>,
+    /// The hull's first element (array subscripts) for the first block and chunk: the block's
+    /// partition starts here plus each reference's linear part times the block's origin.
+    pub origin: Vec<i64>,
     pub bytes: i64,
     /// Chunks per block life.
     pub chunks: i64,
@@ -495,6 +498,7 @@ pub fn chunk_shape(
     };
     let ndim = refs.first().map(|r| r.dims.len()).unwrap_or(0);
     let mut extents = vec![1i64; ndim];
+    let mut origin = vec![0i64; ndim];
     for (d, e) in extents.iter_mut().enumerate() {
         let mut lo = i64::MAX;
         let mut hi = i64::MIN;
@@ -512,6 +516,7 @@ pub fn chunk_shape(
         }
         if lo <= hi {
             *e = hi - lo + 1;
+            origin[d] = lo;
         }
     }
     let elem = nest.elem_bytes.get(array).copied().unwrap_or(4);
@@ -540,6 +545,7 @@ pub fn chunk_shape(
     let per_chunk = rows.saturating_mul((row_bytes + tran - 1) / tran);
     ChunkShape {
         extents,
+        origin,
         bytes,
         chunks,
         staged_tran: per_chunk.saturating_mul(chunks),

@@ -73,6 +73,23 @@ pub struct KernelPlan {
 }
 
 impl KernelPlan {
+    /// Tiles of the chosen configuration, per loop of the nest: the block extent for loops on
+    /// the grid, the chunk (the `*` or expression tile) for tiled sequential loops, the whole
+    /// trip count for the others. Empty when nothing is staged.
+    pub fn chosen_tiles(&self) -> std::collections::BTreeMap<LoopId, i64> {
+        let mut out = std::collections::BTreeMap::new();
+        let (Some(nest), Some(b)) = (&self.nest, &self.best) else {
+            return out;
+        };
+        let Some(plan) = self.plans.get(b.plan) else {
+            return out;
+        };
+        for &l in &nest.loops {
+            out.insert(l, features::chunk_tile(nest, plan, l, &b.assign));
+        }
+        out
+    }
+
     /// Name of a `*` parameter class for display (`k1`, or `k1 = k2` when unified).
     pub fn param_name(&self, seeds: &Seeds, plan: &Subspace, rep: usize) -> String {
         let names: Vec<String> = (0..seeds.params.len())

@@ -254,6 +254,10 @@ void hs(float t[512][512], float o[512][512])
     assert_eq!(f.accesses, 5 * x * y);
     assert_eq!(f.distinct, (x + 2) * (y + 2) - 4);
     assert_eq!(b.shapes["t"].extents, vec![y + 2, x + 2]);
+    // The halo starts one row and one column before the block's first point (1, 1).
+    assert_eq!(b.shapes["t"].origin, vec![0, 0]);
+    let tiles = kp.chosen_tiles();
+    assert_eq!(tiles.values().copied().collect::<Vec<_>>(), vec![y, x]);
 }
 
 #[test]
