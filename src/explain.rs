@@ -510,7 +510,7 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
             );
             let _ = writeln!(
                 o,
-                "      profit: {} B of global traffic saved ({} B per block x {} blocks); {} parameter combinations evaluated",
+                "      profit: {} B of global traffic saved ({} B per block, {} blocks, partial ones pro rata); {} parameter combinations evaluated",
                 b.profit, b.profit_per_block, b.blocks, kp.evaluated
             );
             let sh: Vec<String> = b
