@@ -587,3 +587,45 @@ fn print_explain() {
     let (file, platform) = spec.split_once(':').unwrap_or((spec.as_str(), "gtx690"));
     println!("{}", explain_file(file, platform, Format::Text));
 }
+
+/// The engine's φ/Q and kernel names agree with the baseline kernel lowering's.
+#[test]
+fn mapping_agrees_with_the_kernel_lowering() {
+    for ex in EXAMPLES {
+        let file = format!("examples/{}.c", ex);
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = accshare::driver::Options {
+            target: accshare::back::output::Target::OpenCl,
+            pp: PpOptions::default(),
+        };
+        let Some(out) =
+            accshare::driver::compile(Path::new(&file), &opts, &mut sources, &mut diags)
+        else {
+            panic!("{} does not compile", file)
+        };
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let parsed = accshare::front::load(
+            Path::new(&file),
+            &PpOptions::default(),
+            &mut sources,
+            &mut diags,
+        )
+        .unwrap();
+        let regions = find_regions(&parsed.tu, &sources, &mut diags);
+        let p = Platform::load("gtx690").unwrap();
+        let mut kernels = Vec::new();
+        for (i, r) in regions.compute.iter().enumerate() {
+            let d = dependence::analyze(&r.ir);
+            let rp = partition::analyze_region(&r.ir, &d, i, &p, &Options::default());
+            kernels.extend(rp.kernels);
+        }
+        assert_eq!(kernels.len(), out.module.kernels.len(), "{}", file);
+        for (mine, theirs) in kernels.iter().zip(&out.module.kernels) {
+            assert_eq!(mine.name, theirs.name, "{}", file);
+            let n = mine.nest.as_ref().map_or(0, |n| n.mapped.len());
+            assert_eq!(n, theirs.dims as usize, "{}: {}", file, mine.name);
+        }
+    }
+}
