@@ -186,15 +186,15 @@ fn symbolic_shape(nest: &Nest, seeds: &Seeds, plan: &Subspace, array: &str) -> V
                         }
                         let span = c.saturating_mul(nest.trip_of(l) - 1);
                         if span < 0 {
-                            a += span
+                            a = a.saturating_add(span)
                         } else {
-                            b += span
+                            b = b.saturating_add(span)
                         }
                     }
                     lo = lo.min(a);
                     hi = hi.max(b);
                 }
-                return Some(Poly::constant(hi - lo + 1));
+                return Some(Poly::constant(hi.saturating_sub(lo).saturating_add(1)));
             }
             if refs
                 .iter()
@@ -309,7 +309,7 @@ fn reduced_smem(
         g = gcd(g, k.abs());
     }
     let g = g.max(1);
-    let rhs = (budget - c0).div_euclid(g);
+    let rhs = budget.saturating_sub(c0).div_euclid(g);
     let lhs = if lin.terms().all(|(_, k)| k % g == 0) {
         lin.div_exact(g)?
     } else {

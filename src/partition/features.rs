@@ -193,6 +193,12 @@ fn box_of(r: &RefClass, tile: &dyn Fn(LoopId) -> i64) -> Vec<(i64, i64, i64)> {
         .collect()
 }
 
+/// `⌈a / b⌉` for `a ≥ 0`, `b > 0`, without overflow.
+pub fn ceil_div(a: i64, b: i64) -> i64 {
+    let b = b.max(1);
+    a / b + i64::from(a % b != 0)
+}
+
 fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
         a
@@ -205,7 +211,11 @@ fn gcd(a: i64, b: i64) -> i64 {
 fn image_count(r: &RefClass, bx: &[(i64, i64, i64)], tile: &dyn Fn(LoopId) -> i64) -> i64 {
     let mut per_dim: i64 = 1;
     for (d, &(lo, hi, g)) in bx.iter().enumerate() {
-        let n = if g == 0 { 1 } else { (hi - lo) / g + 1 };
+        let n = if g == 0 {
+            1
+        } else {
+            hi.saturating_sub(lo) / g + 1
+        };
         let cap: i64 = r.dims[d]
             .coef
             .iter()
@@ -256,7 +266,13 @@ pub fn distinct(refs: &[&RefClass], tile: &dyn Fn(LoopId) -> i64) -> (i64, bool)
     let exact_boxes = refs.iter().zip(&boxes).zip(&counts).all(|((_, b), c)| {
         let vol = b
             .iter()
-            .map(|&(lo, hi, g)| if g == 0 { 1 } else { (hi - lo) / g + 1 })
+            .map(|&(lo, hi, g)| {
+                if g == 0 {
+                    1
+                } else {
+                    hi.saturating_sub(lo) / g + 1
+                }
+            })
             .fold(1i64, |a, x| a.saturating_mul(x));
         vol == *c
     });
@@ -264,7 +280,7 @@ pub fn distinct(refs: &[&RefClass], tile: &dyn Fn(LoopId) -> i64) -> (i64, bool)
         .map(|d| {
             let lo = boxes.iter().map(|b| b[d].0).min().unwrap_or(0);
             let hi = boxes.iter().map(|b| b[d].1).max().unwrap_or(0);
-            hi - lo + 1
+            hi.saturating_sub(lo).saturating_add(1)
         })
         .fold(1i64, |a, x| a.saturating_mul(x));
     let approx_count = counts
@@ -515,7 +531,7 @@ pub fn chunk_shape(
             }
         }
         if lo <= hi {
-            *e = hi - lo + 1;
+            *e = hi.saturating_sub(lo).saturating_add(1);
             origin[d] = lo;
         }
     }
@@ -533,7 +549,7 @@ pub fn chunk_shape(
         let t = tile(l);
         let trip = nest.trip_of(l).max(1);
         if t < trip {
-            chunks = chunks.saturating_mul((trip + t - 1) / t);
+            chunks = chunks.saturating_mul(ceil_div(trip, t));
         }
     }
     let tran = p.transaction_bytes.max(1) as i64;
@@ -542,7 +558,7 @@ pub fn chunk_shape(
         .take(ndim.saturating_sub(1))
         .fold(1i64, |a, e| a.saturating_mul(*e));
     let row_bytes = extents.last().copied().unwrap_or(1).saturating_mul(elem);
-    let per_chunk = rows.saturating_mul((row_bytes + tran - 1) / tran);
+    let per_chunk = rows.saturating_mul(ceil_div(row_bytes, tran));
     ChunkShape {
         extents,
         origin,
@@ -563,8 +579,11 @@ pub fn gain(f: &ArrayTb, c: &ChunkShape, elem: i64, p: &Platform) -> (i64, i64) 
         0
     };
     let co = if f.in_coalesce_set {
-        let counted = (reuse_bytes + tran - 1) / tran;
-        (f.baseline_tran - c.staged_tran - counted).max(0)
+        let counted = ceil_div(reuse_bytes, tran);
+        f.baseline_tran
+            .saturating_sub(c.staged_tran)
+            .saturating_sub(counted)
+            .max(0)
     } else {
         0
     };

@@ -362,7 +362,7 @@ fn analyze_kernel(
                     ),
                     Some(c) if g.0 + g.1 > 0 => format!(
                         "does not fit with the arrays staged ({} bytes more than constraint (9) leaves)",
-                        (c.bytes + b.smem - budget as i64).max(0)
+                        c.bytes.saturating_add(b.smem).saturating_sub(budget as i64).max(0)
                     ),
                     _ => "staging saves nothing: loading the partition costs the transactions it saves".into(),
                 }

@@ -274,11 +274,11 @@ pub fn build(
         let step = lp.step;
         let (first, last) = if step > 0 {
             let a = extreme(&mut env, lo, false, &mut tri);
-            let b = extreme(&mut env, hi, true, &mut tri).map(|b| b - 1);
+            let b = extreme(&mut env, hi, true, &mut tri).and_then(|b| b.checked_sub(1));
             (a, b)
         } else {
             let a = extreme(&mut env, lo, true, &mut tri);
-            let b = extreme(&mut env, hi, false, &mut tri).map(|b| b + 1);
+            let b = extreme(&mut env, hi, false, &mut tri).and_then(|b| b.checked_add(1));
             (a, b)
         };
         let (Some(first), Some(last)) = (first, last) else {
@@ -287,8 +287,15 @@ pub fn build(
         if step == 0 {
             return Err(format!("loop `{}` has step 0", lp.var));
         }
-        let span = if step > 0 { last - first } else { first - last };
-        let n = if span < 0 { 0 } else { span / step.abs() + 1 };
+        let span = if step > 0 {
+            last.checked_sub(first)
+        } else {
+            first.checked_sub(last)
+        };
+        let (Some(span), Some(abs)) = (span, step.checked_abs()) else {
+            return Err(format!("the range of loop `{}` is too large", lp.var));
+        };
+        let n = if span < 0 { 0 } else { span / abs + 1 };
         if tri {
             triangular.push(l);
         }

@@ -221,7 +221,7 @@ pub fn search(
                     .iter()
                     .map(|(l, d)| {
                         let t = tb[tb_index(*d)];
-                        (nest.trip_of(*l) + t - 1) / t
+                        features::ceil_div(nest.trip_of(*l), t)
                     })
                     .fold(1i64, |a, b| a.saturating_mul(b));
                 let mut best: Option<Choice> = None;
@@ -357,8 +357,7 @@ fn evaluate(
     let smem: i64 = staged
         .iter()
         .filter_map(|a| shapes.get(a))
-        .map(|c| c.bytes)
-        .sum();
+        .fold(0i64, |s, c| s.saturating_add(c.bytes));
     let per_block: i64 = staged
         .iter()
         .filter_map(|a| gains.get(a))
@@ -367,8 +366,7 @@ fn evaluate(
     let chunks: i64 = staged
         .iter()
         .filter_map(|a| shapes.get(a))
-        .map(|c| c.chunks)
-        .sum();
+        .fold(0i64, |s, c| s.saturating_add(c.chunks));
     let resident = p.resident_blocks(threads as u64, smem as u64) as i64;
     let mut constraints = vec![
         Constraint {

@@ -307,7 +307,7 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                         bases.iter().min().copied().unwrap_or(0),
                         bases.iter().max().copied().unwrap_or(0),
                     );
-                    s.saturating_add(mx - mn)
+                    s.saturating_add(mx.saturating_sub(mn))
                 };
                 match sd {
                     SeedDim::Derived => {}

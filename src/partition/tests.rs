@@ -540,3 +540,37 @@ void syrk(float C[64][64], float A[64][40])
     );
     assert!(f.approx);
 }
+
+#[test]
+fn huge_sizes_and_coefficients_do_not_panic() {
+    let src = "
+void f(long n, float *a, float *b)
+{
+    long i, j;
+#pragma acc share(a[*])
+#pragma acc kernels loop independent
+    for (i = 0; i < 4611686018427387904; i++) {
+        float s = 0.0f;
+#pragma acc loop seq
+        for (j = -4611686018427387904; j < n * n * n; j++)
+            s += a[i * 4611686018427387904 + j * n * n - 9] * a[j];
+        b[i] = s;
+    }
+}
+";
+    for p in ["gtx690", "pocl-cpu"] {
+        let rp = plan(src, p);
+        let _ = crate::explain::report(
+            std::slice::from_ref(&rp),
+            &SourceMap::new(),
+            &Platform::load(p).unwrap(),
+            crate::explain::Format::Json,
+        );
+        for k in &rp.kernels {
+            assert!(
+                k.block.iter().product::<i64>()
+                    <= Platform::load(p).unwrap().max_threads_per_block as i64
+            );
+        }
+    }
+}
