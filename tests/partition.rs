@@ -374,7 +374,7 @@ fn random_source(rng: &mut Rng) -> String {
     let iters = ["i", "j", "l"];
     let seq = rng.below(2) == 0;
     let trips: Vec<u64> = (0..depth)
-        .map(|_| *rng.pick(&[7, 16, 33, 100, 256, 1000]))
+        .map(|_| *rng.pick(&[1, 7, 16, 33, 100, 256, 1000, 1 << 30]))
         .collect();
     let ktrip = *rng.pick(&[3, 5, 64, 300]);
     let narr = 1 + rng.below(3) as usize;
@@ -427,7 +427,7 @@ fn random_source(rng: &mut Rng) -> String {
     let sub = |rng: &mut Rng| {
         let v = *rng.pick(&vars);
         let c = *rng.pick(&[1, 1, 1, 2]);
-        let o = *rng.pick(&[0, 0, 1, 2]);
+        let o = *rng.pick(&[0, 0, 1, 2, -3]);
         let w = *rng.pick(&vars);
         if rng.below(3) == 0 {
             format!("{} + {} + {}", v, w, o)
