@@ -451,6 +451,18 @@ mod tests {
     }
 
     #[test]
+    fn load_by_path_and_list() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/platforms/h100.toml");
+        let p = Platform::load(path).unwrap();
+        assert_eq!((p.name.as_str(), p.source.as_str()), ("h100", path));
+        assert_eq!(p.smem_per_block, 232448);
+        let list = list_platforms();
+        assert!(list.lines().count() == BUILTIN.len() + 2, "{}", list);
+        assert!(list.starts_with("gtx690 "), "{}", list);
+        assert!(Platform::load("device:x").unwrap_err().contains("expected `device:N`"));
+    }
+
+    #[test]
     fn resident_blocks() {
         let p = Platform::load("gtx690").unwrap();
         assert_eq!(p.resident_blocks(1024, 8192), 2);

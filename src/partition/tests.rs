@@ -574,3 +574,35 @@ void f(long n, float *a, float *b)
         }
     }
 }
+
+#[test]
+fn cache_directive_seeds_the_candidate_set() {
+    let src = "
+void mv(float y[1024], float A[1024][1024], float x[1024])
+{
+    int i, j;
+#pragma acc kernels loop independent
+    for (i = 0; i < 1024; i++) {
+        float s = 0.0f;
+#pragma acc loop seq
+        for (j = 0; j < 1024; j++) {
+#pragma acc cache(x[0:1024])
+            s += A[i][j] * x[j];
+        }
+        y[i] = s;
+    }
+}
+";
+    let rp = plan(src, "gtx690");
+    assert_eq!(rp.seeds.seeds.len(), 1);
+    assert_eq!(rp.seeds.seeds[0].origin, candidates::SeedOrigin::Cache);
+    let kp = &rp.kernels[0];
+    let x = kp.candidates.iter().find(|c| c.array == "x").unwrap();
+    assert_eq!(x.reason, "seed (cache directive)");
+    // A and y are linked to x through the statement and the scalar `s`.
+    assert_eq!(kp.candidates.len(), 3);
+    let b = kp.best.as_ref().unwrap();
+    assert!(b.staged.contains(&"x".to_string()));
+    // No `*`: the partition of x is its whole range over the sequential loop.
+    assert_eq!(b.shapes["x"].extents, vec![1024]);
+}
