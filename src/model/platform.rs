@@ -459,7 +459,9 @@ mod tests {
         let list = list_platforms();
         assert!(list.lines().count() == BUILTIN.len() + 2, "{}", list);
         assert!(list.starts_with("gtx690 "), "{}", list);
-        assert!(Platform::load("device:x").unwrap_err().contains("expected `device:N`"));
+        assert!(Platform::load("device:x")
+            .unwrap_err()
+            .contains("expected `device:N`"));
     }
 
     #[test]
