@@ -10,3 +10,4 @@ pub mod driver;
 pub mod front;
 pub mod ir;
 pub mod kernel;
+pub mod sim;
