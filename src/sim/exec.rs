@@ -1189,7 +1189,8 @@ impl<'a, 'e> Blk<'a, 'e> {
             if u == 1 {
                 c.broadcast_requests += 1;
             }
-            if sectors > min_s {
+            let min_l = bytes.div_ceil(line);
+            if sectors > min_s || lines > min_l {
                 if a[k - 1] - a[0] + buf.size == bytes {
                     c.misaligned_requests += 1;
                 } else {

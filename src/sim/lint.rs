@@ -5,7 +5,7 @@
 //! `Σ_d c_d · local_id(d) + u`: a coefficient per thread dimension (x, y **and** z), each a known
 //! rational (quasi-affine `/` and `%` by constants keep a fractional coefficient, so
 //! `tid/4*4` is stride 1, not ⊤) or a symbolic non-zero uniform value (`N`), plus a uniform part
-//! `u` of which we know, when we can, the exact value and the residue modulo 64 elements.
+//! `u` of which we know, when we can, the exact value and the residue modulo 128 elements.
 //!
 //! The verdict of an access lays the lanes of the block's first warp out over (x, y, z) as the
 //! hardware does (x fastest), computes the sectors that warp touches with the uniform part at 0,
@@ -26,7 +26,7 @@ use super::*;
 use crate::front::ast::{BinOp, UnOp};
 use crate::kernel::{Builtin, KExpr, KStmt, Kernel, LValue};
 
-const MODULUS: i64 = 64;
+const MODULUS: i64 = 128;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum Co {
@@ -660,28 +660,38 @@ fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, S
         .map(|e| (e * size as i64).div_euclid(sector))
         .collect();
     sectors.dedup();
-    let min = (elems.len() as u64 * size).div_ceil(p.sector as u64);
-    if sectors.len() as u64 > min {
+    let line = p.line as i64;
+    let mut lines: Vec<i64> = elems
+        .iter()
+        .map(|e| (e * size as i64).div_euclid(line))
+        .collect();
+    lines.dedup();
+    let bytes = elems.len() as u64 * size;
+    let min = bytes.div_ceil(p.sector as u64);
+    let min_lines = bytes.div_ceil(p.line as u64);
+    if sectors.len() as u64 > min || lines.len() as u64 > min_lines {
         return (
             Verdict::UncoalescedStride,
             format!(
-                "stride {}: a warp touches {} sectors where {} would do",
+                "stride {}: a warp touches {} sectors in {} lines where {} in {} would do",
                 describe(),
                 sectors.len(),
-                min
+                lines.len(),
+                min,
+                min_lines
             ),
         );
     }
-    let m = (p.sector as u64 / size).max(1) as i64;
+    let m = (p.line as u64 / size).clamp(1, MODULUS as u64) as i64;
     match res {
         Some(r) if r % m == 0 => (Verdict::Coalesced, format!("stride {}", describe())),
         Some(r) => (
             Verdict::UncoalescedAlignment,
             format!(
-                "stride {} but the warp starts {} B into a {}-byte sector",
+                "stride {} but the warp starts {} B into a {}-byte line",
                 describe(),
                 (r % m) * size as i64,
-                p.sector
+                p.line
             ),
         ),
         None => (
@@ -701,7 +711,7 @@ pub fn dynamic_verdict(c: &AccessCounts) -> Option<Verdict> {
     }
     Some(if c.broadcast_requests == c.requests {
         Verdict::Broadcast
-    } else if c.sectors <= c.min_sectors {
+    } else if c.sectors <= c.min_sectors && c.lines <= c.min_lines {
         Verdict::Coalesced
     } else if c.strided_requests >= c.misaligned_requests {
         Verdict::UncoalescedStride

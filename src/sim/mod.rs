@@ -384,7 +384,8 @@ pub struct AccessCounts {
     pub bytes: u64,
     /// Requests in which all active lanes use one address.
     pub broadcast_requests: u64,
-    /// Requests above the minimum whose footprint is contiguous (misalignment, not stride).
+    /// Requests above the minimum (sectors or lines) whose footprint is contiguous
+    /// (misalignment, not stride).
     pub misaligned_requests: u64,
     /// Requests above the minimum whose footprint has holes (stride).
     pub strided_requests: u64,

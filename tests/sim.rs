@@ -1,0 +1,749 @@
+//! The SIMT simulator: memory-model counts worked by hand, executor semantics, the checker on
+//! planted bugs, and (in `sim_examples.rs`-style harness below) every example against the
+//! sequential C.
+
+use accshare::front::ast::{BinOp, Scalar, UnOp};
+use accshare::kernel::*;
+use accshare::sim::lint::{self, Verdict};
+use accshare::sim::*;
+
+fn b<T>(x: T) -> Box<T> {
+    Box::new(x)
+}
+fn int(v: i64) -> KExpr {
+    KExpr::Int(v, Scalar::Int)
+}
+fn var(n: &str) -> KExpr {
+    KExpr::Var(n.to_string())
+}
+fn bin(op: BinOp, a: KExpr, c: KExpr) -> KExpr {
+    KExpr::Binary(op, b(a), b(c))
+}
+fn lid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::LocalId(d))
+}
+fn gid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::GlobalId(d))
+}
+fn at(a: &str, space: Space, i: KExpr) -> ArrayRef {
+    ArrayRef {
+        array: a.to_string(),
+        space,
+        index: b(i),
+    }
+}
+fn load(a: &str, i: KExpr) -> KExpr {
+    KExpr::Load(at(a, Space::Global, i))
+}
+fn sload(a: &str, i: KExpr) -> KExpr {
+    KExpr::Load(at(a, Space::Local, i))
+}
+fn store(a: &str, i: KExpr, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(at(a, Space::Global, i)),
+        op: None,
+        value: v,
+    }
+}
+fn sstore(a: &str, i: KExpr, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(at(a, Space::Local, i)),
+        op: None,
+        value: v,
+    }
+}
+fn set(n: &str, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Var(n.to_string()),
+        op: None,
+        value: v,
+    }
+}
+fn decl(n: &str, ty: Scalar, v: KExpr) -> KStmt {
+    KStmt::Decl {
+        name: n.to_string(),
+        ty,
+        len: None,
+        init: Some(v),
+    }
+}
+fn buf(n: &str, elem: Scalar) -> KParam {
+    KParam {
+        name: n.to_string(),
+        kind: KParamKind::Buffer {
+            elem,
+            read_only: false,
+        },
+    }
+}
+fn scalar(n: &str, s: Scalar) -> KParam {
+    KParam {
+        name: n.to_string(),
+        kind: KParamKind::Scalar(s),
+    }
+}
+
+fn kernel(
+    name: &str,
+    block: [u32; 3],
+    params: Vec<KParam>,
+    locals: Vec<LocalArray>,
+    body: Vec<KStmt>,
+) -> Module {
+    Module {
+        kernels: vec![Kernel {
+            name: name.to_string(),
+            params,
+            locals,
+            dims: if block[2] > 1 {
+                3
+            } else if block[1] > 1 {
+                2
+            } else {
+                1
+            },
+            block,
+            body,
+            uses_double: false,
+            origin: "test".to_string(),
+        }],
+        host: Vec::new(),
+    }
+}
+
+fn run(
+    m: &Module,
+    args: &[ArgValue],
+    bufs: &mut [BufData],
+    grid: [u32; 3],
+    check: bool,
+) -> RunResult {
+    let opts = SimOptions {
+        check,
+        ..Default::default()
+    };
+    match run_kernel(m, 0, args, bufs, grid, &SimPlatform::nvidia(), &opts) {
+        Ok(r) => r,
+        Err(e) => panic!("{}", e),
+    }
+}
+
+fn counts<'a>(r: &'a RunResult, label_part: &str) -> &'a AccessCounts {
+    let i = r
+        .stats
+        .accesses
+        .iter()
+        .position(|a| a.label.contains(label_part))
+        .unwrap_or_else(|| panic!("no access {} in {:?}", label_part, r.stats.accesses));
+    &r.stats.counts[i]
+}
+
+/// `out[tid] = a[index]`, one warp of 32 threads.
+fn copy_kernel(elem: Scalar, index: KExpr) -> Module {
+    kernel(
+        "copy",
+        [32, 1, 1],
+        vec![buf("a", elem), buf("out", elem)],
+        vec![],
+        vec![store("out", lid(0), load("a", index))],
+    )
+}
+
+#[test]
+fn warp_reading_consecutive_floats_touches_one_line_four_sectors() {
+    let m = copy_kernel(Scalar::Float, lid(0));
+    let mut bufs = vec![
+        BufData::F32((0..32).map(|x| x as f32).collect()),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.requests, c.lines, c.sectors, c.min_sectors, c.min_lines),
+        (1, 1, 4, 4, 1)
+    );
+    assert_eq!(bufs[1], bufs[0]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+}
+
+#[test]
+fn stride_32_floats_touch_32_lines() {
+    let m = copy_kernel(Scalar::Float, bin(BinOp::Mul, int(32), lid(0)));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 32 * 32),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!((c.lines, c.sectors, c.min_sectors), (32, 32, 4));
+    assert_eq!(c.strided_requests, 1);
+}
+
+#[test]
+fn doubles_stride_one_touch_two_lines_and_are_minimal() {
+    let m = copy_kernel(Scalar::Double, lid(0));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Double, 32),
+        BufData::zeroed(Scalar::Double, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.lines, c.sectors, c.min_lines, c.min_sectors),
+        (2, 8, 2, 8)
+    );
+    let items = lint::lint_kernel(&m.kernels[0], &SimPlatform::nvidia()).unwrap();
+    assert_eq!(items[1].verdict, Verdict::Coalesced, "{:?}", items);
+}
+
+#[test]
+fn offset_by_eight_ints_is_misaligned() {
+    let m = copy_kernel(Scalar::Int, bin(BinOp::Add, lid(0), int(8)));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Int, 64),
+        BufData::zeroed(Scalar::Int, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.lines, c.sectors, c.min_sectors, c.misaligned_requests),
+        (2, 4, 4, 1)
+    );
+    // 8 ints = one whole sector: still 4 sectors, but 2 lines. 4 ints off is sector-misaligned too:
+    let m = copy_kernel(Scalar::Int, bin(BinOp::Add, lid(0), int(4)));
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.lines, c.sectors, c.min_sectors, c.misaligned_requests),
+        (2, 5, 4, 1)
+    );
+    let items = lint::lint_kernel(&m.kernels[0], &SimPlatform::nvidia()).unwrap();
+    assert_eq!(
+        items[1].verdict,
+        Verdict::UncoalescedAlignment,
+        "{:?}",
+        items
+    );
+}
+
+#[test]
+fn broadcast_is_one_sector() {
+    let m = copy_kernel(Scalar::Float, int(3));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 32),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!((c.sectors, c.min_sectors, c.broadcast_requests), (1, 1, 1));
+}
+
+/// A 32×32 float tile (row length `row`), written by rows, then read by columns.
+fn tile_kernel(row: u32) -> Module {
+    let r = row as i64;
+    kernel(
+        "tile",
+        [32, 32, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        vec![LocalArray {
+            name: "t".to_string(),
+            elem: Scalar::Float,
+            len: 32 * row,
+        }],
+        vec![
+            sstore(
+                "t",
+                bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(r)), lid(0)),
+                load(
+                    "a",
+                    bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(32)), lid(0)),
+                ),
+            ),
+            KStmt::Barrier,
+            store(
+                "out",
+                bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(32)), lid(0)),
+                sload(
+                    "t",
+                    bin(BinOp::Add, bin(BinOp::Mul, lid(0), int(r)), lid(1)),
+                ),
+            ),
+        ],
+    )
+}
+
+#[test]
+fn tile_read_by_column_conflicts_32_ways_and_padding_removes_it() {
+    for (row, degree) in [(32, 32), (33, 1)] {
+        let m = tile_kernel(row);
+        let mut bufs = vec![
+            BufData::F32((0..1024).map(|x| x as f32).collect()),
+            BufData::zeroed(Scalar::Float, 1024),
+        ];
+        let r = run(
+            &m,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            true,
+        );
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let write = &r.stats.counts[0];
+        let read = counts(&r, "t[get_local_id(0) *");
+        assert_eq!(write.max_degree, 1, "row writes are conflict-free");
+        assert_eq!(
+            (read.max_degree, read.wavefronts, read.requests),
+            (degree, 32 * degree as u64, 32)
+        );
+        // The transpose is right.
+        for i in 0..32 {
+            for j in 0..32 {
+                assert_eq!(bufs[1].get_f64(i * 32 + j), Some((j * 32 + i) as f64));
+            }
+        }
+        let rep = analyze(&[r], &SimPlatform::nvidia());
+        let json = rep.render_json();
+        assert!(
+            json.contains(&format!(
+                "\"bank_conflict_degree\": {{\"max\": {}, ",
+                degree
+            )),
+            "{}",
+            json
+        );
+    }
+}
+
+#[test]
+fn divergent_branches_loops_and_c_arithmetic() {
+    // out[t] = t odd ? (loop: s = 0; for i < t: if i == 5 continue; if i == 9 break; s += i)
+    //                : (unsigned char)(t * 20) / 3  (wraps, truncates)
+    let uc = KExpr::Cast(Scalar::UChar, b(bin(BinOp::Mul, lid(0), int(20))));
+    let body = vec![
+        decl("t", Scalar::Int, KExpr::Cast(Scalar::Int, b(lid(0)))),
+        decl("s", Scalar::Int, int(0)),
+        KStmt::If {
+            cond: bin(BinOp::Eq, bin(BinOp::Rem, var("t"), int(2)), int(1)),
+            then: vec![KStmt::For {
+                init: vec![decl("i", Scalar::Int, int(0))],
+                cond: Some(bin(BinOp::Lt, var("i"), var("t"))),
+                step: vec![KStmt::Assign {
+                    target: LValue::Var("i".to_string()),
+                    op: Some(BinOp::Add),
+                    value: int(1),
+                }],
+                body: vec![
+                    KStmt::If {
+                        cond: bin(BinOp::Eq, var("i"), int(5)),
+                        then: vec![KStmt::Continue],
+                        els: vec![],
+                    },
+                    KStmt::If {
+                        cond: bin(BinOp::Eq, var("i"), int(9)),
+                        then: vec![KStmt::Break],
+                        els: vec![],
+                    },
+                    KStmt::Assign {
+                        target: LValue::Var("s".to_string()),
+                        op: Some(BinOp::Add),
+                        value: var("i"),
+                    },
+                ],
+            }],
+            els: vec![set("s", bin(BinOp::Div, uc, int(3)))],
+        },
+        // -7 / 2 == -3 and -7 % 2 == -1 for thread 0
+        KStmt::If {
+            cond: bin(BinOp::Eq, var("t"), int(0)),
+            then: vec![set(
+                "s",
+                bin(
+                    BinOp::Add,
+                    bin(BinOp::Mul, bin(BinOp::Div, int(-7), int(2)), int(10)),
+                    bin(BinOp::Rem, int(-7), int(2)),
+                ),
+            )],
+            els: vec![],
+        },
+        store("out", lid(0), var("s")),
+    ];
+    let m = kernel(
+        "div",
+        [64, 1, 1],
+        vec![buf("out", Scalar::Int)],
+        vec![],
+        body,
+    );
+    let mut bufs = vec![BufData::zeroed(Scalar::Int, 64)];
+    let r = run(&m, &[ArgValue::Buffer(0)], &mut bufs, [1, 1, 1], true);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let expect: Vec<i32> = (0..64)
+        .map(|t: i32| {
+            if t == 0 {
+                -31
+            } else if t % 2 == 1 {
+                let mut s = 0;
+                for i in 0..t {
+                    if i == 5 {
+                        continue;
+                    }
+                    if i == 9 {
+                        break;
+                    }
+                    s += i;
+                }
+                s
+            } else {
+                ((t * 20) as u8 as i32) / 3
+            }
+        })
+        .collect();
+    assert_eq!(bufs[0], BufData::I32(expect));
+}
+
+#[test]
+fn float_arithmetic_stays_in_single_precision() {
+    // out[t] = a[t] * 3.0f + 1e-8f, and the same with a double literal (promotes to double)
+    let body = vec![
+        store(
+            "out",
+            lid(0),
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, load("a", lid(0)), KExpr::Float(3.0, true)),
+                KExpr::Float(1e-8, true),
+            ),
+        ),
+        store(
+            "out2",
+            lid(0),
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, load("a", lid(0)), KExpr::Float(3.0, false)),
+                KExpr::Float(1e-8, false),
+            ),
+        ),
+        store(
+            "out3",
+            lid(0),
+            KExpr::Call("sqrtf".to_string(), vec![load("a", lid(0))]),
+        ),
+    ];
+    let m = kernel(
+        "f",
+        [32, 1, 1],
+        vec![
+            buf("a", Scalar::Float),
+            buf("out", Scalar::Float),
+            buf("out2", Scalar::Float),
+            buf("out3", Scalar::Float),
+        ],
+        vec![],
+        body,
+    );
+    let a: Vec<f32> = (0..32).map(|i| 0.1f32 * i as f32 + 0.013).collect();
+    let mut bufs = vec![
+        BufData::F32(a.clone()),
+        BufData::zeroed(Scalar::Float, 32),
+        BufData::zeroed(Scalar::Float, 32),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let args: Vec<ArgValue> = (0..4).map(ArgValue::Buffer).collect();
+    run(&m, &args, &mut bufs, [1, 1, 1], true);
+    assert_eq!(
+        bufs[1],
+        BufData::F32(a.iter().map(|x| x * 3.0f32 + 1e-8f32).collect())
+    );
+    assert_eq!(
+        bufs[2],
+        BufData::F32(a.iter().map(|x| (*x as f64 * 3.0 + 1e-8) as f32).collect())
+    );
+    assert_eq!(bufs[3], BufData::F32(a.iter().map(|x| x.sqrt()).collect()));
+}
+
+#[test]
+fn checker_finds_a_missing_barrier() {
+    // s[t] = a[t]; (no barrier) out[t] = s[(t + 1) % 64]
+    let body = vec![
+        sstore("s", lid(0), load("a", lid(0))),
+        store(
+            "out",
+            lid(0),
+            sload(
+                "s",
+                bin(BinOp::Rem, bin(BinOp::Add, lid(0), int(1)), int(64)),
+            ),
+        ),
+    ];
+    let locals = vec![LocalArray {
+        name: "s".to_string(),
+        elem: Scalar::Float,
+        len: 64,
+    }];
+    let m = kernel(
+        "nobar",
+        [64, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        locals.clone(),
+        body.clone(),
+    );
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 64),
+        BufData::zeroed(Scalar::Float, 64),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let races: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::SharedRace)
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(
+        races.first().map(String::as_str),
+        Some("data race on shared memory in `nobar` at nobar#3 s[(get_local_id(0) + 1) % 64]: block (0, 0, 0) thread (0, 0, 0) and block (0, 0, 0) thread (1, 0, 0) (element 1 read here was written by the other thread since the last barrier)"),
+        "{:?}",
+        r.findings
+    );
+    // With the barrier: silent.
+    let mut fixed = body;
+    fixed.insert(1, KStmt::Barrier);
+    let m = kernel(
+        "bar",
+        [64, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        locals,
+        fixed,
+    );
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+}
+
+#[test]
+fn checker_finds_an_off_by_one() {
+    // if (gid <= n) out[gid] = a[gid]   (should be <)
+    let body = vec![KStmt::If {
+        cond: bin(BinOp::Le, gid(0), var("n")),
+        then: vec![store("out", gid(0), load("a", gid(0)))],
+        els: vec![],
+    }];
+    let m = kernel(
+        "obo",
+        [32, 1, 1],
+        vec![
+            buf("a", Scalar::Float),
+            buf("out", Scalar::Float),
+            scalar("n", Scalar::Int),
+        ],
+        vec![],
+        body,
+    );
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 40),
+        BufData::zeroed(Scalar::Float, 40),
+    ];
+    let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Int(40)];
+    let r = run(&m, &args, &mut bufs, [2, 1, 1], true);
+    let msgs: Vec<String> = r.findings.iter().map(|f| f.to_string()).collect();
+    assert_eq!(
+        msgs,
+        vec![
+            "out-of-bounds access in `obo` at obo#0 out[get_global_id(0)]: block (1, 0, 0) thread (8, 0, 0) (index 40 of a buffer of 40 elements)",
+            "out-of-bounds access in `obo` at obo#1 a[get_global_id(0)]: block (1, 0, 0) thread (8, 0, 0) (index 40 of a buffer of 40 elements)",
+        ]
+    );
+    // Outside check mode the launch fails.
+    let e = run_kernel(
+        &m,
+        0,
+        &args,
+        &mut bufs,
+        [2, 1, 1],
+        &SimPlatform::nvidia(),
+        &SimOptions::default(),
+    );
+    assert!(matches!(e, Err(SimError::Fault(_))), "{:?}", e);
+}
+
+#[test]
+fn checker_finds_partial_barriers_global_races_and_uninitialized_reads() {
+    // if (t < 16) barrier;  x = s[t] (never written);  out[0] = t
+    let body = vec![
+        KStmt::If {
+            cond: bin(BinOp::Lt, lid(0), int(16)),
+            then: vec![KStmt::Barrier],
+            els: vec![],
+        },
+        store("out", int(0), sload("s", lid(0))),
+    ];
+    let locals = vec![LocalArray {
+        name: "s".to_string(),
+        elem: Scalar::Float,
+        len: 32,
+    }];
+    let m = kernel(
+        "bad",
+        [32, 1, 1],
+        vec![buf("out", Scalar::Float)],
+        locals,
+        body,
+    );
+    let mut bufs = vec![BufData::zeroed(Scalar::Float, 1)];
+    let r = run(&m, &[ArgValue::Buffer(0)], &mut bufs, [1, 1, 1], true);
+    let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
+    assert!(
+        kinds.contains(&FindingKind::PartialBarrier),
+        "{:?}",
+        r.findings
+    );
+    assert!(kinds.contains(&FindingKind::GlobalRace), "{:?}", r.findings);
+    assert!(
+        kinds.contains(&FindingKind::UninitializedShared),
+        "{:?}",
+        r.findings
+    );
+    let pb = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::PartialBarrier)
+        .unwrap();
+    assert_eq!(pb.thread.thread, [16, 0, 0]);
+}
+
+#[test]
+fn lint_tracks_every_dimension_and_quasi_affine_indices() {
+    let p = SimPlatform::nvidia();
+    let v = |block: [u32; 3], idx: KExpr| {
+        let m = kernel(
+            "l",
+            block,
+            vec![
+                buf("a", Scalar::Float),
+                buf("out", Scalar::Float),
+                scalar("n", Scalar::Int),
+            ],
+            vec![],
+            vec![store("out", int(0), load("a", idx))],
+        );
+        lint::lint_kernel(&m.kernels[0], &p).unwrap()[1].verdict
+    };
+    assert_eq!(v([32, 1, 1], lid(0)), Verdict::Coalesced);
+    assert_eq!(
+        v([32, 1, 1], bin(BinOp::Mul, lid(0), var("n"))),
+        Verdict::UncoalescedStride
+    );
+    // tid/4*4: stride 1 on average
+    assert_eq!(
+        v(
+            [32, 1, 1],
+            bin(BinOp::Mul, bin(BinOp::Div, lid(0), int(4)), int(4))
+        ),
+        Verdict::Coalesced
+    );
+    // 2-D block 16 wide: a warp covers two rows of a 1024-float matrix
+    let rowmajor = bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(1024)), lid(0));
+    assert_eq!(v([16, 16, 1], rowmajor.clone()), Verdict::UncoalescedStride);
+    assert_eq!(v([32, 8, 1], rowmajor), Verdict::Coalesced);
+    // threadIdx.y only, block 32 wide: broadcast within a warp
+    assert_eq!(
+        v([32, 8, 1], bin(BinOp::Mul, lid(1), var("n"))),
+        Verdict::Broadcast
+    );
+    // z dimension with x of size 1
+    assert_eq!(
+        v([1, 1, 64], bin(BinOp::Mul, lid(2), int(2))),
+        Verdict::UncoalescedStride
+    );
+    // data-dependent
+    assert_eq!(
+        v([32, 1, 1], KExpr::Cast(Scalar::Int, b(load("a", lid(0))))),
+        Verdict::Unknown
+    );
+    assert_eq!(
+        v([32, 1, 1], bin(BinOp::Add, lid(0), var("n"))),
+        Verdict::Unknown
+    );
+    let _ = UnOp::Neg;
+}
+
+#[test]
+fn sampling_scales_counts() {
+    let m = kernel(
+        "s",
+        [32, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        vec![],
+        vec![store("out", gid(0), load("a", gid(0)))],
+    );
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 32 * 100),
+        BufData::zeroed(Scalar::Float, 32 * 100),
+    ];
+    let opts = SimOptions {
+        sample_blocks: Some(10),
+        ..Default::default()
+    };
+    let r = run_kernel(
+        &m,
+        0,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [100, 1, 1],
+        &SimPlatform::nvidia(),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.stats.blocks_simulated, 10);
+    assert_eq!(r.stats.counts[1].sectors, 400);
+    let rep = analyze(&[r], &SimPlatform::nvidia());
+    assert_eq!(rep.kernels[0].global_transactions, 800);
+    assert_eq!(rep.kernels[0].compulsory_transactions, 800);
+    assert!(rep.render_text().contains("model estimate"));
+}
