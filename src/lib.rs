@@ -10,4 +10,5 @@ pub mod driver;
 pub mod front;
 pub mod ir;
 pub mod kernel;
+pub mod runtime;
 pub mod sim;

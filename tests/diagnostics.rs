@@ -43,7 +43,11 @@ error_case!(malformed_clause, "malformed_clause.c", false);
 error_case!(goto_in_kernel, "goto_in_kernel.c", false);
 error_case!(struct_in_kernel, "struct_in_kernel.c", false);
 error_case!(unterminated_comment, "unterminated_comment.c", false);
-error_case!(unterminated_pragma_paren, "unterminated_pragma_paren.c", false);
+error_case!(
+    unterminated_pragma_paren,
+    "unterminated_pragma_paren.c",
+    false
+);
 error_case!(macro_error, "macro_error.c", false);
 error_case!(missing_endif, "missing_endif.c", false);
 error_case!(include_missing, "include_missing.c", false);
@@ -65,9 +69,19 @@ fn check_summaries_of_examples() {
         std::env::set_current_dir(root).expect("cd");
         let mut sources = SourceMap::new();
         let mut diags = Diags::new();
-        let parsed = accshare::front::load(Path::new(&rel), &Default::default(), &mut sources, &mut diags)
-            .expect("readable");
-        assert!(!diags.has_errors(), "{}:\n{}", rel, diag::render(&sources, &diags.0));
+        let parsed = accshare::front::load(
+            Path::new(&rel),
+            &Default::default(),
+            &mut sources,
+            &mut diags,
+        )
+        .expect("readable");
+        assert!(
+            !diags.has_errors(),
+            "{}:\n{}",
+            rel,
+            diag::render(&sources, &diags.0)
+        );
         for r in accshare::front::region::summarize(&parsed.tu, &sources) {
             out.push_str(&format!("{}\n", r));
         }

@@ -14,7 +14,9 @@ fn programs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut v = Vec::new();
     for dir in ["examples", "tests/corpus"] {
-        let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
+        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.extension().is_some_and(|x| x == "c") {
@@ -31,9 +33,13 @@ fn size_macros(text: &str) -> Vec<(String, i64)> {
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let mut out = Vec::new();
     for w in lines.windows(2) {
-        let Some(name) = w[0].strip_prefix("#ifndef ") else { continue };
+        let Some(name) = w[0].strip_prefix("#ifndef ") else {
+            continue;
+        };
         let name = name.trim();
-        let Some(rest) = w[1].strip_prefix("#define ") else { continue };
+        let Some(rest) = w[1].strip_prefix("#define ") else {
+            continue;
+        };
         let mut it = rest.split_whitespace();
         if it.next() != Some(name) {
             continue;
@@ -55,7 +61,10 @@ fn tmpdir(tag: &str) -> PathBuf {
 /// Compiles `src` through accshare with `defines`, runs it, and compares with the sequential run.
 fn check_program(src: &Path, defines: &[(String, String)], tag: &str) -> Result<(), String> {
     let dir = tmpdir(tag);
-    let defs: Vec<(&str, &str)> = defines.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let defs: Vec<(&str, &str)> = defines
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     // Sequential reference.
     let seq = dir.join("seq");
     exec_support::compile_c(src, &seq, &defs, false)?;
@@ -66,7 +75,10 @@ fn check_program(src: &Path, defines: &[(String, String)], tag: &str) -> Result<
     let opts = driver::Options {
         target: Target::OpenCl,
         pp: accshare::front::preprocess::PpOptions {
-            defines: defines.iter().map(|(a, b)| (a.clone(), Some(b.clone()))).collect(),
+            defines: defines
+                .iter()
+                .map(|(a, b)| (a.clone(), Some(b.clone())))
+                .collect(),
             include_dirs: Vec::new(),
         },
     };
@@ -82,7 +94,10 @@ fn check_program(src: &Path, defines: &[(String, String)], tag: &str) -> Result<
     let local_copy = dir.join(src.file_name().ok_or("name")?);
     std::fs::copy(c_file, &local_copy).map_err(|e| e.to_string())?;
     if let Some(parent) = src.parent() {
-        for e in std::fs::read_dir(parent).map_err(|e| e.to_string())?.flatten() {
+        for e in std::fs::read_dir(parent)
+            .map_err(|e| e.to_string())?
+            .flatten()
+        {
             if e.path().extension().is_some_and(|x| x == "h") {
                 let _ = std::fs::copy(e.path(), dir.join(e.file_name()));
             }
@@ -125,6 +140,12 @@ fn programs_match_sequential_on_opencl() {
         }
     }
     assert!(runs > 0, "no programs found");
-    assert!(failures.is_empty(), "{} of {} runs failed:\n{}", failures.len(), runs, failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs failed:\n{}",
+        failures.len(),
+        runs,
+        failures.join("\n\n")
+    );
     println!("{} runs matched the sequential programs", runs);
 }

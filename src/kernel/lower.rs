@@ -564,7 +564,7 @@ impl<'a> KernelBuilder<'a> {
         // Scalars each thread keeps: privatized and reductions of the mapped loops.
         for m in &self.mapped {
             let ld = &self.deps.loops[m.loop_id];
-            for v in &ld.privatized {
+            for v in ld.privatized.iter().chain(&ir.loops[m.loop_id].private) {
                 self.privatized.insert(v.clone());
             }
             for (op, v) in &ld.reductions {
@@ -600,7 +600,9 @@ impl<'a> KernelBuilder<'a> {
                     Box::new(KExpr::Int(s, Scalar::Int)),
                 )
             };
-            let init = if lp.step > 0 {
+            let init = if lp.step > 0 && min.is_zero() {
+                scaled
+            } else if lp.step > 0 {
                 KExpr::Binary(
                     BinOp::Add,
                     Box::new(self.poly_expr(&min, lp.ty)),
@@ -743,6 +745,12 @@ impl<'a> KernelBuilder<'a> {
         for s in &body {
             free_names_stmt(s, &mut arrays, &mut vars);
         }
+        let declared: BTreeSet<String> = vars
+            .iter()
+            .filter_map(|v| v.strip_prefix("\0decl:").map(str::to_string))
+            .chain(locals.iter().map(|l| l.name.clone()))
+            .collect();
+        vars.retain(|v| !v.starts_with('\0') && !declared.contains(v));
         let mut params = Vec::new();
         let mut args = Vec::new();
         for a in &arrays {
@@ -1600,10 +1608,13 @@ fn free_names_stmt(s: &KStmt, arrays: &mut BTreeSet<String>, vars: &mut BTreeSet
         v.iter().for_each(|s| free_names_stmt(s, arrays, vars))
     };
     match s {
-        KStmt::Decl { init, .. } => {
+        KStmt::Decl { name, init, .. } => {
             if let Some(e) = init {
                 free_names_expr(e, arrays, vars);
             }
+            // Declared in the kernel: never a parameter (names are unique per kernel scope
+            // chain in the code the lowering produces).
+            vars.insert(format!("\0decl:{}", name));
         }
         KStmt::Assign { target, value, .. } => {
             match target {
