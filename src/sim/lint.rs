@@ -47,21 +47,71 @@ enum Av {
         co: [Co; 3],
         /// Exact uniform part, if known.
         k: Option<i64>,
-        /// Uniform part modulo 64, if known.
-        res: Option<i64>,
+        /// Uniform part modulo a power of two (`m == 1`: nothing known).
+        res: Res,
     },
 }
 
-fn uni(k: Option<i64>, res: Option<i64>) -> Av {
+/// `r` modulo `m`, `m` a power of two at most [`MODULUS`].
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Res {
+    r: i64,
+    m: i64,
+}
+
+const NO_RES: Res = Res { r: 0, m: 1 };
+
+/// The largest power of two (≤ MODULUS) dividing `r`.
+fn pow2(r: i64) -> i64 {
+    if r == 0 {
+        MODULUS
+    } else {
+        (1i64 << r.trailing_zeros().min(7)).min(MODULUS)
+    }
+}
+
+impl Res {
+    fn exact(k: i64) -> Res {
+        Res {
+            r: k.rem_euclid(MODULUS),
+            m: MODULUS,
+        }
+    }
+    fn new(r: i64, m: i64) -> Res {
+        let m = m.clamp(1, MODULUS);
+        Res {
+            r: r.rem_euclid(m),
+            m,
+        }
+    }
+    fn add(self, o: Res, sign: i64) -> Res {
+        Res::new(self.r + sign * o.r, self.m.min(o.m))
+    }
+    fn mul(self, o: Res) -> Res {
+        let m = (self.m * pow2(o.r))
+            .min(o.m * pow2(self.r))
+            .min(self.m * o.m);
+        Res::new(self.r * o.r, m)
+    }
+    fn join(self, o: Res) -> Res {
+        let mut m = self.m.min(o.m);
+        while m > 1 && self.r % m != o.r % m {
+            m /= 2;
+        }
+        Res::new(self.r, m)
+    }
+}
+
+fn uni(k: Option<i64>) -> Av {
     Av::Lin {
         co: [Co::K(0.0); 3],
         k,
-        res: k.map(|v| v.rem_euclid(MODULUS)).or(res),
+        res: k.map(Res::exact).unwrap_or(NO_RES),
     }
 }
 
 fn unknown() -> Av {
-    uni(None, None)
+    uni(None)
 }
 
 impl Av {
@@ -91,7 +141,7 @@ fn join(a: &Av, b: &Av) -> Av {
         ) if c1 == c2 => Av::Lin {
             co: *c1,
             k: None,
-            res: if r1 == r2 { *r1 } else { None },
+            res: r1.join(*r2),
         },
         _ => Av::Top,
     }
@@ -127,10 +177,7 @@ fn add(a: &Av, b: &Av, sign: f64) -> Av {
                     (Some(x), Some(y)) => x.checked_add(s * y),
                     _ => None,
                 },
-                res: match (r1, r2) {
-                    (Some(x), Some(y)) => Some((x + s * y).rem_euclid(MODULUS)),
-                    _ => None,
-                },
+                res: r1.add(*r2, s),
             }
         }
         _ => Av::Top,
@@ -151,11 +198,7 @@ fn scale(a: &Av, b: &Av) -> Av {
             _ => Co::Sym,
         };
     }
-    let res = match (res, rb) {
-        (Some(0), _) | (_, Some(0)) => Some(0),
-        (Some(x), Some(y)) => Some((x * y).rem_euclid(MODULUS)),
-        _ => None,
-    };
+    let res = res.mul(*rb);
     Av::Lin {
         co: out,
         k: match (k, kb) {
@@ -249,7 +292,7 @@ impl Walker<'_> {
     fn expr(&mut self, e: &KExpr) -> Av {
         match e {
             KExpr::Var(n) => self.get(n),
-            KExpr::Int(v, _) => uni(Some(*v), None),
+            KExpr::Int(v, _) => uni(Some(*v)),
             KExpr::Float(..) => unknown(),
             KExpr::Load(r) => {
                 self.next += 1; // numbered, recorded below
@@ -269,7 +312,7 @@ impl Walker<'_> {
                 let a = self.expr(a);
                 match op {
                     UnOp::Plus => a,
-                    UnOp::Neg => add(&uni(Some(0), None), &a, -1.0),
+                    UnOp::Neg => add(&uni(Some(0)), &a, -1.0),
                     _ if a.uniform() => unknown(),
                     _ => Av::Top,
                 }
@@ -313,7 +356,7 @@ fn bin(op: BinOp, a: Av, b: Av) -> Av {
         BinOp::Mul if a.uniform() => scale(&b, &a),
         BinOp::Shl if b.konst().is_some_and(|s| (0..32).contains(&s)) => {
             let s = b.konst().unwrap_or(0);
-            scale(&a, &uni(Some(1 << s), None))
+            scale(&a, &uni(Some(1 << s)))
         }
         BinOp::Div | BinOp::Shr => {
             let c = match (op, b.konst()) {
@@ -339,7 +382,7 @@ fn bin(op: BinOp, a: Av, b: Av) -> Av {
                     Av::Lin {
                         co: out,
                         k,
-                        res: k.map(|v| v.rem_euclid(MODULUS)),
+                        res: k.map(Res::exact).unwrap_or(NO_RES),
                     }
                 }
                 Av::Top => Av::Top,
@@ -349,10 +392,10 @@ fn bin(op: BinOp, a: Av, b: Av) -> Av {
             (Av::Lin { co, k, res }, Some(c)) if c > 0 => Av::Lin {
                 co,
                 k: k.map(|v| v % c),
-                res: if c % MODULUS == 0 {
-                    res
-                } else {
-                    k.map(|v| (v % c).rem_euclid(MODULUS))
+                res: match k {
+                    Some(v) => Res::exact(v % c),
+                    None if pow2(c) == c || c % MODULUS == 0 => Res::new(res.r, res.m.min(c)),
+                    None => NO_RES,
                 },
             },
             (a, _) if a.uniform() && b.uniform() => unknown(),
@@ -375,10 +418,10 @@ impl Walker<'_> {
                         Av::Lin {
                             co,
                             k: Some(0),
-                            res: Some(0),
+                            res: Res::exact(0),
                         }
                     }
-                    Builtin::LocalSize(d) => uni(Some(block[d.min(2) as usize] as i64), None),
+                    Builtin::LocalSize(d) => uni(Some(block[d.min(2) as usize] as i64)),
                     Builtin::GroupId(_) | Builtin::NumGroups(_) => unknown(),
                     Builtin::GlobalId(d) => {
                         let d = d.min(2) as usize;
@@ -387,11 +430,8 @@ impl Walker<'_> {
                         Av::Lin {
                             co,
                             k: None,
-                            res: if block[d] as i64 % MODULUS == 0 {
-                                Some(0)
-                            } else {
-                                None
-                            },
+                            // group * block size: a multiple of the block size's power of two
+                            res: Res::new(0, pow2(block[d] as i64)),
                         }
                     }
                 }
@@ -682,25 +722,61 @@ fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, S
             ),
         );
     }
+    // Alignment: the start of every warp of the block (the uniform part plus the first lane's
+    // thread offsets) against the line, in elements.
     let m = (p.line as u64 / size).clamp(1, MODULUS as u64) as i64;
-    match res {
-        Some(r) if r % m == 0 => (Verdict::Coalesced, format!("stride {}", describe())),
-        Some(r) => (
+    let warps = (b[0] * b[1] * b[2]).div_ceil(lanes.max(1));
+    let (mut misaligned, mut unknown_w, mut first_bad) = (0u64, 0u64, None);
+    for w in 0..warps {
+        let c = coords(w * lanes);
+        let mut off = 0.0;
+        let mut sym = false;
+        for d in 0..3 {
+            match co[d] {
+                Co::K(v) => off += v * c[d] as f64,
+                Co::Sym if c[d] != 0 => sym = true,
+                Co::Sym => {}
+            }
+        }
+        if sym || off.fract() != 0.0 {
+            unknown_w += 1;
+            continue;
+        }
+        let start = Res::new(res.r + off as i64, res.m);
+        if start.m >= m {
+            if start.r % m != 0 {
+                misaligned += 1;
+                first_bad.get_or_insert(start.r % m);
+            }
+        } else if start.r != 0 {
+            misaligned += 1;
+            first_bad.get_or_insert(start.r);
+        } else {
+            unknown_w += 1;
+        }
+    }
+    if misaligned > 0 {
+        (
             Verdict::UncoalescedAlignment,
             format!(
-                "stride {} but the warp starts {} B into a {}-byte line",
+                "stride {} but {} of the {} warps of a block start inside a {}-byte line ({} B in)",
                 describe(),
-                (r % m) * size as i64,
-                p.line
+                misaligned,
+                warps,
+                p.line,
+                first_bad.unwrap_or(0) * size as i64
             ),
-        ),
-        None => (
+        )
+    } else if unknown_w > 0 {
+        (
             Verdict::Unknown,
             format!(
                 "stride {}; the alignment of the start depends on run-time values",
                 describe()
             ),
-        ),
+        )
+    } else {
+        (Verdict::Coalesced, format!("stride {}", describe()))
     }
 }
 

@@ -196,6 +196,10 @@ impl BufData {
     }
 
     /// Element `i` in the simulator's representation of `elem` (see [`value`]).
+    pub fn raw_value(&self, i: usize) -> u64 {
+        self.raw(i)
+    }
+
     pub(crate) fn raw(&self, i: usize) -> u64 {
         match self {
             BufData::I8(v) => v[i] as i64 as u64,
@@ -224,6 +228,30 @@ impl BufData {
             BufData::F32(v) => v[i] = f32::from_bits(r as u32),
             BufData::F64(v) => v[i] = f64::from_bits(r),
         }
+    }
+
+    /// A buffer of `elem` from its bytes in the host's (little-endian) layout.
+    pub fn from_le_bytes(elem: Scalar, bytes: &[u8]) -> Option<BufData> {
+        let size = elem.size() as usize;
+        if bytes.len() % size != 0 {
+            return None;
+        }
+        let n = bytes.len() / size;
+        let mut b = BufData::zeroed(elem, n);
+        for i in 0..n {
+            let mut w = [0u8; 8];
+            w[..size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
+            let raw = u64::from_le_bytes(w);
+            // Sign-extend signed integers to the simulator's representation.
+            let raw = match elem {
+                Scalar::Char | Scalar::SChar => raw as u8 as i8 as i64 as u64,
+                Scalar::Short => raw as u16 as i16 as i64 as u64,
+                Scalar::Int => raw as u32 as i32 as i64 as u64,
+                _ => raw,
+            };
+            b.set_raw(i, raw);
+        }
+        Some(b)
     }
 
     /// True if the representation fits buffers of `elem`.
