@@ -776,12 +776,12 @@ impl<'a, 'e> Blk<'a, 'e> {
         let p = env.p;
         let n = env.threads;
         let [bx, by, _] = env.block;
-        let mut lid = [vec![0u64; n], vec![0u64; n], vec![0u64; n]];
-        for t in 0..n {
-            lid[0][t] = (t % bx as usize) as u64;
-            lid[1][t] = ((t / bx as usize) % by as usize) as u64;
-            lid[2][t] = (t / (bx as usize * by as usize)) as u64;
-        }
+        let (bx, by) = (bx as usize, by as usize);
+        let lid = [
+            (0..n).map(|t| (t % bx) as u64).collect(),
+            (0..n).map(|t| ((t / bx) % by) as u64).collect(),
+            (0..n).map(|t| (t / (bx * by)) as u64).collect(),
+        ];
         let mut regs = vec![vec![0u64; n]; p.nregs];
         for (i, ps) in p.params.iter().enumerate() {
             if let ParamSlot::Reg(r, _) = ps {
@@ -1405,6 +1405,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         out
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn store(
         &mut self,
         acc: usize,
@@ -1869,7 +1870,8 @@ pub fn run_program(
             .min(chosen.len().max(1))
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(Vec<AccessCounts>, u64, u64, Vec<Finding>)>> = Mutex::new(Vec::new());
+    type Part = (Vec<AccessCounts>, u64, u64, Vec<Finding>);
+    let results: Mutex<Vec<Part>> = Mutex::new(Vec::new());
     let work = || {
         let mut blk = Blk::new(&env);
         loop {
@@ -1973,7 +1975,7 @@ pub fn run_program(
                 FindingKind::OutOfBounds | FindingKind::PartialBarrier
             )
         }) {
-            return Err(SimError::Fault(f.clone()));
+            return Err(SimError::Fault(Box::new(f.clone())));
         }
     }
     Ok(RunResult {

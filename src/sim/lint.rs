@@ -165,8 +165,8 @@ fn add(a: &Av, b: &Av, sign: f64) -> Av {
             for d in 0..3 {
                 co[d] = match (c1[d], c2[d]) {
                     (Co::K(x), Co::K(y)) => Co::K(x + sign * y),
-                    (Co::Sym, Co::K(y)) if y == 0.0 => Co::Sym,
-                    (Co::K(x), Co::Sym) if x == 0.0 => Co::Sym,
+                    (Co::Sym, Co::K(0.0)) => Co::Sym,
+                    (Co::K(0.0), Co::Sym) => Co::Sym,
                     _ => return Av::Top,
                 };
             }
@@ -650,7 +650,7 @@ fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, S
         let mut parts = Vec::new();
         for d in 0..3 {
             match co[d] {
-                Co::K(v) if v == 0.0 => {}
+                Co::K(0.0) => {}
                 Co::K(v) => parts.push(format!("{} B along {}", v * size as f64, dims[d])),
                 Co::Sym => parts.push(format!("a run-time stride along {}", dims[d])),
             }

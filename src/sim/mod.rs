@@ -383,7 +383,7 @@ pub enum SimError {
     /// The arguments do not fit the kernel's parameters.
     BadArgs(String),
     /// An error the kernel hit at run time (out of bounds, partial barrier) outside check mode.
-    Fault(Finding),
+    Fault(Box<Finding>),
 }
 
 impl std::fmt::Display for SimError {
