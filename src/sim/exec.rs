@@ -1957,6 +1957,18 @@ pub fn run_program(
             s(&mut f.read_sectors);
             s(&mut f.written_elems);
             s(&mut f.written_sectors);
+            // Blocks share data (a row of B serves every block of a gemm column): a scaled
+            // footprint is capped by the buffer itself.
+            let n = buf.data.len() as u64;
+            let all_sectors = if n == 0 {
+                0
+            } else {
+                (buf.base + n * buf.size - 1) / sector - buf.base / sector + 1
+            };
+            f.read_elems = f.read_elems.min(n);
+            f.written_elems = f.written_elems.min(n);
+            f.read_sectors = f.read_sectors.min(all_sectors);
+            f.written_sectors = f.written_sectors.min(all_sectors);
         }
         footprints.push(f);
     }

@@ -481,7 +481,8 @@ pub struct LaunchStats {
     pub instructions: u64,
     /// Floating-point operations (per lane).
     pub flops: u64,
-    /// Footprints of the global buffers (exact for the simulated blocks, scaled when sampling).
+    /// Footprints of the global buffers (exact without sampling; when sampling, scaled and
+    /// capped by the buffer's size, an estimate).
     pub footprints: Vec<Footprint>,
     /// Shared memory per block, bytes.
     pub shared_bytes: u32,
