@@ -1183,9 +1183,6 @@ const LINT_UNKNOWN: &[(&str, &str, &str, &str)] = &[
      "the offset dj is a loop iterator: its residue is not tracked over the loop (it runs -1..1)"),
     ("conv3x3.c", "conv3x3_r0_k0#1 in[(i + di) * 67 + (j + dj)]", "uncoalesced-by-alignment",
      "same, and the row length 67 is odd"),
-    ("gauss.c@64", "gauss5x5_r0_k0#0 in[(i + di) * 64 + (j - 2)]", "coalesced",
-     "di is a loop iterator of unknown residue, so the row start is only known modulo 64 elements: \
-      j - 2 starts at a line boundary only if that is enough, and the lint does not conclude"),
     ("gauss.c", "gauss5x5_r0_k0#0 in[(i + di) * 99 + (j - 2)]", "uncoalesced-by-alignment",
      "row length 99 times the loop iterator di: run-time residue"),
     ("gauss.c", "gauss5x5_r0_k0#1 in[(i + di) * 99 + (j - 1)]", "uncoalesced-by-alignment", "same"),
@@ -1331,4 +1328,42 @@ fn sampled_gemm_2048_is_fast() {
     let b = k.accesses.iter().find(|a| a.info.label.contains("B[")).expect("B");
     assert_eq!(b.counts.sectors, 2048 * 4 * 8 * 16384);
     assert!(secs < 60.0, "{} s", secs);
+}
+
+#[test]
+fn report_of_the_column_read_tile() {
+    let m = tile_kernel(32);
+    let mut bufs = vec![
+        BufData::F32((0..1024).map(|x| x as f32).collect()),
+        BufData::zeroed(Scalar::Float, 1024),
+    ];
+    let r = run(&m, &[ArgValue::Buffer(0), ArgValue::Buffer(1)], &mut bufs, [1, 1, 1], true);
+    let rep = analyze(&[r], &SimPlatform::nvidia());
+    insta::assert_snapshot!(format!("{}\n{}", rep.render_text(), rep.render_json()));
+}
+
+/// The lint's verdicts on every example at its default sizes.
+#[test]
+fn lint_of_the_examples() {
+    let mut out = String::new();
+    for p in examples() {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target: accshare::back::output::Target::OpenCl,
+            pp: Default::default(),
+        };
+        let Some(o) = driver::compile(&p, &opts, &mut sources, &mut diags) else {
+            panic!("{}", diag::render(&sources, &diags.0));
+        };
+        for k in &o.module.kernels {
+            for it in lint::lint_kernel(k, &SimPlatform::nvidia()).expect("lint") {
+                out.push_str(&format!("{}: {} ({})\n", it.access.label, it.verdict.name(), it.reason));
+                if let Some((msg, help)) = it.message() {
+                    out.push_str(&format!("  warning: {}\n  help: {}\n", msg, help));
+                }
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
 }

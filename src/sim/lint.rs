@@ -724,7 +724,10 @@ fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, S
     }
     // Alignment: the start of every warp of the block (the uniform part plus the first lane's
     // thread offsets) against the line, in elements.
-    let m = (p.line as u64 / size).clamp(1, MODULUS as u64) as i64;
+    // A warp's bytes fit the fewest sectors and lines when its start is aligned to the
+    // smaller of the line and the power of two that holds them.
+    let span = bytes.next_power_of_two().min(p.line as u64);
+    let m = (span / size).clamp(1, MODULUS as u64) as i64;
     let warps = (b[0] * b[1] * b[2]).div_ceil(lanes.max(1));
     let (mut misaligned, mut unknown_w, mut first_bad) = (0u64, 0u64, None);
     for w in 0..warps {
@@ -759,12 +762,12 @@ fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, S
         (
             Verdict::UncoalescedAlignment,
             format!(
-                "stride {} but {} of the {} warps of a block start inside a {}-byte line ({} B in)",
+                "stride {} but {} of the {} warps of a block start {} B past a {}-byte boundary",
                 describe(),
                 misaligned,
                 warps,
-                p.line,
-                first_bad.unwrap_or(0) * size as i64
+                first_bad.unwrap_or(0) * size as i64,
+                span
             ),
         )
     } else if unknown_w > 0 {
