@@ -772,7 +772,7 @@ use std::path::{Path, PathBuf};
 
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
-use accshare::sim::host;
+use accshare::sim::{host, trace};
 
 fn size_macros(text: &str) -> Vec<(String, i64)> {
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
@@ -808,148 +808,6 @@ fn examples() -> Vec<PathBuf> {
         .unwrap_or_default();
     v.sort();
     v
-}
-
-const TRACE_PRELUDE: &str = r#"#include <stdio.h>
-#include <string.h>
-static FILE *accshare_tf;
-static void accshare_w(const char *tag, const void *p, long bytes)
-{
-    long n = (long)strlen(tag);
-    if (!accshare_tf)
-        accshare_tf = fopen(ACCSHARE_TRACE, "wb");
-    if (!accshare_tf)
-        return;
-    fwrite(&n, sizeof n, 1, accshare_tf);
-    fwrite(tag, 1, (size_t)n, accshare_tf);
-    fwrite(&bytes, sizeof bytes, 1, accshare_tf);
-    if (bytes > 0)
-        fwrite(p, 1, (size_t)bytes, accshare_tf);
-    fflush(accshare_tf);
-}
-"#;
-
-fn buffer_info<'m>(m: &'m Module, region: &'m HostRegion, name: &str) -> Option<&'m Buffer> {
-    region.buffers.iter().find(|b| b.array == name).or_else(|| {
-        m.host
-            .iter()
-            .flat_map(|h| h.buffers.iter())
-            .find(|b| b.array == name)
-    })
-}
-
-fn region_arrays(r: &HostRegion) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    for l in &r.launches {
-        for a in &l.args {
-            if let HostArg::Buffer(n) = a {
-                if !v.contains(n) {
-                    v.push(n.clone());
-                }
-            }
-        }
-    }
-    v
-}
-
-fn instrument(text: &str, m: &Module) -> Result<String, String> {
-    let mut inserts: Vec<(usize, String)> = Vec::new();
-    for (ri, r) in m.host.iter().enumerate() {
-        if r.keep_body.is_some() {
-            continue;
-        }
-        let arrays = region_arrays(r);
-        let mut dump_arrays = String::new();
-        for a in &arrays {
-            let b = buffer_info(m, r, a).ok_or(format!("no buffer for {}", a))?;
-            dump_arrays.push_str(&format!(
-                "accshare_w(\"A:{}\", {}, (long)({}) * (long)sizeof({}));\n",
-                a,
-                b.host_ptr,
-                b.count,
-                b.elem.c_name()
-            ));
-        }
-        let mut vars = String::new();
-        for l in &r.launches {
-            for red in &l.reductions {
-                vars.push_str(&format!(
-                    "accshare_w(\"V:{}\", &{}, (long)sizeof {});\n",
-                    red.var, red.var, red.var
-                ));
-            }
-        }
-        let mut before = format!(
-            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}",
-            ri, dump_arrays, vars
-        );
-        for (li, l) in r.launches.iter().enumerate() {
-            for (ai, a) in l.args.iter().enumerate() {
-                if let HostArg::Scalar { expr, ty } = a {
-                    before.push_str(&format!(
-                        "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
-                        t = ty.c_name(),
-                        e = expr
-                    ));
-                }
-            }
-            for (d, e) in l.extent.iter().enumerate() {
-                before.push_str(&format!(
-                    "{{ long accshare_v = (long)({}); accshare_w(\"E:{}:{}\", &accshare_v, 8); }}\n",
-                    e, li, d
-                ));
-            }
-        }
-        before.push_str("accshare_w(\"mid\", 0, 0);\n");
-        let after = format!("\n{}{}accshare_w(\"end\", 0, 0); }}\n", dump_arrays, vars);
-        inserts.push((r.replace.start, before));
-        inserts.push((r.replace.end, after));
-    }
-    inserts.sort_by_key(|(p, _)| std::cmp::Reverse(*p));
-    let mut out = text.to_string();
-    for (p, s) in inserts {
-        if p > out.len() || !out.is_char_boundary(p) {
-            return Err(format!("bad insertion point {}", p));
-        }
-        out.insert_str(p, &s);
-    }
-    Ok(format!("{}{}", TRACE_PRELUDE, out))
-}
-
-fn parse_trace(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    let rd = |i: usize| -> Option<u64> {
-        Some(u64::from_le_bytes(bytes.get(i..i + 8)?.try_into().ok()?))
-    };
-    while let Some(n) = rd(i) {
-        let n = n as usize;
-        let Some(tag) = bytes.get(i + 8..i + 8 + n) else {
-            break;
-        };
-        let Some(len) = rd(i + 8 + n) else { break };
-        let start = i + 16 + n;
-        let Some(data) = bytes.get(start..start + len as usize) else {
-            break;
-        };
-        out.push((String::from_utf8_lossy(tag).into_owned(), data.to_vec()));
-        i = start + len as usize;
-    }
-    out
-}
-
-fn scalar_arg(bytes: &[u8], ty: Scalar) -> Option<ArgValue> {
-    let b = BufData::from_le_bytes(ty, bytes)?;
-    let v = b.get_f64(0)?;
-    Some(if ty.is_float() {
-        ArgValue::Float(v)
-    } else {
-        match b {
-            BufData::I64(x) => ArgValue::Int(x[0]),
-            BufData::U64(x) => ArgValue::Int(x[0] as i64),
-            _ => ArgValue::Int(v as i64),
-        }
-    })
 }
 
 struct ExampleRun {
@@ -990,179 +848,46 @@ fn run_example(src: &Path, tag: &str, odd: bool) -> Result<(Module, ExampleRun),
         .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;
     let m = out.module;
     let dir = std::env::temp_dir().join(format!("accshare-sim-{}-{}", std::process::id(), tag));
-    let _ = std::fs::create_dir_all(&dir);
-    let c = dir.join("traced.c");
-    let exe = dir.join("traced");
-    let trace = dir.join("trace.bin");
-    std::fs::write(&c, instrument(&text, &m)?).map_err(|e| e.to_string())?;
-    let mut cmd = std::process::Command::new("cc");
-    cmd.args(["-std=gnu99", "-O1", "-ffp-contract=off", "-w"])
-        .arg(format!("-DACCSHARE_TRACE=\"{}\"", trace.display()))
-        .arg("-I")
-        .arg(src.parent().unwrap_or(Path::new(".")));
-    for (n, v) in &defines {
-        cmd.arg(format!("-D{}={}", n, v));
-    }
-    let o = cmd
-        .arg(&c)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lm")
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !o.status.success() {
-        return Err(format!(
-            "cc failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
-    let o = std::process::Command::new(&exe)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !o.status.success() {
-        return Err("the traced program failed".to_string());
-    }
-    let recs = parse_trace(&std::fs::read(&trace).map_err(|e| e.to_string())?);
+    let trace_bytes = trace::build_and_trace(src, &m, &opts.pp.defines, &[], &dir)?;
     let _ = std::fs::remove_dir_all(&dir);
     let platform = SimPlatform::nvidia();
     let sim_opts = SimOptions {
         check: true,
         ..Default::default()
     };
+    let rep = trace::replay(&m, &trace_bytes, &platform, &sim_opts)?;
+    if !rep.mismatches.is_empty() {
+        return Err(rep.mismatches.join("\n"));
+    }
     let mut res = ExampleRun {
         counts: BTreeMap::new(),
-        instances: 0,
+        instances: rep.instances,
     };
-    let mut i = 0;
-    while i < recs.len() {
-        let Some(ri) = recs[i]
-            .0
-            .strip_prefix("begin:")
-            .and_then(|x| x.parse::<usize>().ok())
-        else {
-            return Err(format!("unexpected trace record {}", recs[i].0));
-        };
-        let region = m.host.get(ri).ok_or("bad region")?;
-        let mut before = BTreeMap::new();
-        i += 1;
-        while i < recs.len() && recs[i].0 != "mid" {
-            before.insert(recs[i].0.clone(), recs[i].1.clone());
-            i += 1;
-        }
-        i += 1;
-        let mut after = BTreeMap::new();
-        while i < recs.len() && recs[i].0 != "end" {
-            after.insert(recs[i].0.clone(), recs[i].1.clone());
-            i += 1;
-        }
-        i += 1;
-        res.instances += 1;
-        let mut arrays = BTreeMap::new();
-        for a in region_arrays(region) {
-            let b = buffer_info(&m, region, &a).ok_or("no buffer")?;
-            let data = before.get(&format!("A:{}", a)).ok_or("array not traced")?;
-            arrays.insert(
-                a.clone(),
-                BufData::from_le_bytes(b.elem, data).ok_or("bad array bytes")?,
-            );
-        }
-        let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
-        for (li, l) in region.launches.iter().enumerate() {
-            let scalar = |expr: &str, ty: Scalar| {
-                let ai = l
-                    .args
+    for r in &rep.runs {
+        if !r.findings.is_empty() {
+            return Err(format!(
+                "the checker reports:\n{}",
+                r.findings
                     .iter()
-                    .position(|a| matches!(a, HostArg::Scalar { expr: e, .. } if e == expr))?;
-                scalar_arg(before.get(&format!("S:{}:{}", li, ai))?, ty)
-            };
-            let mut extent = [1u64; 3];
-            for (d, e) in extent.iter_mut().enumerate() {
-                let b = before
-                    .get(&format!("E:{}:{}", li, d))
-                    .ok_or("extent not traced")?;
-                *e = i64::from_le_bytes(b.as_slice().try_into().map_err(|_| "extent")?).max(0)
-                    as u64;
-            }
-            let outcome =
-                host::run_launch(&m, l, &mut arrays, &scalar, extent, &platform, &sim_opts)
-                    .map_err(|e| format!("region {}: {}", ri, e))?;
-            if !outcome.run.findings.is_empty() {
-                return Err(format!(
-                    "the checker reports:\n{}",
-                    outcome
-                        .run
-                        .findings
-                        .iter()
-                        .map(|f| f.to_string())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ));
-            }
-            for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
-                let init = match red_vals.get(&red.var) {
-                    Some(v) => *v,
-                    None => {
-                        let b = before
-                            .get(&format!("V:{}", red.var))
-                            .ok_or("reduction not traced")?;
-                        BufData::from_le_bytes(red.ty, b).ok_or("bad")?.raw_value(0)
-                    }
-                };
-                red_vals.insert(
-                    red.var.clone(),
-                    host::combine_partials(red.op, red.ty, init, parts),
-                );
-            }
-            let st = &outcome.run.stats;
-            for (a, c) in st.accesses.iter().zip(st.counts.iter()) {
-                let e = res
-                    .counts
-                    .entry((st.kernel.clone(), a.id))
-                    .or_insert_with(|| (a.clone(), AccessCounts::default()));
-                e.1.requests += c.requests;
-                e.1.sectors += c.sectors;
-                e.1.lines += c.lines;
-                e.1.min_sectors += c.min_sectors;
-                e.1.min_lines += c.min_lines;
-                e.1.broadcast_requests += c.broadcast_requests;
-                e.1.misaligned_requests += c.misaligned_requests;
-                e.1.strided_requests += c.strided_requests;
-            }
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
         }
-        for (name, got) in &arrays {
-            let b = buffer_info(&m, region, name).ok_or("no buffer")?;
-            let want = BufData::from_le_bytes(
-                b.elem,
-                after.get(&format!("A:{}", name)).ok_or("not traced")?,
-            )
-            .ok_or("bad bytes")?;
-            if &want != got {
-                let bad: Vec<usize> = (0..want.len())
-                    .filter(|&k| want.get_f64(k) != got.get_f64(k))
-                    .collect();
-                let k = bad[0];
-                return Err(format!(
-                    "region {} instance {}: `{}` differs at {} elements, first [{}]: sequential {:?}, simulator {:?}",
-                    ri, res.instances, name, bad.len(), k, want.get_f64(k), got.get_f64(k)
-                ));
-            }
-        }
-        for l in &region.launches {
-            for red in &l.reductions {
-                let want = BufData::from_le_bytes(
-                    red.ty,
-                    after.get(&format!("V:{}", red.var)).ok_or("no var")?,
-                )
-                .and_then(|b| b.get_f64(0))
-                .ok_or("bad")?;
-                let got = host::f64_from_raw(red_vals[&red.var], red.ty);
-                if (want - got).abs() > 1e-5 * want.abs().max(1.0) {
-                    return Err(format!(
-                        "reduction `{}`: sequential {}, simulator {}",
-                        red.var, want, got
-                    ));
-                }
-            }
+        let st = &r.stats;
+        for (a, c) in st.accesses.iter().zip(st.counts.iter()) {
+            let e = res
+                .counts
+                .entry((st.kernel.clone(), a.id))
+                .or_insert_with(|| (a.clone(), AccessCounts::default()));
+            e.1.requests += c.requests;
+            e.1.sectors += c.sectors;
+            e.1.lines += c.lines;
+            e.1.min_sectors += c.min_sectors;
+            e.1.min_lines += c.min_lines;
+            e.1.broadcast_requests += c.broadcast_requests;
+            e.1.misaligned_requests += c.misaligned_requests;
+            e.1.strided_requests += c.strided_requests;
         }
     }
     if res.instances == 0 {
@@ -1299,17 +1024,24 @@ fn sampled_gemm_2048_is_fast() {
     let opts = driver::Options {
         target: accshare::back::output::Target::OpenCl,
         pp: accshare::front::preprocess::PpOptions {
-            defines: ["NI", "NJ", "NK"].iter().map(|d| (d.to_string(), Some(n.clone()))).collect(),
+            defines: ["NI", "NJ", "NK"]
+                .iter()
+                .map(|d| (d.to_string(), Some(n.clone())))
+                .collect(),
             include_dirs: Vec::new(),
         },
     };
     let out = driver::compile(&src, &opts, &mut sources, &mut diags).expect("gemm compiles");
     let m = out.module;
-    let region = m.host.iter().find(|h| !h.launches.is_empty()).expect("a compute region");
+    let region = m
+        .host
+        .iter()
+        .find(|h| !h.launches.is_empty())
+        .expect("a compute region");
     let l = &region.launches[0];
     println!("extents {:?}", l.extent);
     let mut arrays = BTreeMap::new();
-    for a in region_arrays(region) {
+    for a in trace::region_arrays(region) {
         arrays.insert(a, BufData::F32(vec![0.5; 2048 * 2048]));
     }
     let scalar = |_: &str, _: Scalar| Some(ArgValue::Float(1.5));
@@ -1318,14 +1050,27 @@ fn sampled_gemm_2048_is_fast() {
         sample_blocks: Some(16),
         ..Default::default()
     };
-    let r = host::run_launch(&m, l, &mut arrays, &scalar, [2048, 2048, 1], &SimPlatform::nvidia(), &opts).expect("runs");
+    let r = host::run_launch(
+        &m,
+        l,
+        &mut arrays,
+        &scalar,
+        [2048, 2048, 1],
+        &SimPlatform::nvidia(),
+        &opts,
+    )
+    .expect("runs");
     let secs = t.elapsed().as_secs_f64();
     let rep = analyze(&[r.run], &SimPlatform::nvidia());
     println!("{}\n{:.2} s", rep.render_text(), secs);
     let k = &rep.kernels[0];
     assert_eq!(k.blocks_total, 64 * 256);
     // B[k*2048 + j]: 2048 k-steps × 4 sectors per warp × 8 warps per block × 16384 blocks.
-    let b = k.accesses.iter().find(|a| a.info.label.contains("B[")).expect("B");
+    let b = k
+        .accesses
+        .iter()
+        .find(|a| a.info.label.contains("B["))
+        .expect("B");
     assert_eq!(b.counts.sectors, 2048 * 4 * 8 * 16384);
     assert!(secs < 60.0, "{} s", secs);
 }
@@ -1337,7 +1082,13 @@ fn report_of_the_column_read_tile() {
         BufData::F32((0..1024).map(|x| x as f32).collect()),
         BufData::zeroed(Scalar::Float, 1024),
     ];
-    let r = run(&m, &[ArgValue::Buffer(0), ArgValue::Buffer(1)], &mut bufs, [1, 1, 1], true);
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
     let rep = analyze(&[r], &SimPlatform::nvidia());
     insta::assert_snapshot!(format!("{}\n{}", rep.render_text(), rep.render_json()));
 }
@@ -1358,7 +1109,12 @@ fn lint_of_the_examples() {
         };
         for k in &o.module.kernels {
             for it in lint::lint_kernel(k, &SimPlatform::nvidia()).expect("lint") {
-                out.push_str(&format!("{}: {} ({})\n", it.access.label, it.verdict.name(), it.reason));
+                out.push_str(&format!(
+                    "{}: {} ({})\n",
+                    it.access.label,
+                    it.verdict.name(),
+                    it.reason
+                ));
                 if let Some((msg, help)) = it.message() {
                     out.push_str(&format!("  warning: {}\n  help: {}\n", msg, help));
                 }

@@ -29,6 +29,7 @@ pub mod exec;
 pub mod host;
 pub mod lint;
 pub mod memory;
+pub mod trace;
 pub mod value;
 
 pub use exec::run_kernel;
