@@ -23,8 +23,9 @@ use crate::front::pragma_ast::{
     AccDirective, ArraySpec, Clause, ClauseKind, Construct, DataKind, Pragma, SharePragma,
 };
 
-/// Deepest statement/expression nesting the walks descend into.
-pub const MAX_DEPTH: usize = 256;
+/// Deepest statement nesting the walks descend into (the parser allows 256 nested brackets, so
+/// only hand-made trees reach it).
+pub const MAX_DEPTH: usize = 300;
 
 /// The functions a compute region may call: C99 math for `float` and `double` (with their `f`
 /// variants) and `abs`, `min`, `max`.
@@ -637,6 +638,8 @@ pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
                     compute: None,
                     loops: 0,
                     member_reported: false,
+                    goto_reported: false,
+                    labels: Vec::new(),
                     calls_reported: BTreeSet::new(),
                     diags,
                 };
@@ -681,6 +684,10 @@ struct Validator<'a, 'd> {
     loops: usize,
     /// One member-access error per region is enough.
     member_reported: bool,
+    /// A `goto` was reported in this region: its labels need no error of their own.
+    goto_reported: bool,
+    /// Label errors of this region, held back until the region ends (see `goto_reported`).
+    labels: Vec<Diag>,
     /// Functions already reported in this region.
     calls_reported: BTreeSet<String>,
     diags: &'d mut Diags,
@@ -848,12 +855,16 @@ impl Validator<'_, '_> {
                         }
                         _ => stmt_word(s, what.len()),
                     };
-                    self.diags.push(
-                        Diag::error(at, msg)
-                            .label("not supported in a kernel")
-                            .with_label(outer, "inside this compute construct")
-                            .note("a compute region becomes a GPU kernel; its control flow must be structured (`if`, loops, `break`, `continue`)"),
-                    );
+                    let d = Diag::error(at, msg)
+                        .label("not supported in a kernel")
+                        .with_label(outer, "inside this compute construct")
+                        .note("a compute region becomes a GPU kernel; its control flow must be structured (`if`, loops, `break`, `continue`)");
+                    if what.starts_with("label") {
+                        self.labels.push(d);
+                    } else {
+                        self.goto_reported |= what == "goto";
+                        self.diags.push(d);
+                    }
                 }
                 if let Some(b) = body {
                     self.stmt(b, depth + 1);
@@ -908,11 +919,19 @@ impl Validator<'_, '_> {
         self.compute = Some(dir.construct_span);
         self.loops = 0;
         self.member_reported = false;
+        self.goto_reported = false;
         self.calls_reported.clear();
         self.scopes.push(Vec::new());
         self.stmt(body, depth + 1);
         self.scopes.pop();
         self.compute = None;
+        // A label the reported `goto`s jump to is part of the same problem.
+        let labels = std::mem::take(&mut self.labels);
+        if !self.goto_reported {
+            for d in labels {
+                self.diags.push(d);
+            }
+        }
     }
 
     fn standalone(&mut self, d: &AccDirective) {
@@ -1151,68 +1170,66 @@ impl Validator<'_, '_> {
         }
     }
 
-    fn expr(&mut self, e: &Expr, depth: usize) {
-        if self.compute.is_none() || depth > MAX_DEPTH {
+    /// Checks an expression inside a compute region: member accesses and calls. Iterative (an
+    /// expression may be thousands of operators long), in source order.
+    fn expr(&mut self, e: &Expr, _depth: usize) {
+        let Some(outer) = self.compute else {
             return;
-        }
-        let outer = self.compute.unwrap_or_default();
-        match &e.kind {
-            ExprKind::Member { base, .. } => {
-                if !self.member_reported {
-                    self.member_reported = true;
-                    self.diags.push(
-                        Diag::error(
-                            e.span,
-                            "struct member access is not supported inside a compute region",
-                        )
-                        .label("member access")
-                        .with_label(outer, "inside this compute construct")
-                        .help("pass the fields as separate arrays (structure of arrays)"),
-                    );
+        };
+        let mut work: Vec<&Expr> = vec![e];
+        while let Some(e) = work.pop() {
+            let first = work.len();
+            match &e.kind {
+                ExprKind::Member { base, .. } => {
+                    if !self.member_reported {
+                        self.member_reported = true;
+                        self.diags.push(
+                            Diag::error(
+                                e.span,
+                                "struct member access is not supported inside a compute region",
+                            )
+                            .label("member access")
+                            .with_label(outer, "inside this compute construct")
+                            .help("pass the fields as separate arrays (structure of arrays)"),
+                        );
+                    }
+                    work.push(base);
                 }
-                self.expr(base, depth + 1);
-            }
-            ExprKind::Call(f, args) => {
-                if !is_math_function(&f.name) && self.calls_reported.insert(f.name.clone()) {
-                    self.diags.push(
-                        Diag::error(
-                            f.span,
-                            format!(
-                                "call to `{}` inside a compute region: only math functions are supported",
-                                f.name
-                            ),
-                        )
-                        .label("not a math function")
-                        .with_label(outer, "inside this compute construct")
-                        .note("the C99 math functions (`sqrt`, `expf`, `fmaxf`, …) and `abs`, `min`, `max` can be called in a kernel"),
-                    );
+                ExprKind::Call(f, args) => {
+                    if !is_math_function(&f.name) && self.calls_reported.insert(f.name.clone()) {
+                        self.diags.push(
+                            Diag::error(
+                                f.span,
+                                format!(
+                                    "call to `{}` inside a compute region: only math functions are supported",
+                                    f.name
+                                ),
+                            )
+                            .label("not a math function")
+                            .with_label(outer, "inside this compute construct")
+                            .note("the C99 math functions (`sqrt`, `expf`, `fmaxf`, …) and `abs`, `min`, `max` can be called in a kernel"),
+                        );
+                    }
+                    work.extend(args.iter());
                 }
-                for a in args {
-                    self.expr(a, depth + 1);
-                }
+                ExprKind::Ident(_)
+                | ExprKind::Int { .. }
+                | ExprKind::Float { .. }
+                | ExprKind::Char(_)
+                | ExprKind::Str(_)
+                | ExprKind::SizeofType(_) => {}
+                ExprKind::Unary(_, a)
+                | ExprKind::IncDec { arg: a, .. }
+                | ExprKind::Cast(_, a)
+                | ExprKind::SizeofExpr(a) => work.push(a),
+                ExprKind::Binary(_, a, b)
+                | ExprKind::Assign(_, a, b)
+                | ExprKind::Index(a, b)
+                | ExprKind::Comma(a, b) => work.extend([&**a, &**b]),
+                ExprKind::Cond(a, b, c) => work.extend([&**a, &**b, &**c]),
             }
-            ExprKind::Ident(_)
-            | ExprKind::Int { .. }
-            | ExprKind::Float { .. }
-            | ExprKind::Char(_)
-            | ExprKind::Str(_)
-            | ExprKind::SizeofType(_) => {}
-            ExprKind::Unary(_, a)
-            | ExprKind::IncDec { arg: a, .. }
-            | ExprKind::Cast(_, a)
-            | ExprKind::SizeofExpr(a) => self.expr(a, depth + 1),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Assign(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Comma(a, b) => {
-                self.expr(a, depth + 1);
-                self.expr(b, depth + 1);
-            }
-            ExprKind::Cond(a, b, c) => {
-                self.expr(a, depth + 1);
-                self.expr(b, depth + 1);
-                self.expr(c, depth + 1);
-            }
+            // Children were pushed left to right: reverse them so the leftmost comes out first.
+            work[first..].reverse();
         }
     }
 }
@@ -1535,7 +1552,5 @@ fn loop_var(init: &ForInit, cond: Option<&Expr>) -> String {
     "?".to_string()
 }
 
-#[cfg(test)]
-mod minic;
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,42 @@
+use std::path::PathBuf;
+
 use super::*;
 use crate::diag::render;
-use crate::front::region::minic;
+use crate::front::parser::parse_translation_unit;
+use crate::front::pragma::parse_pragma;
+use crate::front::preprocess::{preprocess, PpOptions};
 
-/// Parses C text (file `t.c`), attaches and validates; returns the tree, the summaries and the
-/// rendered diagnostics of all stages.
+/// A C text through the preprocessor, the parser and the pragma parser (file `t.c`).
+struct Parsed {
+    sources: SourceMap,
+    tu: TranslationUnit,
+    pragmas: Vec<Pragma>,
+    diags: Diags,
+}
+
+fn parse(text: &str) -> Parsed {
+    let mut sources = SourceMap::new();
+    let f = sources.add("t.c", PathBuf::from("t.c"), text.to_string());
+    let mut diags = Diags::new();
+    let pp = preprocess(&mut sources, f, &PpOptions::default(), &mut diags);
+    let tu = parse_translation_unit(&pp, &sources, &mut diags);
+    let pragmas = pp
+        .pragmas
+        .iter()
+        .map(|l| parse_pragma(l, &sources, &pp.int_macros, &mut diags))
+        .collect();
+    Parsed {
+        sources,
+        tu,
+        pragmas,
+        diags,
+    }
+}
+
+/// Parses C text, attaches and validates; returns the tree, the summaries and the rendered
+/// diagnostics of all stages.
 fn run(text: &str) -> (TranslationUnit, Vec<RegionSummary>, String) {
-    let mut p = minic::parse(text, &[("BLOCK".into(), 16)]);
+    let mut p = parse(text);
     attach(&mut p.tu, &p.pragmas, &mut p.diags);
     validate(&p.tu, &p.sources, &mut p.diags);
     p.diags.sort();
@@ -43,17 +74,6 @@ void first_negative_sum(float out[N], float A[N][N])
    ·
 10 │                 goto done;
    │                 ^^^^ not supported in a kernel
-   │
-   = note: a compute region becomes a GPU kernel; its control flow must be structured (`if`, loops, `break`, `continue`)
-
-error: labels are not supported inside a compute region
-   ┌─ t.c:13:5
-   │
- 5 │ #pragma acc parallel loop copyin(A[0:N][0:N]) copyout(out[0:N])
-   │             ------------- inside this compute construct
-   ·
-13 │     done:
-   │     ^^^^^ not supported in a kernel
    │
    = note: a compute region becomes a GPU kernel; its control flow must be structured (`if`, loops, `break`, `continue`)
 
@@ -621,6 +641,7 @@ warning: `#pragma acc share` outside a function is ignored
 /// Attachment and validation of whole functions: the summaries and every diagnostic, rendered.
 #[test]
 fn regions_and_diagnostics() {
+    assert_eq!(CASES.len(), 18);
     let mut failures = Vec::new();
     for (name, src, summary, diags) in CASES {
         let (_, s, d) = run(src);
@@ -850,39 +871,92 @@ fn dimensions() {
     assert_eq!(dims, [1, 2, 2, 0, 2]);
 }
 
-/// Deep nesting of statements is not descended past `MAX_DEPTH` (no stack overflow).
+/// Trees deeper than the parser allows (built by hand) are not descended past `MAX_DEPTH`, and
+/// long expressions are walked without recursion: no stack overflow.
 #[test]
-fn deep_statements_do_not_overflow() {
-    let n = 5000;
-    let src = format!(
-        "void f(int n, float *x) {{\n#pragma acc parallel loop\nfor (int i = 0; i < n; i++) {}x[i] = g(x[i]);{} }}\n",
-        "{ ".repeat(n),
-        " }".repeat(n)
+fn deep_trees_do_not_overflow() {
+    let mut p = parse(
+        "void f(int n, float *x) {\n#pragma acc parallel loop\nfor (int i = 0; i < n; i++) x[i] = g(x[i]);\n}\n",
     );
-    let handle = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || {
-            // Parsing itself recurses (the test parser is not bounded); the passes under test
-            // must stay within their own bound.
-            let mut p = minic::parse(&src, &[]);
-            let mut diags = Diags::new();
-            let before = std::mem::take(&mut p.diags);
-            attach(&mut p.tu, &p.pragmas, &mut diags);
-            validate(&p.tu, &p.sources, &mut diags);
-            let _ = summarize(&p.tu, &p.sources);
-            (before, diags, p)
-        })
-        .unwrap();
-    let (_, diags, p) = handle.join().unwrap();
-    // The call is deeper than the bound: not looked at, and nothing crashed.
+    let ItemKind::Function(f) = &mut p.tu.items[0].kind else {
+        panic!()
+    };
+    // The loop body: 100,000 nested blocks around `x[i] = g(x[i]) + x[i] + … (100,000 times)`.
+    let StmtKind::Pragma(_) = f.body.stmts[0].kind else {
+        panic!("{:?}", f.body.stmts[0].kind)
+    };
+    let StmtKind::For { body, .. } = &mut f.body.stmts[1].kind else {
+        panic!()
+    };
+    let StmtKind::Expr(e) = &body.kind else {
+        panic!()
+    };
+    let mut e = e.clone();
+    let span = e.span;
+    for _ in 0..100_000 {
+        e = Expr::new(
+            ExprKind::Binary(
+                crate::front::ast::BinOp::Add,
+                Box::new(e),
+                Box::new(Expr::new(ExprKind::Ident("n".into()), span)),
+            ),
+            span,
+        );
+    }
+    let mut s = Stmt {
+        kind: StmtKind::Expr(e),
+        span,
+    };
+    for _ in 0..100_000 {
+        s = Stmt {
+            kind: StmtKind::Block(Block {
+                stmts: vec![s],
+                span,
+            }),
+            span,
+        };
+    }
+    **body = s;
+    let mut diags = Diags::new();
+    attach(&mut p.tu, &p.pragmas, &mut diags);
+    validate(&p.tu, &p.sources, &mut diags);
+    let _ = summarize(&p.tu, &p.sources);
+    // The call is deeper than the statement bound: not looked at, and nothing crashed.
     assert!(diags.is_empty(), "{}", render(&p.sources, &diags.0));
-    // Dropping the deep tree recursively needs a big stack too.
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || drop(p))
-        .unwrap()
-        .join()
-        .unwrap();
+    // Dropping such trees recurses: leak them rather than overflow the test's stack.
+    std::mem::forget(p);
+    // A long expression at a reachable depth is checked completely.
+    let mut p = parse(
+        "void f(int n, float *x) {\n#pragma acc parallel loop\nfor (int i = 0; i < n; i++) x[i] = g(x[i]);\n}\n",
+    );
+    let ItemKind::Function(f) = &mut p.tu.items[0].kind else {
+        panic!()
+    };
+    let StmtKind::For { body, .. } = &mut f.body.stmts[1].kind else {
+        panic!()
+    };
+    let StmtKind::Expr(e) = &mut body.kind else {
+        panic!()
+    };
+    let mut deep = e.clone();
+    for _ in 0..100_000 {
+        deep = Expr::new(
+            ExprKind::Binary(
+                crate::front::ast::BinOp::Add,
+                Box::new(deep),
+                Box::new(Expr::new(ExprKind::Ident("n".into()), span)),
+            ),
+            span,
+        );
+    }
+    *e = deep;
+    let mut diags = Diags::new();
+    attach(&mut p.tu, &p.pragmas, &mut diags);
+    validate(&p.tu, &p.sources, &mut diags);
+    assert_eq!(diags.0.len(), 1);
+    assert!(diags.0[0].message.starts_with("call to `g`"));
+    // Dropping such trees recurses: leak them rather than overflow the test's stack.
+    std::mem::forget(p);
 }
 
 /// `for (…)` / `#pragma acc loop` / `for (…)` without braces, several levels deep: the parser
@@ -903,8 +977,8 @@ fn pragmas_in_unbraced_loop_nests() {
     A[0][0][0] = 1.0f;
 }
 "#;
-    for group in [false, true] {
-        let mut p = minic::parse_with(src, &[], group);
+    {
+        let mut p = parse(src);
         attach(&mut p.tu, &p.pragmas, &mut p.diags);
         validate(&p.tu, &p.sources, &mut p.diags);
         assert_eq!(render(&p.sources, &p.diags.0), "");
@@ -920,4 +994,26 @@ fn pragmas_in_unbraced_loop_nests() {
             "t.c:4:5: f: parallel loop | loops i > j[independent] > k[seq] | data copy(A)"
         );
     }
+}
+
+/// A label with no `goto` in the region is an error of its own.
+#[test]
+fn label_without_goto() {
+    let src = "void f(int n, float *x)\n{\n#pragma acc parallel loop\n    for (int i = 0; i < n; i++) {\n    here:\n        x[i] = 0.0f;\n    }\n}\n";
+    let (_, _, d) = run(src);
+    assert_eq!(
+        d,
+        "error: labels are not supported inside a compute region
+  ┌─ t.c:5:5
+  │
+3 │ #pragma acc parallel loop
+  │             ------------- inside this compute construct
+4 │     for (int i = 0; i < n; i++) {
+5 │     here:
+  │     ^^^^^ not supported in a kernel
+  │
+  = note: a compute region becomes a GPU kernel; its control flow must be structured (`if`, loops, `break`, `continue`)
+
+"
+    );
 }
