@@ -1123,3 +1123,114 @@ fn lint_of_the_examples() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn private_arrays_compound_stores_and_while_loops() {
+    // float p[4]; for (k = 0; k < 4; k++) p[k] = a[t] * k;
+    // int n = t; while (n > 3) n -= 3; do { out[t] += p[n]; n--; } while (n >= 0);
+    let body = vec![
+        KStmt::Decl {
+            name: "p".to_string(),
+            ty: Scalar::Float,
+            len: Some(4),
+            init: None,
+        },
+        KStmt::For {
+            init: vec![decl("k", Scalar::Int, int(0))],
+            cond: Some(bin(BinOp::Lt, var("k"), int(4))),
+            step: vec![set("k", bin(BinOp::Add, var("k"), int(1)))],
+            body: vec![KStmt::Assign {
+                target: LValue::Elem(at("p", Space::Private, var("k"))),
+                op: None,
+                value: bin(BinOp::Mul, load("a", lid(0)), var("k")),
+            }],
+        },
+        decl("n", Scalar::Int, KExpr::Cast(Scalar::Int, b(lid(0)))),
+        KStmt::While {
+            cond: bin(BinOp::Gt, var("n"), int(3)),
+            body: vec![KStmt::Assign {
+                target: LValue::Var("n".to_string()),
+                op: Some(BinOp::Sub),
+                value: int(3),
+            }],
+        },
+        KStmt::DoWhile {
+            body: vec![
+                KStmt::Assign {
+                    target: LValue::Elem(at("out", Space::Global, lid(0))),
+                    op: Some(BinOp::Add),
+                    value: KExpr::Load(at("p", Space::Private, var("n"))),
+                },
+                set("n", bin(BinOp::Sub, var("n"), int(1))),
+            ],
+            cond: bin(BinOp::Ge, var("n"), int(0)),
+        },
+    ];
+    let m = kernel(
+        "priv",
+        [64, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        vec![],
+        body,
+    );
+    for platform in [SimPlatform::nvidia(), SimPlatform::amd_cdna()] {
+        let mut bufs = vec![
+            BufData::F32((0..64).map(|x| x as f32 * 0.5).collect()),
+            BufData::F32(vec![1.0; 64]),
+        ];
+        let opts = SimOptions {
+            check: true,
+            ..Default::default()
+        };
+        let r = run_kernel(
+            &m,
+            0,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            &platform,
+            &opts,
+        )
+        .expect("runs");
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let expect: Vec<f32> = (0..64)
+            .map(|t| {
+                let a = t as f32 * 0.5;
+                let mut n = t;
+                while n > 3 {
+                    n -= 3;
+                }
+                let mut o = 1.0f32;
+                loop {
+                    o += a * n as f32;
+                    n -= 1;
+                    if n < 0 {
+                        break;
+                    }
+                }
+                o
+            })
+            .collect();
+        assert_eq!(bufs[1], BufData::F32(expect));
+        // The compound store is one access, counted as a load and a store request per warp.
+        let c = counts(&r, "out[");
+        let warps = 64 / platform.warp as u64;
+        assert_eq!(
+            r.stats
+                .accesses
+                .iter()
+                .filter(|a| a.kind == AccessKind::Update)
+                .count(),
+            1
+        );
+        assert!(c.requests >= 2 * warps, "{:?}", c);
+        if platform.warp == 64 {
+            // 64 floats = 256 B: four 64-byte sectors, two lines, on the first pass.
+            let a = counts(&r, "a[");
+            assert_eq!(
+                (a.requests, a.sectors / a.requests, a.lines / a.requests),
+                (4, 4, 2)
+            );
+        }
+    }
+}
