@@ -1234,3 +1234,37 @@ fn private_arrays_compound_stores_and_while_loops() {
         }
     }
 }
+
+#[test]
+fn a_kernel_that_never_terminates_is_stopped() {
+    let m = kernel(
+        "spin",
+        [32, 1, 1],
+        vec![buf("out", Scalar::Int)],
+        vec![],
+        vec![
+            KStmt::While {
+                cond: int(1),
+                body: vec![],
+            },
+            store("out", lid(0), int(1)),
+        ],
+    );
+    let mut bufs = vec![BufData::zeroed(Scalar::Int, 32)];
+    let opts = SimOptions {
+        max_iterations: 1000,
+        ..Default::default()
+    };
+    match run_kernel(
+        &m,
+        0,
+        &[ArgValue::Buffer(0)],
+        &mut bufs,
+        [1, 1, 1],
+        &SimPlatform::nvidia(),
+        &opts,
+    ) {
+        Err(SimError::Fault(f)) => assert_eq!(f.kind, FindingKind::IterationLimit),
+        other => panic!("{:?}", other),
+    }
+}

@@ -767,6 +767,7 @@ struct Blk<'a, 'e> {
     flops: u64,
     findings: Vec<Finding>,
     seen: HashMap<(FindingKind, usize), usize>,
+    iterations: u64,
 }
 
 const NO_ACC: usize = usize::MAX;
@@ -842,6 +843,7 @@ impl<'a, 'e> Blk<'a, 'e> {
             flops: 0,
             findings: Vec::new(),
             seen: HashMap::new(),
+            iterations: 0,
         }
     }
 
@@ -855,6 +857,7 @@ impl<'a, 'e> Blk<'a, 'e> {
             self.sh_epoch[i].iter_mut().for_each(|x| *x = 0);
         }
         self.epoch = 1;
+        self.iterations = 0;
         for (i, ps) in self.env.p.params.iter().enumerate() {
             if let ParamSlot::Reg(r, _) = ps {
                 let v = self.env.params[i];
@@ -1666,6 +1669,20 @@ impl<'a, 'e> Blk<'a, 'e> {
                     }
                 }
                 while any(&act) {
+                    self.iterations += 1;
+                    if self.iterations > self.env.opts.max_iterations {
+                        if self.iterations == self.env.opts.max_iterations + 1 {
+                            let t = (0..self.n).find(|&t| bit(&act, t)).unwrap_or(0);
+                            self.find(
+                                FindingKind::IterationLimit,
+                                NO_ACC,
+                                t,
+                                None,
+                                format!("{} loop iterations", self.env.opts.max_iterations),
+                            );
+                        }
+                        break;
+                    }
                     let mut r = self.exec_list(body, act);
                     if let Some((_, cont)) = self.loops.last_mut() {
                         for (a, c) in r.iter_mut().zip(cont.iter_mut()) {
@@ -1984,7 +2001,9 @@ pub fn run_program(
         if let Some(f) = findings.iter().find(|f| {
             matches!(
                 f.kind,
-                FindingKind::OutOfBounds | FindingKind::PartialBarrier
+                FindingKind::OutOfBounds
+                    | FindingKind::PartialBarrier
+                    | FindingKind::IterationLimit
             )
         }) {
             return Err(SimError::Fault(Box::new(f.clone())));

@@ -116,6 +116,9 @@ pub struct SimOptions {
     pub threads: Option<usize>,
     /// At most this many findings of each kind per static access are kept.
     pub max_findings: usize,
+    /// Loop iterations (of whole blocks) after which a block is stopped and the launch fails:
+    /// a guard against kernels that never terminate.
+    pub max_iterations: u64,
 }
 
 impl Default for SimOptions {
@@ -125,6 +128,7 @@ impl Default for SimOptions {
             sample_blocks: None,
             threads: None,
             max_findings: 4,
+            max_iterations: 1 << 32,
         }
     }
 }
@@ -310,6 +314,8 @@ pub enum FindingKind {
     PartialBarrier,
     UninitializedShared,
     DivisionByZero,
+    /// A block ran more loop iterations than `SimOptions::max_iterations`.
+    IterationLimit,
 }
 
 impl FindingKind {
@@ -321,6 +327,7 @@ impl FindingKind {
             FindingKind::PartialBarrier => "barrier reached by part of a block",
             FindingKind::UninitializedShared => "read of uninitialized shared memory",
             FindingKind::DivisionByZero => "integer division by zero",
+            FindingKind::IterationLimit => "iteration limit reached (the kernel may not terminate)",
         }
     }
 }
