@@ -232,6 +232,8 @@ impl Verdict {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LintItem {
+    /// The kernel's origin (`file:line` of its compute construct).
+    pub origin: String,
     pub access: AccessInfo,
     pub verdict: Verdict,
     /// Why, in words (strides per dimension, residue).
@@ -616,6 +618,7 @@ pub fn lint_kernel(kernel: &Kernel, platform: &SimPlatform) -> Result<Vec<LintIt
         let av = w.found.get(a.id).cloned().flatten().unwrap_or(Av::Top);
         let (verdict, reason) = classify(&av, a.elem.size() as u64, kernel.block, platform);
         out.push(LintItem {
+            origin: kernel.origin.clone(),
             access: a,
             verdict,
             reason,
