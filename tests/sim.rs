@@ -848,14 +848,17 @@ fn run_example(src: &Path, tag: &str, odd: bool) -> Result<(Module, ExampleRun),
         .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;
     let m = out.module;
     let dir = std::env::temp_dir().join(format!("accshare-sim-{}-{}", std::process::id(), tag));
-    let trace_bytes = trace::build_and_trace(src, &m, &opts.pp.defines, &[], &dir)?;
     let _ = std::fs::remove_dir_all(&dir);
     let platform = SimPlatform::nvidia();
     let sim_opts = SimOptions {
         check: true,
         ..Default::default()
     };
-    let rep = trace::replay(&m, &trace_bytes, &platform, &sim_opts)?;
+    let (rep, report) = trace::run_module(src, &m, &opts.pp, &platform, &sim_opts, &dir)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if report.kernels.is_empty() {
+        return Err("no kernel ran".to_string());
+    }
     if !rep.mismatches.is_empty() {
         return Err(rep.mismatches.join("\n"));
     }

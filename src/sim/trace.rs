@@ -383,3 +383,20 @@ pub fn build_and_trace(
     }
     std::fs::read(&trace).map_err(|e| format!("no trace: {}", e))
 }
+
+/// Everything `accshare run --device sim` and `accshare analyze` need for one compiled file:
+/// builds and runs the traced program, replays every region instance on the simulator (compared
+/// with the sequential run unless sampling), and builds the memory-model report.
+pub fn run_module(
+    src: &std::path::Path,
+    module: &Module,
+    pp: &crate::front::preprocess::PpOptions,
+    platform: &SimPlatform,
+    opts: &SimOptions,
+    work_dir: &std::path::Path,
+) -> Result<(Replay, Report), String> {
+    let trace = build_and_trace(src, module, &pp.defines, &pp.include_dirs, work_dir)?;
+    let rep = replay(module, &trace, platform, opts)?;
+    let report = analyze(&rep.runs, platform);
+    Ok((rep, report))
+}
