@@ -797,7 +797,11 @@ fn size_macros(text: &str) -> Vec<(String, i64)> {
 }
 
 fn examples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    programs_in("examples")
+}
+
+fn programs_in(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
@@ -1270,4 +1274,26 @@ fn a_kernel_that_never_terminates_is_stopped() {
         Err(SimError::Fault(f)) => assert_eq!(f.kind, FindingKind::IterationLimit),
         other => panic!("{:?}", other),
     }
+}
+
+/// The corpus programs (reductions, `while` loops, math functions, `unsigned char`, private
+/// arrays, `share` hints…) also match the sequential C region by region, checker silent.
+#[test]
+fn corpus_matches_the_sequential_c_and_the_checker_is_silent() {
+    let progs = programs_in("tests/corpus");
+    assert!(!progs.is_empty());
+    let mut failures = Vec::new();
+    for (i, p) in progs.iter().enumerate() {
+        for odd in [true, false] {
+            if let Err(e) = run_example(p, &format!("c{}-{}", i, odd), odd) {
+                failures.push(format!(
+                    "{} ({}): {}",
+                    p.display(),
+                    if odd { "odd" } else { "64" },
+                    e
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
