@@ -14,3 +14,4 @@ pub mod kernel;
 pub mod model;
 pub mod partition;
 pub mod runtime;
+pub mod sim;
