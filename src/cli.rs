@@ -38,20 +38,52 @@ pub enum Command {
     Run(RunArgs),
     /// Simulate the generated kernels and report what a GPU's memory system would see.
     Analyze(AnalyzeArgs),
+    /// Show the partition engine's decisions: candidates, partitions, profit, parameters.
+    Explain(ExplainArgs),
+    /// List the shipped platform descriptions.
+    Platforms,
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// The C file to explain.
+    #[arg(value_name = "FILE.c")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+    /// Value of a symbolic problem size (`--size n=2048`); others default to 4096.
+    #[arg(long = "size", value_name = "NAME=VALUE")]
+    pub sizes: Vec<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// The target description, shared by every command that models a GPU.
+#[derive(Args, Debug, Clone)]
+pub struct PlatformArgs {
+    /// A shipped platform name (`accshare platforms`), a `.toml` file, or `device:N` (an OpenCL
+    /// device of this machine, queried).
+    #[arg(long, value_name = "NAME|FILE.toml|device:N", default_value = "a100")]
+    pub platform: String,
+}
+
+impl PlatformArgs {
+    /// Loads the platform; a bad name is a usage error (exit 2).
+    pub fn load(&self) -> Result<crate::model::Platform, i32> {
+        crate::model::Platform::load(&self.platform).map_err(|e| {
+            eprintln!("error: {}", e);
+            2
+        })
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DeviceArg {
     /// accshare's SIMT simulator (always available).
     Sim,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SimPlatformArg {
-    /// 32-wide warps, 32 banks of 4 bytes, 32-byte sectors in 128-byte lines.
-    Nvidia,
-    /// 64-wide wavefronts (CDNA).
-    AmdCdna,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,9 +100,8 @@ pub struct RunArgs {
     /// Where to run the regions.
     #[arg(long, value_enum, default_value = "sim")]
     pub device: DeviceArg,
-    /// The simulated GPU.
-    #[arg(long, value_enum, default_value = "nvidia")]
-    pub platform: SimPlatformArg,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -80,9 +111,8 @@ pub struct AnalyzeArgs {
     /// The C file (a whole program with `main`).
     #[arg(value_name = "FILE.c")]
     pub file: PathBuf,
-    /// The simulated GPU.
-    #[arg(long, value_enum, default_value = "nvidia")]
-    pub platform: SimPlatformArg,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
@@ -165,6 +195,8 @@ pub struct CompileArgs {
     #[arg(long, value_enum)]
     pub emit: Option<EmitArg>,
     #[command(flatten)]
+    pub platform: PlatformArgs,
+    #[command(flatten)]
     pub input: InputArgs,
 }
 
@@ -181,14 +213,19 @@ pub struct CheckArgs {
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Some(Command::Check(args)) => check(&args),
-        Some(Command::Run(args)) => simulate(&args.file, &args.input, args.platform, None, None),
+        Some(Command::Run(args)) => simulate(&args.file, &args.input, &args.platform, None, None),
         Some(Command::Analyze(args)) => simulate(
             &args.file,
             &args.input,
-            args.platform,
+            &args.platform,
             Some(args.format),
             args.sample,
         ),
+        Some(Command::Explain(args)) => explain(&args),
+        Some(Command::Platforms) => {
+            print!("{}", crate::model::list_platforms());
+            0
+        }
         None => compile(&cli.compile),
     }
 }
@@ -236,6 +273,9 @@ fn compile(args: &CompileArgs) -> i32 {
         eprintln!("error: no input file (try `accshare --help`)");
         return 2;
     };
+    if let Err(code) = args.platform.load() {
+        return code;
+    }
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let opts = driver::Options {
@@ -274,10 +314,14 @@ fn compile(args: &CompileArgs) -> i32 {
 fn simulate(
     file: &std::path::Path,
     input: &InputArgs,
-    platform: SimPlatformArg,
+    platform: &PlatformArgs,
     format: Option<FormatArg>,
     sample: Option<usize>,
 ) -> i32 {
+    let plat = match platform.load() {
+        Ok(p) => crate::sim::SimPlatform::from_platform(&p),
+        Err(code) => return code,
+    };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let pp = input.pp_options();
@@ -288,10 +332,6 @@ fn simulate(
     let out = driver::compile(file, &opts, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
-    let plat = match platform {
-        SimPlatformArg::Nvidia => crate::sim::SimPlatform::nvidia(),
-        SimPlatformArg::AmdCdna => crate::sim::SimPlatform::amd_cdna(),
-    };
     let sim_opts = crate::sim::SimOptions {
         check: format.is_none(),
         sample_blocks: sample,
@@ -340,4 +380,52 @@ fn simulate(
         }
     }
     0
+}
+
+fn explain(args: &ExplainArgs) -> i32 {
+    let platform = match args.platform.load() {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut opts = crate::partition::Options::default();
+    for s in &args.sizes {
+        match s
+            .split_once('=')
+            .map(|(n, v)| (n.trim(), v.trim().parse::<i64>()))
+        {
+            Some((n, Ok(v))) if v > 0 && !n.is_empty() => {
+                opts.sizes.insert(n.to_string(), v);
+            }
+            _ => {
+                eprintln!(
+                    "error: `--size {}`: expected NAME=VALUE with a positive integer value",
+                    s
+                );
+                return 2;
+            }
+        }
+    }
+    let format = match args.format {
+        FormatArg::Text => crate::explain::Format::Text,
+        FormatArg::Json => crate::explain::Format::Json,
+    };
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let out = crate::explain::run(
+        &args.file,
+        &args.input.pp_options(),
+        &platform,
+        format,
+        &opts,
+        &mut sources,
+        &mut diags,
+    );
+    let code = finish(&sources, &diags);
+    match out {
+        Some(text) if code == 0 => {
+            print!("{}", text);
+            0
+        }
+        _ => code.max(1),
+    }
 }

@@ -83,6 +83,27 @@ impl SimPlatform {
 
     /// An AMD CDNA GPU (MI100-like numbers): 64-wide wavefronts, 32 LDS banks of 4 bytes,
     /// 64-byte transactions.
+    /// The simulator's view of a platform description (`platforms/*.toml`). Peak arithmetic
+    /// throughput is not in the descriptions: it is estimated as 64 FMA lanes per SM per clock,
+    /// used only by the roofline "model estimate".
+    pub fn from_platform(p: &crate::model::Platform) -> Self {
+        SimPlatform {
+            name: p.name.clone(),
+            warp: p.warp_size.max(1),
+            banks: p.banks.max(1),
+            bank_width: p.bank_width.max(1),
+            sector: p.sector_bytes.max(1),
+            line: p.transaction_bytes.max(1),
+            max_threads_per_block: p.max_threads_per_block.max(1),
+            max_threads_per_sm: p.max_threads_per_sm.max(1),
+            max_blocks_per_sm: p.max_blocks_per_sm.max(1),
+            shared_per_sm: p.smem_per_sm as u32,
+            sms: p.sm_count.max(1),
+            bandwidth_gbs: p.bandwidth_gbs,
+            gflops: p.sm_count as f64 * p.clock_mhz as f64 * 128.0 / 1000.0,
+        }
+    }
+
     pub fn amd_cdna() -> Self {
         SimPlatform {
             name: "amd-cdna".to_string(),
