@@ -94,7 +94,12 @@ pub struct CompileArgs {
     #[arg(long, value_enum, default_value = "opencl")]
     pub target: TargetArg,
     /// Output directory.
-    #[arg(short = 'o', long = "out-dir", value_name = "DIR", default_value = "accshare-out")]
+    #[arg(
+        short = 'o',
+        long = "out-dir",
+        value_name = "DIR",
+        default_value = "accshare-out"
+    )]
     pub out_dir: PathBuf,
     /// Optimization level.
     #[arg(long, value_enum, default_value = "naive")]
@@ -144,7 +149,12 @@ fn finish(sources: &SourceMap, diags: &Diags) -> i32 {
 fn check(args: &CheckArgs) -> i32 {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let parsed = crate::front::load(&args.file, &args.input.pp_options(), &mut sources, &mut diags);
+    let parsed = crate::front::load(
+        &args.file,
+        &args.input.pp_options(),
+        &mut sources,
+        &mut diags,
+    );
     let code = finish(&sources, &diags);
     if code == 0 {
         if let Some(p) = parsed {

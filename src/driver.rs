@@ -30,7 +30,12 @@ pub struct Output {
 }
 
 /// Compiles a file. Returns `None` when there are errors (they are in `diags`).
-pub fn compile(file: &Path, opts: &Options, sources: &mut SourceMap, diags: &mut Diags) -> Option<Output> {
+pub fn compile(
+    file: &Path,
+    opts: &Options,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Output> {
     let parsed = crate::front::load(file, &opts.pp, sources, diags)?;
     if diags.has_errors() {
         return None;
@@ -67,7 +72,12 @@ pub fn compile(file: &Path, opts: &Options, sources: &mut SourceMap, diags: &mut
         Target::OpenCl => crate::back::opencl::print_module(&module),
         Target::Cuda => crate::back::cuda::print_module(&module),
     };
-    let host_source = output::assemble(sources.text(parsed.main), &module, &kernel_source, opts.target);
+    let host_source = output::assemble(
+        sources.text(parsed.main),
+        &module,
+        &kernel_source,
+        opts.target,
+    );
     Some(Output {
         ir_text,
         kernel_source,
@@ -77,10 +87,23 @@ pub fn compile(file: &Path, opts: &Options, sources: &mut SourceMap, diags: &mut
 }
 
 /// Writes the output files of a compilation into `dir`.
-pub fn write(out: &Output, input: &Path, dir: &Path, target: Target) -> Result<Vec<PathBuf>, String> {
+pub fn write(
+    out: &Output,
+    input: &Path,
+    dir: &Path,
+    target: Target,
+) -> Result<Vec<PathBuf>, String> {
     let stem = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".to_string());
-    output::write_outputs(dir, &stem, input, out, target).map_err(|e| e.to_string())
+    output::write_outputs(
+        dir,
+        &stem,
+        input,
+        &out.host_source,
+        &out.kernel_source,
+        target,
+    )
+    .map_err(|e| e.to_string())
 }

@@ -4,7 +4,10 @@
 
 pub mod analysis;
 pub mod back;
+pub mod cli;
 pub mod diag;
+pub mod driver;
 pub mod front;
 pub mod ir;
 pub mod kernel;
+pub mod runtime;

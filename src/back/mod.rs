@@ -3,7 +3,10 @@
 //! Invariant: back ends never decide. Everything they print (shapes, guards, barriers, local
 //! arrays, indices) is in the kernel IR; they only choose the target's spelling.
 
+pub mod c_like;
 pub mod cuda;
 pub mod host;
 pub mod opencl;
 pub mod output;
+#[cfg(test)]
+pub(crate) mod samples;

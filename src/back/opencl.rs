@@ -1,1 +1,310 @@
 //! OpenCL C 1.2 kernel printer.
+//!
+//! Spelling choices (the decisions are all in the kernel IR):
+//! - built-ins are `int`: `(int)get_global_id(0)` (see [`Builtin`]);
+//! - `size_t` is `ulong` everywhere (`size_t` kernel parameters are illegal, and the host's is
+//!   64-bit), `long long` is `long`; `_Bool` is `bool` in private memory but `uchar` as a kernel
+//!   parameter or buffer element (`bool` is illegal there; the host's `_Bool` is one byte), and
+//!   stores to such objects are normalised with `(bool)`;
+//! - C99 math functions become the OpenCL overloads (`sqrtf` → `sqrt`, `fmaxf` → `fmax`,
+//!   `nearbyint` → `rint`, `lrintf(x)` → `(long)rint(x)`, `abs(i)` → `(int)abs(i)`), with
+//!   arguments converted to the C99 parameter types;
+//! - infinities and NaNs are the `INFINITY`/`NAN` macros (cast to `double` for doubles);
+//! - kernel names are printed as the IR gives them (the host looks kernels up by name); other
+//!   names that OpenCL reserves (`local`, `half`, `float4`, `barrier`, …) are renamed.
+
+use crate::back::c_like::{
+    self, Dialect, MathSig, MathSpelling, TypeUse, PREC_PRIMARY, PREC_UNARY,
+};
+use crate::front::ast::Scalar;
+use crate::kernel::{Builtin, KParamKind, Kernel, Module};
+
+/// The OpenCL C 1.2 dialect.
+pub struct OpenCl;
+
+const KEYWORDS: &[&str] = &[
+    "__global",
+    "global",
+    "__local",
+    "local",
+    "__constant",
+    "constant",
+    "__private",
+    "private",
+    "__kernel",
+    "kernel",
+    "__read_only",
+    "read_only",
+    "__write_only",
+    "write_only",
+    "__read_write",
+    "read_write",
+    "__generic",
+    "generic",
+    "pipe",
+    "uniform",
+    "bool",
+    "true",
+    "false",
+    "half",
+    "quad",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "size_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "image1d_t",
+    "image1d_array_t",
+    "image1d_buffer_t",
+    "image2d_t",
+    "image2d_array_t",
+    "image3d_t",
+    "sampler_t",
+    "event_t",
+    "complex",
+    "imaginary",
+    "vec_step",
+    "get_work_dim",
+    "get_global_size",
+    "get_global_id",
+    "get_local_size",
+    "get_local_id",
+    "get_num_groups",
+    "get_group_id",
+    "get_global_offset",
+    "barrier",
+    "mem_fence",
+    "read_mem_fence",
+    "write_mem_fence",
+    "INFINITY",
+    "NAN",
+    "HUGE_VAL",
+    "HUGE_VALF",
+    "MAXFLOAT",
+];
+
+/// Prefixes of the macros OpenCL C predefines (`M_PI`, `FLT_MAX`, `INT_MAX`, `CLK_…`).
+const MACRO_PREFIXES: &[&str] = &[
+    "M_", "FLT_", "DBL_", "CHAR_", "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "INT_", "UINT_", "LONG_",
+    "ULONG_", "CL_", "CLK_", "FP_", "__",
+];
+
+const VECTOR_BASES: &[&str] = &[
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half",
+    "bool", "quad",
+];
+
+impl Dialect for OpenCl {
+    fn scalar(&self, s: Scalar, at: TypeUse) -> &'static str {
+        match s {
+            Scalar::Bool if at == TypeUse::Private => "bool",
+            Scalar::Bool | Scalar::UChar => "uchar",
+            Scalar::Char | Scalar::SChar => "char",
+            Scalar::Short => "short",
+            Scalar::UShort => "ushort",
+            Scalar::Int => "int",
+            Scalar::UInt => "uint",
+            Scalar::Long | Scalar::LongLong => "long",
+            Scalar::ULong | Scalar::ULongLong | Scalar::SizeT => "ulong",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+
+    fn long_suffix(&self, s: Scalar) -> &'static str {
+        if s.is_signed() {
+            "L"
+        } else {
+            "UL"
+        }
+    }
+
+    fn builtin(&self, b: Builtin) -> String {
+        let (f, d) = match b {
+            Builtin::LocalId(d) => ("get_local_id", d),
+            Builtin::GroupId(d) => ("get_group_id", d),
+            Builtin::LocalSize(d) => ("get_local_size", d),
+            Builtin::NumGroups(d) => ("get_num_groups", d),
+            Builtin::GlobalId(d) => ("get_global_id", d),
+        };
+        format!("(int){f}({d})")
+    }
+
+    fn barrier(&self) -> &'static str {
+        "barrier(CLK_LOCAL_MEM_FENCE);"
+    }
+
+    fn math(&self, sig: &MathSig) -> Option<MathSpelling> {
+        let b = sig.base.as_str();
+        let (name, ret_cast) = match b {
+            "abs" | "labs" | "llabs" => ("abs", sig.ret),
+            "nearbyint" => ("rint", None),
+            "scalbn" => ("ldexp", None),
+            "scalbln" => return None,
+            "lrint" | "llrint" => ("rint", sig.ret),
+            "lround" | "llround" => ("round", sig.ret),
+            _ => (b, None),
+        };
+        Some(MathSpelling {
+            name: name.to_string(),
+            ret_cast,
+        })
+    }
+
+    fn non_finite(&self, v: f64, single: bool) -> (String, u8) {
+        let m = if v.is_nan() { "NAN" } else { "INFINITY" };
+        let m = if single {
+            m.to_string()
+        } else {
+            format!("(double){m}")
+        };
+        if v.is_nan() || v > 0.0 {
+            let p = if single { PREC_PRIMARY } else { PREC_UNARY };
+            (m, p)
+        } else {
+            (format!("-{m}"), PREC_UNARY)
+        }
+    }
+
+    fn is_reserved(&self, name: &str) -> bool {
+        KEYWORDS.contains(&name)
+            || MACRO_PREFIXES.iter().any(|p| name.starts_with(p))
+            || VECTOR_BASES.iter().any(|b| {
+                name.strip_prefix(b)
+                    .is_some_and(|n| matches!(n, "2" | "3" | "4" | "8" | "16"))
+            })
+            || matches!(name, "min" | "max" | "abs" | "ldexp" | "ilogb" | "fma")
+            || c_like::c99_math(name).is_some_and(|s| s.base == name)
+    }
+}
+
+fn param(k: &crate::kernel::KParam) -> String {
+    let d = OpenCl;
+    let name = c_like::spell_ident(&d, &k.name);
+    match &k.kind {
+        KParamKind::Buffer { elem, read_only } => {
+            let c = if *read_only { "const " } else { "" };
+            format!(
+                "__global {c}{} *restrict {name}",
+                d.scalar(*elem, TypeUse::Global)
+            )
+        }
+        KParamKind::Scalar(t) => format!("const {} {name}", d.scalar(*t, TypeUse::Param)),
+    }
+}
+
+fn print_kernel(out: &mut String, k: &Kernel) {
+    let d = OpenCl;
+    for l in c_like::comment_lines(&format!("kernel {} from {}", k.name, k.origin)) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    let [x, y, z] = k.block;
+    out.push_str(&format!(
+        "__kernel __attribute__((reqd_work_group_size({x}, {y}, {z})))\n"
+    ));
+    let params: Vec<String> = k.params.iter().map(param).collect();
+    out.push_str(&c_like::signature(
+        &format!("void {}", k.name),
+        &params,
+        "void",
+    ));
+    for l in &k.locals {
+        out.push_str(&format!(
+            "    __local {} {}[{}];\n",
+            d.scalar(l.elem, TypeUse::Local),
+            c_like::spell_ident(&d, &l.name),
+            l.len
+        ));
+    }
+    if !k.locals.is_empty() && !k.body.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&c_like::kernel_body(&d, k));
+    out.push_str("}\n");
+}
+
+/// The module's kernels as one OpenCL C 1.2 translation unit.
+pub fn print_module(m: &Module) -> String {
+    let mut out = String::from("// OpenCL C 1.2 kernels generated by accshare.\n");
+    if m.uses_double() {
+        out.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    }
+    for k in &m.kernels {
+        out.push('\n');
+        print_kernel(&mut out, k);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::back::samples;
+    use crate::runtime::clbuild::{build_opencl_source_with_options, BuildOutcome};
+
+    #[test]
+    fn snapshots() {
+        for (name, m) in samples::all() {
+            insta::assert_snapshot!(format!("opencl_{name}"), print_module(&m));
+        }
+    }
+
+    #[test]
+    fn fp64_pragma_iff_a_kernel_uses_double() {
+        let pragma = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable";
+        assert!(print_module(&samples::double_axpy()).contains(pragma));
+        assert!(!print_module(&samples::vector_add()).contains(pragma));
+        let empty = print_module(&Module::default());
+        assert_eq!(empty, "// OpenCL C 1.2 kernels generated by accshare.\n");
+    }
+
+    #[test]
+    fn signature_qualifiers_and_attributes() {
+        let s = print_module(&samples::vector_add());
+        assert!(s.contains(
+            "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid vadd_r0_k0(\n    \
+             __global float *restrict C,\n    __global const float *restrict A,\n    \
+             __global const float *restrict B,\n    const int n\n) {\n"
+        ));
+        let s = print_module(&samples::tiled_matmul());
+        assert!(s.contains("    __local float As[256];\n    __local float Bs[256];\n"));
+        assert!(s.contains("barrier(CLK_LOCAL_MEM_FENCE);"));
+        assert!(s.contains("// kernel matmul_r0_k0 from matmul_r0_k0.c:1\n"));
+    }
+
+    #[test]
+    fn bool_and_size_t_are_legal_kernel_parameter_types() {
+        let s = print_module(&samples::statements());
+        assert!(s.contains("__global uchar *restrict flags"), "{s}");
+        assert!(s.contains("flags[i] = (bool)m;"), "{s}");
+        assert!(s.contains("flags[i] = (bool)(flags[i] | flag);"), "{s}");
+        let s = print_module(&samples::uchar_threshold());
+        assert!(s.contains("const ulong count"), "{s}");
+        assert!(s.contains("const uchar t"), "{s}");
+    }
+
+    /// Builds every sample with the machine's OpenCL runtime, warnings as errors.
+    #[test]
+    fn every_sample_builds_with_the_opencl_runtime() {
+        for (name, m) in samples::all() {
+            let src = print_module(&m);
+            match build_opencl_source_with_options(&src, "-cl-std=CL1.2 -Werror") {
+                Ok(BuildOutcome::Built) => {}
+                Ok(BuildOutcome::Failed(log)) => panic!("{name} does not build:\n{log}\n{src}"),
+                Ok(BuildOutcome::Skipped(r)) => {
+                    assert!(
+                        !crate::runtime::require_devices(),
+                        "ACCSHARE_REQUIRE_DEVICES=1 but no OpenCL device: {r}"
+                    );
+                    eprintln!("SKIP: no OpenCL device ({r})");
+                    return;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+}

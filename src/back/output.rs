@@ -1,1 +1,604 @@
 //! Assembles the output files: the user's text with regions replaced, plus the kernels.
+//!
+//! [`assemble`] produces the output translation unit: the prelude (see [`crate::back::host`]),
+//! then the user's text byte for byte, except that each region's `replace` range is replaced
+//! by its host code. Regions are a flat list; nesting is by range containment: a region inside
+//! the `keep_body` of a data construct is spliced into the kept body. An inconsistent host plan
+//! (overlapping regions, ranges outside the text, unknown kernels) never panics: the output
+//! carries an `#error` line naming the problem, so building it fails loudly.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::back::host;
+use crate::kernel::{HostRegion, Module};
+
+/// The kernel language (and host API) of the output.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// OpenCL C 1.2 kernels, C host code on the OpenCL API: `FILE.c` + `FILE.cl`.
+    OpenCl,
+    /// CUDA C++ kernels and host code on the CUDA runtime API: `FILE.cu`.
+    Cuda,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::OpenCl => "opencl",
+            Target::Cuda => "cuda",
+        }
+    }
+
+    /// Extension of the output translation unit.
+    pub fn host_extension(self) -> &'static str {
+        match self {
+            Target::OpenCl => "c",
+            Target::Cuda => "cu",
+        }
+    }
+}
+
+/// The output translation unit: prelude + the input text with every region replaced.
+pub fn assemble(input_text: &str, module: &Module, kernel_source: &str, target: Target) -> String {
+    let mut errors: Vec<String> = Vec::new();
+    let tree = Tree::build(input_text, &module.host, &mut errors);
+    let first = tree
+        .roots
+        .first()
+        .map(|&r| module.host[r].replace.start)
+        .unwrap_or(input_text.len());
+    let at = prelude_insert_point(input_text).min(first);
+    let body = splice(input_text, at, module, &tree, target, &mut errors);
+    let mut out = String::with_capacity(input_text.len() + 16384);
+    out.push_str(&input_text[..at]);
+    if at > 0 && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&host::prelude(module, kernel_source, target));
+    for e in &errors {
+        out.push_str("#error ");
+        out.push_str(&host::c_string(&format!("accshare: internal error: {}", e)));
+        out.push('\n');
+    }
+    out.push_str("/* ---- end of the accshare prelude ---- */\n\n");
+    out.push_str(&body);
+    out
+}
+
+/// Writes the output files of a compilation into `dir` (created if needed): `<stem>.c` (the
+/// host translation unit) and `<stem>.cl` (the kernels, for reading) for OpenCL, `<stem>.cu`
+/// for CUDA. Refuses to overwrite `input` (compared as canonical paths) before writing anything.
+pub fn write_outputs(
+    dir: &Path,
+    stem: &str,
+    input: &Path,
+    host_source: &str,
+    kernel_source: &str,
+    target: Target,
+) -> std::io::Result<Vec<PathBuf>> {
+    let files: Vec<(PathBuf, &str)> = match target {
+        Target::OpenCl => vec![
+            (dir.join(format!("{}.c", stem)), host_source),
+            (dir.join(format!("{}.cl", stem)), kernel_source),
+        ],
+        Target::Cuda => vec![(dir.join(format!("{}.cu", stem)), host_source)],
+    };
+    std::fs::create_dir_all(dir)?;
+    if let Ok(input) = input.canonicalize() {
+        for (path, _) in &files {
+            if path.canonicalize().is_ok_and(|p| p == input) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!(
+                        "refusing to overwrite the input file {} (choose another output directory with `-o`)",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    let mut written = Vec::new();
+    for (path, text) in files {
+        std::fs::write(&path, text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Where the prelude goes: after leading comments, blank lines and feature-test macro
+/// definitions (`#define _GNU_SOURCE`, `#define _POSIX_C_SOURCE 200809L`, …), which must come
+/// before the first system header to have an effect. Always the start of a line.
+pub fn prelude_insert_point(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut at = 0; // last line start up to which everything is skippable
+    let mut i = 0;
+    loop {
+        // Skip horizontal whitespace.
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r' || b[i] == b'\x0c') {
+            i += 1;
+        }
+        if i >= b.len() {
+            return at;
+        }
+        if b[i] == b'\n' {
+            i += 1;
+            at = i;
+            continue;
+        }
+        if b[i..].starts_with(b"/*") {
+            match text[i + 2..].find("*/") {
+                Some(e) => i = i + 2 + e + 2,
+                None => return at,
+            }
+            continue;
+        }
+        if b[i..].starts_with(b"//") {
+            i = logical_line_end(b, i);
+            continue;
+        }
+        if b[i] == b'#' && i == line_start(b, i) + leading_ws(b, line_start(b, i)) {
+            let end = logical_line_end(b, i);
+            if is_feature_macro(&text[i..end]) {
+                i = end;
+                continue;
+            }
+        }
+        return at;
+    }
+}
+
+fn line_start(b: &[u8], i: usize) -> usize {
+    b[..i]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1)
+}
+
+fn leading_ws(b: &[u8], from: usize) -> usize {
+    b[from..]
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count()
+}
+
+/// The end (before the `\n`) of the line containing `i`, following backslash continuations.
+fn logical_line_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        if b[i] == b'\n' {
+            let mut j = i;
+            while j > 0 && b[j - 1] == b'\r' {
+                j -= 1;
+            }
+            if j > 0 && b[j - 1] == b'\\' {
+                i += 1;
+                continue;
+            }
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// `#define _NAME…` with a reserved name (`_` + uppercase letter): a feature-test macro.
+fn is_feature_macro(line: &str) -> bool {
+    let rest = line.trim_start_matches('#').trim_start();
+    let Some(rest) = rest.strip_prefix("define") else {
+        return false;
+    };
+    if !rest.starts_with([' ', '\t']) {
+        return false;
+    }
+    let name = rest.trim_start().as_bytes();
+    name.len() >= 2 && name[0] == b'_' && name[1].is_ascii_uppercase()
+}
+
+/// Regions arranged by containment.
+struct Tree {
+    roots: Vec<usize>,
+    children: Vec<Vec<usize>>,
+    /// Arrays held by the data constructs enclosing each region.
+    enclosing: Vec<BTreeSet<String>>,
+}
+
+impl Tree {
+    fn build(text: &str, regions: &[HostRegion], errors: &mut Vec<String>) -> Tree {
+        let n = regions.len();
+        let mut tree = Tree {
+            roots: Vec::new(),
+            children: vec![Vec::new(); n],
+            enclosing: vec![BTreeSet::new(); n],
+        };
+        let ok_range = |r: &Range<usize>| {
+            r.start <= r.end
+                && r.end <= text.len()
+                && text.is_char_boundary(r.start)
+                && text.is_char_boundary(r.end)
+        };
+        let mut order: Vec<usize> = Vec::new();
+        for (i, r) in regions.iter().enumerate() {
+            if !ok_range(&r.replace) {
+                errors.push(format!(
+                    "region at {} has the byte range {:?}, outside the text ({} bytes)",
+                    r.origin,
+                    r.replace,
+                    text.len()
+                ));
+                continue;
+            }
+            if let Some(kb) = &r.keep_body {
+                if !ok_range(kb) || kb.start < r.replace.start || kb.end > r.replace.end {
+                    errors.push(format!(
+                        "data region at {} keeps the byte range {:?}, outside its range {:?}",
+                        r.origin, kb, r.replace
+                    ));
+                    continue;
+                }
+            }
+            order.push(i);
+        }
+        order.sort_by_key(|&i| {
+            (
+                regions[i].replace.start,
+                std::cmp::Reverse(regions[i].replace.end),
+            )
+        });
+        let mut stack: Vec<usize> = Vec::new();
+        for i in order {
+            let r = &regions[i].replace;
+            while let Some(&top) = stack.last() {
+                if regions[top].replace.end <= r.start {
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            match stack.last() {
+                None => tree.roots.push(i),
+                Some(&top) => {
+                    let t = &regions[top];
+                    let inside_body = t
+                        .keep_body
+                        .as_ref()
+                        .is_some_and(|kb| kb.start <= r.start && r.end <= kb.end);
+                    if !inside_body {
+                        errors.push(format!(
+                            "region at {} ({:?}) overlaps region at {} ({:?})",
+                            regions[i].origin, r, t.origin, t.replace
+                        ));
+                        continue;
+                    }
+                    let mut enc = tree.enclosing[top].clone();
+                    enc.extend(t.buffers.iter().map(|b| b.array.clone()));
+                    tree.enclosing[i] = enc;
+                    tree.children[top].push(i);
+                }
+            }
+            stack.push(i);
+        }
+        tree
+    }
+}
+
+enum Work {
+    /// Copy `text[range]`, replacing the given regions (sorted, disjoint, inside the range).
+    Seq(Range<usize>, Vec<usize>),
+    Str(String),
+}
+
+/// `text[from..]` with every region of the tree replaced by its host code.
+fn splice(
+    text: &str,
+    from: usize,
+    module: &Module,
+    tree: &Tree,
+    target: Target,
+    errors: &mut Vec<String>,
+) -> String {
+    let mut out = String::with_capacity(text.len() - from + 4096);
+    let mut work = vec![Work::Seq(from..text.len(), tree.roots.clone())];
+    while let Some(w) = work.pop() {
+        let (range, kids) = match w {
+            Work::Str(s) => {
+                out.push_str(&s);
+                continue;
+            }
+            Work::Seq(range, kids) => (range, kids),
+        };
+        // Expand the sequence: push its pieces in reverse order.
+        let mut pieces: Vec<Work> = Vec::new();
+        let mut pos = range.start;
+        for &k in &kids {
+            let region = &module.host[k];
+            pieces.push(Work::Str(text[pos..region.replace.start].to_string()));
+            pos = region.replace.end;
+            let indent = region_indent(text, &region.replace);
+            match host::region_code(module, region, &indent, target, &tree.enclosing[k]) {
+                Ok(code) => match &region.keep_body {
+                    None => pieces.push(Work::Str(code.open)),
+                    Some(kb) => {
+                        let body_indent = indentation_before(text, kb.start)
+                            .unwrap_or_else(|| format!("{}    ", indent));
+                        pieces.push(Work::Str(format!("{}{}", code.open, body_indent)));
+                        pieces.push(Work::Seq(kb.clone(), tree.children[k].clone()));
+                        pieces.push(Work::Str(format!("\n{}", code.close)));
+                    }
+                },
+                Err(e) => {
+                    errors.push(e);
+                    pieces.push(Work::Str(text[region.replace.clone()].to_string()));
+                }
+            }
+        }
+        pieces.push(Work::Str(text[pos..range.end].to_string()));
+        work.extend(pieces.into_iter().rev());
+    }
+    out
+}
+
+/// The indentation of a region's code: that of the first line of the range that is not a
+/// pragma line (the annotated statement; pragmas are often written in column 0), else that of
+/// the first line.
+fn region_indent(text: &str, range: &Range<usize>) -> String {
+    let ws = |l: &str| -> String { l.chars().take_while(|c| *c == ' ' || *c == '\t').collect() };
+    let s = &text[range.clone()];
+    let mut continued = false;
+    for line in s.split('\n') {
+        let t = line.trim_end_matches('\r');
+        let was_continued = continued;
+        continued = t.ends_with('\\');
+        if was_continued || t.trim_start().starts_with('#') || t.trim().is_empty() {
+            continue;
+        }
+        return ws(line);
+    }
+    ws(s)
+}
+
+/// The text between the start of the line containing `at` and `at`, if it is only spaces/tabs.
+fn indentation_before(text: &str, at: usize) -> Option<String> {
+    let start = line_start(text.as_bytes(), at);
+    let s = &text[start..at];
+    s.chars()
+        .all(|c| c == ' ' || c == '\t')
+        .then(|| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{Buffer, Module};
+
+    fn data(replace: Range<usize>, body: Range<usize>, arrays: &[&str]) -> HostRegion {
+        HostRegion {
+            origin: format!("t.c:{}", replace.start),
+            replace,
+            keep_body: Some(body),
+            buffers: arrays
+                .iter()
+                .map(|a| Buffer {
+                    array: a.to_string(),
+                    elem: crate::front::ast::Scalar::Int,
+                    count: "n".into(),
+                    host_ptr: format!("(int *)({})", a),
+                    copy_in: true,
+                    copy_out: true,
+                })
+                .collect(),
+            launches: Vec::new(),
+        }
+    }
+
+    fn compute(replace: Range<usize>) -> HostRegion {
+        HostRegion {
+            replace: replace.clone(),
+            keep_body: None,
+            buffers: Vec::new(),
+            launches: Vec::new(),
+            origin: format!("t.c:{}", replace.start),
+        }
+    }
+
+    fn body(out: &str) -> &str {
+        let m = "/* ---- end of the accshare prelude ---- */\n\n";
+        &out[out.find(m).unwrap() + m.len()..]
+    }
+
+    fn span(text: &str, from: &str, to: &str) -> Range<usize> {
+        let s = text.find(from).unwrap();
+        s..s + text[s..].find(to).unwrap() + to.len()
+    }
+
+    #[test]
+    fn text_outside_regions_is_byte_identical() {
+        let text = "#include <stdio.h>\n/* c */\nint main(void) {\n  #pragma acc kernels\n  x;\n  return 0; // end\n}\n";
+        let r = span(text, "  #pragma", "x;");
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![compute(r.clone())],
+        };
+        let out = assemble(text, &m, "", Target::OpenCl);
+        let b = body(&out);
+        assert_eq!(
+            b,
+            "#include <stdio.h>\n/* c */\nint main(void) {\n  { /* accshare: compute region at t.c:44 */\n  }\n  return 0; // end\n}\n"
+        );
+        assert!(out.starts_with("/* Generated by accshare"));
+    }
+
+    #[test]
+    fn nested_regions_are_spliced_into_kept_bodies() {
+        let text = "\
+f() {
+#pragma acc data copy(a)
+  {
+    g();
+#pragma acc data copy(b)
+    {
+#pragma acc kernels
+      K1;
+    }
+#pragma acc kernels
+    K2;
+  }
+#pragma acc kernels
+  K3;
+}
+";
+        let outer_start = text.find("#pragma acc data copy(a)").unwrap();
+        let outer_body = text.find("  {\n    g();").unwrap() + 2
+            ..text.find("  }\n#pragma acc kernels\n  K3").unwrap() + 3;
+        let inner_start = text.find("#pragma acc data copy(b)").unwrap();
+        let inner_body = text.find("    {\n#pragma acc kernels\n      K1").unwrap() + 4
+            ..text.find("    }\n#pragma acc kernels\n    K2").unwrap() + 5;
+        let k1 = span(text, "#pragma acc kernels\n      K1", "K1;");
+        let k2 = span(text, "#pragma acc kernels\n    K2", "K2;");
+        let k3 = span(text, "#pragma acc kernels\n  K3", "K3;");
+        // Given in a scrambled order.
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![
+                compute(k2.clone()),
+                data(inner_start..inner_body.end, inner_body, &["b"]),
+                compute(k3.clone()),
+                data(outer_start..outer_body.end, outer_body, &["a"]),
+                compute(k1.clone()),
+            ],
+        };
+        let out = assemble(text, &m, "", Target::OpenCl);
+        assert!(!out.contains("#error"), "{}", out);
+        let b = body(&out);
+        // The regions' pragma lines are gone, the kept text is still there, in order.
+        assert!(!b.contains("#pragma"), "{}", b);
+        let order = [
+            "f() {\n  { /* accshare: data region",
+            "accshare_d_a = accshare_alloc(",
+            "  {\n    g();\n",
+            "    { /* accshare: data region",
+            "accshare_d_b = accshare_alloc(",
+            "    {\n",
+            &format!("{{ /* accshare: compute region at t.c:{} */", k1.start),
+            "    }\n",
+            "accshare_release(accshare_d_b",
+            &format!("    {{ /* accshare: compute region at t.c:{} */", k2.start),
+            "  }\n",
+            "accshare_release(accshare_d_a",
+            &format!("  {{ /* accshare: compute region at t.c:{} */", k3.start),
+            "\n}\n",
+        ];
+        let mut pos = 0;
+        for piece in order {
+            let at = b[pos..]
+                .find(piece)
+                .unwrap_or_else(|| panic!("`{}` after byte {} in:\n{}", piece, pos, b));
+            pos += at + piece.len();
+        }
+        assert!(b.ends_with("  }\n}\n"), "{}", b);
+    }
+
+    #[test]
+    fn overlapping_and_out_of_range_regions_become_error_lines() {
+        let text = "int x;\nvoid f(void) {\n  a;\n  b;\n}\n";
+        let a = span(text, "  a;", "  b;");
+        let b = span(text, "a;", "}");
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![compute(a), compute(b), compute(3..1000)],
+        };
+        let out = assemble(text, &m, "", Target::OpenCl);
+        assert_eq!(
+            out.matches("\n#error \"accshare: internal error: ").count(),
+            2,
+            "{}",
+            out
+        );
+        assert!(out.contains(&format!("outside the text ({} bytes)", text.len())));
+        assert!(out.contains("overlaps region at t.c:"));
+        // A compute region cannot contain another one.
+        let outer = span(text, "  a;", "}");
+        let inner = span(text, "b;", "b;");
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![compute(outer), compute(inner)],
+        };
+        let out = assemble(text, &m, "", Target::OpenCl);
+        assert_eq!(out.matches("\n#error ").count(), 1, "{}", out);
+    }
+
+    #[test]
+    fn a_region_whose_code_fails_keeps_its_text_and_reports() {
+        let text = "void f(void) {\n#pragma acc kernels\n  a;\n}\n";
+        let mut r = compute(span(text, "#pragma", "a;"));
+        r.launches.push(crate::kernel::Launch {
+            kernel: 0,
+            args: Vec::new(),
+            extent: ["1".into(), "1".into(), "1".into()],
+            reductions: Vec::new(),
+        });
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![r],
+        };
+        let out = assemble(text, &m, "", Target::OpenCl);
+        assert!(out.contains("#error \"accshare: internal error: region at t.c:15 launches kernel #0 but the module has 0 kernels\"\n"));
+        assert_eq!(body(&out), text);
+    }
+
+    #[test]
+    fn prelude_goes_after_leading_comments_and_feature_macros() {
+        let text = "/* header\n * comment */\n// more\n\n#define _POSIX_C_SOURCE 200809L\n#define _GNU_SOURCE \\\n  1\n#include <time.h>\nint x;\n";
+        let at = prelude_insert_point(text);
+        assert_eq!(&text[at..], "#include <time.h>\nint x;\n");
+        assert_eq!(prelude_insert_point("#include <stdio.h>\n"), 0);
+        assert_eq!(prelude_insert_point("#define N 10\n"), 0);
+        assert_eq!(prelude_insert_point("/* a */ int x;\n"), 0);
+        assert_eq!(prelude_insert_point("/* unterminated"), 0);
+        assert_eq!(prelude_insert_point(""), 0);
+        assert_eq!(prelude_insert_point("// only a comment"), 0);
+        let out = assemble(text, &Module::default(), "", Target::OpenCl);
+        assert!(out.starts_with("/* header\n * comment */\n// more\n\n#define _POSIX_C_SOURCE 200809L\n#define _GNU_SOURCE \\\n  1\n/* Generated by accshare"));
+        assert!(out.ends_with(
+            "/* ---- end of the accshare prelude ---- */\n\n#include <time.h>\nint x;\n"
+        ));
+    }
+
+    #[test]
+    fn write_outputs_writes_files_and_protects_the_input() {
+        let dir = std::env::temp_dir().join(format!("accshare-output-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.join("out");
+        let input = dir.join("prog.c");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&input, "int main(void) { return 0; }\n").unwrap();
+        let paths = write_outputs(&out, "prog", &input, "HOST", "KERNELS", Target::OpenCl).unwrap();
+        assert_eq!(paths, vec![out.join("prog.c"), out.join("prog.cl")]);
+        assert_eq!(std::fs::read_to_string(out.join("prog.c")).unwrap(), "HOST");
+        assert_eq!(
+            std::fs::read_to_string(out.join("prog.cl")).unwrap(),
+            "KERNELS"
+        );
+        let paths = write_outputs(&out, "prog", &input, "CU", "", Target::Cuda).unwrap();
+        assert_eq!(paths, vec![out.join("prog.cu")]);
+        // Writing next to the input with its own name is refused, and nothing is written.
+        let err =
+            write_outputs(&dir, "prog", &input, "HOST", "KERNELS", Target::OpenCl).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("refusing to overwrite the input file"),
+            "{}",
+            err
+        );
+        assert_eq!(
+            std::fs::read_to_string(&input).unwrap(),
+            "int main(void) { return 0; }\n"
+        );
+        assert!(!dir.join("prog.cl").exists());
+        // Also through a different spelling of the same directory.
+        let err =
+            write_outputs(&out.join(".."), "prog", &input, "H", "K", Target::OpenCl).unwrap_err();
+        assert!(err.to_string().starts_with("refusing"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -13,6 +13,7 @@ pub mod pragma;
 pub mod pragma_ast;
 pub mod preprocess;
 pub mod region;
+pub mod token;
 
 use std::path::{Path, PathBuf};
 
@@ -95,11 +96,40 @@ pub fn load_source(
         .collect();
     region::attach(&mut tu, &pragmas, diags);
     region::validate(&tu, sources, diags);
+    note_macro_origins(&pp, diags);
     diags.sort();
     Parsed {
         main,
         pp,
         tu,
         pragmas,
+    }
+}
+
+/// A diagnostic whose primary span is a macro use gets a label at the macro's definition
+/// ("in this expansion of macro `BAD`"): tokens from an expansion carry the span of the use, so
+/// the caret is at the use, and this points at the text that produced the tokens.
+pub fn note_macro_origins(pp: &PpOutput, diags: &mut Diags) {
+    let by_use: std::collections::HashMap<Span, &preprocess::Expansion> = pp
+        .expansions
+        .iter()
+        .rev()
+        .map(|e| (e.use_span, e))
+        .collect();
+    for d in &mut diags.0 {
+        let Some(primary) = d.primary_span() else {
+            continue;
+        };
+        let Some(e) = by_use.get(&primary) else {
+            continue;
+        };
+        if d.labels.iter().any(|l| l.span == e.def_span) {
+            continue;
+        }
+        d.labels.push(crate::diag::Label {
+            span: e.def_span,
+            message: format!("in this expansion of macro `{}`", e.name),
+            primary: false,
+        });
     }
 }

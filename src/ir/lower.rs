@@ -4,7 +4,7 @@
 //! compute construct it meets (also inside host loops and `data` constructs) to a [`Region`].
 //! What cannot be represented is a diagnostic naming the construct.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 use crate::diag::{Diag, Diags, SourceMap};
@@ -47,12 +47,25 @@ impl Scope {
     pub fn lookup(&self, name: &str) -> Option<&Symbol> {
         self.frames.iter().rev().find_map(|f| f.get(name))
     }
-    /// Every visible symbol (innermost wins), by name.
-    pub fn visible(&self) -> BTreeMap<String, Symbol> {
+    pub fn get(&self, name: &str) -> Option<&Symbol> {
+        self.lookup(name)
+    }
+
+    /// The visible symbols among `names`, with the symbols their types mention (the extents of
+    /// `float A[n][m]`), by name. Regions keep only these: copying the whole scope per region
+    /// would be quadratic in files with many functions.
+    pub fn restricted(&self, names: &BTreeSet<String>) -> BTreeMap<String, Symbol> {
         let mut out = BTreeMap::new();
-        for f in &self.frames {
-            for (k, v) in f {
-                out.insert(k.clone(), v.clone());
+        let mut todo: Vec<String> = names.iter().cloned().collect();
+        while let Some(n) = todo.pop() {
+            if out.contains_key(&n) {
+                continue;
+            }
+            if let Some(sym) = self.lookup(&n) {
+                let mut more = BTreeSet::new();
+                type_names(&sym.ty, &mut more);
+                todo.extend(more);
+                out.insert(n, sym.clone());
             }
         }
         out
@@ -196,10 +209,11 @@ impl Walker<'_> {
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body, scope),
             StmtKind::Acc { dir, share, body } => {
                 if dir.construct.is_compute() {
-                    let visible = scope.visible();
-                    let ir =
-                        RegionBuilder::new(self.func, dir, share.clone(), &visible, self.sources)
-                            .build(body, self.diags);
+                    let ir = RegionBuilder::new(self.func, dir, share.clone(), scope, self.sources)
+                        .build(body, self.diags);
+                    let mut names = BTreeSet::new();
+                    stmt_names(s, &mut names);
+                    let visible = scope.restricted(&names);
                     self.out.compute.push(RegionAst {
                         ir,
                         dir: dir.clone(),
@@ -212,7 +226,11 @@ impl Walker<'_> {
                     self.out.data.push(DataAst {
                         dir: dir.clone(),
                         body_span: body.span,
-                        scope: scope.visible(),
+                        scope: {
+                            let mut names = BTreeSet::new();
+                            directive_names(dir, &mut names);
+                            scope.restricted(&names)
+                        },
                         data: self.data.clone(),
                         stmt_span: s.span,
                     });
@@ -245,7 +263,7 @@ impl Walker<'_> {
 /// Builds the IR of one region.
 struct RegionBuilder<'a> {
     region: Region,
-    scope: &'a BTreeMap<String, Symbol>,
+    scope: &'a Scope,
     sources: &'a SourceMap,
     /// Loops currently open, outermost first.
     open: Vec<LoopId>,
@@ -263,7 +281,7 @@ impl<'a> RegionBuilder<'a> {
         func: &str,
         dir: &AccDirective,
         share: Option<crate::front::pragma_ast::SharePragma>,
-        scope: &'a BTreeMap<String, Symbol>,
+        scope: &'a Scope,
         sources: &'a SourceMap,
     ) -> Self {
         RegionBuilder {
@@ -995,7 +1013,7 @@ pub fn expr_poly(e: &Expr, is_sym: &dyn Fn(&str) -> bool) -> Option<Poly> {
     }
 }
 
-fn poly_of_const_expr(e: &Expr, scope: &BTreeMap<String, Symbol>) -> Option<Poly> {
+fn poly_of_const_expr(e: &Expr, scope: &Scope) -> Option<Poly> {
     expr_poly(e, &|n: &str| {
         scope
             .get(n)
@@ -1088,7 +1106,7 @@ fn canonical(
     init: &ForInit,
     cond: Option<&Expr>,
     step: Option<&Expr>,
-    scope: &BTreeMap<String, Symbol>,
+    scope: &Scope,
 ) -> Option<(String, Scalar, Expr, Expr, i64, i64)> {
     let (var, ty, lower) = match init {
         ForInit::Decl(d) if d.declarators.len() == 1 => {
@@ -1239,6 +1257,10 @@ fn bound_mentions(e: &Expr, var: &str) -> bool {
         }
         ExprKind::Call(_, args) => args.iter().any(|a| bound_mentions(a, var)),
         ExprKind::Index(a, b) => bound_mentions(a, var) || bound_mentions(b, var),
+        ExprKind::Int { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Char(_)
+        | ExprKind::SizeofType(_) => false,
         _ => true,
     }
 }
@@ -1271,4 +1293,130 @@ pub fn data_clauses(
         ClauseKind::Data { kind, vars } => vars.iter().map(|v| (*kind, v)).collect::<Vec<_>>(),
         _ => Vec::new(),
     })
+}
+
+/// Identifiers a type mentions (array extents).
+fn type_names(t: &CType, out: &mut BTreeSet<String>) {
+    match t {
+        CType::Pointer { to, .. } | CType::Const(to) => type_names(to, out),
+        CType::Array { elem, len } => {
+            if let Some(e) = len {
+                expr_names(e, out);
+            }
+            type_names(elem, out);
+        }
+        _ => {}
+    }
+}
+
+/// Identifiers an expression mentions.
+fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Ident(n) => {
+            out.insert(n.clone());
+        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. }
+        | ExprKind::Member { base: a, .. } => expr_names(a, out),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            expr_names(a, out);
+            expr_names(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            expr_names(a, out);
+            expr_names(b, out);
+            expr_names(c, out);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| expr_names(a, out)),
+        _ => {}
+    }
+}
+
+/// Identifiers a directive's clauses mention.
+fn directive_names(d: &AccDirective, out: &mut BTreeSet<String>) {
+    for c in &d.clauses {
+        match &c.kind {
+            ClauseKind::Data { vars, .. } => vars.iter().for_each(|v| {
+                out.insert(v.name.name.clone());
+                for r in &v.dims {
+                    r.start
+                        .iter()
+                        .chain(r.len.iter())
+                        .for_each(|e| expr_names(e, out));
+                }
+            }),
+            ClauseKind::Private(v)
+            | ClauseKind::FirstPrivate(v)
+            | ClauseKind::Reduction { vars: v, .. } => v.iter().for_each(|i| {
+                out.insert(i.name.clone());
+            }),
+            _ => {}
+        }
+    }
+    for v in &d.cache {
+        out.insert(v.name.name.clone());
+    }
+}
+
+/// Identifiers a statement mentions (with its directives and declarations).
+fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
+    match &s.kind {
+        StmtKind::Decl(d) => decl_names(d, out),
+        StmtKind::Expr(e) => expr_names(e, out),
+        StmtKind::Block(b) => b.stmts.iter().for_each(|s| stmt_names(s, out)),
+        StmtKind::If { cond, then, els } => {
+            expr_names(cond, out);
+            stmt_names(then, out);
+            if let Some(e) = els {
+                stmt_names(e, out);
+            }
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            match init {
+                ForInit::Decl(d) => decl_names(d, out),
+                ForInit::Expr(e) => expr_names(e, out),
+                ForInit::None => {}
+            }
+            cond.iter()
+                .chain(step.iter())
+                .for_each(|e| expr_names(e, out));
+            stmt_names(body, out);
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            expr_names(cond, out);
+            stmt_names(body, out);
+        }
+        StmtKind::Return(Some(e)) => expr_names(e, out),
+        StmtKind::Acc { dir, share, body } => {
+            directive_names(dir, out);
+            if let Some(sh) = share {
+                sh.specs.iter().for_each(|a| {
+                    out.insert(a.array.name.clone());
+                });
+            }
+            stmt_names(body, out);
+        }
+        StmtKind::AccStandalone(d) => directive_names(d, out),
+        StmtKind::Unsupported { body: Some(b), .. } => stmt_names(b, out),
+        _ => {}
+    }
+}
+
+fn decl_names(d: &ast::Declaration, out: &mut BTreeSet<String>) {
+    for dec in &d.declarators {
+        type_names(&dec.ty, out);
+        if let Some(ast::Initializer::Expr(e)) = &dec.init {
+            expr_names(e, out);
+        }
+    }
 }

@@ -55,7 +55,9 @@ pub enum KParamKind {
     /// A global-memory buffer of `elem`; `read_only` buffers are printed `const`; all buffers are
     /// `restrict` (accshare gives each array its own buffer).
     Buffer { elem: Scalar, read_only: bool },
-    /// A scalar passed by value.
+    /// A scalar passed by value. OpenCL forbids `bool` and `size_t` kernel parameters: the
+    /// OpenCL back end passes `_Bool` as `uchar` (one byte, like the host's `_Bool`) and `size_t`
+    /// as `ulong` (64-bit, like the host's); `_Bool` buffer elements are `uchar` too.
     Scalar(Scalar),
 }
 
@@ -85,6 +87,12 @@ pub struct ArrayRef {
 }
 
 /// Thread-geometry built-ins; `dim` is 0 (x), 1 (y) or 2 (z).
+///
+/// Every built-in is an `int` in the generated code, in both back ends: OpenCL
+/// `(int)get_global_id(0)` (the functions return `size_t`), CUDA `(int)threadIdx.x` and
+/// `(int)(blockIdx.x * blockDim.x + threadIdx.x)` (the variables are `unsigned int`). Arithmetic
+/// on built-ins therefore follows C's `int` rules (`LocalId(0) - 1 < 0` holds for thread 0), and
+/// the lowering casts explicitly where it needs another type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     /// `get_local_id(d)` / `threadIdx.d`
@@ -113,7 +121,9 @@ pub enum KExpr {
     Cond(Box<KExpr>, Box<KExpr>, Box<KExpr>),
     Cast(Scalar, Box<KExpr>),
     /// A math function by its C99 name (`sqrtf`, `fmaxf`, `exp`, `abs`, …); back ends map the
-    /// name to the target's spelling.
+    /// name to the target's spelling and convert the arguments to the C99 parameter types, so the
+    /// call means what it means in C. `min`/`max` (not C99) are integer minimum and maximum
+    /// (floats use `fminf`/`fmaxf`/`fmin`/`fmax`); unknown names are printed as written.
     Call(String, Vec<KExpr>),
     Builtin(Builtin),
 }
@@ -147,6 +157,9 @@ pub enum KStmt {
         els: Vec<KStmt>,
     },
     /// `for (init; cond; step) body`; `init`/`step` are statements (declarations or assignments).
+    /// `step` must hold only `Assign`/`Expr` statements (printed as a comma list). An `init` that
+    /// is neither one declaration list of a single type nor a list of assignments is printed
+    /// before the loop, inside a block that keeps its scope.
     For {
         init: Vec<KStmt>,
         cond: Option<KExpr>,

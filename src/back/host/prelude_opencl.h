@@ -1,0 +1,393 @@
+#define CL_TARGET_OPENCL_VERSION 120
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ACCSHARE_UNUSED __attribute__((unused))
+#else
+#define ACCSHARE_UNUSED
+#endif
+
+/*@TABLES@*/
+
+/* ---- accshare OpenCL runtime: static helpers called by the generated host code ---- */
+
+static cl_platform_id accshare_platform;
+static cl_device_id accshare_device;
+static cl_context accshare_context;
+static cl_command_queue accshare_queue;
+static cl_program accshare_program;
+static int accshare_ready;
+static cl_kernel accshare_kernels[ACCSHARE_NKERNELS];
+
+static ACCSHARE_UNUSED const char *accshare_cl_error_name(cl_int e)
+{
+    switch (e) {
+    case 0: return "CL_SUCCESS";
+    case -1: return "CL_DEVICE_NOT_FOUND";
+    case -2: return "CL_DEVICE_NOT_AVAILABLE";
+    case -3: return "CL_COMPILER_NOT_AVAILABLE";
+    case -4: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case -5: return "CL_OUT_OF_RESOURCES";
+    case -6: return "CL_OUT_OF_HOST_MEMORY";
+    case -7: return "CL_PROFILING_INFO_NOT_AVAILABLE";
+    case -8: return "CL_MEM_COPY_OVERLAP";
+    case -9: return "CL_IMAGE_FORMAT_MISMATCH";
+    case -10: return "CL_IMAGE_FORMAT_NOT_SUPPORTED";
+    case -11: return "CL_BUILD_PROGRAM_FAILURE";
+    case -12: return "CL_MAP_FAILURE";
+    case -13: return "CL_MISALIGNED_SUB_BUFFER_OFFSET";
+    case -14: return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";
+    case -15: return "CL_COMPILE_PROGRAM_FAILURE";
+    case -16: return "CL_LINKER_NOT_AVAILABLE";
+    case -17: return "CL_LINK_PROGRAM_FAILURE";
+    case -18: return "CL_DEVICE_PARTITION_FAILED";
+    case -19: return "CL_KERNEL_ARG_INFO_NOT_AVAILABLE";
+    case -30: return "CL_INVALID_VALUE";
+    case -31: return "CL_INVALID_DEVICE_TYPE";
+    case -32: return "CL_INVALID_PLATFORM";
+    case -33: return "CL_INVALID_DEVICE";
+    case -34: return "CL_INVALID_CONTEXT";
+    case -35: return "CL_INVALID_QUEUE_PROPERTIES";
+    case -36: return "CL_INVALID_COMMAND_QUEUE";
+    case -37: return "CL_INVALID_HOST_PTR";
+    case -38: return "CL_INVALID_MEM_OBJECT";
+    case -39: return "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR";
+    case -40: return "CL_INVALID_IMAGE_SIZE";
+    case -41: return "CL_INVALID_SAMPLER";
+    case -42: return "CL_INVALID_BINARY";
+    case -43: return "CL_INVALID_BUILD_OPTIONS";
+    case -44: return "CL_INVALID_PROGRAM";
+    case -45: return "CL_INVALID_PROGRAM_EXECUTABLE";
+    case -46: return "CL_INVALID_KERNEL_NAME";
+    case -47: return "CL_INVALID_KERNEL_DEFINITION";
+    case -48: return "CL_INVALID_KERNEL";
+    case -49: return "CL_INVALID_ARG_INDEX";
+    case -50: return "CL_INVALID_ARG_VALUE";
+    case -51: return "CL_INVALID_ARG_SIZE";
+    case -52: return "CL_INVALID_KERNEL_ARGS";
+    case -53: return "CL_INVALID_WORK_DIMENSION";
+    case -54: return "CL_INVALID_WORK_GROUP_SIZE";
+    case -55: return "CL_INVALID_WORK_ITEM_SIZE";
+    case -56: return "CL_INVALID_GLOBAL_OFFSET";
+    case -57: return "CL_INVALID_EVENT_WAIT_LIST";
+    case -58: return "CL_INVALID_EVENT";
+    case -59: return "CL_INVALID_OPERATION";
+    case -60: return "CL_INVALID_GL_OBJECT";
+    case -61: return "CL_INVALID_BUFFER_SIZE";
+    case -62: return "CL_INVALID_MIP_LEVEL";
+    case -63: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case -64: return "CL_INVALID_PROPERTY";
+    case -65: return "CL_INVALID_IMAGE_DESCRIPTOR";
+    case -66: return "CL_INVALID_COMPILER_OPTIONS";
+    case -67: return "CL_INVALID_LINKER_OPTIONS";
+    case -68: return "CL_INVALID_DEVICE_PARTITION_COUNT";
+    case -69: return "CL_INVALID_PIPE_SIZE";
+    case -70: return "CL_INVALID_DEVICE_QUEUE";
+    case -71: return "CL_INVALID_SPEC_ID";
+    case -72: return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    default: return "unknown OpenCL error";
+    }
+}
+
+/* Prints `accshare: CALL(WHAT) failed: NAME (CODE) at ORIGIN` and exits. */
+static ACCSHARE_UNUSED void accshare_fail(cl_int err, const char *call, const char *what, const char *origin)
+{
+    if (what != NULL && what[0] != '\0')
+        fprintf(stderr, "accshare: %s(%s) failed: %s (%d) at %s\n", call, what,
+                accshare_cl_error_name(err), (int)err, origin);
+    else
+        fprintf(stderr, "accshare: %s failed: %s (%d) at %s\n", call,
+                accshare_cl_error_name(err), (int)err, origin);
+    exit(1);
+}
+
+static ACCSHARE_UNUSED void accshare_check(cl_int err, const char *call, const char *what, const char *origin)
+{
+    if (err != CL_SUCCESS)
+        accshare_fail(err, call, what, origin);
+}
+
+static ACCSHARE_UNUSED void *accshare_host_alloc(size_t bytes, const char *origin)
+{
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    if (p == NULL) {
+        fprintf(stderr, "accshare: out of host memory (%lu bytes) at %s\n", (unsigned long)bytes, origin);
+        exit(1);
+    }
+    return p;
+}
+
+/* A string property of a device (`is_device`) or a platform; malloc'd, never NULL. */
+static ACCSHARE_UNUSED char *accshare_info_string(int is_device, void *obj, cl_uint param, const char *origin)
+{
+    size_t n = 0;
+    char *s;
+    cl_int err;
+    if (is_device)
+        err = clGetDeviceInfo((cl_device_id)obj, (cl_device_info)param, 0, NULL, &n);
+    else
+        err = clGetPlatformInfo((cl_platform_id)obj, (cl_platform_info)param, 0, NULL, &n);
+    accshare_check(err, is_device ? "clGetDeviceInfo" : "clGetPlatformInfo", "", origin);
+    s = (char *)accshare_host_alloc(n + 1, origin);
+    if (is_device)
+        err = clGetDeviceInfo((cl_device_id)obj, (cl_device_info)param, n, s, NULL);
+    else
+        err = clGetPlatformInfo((cl_platform_id)obj, (cl_platform_info)param, n, s, NULL);
+    accshare_check(err, is_device ? "clGetDeviceInfo" : "clGetPlatformInfo", "", origin);
+    s[n] = '\0';
+    return s;
+}
+
+/* Case-insensitive substring test. */
+static ACCSHARE_UNUSED int accshare_contains(const char *hay, const char *needle)
+{
+    size_t i, j;
+    for (i = 0; hay[i] != '\0'; i++) {
+        for (j = 0; needle[j] != '\0' && hay[i + j] != '\0'; j++) {
+            char a = hay[i + j], b = needle[j];
+            if (a >= 'A' && a <= 'Z')
+                a = (char)(a - 'A' + 'a');
+            if (b >= 'A' && b <= 'Z')
+                b = (char)(b - 'A' + 'a');
+            if (a != b)
+                break;
+        }
+        if (needle[j] == '\0')
+            return 1;
+    }
+    return needle[0] == '\0';
+}
+
+static ACCSHARE_UNUSED void accshare_list_devices(cl_device_id *devs, cl_platform_id *plats, cl_uint nd, const char *origin)
+{
+    cl_uint i;
+    fprintf(stderr, "accshare: OpenCL devices:\n");
+    for (i = 0; i < nd; i++) {
+        char *dn = accshare_info_string(1, devs[i], CL_DEVICE_NAME, origin);
+        char *pn = accshare_info_string(0, plats[i], CL_PLATFORM_NAME, origin);
+        fprintf(stderr, "accshare:   %u: %s (%s)\n", (unsigned)i, dn, pn);
+        free(dn);
+        free(pn);
+    }
+}
+
+/* Picks the device (ACCSHARE_DEVICE = index or name substring; else the first GPU; else the
+ * first device), creates the context and the in-order queue. Runs once. */
+static ACCSHARE_UNUSED void accshare_init(const char *origin)
+{
+    cl_uint np = 0, nd = 0, i, j, pick;
+    cl_platform_id *plats;
+    cl_device_id *devs = NULL;
+    cl_platform_id *dplat = NULL;
+    const char *env;
+    cl_int err;
+    cl_context_properties props[3];
+
+    if (accshare_ready)
+        return;
+    err = clGetPlatformIDs(0, NULL, &np);
+    if (err == -1001 || (err == CL_SUCCESS && np == 0)) {
+        fprintf(stderr, "accshare: no OpenCL platform found at %s (install an OpenCL runtime, e.g. PoCL)\n", origin);
+        exit(1);
+    }
+    accshare_check(err, "clGetPlatformIDs", "", origin);
+    plats = (cl_platform_id *)accshare_host_alloc(np * sizeof(cl_platform_id), origin);
+    accshare_check(clGetPlatformIDs(np, plats, NULL), "clGetPlatformIDs", "", origin);
+    for (i = 0; i < np; i++) {
+        cl_uint n = 0;
+        err = clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+        if (err == CL_DEVICE_NOT_FOUND || n == 0)
+            continue;
+        accshare_check(err, "clGetDeviceIDs", "", origin);
+        devs = (cl_device_id *)realloc(devs, (nd + n) * sizeof(cl_device_id));
+        dplat = (cl_platform_id *)realloc(dplat, (nd + n) * sizeof(cl_platform_id));
+        if (devs == NULL || dplat == NULL) {
+            fprintf(stderr, "accshare: out of host memory at %s\n", origin);
+            exit(1);
+        }
+        accshare_check(clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, n, devs + nd, NULL), "clGetDeviceIDs", "", origin);
+        for (j = 0; j < n; j++)
+            dplat[nd + j] = plats[i];
+        nd += n;
+    }
+    free(plats);
+    if (nd == 0) {
+        fprintf(stderr, "accshare: no OpenCL device found at %s\n", origin);
+        exit(1);
+    }
+    pick = nd;
+    env = getenv("ACCSHARE_DEVICE");
+    if (env != NULL && env[0] != '\0') {
+        const char *c = env;
+        while (*c >= '0' && *c <= '9')
+            c++;
+        if (*c == '\0') {
+            unsigned long k = strtoul(env, NULL, 10);
+            if (k < nd)
+                pick = (cl_uint)k;
+        } else {
+            for (i = 0; i < nd && pick == nd; i++) {
+                char *dn = accshare_info_string(1, devs[i], CL_DEVICE_NAME, origin);
+                if (accshare_contains(dn, env))
+                    pick = i;
+                free(dn);
+            }
+        }
+        if (pick == nd) {
+            fprintf(stderr, "accshare: ACCSHARE_DEVICE=%s matches no OpenCL device (give an index or a part of the name)\n", env);
+            accshare_list_devices(devs, dplat, nd, origin);
+            exit(1);
+        }
+    } else {
+        for (i = 0; i < nd && pick == nd; i++) {
+            cl_device_type t = 0;
+            accshare_check(clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof t, &t, NULL), "clGetDeviceInfo", "CL_DEVICE_TYPE", origin);
+            if (t & CL_DEVICE_TYPE_GPU)
+                pick = i;
+        }
+        if (pick == nd)
+            pick = 0;
+    }
+    accshare_device = devs[pick];
+    accshare_platform = dplat[pick];
+    free(devs);
+    free(dplat);
+    env = getenv("ACCSHARE_VERBOSE");
+    if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0) {
+        char *dn = accshare_info_string(1, accshare_device, CL_DEVICE_NAME, origin);
+        char *pn = accshare_info_string(0, accshare_platform, CL_PLATFORM_NAME, origin);
+        fprintf(stderr, "accshare: running on %s (%s)\n", dn, pn);
+        free(dn);
+        free(pn);
+    }
+    if (ACCSHARE_USES_DOUBLE) {
+        cl_device_fp_config fp = 0;
+        err = clGetDeviceInfo(accshare_device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+        if (err == CL_SUCCESS && fp == 0) {
+            char *dn = accshare_info_string(1, accshare_device, CL_DEVICE_NAME, origin);
+            fprintf(stderr, "accshare: the kernels use double precision, which device %s does not support (cl_khr_fp64)\n", dn);
+            free(dn);
+            exit(1);
+        }
+    }
+    props[0] = CL_CONTEXT_PLATFORM;
+    props[1] = (cl_context_properties)accshare_platform;
+    props[2] = 0;
+    accshare_context = clCreateContext(props, 1, &accshare_device, NULL, NULL, &err);
+    accshare_check(err, "clCreateContext", "", origin);
+    accshare_queue = clCreateCommandQueue(accshare_context, accshare_device, 0, &err);
+    accshare_check(err, "clCreateCommandQueue", "", origin);
+    accshare_ready = 1;
+}
+
+/* Builds the program (once, on the first kernel needed). */
+static ACCSHARE_UNUSED void accshare_build(const char *origin)
+{
+    cl_int err;
+    const char *opts = getenv("ACCSHARE_BUILD_OPTIONS");
+    if (accshare_program != NULL)
+        return;
+    accshare_init(origin);
+    accshare_program = clCreateProgramWithSource(accshare_context, ACCSHARE_NSOURCE, accshare_source, NULL, &err);
+    accshare_check(err, "clCreateProgramWithSource", "", origin);
+    err = clBuildProgram(accshare_program, 1, &accshare_device, opts != NULL ? opts : "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        size_t n = 0;
+        char *log;
+        fprintf(stderr, "accshare: clBuildProgram failed: %s (%d) at %s\n", accshare_cl_error_name(err), (int)err, origin);
+        if (clGetProgramBuildInfo(accshare_program, accshare_device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS) {
+            log = (char *)accshare_host_alloc(n + 1, origin);
+            if (clGetProgramBuildInfo(accshare_program, accshare_device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+                log[n] = '\0';
+                fprintf(stderr, "accshare: build log:\n%s\n", log);
+            }
+            free(log);
+        }
+        exit(1);
+    }
+}
+
+/* The kernel `name` (index `idx` in the module), created once and cached. */
+static ACCSHARE_UNUSED cl_kernel accshare_kernel(int idx, const char *name, const char *origin)
+{
+    cl_int err;
+    if (idx < 0 || idx >= ACCSHARE_NKERNELS) {
+        fprintf(stderr, "accshare: internal error: no kernel %d (%s) at %s\n", idx, name, origin);
+        exit(1);
+    }
+    if (accshare_kernels[idx] == NULL) {
+        accshare_build(origin);
+        accshare_kernels[idx] = clCreateKernel(accshare_program, name, &err);
+        accshare_check(err, "clCreateKernel", name, origin);
+    }
+    return accshare_kernels[idx];
+}
+
+/* A device buffer of `bytes` bytes (OpenCL rejects 0: one byte is allocated instead). */
+static ACCSHARE_UNUSED cl_mem accshare_alloc(size_t bytes, const char *array, const char *origin)
+{
+    cl_int err;
+    cl_mem m;
+    accshare_init(origin);
+    m = clCreateBuffer(accshare_context, CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1, NULL, &err);
+    accshare_check(err, "clCreateBuffer", array, origin);
+    return m;
+}
+
+static ACCSHARE_UNUSED void accshare_write(cl_mem m, const void *host, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(clEnqueueWriteBuffer(accshare_queue, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL),
+                   "clEnqueueWriteBuffer", array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_read(cl_mem m, void *host, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(clEnqueueReadBuffer(accshare_queue, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL),
+                   "clEnqueueReadBuffer", array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_release(cl_mem m, const char *array, const char *origin)
+{
+    accshare_check(clReleaseMemObject(m), "clReleaseMemObject", array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_arg(cl_kernel k, cl_uint i, size_t size, const void *value, const char *kname, const char *origin)
+{
+    cl_int err = clSetKernelArg(k, i, size, value);
+    if (err != CL_SUCCESS) {
+        char what[256];
+        snprintf(what, sizeof what, "%s, %u", kname, (unsigned)i);
+        accshare_fail(err, "clSetKernelArg", what, origin);
+    }
+}
+
+/* Work-items for `extent` (> 0) rounded up to a multiple of `block`. */
+static ACCSHARE_UNUSED size_t accshare_round_up(long long extent, size_t block)
+{
+    return ((size_t)extent + block - 1) / block * block;
+}
+
+static ACCSHARE_UNUSED void accshare_launch(cl_kernel k, cl_uint dims, const size_t *global, const size_t *local, const char *kname, const char *origin)
+{
+    cl_int err = clEnqueueNDRangeKernel(accshare_queue, k, dims, NULL, global, local, 0, NULL, NULL);
+    if (err == CL_INVALID_WORK_GROUP_SIZE) {
+        size_t max = 0;
+        if (clGetKernelWorkGroupInfo(k, accshare_device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) == CL_SUCCESS)
+            fprintf(stderr, "accshare: note: kernel %s uses work-groups of %lu x %lu x %lu; the device allows at most %lu work-items per group\n",
+                    kname, (unsigned long)local[0], (unsigned long)(dims > 1 ? local[1] : 1),
+                    (unsigned long)(dims > 2 ? local[2] : 1), (unsigned long)max);
+    }
+    accshare_check(err, "clEnqueueNDRangeKernel", kname, origin);
+}

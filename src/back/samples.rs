@@ -1,0 +1,628 @@
+//! Hand-built kernel modules for the back ends' snapshot and compilation tests.
+
+use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::kernel::{
+    ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, LocalArray, Module, Space,
+};
+
+pub fn var(n: &str) -> KExpr {
+    KExpr::Var(n.to_string())
+}
+
+pub fn int(v: i64) -> KExpr {
+    KExpr::Int(v, Scalar::Int)
+}
+
+pub fn lit(v: i64, t: Scalar) -> KExpr {
+    KExpr::Int(v, t)
+}
+
+pub fn flt(v: f64) -> KExpr {
+    KExpr::Float(v, true)
+}
+
+pub fn dbl(v: f64) -> KExpr {
+    KExpr::Float(v, false)
+}
+
+pub fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
+    KExpr::Binary(op, Box::new(a), Box::new(b))
+}
+
+pub fn add(a: KExpr, b: KExpr) -> KExpr {
+    bin(BinOp::Add, a, b)
+}
+
+pub fn mul(a: KExpr, b: KExpr) -> KExpr {
+    bin(BinOp::Mul, a, b)
+}
+
+pub fn lt(a: KExpr, b: KExpr) -> KExpr {
+    bin(BinOp::Lt, a, b)
+}
+
+pub fn and(a: KExpr, b: KExpr) -> KExpr {
+    bin(BinOp::LogAnd, a, b)
+}
+
+pub fn un(op: UnOp, a: KExpr) -> KExpr {
+    KExpr::Unary(op, Box::new(a))
+}
+
+pub fn cast(t: Scalar, a: KExpr) -> KExpr {
+    KExpr::Cast(t, Box::new(a))
+}
+
+pub fn cond(c: KExpr, a: KExpr, b: KExpr) -> KExpr {
+    KExpr::Cond(Box::new(c), Box::new(a), Box::new(b))
+}
+
+pub fn call(f: &str, args: Vec<KExpr>) -> KExpr {
+    KExpr::Call(f.to_string(), args)
+}
+
+pub fn aref(a: &str, space: Space, i: KExpr) -> ArrayRef {
+    ArrayRef {
+        array: a.to_string(),
+        space,
+        index: Box::new(i),
+    }
+}
+
+pub fn gload(a: &str, i: KExpr) -> KExpr {
+    KExpr::Load(aref(a, Space::Global, i))
+}
+
+pub fn lload(a: &str, i: KExpr) -> KExpr {
+    KExpr::Load(aref(a, Space::Local, i))
+}
+
+pub fn lid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::LocalId(d))
+}
+
+pub fn gid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::GlobalId(d))
+}
+
+pub fn group(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::GroupId(d))
+}
+
+pub fn decl(n: &str, ty: Scalar, init: KExpr) -> KStmt {
+    KStmt::Decl {
+        name: n.to_string(),
+        ty,
+        len: None,
+        init: Some(init),
+    }
+}
+
+pub fn set(n: &str, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Var(n.to_string()),
+        op: None,
+        value: v,
+    }
+}
+
+pub fn set_op(n: &str, op: BinOp, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Var(n.to_string()),
+        op: Some(op),
+        value: v,
+    }
+}
+
+pub fn store(a: &str, space: Space, i: KExpr, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(aref(a, space, i)),
+        op: None,
+        value: v,
+    }
+}
+
+pub fn store_op(a: &str, space: Space, i: KExpr, op: BinOp, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(aref(a, space, i)),
+        op: Some(op),
+        value: v,
+    }
+}
+
+pub fn if_(c: KExpr, then: Vec<KStmt>) -> KStmt {
+    KStmt::If {
+        cond: c,
+        then,
+        els: Vec::new(),
+    }
+}
+
+pub fn buf(n: &str, elem: Scalar, read_only: bool) -> KParam {
+    KParam {
+        name: n.to_string(),
+        kind: KParamKind::Buffer { elem, read_only },
+    }
+}
+
+pub fn scalar(n: &str, t: Scalar) -> KParam {
+    KParam {
+        name: n.to_string(),
+        kind: KParamKind::Scalar(t),
+    }
+}
+
+fn kernel(name: &str, params: Vec<KParam>, block: [u32; 3], body: Vec<KStmt>) -> Kernel {
+    Kernel {
+        name: name.to_string(),
+        params,
+        locals: Vec::new(),
+        dims: block.iter().filter(|&&b| b > 1).count().max(1) as u8,
+        block,
+        body,
+        uses_double: false,
+        origin: format!("{name}.c:1"),
+    }
+}
+
+fn module(k: Kernel) -> Module {
+    Module {
+        kernels: vec![k],
+        host: Vec::new(),
+    }
+}
+
+/// `C[i] = A[i] + B[i]` over `n` elements.
+pub fn vector_add() -> Module {
+    let i = || var("i");
+    module(kernel(
+        "vadd_r0_k0",
+        vec![
+            buf("C", Scalar::Float, false),
+            buf("A", Scalar::Float, true),
+            buf("B", Scalar::Float, true),
+            scalar("n", Scalar::Int),
+        ],
+        [256, 1, 1],
+        vec![
+            decl("i", Scalar::Int, gid(0)),
+            if_(
+                lt(i(), var("n")),
+                vec![store(
+                    "C",
+                    Space::Global,
+                    i(),
+                    add(gload("A", i()), gload("B", i())),
+                )],
+            ),
+        ],
+    ))
+}
+
+/// A 16×16 tiled `C = A × B` (`n`×`n`), tiles of A and B in local memory.
+pub fn tiled_matmul() -> Module {
+    let (tx, ty, row, col, k0, k) = (
+        || var("tx"),
+        || var("ty"),
+        || var("row"),
+        || var("col"),
+        || var("k0"),
+        || var("k"),
+    );
+    let n = || var("n");
+    let tile = |r: KExpr, c: KExpr| add(mul(r, int(16)), c);
+    let stage = vec![
+        KStmt::Comment("stage one tile of A and one of B".to_string()),
+        KStmt::If {
+            cond: and(lt(row(), n()), lt(add(k0(), tx()), n())),
+            then: vec![store(
+                "As",
+                Space::Local,
+                tile(ty(), tx()),
+                gload("A", add(mul(row(), n()), add(k0(), tx()))),
+            )],
+            els: vec![store("As", Space::Local, tile(ty(), tx()), flt(0.0))],
+        },
+        store(
+            "Bs",
+            Space::Local,
+            tile(ty(), tx()),
+            cond(
+                and(lt(add(k0(), ty()), n()), lt(col(), n())),
+                gload("B", add(mul(add(k0(), ty()), n()), col())),
+                flt(0.0),
+            ),
+        ),
+        KStmt::Barrier,
+        KStmt::For {
+            init: vec![decl("k", Scalar::Int, int(0))],
+            cond: Some(lt(k(), int(16))),
+            step: vec![set_op("k", BinOp::Add, int(1))],
+            body: vec![set_op(
+                "sum",
+                BinOp::Add,
+                mul(lload("As", tile(ty(), k())), lload("Bs", tile(k(), tx()))),
+            )],
+        },
+        KStmt::Barrier,
+    ];
+    let mut kern = kernel(
+        "matmul_r0_k0",
+        vec![
+            buf("C", Scalar::Float, false),
+            buf("A", Scalar::Float, true),
+            buf("B", Scalar::Float, true),
+            scalar("n", Scalar::Int),
+        ],
+        [16, 16, 1],
+        vec![
+            decl("tx", Scalar::Int, lid(0)),
+            decl("ty", Scalar::Int, lid(1)),
+            decl("row", Scalar::Int, add(mul(group(1), int(16)), ty())),
+            decl("col", Scalar::Int, add(mul(group(0), int(16)), tx())),
+            decl("sum", Scalar::Float, flt(0.0)),
+            KStmt::For {
+                init: vec![decl("k0", Scalar::Int, int(0))],
+                cond: Some(lt(k0(), n())),
+                step: vec![set_op("k0", BinOp::Add, int(16))],
+                body: stage,
+            },
+            if_(
+                and(lt(row(), n()), lt(col(), n())),
+                vec![store(
+                    "C",
+                    Space::Global,
+                    add(mul(row(), n()), col()),
+                    var("sum"),
+                )],
+            ),
+        ],
+    );
+    kern.locals = vec![
+        LocalArray {
+            name: "As".to_string(),
+            elem: Scalar::Float,
+            len: 256,
+        },
+        LocalArray {
+            name: "Bs".to_string(),
+            elem: Scalar::Float,
+            len: 256,
+        },
+    ];
+    module(kern)
+}
+
+/// `sum += in[i]`: one partial sum per work-group, by a tree in local memory.
+pub fn reduction() -> Module {
+    let l = || var("accshare_lid");
+    let s = || var("accshare_s");
+    let red = "accshare_red_sum";
+    let mut kern = kernel(
+        "sum_r0_k0",
+        vec![
+            buf("in", Scalar::Float, true),
+            scalar("n", Scalar::Int),
+            buf("accshare_part_sum", Scalar::Float, false),
+        ],
+        [256, 1, 1],
+        vec![
+            decl("sum", Scalar::Float, flt(0.0)),
+            decl("i", Scalar::Int, gid(0)),
+            if_(
+                lt(var("i"), var("n")),
+                vec![set_op("sum", BinOp::Add, gload("in", var("i")))],
+            ),
+            KStmt::Comment("reduction of sum (+) in local memory".to_string()),
+            decl("accshare_lid", Scalar::Int, lid(0)),
+            store(red, Space::Local, l(), var("sum")),
+            KStmt::Barrier,
+            KStmt::For {
+                init: vec![decl("accshare_s", Scalar::Int, int(128))],
+                cond: Some(bin(BinOp::Gt, s(), int(0))),
+                step: vec![set_op("accshare_s", BinOp::Shr, int(1))],
+                body: vec![
+                    if_(
+                        lt(l(), s()),
+                        vec![store_op(
+                            red,
+                            Space::Local,
+                            l(),
+                            BinOp::Add,
+                            lload(red, add(l(), s())),
+                        )],
+                    ),
+                    KStmt::Barrier,
+                ],
+            },
+            if_(
+                bin(BinOp::Eq, l(), int(0)),
+                vec![store(
+                    "accshare_part_sum",
+                    Space::Global,
+                    group(0),
+                    lload(red, int(0)),
+                )],
+            ),
+        ],
+    );
+    kern.locals = vec![LocalArray {
+        name: red.to_string(),
+        elem: Scalar::Float,
+        len: 256,
+    }];
+    module(kern)
+}
+
+/// Double precision: `y[i] = a * x[i] + y[i]`, clamped, with a square root and an infinity.
+pub fn double_axpy() -> Module {
+    let i = || var("i");
+    let mut kern = kernel(
+        "daxpy_r0_k0",
+        vec![
+            buf("y", Scalar::Double, false),
+            buf("x", Scalar::Double, true),
+            scalar("a", Scalar::Double),
+            scalar("n", Scalar::Long),
+        ],
+        [256, 1, 1],
+        vec![
+            decl("i", Scalar::Long, cast(Scalar::Long, gid(0))),
+            if_(
+                lt(i(), var("n")),
+                vec![
+                    decl(
+                        "v",
+                        Scalar::Double,
+                        add(mul(var("a"), gload("x", i())), gload("y", i())),
+                    ),
+                    KStmt::If {
+                        cond: bin(BinOp::Gt, var("v"), dbl(1e300)),
+                        then: vec![set("v", dbl(f64::INFINITY))],
+                        els: vec![set(
+                            "v",
+                            call("fmax", vec![call("sqrt", vec![var("v")]), dbl(0.5)]),
+                        )],
+                    },
+                    store("y", Space::Global, i(), var("v")),
+                ],
+            ),
+        ],
+    );
+    kern.uses_double = true;
+    module(kern)
+}
+
+/// `unsigned char` pixels: invert those above a threshold, keep the others.
+pub fn uchar_threshold() -> Module {
+    let i = || var("i");
+    let p = || var("p");
+    module(kernel(
+        "thresh_r0_k0",
+        vec![
+            buf("out", Scalar::UChar, false),
+            buf("img", Scalar::UChar, true),
+            scalar("t", Scalar::UChar),
+            scalar("count", Scalar::SizeT),
+        ],
+        [256, 1, 1],
+        vec![
+            decl("i", Scalar::SizeT, cast(Scalar::SizeT, gid(0))),
+            if_(
+                lt(i(), var("count")),
+                vec![
+                    decl("p", Scalar::UChar, gload("img", i())),
+                    store(
+                        "out",
+                        Space::Global,
+                        i(),
+                        cond(
+                            bin(BinOp::Gt, p(), var("t")),
+                            cast(Scalar::UChar, bin(BinOp::Sub, int(255), p())),
+                            p(),
+                        ),
+                    ),
+                ],
+            ),
+        ],
+    ))
+}
+
+/// Every statement kind, literal edge cases, conversions, `_Bool` buffers and reserved names.
+pub fn statements() -> Module {
+    let i = || var("i");
+    let j = || var("j");
+    let body = vec![
+        KStmt::Comment("every statement kind\nline two ends with a backslash \\".to_string()),
+        decl("i", Scalar::Int, gid(0)),
+        KStmt::Decl {
+            name: "t".to_string(),
+            ty: Scalar::Float,
+            len: Some(4),
+            init: None,
+        },
+        decl("local", Scalar::Int, int(i32::MIN as i64)),
+        decl("new", Scalar::Long, lit(i64::MIN, Scalar::Long)),
+        decl("u", Scalar::UInt, lit(4_000_000_000, Scalar::UInt)),
+        decl("big", Scalar::SizeT, lit(-1, Scalar::SizeT)),
+        decl("m", Scalar::Int, call("min", vec![i(), var("n")])),
+        decl("flag", Scalar::Bool, bin(BinOp::Ne, i(), int(0))),
+        KStmt::For {
+            init: vec![
+                decl("j", Scalar::Int, int(0)),
+                decl("q", Scalar::Int, un(UnOp::Neg, int(-1))),
+            ],
+            cond: Some(lt(j(), int(4))),
+            step: vec![
+                set_op("j", BinOp::Add, int(1)),
+                set_op("q", BinOp::Sub, int(1)),
+            ],
+            body: vec![store(
+                "t",
+                Space::Private,
+                j(),
+                call("sqrtf", vec![cast(Scalar::Float, add(j(), var("q")))]),
+            )],
+        },
+        KStmt::For {
+            init: vec![
+                decl("a", Scalar::Int, int(0)),
+                decl("b", Scalar::Float, flt(1e-5)),
+            ],
+            cond: None,
+            step: vec![set_op("a", BinOp::Add, int(1))],
+            body: vec![
+                KStmt::If {
+                    cond: bin(BinOp::Ge, var("a"), int(3)),
+                    then: vec![KStmt::Break],
+                    els: vec![KStmt::If {
+                        cond: bin(BinOp::Eq, var("a"), int(1)),
+                        then: vec![KStmt::Continue],
+                        els: vec![set_op("b", BinOp::Mul, flt(2.0))],
+                    }],
+                },
+                store_op("t", Space::Private, int(0), BinOp::Add, var("b")),
+            ],
+        },
+        KStmt::While {
+            cond: bin(BinOp::Gt, var("u"), lit(1, Scalar::UInt)),
+            body: vec![set_op("u", BinOp::Shr, lit(1, Scalar::UInt))],
+        },
+        KStmt::DoWhile {
+            body: vec![set_op("m", BinOp::Sub, int(1))],
+            cond: bin(
+                BinOp::LogOr,
+                bin(BinOp::Gt, var("m"), int(0)),
+                and(var("flag"), lt(var("m"), int(-4))),
+            ),
+        },
+        KStmt::Block(vec![
+            decl("x", Scalar::Float, lload("t", int(0))),
+            set(
+                "x",
+                add(
+                    call("fmaxf", vec![var("x"), flt(f64::NEG_INFINITY)]),
+                    call("powf", vec![var("x"), int(2)]),
+                ),
+            ),
+            set("local", call("abs", vec![var("local")])),
+            store(
+                "out",
+                Space::Global,
+                i(),
+                add(
+                    var("x"),
+                    cast(
+                        Scalar::Float,
+                        bin(
+                            BinOp::BitOr,
+                            bin(BinOp::BitAnd, var("local"), int(255)),
+                            bin(BinOp::Shl, add(var("m"), int(1)), int(2)),
+                        ),
+                    ),
+                ),
+            ),
+        ]),
+        store("flags", Space::Global, i(), var("m")),
+        store_op("flags", Space::Global, i(), BinOp::BitOr, var("flag")),
+        decl(
+            "sz",
+            Scalar::Int,
+            cast(
+                Scalar::Int,
+                add(var("big"), cast(Scalar::SizeT, var("new"))),
+            ),
+        ),
+        KStmt::Expr(call("fabsf", vec![var("sz")])),
+    ];
+    module(kernel(
+        "stmts_r0_k0",
+        vec![
+            buf("out", Scalar::Float, false),
+            buf("flags", Scalar::Bool, false),
+            scalar("n", Scalar::Int),
+        ],
+        [64, 1, 1],
+        body,
+    ))
+}
+
+/// Every C99 math function the printers know (but `scalbln`, which OpenCL lacks), in float and
+/// double, with arguments of other types, plus non-finite literals.
+pub fn math() -> Module {
+    use crate::back::c_like::{REAL1, REAL2};
+    let mut body = vec![
+        decl("f", Scalar::Float, var("x")),
+        decl("z", Scalar::Double, var("dx")),
+        decl("i", Scalar::Int, gid(0)),
+        decl("u", Scalar::UInt, cast(Scalar::UInt, var("n"))),
+        decl("l", Scalar::Long, cast(Scalar::Long, var("n"))),
+        decl("acc", Scalar::Float, flt(0.0)),
+        decl("dacc", Scalar::Double, dbl(0.0)),
+    ];
+    let mut fsum = |e: KExpr| body.push(set_op("acc", BinOp::Add, e));
+    for f in REAL1 {
+        fsum(call(&format!("{f}f"), vec![var("f")]));
+        fsum(call(&format!("{f}f"), vec![var("i")]));
+    }
+    for f in REAL2 {
+        fsum(call(&format!("{f}f"), vec![var("f"), int(2)]));
+    }
+    fsum(call("fmaf", vec![var("f"), var("i"), dbl(0.5)]));
+    fsum(call("ldexpf", vec![var("f"), var("l")]));
+    fsum(call("scalbnf", vec![var("f"), int(3)]));
+    for f in ["ilogbf", "lrintf", "lroundf", "llrintf", "llroundf"] {
+        fsum(call(f, vec![var("f")]));
+    }
+    fsum(call("abs", vec![var("f")]));
+    fsum(call("labs", vec![var("i")]));
+    fsum(call("llabs", vec![var("l")]));
+    fsum(call("min", vec![var("i"), var("u")]));
+    fsum(call("max", vec![var("l"), int(-1)]));
+    fsum(flt(f64::NAN));
+    fsum(flt(f64::NEG_INFINITY));
+    let mut dsum = |e: KExpr| body.push(set_op("dacc", BinOp::Add, e));
+    for f in REAL1 {
+        dsum(call(f, vec![var("z")]));
+        dsum(call(f, vec![var("f")]));
+    }
+    for f in REAL2 {
+        dsum(call(f, vec![var("z"), var("i")]));
+    }
+    dsum(call("fma", vec![var("z"), var("f"), int(1)]));
+    dsum(call("ldexp", vec![var("z"), var("u")]));
+    for f in ["ilogb", "lrint", "lround", "llrint", "llround"] {
+        dsum(call(f, vec![var("z")]));
+    }
+    dsum(dbl(f64::INFINITY));
+    dsum(dbl(f64::NAN));
+    body.push(store("out", Space::Global, var("i"), var("acc")));
+    body.push(store("dout", Space::Global, var("i"), var("dacc")));
+    let mut k = kernel(
+        "math_r0_k0",
+        vec![
+            buf("out", Scalar::Float, false),
+            buf("dout", Scalar::Double, false),
+            scalar("x", Scalar::Float),
+            scalar("dx", Scalar::Double),
+            scalar("n", Scalar::Int),
+        ],
+        [32, 1, 1],
+        body,
+    );
+    k.uses_double = true;
+    module(k)
+}
+
+/// All sample modules, by name.
+pub fn all() -> Vec<(&'static str, Module)> {
+    vec![
+        ("vector_add", vector_add()),
+        ("tiled_matmul", tiled_matmul()),
+        ("reduction", reduction()),
+        ("double_axpy", double_axpy()),
+        ("uchar_threshold", uchar_threshold()),
+        ("statements", statements()),
+        ("math", math()),
+    ]
+}

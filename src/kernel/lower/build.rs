@@ -1,0 +1,845 @@
+//! Building one kernel: grid mapping, guards, private scalars, the body.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::analysis::dependence::{self, DepInfo};
+use crate::diag::{Diag, Diags, Span};
+use crate::front::ast::{
+    self, BinOp, CType, Expr, ExprKind, ForInit, Scalar, Stmt, StmtKind, UnOp,
+};
+use crate::front::pragma_ast::RedOp;
+use crate::ir::lower::{array_shape, RegionAst};
+use crate::ir::{Bound, LoopId, Poly, Region};
+
+use super::reduce::{identity, reduction_epilogue};
+use super::walk::*;
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Kernel construction
+// ---------------------------------------------------------------------------------------------
+
+pub(super) struct Mapped {
+    loop_id: LoopId,
+    dim: u8,
+}
+
+pub(super) struct KernelBuilder<'a> {
+    r: &'a RegionAst,
+    deps: &'a DepInfo,
+    root: LoopId,
+    mapped: Vec<Mapped>,
+    /// Names declared inside the kernel (locals, iterators) → type.
+    locals: BTreeMap<String, Scalar>,
+    /// Private arrays declared in the kernel → (elem, extents).
+    private_arrays: BTreeMap<String, Vec<u32>>,
+    /// Scalars from outside the region that each thread keeps privately.
+    privatized: BTreeSet<String>,
+    reductions: Vec<(RedOp, String, Scalar)>,
+    errors: Vec<Diag>,
+}
+
+impl<'a> KernelBuilder<'a> {
+    pub(super) fn new(r: &'a RegionAst, deps: &'a DepInfo, root: LoopId) -> Self {
+        KernelBuilder {
+            r,
+            deps,
+            root,
+            mapped: Vec::new(),
+            locals: BTreeMap::new(),
+            private_arrays: BTreeMap::new(),
+            privatized: BTreeSet::new(),
+            reductions: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn ir(&self) -> &'a Region {
+        &self.r.ir
+    }
+
+    /// The chain of loops mapped to the grid, outermost first.
+    fn choose_mapping(&mut self) {
+        let ir = self.ir();
+        let mut chain: Vec<LoopId> = Vec::new();
+        let mut cur = Some(self.root);
+        while let Some(l) = cur {
+            if chain.len() == 3
+                || !dependence::is_parallel(self.deps, ir, l)
+                || !self.mappable(l, &chain)
+            {
+                break;
+            }
+            chain.push(l);
+            let lp = &ir.loops[l];
+            cur = if lp.perfect && lp.children.len() == 1 {
+                Some(lp.children[0])
+            } else {
+                None
+            };
+        }
+        let n = chain.len();
+        self.mapped = chain
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| Mapped {
+                loop_id: l,
+                dim: (n - 1 - i) as u8,
+            })
+            .collect();
+    }
+
+    /// A loop can go to the grid if its bounds are affine with constant coefficients on the
+    /// iterators of the loops already mapped.
+    fn mappable(&self, l: LoopId, chain: &[LoopId]) -> bool {
+        let ir = self.ir();
+        let lp = &ir.loops[l];
+        let outer: Vec<&str> = chain.iter().map(|&c| ir.loops[c].var.as_str()).collect();
+        let ok = |b: &Bound| match b.affine() {
+            Some(p) => outer.iter().all(|v| match p.split(v) {
+                Some((coef, _)) => coef.as_const().is_some(),
+                None => false,
+            }),
+            None => false,
+        };
+        if !ok(&lp.lower) || !ok(&lp.upper) {
+            return false;
+        }
+        // A descending loop whose start varies with an outer mapped iterator is not mapped.
+        lp.step > 0
+            || outer
+                .iter()
+                .all(|v| !lp.lower.affine().is_some_and(|p| p.mentions(v)))
+    }
+
+    /// Interval `[min, max]` of a mapped loop's iterator over the grid (polynomials in parameters).
+    fn iter_box(&self, idx: usize) -> Option<(Poly, Poly)> {
+        let ir = self.ir();
+        let lp = &ir.loops[self.mapped[idx].loop_id];
+        let outer: Vec<LoopId> = self.mapped[..idx].iter().map(|m| m.loop_id).collect();
+        let lo = lp.lower.affine()?;
+        let hi = lp.upper.affine()?;
+        if lp.step > 0 {
+            let min = poly_extreme(ir, lo, &outer, false)?;
+            let max = poly_extreme(ir, &hi.sub(&Poly::constant(1))?, &outer, true)?;
+            Some((min, max))
+        } else {
+            let min = poly_extreme(ir, &hi.add(&Poly::constant(1))?, &outer, false)?;
+            let max = poly_extreme(ir, lo, &outer, true)?;
+            Some((min, max))
+        }
+    }
+
+    pub(super) fn build(
+        &mut self,
+        name: String,
+        origin: String,
+        kernel_index: usize,
+        diags: &mut Diags,
+    ) -> Option<(Kernel, Launch)> {
+        self.choose_mapping();
+        let ir = self.ir();
+        let dims = self.mapped.len().max(1) as u8;
+        let mut block = match self.mapped.len() {
+            0 => [1, 1, 1],
+            1 => BLOCK_1D,
+            2 => BLOCK_2D,
+            _ => BLOCK_3D,
+        };
+        if let Some(inner) = self.mapped.last() {
+            if let Some(v) = ir.loops[inner.loop_id].vector_len {
+                if v.is_power_of_two() && (1..=1024).contains(&v) {
+                    block = [v, 1, 1];
+                }
+            }
+        }
+        if self.mapped.is_empty() {
+            let lp = &ir.loops[self.root];
+            diags.push(
+                Diag::warning(lp.header_span, format!("loop `{}` is not parallel: this loop nest runs on a single GPU thread", lp.var))
+                    .note(match &self.deps.loops[self.root].verdict {
+                        dependence::Verdict::Carried(_) => "it carries a dependence".to_string(),
+                        dependence::Verdict::Unknown(why) => format!("its independence cannot be proven: {}", why),
+                        dependence::Verdict::Independent => "it is marked `seq` or its bounds cannot be mapped to the grid".to_string(),
+                    })
+                    .help("mark the loop `independent` if its iterations are independent, or move a sequential outer loop out of the compute region"),
+            );
+        }
+        // Scalars each thread keeps: privatized and reductions of the mapped loops.
+        for m in &self.mapped {
+            let ld = &self.deps.loops[m.loop_id];
+            for v in ld.privatized.iter().chain(&ir.loops[m.loop_id].private) {
+                self.privatized.insert(v.clone());
+            }
+            for (op, v) in &ld.reductions {
+                if self.reductions.iter().any(|(_, n, _)| n == v) {
+                    continue;
+                }
+                let ty = ir.scalars.get(v).map(|s| s.ty).unwrap_or(Scalar::Float);
+                self.reductions.push((*op, v.clone(), ty));
+            }
+        }
+        let mut body = Vec::new();
+        // Iterators of the mapped loops, and the guard.
+        let mut guard: Vec<KExpr> = Vec::new();
+        let mut extent = ["1".to_string(), "1".to_string(), "1".to_string()];
+        for idx in 0..self.mapped.len() {
+            let m = &self.mapped[idx];
+            let lp = &ir.loops[m.loop_id];
+            let Some((min, max)) = self.iter_box(idx) else {
+                self.errors.push(Diag::error(
+                    lp.header_span,
+                    "the bounds of this loop cannot be mapped to the grid",
+                ));
+                continue;
+            };
+            let s = lp.step.unsigned_abs() as i64;
+            let t = KExpr::Builtin(Builtin::GlobalId(m.dim));
+            let scaled = if s == 1 {
+                t
+            } else {
+                KExpr::Binary(
+                    BinOp::Mul,
+                    Box::new(t),
+                    Box::new(KExpr::Int(s, Scalar::Int)),
+                )
+            };
+            let init = if lp.step > 0 && min.is_zero() {
+                scaled
+            } else if lp.step > 0 {
+                KExpr::Binary(
+                    BinOp::Add,
+                    Box::new(self.poly_expr(&min, lp.ty)),
+                    Box::new(scaled),
+                )
+            } else {
+                KExpr::Binary(
+                    BinOp::Sub,
+                    Box::new(self.poly_expr(&max, lp.ty)),
+                    Box::new(scaled),
+                )
+            };
+            body.push(KStmt::Decl {
+                name: lp.var.clone(),
+                ty: lp.ty,
+                len: None,
+                init: Some(cast_if(lp.ty, init)),
+            });
+            self.locals.insert(lp.var.clone(), lp.ty);
+            let var = KExpr::Var(lp.var.clone());
+            let lower = self.bound_expr(&lp.lower, lp.ty);
+            let upper = self.bound_expr(&lp.upper, lp.ty);
+            let lower_varies = lp.lower.affine().is_some_and(|p| {
+                self.mapped[..idx]
+                    .iter()
+                    .any(|o| p.mentions(&ir.loops[o.loop_id].var))
+            });
+            if lp.step > 0 {
+                guard.push(KExpr::Binary(
+                    BinOp::Lt,
+                    Box::new(var.clone()),
+                    Box::new(upper),
+                ));
+                if lower_varies {
+                    guard.push(KExpr::Binary(
+                        BinOp::Ge,
+                        Box::new(var.clone()),
+                        Box::new(lower.clone()),
+                    ));
+                }
+            } else {
+                guard.push(KExpr::Binary(
+                    BinOp::Gt,
+                    Box::new(var.clone()),
+                    Box::new(upper),
+                ));
+                if lower_varies {
+                    guard.push(KExpr::Binary(
+                        BinOp::Le,
+                        Box::new(var.clone()),
+                        Box::new(lower.clone()),
+                    ));
+                }
+            }
+            if s != 1 && lower_varies {
+                let diff = KExpr::Binary(BinOp::Sub, Box::new(var.clone()), Box::new(lower));
+                guard.push(KExpr::Binary(
+                    BinOp::Eq,
+                    Box::new(KExpr::Binary(
+                        BinOp::Rem,
+                        Box::new(diff),
+                        Box::new(KExpr::Int(s, Scalar::Int)),
+                    )),
+                    Box::new(KExpr::Int(0, Scalar::Int)),
+                ));
+            }
+            // Threads needed: ceil((max - min + 1) / s).
+            let span = max.sub(&min).and_then(|d| d.add(&Poly::constant(s)));
+            extent[m.dim as usize] = match span {
+                Some(p) if s == 1 => p.to_c(),
+                Some(p) => format!("({}) / {}", p.to_c(), s),
+                None => "0".to_string(),
+            };
+        }
+        // Private copies of scalars, reduction accumulators.
+        for v in self.privatized.clone() {
+            if let Some(info) = ir.scalars.get(&v) {
+                if info.local.is_none() {
+                    body.push(KStmt::Decl {
+                        name: v.clone(),
+                        ty: info.ty,
+                        len: None,
+                        init: None,
+                    });
+                    self.locals.insert(v.clone(), info.ty);
+                }
+            }
+        }
+        for (op, v, ty) in self.reductions.clone() {
+            body.push(KStmt::Decl {
+                name: v.clone(),
+                ty,
+                len: None,
+                init: Some(identity(op, ty)),
+            });
+            self.locals.insert(v, ty);
+        }
+        // Iterators of the region's other loops that are declared outside the region.
+        self.declare_outer_iterators(&mut body);
+        // The loop nest's code.
+        let root_stmt = find_loop(&self.r.body, ir.loops[self.root].span);
+        let inner = match root_stmt {
+            Some(s) => self.stmt(s),
+            None => Vec::new(),
+        };
+        if guard.is_empty() {
+            body.extend(inner);
+        } else {
+            let cond = guard
+                .into_iter()
+                .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)))
+                .unwrap_or(KExpr::Int(1, Scalar::Int));
+            body.push(KStmt::If {
+                cond,
+                then: inner,
+                els: Vec::new(),
+            });
+        }
+        // Reductions: tree in local memory, one partial per work-group.
+        let mut locals = Vec::new();
+        let threads = block[0] * block[1] * block[2];
+        let mut params_extra = Vec::new();
+        for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
+            let arr = format!("accshare_red_{}", v);
+            let part = format!("accshare_part_{}", v);
+            locals.push(LocalArray {
+                name: arr.clone(),
+                elem: ty,
+                len: threads,
+            });
+            body.extend(reduction_epilogue(&arr, &part, &v, op, ty, threads));
+            params_extra.push((part, ty, i));
+        }
+        for e in std::mem::take(&mut self.errors) {
+            diags.push(e);
+        }
+        // Parameters: every free variable and every global array the body uses.
+        let mut arrays = BTreeSet::new();
+        let mut vars = BTreeSet::new();
+        for s in &body {
+            free_names_stmt(s, &mut arrays, &mut vars);
+        }
+        let declared: BTreeSet<String> = vars
+            .iter()
+            .filter_map(|v| v.strip_prefix("\0decl:").map(str::to_string))
+            .chain(locals.iter().map(|l| l.name.clone()))
+            .collect();
+        vars.retain(|v| !v.starts_with('\0') && !declared.contains(v));
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        for a in &arrays {
+            let Some(info) = ir.arrays.get(a) else {
+                continue;
+            };
+            params.push(KParam {
+                name: a.clone(),
+                kind: KParamKind::Buffer {
+                    elem: info.elem,
+                    read_only: !info.written,
+                },
+            });
+            args.push(HostArg::Buffer(a.clone()));
+        }
+        for v in &vars {
+            if self.locals.contains_key(v) || self.private_arrays.contains_key(v) {
+                continue;
+            }
+            let Some(ty) = self.r.scope.get(v).and_then(|s| match s.ty.unqualified() {
+                CType::Scalar(k) => Some(*k),
+                _ => None,
+            }) else {
+                diags.push(Diag::error(
+                    self.r.dir.span,
+                    format!("`{}` is used in the region but its type is unknown", v),
+                ));
+                continue;
+            };
+            if ir
+                .scalars
+                .get(v)
+                .is_some_and(|s| s.written && s.local.is_none())
+                && !self.reductions.iter().any(|(_, n, _)| n == v)
+            {
+                let span = ir
+                    .scalar_refs
+                    .iter()
+                    .find(|r| &r.name == v && r.kind != crate::ir::AccessKind::Read)
+                    .map(|r| r.span)
+                    .unwrap_or(self.r.dir.span);
+                diags.push(
+                    Diag::error(
+                        span,
+                        format!(
+                            "`{}` is assigned in the compute region but declared outside it",
+                            v
+                        ),
+                    )
+                    .note("its value would not be visible after the region")
+                    .help(format!(
+                        "declare `{}` inside the loop, or use a `reduction` clause",
+                        v
+                    )),
+                );
+                continue;
+            }
+            params.push(KParam {
+                name: v.clone(),
+                kind: KParamKind::Scalar(ty),
+            });
+            args.push(HostArg::Scalar {
+                expr: v.clone(),
+                ty,
+            });
+        }
+        let mut reductions = Vec::new();
+        for (part, ty, i) in params_extra {
+            params.push(KParam {
+                name: part,
+                kind: KParamKind::Buffer {
+                    elem: ty,
+                    read_only: false,
+                },
+            });
+            args.push(HostArg::Partials(i));
+            let (op, v, _) = &self.reductions[i];
+            reductions.push(HostReduction {
+                var: v.clone(),
+                ty,
+                op: *op,
+            });
+        }
+        let uses_double = params.iter().any(|p| match &p.kind {
+            KParamKind::Buffer { elem, .. } | KParamKind::Scalar(elem) => *elem == Scalar::Double,
+        }) || self.locals.values().any(|t| *t == Scalar::Double)
+            || body.iter().any(stmt_uses_double);
+        let kernel = Kernel {
+            name,
+            params,
+            locals,
+            dims,
+            block,
+            body,
+            uses_double,
+            origin,
+        };
+        let launch = Launch {
+            kernel: kernel_index,
+            args,
+            extent,
+            reductions,
+        };
+        Some((kernel, launch))
+    }
+
+    fn declare_outer_iterators(&mut self, body: &mut Vec<KStmt>) {
+        let ir = self.ir();
+        let mut stack = vec![self.root];
+        while let Some(l) = stack.pop() {
+            let lp = &ir.loops[l];
+            stack.extend(lp.children.iter().copied());
+            if self.locals.contains_key(&lp.var) {
+                continue;
+            }
+            // Declared outside the region (e.g. `int i, j;` at the top of the function).
+            if self.r.scope.contains_key(&lp.var) && !self.mapped.iter().any(|m| m.loop_id == l) {
+                body.push(KStmt::Decl {
+                    name: lp.var.clone(),
+                    ty: lp.ty,
+                    len: None,
+                    init: None,
+                });
+                self.locals.insert(lp.var.clone(), lp.ty);
+            }
+        }
+    }
+
+    fn poly_expr(&self, p: &Poly, ty: Scalar) -> KExpr {
+        poly_to_kexpr(p, ty)
+    }
+
+    fn bound_expr(&self, b: &Bound, ty: Scalar) -> KExpr {
+        match b {
+            Bound::Affine(p) => self.poly_expr(p, ty),
+            Bound::NonAffine(_) => KExpr::Int(0, Scalar::Int),
+        }
+    }
+
+    fn is_mapped_loop(&self, span: Span) -> bool {
+        self.mapped
+            .iter()
+            .any(|m| self.ir().loops[m.loop_id].span == span)
+    }
+
+    // ---- statements -------------------------------------------------------------------------
+
+    fn stmt(&mut self, s: &Stmt) -> Vec<KStmt> {
+        match &s.kind {
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                if self.is_mapped_loop(s.span) {
+                    return self.stmt(body);
+                }
+                let mut kinit = Vec::new();
+                match init {
+                    ForInit::None => {}
+                    ForInit::Decl(d) => kinit.extend(self.decl(d)),
+                    ForInit::Expr(e) => kinit.extend(self.effect(e)),
+                }
+                let kcond = cond.as_ref().map(|c| self.expr(c));
+                let kstep = step.as_ref().map(|e| self.effect(e)).unwrap_or_default();
+                let kbody = self.stmt(body);
+                vec![KStmt::For {
+                    init: kinit,
+                    cond: kcond,
+                    step: kstep,
+                    body: kbody,
+                }]
+            }
+            StmtKind::Acc { body, .. } => self.stmt(body),
+            StmtKind::AccStandalone(_) | StmtKind::Empty | StmtKind::Pragma(_) => Vec::new(),
+            StmtKind::Block(b) => {
+                let mut out = Vec::new();
+                for s in &b.stmts {
+                    out.extend(self.stmt(s));
+                }
+                if b.stmts.iter().any(|s| matches!(s.kind, StmtKind::Decl(_))) {
+                    vec![KStmt::Block(out)]
+                } else {
+                    out
+                }
+            }
+            StmtKind::Decl(d) => self.decl(d),
+            StmtKind::Expr(e) => self.effect(e),
+            StmtKind::If { cond, then, els } => vec![KStmt::If {
+                cond: self.expr(cond),
+                then: self.stmt(then),
+                els: els.as_ref().map(|e| self.stmt(e)).unwrap_or_default(),
+            }],
+            StmtKind::While { cond, body } => vec![KStmt::While {
+                cond: self.expr(cond),
+                body: self.stmt(body),
+            }],
+            StmtKind::DoWhile { body, cond } => vec![KStmt::DoWhile {
+                body: self.stmt(body),
+                cond: self.expr(cond),
+            }],
+            StmtKind::Break => vec![KStmt::Break],
+            StmtKind::Continue => vec![KStmt::Continue],
+            StmtKind::Return(_) | StmtKind::Unsupported { .. } => {
+                // Reported by front::region::validate.
+                Vec::new()
+            }
+        }
+    }
+
+    fn decl(&mut self, d: &ast::Declaration) -> Vec<KStmt> {
+        let mut out = Vec::new();
+        for dec in &d.declarators {
+            match dec.ty.unqualified() {
+                CType::Scalar(s) => {
+                    let init = match &dec.init {
+                        Some(ast::Initializer::Expr(e)) => Some(self.expr(e)),
+                        Some(ast::Initializer::List(_, sp)) => {
+                            self.errors.push(Diag::error(
+                                *sp,
+                                "initializer lists are not supported inside a compute region",
+                            ));
+                            None
+                        }
+                        None => None,
+                    };
+                    self.locals.insert(dec.name.name.clone(), *s);
+                    out.push(KStmt::Decl {
+                        name: dec.name.name.clone(),
+                        ty: *s,
+                        len: None,
+                        init,
+                    });
+                }
+                CType::Array { .. } => {
+                    let Some((elem, extents, false)) = array_shape(&dec.ty) else {
+                        self.errors.push(Diag::error(
+                            dec.span,
+                            "this declaration is not supported inside a compute region",
+                        ));
+                        continue;
+                    };
+                    let mut dims = Vec::new();
+                    for e in &extents {
+                        match e
+                            .as_ref()
+                            .and_then(|e| crate::ir::lower::expr_poly(e, &|_| false))
+                            .and_then(|p| p.as_const())
+                        {
+                            Some(n) if (1..=65536).contains(&n) => dims.push(n as u32),
+                            _ => {
+                                self.errors.push(Diag::error(
+                                    dec.span,
+                                    "a private array inside a compute region needs constant extents (at most 65536 elements)",
+                                ));
+                                return out;
+                            }
+                        }
+                    }
+                    let len: u32 = dims.iter().product();
+                    if dec.init.is_some() {
+                        self.errors.push(Diag::error(
+                            dec.span,
+                            "initializers of private arrays are not supported",
+                        ));
+                    }
+                    self.private_arrays.insert(dec.name.name.clone(), dims);
+                    out.push(KStmt::Decl {
+                        name: dec.name.name.clone(),
+                        ty: elem,
+                        len: Some(len),
+                        init: None,
+                    });
+                }
+                _ => self.errors.push(Diag::error(
+                    dec.span,
+                    "this declaration is not supported inside a compute region",
+                )),
+            }
+        }
+        out
+    }
+
+    /// An expression statement.
+    fn effect(&mut self, e: &Expr) -> Vec<KStmt> {
+        match &e.kind {
+            ExprKind::Assign(op, lhs, rhs) => {
+                let value = self.expr(rhs);
+                match self.lvalue(lhs) {
+                    Some(target) => vec![KStmt::Assign {
+                        target,
+                        op: *op,
+                        value,
+                    }],
+                    None => Vec::new(),
+                }
+            }
+            ExprKind::IncDec { inc, arg, .. } => match self.lvalue(arg) {
+                Some(target) => vec![KStmt::Assign {
+                    target,
+                    op: Some(if *inc { BinOp::Add } else { BinOp::Sub }),
+                    value: KExpr::Int(1, Scalar::Int),
+                }],
+                None => Vec::new(),
+            },
+            ExprKind::Comma(a, b) => {
+                let mut v = self.effect(a);
+                v.extend(self.effect(b));
+                v
+            }
+            _ => vec![KStmt::Expr(self.expr(e))],
+        }
+    }
+
+    fn lvalue(&mut self, e: &Expr) -> Option<LValue> {
+        match &e.kind {
+            ExprKind::Ident(n) => Some(LValue::Var(n.clone())),
+            _ => match self.expr(e) {
+                KExpr::Load(r) => Some(LValue::Elem(r)),
+                _ => {
+                    self.errors.push(Diag::error(
+                        e.span,
+                        "this assignment target is not supported inside a compute region",
+                    ));
+                    None
+                }
+            },
+        }
+    }
+
+    // ---- expressions ------------------------------------------------------------------------
+
+    fn expr(&mut self, e: &Expr) -> KExpr {
+        match &e.kind {
+            ExprKind::Ident(n) => KExpr::Var(n.clone()),
+            ExprKind::Int {
+                value,
+                suffix,
+                radix,
+            } => {
+                let ty = int_literal_type(*value, *suffix, *radix);
+                KExpr::Int(*value as i64, ty)
+            }
+            ExprKind::Float { value, single } => KExpr::Float(*value, *single),
+            ExprKind::Char(c) => KExpr::Int(*c, Scalar::Int),
+            ExprKind::Unary(UnOp::Deref, _) | ExprKind::Index(..) => self.access(e),
+            ExprKind::Unary(UnOp::AddrOf, _) => {
+                self.errors.push(Diag::error(
+                    e.span,
+                    "taking an address is not supported inside a compute region",
+                ));
+                KExpr::Int(0, Scalar::Int)
+            }
+            ExprKind::Unary(op, a) => KExpr::Unary(*op, Box::new(self.expr(a))),
+            ExprKind::Binary(op, a, b) => {
+                KExpr::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b)))
+            }
+            ExprKind::Cond(c, a, b) => KExpr::Cond(
+                Box::new(self.expr(c)),
+                Box::new(self.expr(a)),
+                Box::new(self.expr(b)),
+            ),
+            ExprKind::Cast(t, a) => match t.unqualified() {
+                CType::Scalar(s) => KExpr::Cast(*s, Box::new(self.expr(a))),
+                _ => {
+                    self.errors.push(Diag::error(
+                        e.span,
+                        "only casts to arithmetic types are supported inside a compute region",
+                    ));
+                    self.expr(a)
+                }
+            },
+            ExprKind::SizeofType(t) => match sizeof_type(t) {
+                Some(n) => KExpr::Int(n as i64, Scalar::SizeT),
+                None => {
+                    self.errors.push(Diag::error(
+                        e.span,
+                        "`sizeof` of this type is not supported inside a compute region",
+                    ));
+                    KExpr::Int(0, Scalar::SizeT)
+                }
+            },
+            ExprKind::SizeofExpr(a) => {
+                let size = match &a.kind {
+                    ExprKind::Ident(n) => self
+                        .locals
+                        .get(n)
+                        .map(|s| s.size() as u64)
+                        .or_else(|| self.r.scope.get(n).and_then(|s| sizeof_type(&s.ty))),
+                    _ => None,
+                };
+                match size {
+                    Some(n) => KExpr::Int(n as i64, Scalar::SizeT),
+                    None => {
+                        self.errors.push(Diag::error(
+                            e.span,
+                            "`sizeof` of this expression is not supported inside a compute region",
+                        ));
+                        KExpr::Int(0, Scalar::SizeT)
+                    }
+                }
+            }
+            ExprKind::Call(f, args) => {
+                KExpr::Call(f.name.clone(), args.iter().map(|a| self.expr(a)).collect())
+            }
+            ExprKind::Str(_) => {
+                self.errors.push(Diag::error(
+                    e.span,
+                    "string literals are not supported inside a compute region",
+                ));
+                KExpr::Int(0, Scalar::Int)
+            }
+            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Comma(..) => {
+                // Reported by the IR lowering.
+                KExpr::Int(0, Scalar::Int)
+            }
+            ExprKind::Member { .. } => KExpr::Int(0, Scalar::Int),
+        }
+    }
+
+    /// `A[e1][e2]…` → a flat access.
+    fn access(&mut self, e: &Expr) -> KExpr {
+        let mut subs: Vec<&Expr> = Vec::new();
+        let mut cur = e;
+        let zero = Expr::new(
+            ExprKind::Int {
+                value: 0,
+                suffix: Default::default(),
+                radix: 10,
+            },
+            e.span,
+        );
+        loop {
+            match &cur.kind {
+                ExprKind::Index(b, i) => {
+                    subs.push(i);
+                    cur = b;
+                }
+                ExprKind::Unary(UnOp::Deref, inner) if subs.is_empty() => {
+                    subs.push(&zero);
+                    cur = inner;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        subs.reverse();
+        let ExprKind::Ident(name) = &cur.kind else {
+            return KExpr::Int(0, Scalar::Int);
+        };
+        let ksubs: Vec<KExpr> = subs.iter().map(|s| self.expr(s)).collect();
+        if let Some(dims) = self.private_arrays.get(name).cloned() {
+            let extents: Vec<KExpr> = dims
+                .iter()
+                .map(|d| KExpr::Int(*d as i64, Scalar::Int))
+                .collect();
+            return KExpr::Load(ArrayRef {
+                array: name.clone(),
+                space: Space::Private,
+                index: Box::new(flatten(ksubs, &extents)),
+            });
+        }
+        let Some(info) = self.ir().arrays.get(name) else {
+            return KExpr::Int(0, Scalar::Int);
+        };
+        let mut extents = Vec::new();
+        for (i, ext) in info.extents.iter().enumerate().skip(1) {
+            match ext {
+                Some(p) => extents.push(poly_to_kexpr(p, Scalar::Int)),
+                None => {
+                    self.errors.push(Diag::error(
+                        e.span,
+                        format!("the extent of dimension {} of `{}` is unknown, so this access cannot be flattened", i + 1, name),
+                    ));
+                    extents.push(KExpr::Int(1, Scalar::Int));
+                }
+            }
+        }
+        let mut full = vec![KExpr::Int(0, Scalar::Int)];
+        full.extend(extents);
+        KExpr::Load(ArrayRef {
+            array: name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(ksubs, &full[1..])),
+        })
+    }
+}

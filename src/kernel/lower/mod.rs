@@ -1,0 +1,417 @@
+//! Compute regions → kernel IR and host plan (the baseline translation, `--opt naive`).
+//!
+//! Decisions taken here (and only here): which loops go to the grid (the maximal perfectly
+//! nested chain of parallel loops from the root, at most three, the innermost on x), the block
+//! shape, guards for partial blocks and triangular domains, privatized scalars, reductions
+//! (work-group tree in local memory, partial results finished on the host), buffers and
+//! transfers.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::analysis::dependence::DepInfo;
+use crate::diag::{Diag, Diags, FileId, SourceMap, Span};
+use crate::front::ast::{ExprKind, Scalar};
+use crate::front::pragma_ast::{DataKind, SubArray};
+use crate::front::preprocess::PpOutput;
+use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
+use crate::ir::{LoopId, Poly, Region};
+use crate::kernel::*;
+
+mod build;
+mod reduce;
+mod walk;
+
+use build::KernelBuilder;
+pub use walk::poly_to_kexpr;
+
+/// Context shared by the lowering of all regions of a file.
+pub struct Ctx<'a> {
+    pub sources: &'a SourceMap,
+    pub pp: &'a PpOutput,
+    pub main: FileId,
+}
+
+/// Default work-group shapes of the baseline, by number of grid dimensions.
+/// x is a full warp (32) so that a row of threads reads 128 contiguous bytes of floats.
+pub const BLOCK_1D: [u32; 3] = [256, 1, 1];
+pub const BLOCK_2D: [u32; 3] = [32, 8, 1];
+pub const BLOCK_3D: [u32; 3] = [32, 4, 2];
+
+/// Lowers one compute region: appends its kernels to `module` and returns its host region.
+pub fn lower_region(
+    ctx: &Ctx,
+    r: &RegionAst,
+    deps: &DepInfo,
+    index: usize,
+    module: &mut Module,
+    diags: &mut Diags,
+) -> Option<HostRegion> {
+    let replace = replace_range(
+        ctx,
+        r.dir.span,
+        r.ir.share.as_ref().map(|s| s.span),
+        r.stmt_span,
+        diags,
+    )?;
+    let origin = origin(ctx.sources, r.dir.span);
+    let mut launches = Vec::new();
+    for (k, &root) in r.ir.roots.iter().enumerate() {
+        let name = format!("{}_r{}_k{}", sanitize(&r.ir.func), index, k);
+        let mut kb = KernelBuilder::new(r, deps, root);
+        let Some((kernel, launch)) = kb.build(name, origin.clone(), module.kernels.len(), diags)
+        else {
+            continue;
+        };
+        module.kernels.push(kernel);
+        launches.push(launch);
+    }
+    let buffers = region_buffers(ctx, r, diags);
+    Some(HostRegion {
+        replace,
+        keep_body: None,
+        buffers,
+        launches,
+        origin,
+    })
+}
+
+/// Lowers a `data` construct to its host region.
+pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegion> {
+    let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;
+    let mut buffers = Vec::new();
+    let enclosing: BTreeSet<String> = d
+        .data
+        .iter()
+        .flat_map(|s| crate::ir::lower::data_clauses(&s.dir).map(|(_, v)| v.name.name.clone()))
+        .collect();
+    for (kind, var) in crate::ir::lower::data_clauses(&d.dir) {
+        if enclosing.contains(&var.name.name) {
+            continue;
+        }
+        let Some(sym) = d.scope.get(&var.name.name) else {
+            diags.push(Diag::error(
+                var.name.span,
+                format!("`{}` is not declared here", var.name.name),
+            ));
+            continue;
+        };
+        let (copy_in, copy_out) = match kind {
+            DataKind::Copy => (true, true),
+            DataKind::CopyIn => (true, false),
+            DataKind::CopyOut => (false, true),
+            DataKind::Create => (false, false),
+            DataKind::Present => {
+                diags.push(Diag::error(
+                    var.span,
+                    format!(
+                        "`{}` is declared present but no enclosing data construct holds it",
+                        var.name.name
+                    ),
+                ));
+                continue;
+            }
+            other => {
+                diags.push(Diag::error(
+                    var.span,
+                    format!(
+                        "the `{}` clause is not supported on a data construct",
+                        other.name()
+                    ),
+                ));
+                continue;
+            }
+        };
+        let Some((elem, count)) = clause_extent(ctx, sym, var, diags) else {
+            continue;
+        };
+        buffers.push(Buffer {
+            array: var.name.name.clone(),
+            elem,
+            count,
+            host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
+            copy_in,
+            copy_out,
+        });
+    }
+    Some(HostRegion {
+        replace,
+        keep_body: Some(d.body_span.range()),
+        buffers,
+        launches: Vec::new(),
+        origin: origin(ctx.sources, d.dir.span),
+    })
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+fn origin(sources: &SourceMap, span: Span) -> String {
+    let (l, _) = sources.line_col(span);
+    let name = sources.name(span.file);
+    let short = std::path::Path::new(name)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.to_string());
+    format!("{}:{}", short, l)
+}
+
+/// The byte range of the main file an annotated statement occupies: from the start of its first
+/// pragma line (the `share` line if there is one) to the end of the statement.
+fn replace_range(
+    ctx: &Ctx,
+    dir_span: Span,
+    share_span: Option<Span>,
+    stmt_span: Span,
+    diags: &mut Diags,
+) -> Option<std::ops::Range<usize>> {
+    let line_start = |s: Span| {
+        ctx.pp
+            .pragmas
+            .iter()
+            .find(|p| p.span == s || p.span.contains(s))
+            .map(|p| p.line_span.lo)
+    };
+    let mut lo = line_start(dir_span)?;
+    if let Some(s) = share_span.and_then(line_start) {
+        lo = lo.min(s);
+    }
+    if dir_span.file != ctx.main || stmt_span.file != ctx.main || stmt_span.hi < lo {
+        diags.push(
+            Diag::error(
+                dir_span,
+                "an annotated region must be written in the main file, not in a header or a macro",
+            )
+            .note("accshare replaces the region's text in its output"),
+        );
+        return None;
+    }
+    Some(lo as usize..stmt_span.hi as usize)
+}
+
+/// The element type and C element-count expression of a data-clause variable.
+fn clause_extent(
+    ctx: &Ctx,
+    sym: &Symbol,
+    var: &SubArray,
+    diags: &mut Diags,
+) -> Option<(Scalar, String)> {
+    let Some((elem, extents, _)) = array_shape(&sym.ty) else {
+        diags.push(Diag::error(
+            var.name.span,
+            format!("`{}` is not an array or a pointer", var.name.name),
+        ));
+        return None;
+    };
+    if !var.dims.is_empty() {
+        let mut parts = Vec::new();
+        for (i, d) in var.dims.iter().enumerate() {
+            if let Some(st) = &d.start {
+                if !matches!(st.kind, ExprKind::Int { value: 0, .. }) {
+                    diags.push(
+                        Diag::error(
+                            st.span,
+                            "subarrays that do not start at 0 are not supported",
+                        )
+                        .help(format!(
+                            "transfer the whole array: `{}[0:…]`",
+                            var.name.name
+                        )),
+                    );
+                    return None;
+                }
+            }
+            match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
+                (Some(len), _) => parts.push(format!("({})", ctx.sources.snippet(len.span))),
+                (None, Some(ext)) => parts.push(format!("({})", ctx.sources.snippet(ext.span))),
+                (None, None) => {
+                    diags.push(
+                        Diag::error(d.span, "the length of this dimension is unknown")
+                            .help("write `[0:length]`"),
+                    );
+                    return None;
+                }
+            }
+        }
+        // Dimensions the clause does not mention are whole.
+        for ext in extents.iter().skip(var.dims.len()) {
+            match ext {
+                Some(e) => parts.push(format!("({})", ctx.sources.snippet(e.span))),
+                None => return None,
+            }
+        }
+        return Some((elem, parts.join(" * ")));
+    }
+    let mut parts = Vec::new();
+    for e in &extents {
+        match e {
+            Some(e) => parts.push(format!("({})", ctx.sources.snippet(e.span))),
+            None => {
+                diags.push(
+                    Diag::error(
+                        var.span,
+                        format!("the size of `{}` is unknown", var.name.name),
+                    )
+                    .help(format!("give its extent: `{}[0:n]`", var.name.name)),
+                );
+                return None;
+            }
+        }
+    }
+    Some((elem, parts.join(" * ")))
+}
+
+/// The buffers a compute region creates: its arrays that no enclosing data construct holds.
+fn region_buffers(ctx: &Ctx, r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
+    let present: BTreeSet<String> = r
+        .data
+        .iter()
+        .flat_map(|s| crate::ir::lower::data_clauses(&s.dir).map(|(_, v)| v.name.name.clone()))
+        .collect();
+    let clauses: BTreeMap<String, (DataKind, &SubArray)> = crate::ir::lower::data_clauses(&r.dir)
+        .map(|(k, v)| (v.name.name.clone(), (k, v)))
+        .collect();
+    let mut out = Vec::new();
+    for a in r.ir.arrays.values() {
+        if present.contains(&a.name) {
+            continue;
+        }
+        let Some(sym) = r.scope.get(&a.name) else {
+            continue;
+        };
+        let (copy_in, copy_out, count) = match clauses.get(&a.name) {
+            Some((kind, var)) => {
+                let (i, o) = match kind {
+                    DataKind::Copy => (true, true),
+                    DataKind::CopyIn => (true, false),
+                    DataKind::CopyOut => (false, true),
+                    DataKind::Create => (false, false),
+                    DataKind::Present => {
+                        diags.push(Diag::error(
+                            var.span,
+                            format!(
+                                "`{}` is declared present but no enclosing data construct holds it",
+                                a.name
+                            ),
+                        ));
+                        continue;
+                    }
+                    other => {
+                        diags.push(Diag::error(
+                            var.span,
+                            format!("the `{}` clause is not supported", other.name()),
+                        ));
+                        continue;
+                    }
+                };
+                let Some((_, count)) = clause_extent(ctx, sym, var, diags) else {
+                    continue;
+                };
+                (i, o, count)
+            }
+            None => {
+                let count = match footprint(&r.ir, a) {
+                    Some(c) => c,
+                    None => {
+                        diags.push(
+                            Diag::error(
+                                a.decl_span,
+                                format!(
+                                    "cannot determine how many elements of `{}` the region uses",
+                                    a.name
+                                ),
+                            )
+                            .with_label(r.dir.span, "in this compute region")
+                            .help(format!(
+                                "add a data clause with its extent, e.g. `copy({}[0:n])`",
+                                a.name
+                            )),
+                        );
+                        continue;
+                    }
+                };
+                (a.read || a.written, a.written, count)
+            }
+        };
+        out.push(Buffer {
+            array: a.name.clone(),
+            elem: a.elem,
+            count,
+            host_ptr: format!("({} *)({})", a.elem.c_name(), a.name),
+            copy_in,
+            copy_out,
+        });
+    }
+    out
+}
+
+/// Element count of an array in a region: the product of its extents if all are known, else
+/// (a pointer) one past the largest flat index any access can reach, derived from the loop
+/// bounds (parameters are assumed non-negative).
+fn footprint(region: &Region, a: &crate::ir::ArrayInfo) -> Option<String> {
+    if a.extents.iter().all(Option::is_some) {
+        let parts: Vec<String> = a
+            .extents
+            .iter()
+            .flatten()
+            .map(|p| format!("({})", p))
+            .collect();
+        return Some(parts.join(" * "));
+    }
+    if a.extents.len() != 1 {
+        // `A[][M]` / `(*A)[M]`: rows from the accesses, times the known row size.
+        let rest: Option<Vec<String>> = a.extents[1..]
+            .iter()
+            .map(|e| e.as_ref().map(|p| format!("({})", p)))
+            .collect();
+        let rows = max_index(region, a, 0)?;
+        return Some(format!("(({}) + 1) * {}", rows, rest?.join(" * ")));
+    }
+    max_index(region, a, 0).map(|m| format!("({}) + 1", m))
+}
+
+/// The largest value subscript `dim` of array `a` takes, as C text.
+fn max_index(region: &Region, a: &crate::ir::ArrayInfo, dim: usize) -> Option<String> {
+    let mut maxes = Vec::new();
+    for acc in region.accesses.iter().filter(|x| x.array == a.name) {
+        let p = acc.subscripts.get(dim)?.as_ref()?;
+        maxes.push(poly_extreme(region, p, &acc.loops, true)?);
+    }
+    let mut it = maxes.into_iter().map(|p| format!("({})", p));
+    let first = it.next()?;
+    Some(it.fold(first, |acc, x| {
+        format!("({} > {} ? {} : {})", acc, x, acc, x)
+    }))
+}
+
+/// The maximum (or minimum) of `p` over the iteration domain of `loops`, by substituting each
+/// iterator (innermost first) with the bound that maximizes the term. Needs every iterator's
+/// coefficient to have a known sign.
+fn poly_extreme(region: &Region, p: &Poly, loops: &[LoopId], max: bool) -> Option<Poly> {
+    let mut cur = p.clone();
+    for &l in loops.iter().rev() {
+        let lp = &region.loops[l];
+        let (coef, _) = cur.split(&lp.var)?;
+        if coef.is_zero() {
+            continue;
+        }
+        let nonneg = coef.terms().all(|(_, c)| c >= 0);
+        let nonpos = coef.terms().all(|(_, c)| c <= 0);
+        if !nonneg && !nonpos {
+            return None;
+        }
+        let up = max == nonneg;
+        let (lo, hi) = (lp.lower.affine()?, lp.upper.affine()?);
+        // Ascending loops run over [lower, upper - 1]; descending over [upper + 1, lower].
+        let value = match (lp.step > 0, up) {
+            (true, true) => hi.sub(&Poly::constant(1))?,
+            (true, false) => lo.clone(),
+            (false, true) => lo.clone(),
+            (false, false) => hi.add(&Poly::constant(1))?,
+        };
+        cur = cur.substitute(&lp.var, &value)?;
+    }
+    Some(cur)
+}

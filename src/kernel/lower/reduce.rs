@@ -1,0 +1,216 @@
+//! Reductions: identities, combining operators, the work-group tree.
+
+use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::front::pragma_ast::RedOp;
+
+use super::*;
+
+pub(super) fn identity(op: RedOp, ty: Scalar) -> KExpr {
+    let int = |v: i64| KExpr::Int(v, ty);
+    match op {
+        RedOp::Add | RedOp::BitOr | RedOp::BitXor | RedOp::LogOr => {
+            if ty.is_float() {
+                KExpr::Float(0.0, ty == Scalar::Float)
+            } else {
+                int(0)
+            }
+        }
+        RedOp::Mul | RedOp::LogAnd => {
+            if ty.is_float() {
+                KExpr::Float(1.0, ty == Scalar::Float)
+            } else {
+                int(1)
+            }
+        }
+        RedOp::BitAnd => KExpr::Unary(UnOp::BitNot, Box::new(KExpr::Int(0, ty))),
+        RedOp::Max | RedOp::Min => {
+            let max = op == RedOp::Max;
+            if ty.is_float() {
+                KExpr::Float(
+                    if max {
+                        f64::NEG_INFINITY
+                    } else {
+                        f64::INFINITY
+                    },
+                    ty == Scalar::Float,
+                )
+            } else {
+                let (lo, hi) = int_range(ty);
+                int(if max { lo } else { hi })
+            }
+        }
+    }
+}
+
+pub(super) fn int_range(ty: Scalar) -> (i64, i64) {
+    match ty {
+        Scalar::Bool => (0, 1),
+        Scalar::Char | Scalar::SChar => (i8::MIN as i64, i8::MAX as i64),
+        Scalar::UChar => (0, u8::MAX as i64),
+        Scalar::Short => (i16::MIN as i64, i16::MAX as i64),
+        Scalar::UShort => (0, u16::MAX as i64),
+        Scalar::Int => (i32::MIN as i64, i32::MAX as i64),
+        Scalar::UInt => (0, u32::MAX as i64),
+        Scalar::Long | Scalar::LongLong => (i64::MIN, i64::MAX),
+        _ => (0, i64::MAX),
+    }
+}
+
+/// Combines `a` and `b` with a reduction operator.
+pub(super) fn combine(op: RedOp, ty: Scalar, a: KExpr, b: KExpr) -> KExpr {
+    let bin = |o: BinOp| KExpr::Binary(o, Box::new(a.clone()), Box::new(b.clone()));
+    match op {
+        RedOp::Add => bin(BinOp::Add),
+        RedOp::Mul => bin(BinOp::Mul),
+        RedOp::BitAnd => bin(BinOp::BitAnd),
+        RedOp::BitOr => bin(BinOp::BitOr),
+        RedOp::BitXor => bin(BinOp::BitXor),
+        RedOp::LogAnd => bin(BinOp::LogAnd),
+        RedOp::LogOr => bin(BinOp::LogOr),
+        RedOp::Max | RedOp::Min => {
+            if ty.is_float() {
+                let f = match (op == RedOp::Max, ty == Scalar::Float) {
+                    (true, true) => "fmaxf",
+                    (true, false) => "fmax",
+                    (false, true) => "fminf",
+                    (false, false) => "fmin",
+                };
+                KExpr::Call(f.to_string(), vec![a, b])
+            } else {
+                let cmp = if op == RedOp::Max {
+                    BinOp::Gt
+                } else {
+                    BinOp::Lt
+                };
+                KExpr::Cond(
+                    Box::new(KExpr::Binary(cmp, Box::new(a.clone()), Box::new(b.clone()))),
+                    Box::new(a),
+                    Box::new(b),
+                )
+            }
+        }
+    }
+}
+
+/// The work-group tree reduction of `var` through local array `arr`, then the partial result of
+/// the group to `part[group]`. Every thread reaches every barrier (no barrier under a
+/// thread-dependent condition).
+pub(super) fn reduction_epilogue(
+    arr: &str,
+    part: &str,
+    var: &str,
+    op: RedOp,
+    ty: Scalar,
+    threads: u32,
+) -> Vec<KStmt> {
+    let lid = || KExpr::Var("accshare_lid".to_string());
+    let local = |i: KExpr| ArrayRef {
+        array: arr.to_string(),
+        space: Space::Local,
+        index: Box::new(i),
+    };
+    let b = Box::new;
+    let linear_local = KExpr::Binary(
+        BinOp::Add,
+        b(KExpr::Builtin(Builtin::LocalId(0))),
+        b(KExpr::Binary(
+            BinOp::Mul,
+            b(KExpr::Builtin(Builtin::LocalSize(0))),
+            b(KExpr::Binary(
+                BinOp::Add,
+                b(KExpr::Builtin(Builtin::LocalId(1))),
+                b(KExpr::Binary(
+                    BinOp::Mul,
+                    b(KExpr::Builtin(Builtin::LocalSize(1))),
+                    b(KExpr::Builtin(Builtin::LocalId(2))),
+                )),
+            )),
+        )),
+    );
+    let linear_group = KExpr::Binary(
+        BinOp::Add,
+        b(KExpr::Builtin(Builtin::GroupId(0))),
+        b(KExpr::Binary(
+            BinOp::Mul,
+            b(KExpr::Builtin(Builtin::NumGroups(0))),
+            b(KExpr::Binary(
+                BinOp::Add,
+                b(KExpr::Builtin(Builtin::GroupId(1))),
+                b(KExpr::Binary(
+                    BinOp::Mul,
+                    b(KExpr::Builtin(Builtin::NumGroups(1))),
+                    b(KExpr::Builtin(Builtin::GroupId(2))),
+                )),
+            )),
+        )),
+    );
+    let s = || KExpr::Var("accshare_s".to_string());
+    vec![
+        KStmt::Comment(format!(
+            "reduction of `{}`: tree in local memory, one partial per work-group",
+            var
+        )),
+        KStmt::Block(vec![
+            KStmt::Decl {
+                name: "accshare_lid".to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(linear_local),
+            },
+            KStmt::Assign {
+                target: LValue::Elem(local(lid())),
+                op: None,
+                value: KExpr::Var(var.to_string()),
+            },
+            KStmt::Barrier,
+            KStmt::For {
+                init: vec![KStmt::Decl {
+                    name: "accshare_s".to_string(),
+                    ty: Scalar::Int,
+                    len: None,
+                    init: Some(KExpr::Int((threads / 2) as i64, Scalar::Int)),
+                }],
+                cond: Some(KExpr::Binary(
+                    BinOp::Gt,
+                    b(s()),
+                    b(KExpr::Int(0, Scalar::Int)),
+                )),
+                step: vec![KStmt::Assign {
+                    target: LValue::Var("accshare_s".to_string()),
+                    op: Some(BinOp::Shr),
+                    value: KExpr::Int(1, Scalar::Int),
+                }],
+                body: vec![
+                    KStmt::If {
+                        cond: KExpr::Binary(BinOp::Lt, b(lid()), b(s())),
+                        then: vec![KStmt::Assign {
+                            target: LValue::Elem(local(lid())),
+                            op: None,
+                            value: combine(
+                                op,
+                                ty,
+                                KExpr::Load(local(lid())),
+                                KExpr::Load(local(KExpr::Binary(BinOp::Add, b(lid()), b(s())))),
+                            ),
+                        }],
+                        els: Vec::new(),
+                    },
+                    KStmt::Barrier,
+                ],
+            },
+            KStmt::If {
+                cond: KExpr::Binary(BinOp::Eq, b(lid()), b(KExpr::Int(0, Scalar::Int))),
+                then: vec![KStmt::Assign {
+                    target: LValue::Elem(ArrayRef {
+                        array: part.to_string(),
+                        space: Space::Global,
+                        index: b(linear_group),
+                    }),
+                    op: None,
+                    value: KExpr::Load(local(KExpr::Int(0, Scalar::Int))),
+                }],
+                els: Vec::new(),
+            },
+        ]),
+    ]
+}

@@ -1,0 +1,263 @@
+//! Small helpers over the AST and the kernel IR: flattening, literals, free names.
+
+use std::collections::BTreeSet;
+
+use crate::diag::Span;
+use crate::front::ast::{self, BinOp, CType, Scalar, Stmt, StmtKind, UnOp};
+use crate::ir::Poly;
+
+use super::*;
+
+/// `((s0 * E1 + s1) * E2 + s2)…`
+pub(super) fn flatten(subs: Vec<KExpr>, extents: &[KExpr]) -> KExpr {
+    let mut it = subs.into_iter();
+    let Some(mut acc) = it.next() else {
+        return KExpr::Int(0, Scalar::Int);
+    };
+    for (s, ext) in it.zip(extents.iter()) {
+        acc = KExpr::Binary(
+            BinOp::Add,
+            Box::new(KExpr::Binary(
+                BinOp::Mul,
+                Box::new(acc),
+                Box::new(ext.clone()),
+            )),
+            Box::new(s),
+        );
+    }
+    acc
+}
+
+/// A polynomial over parameters/iterators as a kernel expression of type `ty`.
+pub fn poly_to_kexpr(p: &Poly, ty: Scalar) -> KExpr {
+    let mut acc: Option<KExpr> = None;
+    let mut constant = 0i64;
+    for (m, c) in p.terms() {
+        if m.is_empty() {
+            constant = c;
+            continue;
+        }
+        let mut term: Option<KExpr> = None;
+        for s in m {
+            let v = KExpr::Var(s.clone());
+            term = Some(match term {
+                None => v,
+                Some(t) => KExpr::Binary(BinOp::Mul, Box::new(t), Box::new(v)),
+            });
+        }
+        let Some(mut term) = term else { continue };
+        let (neg, abs) = (c < 0, c.unsigned_abs() as i64);
+        if abs != 1 {
+            term = KExpr::Binary(
+                BinOp::Mul,
+                Box::new(KExpr::Int(abs, Scalar::Int)),
+                Box::new(term),
+            );
+        }
+        acc = Some(match (acc, neg) {
+            (None, false) => term,
+            (None, true) => KExpr::Unary(UnOp::Neg, Box::new(term)),
+            (Some(a), false) => KExpr::Binary(BinOp::Add, Box::new(a), Box::new(term)),
+            (Some(a), true) => KExpr::Binary(BinOp::Sub, Box::new(a), Box::new(term)),
+        });
+    }
+    let lit = |v: i64| KExpr::Int(v, if ty == Scalar::Int { Scalar::Int } else { ty });
+    match acc {
+        None => lit(constant),
+        Some(a) if constant == 0 => a,
+        Some(a) if constant > 0 => KExpr::Binary(BinOp::Add, Box::new(a), Box::new(lit(constant))),
+        Some(a) => KExpr::Binary(
+            BinOp::Sub,
+            Box::new(a),
+            Box::new(lit(constant.saturating_neg())),
+        ),
+    }
+}
+
+pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
+    if ty == Scalar::Int {
+        e
+    } else {
+        KExpr::Cast(ty, Box::new(e))
+    }
+}
+
+/// The C type of an integer literal (C99 6.4.4.1, LP64).
+pub(super) fn int_literal_type(value: u64, suffix: ast::IntSuffix, radix: u32) -> Scalar {
+    let fits_int = value <= i32::MAX as u64;
+    let fits_uint = value <= u32::MAX as u64;
+    let fits_long = value <= i64::MAX as u64;
+    match (suffix.unsigned, suffix.longs) {
+        (false, 0) if fits_int => Scalar::Int,
+        (false, 0) if radix != 10 && fits_uint => Scalar::UInt,
+        (false, 0) | (false, 1) if fits_long => Scalar::Long,
+        (false, 2) if fits_long => Scalar::LongLong,
+        (true, 0) if fits_uint => Scalar::UInt,
+        (true, 0) | (true, 1) => Scalar::ULong,
+        (true, _) => Scalar::ULongLong,
+        _ => Scalar::ULong,
+    }
+}
+
+pub(super) fn sizeof_type(t: &CType) -> Option<u64> {
+    match t.unqualified() {
+        CType::Scalar(s) => Some(s.size() as u64),
+        CType::Pointer { .. } => Some(8),
+        CType::Array { elem, len } => {
+            let n = len
+                .as_ref()
+                .and_then(|e| crate::ir::lower::expr_poly(e, &|_| false))
+                .and_then(|p| p.as_const())?;
+            sizeof_type(elem)?.checked_mul(u64::try_from(n).ok()?)
+        }
+        _ => None,
+    }
+}
+
+/// The identity of a reduction operator for a type.
+/// Finds the `for` statement with the given span inside `s`.
+pub(super) fn find_loop(s: &Stmt, span: Span) -> Option<&Stmt> {
+    if s.span == span && matches!(s.kind, StmtKind::For { .. }) {
+        return Some(s);
+    }
+    match &s.kind {
+        StmtKind::Block(b) => b.stmts.iter().find_map(|x| find_loop(x, span)),
+        StmtKind::Acc { body, .. } => find_loop(body, span),
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. } => find_loop(body, span),
+        StmtKind::If { then, els, .. } => {
+            find_loop(then, span).or_else(|| els.as_ref().and_then(|e| find_loop(e, span)))
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn free_names_expr(
+    e: &KExpr,
+    arrays: &mut BTreeSet<String>,
+    vars: &mut BTreeSet<String>,
+) {
+    match e {
+        KExpr::Var(v) => {
+            vars.insert(v.clone());
+        }
+        KExpr::Load(r) => {
+            if r.space == Space::Global {
+                arrays.insert(r.array.clone());
+            } else {
+                vars.insert(r.array.clone());
+            }
+            free_names_expr(&r.index, arrays, vars);
+        }
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => free_names_expr(a, arrays, vars),
+        KExpr::Binary(_, a, b) => {
+            free_names_expr(a, arrays, vars);
+            free_names_expr(b, arrays, vars);
+        }
+        KExpr::Cond(a, b, c) => {
+            free_names_expr(a, arrays, vars);
+            free_names_expr(b, arrays, vars);
+            free_names_expr(c, arrays, vars);
+        }
+        KExpr::Call(_, args) => args.iter().for_each(|a| free_names_expr(a, arrays, vars)),
+        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+    }
+}
+
+pub(super) fn free_names_stmt(
+    s: &KStmt,
+    arrays: &mut BTreeSet<String>,
+    vars: &mut BTreeSet<String>,
+) {
+    let all = |v: &[KStmt], arrays: &mut BTreeSet<String>, vars: &mut BTreeSet<String>| {
+        v.iter().for_each(|s| free_names_stmt(s, arrays, vars))
+    };
+    match s {
+        KStmt::Decl { name, init, .. } => {
+            if let Some(e) = init {
+                free_names_expr(e, arrays, vars);
+            }
+            // Declared in the kernel: never a parameter (names are unique per kernel scope
+            // chain in the code the lowering produces).
+            vars.insert(format!("\0decl:{}", name));
+        }
+        KStmt::Assign { target, value, .. } => {
+            match target {
+                LValue::Var(v) => {
+                    vars.insert(v.clone());
+                }
+                LValue::Elem(r) => free_names_expr(&KExpr::Load(r.clone()), arrays, vars),
+            }
+            free_names_expr(value, arrays, vars);
+        }
+        KStmt::Expr(e) => free_names_expr(e, arrays, vars),
+        KStmt::If { cond, then, els } => {
+            free_names_expr(cond, arrays, vars);
+            all(then, arrays, vars);
+            all(els, arrays, vars);
+        }
+        KStmt::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            all(init, arrays, vars);
+            if let Some(c) = cond {
+                free_names_expr(c, arrays, vars);
+            }
+            all(step, arrays, vars);
+            all(body, arrays, vars);
+        }
+        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+            free_names_expr(cond, arrays, vars);
+            all(body, arrays, vars);
+        }
+        KStmt::Block(b) => all(b, arrays, vars),
+        KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+    }
+}
+
+pub(super) fn expr_uses_double(e: &KExpr) -> bool {
+    match e {
+        KExpr::Float(_, single) => !single,
+        KExpr::Cast(t, a) => *t == Scalar::Double || expr_uses_double(a),
+        KExpr::Load(r) => expr_uses_double(&r.index),
+        KExpr::Unary(_, a) => expr_uses_double(a),
+        KExpr::Binary(_, a, b) => expr_uses_double(a) || expr_uses_double(b),
+        KExpr::Cond(a, b, c) => expr_uses_double(a) || expr_uses_double(b) || expr_uses_double(c),
+        KExpr::Call(f, args) => {
+            // C99 double-precision math functions (`sqrt`, `exp`, …) compute in double.
+            let double_fn = !f.ends_with('f') && !matches!(f.as_str(), "abs" | "min" | "max");
+            double_fn || args.iter().any(expr_uses_double)
+        }
+        KExpr::Var(_) | KExpr::Int(..) | KExpr::Builtin(_) => false,
+    }
+}
+
+pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
+    let any = |v: &[KStmt]| v.iter().any(stmt_uses_double);
+    match s {
+        KStmt::Decl { ty, init, .. } => {
+            *ty == Scalar::Double || init.as_ref().is_some_and(expr_uses_double)
+        }
+        KStmt::Assign { value, target, .. } => {
+            expr_uses_double(value)
+                || matches!(target, LValue::Elem(r) if expr_uses_double(&r.index))
+        }
+        KStmt::Expr(e) => expr_uses_double(e),
+        KStmt::If { cond, then, els } => expr_uses_double(cond) || any(then) || any(els),
+        KStmt::For {
+            init,
+            cond,
+            step,
+            body,
+        } => any(init) || cond.as_ref().is_some_and(expr_uses_double) || any(step) || any(body),
+        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+            expr_uses_double(cond) || any(body)
+        }
+        KStmt::Block(b) => any(b),
+        _ => false,
+    }
+}

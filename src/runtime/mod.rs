@@ -1,0 +1,13 @@
+//! Probes of the device runtimes, used by tests and by the commands that run generated code:
+//! building OpenCL C with the installed OpenCL platform, compiling CUDA C++ with NVRTC.
+//!
+//! A missing runtime is not an error: the probes report `Skipped(reason)`. Tests print
+//! `SKIP: …` and pass then, unless [`require_devices`] (`ACCSHARE_REQUIRE_DEVICES=1`).
+
+pub mod clbuild;
+pub mod nvrtc;
+
+/// True if `ACCSHARE_REQUIRE_DEVICES=1`: a missing runtime must fail the tests.
+pub fn require_devices() -> bool {
+    std::env::var("ACCSHARE_REQUIRE_DEVICES").is_ok_and(|v| v == "1")
+}

@@ -1,0 +1,136 @@
+//! The command line as a user meets it: exit codes, messages, output files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn accshare() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_accshare"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("accshare-cli-{}-{}", std::process::id(), tag));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = accshare().output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = accshare()
+        .args(["--target", "vulkan", "examples/gemm.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'vulkan'"), "{}", err);
+}
+
+#[test]
+fn input_errors_exit_1_with_location() {
+    let out = accshare()
+        .args(["check", "tests/errors/coalesce_typo.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tests/errors/coalesce_typo.c:6:34"), "{}", err);
+    assert!(
+        err.contains("error: aborting due to 1 previous error"),
+        "{}",
+        err
+    );
+    let out = accshare()
+        .args(["check", "no/such/file.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn warnings_exit_0() {
+    let out = accshare()
+        .args(["check", "tests/errors/unknown_clause.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("warning: unknown clause `fancy` ignored")
+    );
+}
+
+#[test]
+fn check_prints_one_line_per_region() {
+    let out = accshare()
+        .args(["check", "examples/hotspot.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 2, "{}", text);
+    assert!(
+        text.starts_with("examples/hotspot.c:48:13: hotspot: kernels loop independent"),
+        "{}",
+        text
+    );
+}
+
+#[test]
+fn defines_reach_the_preprocessor() {
+    let out = accshare()
+        .args(["examples/gemm.c", "--emit", "ir", "-D", "NI=100"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("loop L0 i in [0, 100)"));
+}
+
+#[test]
+fn writes_outputs_and_never_the_input() {
+    let dir = tmpdir("out");
+    let out = accshare()
+        .args(["examples/saxpy_ptr.c", "--target", "opencl", "-o"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("saxpy_ptr.c").is_file() && dir.join("saxpy_ptr.cl").is_file());
+    let out = accshare()
+        .args(["examples/saxpy_ptr.c", "--target", "cuda", "-o"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("saxpy_ptr.cu").is_file());
+    // An output directory that is the input's own folder would overwrite the input: refused.
+    let input = dir.join("mine.c");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/saxpy_ptr.c"),
+        &input,
+    )
+    .expect("copy");
+    let before = std::fs::read(&input).expect("read");
+    let out = accshare()
+        .arg(&input)
+        .arg("-o")
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite the input file"));
+    assert_eq!(std::fs::read(&input).expect("read"), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

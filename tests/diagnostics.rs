@@ -1,0 +1,90 @@
+//! Every bad input in `tests/errors/` gives the diagnostics recorded in `tests/snapshots/` (the
+//! whole rendered text, as a user sees it), and `accshare check` on every example prints the
+//! region summaries recorded there.
+
+use std::path::Path;
+
+use accshare::back::output::Target;
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+
+/// Compiles a file and renders its diagnostics with paths relative to the crate.
+fn diagnose(rel: &str) -> (bool, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::set_current_dir(root).expect("cd");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let ok = driver::compile(Path::new(rel), &opts, &mut sources, &mut diags).is_some();
+    (ok, diag::render(&sources, &diags.0))
+}
+
+macro_rules! error_case {
+    ($name:ident, $file:literal, $ok:expr) => {
+        #[test]
+        fn $name() {
+            let (ok, text) = diagnose(concat!("tests/errors/", $file));
+            assert_eq!(ok, $ok, "unexpected outcome for {}:\n{}", $file, text);
+            assert!(!text.is_empty(), "no diagnostic for {}", $file);
+            insta::assert_snapshot!(text);
+        }
+    };
+}
+
+error_case!(wrong_independent, "wrong_independent.c", false);
+error_case!(coalesce_typo, "coalesce_typo.c", false);
+error_case!(share_dims, "share_dims.c", false);
+error_case!(share_unknown_array, "share_unknown_array.c", false);
+error_case!(unknown_clause, "unknown_clause.c", true);
+error_case!(malformed_clause, "malformed_clause.c", false);
+error_case!(goto_in_kernel, "goto_in_kernel.c", false);
+error_case!(struct_in_kernel, "struct_in_kernel.c", false);
+error_case!(unterminated_comment, "unterminated_comment.c", false);
+error_case!(
+    unterminated_pragma_paren,
+    "unterminated_pragma_paren.c",
+    false
+);
+error_case!(macro_error, "macro_error.c", false);
+error_case!(missing_endif, "missing_endif.c", false);
+error_case!(include_missing, "include_missing.c", false);
+error_case!(share_bad_expr, "share_bad_expr.c", false);
+
+#[test]
+fn check_summaries_of_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = std::fs::read_dir(root.join("examples"))
+        .expect("examples")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c"))
+        .collect();
+    names.sort();
+    let mut out = String::new();
+    for n in names {
+        let rel = format!("examples/{}", n);
+        std::env::set_current_dir(root).expect("cd");
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let parsed = accshare::front::load(
+            Path::new(&rel),
+            &Default::default(),
+            &mut sources,
+            &mut diags,
+        )
+        .expect("readable");
+        assert!(
+            !diags.has_errors(),
+            "{}:\n{}",
+            rel,
+            diag::render(&sources, &diags.0)
+        );
+        for r in accshare::front::region::summarize(&parsed.tu, &sources) {
+            out.push_str(&format!("{}\n", r));
+        }
+    }
+    insta::assert_snapshot!(out);
+}

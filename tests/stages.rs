@@ -1,0 +1,114 @@
+//! Snapshot tests of each stage's output for every example: the loop-nest IR, the OpenCL and
+//! CUDA kernels, and (for one example) the whole output translation unit. The CUDA kernels are
+//! also compiled with NVRTC and the OpenCL kernels built by the OpenCL runtime.
+
+use std::path::Path;
+
+use accshare::back::output::Target;
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+
+fn compile(rel: &str, target: Target) -> driver::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::set_current_dir(root).expect("cd");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target,
+        pp: Default::default(),
+    };
+    match driver::compile(Path::new(rel), &opts, &mut sources, &mut diags) {
+        Some(o) => o,
+        None => panic!("{} failed:\n{}", rel, diag::render(&sources, &diags.0)),
+    }
+}
+
+fn examples() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut v: Vec<String> = std::fs::read_dir(root.join("examples"))
+        .expect("examples")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn ir_of_examples() {
+    for n in examples() {
+        let out = compile(&format!("examples/{}", n), Target::OpenCl);
+        insta::assert_snapshot!(format!("ir_{}", n.trim_end_matches(".c")), out.ir_text);
+    }
+}
+
+#[test]
+fn opencl_kernels_of_examples() {
+    for n in examples() {
+        let out = compile(&format!("examples/{}", n), Target::OpenCl);
+        insta::assert_snapshot!(
+            format!("opencl_{}", n.trim_end_matches(".c")),
+            out.kernel_source
+        );
+    }
+}
+
+#[test]
+fn cuda_kernels_of_examples() {
+    for n in examples() {
+        let out = compile(&format!("examples/{}", n), Target::Cuda);
+        insta::assert_snapshot!(
+            format!("cuda_{}", n.trim_end_matches(".c")),
+            out.kernel_source
+        );
+    }
+}
+
+#[test]
+fn host_code_of_hotspot() {
+    let out = compile("examples/hotspot.c", Target::OpenCl);
+    insta::assert_snapshot!(out.host_source);
+}
+
+/// Every example's kernels are accepted by the real compilers: the OpenCL runtime (PoCL here)
+/// and NVRTC. A missing runtime is a visible skip, or a failure under ACCSHARE_REQUIRE_DEVICES=1.
+#[test]
+fn kernels_of_examples_compile_with_real_compilers() {
+    use accshare::runtime::clbuild::{build_opencl_source, BuildOutcome};
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    let require = accshare::runtime::require_devices();
+    let mut failures = Vec::new();
+    for n in examples() {
+        let rel = format!("examples/{}", n);
+        let cl = compile(&rel, Target::OpenCl).kernel_source;
+        match build_opencl_source(&cl) {
+            Ok(BuildOutcome::Built) => {}
+            Ok(BuildOutcome::Skipped(why)) => {
+                assert!(!require, "OpenCL required but unavailable: {}", why);
+                println!("SKIP: OpenCL build of {}: {}", rel, why);
+            }
+            Ok(BuildOutcome::Failed(log)) => {
+                failures.push(format!("{} (OpenCL):\n{}\n{}", rel, log, cl))
+            }
+            Err(e) => failures.push(format!("{} (OpenCL): {}", rel, e)),
+        }
+        let cu = compile(&rel, Target::Cuda).kernel_source;
+        match compile_cuda(&cu, "compute_75") {
+            Ok(CompileOutcome::Compiled { log, .. }) => {
+                if !log.trim().is_empty() {
+                    failures.push(format!("{} (NVRTC warnings):\n{}", rel, log));
+                }
+            }
+            Ok(CompileOutcome::Skipped(why)) => {
+                assert!(!require, "NVRTC required but unavailable: {}", why);
+                println!("SKIP: NVRTC compile of {}: {}", rel, why);
+            }
+            Ok(CompileOutcome::Failed(log)) => {
+                failures.push(format!("{} (NVRTC):\n{}\n{}", rel, log, cu))
+            }
+            Err(e) => failures.push(format!("{} (NVRTC): {}", rel, e)),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
