@@ -1,12 +1,12 @@
 //! Data dependences of a compute region: for each loop `L`, may the iterations of `L` run in
 //! parallel, the loops outside `L` being fixed?
 //!
-//! * Arrays ([`arrays`]): every pair of references to the same array inside `L`, at least one
+//! * Arrays (`arrays`): every pair of references to the same array inside `L`, at least one
 //!   writing (a reference with itself included), is posed as an integer system over the loop
-//!   iterators and solved exactly when possible ([`system`]). Parameters are non-negative
+//!   iterators and solved exactly when possible (`system`). Parameters are non-negative
 //!   integers assumed large (larger than any constant of the program); a loop whose bounds make
 //!   its trip count small is handled through the bounds themselves.
-//! * Scalars ([`scalars`]): a scalar written in `L` is private when it is declared inside `L`, is
+//! * Scalars (`scalars`): a scalar written in `L` is private when it is declared inside `L`, is
 //!   listed in a `private` clause, or is written before any use in every iteration; a reduction
 //!   when a `reduction` clause names it or when every write is an `s op= e`-shaped update and it
 //!   is not otherwise read; otherwise it carries a dependence.
@@ -18,7 +18,7 @@
 
 mod arrays;
 mod scalars;
-pub mod system;
+mod system;
 
 use crate::diag::{Diag, SourceMap};
 use crate::front::pragma_ast::{Construct, RedOp};
@@ -100,6 +100,10 @@ pub struct DepInfo {
 /// Most witnesses kept per loop.
 const MAX_WITNESSES: usize = 16;
 
+/// Most pairs of references per loop given to the full test (the ZIV/GCD pre-test is not
+/// counted); beyond, the verdict is unknown.
+const MAX_PAIR_TESTS: usize = 2000;
+
 /// Analyzes every loop of the region.
 pub fn analyze(region: &Region) -> DepInfo {
     DepInfo {
@@ -112,15 +116,33 @@ pub fn analyze(region: &Region) -> DepInfo {
 fn analyze_loop(region: &Region, l: LoopId) -> LoopDeps {
     let mut witnesses: Vec<Witness> = Vec::new();
     let mut unknown: Option<String> = None;
+    let mut full_tests = 0;
     let inside: Vec<&crate::ir::Access> = region
         .accesses
         .iter()
         .filter(|a| a.loops.contains(&l))
         .collect();
+    let quick: Vec<arrays::QuickDims> = inside
+        .iter()
+        .map(|a| arrays::quick_dims(region, l, a))
+        .collect();
     'pairs: for (x, a) in inside.iter().enumerate() {
-        for b in &inside[x..] {
-            if a.array != b.array || !(a.writes() || b.writes()) {
+        for (y, b) in inside.iter().enumerate().skip(x) {
+            if a.array != b.array
+                || !(a.writes() || b.writes())
+                || arrays::quick_independent(&quick[x], &quick[y])
+            {
                 continue;
+            }
+            full_tests += 1;
+            if full_tests > MAX_PAIR_TESTS {
+                if unknown.is_none() {
+                    unknown = Some(format!(
+                        "loop `{}` has too many pairs of array references to analyze",
+                        region.loops.get(l).map_or("?", |x| x.var.as_str())
+                    ));
+                }
+                break 'pairs;
             }
             let r = arrays::test_pair(region, l, a, b);
             for (d, src, dst) in [(&r.a_first, *a, *b), (&r.b_first, *b, *a)] {
@@ -188,10 +210,10 @@ fn witness_rank(w: &Witness) -> (DepKind, bool, bool, Ref, Ref) {
     )
 }
 
-/// Whether loop `l` runs in parallel: a loop marked `independent` unless it provably carries a
-/// dependence (an error [`check_claims`] reports), an `auto` loop only when proven independent
-/// (with its private scalars and reductions), never a `seq` loop or a loop of a `serial`
-/// construct.
+/// Whether loop `l` runs in parallel: a loop marked `independent` always (the claim is trusted;
+/// [`check_claims`] reports it as an error when the loop provably carries a dependence), an
+/// `auto` loop only when proven independent (with its private scalars and reductions), never a
+/// `seq` loop or a loop of a `serial` construct.
 pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
     let (Some(lp), Some(d)) = (region.loops.get(l), deps.loops.get(l)) else {
         return false;
@@ -201,7 +223,7 @@ pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
     }
     match lp.marking {
         Marking::Seq => false,
-        Marking::Independent => !matches!(d.verdict, Verdict::Carried(_)),
+        Marking::Independent => true,
         Marking::Auto => d.verdict == Verdict::Independent,
     }
 }
@@ -342,6 +364,13 @@ fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceM
             d = d.with_label(s, format!("... and {} {}", dst_verb, when_dst));
         }
     }
+    let parallel = matches!(
+        region.construct,
+        Construct::Parallel | Construct::ParallelLoop
+    );
+    if parallel {
+        d = d.note("the loops of a `parallel` construct are independent unless marked `seq`");
+    }
     if is_scalar {
         let note = match (w.kind, w.distance) {
             (DepKind::Output, _) => format!(
@@ -358,14 +387,20 @@ fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceM
             ),
         };
         d = d.note(note).help(format!(
-            "remove `independent` to run `{}` sequentially in each thread, or declare `{}` inside the loop if each iteration computes its own value",
-            var, src_text
+            "{} to run `{}` sequentially in each thread, or declare `{}` inside the loop if each iteration computes its own value",
+            if parallel { "mark the loop `seq`" } else { "remove `independent`" },
+            var,
+            src_text
         ));
     } else {
-        d = d.help(format!(
-            "remove `independent` to run `{}` sequentially in each thread, or declare `reduction(+:…)` for a scalar accumulator",
-            var
-        ));
+        d = d.help(if parallel {
+            format!("mark the loop `seq` to run `{}` sequentially in each thread", var)
+        } else {
+            format!(
+                "remove `independent` to run `{}` sequentially in each thread, or declare `reduction(+:…)` for a scalar accumulator",
+                var
+            )
+        });
     }
     d
 }

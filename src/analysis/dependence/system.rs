@@ -161,18 +161,28 @@ impl Lin {
     }
 
     fn gcd_coeffs(&self) -> i64 {
-        self.coeffs.values().fold(0, |g, c| gcd(g, c.abs()))
+        self.coeffs.values().fold(0, |g, c| gcd(g, *c))
     }
 }
 
+/// Greatest common divisor of the magnitudes (`gcd(0, 0) = 0`; a result beyond `i64::MAX`,
+/// possible only for `i64::MIN`, is reported as 1).
 pub fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.abs(), b.abs());
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     while b != 0 {
         let t = a % b;
         a = b;
         b = t;
     }
-    a
+    i64::try_from(a).unwrap_or(1)
+}
+
+/// Coefficients beyond this magnitude make the solver give up (keeps every product and
+/// `abs` far from overflow).
+const MAX_COEFF: u64 = 1 << 40;
+
+fn too_big(l: &Lin) -> bool {
+    l.coeffs.values().any(|c| c.unsigned_abs() > MAX_COEFF)
 }
 
 /// `a mod^ m`: the representative of `a` modulo `m` in `(-m/2, m/2]`.
@@ -241,7 +251,10 @@ pub fn solve(mut sys: System, mut track: Lin, budget: &mut Budget) -> (Tri, Lin)
     let mut rounds = 0;
     loop {
         rounds += 1;
-        if rounds > 200 || !budget.spend(1 + sys.eqs.len() + sys.geqs.len()) {
+        if rounds > 200
+            || !budget.spend(1 + sys.eqs.len() + sys.geqs.len())
+            || sys.eqs.iter().chain(&sys.geqs).any(too_big)
+        {
             return (Tri::Maybe, track);
         }
         // Drop trivial equalities; normalize by the gcd (GCD test).
@@ -279,10 +292,10 @@ pub fn solve(mut sys: System, mut track: Lin, budget: &mut Budget) -> (Tri, Lin)
                 }
             }
             let e = &sys.eqs[i];
-            let unit = e.coeffs.values().any(|c| c.abs() == 1);
+            let unit = e.coeffs.values().any(|c| c.unsigned_abs() == 1);
             let better = match pick {
                 None => true,
-                Some(p) => unit && !sys.eqs[p].coeffs.values().any(|c| c.abs() == 1),
+                Some(p) => unit && !sys.eqs[p].coeffs.values().any(|c| c.unsigned_abs() == 1),
             };
             if better {
                 pick = Some(i);
@@ -291,7 +304,8 @@ pub fn solve(mut sys: System, mut track: Lin, budget: &mut Budget) -> (Tri, Lin)
         }
         let Some(p) = pick else { break };
         let e = sys.eqs[p].clone();
-        let (var, by) = if let Some((&v, &c)) = e.coeffs.iter().find(|(_, c)| c.abs() == 1) {
+        let (var, by) = if let Some((&v, &c)) = e.coeffs.iter().find(|(_, c)| c.unsigned_abs() == 1)
+        {
             // c·v + rest = 0  ⇒  v = -c·rest (c = ±1).
             let mut rest = e.clone();
             rest.coeffs.remove(&v);
@@ -302,7 +316,7 @@ pub fn solve(mut sys: System, mut track: Lin, budget: &mut Budget) -> (Tri, Lin)
         } else {
             // Pugh's step: with a_k of least magnitude and m = |a_k| + 1, introduce σ with
             // m·σ = Σ (aᵢ mod^ m)·xᵢ + (c mod^ m), which defines x_k.
-            let Some((&k, &ak)) = e.coeffs.iter().min_by_key(|(_, c)| c.abs()) else {
+            let Some((&k, &ak)) = e.coeffs.iter().min_by_key(|(_, c)| c.unsigned_abs()) else {
                 break;
             };
             let m = ak.abs() + 1;
@@ -400,7 +414,11 @@ fn fourier_motzkin(geqs: Vec<Lin>, mut undetermined: bool, budget: &mut Budget, 
         if geqs.is_empty() {
             return if undetermined { Tri::Maybe } else { Tri::Yes };
         }
-        if geqs.len() > MAX_GEQS || depth > 24 || !budget.spend(geqs.len()) {
+        if geqs.len() > MAX_GEQS
+            || depth > 24
+            || !budget.spend(geqs.len())
+            || geqs.iter().any(too_big)
+        {
             return Tri::Maybe;
         }
         // Choose the variable to eliminate.
