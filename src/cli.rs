@@ -34,6 +34,63 @@ pub struct Cli {
 pub enum Command {
     /// Parse, preprocess and validate a file; print one line per annotated region.
     Check(CheckArgs),
+    /// Run the program's regions on a device and check them against the sequential program.
+    Run(RunArgs),
+    /// Simulate the generated kernels and report what a GPU's memory system would see.
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DeviceArg {
+    /// accshare's SIMT simulator (always available).
+    Sim,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimPlatformArg {
+    /// 32-wide warps, 32 banks of 4 bytes, 32-byte sectors in 128-byte lines.
+    Nvidia,
+    /// 64-wide wavefronts (CDNA).
+    AmdCdna,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The C file (a whole program with `main`).
+    #[arg(value_name = "FILE.c")]
+    pub file: PathBuf,
+    /// Where to run the regions.
+    #[arg(long, value_enum, default_value = "sim")]
+    pub device: DeviceArg,
+    /// The simulated GPU.
+    #[arg(long, value_enum, default_value = "nvidia")]
+    pub platform: SimPlatformArg,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The C file (a whole program with `main`).
+    #[arg(value_name = "FILE.c")]
+    pub file: PathBuf,
+    /// The simulated GPU.
+    #[arg(long, value_enum, default_value = "nvidia")]
+    pub platform: SimPlatformArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+    /// Simulate only this many thread blocks per launch and scale the counts.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// Options of the preprocessor, shared by every command that reads C.
@@ -124,6 +181,14 @@ pub struct CheckArgs {
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Some(Command::Check(args)) => check(&args),
+        Some(Command::Run(args)) => simulate(&args.file, &args.input, args.platform, None, None),
+        Some(Command::Analyze(args)) => simulate(
+            &args.file,
+            &args.input,
+            args.platform,
+            Some(args.format),
+            args.sample,
+        ),
         None => compile(&cli.compile),
     }
 }
@@ -201,6 +266,78 @@ fn compile(args: &CompileArgs) -> i32 {
                 return 1;
             }
         },
+    }
+    0
+}
+
+/// `run --device sim` (format `None`: check results and report findings) and `analyze`.
+fn simulate(
+    file: &std::path::Path,
+    input: &InputArgs,
+    platform: SimPlatformArg,
+    format: Option<FormatArg>,
+    sample: Option<usize>,
+) -> i32 {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let pp = input.pp_options();
+    let opts = driver::Options {
+        target: crate::back::output::Target::OpenCl,
+        pp: pp.clone(),
+    };
+    let out = driver::compile(file, &opts, &mut sources, &mut diags);
+    let code = finish(&sources, &diags);
+    let Some(out) = out else { return code.max(1) };
+    let plat = match platform {
+        SimPlatformArg::Nvidia => crate::sim::SimPlatform::nvidia(),
+        SimPlatformArg::AmdCdna => crate::sim::SimPlatform::amd_cdna(),
+    };
+    let sim_opts = crate::sim::SimOptions {
+        check: format.is_none(),
+        sample_blocks: sample,
+        ..Default::default()
+    };
+    let work = std::env::temp_dir().join(format!("accshare-sim-{}", std::process::id()));
+    let result = crate::sim::trace::run_module(file, &out.module, &pp, &plat, &sim_opts, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    let (replay, report) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return 1;
+        }
+    };
+    match format {
+        Some(FormatArg::Json) => println!("{}", report.render_json()),
+        Some(FormatArg::Text) => print!("{}", report.render_text()),
+        None => {
+            let findings: Vec<&crate::sim::Finding> =
+                replay.runs.iter().flat_map(|r| r.findings.iter()).collect();
+            for f in &findings {
+                println!("finding: {}", f);
+            }
+            for m in &replay.mismatches {
+                println!("mismatch: {}", m);
+            }
+            println!(
+                "accshare: {} region instance(s), {} launch(es) simulated on {}: {}",
+                replay.instances,
+                replay.runs.len(),
+                plat.name,
+                if replay.mismatches.is_empty() && findings.is_empty() {
+                    "results identical to the sequential program, no findings".to_string()
+                } else {
+                    format!(
+                        "{} mismatch(es), {} finding(s)",
+                        replay.mismatches.len(),
+                        findings.len()
+                    )
+                }
+            );
+            if !replay.mismatches.is_empty() || !findings.is_empty() {
+                return 1;
+            }
+        }
     }
     0
 }

@@ -1,0 +1,7 @@
+//! Target descriptions for the partition engine's profit model (the paper's Table 3 and
+//! today's GPUs): see [`platform`].
+
+pub mod device;
+pub mod platform;
+
+pub use platform::{list_platforms, Platform};

@@ -1,0 +1,379 @@
+//! The partition engine and profit model of the seed paper (§3.2): from the `share` hints of a
+//! region, decide which arrays go to shared memory, with which partitions, and with which block
+//! and tile sizes, for a platform.
+//!
+//! Per kernel (a root loop nest of a region):
+//! 1. [`nest`]: the mapping to the grid (φ: sequential loops, Q: loops on the grid), trip
+//!    counts, references as affine functions;
+//! 2. [`candidates`]: seeds and the candidate set (closure over dependences);
+//! 3. [`subspace`]: iteration subspaces of the seed references and their intersection into
+//!    candidate partition plans `IS_m`;
+//! 4. [`features`]: ReuseSize / ReuseSet / CoalesceSet / CoalesceTran, candidate partitions
+//!    (rectangular hulls);
+//! 5. [`search`]: the legal parameter space, the profit, the best configuration.
+//!
+//! The engine reads the IR and the dependence results only; its result is data (a
+//! [`RegionPlan`]) that `explain` prints and the transformation stage consumes.
+
+pub mod candidates;
+pub mod features;
+pub mod nest;
+pub mod search;
+pub mod subspace;
+
+use crate::analysis::dependence::DepInfo;
+use crate::diag::{Diag, Span};
+use crate::ir::{LoopId, Region};
+use crate::model::Platform;
+
+pub use candidates::{Candidate, Seeds};
+pub use features::{Adjacency, ArrayTb, ChunkShape};
+pub use nest::{Nest, Options};
+pub use search::{Choice, Constraint};
+pub use subspace::{Assign, Subspace};
+
+/// The engine's decisions for one region.
+#[derive(Clone, Debug)]
+pub struct RegionPlan {
+    /// Index of the region among the file's compute regions (as in kernel names).
+    pub index: usize,
+    pub func: String,
+    pub span: Span,
+    pub seeds: Seeds,
+    pub kernels: Vec<KernelPlan>,
+}
+
+/// The engine's decisions for one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelPlan {
+    /// `func_r{region}_k{kernel}`, the name the kernel lowering gives it.
+    pub name: String,
+    pub root: LoopId,
+    /// `None` when the nest could not be sized (the reason is in `notes`).
+    pub nest: Option<Nest>,
+    pub candidates: Vec<Candidate>,
+    /// Arrays of the kernel outside the candidate set.
+    pub not_candidates: Vec<String>,
+    /// ISSet: one subspace per seed reference.
+    pub subspaces: Vec<Subspace>,
+    /// Candidate partition plans `IS_m` (intersections of compatible subspaces).
+    pub plans: Vec<Subspace>,
+    /// The adjacency verdict of every reference class (index into `nest.refs`).
+    pub adjacency: Vec<Adjacency>,
+    pub best: Option<Choice>,
+    /// Next best configurations (best per other block shape).
+    pub alternatives: Vec<Choice>,
+    /// Parameter combinations evaluated (the paper's NumParaComb, over all plans).
+    pub evaluated: u64,
+    /// Candidate arrays left in global memory, with the reason.
+    pub rejected: Vec<(String, String)>,
+    /// The block the kernel should use.
+    pub block: [i64; 3],
+    pub notes: Vec<String>,
+}
+
+impl KernelPlan {
+    /// Tiles of the chosen configuration, per loop of the nest: the block extent for loops on
+    /// the grid, the chunk (the `*` or expression tile) for tiled sequential loops, the whole
+    /// trip count for the others. Empty when nothing is staged.
+    pub fn chosen_tiles(&self) -> std::collections::BTreeMap<LoopId, i64> {
+        let mut out = std::collections::BTreeMap::new();
+        let (Some(nest), Some(b)) = (&self.nest, &self.best) else {
+            return out;
+        };
+        let Some(plan) = self.plans.get(b.plan) else {
+            return out;
+        };
+        for &l in &nest.loops {
+            out.insert(l, features::chunk_tile(nest, plan, l, &b.assign));
+        }
+        out
+    }
+
+    /// Name of a `*` parameter class for display (`k1`, or `k1 = k2` when unified).
+    pub fn param_name(&self, seeds: &Seeds, plan: &Subspace, rep: usize) -> String {
+        let names: Vec<String> = (0..seeds.params.len())
+            .filter(|p| plan.rep(*p) == rep)
+            .filter_map(|p| seeds.params.get(p).map(|x| x.name.clone()))
+            .collect();
+        if names.is_empty() {
+            format!("k{}", rep + 1)
+        } else {
+            names.join(" = ")
+        }
+    }
+}
+
+/// Warnings about the region's hints: a seed no kernel of the region references, a partition
+/// that does not match what a thread block reads, a `*` that tiles nothing. Spans point at the
+/// seed in the pragma.
+pub fn diagnostics(rp: &RegionPlan) -> Vec<Diag> {
+    let mut seen: Vec<(Span, String)> = Vec::new();
+    let mut out = Vec::new();
+    for s in &rp.seeds.seeds {
+        let used = rp.kernels.iter().any(|k| {
+            k.nest.as_ref().is_some_and(|n| {
+                n.refs.iter().any(|r| r.array == s.array) || n.nonaffine.contains(&s.array)
+            })
+        });
+        if !used {
+            out.push(
+                Diag::warning(
+                    s.span,
+                    format!("`{}` is not referenced in this region", s.array),
+                )
+                .label("this partition is ignored"),
+            );
+        }
+    }
+    for k in &rp.kernels {
+        for p in &k.plans {
+            for w in &p.warnings {
+                if !seen.contains(w) {
+                    seen.push(w.clone());
+                    out.push(Diag::warning(w.0, w.1.clone()).label("in this partition"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Runs the engine on one region.
+pub fn analyze_region(
+    region: &Region,
+    deps: &DepInfo,
+    index: usize,
+    platform: &Platform,
+    opts: &Options,
+) -> RegionPlan {
+    let seeds = Seeds::of_region(region);
+    let mut kernels = Vec::new();
+    for (k, &root) in region.roots.iter().enumerate() {
+        let name = format!("{}_r{}_k{}", sanitize(&region.func), index, k);
+        kernels.push(analyze_kernel(
+            region, deps, root, name, &seeds, platform, opts,
+        ));
+    }
+    RegionPlan {
+        index,
+        func: region.func.clone(),
+        span: region.span,
+        seeds,
+        kernels,
+    }
+}
+
+fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
+    use crate::kernel::lower::{BLOCK_1D, BLOCK_2D, BLOCK_3D};
+    let b = match nest.mapped.len() {
+        0 => [1, 1, 1],
+        1 => BLOCK_1D,
+        2 => BLOCK_2D,
+        _ => BLOCK_3D,
+    };
+    let mut out = [b[0] as i64, b[1] as i64, b[2] as i64];
+    // Keep within the platform (hd7850: 256 threads per block).
+    while out.iter().product::<i64>() > p.max_threads_per_block as i64 {
+        let i = if out[1] > 1 {
+            1
+        } else if out[2] > 1 {
+            2
+        } else {
+            0
+        };
+        out[i] /= 2;
+    }
+    out
+}
+
+fn analyze_kernel(
+    region: &Region,
+    deps: &DepInfo,
+    root: LoopId,
+    name: String,
+    seeds: &Seeds,
+    platform: &Platform,
+    opts: &Options,
+) -> KernelPlan {
+    let mut kp = KernelPlan {
+        name,
+        root,
+        nest: None,
+        candidates: Vec::new(),
+        not_candidates: Vec::new(),
+        subspaces: Vec::new(),
+        plans: Vec::new(),
+        adjacency: Vec::new(),
+        best: None,
+        alternatives: Vec::new(),
+        evaluated: 0,
+        rejected: Vec::new(),
+        block: [1, 1, 1],
+        notes: Vec::new(),
+    };
+    let nest = match nest::build(region, deps, root, opts) {
+        Ok(n) => n,
+        Err(e) => {
+            kp.notes.push(format!("not analyzed: {}", e));
+            return kp;
+        }
+    };
+    kp.block = baseline_block(&nest, platform);
+    kp.candidates = candidates::select(region, &nest, seeds);
+    let mut all: Vec<String> = nest.refs.iter().map(|r| r.array.clone()).collect();
+    all.extend(nest.nonaffine.iter().cloned());
+    all.sort();
+    all.dedup();
+    kp.not_candidates = all
+        .iter()
+        .filter(|a| !kp.candidates.iter().any(|c| &c.array == *a))
+        .cloned()
+        .collect();
+    for s in &seeds.seeds {
+        if !all.contains(&s.array) {
+            kp.notes.push(format!(
+                "seed `{}` is not referenced in this kernel",
+                s.array
+            ));
+        }
+    }
+    kp.adjacency = nest
+        .refs
+        .iter()
+        .map(|r| features::adjacency(&nest, r))
+        .collect();
+    if !nest.triangular.is_empty() {
+        kp.notes.push(format!(
+            "the bounds of {} depend on outer loops: counts use the bounding box of the domain",
+            nest.triangular
+                .iter()
+                .map(|l| format!("`{}`", nest.name(*l)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !nest.sizes_used.is_empty() {
+        kp.notes.push(format!(
+            "symbolic sizes evaluated at representative values: {}",
+            nest.sizes_used
+                .iter()
+                .map(|(k, v)| format!("{} = {}", k, v))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // Static rejections.
+    let mut eligible = Vec::new();
+    let reported: Vec<String> = kp
+        .candidates
+        .iter()
+        .map(|c| c.array.clone())
+        .filter(|a| nest.refs.iter().any(|r| &r.array == a))
+        .collect();
+    for c in &kp.candidates {
+        if nest.nonaffine.contains(&c.array) {
+            kp.rejected.push((
+                c.array.clone(),
+                "a subscript is not affine in the loop iterators".into(),
+            ));
+        } else if nest.refs.iter().any(|r| r.array == c.array && r.writes) {
+            kp.rejected.push((
+                c.array.clone(),
+                "written in the kernel: shared copies are read-only in this version".into(),
+            ));
+        } else {
+            eligible.push(c.array.clone());
+        }
+    }
+    if nest.mapped.is_empty() {
+        kp.notes.push(
+            "no loop of this nest runs on the grid: there is no thread block to share memory"
+                .into(),
+        );
+        kp.nest = Some(nest);
+        return kp;
+    }
+    kp.subspaces = subspace::split(&nest, seeds);
+    kp.plans = subspace::plans(&nest, seeds, &kp.subspaces);
+    let hint = |a: &str| seeds.get(a).is_some_and(|s| s.coalesce);
+    let arrays = search::Arrays {
+        eligible: &eligible,
+        reported: &reported,
+        coalesce_hint: &hint,
+    };
+    let mut all_choices: Vec<Choice> = Vec::new();
+    for (i, plan) in kp.plans.iter().enumerate() {
+        let (choices, n) = search::search(&nest, plan, i, &arrays, platform);
+        kp.evaluated += n;
+        all_choices.extend(choices);
+    }
+    all_choices.sort_by(|a, b| {
+        if a.better(b) {
+            std::cmp::Ordering::Less
+        } else if b.better(a) {
+            std::cmp::Ordering::Greater
+        } else {
+            a.plan.cmp(&b.plan)
+        }
+    });
+    let mut it = all_choices.into_iter();
+    let best = it.next();
+    match &best {
+        Some(b) if b.profit > 0 => {
+            kp.block = b.assign.tb;
+            kp.alternatives = it
+                .filter(|c| c.profit > 0)
+                .take(opts.alternatives)
+                .collect();
+        }
+        Some(_) => kp
+            .notes
+            .push("no array pays for shared memory: the baseline block is kept".into()),
+        None => kp
+            .notes
+            .push("no configuration satisfies the platform's constraints".into()),
+    }
+    // Reasons for the arrays left in global memory.
+    if let Some(b) = &best {
+        let budget = platform.smem_budget();
+        for a in &eligible {
+            if b.profit > 0 && b.staged.contains(a) {
+                continue;
+            }
+            let Some(f) = b.features.get(a) else { continue };
+            let reason = if !(f.in_reuse_set || f.in_coalesce_set) {
+                format!(
+                    "not in the ReuseSet (ReuseSize {} < θ_r·|DS| = {}·{}) and its references coalesce",
+                    f.reuse, platform.theta_r, f.distinct
+                )
+            } else {
+                let g = b.gains.get(a).copied().unwrap_or((0, 0));
+                match b.shapes.get(a) {
+                    Some(c) if g.0 + g.1 > 0 && c.bytes > budget as i64 => format!(
+                        "its partition needs {} bytes, more than the {} bytes of constraint (9)",
+                        c.bytes, budget
+                    ),
+                    Some(c) if g.0 + g.1 > 0 => format!(
+                        "does not fit with the arrays staged ({} bytes more than constraint (9) leaves)",
+                        c.bytes.saturating_add(b.smem).saturating_sub(budget as i64).max(0)
+                    ),
+                    _ => "staging saves nothing: loading the partition costs the transactions it saves".into(),
+                }
+            };
+            kp.rejected.push((a.clone(), reason));
+        }
+    }
+    kp.best = best.filter(|b| b.profit > 0);
+    kp.nest = Some(nest);
+    kp
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+//! Running the host plan's launches on the simulator, with arrays addressed by name.
+
+use std::collections::BTreeMap;
+
+use super::value::{self, to_scalar, truth, ty_of, Ty};
+use super::*;
+use crate::front::ast::BinOp;
+use crate::front::pragma_ast::RedOp;
+use crate::kernel::{HostArg, Kernel, Launch, Module};
+
+/// Work-groups needed to cover `extent` work-items per dimension (the host rounds up).
+pub fn grid_for(kernel: &Kernel, extent: [u64; 3]) -> [u32; 3] {
+    let mut g = [1u32; 3];
+    for d in 0..3 {
+        let b = kernel.block[d].max(1) as u64;
+        g[d] = extent[d].div_ceil(b).clamp(1, u32::MAX as u64) as u32;
+    }
+    g
+}
+
+/// What a launch returns besides its statistics: the partial results of its reductions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchOutcome {
+    pub run: RunResult,
+    /// Per reduction of the launch: its variable and the partial results (one per work-group).
+    pub partials: Vec<(String, BufData)>,
+}
+
+/// Runs one launch of the host plan. `arrays` holds the device buffers by the user's array
+/// names (updated in place); `scalar(expr, ty)` gives the value of a scalar argument's C
+/// expression; `extent` is the launch's `extent` evaluated.
+pub fn run_launch(
+    module: &Module,
+    launch: &Launch,
+    arrays: &mut BTreeMap<String, BufData>,
+    scalar: &dyn Fn(&str, Scalar) -> Option<ArgValue>,
+    extent: [u64; 3],
+    platform: &SimPlatform,
+    opts: &SimOptions,
+) -> Result<LaunchOutcome, SimError> {
+    let kernel = module
+        .kernels
+        .get(launch.kernel)
+        .ok_or_else(|| SimError::BadArgs(format!("no kernel {}", launch.kernel)))?;
+    let grid = grid_for(kernel, extent);
+    let groups = grid.iter().map(|&g| g as usize).product::<usize>();
+    let mut bufs: Vec<BufData> = Vec::new();
+    let mut names: Vec<Option<String>> = Vec::new();
+    let mut args = Vec::new();
+    let mut partial_slots = Vec::new();
+    let restore =
+        |bufs: Vec<BufData>, names: &[Option<String>], arrays: &mut BTreeMap<String, BufData>| {
+            for (b, n) in bufs.into_iter().zip(names.iter()) {
+                if let Some(n) = n {
+                    arrays.insert(n.clone(), b);
+                }
+            }
+        };
+    for (a, p) in launch.args.iter().zip(kernel.params.iter()) {
+        match a {
+            HostArg::Buffer(name) => match arrays.remove(name) {
+                Some(b) => {
+                    args.push(ArgValue::Buffer(bufs.len()));
+                    bufs.push(b);
+                    names.push(Some(name.clone()));
+                }
+                None => {
+                    restore(bufs, &names, arrays);
+                    return Err(SimError::BadArgs(format!("no buffer for `{}`", name)));
+                }
+            },
+            HostArg::Partials(i) => {
+                let Some(r) = launch.reductions.get(*i) else {
+                    restore(bufs, &names, arrays);
+                    return Err(SimError::BadArgs(format!("no reduction {}", i)));
+                };
+                args.push(ArgValue::Buffer(bufs.len()));
+                partial_slots.push((r.var.clone(), bufs.len()));
+                bufs.push(BufData::zeroed(r.ty, groups));
+                names.push(None);
+            }
+            HostArg::Scalar { expr, ty } => match scalar(expr, *ty) {
+                Some(v) => args.push(v),
+                None => {
+                    restore(bufs, &names, arrays);
+                    return Err(SimError::BadArgs(format!(
+                        "no value for the argument `{}` of `{}` (parameter `{}`)",
+                        expr, kernel.name, p.name
+                    )));
+                }
+            },
+        }
+    }
+    let r = run_kernel(
+        module,
+        launch.kernel,
+        &args,
+        &mut bufs,
+        grid,
+        platform,
+        opts,
+    );
+    let partials = partial_slots
+        .iter()
+        .map(|(v, i)| (v.clone(), bufs[*i].clone()))
+        .collect();
+    restore(bufs, &names, arrays);
+    Ok(LaunchOutcome { run: r?, partials })
+}
+
+/// The host's end of a reduction: `init op p0 op p1 …` in the variable's type. Values are the
+/// simulator's raw representation of `ty` (see [`value`]); use [`raw_from_f64`] and
+/// [`f64_from_raw`] to convert.
+pub fn combine_partials(op: RedOp, ty: Scalar, init: u64, partials: &BufData) -> u64 {
+    let t = ty_of(ty);
+    let mut acc = init;
+    for i in 0..partials.len() {
+        let p = partials.raw(i);
+        acc = match op {
+            RedOp::LogAnd => (truth(acc, t) && truth(p, t)) as u64,
+            RedOp::LogOr => (truth(acc, t) || truth(p, t)) as u64,
+            RedOp::Max | RedOp::Min => {
+                let mut a = vec![acc];
+                value::bin_lanes(BinOp::Lt, t, t, &mut a, &[p]);
+                let lt = a[0] != 0;
+                if lt == (op == RedOp::Max) {
+                    p
+                } else {
+                    acc
+                }
+            }
+            _ => {
+                let bop = match op {
+                    RedOp::Add => BinOp::Add,
+                    RedOp::Mul => BinOp::Mul,
+                    RedOp::BitAnd => BinOp::BitAnd,
+                    RedOp::BitOr => BinOp::BitOr,
+                    _ => BinOp::BitXor,
+                };
+                let mut a = vec![acc];
+                value::bin_lanes(bop, t, t, &mut a, &[p]);
+                a[0]
+            }
+        };
+        acc = to_scalar(acc, t, ty);
+    }
+    acc
+}
+
+pub fn raw_from_f64(v: f64, ty: Scalar) -> u64 {
+    if ty.is_float() {
+        to_scalar(v.to_bits(), Ty::F64, ty)
+    } else {
+        to_scalar(v as i64 as u64, Ty::I64, ty)
+    }
+}
+
+pub fn f64_from_raw(v: u64, ty: Scalar) -> f64 {
+    value::f64_of(v, ty_of(ty))
+}

@@ -1,0 +1,504 @@
+//! The SIMT simulator: an executor for the kernel IR with GPU semantics, the memory model that
+//! counts what a GPU's memory system would see, a race and bounds checker, and the static
+//! coalescing lint.
+//!
+//! - [`run_kernel`] interprets one launch of a [`Kernel`](crate::kernel::Kernel): a grid of
+//!   blocks, blocks of threads in warps of the platform's size, lock-step execution with active
+//!   masks (divergent `if`, loops whose threads leave at different iterations, `break` and
+//!   `continue`), barriers, shared memory per block, private registers and arrays, and the
+//!   arithmetic of OpenCL C (see [`value`]). The kernel is first compiled to a typed tree with
+//!   resolved slots ([`exec`]); a whole block is then evaluated one node at a time over all its
+//!   threads, so dispatch costs once per node per block, not per thread. Blocks run in parallel
+//!   on `std::thread::scope` workers.
+//! - Memory model ([`memory`]): every `ArrayRef` occurrence of a kernel is a static memory
+//!   instruction ([`AccessInfo`], numbered in the pre-order of the kernel body, an assignment's
+//!   target before its value). Each execution by a warp is one request: for global memory the
+//!   distinct sectors and lines touched against the minimum for the bytes requested; for shared
+//!   memory the bank-conflict degree (distinct words in the busiest bank; the same word read by
+//!   several lanes is a broadcast, not a conflict).
+//! - Checker (`SimOptions::check`): out-of-bounds accesses, shared and global races, barriers
+//!   reached by part of a block, uninitialized shared reads ([`Finding`]).
+//! - Lint ([`lint`]): static classification of global accesses from their flat index
+//!   expressions.
+//!
+//! Lock-step execution of a whole block (all its warps advance statement by statement together)
+//! is one legal interleaving of the warps; kernels whose result depends on the interleaving have
+//! a race, which the checker reports.
+
+pub mod exec;
+pub mod host;
+pub mod lint;
+pub mod memory;
+pub mod trace;
+pub mod value;
+
+pub use exec::run_kernel;
+pub use memory::{analyze, AccessStats, KernelReport, Report};
+
+use crate::front::ast::Scalar;
+use crate::kernel::Space;
+
+/// The hardware parameters the simulator needs. Connected later to `platforms/*.toml`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimPlatform {
+    pub name: String,
+    /// Threads per warp (wavefront).
+    pub warp: u32,
+    /// Shared-memory banks and the width of one bank in bytes.
+    pub banks: u32,
+    pub bank_width: u32,
+    /// Global-memory sector (the transaction unit) and cache line, in bytes.
+    pub sector: u32,
+    pub line: u32,
+    pub max_threads_per_block: u32,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    /// Shared memory per multiprocessor, bytes.
+    pub shared_per_sm: u32,
+    pub sms: u32,
+    /// DRAM bandwidth (GB/s) and peak arithmetic (GFLOP/s) for the roofline estimate.
+    pub bandwidth_gbs: f64,
+    pub gflops: f64,
+}
+
+impl SimPlatform {
+    /// An NVIDIA GPU of the Volta/Ampere generation (V100-like numbers).
+    pub fn nvidia() -> Self {
+        SimPlatform {
+            name: "nvidia".to_string(),
+            warp: 32,
+            banks: 32,
+            bank_width: 4,
+            sector: 32,
+            line: 128,
+            max_threads_per_block: 1024,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            shared_per_sm: 96 * 1024,
+            sms: 80,
+            bandwidth_gbs: 900.0,
+            gflops: 15700.0,
+        }
+    }
+
+    /// An AMD CDNA GPU (MI100-like numbers): 64-wide wavefronts, 32 LDS banks of 4 bytes,
+    /// 64-byte transactions.
+    pub fn amd_cdna() -> Self {
+        SimPlatform {
+            name: "amd-cdna".to_string(),
+            warp: 64,
+            banks: 32,
+            bank_width: 4,
+            sector: 64,
+            line: 128,
+            max_threads_per_block: 1024,
+            max_threads_per_sm: 2560,
+            max_blocks_per_sm: 32,
+            shared_per_sm: 64 * 1024,
+            sms: 120,
+            bandwidth_gbs: 1228.0,
+            gflops: 23100.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimOptions {
+    /// Run the checker (races, uninitialized shared reads, and keep going after out-of-bounds
+    /// accesses and partial barriers, reporting them as findings). Check mode runs the blocks
+    /// one after the other so that the findings are deterministic.
+    pub check: bool,
+    /// Simulate only this many blocks (evenly spaced over the grid, always including the first
+    /// and the last) and scale the counts to the whole grid. Output buffers are then only
+    /// partly computed.
+    pub sample_blocks: Option<usize>,
+    /// Worker threads (default: the machine's parallelism).
+    pub threads: Option<usize>,
+    /// At most this many findings of each kind per static access are kept.
+    pub max_findings: usize,
+    /// Loop iterations (of whole blocks) after which a block is stopped and the launch fails:
+    /// a guard against kernels that never terminate.
+    pub max_iterations: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            check: false,
+            sample_blocks: None,
+            threads: None,
+            max_findings: 4,
+            max_iterations: 1 << 32,
+        }
+    }
+}
+
+/// A device buffer's contents, typed by its element type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufData {
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl BufData {
+    /// A zeroed buffer of `n` elements of `elem`.
+    pub fn zeroed(elem: Scalar, n: usize) -> BufData {
+        match elem {
+            Scalar::Bool | Scalar::UChar => BufData::U8(vec![0; n]),
+            Scalar::Char | Scalar::SChar => BufData::I8(vec![0; n]),
+            Scalar::Short => BufData::I16(vec![0; n]),
+            Scalar::UShort => BufData::U16(vec![0; n]),
+            Scalar::Int => BufData::I32(vec![0; n]),
+            Scalar::UInt => BufData::U32(vec![0; n]),
+            Scalar::Long | Scalar::LongLong => BufData::I64(vec![0; n]),
+            Scalar::ULong | Scalar::ULongLong | Scalar::SizeT => BufData::U64(vec![0; n]),
+            Scalar::Float => BufData::F32(vec![0.0; n]),
+            Scalar::Double => BufData::F64(vec![0.0; n]),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            BufData::I8(v) => v.len(),
+            BufData::U8(v) => v.len(),
+            BufData::I16(v) => v.len(),
+            BufData::U16(v) => v.len(),
+            BufData::I32(v) => v.len(),
+            BufData::U32(v) => v.len(),
+            BufData::I64(v) => v.len(),
+            BufData::U64(v) => v.len(),
+            BufData::F32(v) => v.len(),
+            BufData::F64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i` as f64 (for comparisons and printing).
+    pub fn get_f64(&self, i: usize) -> Option<f64> {
+        Some(match self {
+            BufData::I8(v) => *v.get(i)? as f64,
+            BufData::U8(v) => *v.get(i)? as f64,
+            BufData::I16(v) => *v.get(i)? as f64,
+            BufData::U16(v) => *v.get(i)? as f64,
+            BufData::I32(v) => *v.get(i)? as f64,
+            BufData::U32(v) => *v.get(i)? as f64,
+            BufData::I64(v) => *v.get(i)? as f64,
+            BufData::U64(v) => *v.get(i)? as f64,
+            BufData::F32(v) => *v.get(i)? as f64,
+            BufData::F64(v) => *v.get(i)?,
+        })
+    }
+
+    /// Element `i` in the simulator's representation of `elem` (see [`value`]).
+    pub fn raw_value(&self, i: usize) -> u64 {
+        self.raw(i)
+    }
+
+    pub(crate) fn raw(&self, i: usize) -> u64 {
+        match self {
+            BufData::I8(v) => v[i] as i64 as u64,
+            BufData::U8(v) => v[i] as u64,
+            BufData::I16(v) => v[i] as i64 as u64,
+            BufData::U16(v) => v[i] as u64,
+            BufData::I32(v) => v[i] as i64 as u64,
+            BufData::U32(v) => v[i] as u64,
+            BufData::I64(v) => v[i] as u64,
+            BufData::U64(v) => v[i],
+            BufData::F32(v) => v[i].to_bits() as u64,
+            BufData::F64(v) => v[i].to_bits(),
+        }
+    }
+
+    pub(crate) fn set_raw(&mut self, i: usize, r: u64) {
+        match self {
+            BufData::I8(v) => v[i] = r as i8,
+            BufData::U8(v) => v[i] = r as u8,
+            BufData::I16(v) => v[i] = r as i16,
+            BufData::U16(v) => v[i] = r as u16,
+            BufData::I32(v) => v[i] = r as i32,
+            BufData::U32(v) => v[i] = r as u32,
+            BufData::I64(v) => v[i] = r as i64,
+            BufData::U64(v) => v[i] = r,
+            BufData::F32(v) => v[i] = f32::from_bits(r as u32),
+            BufData::F64(v) => v[i] = f64::from_bits(r),
+        }
+    }
+
+    /// A buffer of `elem` from its bytes in the host's (little-endian) layout.
+    pub fn from_le_bytes(elem: Scalar, bytes: &[u8]) -> Option<BufData> {
+        let size = elem.size() as usize;
+        if bytes.len() % size != 0 {
+            return None;
+        }
+        let n = bytes.len() / size;
+        let mut b = BufData::zeroed(elem, n);
+        for i in 0..n {
+            let mut w = [0u8; 8];
+            w[..size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
+            let raw = u64::from_le_bytes(w);
+            // Sign-extend signed integers to the simulator's representation.
+            let raw = match elem {
+                Scalar::Char | Scalar::SChar => raw as u8 as i8 as i64 as u64,
+                Scalar::Short => raw as u16 as i16 as i64 as u64,
+                Scalar::Int => raw as u32 as i32 as i64 as u64,
+                _ => raw,
+            };
+            b.set_raw(i, raw);
+        }
+        Some(b)
+    }
+
+    /// True if the representation fits buffers of `elem`.
+    pub fn matches(&self, elem: Scalar) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(&BufData::zeroed(elem, 0))
+    }
+}
+
+/// One kernel argument, in parameter order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// Index into the `buffers` slice given to [`run_kernel`].
+    Buffer(usize),
+    /// A scalar; converted to the parameter's type as C would.
+    Int(i64),
+    Float(f64),
+}
+
+/// Load, store, or both (compound assignment to an element).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Load,
+    Store,
+    Update,
+}
+
+impl AccessKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Update => "load+store",
+        }
+    }
+}
+
+/// A static memory instruction: one `ArrayRef` occurrence in a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessInfo {
+    /// Position in the pre-order walk of the kernel body (target before value).
+    pub id: usize,
+    /// `kernel#id array[index]`, the index printed in C.
+    pub label: String,
+    pub array: String,
+    pub space: Space,
+    pub kind: AccessKind,
+    pub elem: Scalar,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FindingKind {
+    OutOfBounds,
+    SharedRace,
+    GlobalRace,
+    PartialBarrier,
+    UninitializedShared,
+    DivisionByZero,
+    /// A block ran more loop iterations than `SimOptions::max_iterations`.
+    IterationLimit,
+}
+
+impl FindingKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::OutOfBounds => "out-of-bounds access",
+            FindingKind::SharedRace => "data race on shared memory",
+            FindingKind::GlobalRace => "data race on global memory",
+            FindingKind::PartialBarrier => "barrier reached by part of a block",
+            FindingKind::UninitializedShared => "read of uninitialized shared memory",
+            FindingKind::DivisionByZero => "integer division by zero",
+            FindingKind::IterationLimit => "iteration limit reached (the kernel may not terminate)",
+        }
+    }
+}
+
+/// A thread: block id and thread id within the block.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ThreadId {
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+}
+
+impl std::fmt::Display for ThreadId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "block ({}, {}, {}) thread ({}, {}, {})",
+            self.block[0],
+            self.block[1],
+            self.block[2],
+            self.thread[0],
+            self.thread[1],
+            self.thread[2]
+        )
+    }
+}
+
+/// A problem the checker found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub kernel: String,
+    /// The access's label (none for barriers).
+    pub access: Option<String>,
+    pub thread: ThreadId,
+    /// The other thread of a race.
+    pub other: Option<ThreadId>,
+    pub detail: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} in `{}`", self.kind.name(), self.kernel)?;
+        if let Some(a) = &self.access {
+            write!(f, " at {}", a)?;
+        }
+        write!(f, ": {}", self.thread)?;
+        if let Some(o) = &self.other {
+            write!(f, " and {}", o)?;
+        }
+        if !self.detail.is_empty() {
+            write!(f, " ({})", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimError {
+    /// Something in the kernel the simulator does not implement.
+    Unsupported(String),
+    /// The arguments do not fit the kernel's parameters.
+    BadArgs(String),
+    /// An error the kernel hit at run time (out of bounds, partial barrier) outside check mode.
+    Fault(Box<Finding>),
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Unsupported(s) => write!(f, "unsupported by the simulator: {}", s),
+            SimError::BadArgs(s) => write!(f, "bad launch arguments: {}", s),
+            SimError::Fault(x) => write!(f, "{}", x),
+        }
+    }
+}
+
+/// Counts of one static access over a launch (scaled when sampling).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AccessCounts {
+    /// Warp-level requests (a compound assignment counts a load and a store request).
+    pub requests: u64,
+    /// Active lanes over all requests.
+    pub lanes: u64,
+    /// Global: sectors and lines touched, and the minimum for the distinct bytes requested.
+    pub sectors: u64,
+    pub lines: u64,
+    pub min_sectors: u64,
+    pub min_lines: u64,
+    /// Distinct bytes requested (summed over requests).
+    pub bytes: u64,
+    /// Requests in which all active lanes use one address.
+    pub broadcast_requests: u64,
+    /// Requests above the minimum (sectors or lines) whose footprint is contiguous
+    /// (misalignment, not stride).
+    pub misaligned_requests: u64,
+    /// Requests above the minimum whose footprint has holes (stride).
+    pub strided_requests: u64,
+    /// Shared: wavefronts (sum of conflict degrees) and the largest degree.
+    pub wavefronts: u64,
+    pub max_degree: u32,
+}
+
+impl AccessCounts {
+    pub(crate) fn add(&mut self, o: &AccessCounts) {
+        self.requests += o.requests;
+        self.lanes += o.lanes;
+        self.sectors += o.sectors;
+        self.lines += o.lines;
+        self.min_sectors += o.min_sectors;
+        self.min_lines += o.min_lines;
+        self.bytes += o.bytes;
+        self.broadcast_requests += o.broadcast_requests;
+        self.misaligned_requests += o.misaligned_requests;
+        self.strided_requests += o.strided_requests;
+        self.wavefronts += o.wavefronts;
+        self.max_degree = self.max_degree.max(o.max_degree);
+    }
+
+    pub(crate) fn scale(&mut self, f: f64) {
+        let s = |x: &mut u64| *x = (*x as f64 * f).round() as u64;
+        s(&mut self.requests);
+        s(&mut self.lanes);
+        s(&mut self.sectors);
+        s(&mut self.lines);
+        s(&mut self.min_sectors);
+        s(&mut self.min_lines);
+        s(&mut self.bytes);
+        s(&mut self.broadcast_requests);
+        s(&mut self.misaligned_requests);
+        s(&mut self.strided_requests);
+        s(&mut self.wavefronts);
+    }
+}
+
+/// Global-memory footprint of one buffer in a launch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Footprint {
+    pub array: String,
+    pub elem_size: u32,
+    /// Distinct elements read / written, and the distinct sectors holding them.
+    pub read_elems: u64,
+    pub written_elems: u64,
+    pub read_sectors: u64,
+    pub written_sectors: u64,
+}
+
+/// What one launch did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchStats {
+    pub kernel: String,
+    pub block: [u32; 3],
+    pub grid: [u32; 3],
+    pub blocks_total: u64,
+    pub blocks_simulated: u64,
+    pub accesses: Vec<AccessInfo>,
+    /// Per access, indexed like `accesses`.
+    pub counts: Vec<AccessCounts>,
+    /// Warp instructions issued (statements and expression nodes, per warp with active lanes).
+    pub instructions: u64,
+    /// Floating-point operations (per lane).
+    pub flops: u64,
+    /// Footprints of the global buffers (exact without sampling; when sampling, scaled and
+    /// capped by the buffer's size, an estimate).
+    pub footprints: Vec<Footprint>,
+    /// Shared memory per block, bytes.
+    pub shared_bytes: u32,
+}
+
+/// The result of [`run_kernel`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    pub stats: LaunchStats,
+    pub findings: Vec<Finding>,
+}

@@ -1,0 +1,402 @@
+//! Running a program's regions on the simulator with the program's own data.
+//!
+//! [`instrument`] rewrites the user's main file so that, compiled by a C compiler and run, it
+//! executes sequentially (pragmas ignored) and writes a trace: just before each compute region
+//! of the host plan, the host arrays its launches use (element counts and host pointers from the
+//! plan's buffers), the value of every scalar launch argument and launch extent (the plan's C
+//! expressions, evaluated by the C compiler in the user's scope) and the reduction variables;
+//! just after the region, the arrays and reduction variables again. [`replay`] runs each region
+//! instance's launches on the simulator from the "before" state and compares with the "after"
+//! state of the sequential run. The trace file is named by the macro `ACCSHARE_TRACE` (a string
+//! literal, e.g. `-DACCSHARE_TRACE='"trace.bin"'`).
+//!
+//! Every region instance (each time step of a stencil, say) is checked from the true sequential
+//! state, and no C expression evaluator is needed. Data regions are not traced: buffers that
+//! live across regions are checked per region, which covers the kernels and launches but not the
+//! host's transfer schedule.
+
+use std::collections::BTreeMap;
+
+use super::host::{self, combine_partials};
+use super::*;
+use crate::kernel::{Buffer, HostArg, HostRegion, Module};
+
+const PRELUDE: &str = r#"#include <stdio.h>
+#include <string.h>
+static FILE *accshare_tf;
+static void accshare_w(const char *tag, const void *p, long bytes)
+{
+    long n = (long)strlen(tag);
+    if (!accshare_tf)
+        accshare_tf = fopen(ACCSHARE_TRACE, "wb");
+    if (!accshare_tf)
+        return;
+    fwrite(&n, sizeof n, 1, accshare_tf);
+    fwrite(tag, 1, (size_t)n, accshare_tf);
+    fwrite(&bytes, sizeof bytes, 1, accshare_tf);
+    if (bytes > 0)
+        fwrite(p, 1, (size_t)bytes, accshare_tf);
+    fflush(accshare_tf);
+}
+"#;
+
+/// The buffer (element type, count, host pointer) of `name` as seen from `region`: its own, or
+/// that of the data construct holding it.
+pub fn buffer_info<'m>(m: &'m Module, region: &'m HostRegion, name: &str) -> Option<&'m Buffer> {
+    region.buffers.iter().find(|b| b.array == name).or_else(|| {
+        m.host
+            .iter()
+            .flat_map(|h| h.buffers.iter())
+            .find(|b| b.array == name)
+    })
+}
+
+/// The arrays a region's launches use, in first-use order.
+pub fn region_arrays(r: &HostRegion) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for l in &r.launches {
+        for a in &l.args {
+            if let HostArg::Buffer(n) = a {
+                if !v.contains(n) {
+                    v.push(n.clone());
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The user's main file with trace writes around every compute region.
+pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    for (ri, r) in m.host.iter().enumerate() {
+        if r.keep_body.is_some() {
+            continue;
+        }
+        let mut dump_arrays = String::new();
+        for a in region_arrays(r) {
+            let b = buffer_info(m, r, &a).ok_or(format!("no buffer for `{}`", a))?;
+            dump_arrays.push_str(&format!(
+                "accshare_w(\"A:{}\", {}, (long)({}) * (long)sizeof({}));\n",
+                a,
+                b.host_ptr,
+                b.count,
+                b.elem.c_name()
+            ));
+        }
+        let mut vars = String::new();
+        for l in &r.launches {
+            for red in &l.reductions {
+                vars.push_str(&format!(
+                    "accshare_w(\"V:{}\", &{}, (long)sizeof {});\n",
+                    red.var, red.var, red.var
+                ));
+            }
+        }
+        let mut before = format!(
+            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}",
+            ri, dump_arrays, vars
+        );
+        for (li, l) in r.launches.iter().enumerate() {
+            for (ai, a) in l.args.iter().enumerate() {
+                if let HostArg::Scalar { expr, ty } = a {
+                    before.push_str(&format!(
+                        "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
+                        t = ty.c_name(),
+                        e = expr
+                    ));
+                }
+            }
+            for (d, e) in l.extent.iter().enumerate() {
+                before.push_str(&format!(
+                    "{{ long accshare_v = (long)({}); accshare_w(\"E:{}:{}\", &accshare_v, 8); }}\n",
+                    e, li, d
+                ));
+            }
+        }
+        before.push_str("accshare_w(\"mid\", 0, 0);\n");
+        let after = format!("\n{}{}accshare_w(\"end\", 0, 0); }}\n", dump_arrays, vars);
+        inserts.push((r.replace.start, before));
+        inserts.push((r.replace.end, after));
+    }
+    inserts.sort_by_key(|(p, _)| std::cmp::Reverse(*p));
+    let mut out = text.to_string();
+    for (p, s) in inserts {
+        if p > out.len() || !out.is_char_boundary(p) {
+            return Err(format!("region boundary {} is outside the file", p));
+        }
+        out.insert_str(p, &s);
+    }
+    Ok(format!("{}{}", PRELUDE, out))
+}
+
+fn parse(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    let rd = |i: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(
+            bytes.get(i..i.checked_add(8)?)?.try_into().ok()?,
+        ))
+    };
+    while let Some(n) = rd(i) {
+        let Some(n) = usize::try_from(n).ok().filter(|&n| n < 4096) else {
+            break;
+        };
+        let Some(tag) = bytes.get(i + 8..i + 8 + n) else {
+            break;
+        };
+        let Some(len) = rd(i + 8 + n).and_then(|l| usize::try_from(l).ok()) else {
+            break;
+        };
+        let start = i + 16 + n;
+        let Some(data) = start.checked_add(len).and_then(|e| bytes.get(start..e)) else {
+            break;
+        };
+        out.push((String::from_utf8_lossy(tag).into_owned(), data.to_vec()));
+        i = start + len;
+    }
+    out
+}
+
+fn scalar_arg(bytes: &[u8], ty: Scalar) -> Option<ArgValue> {
+    let b = BufData::from_le_bytes(ty, bytes)?;
+    Some(match b {
+        BufData::I64(x) => ArgValue::Int(*x.first()?),
+        BufData::U64(x) => ArgValue::Int(*x.first()? as i64),
+        BufData::F32(_) | BufData::F64(_) => ArgValue::Float(b.get_f64(0)?),
+        _ => ArgValue::Int(b.get_f64(0)? as i64),
+    })
+}
+
+/// What [`replay`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Replay {
+    /// Every launch, in order (feed them to [`analyze`]).
+    pub runs: Vec<RunResult>,
+    /// Region instances replayed.
+    pub instances: usize,
+    /// Differences from the sequential run (empty when sampling: outputs are then partial).
+    pub mismatches: Vec<String>,
+}
+
+/// Replays a trace written by a program built from [`instrument`]'s output. Reductions are
+/// compared within a relative 1e-5 (the tree order differs from the sequential one); arrays
+/// must be bit-identical.
+pub fn replay(
+    m: &Module,
+    trace: &[u8],
+    platform: &SimPlatform,
+    opts: &SimOptions,
+) -> Result<Replay, String> {
+    let recs = parse(trace);
+    let mut res = Replay::default();
+    let compare = opts.sample_blocks.is_none();
+    let mut i = 0;
+    while i < recs.len() {
+        let Some(ri) = recs[i]
+            .0
+            .strip_prefix("begin:")
+            .and_then(|x| x.parse::<usize>().ok())
+        else {
+            return Err(format!("unexpected trace record `{}`", recs[i].0));
+        };
+        let region = m
+            .host
+            .get(ri)
+            .ok_or("the trace names a region the module does not have")?;
+        let mut before = BTreeMap::new();
+        i += 1;
+        while i < recs.len() && recs[i].0 != "mid" {
+            before.insert(recs[i].0.clone(), recs[i].1.clone());
+            i += 1;
+        }
+        i += 1;
+        let mut after = BTreeMap::new();
+        while i < recs.len() && recs[i].0 != "end" {
+            after.insert(recs[i].0.clone(), recs[i].1.clone());
+            i += 1;
+        }
+        i += 1;
+        res.instances += 1;
+        let inst = res.instances;
+        let mut arrays = BTreeMap::new();
+        for a in region_arrays(region) {
+            let b = buffer_info(m, region, &a).ok_or("no buffer")?;
+            let data = before
+                .get(&format!("A:{}", a))
+                .ok_or_else(|| format!("`{}` is not in the trace", a))?;
+            arrays.insert(
+                a.clone(),
+                BufData::from_le_bytes(b.elem, data).ok_or("truncated array in the trace")?,
+            );
+        }
+        let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
+        for (li, l) in region.launches.iter().enumerate() {
+            let scalar = |expr: &str, ty: Scalar| {
+                let ai = l
+                    .args
+                    .iter()
+                    .position(|a| matches!(a, HostArg::Scalar { expr: e, .. } if e == expr))?;
+                scalar_arg(before.get(&format!("S:{}:{}", li, ai))?, ty)
+            };
+            let mut extent = [1u64; 3];
+            for (d, e) in extent.iter_mut().enumerate() {
+                let b = before
+                    .get(&format!("E:{}:{}", li, d))
+                    .ok_or("launch extent not in the trace")?;
+                let v = i64::from_le_bytes(b.as_slice().try_into().map_err(|_| "bad extent")?);
+                *e = v.max(0) as u64;
+            }
+            let outcome = host::run_launch(m, l, &mut arrays, &scalar, extent, platform, opts)
+                .map_err(|e| format!("{} (instance {}): {}", region.origin, inst, e))?;
+            for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
+                let init = match red_vals.get(&red.var) {
+                    Some(v) => *v,
+                    None => {
+                        let b = before
+                            .get(&format!("V:{}", red.var))
+                            .ok_or("reduction variable not in the trace")?;
+                        BufData::from_le_bytes(red.ty, b)
+                            .filter(|b| !b.is_empty())
+                            .ok_or("bad reduction variable")?
+                            .raw_value(0)
+                    }
+                };
+                red_vals.insert(
+                    red.var.clone(),
+                    combine_partials(red.op, red.ty, init, parts),
+                );
+            }
+            res.runs.push(outcome.run);
+        }
+        if !compare {
+            continue;
+        }
+        for (name, got) in &arrays {
+            let b = buffer_info(m, region, name).ok_or("no buffer")?;
+            let Some(want) = after
+                .get(&format!("A:{}", name))
+                .and_then(|d| BufData::from_le_bytes(b.elem, d))
+            else {
+                return Err(format!("`{}` after the region is not in the trace", name));
+            };
+            if &want != got {
+                let bad: Vec<usize> = (0..want.len())
+                    .filter(|&k| want.get_f64(k) != got.get_f64(k))
+                    .collect();
+                let k = bad.first().copied().unwrap_or(0);
+                res.mismatches.push(format!(
+                    "{} (instance {}): `{}` differs at {} elements, first [{}]: sequential {:?}, simulator {:?}",
+                    region.origin,
+                    inst,
+                    name,
+                    bad.len(),
+                    k,
+                    want.get_f64(k),
+                    got.get_f64(k)
+                ));
+            }
+        }
+        for l in &region.launches {
+            for red in &l.reductions {
+                let want = after
+                    .get(&format!("V:{}", red.var))
+                    .and_then(|b| BufData::from_le_bytes(red.ty, b))
+                    .and_then(|b| b.get_f64(0))
+                    .ok_or("reduction variable not in the trace")?;
+                let got = red_vals
+                    .get(&red.var)
+                    .map(|v| host::f64_from_raw(*v, red.ty))
+                    .unwrap_or(f64::NAN);
+                if (want - got).abs() > 1e-5 * want.abs().max(1.0) {
+                    res.mismatches.push(format!(
+                        "{} (instance {}): reduction `{}`: sequential {}, simulator {}",
+                        region.origin, inst, red.var, want, got
+                    ));
+                }
+            }
+        }
+    }
+    Ok(res)
+}
+
+/// Builds the instrumented program with the C compiler (`$CC`, default `cc`) in `work_dir`, runs
+/// it, and returns the trace. `defines` are the `-D` options the program was compiled with by
+/// accshare; the source's folder and `include_dirs` are on the include path.
+pub fn build_and_trace(
+    src: &std::path::Path,
+    module: &Module,
+    defines: &[(String, Option<String>)],
+    include_dirs: &[std::path::PathBuf],
+    work_dir: &std::path::Path,
+) -> Result<Vec<u8>, String> {
+    use std::process::{Command, Stdio};
+    let text = std::fs::read_to_string(src).map_err(|e| format!("{}: {}", src.display(), e))?;
+    std::fs::create_dir_all(work_dir).map_err(|e| e.to_string())?;
+    let c = work_dir.join("accshare_traced.c");
+    let exe = work_dir.join("accshare_traced");
+    let trace = work_dir.join("accshare_trace.bin");
+    let _ = std::fs::remove_file(&trace);
+    std::fs::write(&c, instrument(&text, module)?).map_err(|e| e.to_string())?;
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut cmd = Command::new(&cc);
+    cmd.args(["-std=gnu99", "-O1", "-ffp-contract=off", "-w"])
+        .arg(format!("-DACCSHARE_TRACE=\"{}\"", trace.display()));
+    if let Some(dir) = src.parent() {
+        cmd.arg("-I").arg(if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        });
+    }
+    for d in include_dirs {
+        cmd.arg("-I").arg(d);
+    }
+    for (n, v) in defines {
+        match v {
+            Some(v) => cmd.arg(format!("-D{}={}", n, v)),
+            None => cmd.arg(format!("-D{}", n)),
+        };
+    }
+    let out = cmd
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm")
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {}", cc, e))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{}` failed on the traced program:\n{}",
+            cc,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let st = Command::new(&exe)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !st.success() {
+        return Err(format!("the traced program exited with {}", st));
+    }
+    std::fs::read(&trace).map_err(|e| format!("no trace: {}", e))
+}
+
+/// Everything `accshare run --device sim` and `accshare analyze` need for one compiled file:
+/// builds and runs the traced program, replays every region instance on the simulator (compared
+/// with the sequential run unless sampling), and builds the memory-model report.
+pub fn run_module(
+    src: &std::path::Path,
+    module: &Module,
+    pp: &crate::front::preprocess::PpOptions,
+    platform: &SimPlatform,
+    opts: &SimOptions,
+    work_dir: &std::path::Path,
+) -> Result<(Replay, Report), String> {
+    let trace = build_and_trace(src, module, &pp.defines, &pp.include_dirs, work_dir)?;
+    let rep = replay(module, &trace, platform, opts)?;
+    let report = analyze(&rep.runs, platform);
+    Ok((rep, report))
+}

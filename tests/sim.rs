@@ -1,0 +1,1299 @@
+//! The SIMT simulator: memory-model counts worked by hand, executor semantics, the checker on
+//! planted bugs, and (in `sim_examples.rs`-style harness below) every example against the
+//! sequential C.
+
+use accshare::front::ast::{BinOp, Scalar, UnOp};
+use accshare::kernel::*;
+use accshare::sim::lint::{self, Verdict};
+use accshare::sim::*;
+
+fn b<T>(x: T) -> Box<T> {
+    Box::new(x)
+}
+fn int(v: i64) -> KExpr {
+    KExpr::Int(v, Scalar::Int)
+}
+fn var(n: &str) -> KExpr {
+    KExpr::Var(n.to_string())
+}
+fn bin(op: BinOp, a: KExpr, c: KExpr) -> KExpr {
+    KExpr::Binary(op, b(a), b(c))
+}
+fn lid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::LocalId(d))
+}
+fn gid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::GlobalId(d))
+}
+fn at(a: &str, space: Space, i: KExpr) -> ArrayRef {
+    ArrayRef {
+        array: a.to_string(),
+        space,
+        index: b(i),
+    }
+}
+fn load(a: &str, i: KExpr) -> KExpr {
+    KExpr::Load(at(a, Space::Global, i))
+}
+fn sload(a: &str, i: KExpr) -> KExpr {
+    KExpr::Load(at(a, Space::Local, i))
+}
+fn store(a: &str, i: KExpr, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(at(a, Space::Global, i)),
+        op: None,
+        value: v,
+    }
+}
+fn sstore(a: &str, i: KExpr, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(at(a, Space::Local, i)),
+        op: None,
+        value: v,
+    }
+}
+fn set(n: &str, v: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Var(n.to_string()),
+        op: None,
+        value: v,
+    }
+}
+fn decl(n: &str, ty: Scalar, v: KExpr) -> KStmt {
+    KStmt::Decl {
+        name: n.to_string(),
+        ty,
+        len: None,
+        init: Some(v),
+    }
+}
+fn buf(n: &str, elem: Scalar) -> KParam {
+    KParam {
+        name: n.to_string(),
+        kind: KParamKind::Buffer {
+            elem,
+            read_only: false,
+        },
+    }
+}
+fn scalar(n: &str, s: Scalar) -> KParam {
+    KParam {
+        name: n.to_string(),
+        kind: KParamKind::Scalar(s),
+    }
+}
+
+fn kernel(
+    name: &str,
+    block: [u32; 3],
+    params: Vec<KParam>,
+    locals: Vec<LocalArray>,
+    body: Vec<KStmt>,
+) -> Module {
+    Module {
+        kernels: vec![Kernel {
+            name: name.to_string(),
+            params,
+            locals,
+            dims: if block[2] > 1 {
+                3
+            } else if block[1] > 1 {
+                2
+            } else {
+                1
+            },
+            block,
+            body,
+            uses_double: false,
+            origin: "test".to_string(),
+        }],
+        host: Vec::new(),
+    }
+}
+
+fn run(
+    m: &Module,
+    args: &[ArgValue],
+    bufs: &mut [BufData],
+    grid: [u32; 3],
+    check: bool,
+) -> RunResult {
+    let opts = SimOptions {
+        check,
+        ..Default::default()
+    };
+    match run_kernel(m, 0, args, bufs, grid, &SimPlatform::nvidia(), &opts) {
+        Ok(r) => r,
+        Err(e) => panic!("{}", e),
+    }
+}
+
+fn counts<'a>(r: &'a RunResult, label_part: &str) -> &'a AccessCounts {
+    let i = r
+        .stats
+        .accesses
+        .iter()
+        .position(|a| a.label.contains(label_part))
+        .unwrap_or_else(|| panic!("no access {} in {:?}", label_part, r.stats.accesses));
+    &r.stats.counts[i]
+}
+
+/// `out[tid] = a[index]`, one warp of 32 threads.
+fn copy_kernel(elem: Scalar, index: KExpr) -> Module {
+    kernel(
+        "copy",
+        [32, 1, 1],
+        vec![buf("a", elem), buf("out", elem)],
+        vec![],
+        vec![store("out", lid(0), load("a", index))],
+    )
+}
+
+#[test]
+fn warp_reading_consecutive_floats_touches_one_line_four_sectors() {
+    let m = copy_kernel(Scalar::Float, lid(0));
+    let mut bufs = vec![
+        BufData::F32((0..32).map(|x| x as f32).collect()),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.requests, c.lines, c.sectors, c.min_sectors, c.min_lines),
+        (1, 1, 4, 4, 1)
+    );
+    assert_eq!(bufs[1], bufs[0]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+}
+
+#[test]
+fn stride_32_floats_touch_32_lines() {
+    let m = copy_kernel(Scalar::Float, bin(BinOp::Mul, int(32), lid(0)));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 32 * 32),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!((c.lines, c.sectors, c.min_sectors), (32, 32, 4));
+    assert_eq!(c.strided_requests, 1);
+}
+
+#[test]
+fn doubles_stride_one_touch_two_lines_and_are_minimal() {
+    let m = copy_kernel(Scalar::Double, lid(0));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Double, 32),
+        BufData::zeroed(Scalar::Double, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.lines, c.sectors, c.min_lines, c.min_sectors),
+        (2, 8, 2, 8)
+    );
+    let items = lint::lint_kernel(&m.kernels[0], &SimPlatform::nvidia()).unwrap();
+    assert_eq!(items[1].verdict, Verdict::Coalesced, "{:?}", items);
+}
+
+#[test]
+fn offset_by_eight_ints_is_misaligned() {
+    let m = copy_kernel(Scalar::Int, bin(BinOp::Add, lid(0), int(8)));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Int, 64),
+        BufData::zeroed(Scalar::Int, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.lines, c.sectors, c.min_sectors, c.misaligned_requests),
+        (2, 4, 4, 1)
+    );
+    // 8 ints = one whole sector: still 4 sectors, but 2 lines. 4 ints off is sector-misaligned too:
+    let m = copy_kernel(Scalar::Int, bin(BinOp::Add, lid(0), int(4)));
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!(
+        (c.lines, c.sectors, c.min_sectors, c.misaligned_requests),
+        (2, 5, 4, 1)
+    );
+    let items = lint::lint_kernel(&m.kernels[0], &SimPlatform::nvidia()).unwrap();
+    assert_eq!(
+        items[1].verdict,
+        Verdict::UncoalescedAlignment,
+        "{:?}",
+        items
+    );
+}
+
+#[test]
+fn broadcast_is_one_sector() {
+    let m = copy_kernel(Scalar::Float, int(3));
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 32),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let c = counts(&r, "a[");
+    assert_eq!((c.sectors, c.min_sectors, c.broadcast_requests), (1, 1, 1));
+}
+
+/// A 32×32 float tile (row length `row`), written by rows, then read by columns.
+fn tile_kernel(row: u32) -> Module {
+    let r = row as i64;
+    kernel(
+        "tile",
+        [32, 32, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        vec![LocalArray {
+            name: "t".to_string(),
+            elem: Scalar::Float,
+            len: 32 * row,
+        }],
+        vec![
+            sstore(
+                "t",
+                bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(r)), lid(0)),
+                load(
+                    "a",
+                    bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(32)), lid(0)),
+                ),
+            ),
+            KStmt::Barrier,
+            store(
+                "out",
+                bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(32)), lid(0)),
+                sload(
+                    "t",
+                    bin(BinOp::Add, bin(BinOp::Mul, lid(0), int(r)), lid(1)),
+                ),
+            ),
+        ],
+    )
+}
+
+#[test]
+fn tile_read_by_column_conflicts_32_ways_and_padding_removes_it() {
+    for (row, degree) in [(32, 32), (33, 1)] {
+        let m = tile_kernel(row);
+        let mut bufs = vec![
+            BufData::F32((0..1024).map(|x| x as f32).collect()),
+            BufData::zeroed(Scalar::Float, 1024),
+        ];
+        let r = run(
+            &m,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            true,
+        );
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let write = &r.stats.counts[0];
+        let read = counts(&r, "t[get_local_id(0) *");
+        assert_eq!(write.max_degree, 1, "row writes are conflict-free");
+        assert_eq!(
+            (read.max_degree, read.wavefronts, read.requests),
+            (degree, 32 * degree as u64, 32)
+        );
+        // The transpose is right.
+        for i in 0..32 {
+            for j in 0..32 {
+                assert_eq!(bufs[1].get_f64(i * 32 + j), Some((j * 32 + i) as f64));
+            }
+        }
+        let rep = analyze(&[r], &SimPlatform::nvidia());
+        let json = rep.render_json();
+        assert!(
+            json.contains(&format!(
+                "\"bank_conflict_degree\": {{\"max\": {}, ",
+                degree
+            )),
+            "{}",
+            json
+        );
+    }
+}
+
+#[test]
+fn divergent_branches_loops_and_c_arithmetic() {
+    // out[t] = t odd ? (loop: s = 0; for i < t: if i == 5 continue; if i == 9 break; s += i)
+    //                : (unsigned char)(t * 20) / 3  (wraps, truncates)
+    let uc = KExpr::Cast(Scalar::UChar, b(bin(BinOp::Mul, lid(0), int(20))));
+    let body = vec![
+        decl("t", Scalar::Int, KExpr::Cast(Scalar::Int, b(lid(0)))),
+        decl("s", Scalar::Int, int(0)),
+        KStmt::If {
+            cond: bin(BinOp::Eq, bin(BinOp::Rem, var("t"), int(2)), int(1)),
+            then: vec![KStmt::For {
+                init: vec![decl("i", Scalar::Int, int(0))],
+                cond: Some(bin(BinOp::Lt, var("i"), var("t"))),
+                step: vec![KStmt::Assign {
+                    target: LValue::Var("i".to_string()),
+                    op: Some(BinOp::Add),
+                    value: int(1),
+                }],
+                body: vec![
+                    KStmt::If {
+                        cond: bin(BinOp::Eq, var("i"), int(5)),
+                        then: vec![KStmt::Continue],
+                        els: vec![],
+                    },
+                    KStmt::If {
+                        cond: bin(BinOp::Eq, var("i"), int(9)),
+                        then: vec![KStmt::Break],
+                        els: vec![],
+                    },
+                    KStmt::Assign {
+                        target: LValue::Var("s".to_string()),
+                        op: Some(BinOp::Add),
+                        value: var("i"),
+                    },
+                ],
+            }],
+            els: vec![set("s", bin(BinOp::Div, uc, int(3)))],
+        },
+        // -7 / 2 == -3 and -7 % 2 == -1 for thread 0
+        KStmt::If {
+            cond: bin(BinOp::Eq, var("t"), int(0)),
+            then: vec![set(
+                "s",
+                bin(
+                    BinOp::Add,
+                    bin(BinOp::Mul, bin(BinOp::Div, int(-7), int(2)), int(10)),
+                    bin(BinOp::Rem, int(-7), int(2)),
+                ),
+            )],
+            els: vec![],
+        },
+        store("out", lid(0), var("s")),
+    ];
+    let m = kernel(
+        "div",
+        [64, 1, 1],
+        vec![buf("out", Scalar::Int)],
+        vec![],
+        body,
+    );
+    let mut bufs = vec![BufData::zeroed(Scalar::Int, 64)];
+    let r = run(&m, &[ArgValue::Buffer(0)], &mut bufs, [1, 1, 1], true);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let expect: Vec<i32> = (0..64)
+        .map(|t: i32| {
+            if t == 0 {
+                -31
+            } else if t % 2 == 1 {
+                let mut s = 0;
+                for i in 0..t {
+                    if i == 5 {
+                        continue;
+                    }
+                    if i == 9 {
+                        break;
+                    }
+                    s += i;
+                }
+                s
+            } else {
+                ((t * 20) as u8 as i32) / 3
+            }
+        })
+        .collect();
+    assert_eq!(bufs[0], BufData::I32(expect));
+}
+
+#[test]
+fn float_arithmetic_stays_in_single_precision() {
+    // out[t] = a[t] * 3.0f + 1e-8f, and the same with a double literal (promotes to double)
+    let body = vec![
+        store(
+            "out",
+            lid(0),
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, load("a", lid(0)), KExpr::Float(3.0, true)),
+                KExpr::Float(1e-8, true),
+            ),
+        ),
+        store(
+            "out2",
+            lid(0),
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, load("a", lid(0)), KExpr::Float(3.0, false)),
+                KExpr::Float(1e-8, false),
+            ),
+        ),
+        store(
+            "out3",
+            lid(0),
+            KExpr::Call("sqrtf".to_string(), vec![load("a", lid(0))]),
+        ),
+    ];
+    let m = kernel(
+        "f",
+        [32, 1, 1],
+        vec![
+            buf("a", Scalar::Float),
+            buf("out", Scalar::Float),
+            buf("out2", Scalar::Float),
+            buf("out3", Scalar::Float),
+        ],
+        vec![],
+        body,
+    );
+    let a: Vec<f32> = (0..32).map(|i| 0.1f32 * i as f32 + 0.013).collect();
+    let mut bufs = vec![
+        BufData::F32(a.clone()),
+        BufData::zeroed(Scalar::Float, 32),
+        BufData::zeroed(Scalar::Float, 32),
+        BufData::zeroed(Scalar::Float, 32),
+    ];
+    let args: Vec<ArgValue> = (0..4).map(ArgValue::Buffer).collect();
+    run(&m, &args, &mut bufs, [1, 1, 1], true);
+    assert_eq!(
+        bufs[1],
+        BufData::F32(a.iter().map(|x| x * 3.0f32 + 1e-8f32).collect())
+    );
+    assert_eq!(
+        bufs[2],
+        BufData::F32(a.iter().map(|x| (*x as f64 * 3.0 + 1e-8) as f32).collect())
+    );
+    assert_eq!(bufs[3], BufData::F32(a.iter().map(|x| x.sqrt()).collect()));
+}
+
+#[test]
+fn checker_finds_a_missing_barrier() {
+    // s[t] = a[t]; (no barrier) out[t] = s[(t + 1) % 64]
+    let body = vec![
+        sstore("s", lid(0), load("a", lid(0))),
+        store(
+            "out",
+            lid(0),
+            sload(
+                "s",
+                bin(BinOp::Rem, bin(BinOp::Add, lid(0), int(1)), int(64)),
+            ),
+        ),
+    ];
+    let locals = vec![LocalArray {
+        name: "s".to_string(),
+        elem: Scalar::Float,
+        len: 64,
+    }];
+    let m = kernel(
+        "nobar",
+        [64, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        locals.clone(),
+        body.clone(),
+    );
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 64),
+        BufData::zeroed(Scalar::Float, 64),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let races: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::SharedRace)
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(
+        races.first().map(String::as_str),
+        Some("data race on shared memory in `nobar` at nobar#3 s[(get_local_id(0) + 1) % 64]: block (0, 0, 0) thread (0, 0, 0) and block (0, 0, 0) thread (1, 0, 0) (element 1 read here was written by the other thread since the last barrier)"),
+        "{:?}",
+        r.findings
+    );
+    // With the barrier: silent.
+    let mut fixed = body;
+    fixed.insert(1, KStmt::Barrier);
+    let m = kernel(
+        "bar",
+        [64, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        locals,
+        fixed,
+    );
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+}
+
+#[test]
+fn checker_finds_an_off_by_one() {
+    // if (gid <= n) out[gid] = a[gid]   (should be <)
+    let body = vec![KStmt::If {
+        cond: bin(BinOp::Le, gid(0), var("n")),
+        then: vec![store("out", gid(0), load("a", gid(0)))],
+        els: vec![],
+    }];
+    let m = kernel(
+        "obo",
+        [32, 1, 1],
+        vec![
+            buf("a", Scalar::Float),
+            buf("out", Scalar::Float),
+            scalar("n", Scalar::Int),
+        ],
+        vec![],
+        body,
+    );
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 40),
+        BufData::zeroed(Scalar::Float, 40),
+    ];
+    let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Int(40)];
+    let r = run(&m, &args, &mut bufs, [2, 1, 1], true);
+    let msgs: Vec<String> = r.findings.iter().map(|f| f.to_string()).collect();
+    assert_eq!(
+        msgs,
+        vec![
+            "out-of-bounds access in `obo` at obo#0 out[get_global_id(0)]: block (1, 0, 0) thread (8, 0, 0) (index 40 of a buffer of 40 elements)",
+            "out-of-bounds access in `obo` at obo#1 a[get_global_id(0)]: block (1, 0, 0) thread (8, 0, 0) (index 40 of a buffer of 40 elements)",
+        ]
+    );
+    // Outside check mode the launch fails.
+    let e = run_kernel(
+        &m,
+        0,
+        &args,
+        &mut bufs,
+        [2, 1, 1],
+        &SimPlatform::nvidia(),
+        &SimOptions::default(),
+    );
+    assert!(matches!(e, Err(SimError::Fault(_))), "{:?}", e);
+}
+
+#[test]
+fn checker_finds_partial_barriers_global_races_and_uninitialized_reads() {
+    // if (t < 16) barrier;  x = s[t] (never written);  out[0] = t
+    let body = vec![
+        KStmt::If {
+            cond: bin(BinOp::Lt, lid(0), int(16)),
+            then: vec![KStmt::Barrier],
+            els: vec![],
+        },
+        store("out", int(0), sload("s", lid(0))),
+    ];
+    let locals = vec![LocalArray {
+        name: "s".to_string(),
+        elem: Scalar::Float,
+        len: 32,
+    }];
+    let m = kernel(
+        "bad",
+        [32, 1, 1],
+        vec![buf("out", Scalar::Float)],
+        locals,
+        body,
+    );
+    let mut bufs = vec![BufData::zeroed(Scalar::Float, 1)];
+    let r = run(&m, &[ArgValue::Buffer(0)], &mut bufs, [1, 1, 1], true);
+    let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
+    assert!(
+        kinds.contains(&FindingKind::PartialBarrier),
+        "{:?}",
+        r.findings
+    );
+    assert!(kinds.contains(&FindingKind::GlobalRace), "{:?}", r.findings);
+    assert!(
+        kinds.contains(&FindingKind::UninitializedShared),
+        "{:?}",
+        r.findings
+    );
+    let pb = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::PartialBarrier)
+        .unwrap();
+    assert_eq!(pb.thread.thread, [16, 0, 0]);
+}
+
+#[test]
+fn lint_tracks_every_dimension_and_quasi_affine_indices() {
+    let p = SimPlatform::nvidia();
+    let v = |block: [u32; 3], idx: KExpr| {
+        let m = kernel(
+            "l",
+            block,
+            vec![
+                buf("a", Scalar::Float),
+                buf("out", Scalar::Float),
+                scalar("n", Scalar::Int),
+            ],
+            vec![],
+            vec![store("out", int(0), load("a", idx))],
+        );
+        lint::lint_kernel(&m.kernels[0], &p).unwrap()[1].verdict
+    };
+    assert_eq!(v([32, 1, 1], lid(0)), Verdict::Coalesced);
+    assert_eq!(
+        v([32, 1, 1], bin(BinOp::Mul, lid(0), var("n"))),
+        Verdict::UncoalescedStride
+    );
+    // tid/4*4: stride 1 on average
+    assert_eq!(
+        v(
+            [32, 1, 1],
+            bin(BinOp::Mul, bin(BinOp::Div, lid(0), int(4)), int(4))
+        ),
+        Verdict::Coalesced
+    );
+    // 2-D block 16 wide: a warp covers two rows of a 1024-float matrix
+    let rowmajor = bin(BinOp::Add, bin(BinOp::Mul, lid(1), int(1024)), lid(0));
+    assert_eq!(v([16, 16, 1], rowmajor.clone()), Verdict::UncoalescedStride);
+    assert_eq!(v([32, 8, 1], rowmajor), Verdict::Coalesced);
+    // threadIdx.y only, block 32 wide: broadcast within a warp
+    assert_eq!(
+        v([32, 8, 1], bin(BinOp::Mul, lid(1), var("n"))),
+        Verdict::Broadcast
+    );
+    // z dimension with x of size 1
+    assert_eq!(
+        v([1, 1, 64], bin(BinOp::Mul, lid(2), int(2))),
+        Verdict::UncoalescedStride
+    );
+    // data-dependent
+    assert_eq!(
+        v([32, 1, 1], KExpr::Cast(Scalar::Int, b(load("a", lid(0))))),
+        Verdict::Unknown
+    );
+    assert_eq!(
+        v([32, 1, 1], bin(BinOp::Add, lid(0), var("n"))),
+        Verdict::Unknown
+    );
+    let _ = UnOp::Neg;
+}
+
+#[test]
+fn sampling_scales_counts() {
+    let m = kernel(
+        "s",
+        [32, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        vec![],
+        vec![store("out", gid(0), load("a", gid(0)))],
+    );
+    let mut bufs = vec![
+        BufData::zeroed(Scalar::Float, 32 * 100),
+        BufData::zeroed(Scalar::Float, 32 * 100),
+    ];
+    let opts = SimOptions {
+        sample_blocks: Some(10),
+        ..Default::default()
+    };
+    let r = run_kernel(
+        &m,
+        0,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [100, 1, 1],
+        &SimPlatform::nvidia(),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.stats.blocks_simulated, 10);
+    assert_eq!(r.stats.counts[1].sectors, 400);
+    let rep = analyze(&[r], &SimPlatform::nvidia());
+    assert_eq!(rep.kernels[0].global_transactions, 800);
+    assert_eq!(rep.kernels[0].compulsory_transactions, 800);
+    assert!(rep.render_text().contains("model estimate"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every example against the sequential C
+// ---------------------------------------------------------------------------------------------
+//
+// How: each example is compiled twice. (1) Through accshare, for its kernel IR and host plan.
+// (2) As the sequential C program by `cc`, instrumented at every compute region of the host
+// plan: just before the region it writes to a trace file the host arrays the region's launches
+// use (each buffer's element count and host pointer come from the host plan), the value of every
+// scalar launch argument and every launch extent (the C expressions of the host plan, evaluated
+// by the C compiler in the user's scope) and the reduction variables; just after the region
+// (which then runs sequentially, pragmas ignored) it writes the arrays and reduction variables
+// again. The test replays each region instance on the simulator from the "before" state (its
+// launches in order, reductions finished as the host does) and requires the "after" state: the
+// arrays bit for bit, reductions within 1e-5 (tree order). The C compiler evaluates every host
+// expression, so no C evaluator is needed, and every region instance (e.g. each time step of
+// hotspot) is checked from the true sequential state. Sizes are the program's knobs shrunk to
+// `v/8 + 3`, never a multiple of a block size. All launches run in check mode: the checker must
+// stay silent.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+use accshare::sim::{host, trace};
+
+fn size_macros(text: &str) -> Vec<(String, i64)> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for w in lines.windows(2) {
+        let Some(name) = w[0].strip_prefix("#ifndef ") else {
+            continue;
+        };
+        let name = name.trim();
+        let Some(rest) = w[1].strip_prefix("#define ") else {
+            continue;
+        };
+        let mut it = rest.split_whitespace();
+        if it.next() != Some(name) {
+            continue;
+        }
+        if let Some(v) = it.next().and_then(|v| v.parse::<i64>().ok()) {
+            out.push((name.to_string(), v));
+        }
+    }
+    out
+}
+
+fn examples() -> Vec<PathBuf> {
+    programs_in("examples")
+}
+
+fn programs_in(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "c"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+struct ExampleRun {
+    /// (kernel, access id) → summed counts.
+    counts: BTreeMap<(String, usize), (AccessInfo, AccessCounts)>,
+    instances: usize,
+}
+
+/// Size knobs of a variant: `odd` shrinks every knob of at least 8 to `v/8 + 3`; otherwise every
+/// knob of at least 64 becomes 64 (rows a multiple of the line).
+fn variant(text: &str, odd: bool) -> Vec<(String, String)> {
+    size_macros(text)
+        .into_iter()
+        .filter_map(|(n, v)| match odd {
+            true if v >= 8 => Some((n, (v / 8 + 3).to_string())),
+            false if v >= 64 => Some((n, "64".to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn run_example(src: &Path, tag: &str, odd: bool) -> Result<(Module, ExampleRun), String> {
+    let text = std::fs::read_to_string(src).map_err(|e| e.to_string())?;
+    let defines = variant(&text, odd);
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: accshare::back::output::Target::OpenCl,
+        pp: accshare::front::preprocess::PpOptions {
+            defines: defines
+                .iter()
+                .map(|(a, b)| (a.clone(), Some(b.clone())))
+                .collect(),
+            include_dirs: Vec::new(),
+        },
+    };
+    let out = driver::compile(src, &opts, &mut sources, &mut diags)
+        .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;
+    let m = out.module;
+    let dir = std::env::temp_dir().join(format!("accshare-sim-{}-{}", std::process::id(), tag));
+    let _ = std::fs::remove_dir_all(&dir);
+    let platform = SimPlatform::nvidia();
+    let sim_opts = SimOptions {
+        check: true,
+        ..Default::default()
+    };
+    let (rep, report) = trace::run_module(src, &m, &opts.pp, &platform, &sim_opts, &dir)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if report.kernels.is_empty() {
+        return Err("no kernel ran".to_string());
+    }
+    if !rep.mismatches.is_empty() {
+        return Err(rep.mismatches.join("\n"));
+    }
+    let mut res = ExampleRun {
+        counts: BTreeMap::new(),
+        instances: rep.instances,
+    };
+    for r in &rep.runs {
+        if !r.findings.is_empty() {
+            return Err(format!(
+                "the checker reports:\n{}",
+                r.findings
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        let st = &r.stats;
+        for (a, c) in st.accesses.iter().zip(st.counts.iter()) {
+            let e = res
+                .counts
+                .entry((st.kernel.clone(), a.id))
+                .or_insert_with(|| (a.clone(), AccessCounts::default()));
+            e.1.requests += c.requests;
+            e.1.sectors += c.sectors;
+            e.1.lines += c.lines;
+            e.1.min_sectors += c.min_sectors;
+            e.1.min_lines += c.min_lines;
+            e.1.broadcast_requests += c.broadcast_requests;
+            e.1.misaligned_requests += c.misaligned_requests;
+            e.1.strided_requests += c.strided_requests;
+        }
+    }
+    if res.instances == 0 {
+        return Err("no region ran".to_string());
+    }
+    Ok((m, res))
+}
+
+/// Lint verdicts that differ from the simulator's counts on the examples, with the reason:
+/// (example, access label, lint verdict, dynamic verdict, why).
+/// None so far: wherever the lint commits to a verdict, the counts agree.
+const KNOWN_DISAGREEMENTS: &[(&str, &str, &str, &str, &str)] = &[];
+
+/// Accesses the lint leaves `unknown`, with what the simulator saw and why the lint cannot tell:
+/// (example, access, dynamic verdict, reason).
+const LINT_UNKNOWN: &[(&str, &str, &str, &str)] = &[
+    ("conv3x3.c@64", "conv3x3_r0_k0#1 in[(i + di) * 64 + (j + dj)]", "uncoalesced-by-alignment",
+     "the offset dj is a loop iterator: its residue is not tracked over the loop (it runs -1..1)"),
+    ("conv3x3.c", "conv3x3_r0_k0#1 in[(i + di) * 67 + (j + dj)]", "uncoalesced-by-alignment",
+     "same, and the row length 67 is odd"),
+    ("gauss.c", "gauss5x5_r0_k0#0 in[(i + di) * 99 + (j - 2)]", "uncoalesced-by-alignment",
+     "row length 99 times the loop iterator di: run-time residue"),
+    ("gauss.c", "gauss5x5_r0_k0#1 in[(i + di) * 99 + (j - 1)]", "uncoalesced-by-alignment", "same"),
+    ("gauss.c", "gauss5x5_r0_k0#2 in[(i + di) * 99 + j]", "uncoalesced-by-alignment", "same"),
+    ("gauss.c", "gauss5x5_r0_k0#3 in[(i + di) * 99 + (j + 1)]", "uncoalesced-by-alignment", "same"),
+    ("gauss.c", "gauss5x5_r0_k0#4 in[(i + di) * 99 + (j + 2)]", "uncoalesced-by-alignment", "same"),
+    ("gemm.c", "gemm_r0_k0#1 B[k * 35 + j]", "uncoalesced-by-alignment",
+     "row length 35 times the loop iterator k: the row start moves with k"),
+    ("saxpy_ptr.c@64", "smooth_rows_r1_k0#1 in[i * cols + j]", "broadcast",
+     "only the lane with j == 0 runs it (the `j > 0 ?:` edge case): the lint does not track \
+      GPUDrano's one-thread active sets"),
+    ("saxpy_ptr.c@64", "smooth_rows_r1_k0#3 in[i * cols + j]", "broadcast", "same, j == cols - 1"),
+    ("saxpy_ptr.c@64", "smooth_rows_r1_k0#4 out[i * cols + j]", "coalesced",
+     "cols is a run-time value: the row start is unknown"),
+    ("saxpy_ptr.c@64", "smooth_rows_r1_k0#5 in[i * cols + j]", "coalesced", "same"),
+    ("saxpy_ptr.c", "smooth_rows_r1_k0#1 in[i * cols + j]", "broadcast", "one active lane, as above"),
+    ("saxpy_ptr.c", "smooth_rows_r1_k0#3 in[i * cols + j]", "broadcast", "one active lane, as above"),
+    ("saxpy_ptr.c", "smooth_rows_r1_k0#4 out[i * cols + j]", "uncoalesced-by-alignment",
+     "cols is a run-time value"),
+    ("saxpy_ptr.c", "smooth_rows_r1_k0#5 in[i * cols + j]", "uncoalesced-by-alignment", "same"),
+];
+
+#[test]
+fn examples_match_the_sequential_c_and_the_checker_is_silent() {
+    let progs = examples();
+    assert!(!progs.is_empty());
+    let platform = SimPlatform::nvidia();
+    let mut failures = Vec::new();
+    let mut disagreements = Vec::new();
+    let mut unknowns = Vec::new();
+    let mut table = String::new();
+    for (i, p) in progs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| [(2 * i, p), (2 * i + 1, p)])
+    {
+        let odd = i % 2 == 1;
+        let name = format!(
+            "{}{}",
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            if odd { "" } else { "@64" }
+        );
+        match run_example(p, &i.to_string(), odd) {
+            Err(e) => failures.push(format!("{}: {}", name, e)),
+            Ok((m, run)) => {
+                for k in &m.kernels {
+                    let items = match lint::lint_kernel(k, &platform) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            failures.push(format!("{}: lint: {}", name, e));
+                            continue;
+                        }
+                    };
+                    for it in items {
+                        let Some((_, c)) = run.counts.get(&(k.name.clone(), it.access.id)) else {
+                            continue;
+                        };
+                        let Some(dynv) = lint::dynamic_verdict(c) else {
+                            continue;
+                        };
+                        table.push_str(&format!(
+                            "{:<12} {:<60} lint {:<26} sim {:<26} ({} sectors / min {}, {} lines / min {})\n",
+                            name,
+                            it.access.label,
+                            it.verdict.name(),
+                            dynv.name(),
+                            c.sectors,
+                            c.min_sectors,
+                            c.lines,
+                            c.min_lines
+                        ));
+                        if it.verdict == lint::Verdict::Unknown {
+                            unknowns.push((name.clone(), it.access.label.clone(), dynv.name()));
+                        } else if it.verdict != dynv {
+                            disagreements.push((
+                                name.clone(),
+                                it.access.label.clone(),
+                                it.verdict.name(),
+                                dynv.name(),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{}", table);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let known: Vec<(String, String, &str, &str)> = KNOWN_DISAGREEMENTS
+        .iter()
+        .map(|(e, l, a, b, _)| (e.to_string(), l.to_string(), *a, *b))
+        .collect();
+    assert_eq!(disagreements, known, "lint vs simulator:\n{}", table);
+    let unknown: Vec<(String, String, &str)> = LINT_UNKNOWN
+        .iter()
+        .map(|(e, l, d, _)| (e.to_string(), l.to_string(), *d))
+        .collect();
+    assert_eq!(
+        unknowns, unknown,
+        "accesses the lint cannot classify:\n{}",
+        table
+    );
+}
+
+/// A 2048² gemm analysed with 16 sampled blocks finishes in seconds (release: well under one).
+#[test]
+fn sampled_gemm_2048_is_fast() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/gemm.c");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let n = "2048".to_string();
+    let opts = driver::Options {
+        target: accshare::back::output::Target::OpenCl,
+        pp: accshare::front::preprocess::PpOptions {
+            defines: ["NI", "NJ", "NK"]
+                .iter()
+                .map(|d| (d.to_string(), Some(n.clone())))
+                .collect(),
+            include_dirs: Vec::new(),
+        },
+    };
+    let out = driver::compile(&src, &opts, &mut sources, &mut diags).expect("gemm compiles");
+    let m = out.module;
+    let region = m
+        .host
+        .iter()
+        .find(|h| !h.launches.is_empty())
+        .expect("a compute region");
+    let l = &region.launches[0];
+    println!("extents {:?}", l.extent);
+    let mut arrays = BTreeMap::new();
+    for a in trace::region_arrays(region) {
+        arrays.insert(a, BufData::F32(vec![0.5; 2048 * 2048]));
+    }
+    let scalar = |_: &str, _: Scalar| Some(ArgValue::Float(1.5));
+    let t = std::time::Instant::now();
+    let opts = SimOptions {
+        sample_blocks: Some(16),
+        ..Default::default()
+    };
+    let r = host::run_launch(
+        &m,
+        l,
+        &mut arrays,
+        &scalar,
+        [2048, 2048, 1],
+        &SimPlatform::nvidia(),
+        &opts,
+    )
+    .expect("runs");
+    let secs = t.elapsed().as_secs_f64();
+    let rep = analyze(&[r.run], &SimPlatform::nvidia());
+    println!("{}\n{:.2} s", rep.render_text(), secs);
+    let k = &rep.kernels[0];
+    assert_eq!(k.blocks_total, 64 * 256);
+    // B[k*2048 + j]: 2048 k-steps × 4 sectors per warp × 8 warps per block × 16384 blocks.
+    let b = k
+        .accesses
+        .iter()
+        .find(|a| a.info.label.contains("B["))
+        .expect("B");
+    assert_eq!(b.counts.sectors, 2048 * 4 * 8 * 16384);
+    assert!(secs < 60.0, "{} s", secs);
+}
+
+#[test]
+fn report_of_the_column_read_tile() {
+    let m = tile_kernel(32);
+    let mut bufs = vec![
+        BufData::F32((0..1024).map(|x| x as f32).collect()),
+        BufData::zeroed(Scalar::Float, 1024),
+    ];
+    let r = run(
+        &m,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        &mut bufs,
+        [1, 1, 1],
+        true,
+    );
+    let rep = analyze(&[r], &SimPlatform::nvidia());
+    insta::assert_snapshot!(format!("{}\n{}", rep.render_text(), rep.render_json()));
+}
+
+/// The lint's verdicts on every example at its default sizes.
+#[test]
+fn lint_of_the_examples() {
+    let mut out = String::new();
+    for p in examples() {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target: accshare::back::output::Target::OpenCl,
+            pp: Default::default(),
+        };
+        let Some(o) = driver::compile(&p, &opts, &mut sources, &mut diags) else {
+            panic!("{}", diag::render(&sources, &diags.0));
+        };
+        for k in &o.module.kernels {
+            for it in lint::lint_kernel(k, &SimPlatform::nvidia()).expect("lint") {
+                out.push_str(&format!(
+                    "{}: {} ({})\n",
+                    it.access.label,
+                    it.verdict.name(),
+                    it.reason
+                ));
+                if let Some((msg, help)) = it.message() {
+                    out.push_str(&format!("  warning: {}\n  help: {}\n", msg, help));
+                }
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn private_arrays_compound_stores_and_while_loops() {
+    // float p[4]; for (k = 0; k < 4; k++) p[k] = a[t] * k;
+    // int n = t; while (n > 3) n -= 3; do { out[t] += p[n]; n--; } while (n >= 0);
+    let body = vec![
+        KStmt::Decl {
+            name: "p".to_string(),
+            ty: Scalar::Float,
+            len: Some(4),
+            init: None,
+        },
+        KStmt::For {
+            init: vec![decl("k", Scalar::Int, int(0))],
+            cond: Some(bin(BinOp::Lt, var("k"), int(4))),
+            step: vec![set("k", bin(BinOp::Add, var("k"), int(1)))],
+            body: vec![KStmt::Assign {
+                target: LValue::Elem(at("p", Space::Private, var("k"))),
+                op: None,
+                value: bin(BinOp::Mul, load("a", lid(0)), var("k")),
+            }],
+        },
+        decl("n", Scalar::Int, KExpr::Cast(Scalar::Int, b(lid(0)))),
+        KStmt::While {
+            cond: bin(BinOp::Gt, var("n"), int(3)),
+            body: vec![KStmt::Assign {
+                target: LValue::Var("n".to_string()),
+                op: Some(BinOp::Sub),
+                value: int(3),
+            }],
+        },
+        KStmt::DoWhile {
+            body: vec![
+                KStmt::Assign {
+                    target: LValue::Elem(at("out", Space::Global, lid(0))),
+                    op: Some(BinOp::Add),
+                    value: KExpr::Load(at("p", Space::Private, var("n"))),
+                },
+                set("n", bin(BinOp::Sub, var("n"), int(1))),
+            ],
+            cond: bin(BinOp::Ge, var("n"), int(0)),
+        },
+    ];
+    let m = kernel(
+        "priv",
+        [64, 1, 1],
+        vec![buf("a", Scalar::Float), buf("out", Scalar::Float)],
+        vec![],
+        body,
+    );
+    for platform in [SimPlatform::nvidia(), SimPlatform::amd_cdna()] {
+        let mut bufs = vec![
+            BufData::F32((0..64).map(|x| x as f32 * 0.5).collect()),
+            BufData::F32(vec![1.0; 64]),
+        ];
+        let opts = SimOptions {
+            check: true,
+            ..Default::default()
+        };
+        let r = run_kernel(
+            &m,
+            0,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            &platform,
+            &opts,
+        )
+        .expect("runs");
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let expect: Vec<f32> = (0..64)
+            .map(|t| {
+                let a = t as f32 * 0.5;
+                let mut n = t;
+                while n > 3 {
+                    n -= 3;
+                }
+                let mut o = 1.0f32;
+                loop {
+                    o += a * n as f32;
+                    n -= 1;
+                    if n < 0 {
+                        break;
+                    }
+                }
+                o
+            })
+            .collect();
+        assert_eq!(bufs[1], BufData::F32(expect));
+        // The compound store is one access, counted as a load and a store request per warp.
+        let c = counts(&r, "out[");
+        let warps = 64 / platform.warp as u64;
+        assert_eq!(
+            r.stats
+                .accesses
+                .iter()
+                .filter(|a| a.kind == AccessKind::Update)
+                .count(),
+            1
+        );
+        assert!(c.requests >= 2 * warps, "{:?}", c);
+        if platform.warp == 64 {
+            // 64 floats = 256 B: four 64-byte sectors, two lines, on the first pass.
+            let a = counts(&r, "a[");
+            assert_eq!(
+                (a.requests, a.sectors / a.requests, a.lines / a.requests),
+                (4, 4, 2)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_kernel_that_never_terminates_is_stopped() {
+    let m = kernel(
+        "spin",
+        [32, 1, 1],
+        vec![buf("out", Scalar::Int)],
+        vec![],
+        vec![
+            KStmt::While {
+                cond: int(1),
+                body: vec![],
+            },
+            store("out", lid(0), int(1)),
+        ],
+    );
+    let mut bufs = vec![BufData::zeroed(Scalar::Int, 32)];
+    let opts = SimOptions {
+        max_iterations: 1000,
+        ..Default::default()
+    };
+    match run_kernel(
+        &m,
+        0,
+        &[ArgValue::Buffer(0)],
+        &mut bufs,
+        [1, 1, 1],
+        &SimPlatform::nvidia(),
+        &opts,
+    ) {
+        Err(SimError::Fault(f)) => assert_eq!(f.kind, FindingKind::IterationLimit),
+        other => panic!("{:?}", other),
+    }
+}
+
+/// The corpus programs (reductions, `while` loops, math functions, `unsigned char`, private
+/// arrays, `share` hints…) also match the sequential C region by region, checker silent.
+#[test]
+fn corpus_matches_the_sequential_c_and_the_checker_is_silent() {
+    let progs = programs_in("tests/corpus");
+    assert!(!progs.is_empty());
+    let mut failures = Vec::new();
+    for (i, p) in progs.iter().enumerate() {
+        for odd in [true, false] {
+            if let Err(e) = run_example(p, &format!("c{}-{}", i, odd), odd) {
+                failures.push(format!(
+                    "{} ({}): {}",
+                    p.display(),
+                    if odd { "odd" } else { "64" },
+                    e
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
