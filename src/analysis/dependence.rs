@@ -1,52 +1,409 @@
-//! Data dependences of a compute region.
+//! Data dependences of a compute region: for each loop `L`, may the iterations of `L` run in
+//! parallel, the loops outside `L` being fixed?
+//!
+//! * Arrays (`arrays`): every pair of references to the same array inside `L`, at least one
+//!   writing (a reference with itself included), is posed as an integer system over the loop
+//!   iterators and solved exactly when possible (`system`). Parameters are non-negative
+//!   integers assumed large (larger than any constant of the program); a loop whose bounds make
+//!   its trip count small is handled through the bounds themselves.
+//! * Scalars (`scalars`): a scalar written in `L` is private when it is declared inside `L`, is
+//!   listed in a `private` clause, or is written before any use in every iteration; a reduction
+//!   when a `reduction` clause names it or when every write is an `s op= e`-shaped update and it
+//!   is not otherwise read; otherwise it carries a dependence.
+//!
+//! The verdict is [`Verdict::Independent`] when proven, [`Verdict::Carried`] when a dependence is
+//! proven (for large parameters), and [`Verdict::Unknown`] otherwise. [`check_claims`] reports a
+//! loop the user marked `independent` that carries a dependence; [`is_parallel`] is the rule the
+//! kernel mapping uses.
 
-// Placeholder interface until the analysis lands.
-use crate::front::pragma_ast::RedOp;
-use crate::ir::{LoopId, Marking, Region};
+mod arrays;
+mod scalars;
+mod system;
+
+use crate::diag::{Diag, SourceMap};
+use crate::front::pragma_ast::{Construct, RedOp};
+use crate::ir::{AccessId, LoopId, Marking, Region};
+
+use system::Tri;
+
+/// The kind of a dependence from the earlier reference to the later one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DepKind {
+    /// Written, then read.
+    Flow,
+    /// Read, then written.
+    Anti,
+    /// Written, then written again.
+    Output,
+}
+
+impl DepKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DepKind::Flow => "flow",
+            DepKind::Anti => "anti",
+            DepKind::Output => "output",
+        }
+    }
+}
+
+/// A reference taking part in a dependence.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ref {
+    /// An array reference (`Region::accesses`).
+    Array(AccessId),
+    /// A use of a scalar (index into `Region::scalar_refs`).
+    Scalar(usize),
+}
+
+/// A proven dependence carried by a loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    /// The reference in the earlier iteration.
+    pub src: Ref,
+    /// The reference in the later iteration.
+    pub dst: Ref,
+    pub kind: DepKind,
+    /// Number of iterations of the loop between the two, when fixed.
+    pub distance: Option<i64>,
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
+    /// Proven: no dependence is carried (with [`LoopDeps::privatized`] and
+    /// [`LoopDeps::reductions`] applied).
     Independent,
-    Carried(Vec<()>),
+    /// Proven dependences (for large parameter values), most telling first.
+    Carried(Vec<Witness>),
+    /// Not decided, and why.
     Unknown(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoopDeps {
     pub verdict: Verdict,
+    /// Scalars declared outside the loop that each iteration must have its own copy of (listed in
+    /// a `private` clause, or written before any use in every iteration). Scalars declared inside
+    /// the loop and iterators of inner loops are private without being listed.
     pub privatized: Vec<String>,
+    /// Scalar reductions: declared in a `reduction` clause of the loop (or of a loop whose
+    /// `collapse` covers it), or recognised from `s op= e`-shaped updates.
     pub reductions: Vec<(RedOp, String)>,
 }
 
+/// Per loop, indexed by [`LoopId`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct DepInfo {
     pub loops: Vec<LoopDeps>,
 }
 
+/// Most witnesses kept per loop.
+const MAX_WITNESSES: usize = 16;
+
+/// Most pairs of references per loop given to the full test (the ZIV/GCD pre-test is not
+/// counted); beyond, the verdict is unknown.
+const MAX_PAIR_TESTS: usize = 2000;
+
+/// Analyzes every loop of the region.
 pub fn analyze(region: &Region) -> DepInfo {
     DepInfo {
-        loops: region
-            .loops
-            .iter()
-            .map(|l| LoopDeps {
-                verdict: Verdict::Unknown("not analyzed".into()),
-                privatized: Vec::new(),
-                reductions: l.reductions.clone(),
-            })
+        loops: (0..region.loops.len())
+            .map(|l| analyze_loop(region, l))
             .collect(),
     }
 }
 
-pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
-    let _ = deps;
-    region.loops[l].marking == Marking::Independent
+fn analyze_loop(region: &Region, l: LoopId) -> LoopDeps {
+    let mut witnesses: Vec<Witness> = Vec::new();
+    let mut unknown: Option<String> = None;
+    let mut full_tests = 0;
+    let inside: Vec<&crate::ir::Access> = region
+        .accesses
+        .iter()
+        .filter(|a| a.loops.contains(&l))
+        .collect();
+    let quick: Vec<arrays::QuickDims> = inside
+        .iter()
+        .map(|a| arrays::quick_dims(region, l, a))
+        .collect();
+    'pairs: for (x, a) in inside.iter().enumerate() {
+        for (y, b) in inside.iter().enumerate().skip(x) {
+            if a.array != b.array
+                || !(a.writes() || b.writes())
+                || arrays::quick_independent(&quick[x], &quick[y])
+            {
+                continue;
+            }
+            full_tests += 1;
+            if full_tests > MAX_PAIR_TESTS {
+                if unknown.is_none() {
+                    unknown = Some(format!(
+                        "loop `{}` has too many pairs of array references to analyze",
+                        region.loops.get(l).map_or("?", |x| x.var.as_str())
+                    ));
+                }
+                break 'pairs;
+            }
+            let r = arrays::test_pair(region, l, a, b);
+            for (d, src, dst) in [(&r.a_first, *a, *b), (&r.b_first, *b, *a)] {
+                match d.tri {
+                    Tri::Yes => witnesses.push(Witness {
+                        src: Ref::Array(src.id),
+                        dst: Ref::Array(dst.id),
+                        kind: array_kind(src, dst),
+                        distance: d.distance,
+                    }),
+                    Tri::Maybe => {
+                        if unknown.is_none() {
+                            unknown = r.reason.clone();
+                        }
+                    }
+                    Tri::No => {}
+                }
+            }
+            if witnesses.len() >= MAX_WITNESSES {
+                break 'pairs;
+            }
+        }
+    }
+    let sc = scalars::analyze_loop(region, l);
+    witnesses.extend(sc.witnesses);
+    if unknown.is_none() {
+        unknown = sc.unknown;
+    }
+    let verdict = if !witnesses.is_empty() {
+        witnesses.sort_by_key(witness_rank);
+        witnesses.dedup();
+        witnesses.truncate(MAX_WITNESSES);
+        Verdict::Carried(witnesses)
+    } else if let Some(why) = unknown {
+        Verdict::Unknown(why)
+    } else {
+        Verdict::Independent
+    };
+    LoopDeps {
+        verdict,
+        privatized: sc.privatized,
+        reductions: sc.reductions,
+    }
 }
 
-pub fn check_claims(
-    region: &Region,
-    deps: &DepInfo,
-    sources: Option<&crate::diag::SourceMap>,
-) -> Vec<crate::diag::Diag> {
-    let _ = (region, deps, sources);
-    Vec::new()
+fn array_kind(src: &crate::ir::Access, dst: &crate::ir::Access) -> DepKind {
+    if src.writes() && dst.reads() {
+        DepKind::Flow
+    } else if src.writes() {
+        DepKind::Output
+    } else {
+        DepKind::Anti
+    }
 }
+
+/// Most telling first: flow before anti before output, two distinct references before one,
+/// arrays before scalars, then source order.
+fn witness_rank(w: &Witness) -> (DepKind, bool, bool, Ref, Ref) {
+    (
+        w.kind,
+        w.src == w.dst,
+        matches!(w.src, Ref::Scalar(_)),
+        w.src,
+        w.dst,
+    )
+}
+
+/// Whether loop `l` runs in parallel: a loop marked `independent` always (the claim is trusted;
+/// [`check_claims`] reports it as an error when the loop provably carries a dependence), an
+/// `auto` loop only when proven independent (with its private scalars and reductions), never a
+/// `seq` loop or a loop of a `serial` construct.
+pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
+    let (Some(lp), Some(d)) = (region.loops.get(l), deps.loops.get(l)) else {
+        return false;
+    };
+    if matches!(region.construct, Construct::Serial | Construct::SerialLoop) {
+        return false;
+    }
+    match lp.marking {
+        Marking::Seq => false,
+        Marking::Independent => true,
+        Marking::Auto => d.verdict == Verdict::Independent,
+    }
+}
+
+/// Checks the user's claims against the analysis: a loop marked `independent` that carries a
+/// dependence is an error naming both references; `reduction` clauses that do not match the
+/// code are warnings. An `independent` loop whose verdict is unknown is trusted.
+pub fn check_claims(region: &Region, deps: &DepInfo, sources: Option<&SourceMap>) -> Vec<Diag> {
+    let mut out = Vec::new();
+    for lp in &region.loops {
+        if lp.marking == Marking::Independent {
+            if let Some(LoopDeps {
+                verdict: Verdict::Carried(ws),
+                ..
+            }) = deps.loops.get(lp.id)
+            {
+                if let Some(w) = ws.first() {
+                    out.push(claim_error(region, lp.id, w, sources));
+                }
+            }
+        }
+        out.extend(scalars::clause_warnings(region, lp.id));
+    }
+    out
+}
+
+/// How a reference reads in a message: its source text when short, else the IR form.
+fn ref_text(region: &Region, r: Ref, sources: Option<&SourceMap>) -> String {
+    let (span, fallback) = match r {
+        Ref::Array(a) => match region.accesses.get(a) {
+            Some(acc) => (acc.span, region.fmt_access(a)),
+            None => return "?".into(),
+        },
+        Ref::Scalar(s) => match region.scalar_refs.get(s) {
+            Some(sr) => return sr.name.clone(),
+            None => return "?".into(),
+        },
+    };
+    match sources.map(|s| s.snippet(span)) {
+        Some(t) if !t.is_empty() && t.len() <= 48 && !t.contains('\n') => t.to_string(),
+        _ => fallback,
+    }
+}
+
+fn ref_span(region: &Region, r: Ref) -> Option<crate::diag::Span> {
+    match r {
+        Ref::Array(a) => region.accesses.get(a).map(|x| x.span),
+        Ref::Scalar(s) => region.scalar_refs.get(s).map(|x| x.span),
+    }
+}
+
+/// The element a reference touches is the same in every iteration of `l`: its subscripts do
+/// not mention the iterators of `l` or of loops inside it.
+fn invariant_in(region: &Region, l: LoopId, r: Ref) -> bool {
+    match r {
+        Ref::Array(a) => {
+            let Some(acc) = region.accesses.get(a) else {
+                return false;
+            };
+            let Some(p) = acc.loops.iter().position(|&x| x == l) else {
+                return false;
+            };
+            let inner: Vec<&str> = acc.loops[p..]
+                .iter()
+                .filter_map(|&x| region.loops.get(x).map(|lp| lp.var.as_str()))
+                .collect();
+            acc.subscripts.iter().all(|s| {
+                s.as_ref()
+                    .is_some_and(|s| inner.iter().all(|v| !s.mentions(v)))
+            })
+        }
+        Ref::Scalar(_) => true,
+    }
+}
+
+fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceMap>) -> Diag {
+    let lp = &region.loops[l];
+    let var = &lp.var;
+    let mut d = Diag::error(
+        lp.header_span,
+        format!(
+            "loop `{}` is marked independent but carries a dependence",
+            var
+        ),
+    )
+    .label(format!("iterations of `{}` are not independent", var));
+    let src_text = ref_text(region, w.src, sources);
+    let every = invariant_in(region, l, w.src) && invariant_in(region, l, w.dst);
+    let is_scalar = matches!(w.src, Ref::Scalar(_));
+    let (src_span, dst_span) = (ref_span(region, w.src), ref_span(region, w.dst));
+    let same = w.src == w.dst || src_span == dst_span;
+    if same {
+        if let Some(span) = src_span {
+            let what = match w.kind {
+                DepKind::Output => "written",
+                _ => "read and written",
+            };
+            let msg = if every && !is_scalar {
+                format!("`{}` is {} in every iteration of `{}`", src_text, what, var)
+            } else {
+                format!(
+                    "`{}` is {} by different iterations of `{}`",
+                    src_text, what, var
+                )
+            };
+            d = d.with_label(span, msg);
+        }
+    } else {
+        let (src_verb, dst_verb) = match w.kind {
+            DepKind::Flow => ("written", "read"),
+            DepKind::Anti => ("read", "overwritten"),
+            DepKind::Output => ("written", "written again"),
+        };
+        let when_src = if every && !is_scalar {
+            "every iteration"
+        } else {
+            "an iteration"
+        };
+        let when_dst = if every && !is_scalar {
+            format!("in every iteration of `{}`", var)
+        } else {
+            match w.distance {
+                Some(1) => "in the next iteration".to_string(),
+                Some(n) => format!("{} iterations later", n),
+                None => "in a later iteration".to_string(),
+            }
+        };
+        if let Some(s) = src_span {
+            d = d.with_label(
+                s,
+                format!(
+                    "`{}` is {} in {} of `{}` ...",
+                    src_text, src_verb, when_src, var
+                ),
+            );
+        }
+        if let Some(s) = dst_span {
+            d = d.with_label(s, format!("... and {} {}", dst_verb, when_dst));
+        }
+    }
+    let parallel = matches!(
+        region.construct,
+        Construct::Parallel | Construct::ParallelLoop
+    );
+    if parallel {
+        d = d.note("the loops of a `parallel` construct are independent unless marked `seq`");
+    }
+    if is_scalar {
+        let note = match (w.kind, w.distance) {
+            (DepKind::Output, _) => format!(
+                "the value of `{}` after the loop depends on the order of the iterations",
+                src_text
+            ),
+            (_, Some(_)) => format!(
+                "each iteration reads the value of `{}` that the previous iteration wrote",
+                src_text
+            ),
+            _ => format!(
+                "an iteration may read the value of `{}` that another iteration wrote",
+                src_text
+            ),
+        };
+        d = d.note(note).help(format!(
+            "{} to run `{}` sequentially in each thread, or declare `{}` inside the loop if each iteration computes its own value",
+            if parallel { "mark the loop `seq`" } else { "remove `independent`" },
+            var,
+            src_text
+        ));
+    } else {
+        d = d.help(if parallel {
+            format!("mark the loop `seq` to run `{}` sequentially in each thread", var)
+        } else {
+            format!(
+                "remove `independent` to run `{}` sequentially in each thread, or declare `reduction(+:…)` for a scalar accumulator",
+                var
+            )
+        });
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests;

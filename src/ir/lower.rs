@@ -511,6 +511,7 @@ impl<'a> RegionBuilder<'a> {
             children: Vec::new(),
             perfect: is_single_loop(body),
             marking,
+            conditional: self.cond_depth > 0,
             vector_len,
             collapse,
             reductions,
@@ -658,6 +659,7 @@ impl<'a> RegionBuilder<'a> {
             span,
             target,
             op,
+            reduction: None,
         });
         id
     }
@@ -672,6 +674,9 @@ impl<'a> RegionBuilder<'a> {
                     self.read_lvalue(lhs, stmt_id);
                 }
                 self.write_lvalue(lhs, *op, e.span);
+                if let Some(st) = self.region.stmts.get_mut(stmt_id) {
+                    st.reduction = reduction_shape(lhs, *op, rhs);
+                }
             }
             ExprKind::IncDec { arg, .. } => {
                 let stmt_id = self.region.stmts.len();
@@ -1162,6 +1167,84 @@ fn canonical(
         _ => return None,
     };
     Some((var, ty, lower, bound, adj, stepc))
+}
+
+/// The reduction operator of `s op= e`, `s = s op e`, `s = e op s`, `s = fmaxf(s, e)` … when `e`
+/// does not mention `s` (see [`Statement::reduction`]).
+fn reduction_shape(lhs: &Expr, op: Option<BinOp>, rhs: &Expr) -> Option<RedOp> {
+    let ExprKind::Ident(s) = &lhs.kind else {
+        return None;
+    };
+    let red = |op: BinOp| match op {
+        BinOp::Add | BinOp::Sub => Some(RedOp::Add),
+        BinOp::Mul => Some(RedOp::Mul),
+        BinOp::BitAnd => Some(RedOp::BitAnd),
+        BinOp::BitOr => Some(RedOp::BitOr),
+        BinOp::BitXor => Some(RedOp::BitXor),
+        BinOp::LogAnd => Some(RedOp::LogAnd),
+        BinOp::LogOr => Some(RedOp::LogOr),
+        _ => None,
+    };
+    if let Some(op) = op {
+        return if expr_mentions(rhs, s) { None } else { red(op) };
+    }
+    match &rhs.kind {
+        ExprKind::Binary(bop, _, _) => {
+            let r = red(*bop)?;
+            // The operands of a chain of the same operator (`+`/`-` together): `s` must be
+            // exactly one of them, not subtracted, and no other operand may mention it.
+            let mut leaves: Vec<(&Expr, bool)> = Vec::new();
+            let mut stack: Vec<(&Expr, bool)> = vec![(rhs, false)];
+            while let Some((e, negated)) = stack.pop() {
+                match &e.kind {
+                    ExprKind::Binary(o, a, b) if red(*o) == Some(r) && leaves.len() < 256 => {
+                        stack.push((a, negated));
+                        stack.push((b, negated ^ (*o == BinOp::Sub)));
+                    }
+                    _ => leaves.push((e, negated)),
+                }
+            }
+            let is_s = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == s);
+            let selves: Vec<&(&Expr, bool)> = leaves.iter().filter(|(e, _)| is_s(e)).collect();
+            let ok = selves.len() == 1
+                && !selves[0].1
+                && leaves.iter().all(|(e, _)| is_s(e) || !expr_mentions(e, s));
+            ok.then_some(r)
+        }
+        ExprKind::Call(f, args) if args.len() == 2 => {
+            let r = match f.name.as_str() {
+                "fmaxf" | "fmax" | "max" => RedOp::Max,
+                "fminf" | "fmin" | "min" => RedOp::Min,
+                _ => return None,
+            };
+            let is_s = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == s);
+            let ok = (is_s(&args[0]) && !expr_mentions(&args[1], s))
+                || (is_s(&args[1]) && !expr_mentions(&args[0], s));
+            ok.then_some(r)
+        }
+        _ => None,
+    }
+}
+
+/// Whether an expression mentions the identifier `name` anywhere.
+fn expr_mentions(e: &Expr, name: &str) -> bool {
+    match &e.kind {
+        ExprKind::Ident(n) => n == name,
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. } => expr_mentions(a, name),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => expr_mentions(a, name) || expr_mentions(b, name),
+        ExprKind::Cond(a, b, c) => {
+            expr_mentions(a, name) || expr_mentions(b, name) || expr_mentions(c, name)
+        }
+        ExprKind::Call(_, args) => args.iter().any(|a| expr_mentions(a, name)),
+        ExprKind::Member { base, .. } => expr_mentions(base, name),
+        _ => false,
+    }
 }
 
 fn bound_mentions(e: &Expr, var: &str) -> bool {

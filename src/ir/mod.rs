@@ -118,6 +118,9 @@ pub struct Loop {
     /// only child.
     pub perfect: bool,
     pub marking: Marking,
+    /// Under an `if` (or `?:`, `while`, after a `break`, inside a non-canonical loop) within its
+    /// parent loop: it may not run in every iteration of the parent.
+    pub conditional: bool,
     /// `gang`/`worker`/`vector(n)`/`vector_length(n)` as written.
     pub vector_len: Option<u32>,
     pub collapse: u32,
@@ -170,6 +173,11 @@ pub struct Statement {
     pub target: Target,
     /// Compound assignment operator (`+=` …), or `None` for `=`.
     pub op: Option<crate::front::ast::BinOp>,
+    /// The reduction this statement performs on its scalar target, judged from its shape:
+    /// `s op= e`, `s = s op e`, `s = e op s` (commutative `op`), `s = fmaxf(s, e)` / `fminf`,
+    /// `fmax`, `fmin`, `max`, `min` (either argument order), where `e` does not mention `s`.
+    /// `-=` and `s = s - e` are `Add` reductions. `None` for every other statement.
+    pub reduction: Option<RedOp>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,0 +1,355 @@
+//! Scalars written inside a loop: private, reduction, or a carried dependence.
+
+use std::collections::BTreeSet;
+
+use super::{DepKind, Ref, Witness};
+use crate::diag::Diag;
+use crate::front::ast::BinOp;
+use crate::front::pragma_ast::RedOp;
+use crate::ir::{AccessKind, Bound, LoopId, Region, ScalarRef, Statement, Target};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct ScalarResult {
+    pub privatized: Vec<String>,
+    pub reductions: Vec<(RedOp, String)>,
+    pub witnesses: Vec<Witness>,
+    pub unknown: Option<String>,
+}
+
+/// Loop `l` and the enclosing loops whose `collapse` covers it (their clauses apply to `l`).
+pub(super) fn covering_loops(region: &Region, l: LoopId) -> Vec<LoopId> {
+    let mut out = vec![l];
+    let Some(lp) = region.loops.get(l) else {
+        return out;
+    };
+    let mut cur = lp.parent;
+    let mut guard = 0;
+    while let Some(p) = cur {
+        guard += 1;
+        let Some(pl) = region.loops.get(p) else { break };
+        if guard > region.loops.len() {
+            break;
+        }
+        if (pl.collapse as usize) > lp.depth.saturating_sub(pl.depth) {
+            out.push(p);
+        }
+        cur = pl.parent;
+    }
+    out
+}
+
+/// Indices into `scalar_refs` of the uses of `name` inside loop `l`, in program order.
+fn refs_in(region: &Region, l: LoopId, name: &str) -> Vec<usize> {
+    region
+        .scalar_refs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.name == name && r.loops.contains(&l))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The reduction a statement performs on its scalar target, judged from its shape.
+pub(super) fn stmt_reduction(st: &Statement) -> Option<RedOp> {
+    st.reduction.or(match st.op {
+        Some(BinOp::Add | BinOp::Sub) => Some(RedOp::Add),
+        Some(BinOp::Mul) => Some(RedOp::Mul),
+        Some(BinOp::BitAnd) => Some(RedOp::BitAnd),
+        Some(BinOp::BitOr) => Some(RedOp::BitOr),
+        Some(BinOp::BitXor) => Some(RedOp::BitXor),
+        _ => None,
+    })
+}
+
+/// The statement a use belongs to, when the use is part of it (a read in an `if` condition is
+/// attributed to the next statement but lies outside its span).
+fn stmt_of<'r>(region: &'r Region, r: &ScalarRef) -> Option<&'r Statement> {
+    let st = region.stmts.get(r.stmt?)?;
+    st.span.contains(r.span).then_some(st)
+}
+
+fn writes_scalar(st: &Statement, name: &str) -> bool {
+    matches!(&st.target, Target::Scalar(n) if n == name)
+}
+
+/// `Some(op)` when every write of `name` in `refs` is an `op` update and the only reads are the
+/// ones of those updates (one each).
+fn reduction_op(region: &Region, name: &str, refs: &[usize]) -> Option<RedOp> {
+    let mut op: Option<RedOp> = None;
+    let mut update_stmts: BTreeSet<usize> = BTreeSet::new();
+    for &i in refs {
+        let r = region.scalar_refs.get(i)?;
+        if r.kind == AccessKind::Read {
+            continue;
+        }
+        let st = region.stmts.get(r.stmt?)?;
+        if !writes_scalar(st, name) {
+            return None;
+        }
+        let o = stmt_reduction(st)?;
+        if op.is_some_and(|p| p != o) {
+            return None;
+        }
+        op = Some(o);
+        update_stmts.insert(st.id);
+    }
+    for &s in &update_stmts {
+        let reads = refs
+            .iter()
+            .filter_map(|&i| region.scalar_refs.get(i))
+            .filter(|r| r.kind == AccessKind::Read && r.stmt == Some(s))
+            .filter(|r| stmt_of(region, r).is_some())
+            .count();
+        if reads != 1 {
+            return None;
+        }
+    }
+    for &i in refs {
+        let r = region.scalar_refs.get(i)?;
+        if r.kind == AccessKind::Read
+            && !stmt_of(region, r).is_some_and(|st| update_stmts.contains(&st.id))
+        {
+            return None;
+        }
+    }
+    op
+}
+
+/// A loop bound of `l` or of a loop inside it that mentions `name` (bounds that mention a
+/// scalar written in the region are kept as text).
+fn in_bound(region: &Region, l: LoopId, name: &str) -> Option<LoopId> {
+    region
+        .loops
+        .iter()
+        .filter(|lp| region.loop_path(lp.id).contains(&l))
+        .find(|lp| {
+            [&lp.lower, &lp.upper].iter().any(|b| match b {
+                Bound::NonAffine(t) => t
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|w| w == name),
+                Bound::Affine(p) => p.mentions(name),
+            })
+        })
+        .map(|lp| lp.id)
+}
+
+/// Classifies every scalar written inside loop `l`.
+pub(super) fn analyze_loop(region: &Region, l: LoopId) -> ScalarResult {
+    let mut out = ScalarResult::default();
+    let covering = covering_loops(region, l);
+    let written: BTreeSet<&str> = region
+        .scalar_refs
+        .iter()
+        .filter(|r| r.kind != AccessKind::Read && r.loops.contains(&l))
+        .map(|r| r.name.as_str())
+        .collect();
+    for name in written {
+        let info = region.scalars.get(name);
+        // Declared in the body of `l` or of a loop inside it: a fresh variable per iteration.
+        if let Some(Some(Some(d))) = info.map(|s| s.local) {
+            if region.loop_path(d).contains(&l) {
+                continue;
+            }
+        }
+        let refs = refs_in(region, l, name);
+        let declared_red = covering.iter().find_map(|&c| {
+            region.loops.get(c).and_then(|lp| {
+                lp.reductions
+                    .iter()
+                    .find(|(_, v)| v == name)
+                    .map(|(op, _)| *op)
+            })
+        });
+        if let Some(op) = declared_red {
+            out.reductions.push((op, name.to_string()));
+            continue;
+        }
+        // `private(name)` on `l` (or a loop collapsed with it), or on a loop inside `l` that
+        // encloses every use.
+        let lists_private = |c: LoopId| {
+            region
+                .loops
+                .get(c)
+                .is_some_and(|lp| lp.private.iter().any(|v| v == name))
+        };
+        let inner_private = region.loops.iter().any(|lp| {
+            lists_private(lp.id)
+                && region.loop_path(lp.id).contains(&l)
+                && refs.iter().all(|&i| {
+                    region
+                        .scalar_refs
+                        .get(i)
+                        .is_some_and(|r| r.loops.contains(&lp.id))
+                })
+        });
+        if covering.iter().any(|&c| lists_private(c)) || inner_private {
+            out.privatized.push(name.to_string());
+            continue;
+        }
+        if let Some(b) = in_bound(region, l, name) {
+            if out.unknown.is_none() {
+                out.unknown = Some(format!(
+                    "`{}` is assigned in the loop and used in the bounds of loop `{}`",
+                    name,
+                    region.loops.get(b).map_or("?", |x| x.var.as_str())
+                ));
+            }
+            continue;
+        }
+        let rs: Vec<&ScalarRef> = refs
+            .iter()
+            .filter_map(|&i| region.scalar_refs.get(i))
+            .collect();
+        // Written first, unconditionally, in every iteration of the loop `m` that holds that
+        // write, every use being inside `m`: each iteration computes its own value.
+        if let Some(first) = rs.first() {
+            if first.kind == AccessKind::Write && !first.conditional {
+                if let Some(&m) = first.loops.last() {
+                    if rs.iter().all(|r| r.loops.contains(&m)) {
+                        out.privatized.push(name.to_string());
+                        continue;
+                    }
+                }
+            }
+        }
+        if let Some(op) = reduction_op(region, name, &refs) {
+            out.reductions.push((op, name.to_string()));
+            continue;
+        }
+        out.witnesses.push(carried_witness(region, l, &refs));
+    }
+    out
+}
+
+/// A witness for a scalar shared by the iterations of `l` that is neither private nor a
+/// reduction.
+fn carried_witness(region: &Region, l: LoopId, refs: &[usize]) -> Witness {
+    let get = |i: usize| region.scalar_refs.get(i);
+    let writes: Vec<usize> = refs
+        .iter()
+        .copied()
+        .filter(|&i| get(i).is_some_and(|r| r.kind != AccessKind::Read))
+        .collect();
+    let reads: Vec<usize> = refs
+        .iter()
+        .copied()
+        .filter(|&i| get(i).is_some_and(|r| r.kind == AccessKind::Read))
+        .collect();
+    let w = writes.first().copied().unwrap_or(0);
+    match reads.first() {
+        Some(&rd) => {
+            // A read before any write in the body reads the previous iteration's value.
+            let upward = refs.first() == Some(&rd);
+            let every = get(w).is_some_and(|r| !r.conditional && r.loops.last() == Some(&l));
+            Witness {
+                src: Ref::Scalar(w),
+                dst: Ref::Scalar(rd),
+                kind: DepKind::Flow,
+                distance: (upward && every).then_some(1),
+            }
+        }
+        None => Witness {
+            src: Ref::Scalar(w),
+            dst: Ref::Scalar(writes.last().copied().unwrap_or(w)),
+            kind: DepKind::Output,
+            distance: None,
+        },
+    }
+}
+
+/// Warnings about the `reduction` clauses of loop `l` that do not match the loop's code.
+pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
+    let mut out = Vec::new();
+    let Some(lp) = region.loops.get(l) else {
+        return out;
+    };
+    for (op, name) in &lp.reductions {
+        let clause = format!("reduction({}:{})", op.name(), name);
+        let refs = refs_in(region, l, name);
+        let rs: Vec<&ScalarRef> = refs
+            .iter()
+            .filter_map(|&i| region.scalar_refs.get(i))
+            .collect();
+        let minmax = matches!(op, RedOp::Max | RedOp::Min);
+        if !rs.iter().any(|r| r.kind != AccessKind::Read) {
+            out.push(
+                Diag::warning(
+                    lp.header_span,
+                    format!(
+                        "`{}` is declared `{}` but loop `{}` never assigns it",
+                        name, clause, lp.var
+                    ),
+                )
+                .label(format!("`{}` is not updated in this loop", name)),
+            );
+            continue;
+        }
+        // Every write must be an update with the declared operator (for max/min, a plain
+        // assignment such as `if (a[i] > m) m = a[i];` is accepted).
+        let bad_write = rs.iter().find(|r| {
+            if r.kind == AccessKind::Read {
+                return false;
+            }
+            let Some(st) = r.stmt.and_then(|s| region.stmts.get(s)) else {
+                return true;
+            };
+            match stmt_reduction(st) {
+                Some(o) => o != *op,
+                None => !(minmax && st.op.is_none()),
+            }
+        });
+        if let Some(r) = bad_write {
+            out.push(
+                Diag::warning(
+                    r.span,
+                    format!(
+                        "`{}` is declared `{}` but is assigned differently here",
+                        name, clause
+                    ),
+                )
+                .label(format!(
+                    "this is not a `{}` update of `{}`",
+                    op.name(),
+                    name
+                ))
+                .note(format!(
+                    "the partial values of the threads are combined with `{}`",
+                    op.name()
+                )),
+            );
+            continue;
+        }
+        let update_stmts: BTreeSet<usize> = rs
+            .iter()
+            .filter(|r| r.kind != AccessKind::Read)
+            .filter_map(|r| r.stmt)
+            .collect();
+        let bad_read = rs.iter().find(|r| {
+            if r.kind != AccessKind::Read {
+                return false;
+            }
+            match stmt_of(region, r) {
+                Some(st) => !update_stmts.contains(&st.id),
+                // A condition (`if (a[i] > m)`): expected for max/min only.
+                None => !minmax,
+            }
+        });
+        if let Some(r) = bad_read {
+            out.push(
+                Diag::warning(
+                    r.span,
+                    format!(
+                        "`{}` is a reduction variable of loop `{}` but is also read in it",
+                        name, lp.var
+                    ),
+                )
+                .label("this reads the partial value of one thread, not the final value")
+                .help(format!(
+                    "use `{}` only in its updates inside the loop",
+                    name
+                )),
+            );
+        }
+    }
+    out
+}
