@@ -360,3 +360,69 @@ fn linked_program_runs_or_fails_cleanly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The prelude's C compatibility (`malloc` & co. as macros, `restrict`) must survive the C
+/// library headers a program may include after it, some of which declare `malloc` again.
+#[test]
+fn c_compat_survives_c_library_headers() {
+    let nvcc = match find_nvcc() {
+        Ok(p) => p,
+        Err(why) => {
+            if require_devices() {
+                panic!("ACCSHARE_REQUIRE_DEVICES=1 but nvcc is missing: {}", why);
+            }
+            eprintln!("SKIP: nvcc not installed ({})", why);
+            return;
+        }
+    };
+    let headers = [
+        "assert.h",
+        "ctype.h",
+        "errno.h",
+        "float.h",
+        "inttypes.h",
+        "limits.h",
+        "malloc.h",
+        "math.h",
+        "stdarg.h",
+        "stdbool.h",
+        "stddef.h",
+        "stdint.h",
+        "stdio.h",
+        "stdlib.h",
+        "string.h",
+        "time.h",
+        "alloca.h",
+        "unistd.h",
+    ];
+    let mut program = String::new();
+    for h in headers {
+        program.push_str(&format!("#include <{}>\n", h));
+    }
+    program.push_str(
+        "void scale(int n, float *restrict y)\n\
+         {\n    int i;\n\
+         #pragma acc parallel loop copy(y[0:n])\n\
+         \x20   for (i = 0; i < n; i++)\n        y[i] = 2.0f * y[i];\n}\n\
+         int main(void)\n{\n\
+         \x20   float (*a)[8] = malloc(sizeof(float[4][8]));\n\
+         \x20   float *b = calloc(32, sizeof(float));\n\
+         \x20   void *v = malloc(1);\n\
+         \x20   if (!a || !b || !v)\n        return 1;\n\
+         \x20   b = realloc(b, 64 * sizeof(float));\n\
+         \x20   scale(64, b);\n\
+         \x20   a[1][2] = b[3];\n\
+         \x20   free(a);\n    free(b);\n    free(v);\n    return 0;\n}\n",
+    );
+    let work = std::env::temp_dir().join(format!("accshare-nvcc-compat-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let src = work.join("compat.c");
+    std::fs::write(&src, &program).unwrap();
+    let r = check(&nvcc, &src, &work.join("out"));
+    let _ = std::fs::remove_dir_all(&work);
+    match r {
+        Ok(report) => print!("{}", report),
+        Err(e) => panic!("{}", e),
+    }
+}

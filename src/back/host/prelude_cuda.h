@@ -152,8 +152,15 @@ static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *ori
  * nvcc's own front end (not the host compiler) rejects C's implicit `void *` conversions, so
  * `-Xcompiler -fpermissive` does not help: `malloc`/`calloc`/`realloc` return a value that
  * converts to any object pointer type (`float (*a)[N] = malloc(...)` compiles), and C99
- * `restrict` is spelled `__restrict__`. */
-#ifdef __cplusplus
+ * `restrict` is spelled `__restrict__`. Define ACCSHARE_NO_C_COMPAT to turn this off. */
+#if defined(__cplusplus) && !defined(ACCSHARE_NO_C_COMPAT)
+/* Headers that declare malloc/calloc/realloc come first: their declarations must not see the
+ * macros (stdlib.h is included above). */
+#if defined(__has_include)
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+#endif
 #ifndef restrict
 #define restrict __restrict__
 #endif
