@@ -3,10 +3,20 @@
 #  - PoCL: a CPU OpenCL implementation + ICD loader + headers + clinfo
 #  - NVRTC (CUDA runtime compiler) from PyPI, used to compile generated CUDA
 #    kernels to PTX (no GPU needed for that).
+#  - nvcc (CUDA 13 toolkit compiler, ptxas, cicc, headers, cudart) from PyPI, used to compile
+#    the generated .cu files to objects (tests/cuda_nvcc.rs; no GPU needed). About 125 MB of
+#    wheels, 320 MB installed, a few seconds.
 # Idempotent: re-running only re-checks what is already installed.
 set -euo pipefail
 
 NVRTC_PKG="nvidia-cuda-nvrtc-cu12==12.9.86"
+CUDA_VER="13.4.92"
+NVCC_PKGS=(
+    "nvidia-cuda-nvcc==${CUDA_VER}"
+    "nvidia-cuda-crt==${CUDA_VER}"
+    "nvidia-cuda-runtime==${CUDA_VER}"
+    "nvidia-nvvm==${CUDA_VER}"
+)
 APT_PKGS=(pocl-opencl-icd ocl-icd-opencl-dev clinfo)
 
 export DEBIAN_FRONTEND=noninteractive
@@ -45,6 +55,25 @@ if [ -z "$libdir" ]; then
 fi
 echo "install-deps: NVRTC lib dir: $libdir"
 ls -1 "$libdir" | grep '^libnvrtc' | sed 's/^/install-deps:   /'
+
+nvcc_ok=1
+for p in "${NVCC_PKGS[@]}"; do
+    v="$("$PY" -m pip show "${p%%==*}" 2>/dev/null | sed -n 's/^Version: //p' || true)"
+    if [ "$v" != "${p##*==}" ]; then nvcc_ok=0; fi
+done
+if [ -n "$(bash "$here/nvcc.sh")" ] && [ "$nvcc_ok" = 1 ]; then
+    echo "install-deps: ${NVCC_PKGS[*]} already installed"
+else
+    echo "install-deps: pip install ${NVCC_PKGS[*]}"
+    "$PY" -m pip install --disable-pip-version-check --no-input --root-user-action=ignore "${NVCC_PKGS[@]}"
+fi
+nvcc="$(bash "$here/nvcc.sh")"
+if [ -z "$nvcc" ]; then
+    echo "install-deps: ERROR: nvcc not found after install" >&2
+    exit 1
+fi
+echo "install-deps: nvcc: $nvcc"
+"$nvcc" --version | tail -n 2 | sed 's/^/install-deps:   /'
 
 echo "install-deps: OpenCL devices (clinfo -l):"
 devices="$(clinfo -l 2>&1 || true)"

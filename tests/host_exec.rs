@@ -803,7 +803,7 @@ fn cuda_host_code_is_valid_cpp_against_a_mock_runtime() {
     .unwrap();
     assert_eq!(paths, vec![dir.join("out/host_exec.cu")]);
     assert!(cu.contains("vec_r1_k0<<<accshare_grid, accshare_block>>>(accshare_d_c, accshare_a1, accshare_p0, accshare_p1);"));
-    assert!(cu.contains("nvcc -Xcompiler -fpermissive"));
+    assert!(cu.contains("#define malloc(n) accshare_c_ptr(malloc(n))"));
     // The kernels come before the program's text.
     assert!(
         cu.find("__global__ void vec_r0_k0").unwrap() < cu.find("static void dump_float").unwrap()

@@ -147,3 +147,33 @@ static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *ori
     accshare_check(cudaGetLastError(), "cudaLaunchKernel", kname, origin);
     accshare_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", kname, origin);
 }
+
+/* ---- C compatibility: the program below is C, but nvcc compiles .cu files as C++ ----
+ * nvcc's own front end (not the host compiler) rejects C's implicit `void *` conversions, so
+ * `-Xcompiler -fpermissive` does not help: `malloc`/`calloc`/`realloc` return a value that
+ * converts to any object pointer type (`float (*a)[N] = malloc(...)` compiles), and C99
+ * `restrict` is spelled `__restrict__`. Define ACCSHARE_NO_C_COMPAT to turn this off. */
+#if defined(__cplusplus) && !defined(ACCSHARE_NO_C_COMPAT)
+/* Headers that declare malloc/calloc/realloc come first: their declarations must not see the
+ * macros (stdlib.h is included above). */
+#if defined(__has_include)
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+#endif
+#ifndef restrict
+#define restrict __restrict__
+#endif
+struct accshare_c_void_ptr {
+    void *p;
+    template <class T> operator T *() const { return static_cast<T *>(p); }
+};
+static inline accshare_c_void_ptr accshare_c_ptr(void *p)
+{
+    accshare_c_void_ptr r = {p};
+    return r;
+}
+#define malloc(n) accshare_c_ptr(malloc(n))
+#define calloc(n, size) accshare_c_ptr(calloc(n, size))
+#define realloc(p, n) accshare_c_ptr(realloc(p, n))
+#endif
