@@ -51,6 +51,9 @@ pub fn compile(
     for (i, r) in regions.compute.iter().enumerate() {
         ir_text.push_str(&format!("// {}\n{}\n", sources.location(r.ir.span), r.ir));
         let deps = dependence::analyze(&r.ir);
+        ir_text.push_str("  schedule φ and placement Q:\n");
+        ir_text.push_str(&crate::kernel::lower::schedule_text(r, &deps));
+        ir_text.push('\n');
         for d in dependence::check_claims(&r.ir, &deps, Some(sources)) {
             diags.push(d);
         }

@@ -112,3 +112,63 @@ fn kernels_of_examples_compile_with_real_compilers() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The parsed AST of every example's annotated functions (spans left out: the check summaries
+/// and diagnostics snapshots cover positions), with pragmas attached to their statements.
+#[test]
+fn ast_of_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for n in examples() {
+        let rel = format!("examples/{}", n);
+        std::env::set_current_dir(root).expect("cd");
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let parsed = accshare::front::load(
+            Path::new(&rel),
+            &Default::default(),
+            &mut sources,
+            &mut diags,
+        )
+        .expect("readable");
+        assert!(!diags.has_errors(), "{}", diag::render(&sources, &diags.0));
+        let mut text = String::new();
+        for item in &parsed.tu.items {
+            if let accshare::front::ast::ItemKind::Function(f) = &item.kind {
+                let dbg = format!("{:#?}", f);
+                if !dbg.contains("Acc {") {
+                    continue;
+                }
+                text.push_str(&strip_spans(&dbg));
+                text.push('\n');
+            }
+        }
+        insta::assert_snapshot!(format!("ast_{}", n.trim_end_matches(".c")), text);
+    }
+}
+
+/// Removes `span: Span { … },` blocks from pretty Debug output.
+fn strip_spans(dbg: &str) -> String {
+    let mut out = String::new();
+    let mut skip = 0usize;
+    for line in dbg.lines() {
+        let t = line.trim_start();
+        if skip > 0 {
+            if t.starts_with('}') {
+                skip -= 1;
+            }
+            continue;
+        }
+        if (t.starts_with("span: Span {") || t.starts_with("construct_span: Span {"))
+            && !t.ends_with("},")
+        {
+            skip = 1;
+            continue;
+        }
+        if t.starts_with("span: Span") || t.starts_with("construct_span: Span") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

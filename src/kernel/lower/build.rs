@@ -20,15 +20,15 @@ use super::*;
 // ---------------------------------------------------------------------------------------------
 
 pub(super) struct Mapped {
-    loop_id: LoopId,
-    dim: u8,
+    pub(super) loop_id: LoopId,
+    pub(super) dim: u8,
 }
 
 pub(super) struct KernelBuilder<'a> {
     r: &'a RegionAst,
     deps: &'a DepInfo,
     root: LoopId,
-    mapped: Vec<Mapped>,
+    pub(super) mapped: Vec<Mapped>,
     /// Names declared inside the kernel (locals, iterators) → type.
     locals: BTreeMap<String, Scalar>,
     /// Private arrays declared in the kernel → (elem, extents).
@@ -59,7 +59,7 @@ impl<'a> KernelBuilder<'a> {
     }
 
     /// The chain of loops mapped to the grid, outermost first.
-    fn choose_mapping(&mut self) {
+    pub(super) fn choose_mapping(&mut self) {
         let ir = self.ir();
         let mut chain: Vec<LoopId> = Vec::new();
         let mut cur = Some(self.root);

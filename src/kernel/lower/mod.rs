@@ -75,6 +75,49 @@ pub fn lower_region(
     })
 }
 
+/// The loops of root nest `root` that go to the grid, outermost first, with their grid
+/// dimension (0 = x). The one place this decision is made: kernels and the partition engine
+/// both use it.
+pub fn grid_mapping(r: &RegionAst, deps: &DepInfo, root: LoopId) -> Vec<(LoopId, u8)> {
+    let mut kb = KernelBuilder::new(r, deps, root);
+    kb.choose_mapping();
+    kb.mapped.iter().map(|m| (m.loop_id, m.dim)).collect()
+}
+
+/// The schedule φ and placement Q of every statement of a region (the paper's notation): Q the
+/// iterators mapped to the grid (thread coordinates), φ the iterators each thread runs
+/// sequentially (time). Printed after the IR by `--emit ir`.
+pub fn schedule_text(r: &RegionAst, deps: &DepInfo) -> String {
+    const DIM: [&str; 3] = ["x", "y", "z"];
+    let ir = &r.ir;
+    let mut out = String::new();
+    for &root in &ir.roots {
+        let mapped = grid_mapping(r, deps, root);
+        let in_nest = |loops: &[LoopId]| loops.first() == Some(&root);
+        for s in ir.stmts.iter().filter(|s| in_nest(&s.loops)) {
+            let q: Vec<String> = s
+                .loops
+                .iter()
+                .filter_map(|l| mapped.iter().find(|(m, _)| m == l))
+                .map(|(l, d)| format!("{}→{}", ir.loops[*l].var, DIM[*d as usize % 3]))
+                .collect();
+            let phi: Vec<&str> = s
+                .loops
+                .iter()
+                .filter(|l| !mapped.iter().any(|(m, _)| m == *l))
+                .map(|l| ir.loops[*l].var.as_str())
+                .collect();
+            out.push_str(&format!(
+                "  S{}: φ = ({}), Q = ({})\n",
+                s.id,
+                phi.join(", "),
+                q.join(", ")
+            ));
+        }
+    }
+    out
+}
+
 /// Lowers a `data` construct to its host region.
 pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegion> {
     let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;

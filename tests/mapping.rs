@@ -1,0 +1,82 @@
+//! Which loops go to the grid: independent claims are trusted unless a dependence contradicts
+//! them (an error), unmarked loops in `kernels` are parallel only when proven independent, and a
+//! nest whose outer loop is sequential runs on one thread with a warning.
+
+use accshare::back::output::Target;
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+
+fn compile(name: &str, src: &str) -> (Option<driver::Output>, String) {
+    let dir = std::env::temp_dir().join(format!("accshare-mapping-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join(name);
+    std::fs::write(&path, src).expect("write");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let out = driver::compile(&path, &opts, &mut sources, &mut diags);
+    (out, diag::render(&sources, &diags.0))
+}
+
+#[test]
+fn unmarked_loops_in_kernels_are_parallel_only_when_proven() {
+    let src = "void f(int n, float A[n][n], float B[n][n]) {\n\
+               #pragma acc kernels\n\
+               {\n\
+               for (int i = 0; i < n; i++)\n\
+                 for (int j = 0; j < n; j++)\n\
+                   B[i][j] = A[i][j] * 2.0f;\n\
+               for (int i = 1; i < n; i++)\n\
+                 for (int j = 0; j < n; j++)\n\
+                   A[i][j] = A[i - 1][j] + 1.0f;\n\
+               }\n}\n";
+    let (out, diags) = compile("auto.c", src);
+    let out = out.unwrap_or_else(|| panic!("{}", diags));
+    let k = &out.module.kernels;
+    assert_eq!(k.len(), 2);
+    // First nest: both loops proven independent → a 2-D grid.
+    assert_eq!(k[0].dims, 2, "{}", out.kernel_source);
+    // Second nest: `i` carries a dependence, so only `j` is parallel: a 1-D grid … but `j` is
+    // not the root, so the nest runs sequentially in `i` inside one thread, with a warning.
+    assert_eq!(k[1].dims, 1);
+    assert_eq!(k[1].block, [1, 1, 1], "{}", out.kernel_source);
+    assert!(diags.contains("loop `i` is not parallel"), "{}", diags);
+}
+
+#[test]
+fn a_contradicted_independent_claim_is_an_error_naming_both_references() {
+    let src = "void f(int n, float *a) {\n\
+               #pragma acc parallel loop\n\
+               for (int i = 1; i < n; i++)\n\
+                 a[i] = a[i - 1] + 1.0f;\n}\n";
+    let (out, diags) = compile("claim.c", src);
+    assert!(out.is_none());
+    assert!(diags.contains("carries a dependence"), "{}", diags);
+    assert!(
+        diags.contains("a[i]") && diags.contains("a[i - 1]"),
+        "{}",
+        diags
+    );
+}
+
+#[test]
+fn innermost_parallel_loop_goes_to_x_and_triangles_are_guarded() {
+    let src = "void f(int n, float A[n][n]) {\n\
+               #pragma acc parallel loop collapse(2)\n\
+               for (int i = 0; i < n; i++)\n\
+                 for (int j = i; j < n; j++)\n\
+                   A[i][j] = A[i][j] + 1.0f;\n}\n";
+    let (out, diags) = compile("tri.c", src);
+    let out = out.unwrap_or_else(|| panic!("{}", diags));
+    let cl = &out.kernel_source;
+    assert!(cl.contains("int j = (int)get_global_id(0)"), "{}", cl);
+    assert!(cl.contains("int i = (int)get_global_id(1)"), "{}", cl);
+    assert!(
+        cl.contains("j >= i"),
+        "triangular lower bound must be guarded:\n{}",
+        cl
+    );
+}
