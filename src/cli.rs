@@ -205,6 +205,12 @@ pub struct CheckArgs {
     /// The C file to check.
     #[arg(value_name = "FILE.c")]
     pub file: PathBuf,
+    /// Also compile the regions and warn about uncoalesced global accesses (static lint,
+    /// validated against the simulator).
+    #[arg(long)]
+    pub lint: bool,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -249,8 +255,28 @@ fn finish(sources: &SourceMap, diags: &Diags) -> i32 {
 }
 
 fn check(args: &CheckArgs) -> i32 {
+    let platform = match args.platform.load() {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
+    if args.lint {
+        let opts = driver::Options {
+            target: crate::back::output::Target::OpenCl,
+            pp: args.input.pp_options(),
+        };
+        if let Some(out) = driver::compile(&args.file, &opts, &mut sources, &mut diags) {
+            for d in driver::lint(&out, &crate::sim::SimPlatform::from_platform(&platform)) {
+                diags.push(d);
+            }
+        }
+        let code = finish(&sources, &diags);
+        if code == 0 {
+            println!("accshare: {} checked", args.file.display());
+        }
+        return code;
+    }
     let parsed = crate::front::load(
         &args.file,
         &args.input.pp_options(),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::dependence;
 use crate::back::output::{self, Target};
-use crate::diag::{Diags, SourceMap};
+use crate::diag::{Diags, SourceMap, Span};
 use crate::front::preprocess::PpOptions;
 use crate::ir::lower::find_regions;
 use crate::kernel::lower::{lower_data, lower_region, Ctx};
@@ -27,6 +27,9 @@ pub struct Output {
     /// The whole output translation unit (`--emit host`, the `.c`/`.cu` file).
     pub host_source: String,
     pub module: Module,
+    /// Per kernel (as in `module.kernels`): the span of its compute construct and the array
+    /// references of its region (array name, span), for diagnostics about kernels.
+    pub kernel_sources: Vec<(Span, Vec<(String, Span)>)>,
 }
 
 /// Compiles a file. Returns `None` when there are errors (they are in `diags`).
@@ -48,6 +51,7 @@ pub fn compile(
     };
     let mut module = Module::default();
     let mut ir_text = String::new();
+    let mut kernel_sources = Vec::new();
     for (i, r) in regions.compute.iter().enumerate() {
         ir_text.push_str(&format!("// {}\n{}\n", sources.location(r.ir.span), r.ir));
         let deps = dependence::analyze(&r.ir);
@@ -57,8 +61,17 @@ pub fn compile(
         for d in dependence::check_claims(&r.ir, &deps, Some(sources)) {
             diags.push(d);
         }
+        let before = module.kernels.len();
         if let Some(h) = lower_region(&ctx, r, &deps, i, &mut module, diags) {
             module.host.push(h);
+        }
+        let refs: Vec<(String, Span)> =
+            r.ir.accesses
+                .iter()
+                .map(|a| (a.array.clone(), a.span))
+                .collect();
+        for _ in before..module.kernels.len() {
+            kernel_sources.push((r.dir.span, refs.clone()));
         }
     }
     for d in &regions.data {
@@ -86,6 +99,7 @@ pub fn compile(
         kernel_source,
         host_source,
         module,
+        kernel_sources,
     })
 }
 
@@ -109,4 +123,36 @@ pub fn write(
         target,
     )
     .map_err(|e| e.to_string())
+}
+
+/// The coalescing lint over every kernel of a compilation: a warning per uncoalesced global
+/// access, at the array's reference in the C source when the region has only one reference to
+/// that array, else at the compute construct (the message names the access).
+pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag::Diag> {
+    let mut diags = Vec::new();
+    for (k, kernel) in out.module.kernels.iter().enumerate() {
+        let Some((construct, refs)) = out.kernel_sources.get(k) else {
+            continue;
+        };
+        let Ok(items) = crate::sim::lint::lint_kernel(kernel, platform) else {
+            continue;
+        };
+        for item in items {
+            let Some((msg, help)) = item.message() else {
+                continue;
+            };
+            let same: Vec<&Span> = refs
+                .iter()
+                .filter(|(a, _)| *a == item.access.array)
+                .map(|(_, s)| s)
+                .collect();
+            let d = match same.as_slice() {
+                [one] => crate::diag::Diag::warning(**one, msg).label("uncoalesced"),
+                _ => crate::diag::Diag::warning(*construct, msg)
+                    .label(format!("in a kernel of this region ({})", kernel.name)),
+            };
+            diags.push(d.help(help));
+        }
+    }
+    diags
 }

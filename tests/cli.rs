@@ -134,3 +134,86 @@ fn writes_outputs_and_never_the_input() {
     assert_eq!(std::fs::read(&input).expect("read"), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn lint_warns_at_the_uncoalesced_reference() {
+    let out = accshare()
+        .args(["check", "--lint", "examples/mt.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: uncoalesced load"), "{}", err);
+    assert!(err.contains("examples/mt.c:33:25"), "{}", err);
+    assert!(
+        err.contains("help: stage `in` through shared memory"),
+        "{}",
+        err
+    );
+    // gemm's references are coalesced or broadcast in the baseline mapping: no warning.
+    let out = accshare()
+        .args(["check", "--lint", "examples/gemm.c"])
+        .output()
+        .expect("run");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+}
+
+#[test]
+fn explain_and_platforms() {
+    let out = accshare().args(["platforms"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("gtx690"));
+    let out = accshare()
+        .args([
+            "explain",
+            "examples/gemm.c",
+            "--platform",
+            "gtx690",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        json.contains("\"block\": [32, 32, 1]") || json.contains("\"block\":[32,32,1]"),
+        "{}",
+        json
+    );
+    let out = accshare()
+        .args(["explain", "examples/gemm.c", "--platform", "no-such-gpu"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn run_on_the_simulator_matches_the_sequential_program() {
+    let out = accshare()
+        .args([
+            "run",
+            "examples/jacobi.c",
+            "--device",
+            "sim",
+            "-D",
+            "N=40",
+            "-D",
+            "TSTEPS=3",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("results identical to the sequential program, no findings"),
+        "{}",
+        text
+    );
+}
