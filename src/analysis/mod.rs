@@ -4,3 +4,4 @@
 //! Invariant: analyses only read the IR; their results are data that later stages consume.
 
 pub mod dependence;
+pub mod mapping;

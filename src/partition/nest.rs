@@ -8,9 +8,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::analysis::dependence::{self, DepInfo};
+use crate::analysis::dependence::DepInfo;
 use crate::front::pragma_ast::TbDim;
-use crate::ir::{AccessId, Bound, LoopId, Poly, Region, StmtId};
+use crate::ir::{AccessId, LoopId, Poly, Region, StmtId};
 
 /// Options of the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,31 +167,12 @@ impl Env<'_> {
 /// The loops mapped to the grid, as the baseline kernel lowering (`kernel::lower`) chooses
 /// them: the maximal chain of parallel loops from the root, perfectly nested, at most three,
 /// whose bounds are affine with constant coefficients on the loops already chosen; the
-/// innermost goes on x. (Kept in step with `KernelBuilder::choose_mapping`.)
+/// innermost goes on x. (The decision is `analysis::mapping::grid_mapping`, shared with kernel lowering.)
 pub fn grid_mapping(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(LoopId, TbDim)> {
-    let mut chain: Vec<LoopId> = Vec::new();
-    let mut cur = Some(root);
-    while let Some(l) = cur {
-        let Some(lp) = region.loops.get(l) else { break };
-        if chain.len() == 3
-            || !dependence::is_parallel(deps, region, l)
-            || !mappable(region, l, &chain)
-        {
-            break;
-        }
-        chain.push(l);
-        cur = if lp.perfect && lp.children.len() == 1 {
-            Some(lp.children[0])
-        } else {
-            None
-        };
-    }
-    let n = chain.len();
-    chain
+    crate::analysis::mapping::grid_mapping(region, deps, root)
         .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let dim = match n - 1 - i {
+        .map(|(l, d)| {
+            let dim = match d {
                 0 => TbDim::X,
                 1 => TbDim::Y,
                 _ => TbDim::Z,
@@ -199,28 +180,6 @@ pub fn grid_mapping(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(LoopI
             (l, dim)
         })
         .collect()
-}
-
-fn mappable(region: &Region, l: LoopId, chain: &[LoopId]) -> bool {
-    let lp = &region.loops[l];
-    let outer: Vec<&str> = chain
-        .iter()
-        .filter_map(|&c| region.loops.get(c).map(|x| x.var.as_str()))
-        .collect();
-    let ok = |b: &Bound| match b.affine() {
-        Some(p) => outer.iter().all(|v| match p.split(v) {
-            Some((coef, _)) => coef.as_const().is_some(),
-            None => false,
-        }),
-        None => false,
-    };
-    if !ok(&lp.lower) || !ok(&lp.upper) {
-        return false;
-    }
-    lp.step > 0
-        || outer
-            .iter()
-            .all(|v| !lp.lower.affine().is_some_and(|p| p.mentions(v)))
 }
 
 /// Builds the nest of `root`. Returns `None` for a nest the engine cannot size (a non-affine

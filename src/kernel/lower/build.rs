@@ -58,58 +58,12 @@ impl<'a> KernelBuilder<'a> {
         &self.r.ir
     }
 
-    /// The chain of loops mapped to the grid, outermost first.
+    /// The loops mapped to the grid (`analysis::mapping`).
     pub(super) fn choose_mapping(&mut self) {
-        let ir = self.ir();
-        let mut chain: Vec<LoopId> = Vec::new();
-        let mut cur = Some(self.root);
-        while let Some(l) = cur {
-            if chain.len() == 3
-                || !dependence::is_parallel(self.deps, ir, l)
-                || !self.mappable(l, &chain)
-            {
-                break;
-            }
-            chain.push(l);
-            let lp = &ir.loops[l];
-            cur = if lp.perfect && lp.children.len() == 1 {
-                Some(lp.children[0])
-            } else {
-                None
-            };
-        }
-        let n = chain.len();
-        self.mapped = chain
+        self.mapped = crate::analysis::mapping::grid_mapping(self.ir(), self.deps, self.root)
             .into_iter()
-            .enumerate()
-            .map(|(i, l)| Mapped {
-                loop_id: l,
-                dim: (n - 1 - i) as u8,
-            })
+            .map(|(loop_id, dim)| Mapped { loop_id, dim })
             .collect();
-    }
-
-    /// A loop can go to the grid if its bounds are affine with constant coefficients on the
-    /// iterators of the loops already mapped.
-    fn mappable(&self, l: LoopId, chain: &[LoopId]) -> bool {
-        let ir = self.ir();
-        let lp = &ir.loops[l];
-        let outer: Vec<&str> = chain.iter().map(|&c| ir.loops[c].var.as_str()).collect();
-        let ok = |b: &Bound| match b.affine() {
-            Some(p) => outer.iter().all(|v| match p.split(v) {
-                Some((coef, _)) => coef.as_const().is_some(),
-                None => false,
-            }),
-            None => false,
-        };
-        if !ok(&lp.lower) || !ok(&lp.upper) {
-            return false;
-        }
-        // A descending loop whose start varies with an outer mapped iterator is not mapped.
-        lp.step > 0
-            || outer
-                .iter()
-                .all(|v| !lp.lower.affine().is_some_and(|p| p.mentions(v)))
     }
 
     /// Interval `[min, max]` of a mapped loop's iterator over the grid (polynomials in parameters).

@@ -75,15 +75,6 @@ pub fn lower_region(
     })
 }
 
-/// The loops of root nest `root` that go to the grid, outermost first, with their grid
-/// dimension (0 = x). The one place this decision is made: kernels and the partition engine
-/// both use it.
-pub fn grid_mapping(r: &RegionAst, deps: &DepInfo, root: LoopId) -> Vec<(LoopId, u8)> {
-    let mut kb = KernelBuilder::new(r, deps, root);
-    kb.choose_mapping();
-    kb.mapped.iter().map(|m| (m.loop_id, m.dim)).collect()
-}
-
 /// The schedule φ and placement Q of every statement of a region (the paper's notation): Q the
 /// iterators mapped to the grid (thread coordinates), φ the iterators each thread runs
 /// sequentially (time). Printed after the IR by `--emit ir`.
@@ -92,7 +83,7 @@ pub fn schedule_text(r: &RegionAst, deps: &DepInfo) -> String {
     let ir = &r.ir;
     let mut out = String::new();
     for &root in &ir.roots {
-        let mapped = grid_mapping(r, deps, root);
+        let mapped = crate::analysis::mapping::grid_mapping(ir, deps, root);
         let in_nest = |loops: &[LoopId]| loops.first() == Some(&root);
         for s in ir.stmts.iter().filter(|s| in_nest(&s.loops)) {
             let q: Vec<String> = s
