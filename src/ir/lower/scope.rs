@@ -1,0 +1,209 @@
+//! Declarations in scope while walking a function, and the identifiers a piece of AST mentions.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::*;
+use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
+use crate::front::pragma_ast::{AccDirective, ClauseKind};
+
+/// A declared name visible at some point of a function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Symbol {
+    pub name: String,
+    pub ty: CType,
+    pub span: Span,
+    /// A function parameter (arrays as parameters are pointers in C).
+    pub param: bool,
+    /// Declared at file scope.
+    pub global: bool,
+}
+
+/// The scope chain while walking a function.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    frames: Vec<BTreeMap<String, Symbol>>,
+}
+
+impl Scope {
+    pub fn push(&mut self) {
+        self.frames.push(BTreeMap::new());
+    }
+    pub fn pop(&mut self) {
+        self.frames.pop();
+    }
+    pub fn declare(&mut self, s: Symbol) {
+        if self.frames.is_empty() {
+            self.push();
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.insert(s.name.clone(), s);
+        }
+    }
+    pub fn lookup(&self, name: &str) -> Option<&Symbol> {
+        self.frames.iter().rev().find_map(|f| f.get(name))
+    }
+    pub fn get(&self, name: &str) -> Option<&Symbol> {
+        self.lookup(name)
+    }
+
+    /// The visible symbols among `names`, with the symbols their types mention (the extents of
+    /// `float A[n][m]`), by name. Regions keep only these: copying the whole scope per region
+    /// would be quadratic in files with many functions.
+    pub fn restricted(&self, names: &BTreeSet<String>) -> BTreeMap<String, Symbol> {
+        let mut out = BTreeMap::new();
+        let mut todo: Vec<String> = names.iter().cloned().collect();
+        while let Some(n) = todo.pop() {
+            if out.contains_key(&n) {
+                continue;
+            }
+            if let Some(sym) = self.lookup(&n) {
+                let mut more = BTreeSet::new();
+                type_names(&sym.ty, &mut more);
+                todo.extend(more);
+                out.insert(n, sym.clone());
+            }
+        }
+        out
+    }
+}
+
+pub(super) fn declare_all(scope: &mut Scope, d: &ast::Declaration, param: bool, global: bool) {
+    if d.storage == ast::Storage::Typedef {
+        return;
+    }
+    for dec in &d.declarators {
+        scope.declare(Symbol {
+            name: dec.name.name.clone(),
+            ty: dec.ty.clone(),
+            span: dec.name.span,
+            param,
+            global,
+        });
+    }
+}
+
+/// Identifiers a type mentions (array extents).
+pub(super) fn type_names(t: &CType, out: &mut BTreeSet<String>) {
+    match t {
+        CType::Pointer { to, .. } | CType::Const(to) => type_names(to, out),
+        CType::Array { elem, len } => {
+            if let Some(e) = len {
+                expr_names(e, out);
+            }
+            type_names(elem, out);
+        }
+        _ => {}
+    }
+}
+
+/// Identifiers an expression mentions.
+pub(super) fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Ident(n) => {
+            out.insert(n.clone());
+        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. }
+        | ExprKind::Member { base: a, .. } => expr_names(a, out),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            expr_names(a, out);
+            expr_names(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            expr_names(a, out);
+            expr_names(b, out);
+            expr_names(c, out);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| expr_names(a, out)),
+        _ => {}
+    }
+}
+
+/// Identifiers a directive's clauses mention.
+pub(super) fn directive_names(d: &AccDirective, out: &mut BTreeSet<String>) {
+    for c in &d.clauses {
+        match &c.kind {
+            ClauseKind::Data { vars, .. } => vars.iter().for_each(|v| {
+                out.insert(v.name.name.clone());
+                for r in &v.dims {
+                    r.start
+                        .iter()
+                        .chain(r.len.iter())
+                        .for_each(|e| expr_names(e, out));
+                }
+            }),
+            ClauseKind::Private(v)
+            | ClauseKind::FirstPrivate(v)
+            | ClauseKind::Reduction { vars: v, .. } => v.iter().for_each(|i| {
+                out.insert(i.name.clone());
+            }),
+            _ => {}
+        }
+    }
+    for v in &d.cache {
+        out.insert(v.name.name.clone());
+    }
+}
+
+/// Identifiers a statement mentions (with its directives and declarations).
+pub(super) fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
+    match &s.kind {
+        StmtKind::Decl(d) => decl_names(d, out),
+        StmtKind::Expr(e) => expr_names(e, out),
+        StmtKind::Block(b) => b.stmts.iter().for_each(|s| stmt_names(s, out)),
+        StmtKind::If { cond, then, els } => {
+            expr_names(cond, out);
+            stmt_names(then, out);
+            if let Some(e) = els {
+                stmt_names(e, out);
+            }
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            match init {
+                ForInit::Decl(d) => decl_names(d, out),
+                ForInit::Expr(e) => expr_names(e, out),
+                ForInit::None => {}
+            }
+            cond.iter()
+                .chain(step.iter())
+                .for_each(|e| expr_names(e, out));
+            stmt_names(body, out);
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            expr_names(cond, out);
+            stmt_names(body, out);
+        }
+        StmtKind::Return(Some(e)) => expr_names(e, out),
+        StmtKind::Acc { dir, share, body } => {
+            directive_names(dir, out);
+            if let Some(sh) = share {
+                sh.specs.iter().for_each(|a| {
+                    out.insert(a.array.name.clone());
+                });
+            }
+            stmt_names(body, out);
+        }
+        StmtKind::AccStandalone(d) => directive_names(d, out),
+        StmtKind::Unsupported { body: Some(b), .. } => stmt_names(b, out),
+        _ => {}
+    }
+}
+
+pub(super) fn decl_names(d: &ast::Declaration, out: &mut BTreeSet<String>) {
+    for dec in &d.declarators {
+        type_names(&dec.ty, out);
+        if let Some(ast::Initializer::Expr(e)) = &dec.init {
+            expr_names(e, out);
+        }
+    }
+}

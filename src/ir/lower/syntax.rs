@@ -1,0 +1,328 @@
+//! Syntactic recognisers over the AST: canonical loops, reduction shapes, affine forms, array
+//! shapes.
+
+use super::*;
+use crate::diag::SourceMap;
+use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtKind, UnOp};
+use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind};
+
+use super::scope::Scope;
+
+/// Converts an integer expression to a polynomial; `is_sym` says which identifiers may appear.
+pub fn expr_poly(e: &Expr, is_sym: &dyn Fn(&str) -> bool) -> Option<Poly> {
+    match &e.kind {
+        ExprKind::Int { value, .. } => i64::try_from(*value).ok().map(Poly::constant),
+        ExprKind::Char(c) => Some(Poly::constant(*c)),
+        ExprKind::Ident(n) if is_sym(n) => Some(Poly::var(n)),
+        ExprKind::Unary(UnOp::Neg, a) => expr_poly(a, is_sym)?.neg(),
+        ExprKind::Unary(UnOp::Plus, a) => expr_poly(a, is_sym),
+        ExprKind::Cast(t, a) if matches!(t.unqualified(), CType::Scalar(s) if !s.is_float()) => {
+            expr_poly(a, is_sym)
+        }
+        ExprKind::Binary(op, a, b) => {
+            let (pa, pb) = (expr_poly(a, is_sym)?, expr_poly(b, is_sym)?);
+            match op {
+                BinOp::Add => pa.add(&pb),
+                BinOp::Sub => pa.sub(&pb),
+                BinOp::Mul => pa.mul(&pb),
+                BinOp::Shl => pb
+                    .as_const()
+                    .filter(|k| (0..31).contains(k))
+                    .and_then(|k| pa.scale(1 << k)),
+                // Exact division of constants only (C truncation makes the rest non-affine).
+                BinOp::Div => match (pa.as_const(), pb.as_const()) {
+                    (Some(x), Some(y)) if y != 0 => x.checked_div(y).map(Poly::constant),
+                    _ => None,
+                },
+                BinOp::Rem => match (pa.as_const(), pb.as_const()) {
+                    (Some(x), Some(y)) if y != 0 => x.checked_rem(y).map(Poly::constant),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn poly_of_const_expr(e: &Expr, scope: &Scope) -> Option<Poly> {
+    expr_poly(e, &|n: &str| {
+        scope
+            .get(n)
+            .is_some_and(|s| matches!(s.ty.unqualified(), CType::Scalar(k) if !k.is_float()))
+    })
+}
+
+/// The element type, per-dimension extents and pointer-ness of an array-like type.
+pub fn array_shape(ty: &CType) -> Option<(Scalar, Vec<Option<Expr>>, bool)> {
+    let mut extents = Vec::new();
+    let mut cur = ty.unqualified();
+    let mut is_pointer = false;
+    let mut first = true;
+    loop {
+        match cur {
+            CType::Pointer { to, .. } if first => {
+                extents.push(None);
+                is_pointer = true;
+                cur = to.unqualified();
+            }
+            CType::Array { elem, len } => {
+                extents.push(len.as_deref().cloned());
+                cur = elem.unqualified();
+            }
+            CType::Scalar(s) if !extents.is_empty() => return Some((*s, extents, is_pointer)),
+            _ => return None,
+        }
+        first = false;
+    }
+}
+
+pub(super) fn is_const_elem(ty: &CType) -> bool {
+    match ty {
+        CType::Const(t) => matches!(t.as_ref(), CType::Scalar(_)) || is_const_elem(t),
+        CType::Pointer { to, .. } => is_const_elem(to),
+        CType::Array { elem, .. } => is_const_elem(elem),
+        _ => false,
+    }
+}
+
+pub(super) fn const_u32(e: &Expr) -> Option<u32> {
+    match &e.kind {
+        ExprKind::Int { value, .. } => u32::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+pub(super) fn is_single_loop(body: &Stmt) -> bool {
+    match &body.kind {
+        StmtKind::For { .. } => true,
+        StmtKind::Acc { dir, body, .. } if dir.construct == Construct::Loop => is_single_loop(body),
+        StmtKind::Block(b) => {
+            let real: Vec<&Stmt> = b
+                .stmts
+                .iter()
+                .filter(|s| !matches!(s.kind, StmtKind::Empty | StmtKind::AccStandalone(_)))
+                .collect();
+            real.len() == 1 && is_single_loop(real[0])
+        }
+        _ => false,
+    }
+}
+
+/// The span of a `for (…)` header: from `for` to the closing parenthesis.
+pub(super) fn trim_header(sources: &SourceMap, span: Span) -> Span {
+    let text = sources.snippet(span);
+    let mut depth = 0i32;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Span {
+                        hi: span.lo + i as u32 + 1,
+                        ..span
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    span
+}
+
+/// Recognises `for (v = lb; v < ub; v += c)` and its variants. Returns the iterator, its type,
+/// the lower bound, the exclusive upper-bound expression, an adjustment to add to it (`<=` → +1,
+/// `>=` → -1), and the step.
+pub(super) fn canonical(
+    init: &ForInit,
+    cond: Option<&Expr>,
+    step: Option<&Expr>,
+    scope: &Scope,
+) -> Option<(String, Scalar, Expr, Expr, i64, i64)> {
+    let (var, ty, lower) = match init {
+        ForInit::Decl(d) if d.declarators.len() == 1 => {
+            let dec = &d.declarators[0];
+            let Some(ast::Initializer::Expr(e)) = &dec.init else {
+                return None;
+            };
+            let CType::Scalar(s) = dec.ty.unqualified() else {
+                return None;
+            };
+            (dec.name.name.clone(), *s, e.clone())
+        }
+        ForInit::Expr(Expr {
+            kind: ExprKind::Assign(None, lhs, rhs),
+            ..
+        }) => {
+            let ExprKind::Ident(n) = &lhs.kind else {
+                return None;
+            };
+            let ty = match scope.get(n).map(|s| s.ty.unqualified()) {
+                Some(CType::Scalar(s)) => *s,
+                _ => return None,
+            };
+            (n.clone(), ty, (**rhs).clone())
+        }
+        _ => return None,
+    };
+    if ty.is_float() {
+        return None;
+    }
+    let stepc = step_const(step?, &var)?;
+    let cond = cond?;
+    let ExprKind::Binary(op, a, b) = &cond.kind else {
+        return None;
+    };
+    let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if *n == var);
+    let (op, bound) = if is_var(a) {
+        (*op, (**b).clone())
+    } else if is_var(b) {
+        let flipped = match op {
+            BinOp::Lt => BinOp::Gt,
+            BinOp::Gt => BinOp::Lt,
+            BinOp::Le => BinOp::Ge,
+            BinOp::Ge => BinOp::Le,
+            _ => return None,
+        };
+        (flipped, (**a).clone())
+    } else {
+        return None;
+    };
+    if bound_mentions(&bound, &var) {
+        return None;
+    }
+    let adj = match (op, stepc > 0) {
+        (BinOp::Lt, true) | (BinOp::Gt, false) => 0,
+        (BinOp::Le, true) => 1,
+        (BinOp::Ge, false) => -1,
+        _ => return None,
+    };
+    Some((var, ty, lower, bound, adj, stepc))
+}
+
+/// The reduction operator of `s op= e`, `s = s op e`, `s = e op s`, `s = fmaxf(s, e)` … when `e`
+/// does not mention `s` (see [`Statement::reduction`]).
+pub(super) fn reduction_shape(lhs: &Expr, op: Option<BinOp>, rhs: &Expr) -> Option<RedOp> {
+    let ExprKind::Ident(s) = &lhs.kind else {
+        return None;
+    };
+    let red = |op: BinOp| match op {
+        BinOp::Add | BinOp::Sub => Some(RedOp::Add),
+        BinOp::Mul => Some(RedOp::Mul),
+        BinOp::BitAnd => Some(RedOp::BitAnd),
+        BinOp::BitOr => Some(RedOp::BitOr),
+        BinOp::BitXor => Some(RedOp::BitXor),
+        BinOp::LogAnd => Some(RedOp::LogAnd),
+        BinOp::LogOr => Some(RedOp::LogOr),
+        _ => None,
+    };
+    if let Some(op) = op {
+        return if expr_mentions(rhs, s) { None } else { red(op) };
+    }
+    match &rhs.kind {
+        ExprKind::Binary(bop, _, _) => {
+            let r = red(*bop)?;
+            // The operands of a chain of the same operator (`+`/`-` together): `s` must be
+            // exactly one of them, not subtracted, and no other operand may mention it.
+            let mut leaves: Vec<(&Expr, bool)> = Vec::new();
+            let mut stack: Vec<(&Expr, bool)> = vec![(rhs, false)];
+            while let Some((e, negated)) = stack.pop() {
+                match &e.kind {
+                    ExprKind::Binary(o, a, b) if red(*o) == Some(r) && leaves.len() < 256 => {
+                        stack.push((a, negated));
+                        stack.push((b, negated ^ (*o == BinOp::Sub)));
+                    }
+                    _ => leaves.push((e, negated)),
+                }
+            }
+            let is_s = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == s);
+            let selves: Vec<&(&Expr, bool)> = leaves.iter().filter(|(e, _)| is_s(e)).collect();
+            let ok = selves.len() == 1
+                && !selves[0].1
+                && leaves.iter().all(|(e, _)| is_s(e) || !expr_mentions(e, s));
+            ok.then_some(r)
+        }
+        ExprKind::Call(f, args) if args.len() == 2 => {
+            let r = match f.name.as_str() {
+                "fmaxf" | "fmax" | "max" => RedOp::Max,
+                "fminf" | "fmin" | "min" => RedOp::Min,
+                _ => return None,
+            };
+            let is_s = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == s);
+            let ok = (is_s(&args[0]) && !expr_mentions(&args[1], s))
+                || (is_s(&args[1]) && !expr_mentions(&args[0], s));
+            ok.then_some(r)
+        }
+        _ => None,
+    }
+}
+
+/// Whether an expression mentions the identifier `name` anywhere.
+pub(super) fn expr_mentions(e: &Expr, name: &str) -> bool {
+    match &e.kind {
+        ExprKind::Ident(n) => n == name,
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. } => expr_mentions(a, name),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => expr_mentions(a, name) || expr_mentions(b, name),
+        ExprKind::Cond(a, b, c) => {
+            expr_mentions(a, name) || expr_mentions(b, name) || expr_mentions(c, name)
+        }
+        ExprKind::Call(_, args) => args.iter().any(|a| expr_mentions(a, name)),
+        ExprKind::Member { base, .. } => expr_mentions(base, name),
+        _ => false,
+    }
+}
+
+pub(super) fn bound_mentions(e: &Expr, var: &str) -> bool {
+    match &e.kind {
+        ExprKind::Ident(n) => n == var,
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => bound_mentions(a, var),
+        ExprKind::Binary(_, a, b) => bound_mentions(a, var) || bound_mentions(b, var),
+        ExprKind::Cond(a, b, c) => {
+            bound_mentions(a, var) || bound_mentions(b, var) || bound_mentions(c, var)
+        }
+        ExprKind::Call(_, args) => args.iter().any(|a| bound_mentions(a, var)),
+        ExprKind::Index(a, b) => bound_mentions(a, var) || bound_mentions(b, var),
+        ExprKind::Int { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Char(_)
+        | ExprKind::SizeofType(_) => false,
+        _ => true,
+    }
+}
+
+pub(super) fn step_const(e: &Expr, var: &str) -> Option<i64> {
+    let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == var);
+    let int = |e: &Expr| match &e.kind {
+        ExprKind::Int { value, .. } => i64::try_from(*value).ok().filter(|v| *v != 0),
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::IncDec { inc, arg, .. } if is_var(arg) => Some(if *inc { 1 } else { -1 }),
+        ExprKind::Assign(Some(BinOp::Add), l, r) if is_var(l) => int(r),
+        ExprKind::Assign(Some(BinOp::Sub), l, r) if is_var(l) => int(r).map(|v| -v),
+        ExprKind::Assign(None, l, r) if is_var(l) => match &r.kind {
+            ExprKind::Binary(BinOp::Add, a, b) if is_var(a) => int(b),
+            ExprKind::Binary(BinOp::Add, a, b) if is_var(b) => int(a),
+            ExprKind::Binary(BinOp::Sub, a, b) if is_var(a) => int(b).map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Data-clause lookups shared by the host plan.
+pub fn data_clauses(
+    dir: &AccDirective,
+) -> impl Iterator<Item = (DataKind, &crate::front::pragma_ast::SubArray)> {
+    dir.clauses.iter().flat_map(|c| match &c.kind {
+        ClauseKind::Data { kind, vars } => vars.iter().map(|v| (*kind, v)).collect::<Vec<_>>(),
+        _ => Vec::new(),
+    })
+}
