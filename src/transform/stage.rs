@@ -24,6 +24,8 @@ use crate::partition::KernelPlan;
 
 /// Shared memory a staged kernel may use (the CUDA static limit).
 pub const SMEM_LIMIT: u64 = 48 * 1024;
+/// Most threads per block of a staged kernel (CUDA's limit).
+pub const MAX_THREADS: u64 = 1024;
 /// Strip size when the engine did not choose one.
 pub const DEFAULT_STRIP: u32 = 32;
 /// Longest constant loop treated as a window (a stencil's filter loop).
@@ -295,12 +297,19 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         block[d] = u32::try_from(kp.block[d]).unwrap_or(0);
     }
     let threads: u64 = block.iter().map(|&b| b as u64).product();
-    if nest_dims != grid.len() || block.contains(&0) || threads > 1024 {
+    let why = if nest_dims != grid.len() || block.contains(&0) {
+        Some("the engine's block does not match the kernel's grid mapping".to_string())
+    } else if threads > MAX_THREADS {
+        Some(format!(
+            "the engine's block has {} threads, more than the {} the staged code supports",
+            threads, MAX_THREADS
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
         for a in &best.staged {
-            spec.rejected.push((
-                a.clone(),
-                "the engine's block does not match the kernel's grid mapping".to_string(),
-            ));
+            spec.rejected.push((a.clone(), why.clone()));
         }
         return spec;
     }
