@@ -20,7 +20,10 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("gemm", &[("NI", "512"), ("NJ", "512"), ("NK", "512")]),
     ("mv", &[("N", "4096"), ("M", "4096")]),
     ("gauss", &[("H", "2048"), ("W", "2048")]),
-    ("hotspot", &[("ROWS", "1024"), ("COLS", "1024"), ("STEPS", "20")]),
+    (
+        "hotspot",
+        &[("ROWS", "1024"), ("COLS", "1024"), ("STEPS", "20")],
+    ),
     ("conv3x3", &[("H", "2048"), ("W", "2048")]),
 ];
 
@@ -72,8 +75,10 @@ fn build(src: &Path, defs: &[(&str, &str)], opt: OptLevel, dir: &Path) -> Result
         .ok_or_else(|| diag::render(&sources, &diags.0))?;
     let host = out.host_source;
     let at = host.find(MARK).ok_or("no prelude marker")? + MARK.len();
-    let patched = format!("{}{}{}", &host[..at], TIMER, &host[at..])
-        .replace("accshare_launch(accshare_k", "accshare_launch_timed(accshare_k");
+    let patched = format!("{}{}{}", &host[..at], TIMER, &host[at..]).replace(
+        "accshare_launch(accshare_k",
+        "accshare_launch_timed(accshare_k",
+    );
     let tag = format!("{:?}", opt).to_lowercase();
     let c = dir.join(format!("{}.c", tag));
     std::fs::write(&c, patched).map_err(|e| e.to_string())?;
@@ -122,7 +127,10 @@ fn main() {
         .map(|v| v.split(',').map(str::to_string).collect());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = std::env::temp_dir().join(format!("accshare-bench-{}", std::process::id()));
-    println!("naive vs --opt share on PoCL, kernel time (best of {} runs)", reps);
+    println!(
+        "naive vs --opt share on PoCL, kernel time (best of {} runs)",
+        reps
+    );
     println!(
         "{:<9} {:<28} {:>12} {:>12} {:>8} {:>10} {:>10}  same output",
         "program", "size", "naive ms", "share ms", "ratio", "naive wall", "share wall"

@@ -602,3 +602,122 @@ pub fn summary(spec: &StageSpec) -> BTreeMap<String, Option<String>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::dependence;
+    use crate::diag::{Diags, SourceMap};
+    use crate::front::preprocess::PpOptions;
+    use crate::ir::lower::find_regions;
+    use crate::model::Platform;
+
+    /// The staging of every kernel of the first region of `src` (a100).
+    fn stage(src: &str) -> Vec<StageSpec> {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let main = sources.add("t.c", "t.c".into(), src.to_string());
+        let parsed =
+            crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+        let rs = find_regions(&parsed.tu, &sources, &mut diags);
+        assert!(!diags.has_errors());
+        let r = &rs.compute[0];
+        let d = dependence::analyze(&r.ir);
+        let p = Platform::load("a100").unwrap();
+        let rp = crate::partition::analyze_region(&r.ir, &d, 0, &p, &Default::default());
+        rp.kernels
+            .iter()
+            .filter_map(|kp| crate::kernel::lower::staging_of(r, &d, kp))
+            .collect()
+    }
+
+    const GEMM: &str = "
+void gemm(float C[256][256], float A[256][256], float B[256][256])
+{
+    int i, j, k;
+#pragma acc share(B[*][TB_X], A[TB_Y][*]:coalesce)
+#pragma acc kernels loop independent
+    for (i = 0; i < 256; i++) {
+#pragma acc loop independent
+        for (j = 0; j < 256; j++) {
+            float s = 0.0f;
+            for (k = 0; k < 256; k++)
+                s += A[i][k] * B[k][j];
+            C[i][j] = s;
+        }
+    }
+}
+";
+
+    #[test]
+    fn gemm_tiles_follow_fig_2b() {
+        let s = stage(GEMM);
+        let s = &s[0];
+        assert_eq!(s.block, [32, 32, 1]);
+        let strip = s.strip.as_ref().unwrap();
+        assert_eq!((strip.var.as_str(), strip.size), ("k", 64));
+        let a = s.array("A").unwrap();
+        assert_eq!(
+            a.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+            [32, 64]
+        );
+        assert!(matches!(a.dims[0].primary, Primary::Grid { dim: 1, .. }));
+        assert_eq!(a.dims[1].primary, Primary::Strip);
+        let b = s.array("B").unwrap();
+        assert_eq!(
+            b.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+            [64, 32]
+        );
+        assert_eq!(b.strides(), [32, 1]);
+        assert_eq!(s.smem_bytes(), 16384);
+    }
+
+    #[test]
+    fn halo_tile_covers_the_offsets() {
+        let s = stage(
+            "
+void st(float out[512][512], float in[512][512])
+{
+    int i, j;
+#pragma acc share(in[TB_Y+2][TB_X+2])
+#pragma acc kernels loop independent
+    for (i = 1; i < 511; i++) {
+#pragma acc loop independent
+        for (j = 1; j < 511; j++)
+            out[i][j] = in[i - 1][j] + in[i + 1][j] + in[i][j - 1] + in[i][j + 1];
+    }
+}
+",
+        );
+        let a = s[0].array("in").unwrap();
+        assert_eq!((a.dims[0].lo, a.dims[0].hi), (-1, 1));
+        assert_eq!(a.dims[1].extent, s[0].block[0] + 2);
+        assert_eq!(a.dims[0].range.0.as_const(), Some(0));
+        assert_eq!(a.dims[0].range.1.as_const(), Some(511));
+        assert!(s[0].strip.is_none());
+    }
+
+    #[test]
+    fn a_strided_strip_reference_stays_in_global_memory() {
+        let s = stage(
+            "
+void g(float y[256], float A[256][512])
+{
+    int i, j;
+#pragma acc share(A[TB_X][*])
+#pragma acc kernels loop independent
+    for (i = 0; i < 256; i++) {
+        float s = 0.0f;
+        for (j = 0; j < 256; j++)
+            s += A[i][2 * j];
+        y[i] = s;
+    }
+}
+",
+        );
+        assert!(s[0].arrays.is_empty());
+        let (a, why) = &s[0].rejected[0];
+        assert_eq!(a, "A");
+        assert_eq!(why, "`j` in subscript `2*j` is neither a grid index, a strip-mined loop nor a short constant loop");
+    }
+}
