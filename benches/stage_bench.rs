@@ -67,10 +67,11 @@ fn build(src: &Path, defs: &[(&str, &str)], opt: OptLevel, dir: &Path) -> Result
             include_dirs: Vec::new(),
         },
     };
-    let oo = OptOptions {
-        opt,
-        platform: None,
+    let platform = match std::env::var("ACCSHARE_BENCH_PLATFORM") {
+        Ok(name) => Some(accshare::model::Platform::load(&name)?),
+        Err(_) => None,
     };
+    let oo = OptOptions { opt, platform };
     let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
         .ok_or_else(|| diag::render(&sources, &diags.0))?;
     let host = out.host_source;

@@ -328,7 +328,7 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 .collect()
         })
         .unwrap_or_default();
-    let conditional = root_stmt.is_none_or(has_conditional);
+    let conditional = root_stmt.map_or(true, has_conditional);
     let tiles = kp.chosen_tiles();
     let mut strip: Option<Strip> = None;
     let mut bytes = 0u64;

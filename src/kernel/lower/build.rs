@@ -971,12 +971,13 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
                 KExpr::Builtin(Builtin::GroupId(*dim)),
                 int(block[*dim as usize] as i64),
             );
-            let start = if min.is_zero() {
-                start
-            } else {
-                bin(BinOp::Add, poly_to_kexpr(min, Scalar::Int), start)
-            };
-            plus(start)
+            // `min + lo` folded into one polynomial when it can be.
+            match min.add(&Poly::constant(td.lo)) {
+                Some(p) if p.is_zero() => start,
+                Some(p) => bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                None if min.is_zero() => plus(start),
+                None => plus(bin(BinOp::Add, poly_to_kexpr(min, Scalar::Int), start)),
+            }
         }
         Primary::Strip => plus(KExpr::Var(STRIP.to_string())),
     }
@@ -985,9 +986,12 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
 /// The cooperative, coalesced load of a tile: work-item `t` of the block loads elements
 /// `t, t + threads, …` of the tile in row-major order (consecutive work-items, consecutive
 /// elements of a row), skipping elements outside the range the program can touch.
-fn tile_load(a: &StagedArray, threads: u32, global_extents: &[KExpr]) -> KStmt {
+fn tile_load(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
+    if a.dims.len() == 2 && block[1] > 1 && block[2] == 1 {
+        return tile_load_2d(a, block, global_extents);
+    }
+    let threads = block[0] * block[1] * block[2];
     let l = KExpr::Var("accshare_l".to_string());
-    let n = a.dims.len();
     let total: i64 = a.dims.iter().map(|d| d.extent as i64).product();
     let strides = a.strides();
     let mut conds = Vec::new();
@@ -1006,30 +1010,7 @@ fn tile_load(a: &StagedArray, threads: u32, global_extents: &[KExpr]) -> KStmt {
             bin(BinOp::Rem, q, int(td.extent as i64))
         };
         let g = bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
-        // The origin is at least the range's start except for halos and grid starts, so both
-        // ends are checked; constant checks that always hold are left out.
-        let rmin = td.range.0.as_const();
-        let rmax = td.range.1.as_const();
-        let ext = td.array_extent.as_ref();
-        conds.push(bin(
-            BinOp::Ge,
-            g.clone(),
-            poly_to_kexpr(&td.range.0, Scalar::Int),
-        ));
-        conds.push(bin(
-            BinOp::Le,
-            g.clone(),
-            poly_to_kexpr(&td.range.1, Scalar::Int),
-        ));
-        if rmin.is_none_or(|v| v < 0) {
-            conds.push(bin(BinOp::Ge, g.clone(), int(0)));
-        }
-        if let Some(ext) = ext {
-            let holds = matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a < b);
-            if !holds {
-                conds.push(bin(BinOp::Lt, g.clone(), poly_to_kexpr(ext, Scalar::Int)));
-            }
-        }
+        in_range(td, &g, &mut conds);
         gsubs.push(g);
         let st = strides.get(d).copied().unwrap_or(1);
         let term = if st == 1 {
@@ -1042,7 +1023,6 @@ fn tile_load(a: &StagedArray, threads: u32, global_extents: &[KExpr]) -> KStmt {
             Some(x) => bin(BinOp::Add, x, term),
         });
     }
-    let _ = n;
     let cond = conds
         .into_iter()
         .reduce(|x, y| bin(BinOp::LogAnd, x, y))
@@ -1079,6 +1059,93 @@ fn tile_load(a: &StagedArray, threads: u32, global_extents: &[KExpr]) -> KStmt {
             els: Vec::new(),
         }],
     }
+}
+
+/// `g` is inside the range the program touches along `td` (and inside the array).
+fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
+    let rmin = td.range.0.as_const();
+    let rmax = td.range.1.as_const();
+    conds.push(bin(
+        BinOp::Ge,
+        g.clone(),
+        poly_to_kexpr(&td.range.0, Scalar::Int),
+    ));
+    conds.push(bin(
+        BinOp::Le,
+        g.clone(),
+        poly_to_kexpr(&td.range.1, Scalar::Int),
+    ));
+    if rmin.map_or(true, |v| v < 0) {
+        conds.push(bin(BinOp::Ge, g.clone(), int(0)));
+    }
+    if let Some(ext) = &td.array_extent {
+        let holds = matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a < b);
+        if !holds {
+            conds.push(bin(BinOp::Lt, g.clone(), poly_to_kexpr(ext, Scalar::Int)));
+        }
+    }
+}
+
+/// The load of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
+/// width (consecutive work-items of a row load consecutive elements; no division).
+fn tile_load_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
+    let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
+    let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
+    let g0 = bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
+    let g1 = bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
+    let mut conds = Vec::new();
+    in_range(&a.dims[0], &g0, &mut conds);
+    in_range(&a.dims[1], &g1, &mut conds);
+    let cond = conds
+        .into_iter()
+        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
+        .unwrap_or(int(1));
+    let lidx = bin(
+        BinOp::Add,
+        bin(BinOp::Mul, r.clone(), int(a.row_len as i64)),
+        c.clone(),
+    );
+    let store = KStmt::Assign {
+        target: LValue::Elem(ArrayRef {
+            array: a.local.clone(),
+            space: Space::Local,
+            index: Box::new(lidx),
+        }),
+        op: None,
+        value: KExpr::Load(ArrayRef {
+            array: a.name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(vec![g0, g1], global_extents)),
+        }),
+    };
+    let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
+        init: vec![KStmt::Decl {
+            name: v.to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::Builtin(Builtin::LocalId(dim))),
+        }],
+        cond: Some(bin(BinOp::Lt, e.clone(), int(n as i64))),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: int(step as i64),
+        }],
+        body,
+    };
+    let inner = lp(
+        &cv,
+        &c,
+        0,
+        a.dims[1].extent,
+        block[0],
+        vec![KStmt::If {
+            cond,
+            then: vec![store],
+            els: Vec::new(),
+        }],
+    );
+    lp(&rv, &r, 1, a.dims[0].extent, block[1], vec![inner])
 }
 
 fn guarded(cond: &Option<KExpr>, stmts: Vec<KStmt>) -> Vec<KStmt> {
@@ -1122,7 +1189,6 @@ impl<'a> KernelBuilder<'a> {
         let Some(root_stmt) = root_stmt else {
             return Err("the loop nest was not found".to_string());
         };
-        let threads = block[0] * block[1] * block[2];
         let mut tid = KExpr::Builtin(Builtin::LocalId(0));
         if block[1] > 1 || block[2] > 1 {
             tid = bin(
@@ -1192,7 +1258,7 @@ impl<'a> KernelBuilder<'a> {
                     .collect::<Vec<_>>()
                     .join("x")
             )));
-            once.push(tile_load(a, threads, &extents[&a.name]));
+            once.push(tile_load(a, block, &extents[&a.name]));
         }
         if !once.is_empty() {
             body.extend(once);
@@ -1322,7 +1388,7 @@ impl<'a> KernelBuilder<'a> {
                     .collect::<Vec<_>>()
                     .join("x")
             )));
-            per_strip.push(tile_load(a, threads, &extents[&a.name]));
+            per_strip.push(tile_load(a, block, &extents[&a.name]));
         }
         per_strip.push(KStmt::Barrier);
         let kinit = if declared_in_init {
