@@ -233,10 +233,21 @@ fn staged_cuda_compiles_with_nvrtc() {
     for n in STAGED {
         let cu = compile_share(&example(n), Target::Cuda, &[]).kernel_source;
         match compile_cuda(&cu, "compute_75") {
-            Ok(CompileOutcome::Compiled { log, .. }) => {
+            Ok(CompileOutcome::Compiled { log, ptx }) => {
                 if !log.trim().is_empty() {
                     failures.push(format!("{} (NVRTC warnings):\n{}", n, log));
                 }
+                // The tiles are in shared memory in the PTX (`.shared .align 4 .b8 …[bytes]`).
+                let shared: Vec<&str> = ptx
+                    .lines()
+                    .filter(|l| {
+                        l.contains(".shared") && l.contains(".b8") && l.contains("accshare_sh_")
+                    })
+                    .collect();
+                if shared.is_empty() {
+                    failures.push(format!("{}: no shared tile in the PTX", n));
+                }
+                println!("{}: {}", n, shared.join(" | ").replace('\t', " "));
             }
             Ok(CompileOutcome::Skipped(why)) => {
                 assert!(!require, "NVRTC required but unavailable: {}", why);

@@ -987,7 +987,7 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
 /// `t, t + threads, …` of the tile in row-major order (consecutive work-items, consecutive
 /// elements of a row), skipping elements outside the range the program can touch.
 fn tile_load(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
-    if a.dims.len() == 2 && block[1] > 1 && block[2] == 1 {
+    if loads_2d(a, block) {
         return tile_load_2d(a, block, global_extents);
     }
     let threads = block[0] * block[1] * block[2];
@@ -1084,6 +1084,11 @@ fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
             conds.push(bin(BinOp::Lt, g.clone(), poly_to_kexpr(ext, Scalar::Int)));
         }
     }
+}
+
+/// 2-D tiles are loaded row by row by 2-D blocks; everything else through a flat index.
+fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
+    a.dims.len() == 2 && block[1] > 1 && block[2] == 1
 }
 
 /// The load of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
@@ -1220,12 +1225,14 @@ impl<'a> KernelBuilder<'a> {
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
-        body.push(KStmt::Decl {
-            name: TID.to_string(),
-            ty: Scalar::Int,
-            len: None,
-            init: Some(tid),
-        });
+        if spec.arrays.iter().any(|a| !loads_2d(a, block)) {
+            body.push(KStmt::Decl {
+                name: TID.to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(tid),
+            });
+        }
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
             let Some(ext) = self.global_extents(&a.name) else {
