@@ -22,7 +22,7 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("gauss", &[("H", "2048"), ("W", "2048")]),
     (
         "hotspot",
-        &[("ROWS", "1024"), ("COLS", "1024"), ("STEPS", "20")],
+        &[("ROWS", "1024"), ("COLS", "1024"), ("STEPS", "100")],
     ),
     ("conv3x3", &[("H", "2048"), ("W", "2048")]),
 ];
@@ -117,6 +117,75 @@ fn run(exe: &Path) -> Result<(f64, f64, Vec<u8>), String> {
     Ok((k, wall, o.stdout))
 }
 
+/// Global-memory sectors of every run of `src` on the simulator (a100-like), per array.
+fn sim_sectors(
+    src: &Path,
+    opt: OptLevel,
+    dir: &Path,
+) -> Result<std::collections::BTreeMap<String, u64>, String> {
+    use accshare::sim::{trace, SimOptions, SimPlatform};
+    let text = std::fs::read_to_string(src).map_err(|e| e.to_string())?;
+    let defs: Vec<(String, Option<String>)> = SIM_SIZE
+        .iter()
+        .filter(|(n, _)| text.contains(&format!("#ifndef {}", n)))
+        .map(|(a, b)| (a.to_string(), Some(b.to_string())))
+        .collect();
+    let pp = accshare::front::preprocess::PpOptions {
+        defines: defs,
+        include_dirs: Vec::new(),
+    };
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: Target::OpenCl,
+        pp: pp.clone(),
+    };
+    let oo = OptOptions {
+        opt,
+        platform: None,
+    };
+    let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
+        .ok_or_else(|| diag::render(&sources, &diags.0))?;
+    let sim_opts = SimOptions {
+        check: true,
+        ..Default::default()
+    };
+    let (rep, _) = trace::run_module(
+        src,
+        &out.module,
+        &pp,
+        &SimPlatform::nvidia(),
+        &sim_opts,
+        dir,
+    )?;
+    let mut m = std::collections::BTreeMap::new();
+    for r in &rep.runs {
+        if !r.findings.is_empty() {
+            return Err(format!("{} checker findings", r.findings.len()));
+        }
+        for (a, c) in r.stats.accesses.iter().zip(&r.stats.counts) {
+            if a.space == accshare::kernel::Space::Global {
+                *m.entry(a.array.clone()).or_insert(0) += c.sectors;
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// Sizes for the simulator table (small: every thread is simulated).
+const SIM_SIZE: &[(&str, &str)] = &[
+    ("N", "128"),
+    ("M", "128"),
+    ("NI", "128"),
+    ("NJ", "128"),
+    ("NK", "128"),
+    ("H", "128"),
+    ("W", "128"),
+    ("ROWS", "128"),
+    ("COLS", "128"),
+    ("STEPS", "2"),
+];
+
 fn main() {
     let reps: usize = std::env::var("ACCSHARE_BENCH_REPS")
         .ok()
@@ -179,6 +248,42 @@ fn main() {
             (a, b) => {
                 for e in [a, b].into_iter().filter_map(|r| r.as_ref().err()) {
                     println!("{:<9} error: {}", name, e);
+                }
+            }
+        }
+    }
+    if std::env::var("ACCSHARE_BENCH_NO_SIM").is_err() {
+        println!();
+        println!("global-memory sectors on the simulator (a100-like, sizes 128, hotspot 2 steps), per array");
+        for (name, _) in CASES {
+            if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
+                continue;
+            }
+            let src = root.join("examples").join(format!("{}.c", name));
+            let dir = tmp.join(format!("sim-{}", name));
+            let n = sim_sectors(&src, OptLevel::Naive, &dir.join("n"));
+            let s = sim_sectors(&src, OptLevel::Share, &dir.join("s"));
+            match (n, s) {
+                (Ok(n), Ok(s)) => {
+                    let tn: u64 = n.values().sum();
+                    let ts: u64 = s.values().sum();
+                    let per: Vec<String> = n
+                        .iter()
+                        .map(|(a, v)| format!("{} {}->{}", a, v, s.get(a).copied().unwrap_or(0)))
+                        .collect();
+                    println!(
+                        "{:<9} total {:>9} -> {:>9} ({:.2}x fewer)   {}",
+                        name,
+                        tn,
+                        ts,
+                        tn as f64 / ts.max(1) as f64,
+                        per.join(", ")
+                    );
+                }
+                (a, b) => {
+                    for e in [a, b].into_iter().filter_map(|r| r.err()) {
+                        println!("{:<9} error: {}", name, e);
+                    }
                 }
             }
         }

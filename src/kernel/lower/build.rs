@@ -974,7 +974,11 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
             // `min + lo` folded into one polynomial when it can be.
             match min.add(&Poly::constant(td.lo)) {
                 Some(p) if p.is_zero() => start,
-                Some(p) => bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                Some(p) => match p.as_const() {
+                    Some(c) if c > 0 => bin(BinOp::Add, start, int(c)),
+                    Some(c) => bin(BinOp::Sub, start, int(c.saturating_neg())),
+                    None => bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                },
                 None if min.is_zero() => plus(start),
                 None => plus(bin(BinOp::Add, poly_to_kexpr(min, Scalar::Int), start)),
             }
