@@ -160,6 +160,8 @@ pub enum TargetArg {
 pub enum OptLevel {
     /// The baseline translation: no shared memory.
     Naive,
+    /// Stage the partitions the engine chooses in shared memory.
+    Share,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -311,7 +313,14 @@ fn compile(args: &CompileArgs) -> i32 {
         },
         pp: args.input.pp_options(),
     };
-    let out = driver::compile(file, &opts, &mut sources, &mut diags);
+    let oo = driver::OptOptions {
+        opt: match args.opt {
+            OptLevel::Naive => driver::OptLevel::Naive,
+            OptLevel::Share => driver::OptLevel::Share,
+        },
+        platform: args.platform.load().ok(),
+    };
+    let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     if code != 0 {
         return code;

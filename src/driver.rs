@@ -8,13 +8,22 @@ use crate::back::output::{self, Target};
 use crate::diag::{Diags, SourceMap, Span};
 use crate::front::preprocess::PpOptions;
 use crate::ir::lower::find_regions;
-use crate::kernel::lower::{lower_data, lower_region, Ctx};
+use crate::kernel::lower::{lower_data, lower_region_with, Ctx};
 use crate::kernel::Module;
+pub use crate::transform::OptLevel;
 
 #[derive(Clone, Debug)]
 pub struct Options {
     pub target: Target,
     pub pp: PpOptions,
+}
+
+/// Optimization settings (kept apart from [`Options`] so existing callers are unaffected).
+#[derive(Clone, Debug, Default)]
+pub struct OptOptions {
+    pub opt: OptLevel,
+    /// The platform the partition engine sizes for (`None`: the default, `a100`).
+    pub platform: Option<crate::model::Platform>,
 }
 
 /// What one compilation produced.
@@ -39,6 +48,22 @@ pub fn compile(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<Output> {
+    compile_with(file, opts, &OptOptions::default(), sources, diags)
+}
+
+/// [`compile`] at an optimization level (`--opt share` stages partitions in shared memory).
+pub fn compile_with(
+    file: &Path,
+    opts: &Options,
+    opt: &OptOptions,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Output> {
+    let platform = match (&opt.opt, &opt.platform) {
+        (OptLevel::Naive, _) => None,
+        (OptLevel::Share, Some(p)) => Some(p.clone()),
+        (OptLevel::Share, None) => crate::model::Platform::load("a100").ok(),
+    };
     let parsed = crate::front::load(file, &opts.pp, sources, diags)?;
     if diags.has_errors() {
         return None;
@@ -62,7 +87,16 @@ pub fn compile(
             diags.push(d);
         }
         let before = module.kernels.len();
-        if let Some(h) = lower_region(&ctx, r, &deps, i, &mut module, diags) {
+        let plan = platform.as_ref().map(|p| {
+            crate::partition::analyze_region(
+                &r.ir,
+                &deps,
+                i,
+                p,
+                &crate::partition::Options::default(),
+            )
+        });
+        if let Some(h) = lower_region_with(&ctx, r, &deps, i, plan.as_ref(), &mut module, diags) {
             module.host.push(h);
         }
         let refs: Vec<(String, Span)> =

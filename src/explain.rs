@@ -85,9 +85,55 @@ pub fn plan_all(
                     &fallback
                 }
             };
-            partition::analyze_region(&r.ir, d, i, platform, opts)
+            let mut rp = partition::analyze_region(&r.ir, d, i, platform, opts);
+            add_staging(r, d, &mut rp);
+            rp
         })
         .collect()
+}
+
+/// What `--opt share` does with each kernel's plan: a note naming the arrays staged in the
+/// generated code, and the staging-time reasons of the others in `rejected`.
+fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionPlan) {
+    for kp in &mut rp.kernels {
+        if kp.best.is_none() {
+            continue;
+        }
+        let Some(spec) = crate::kernel::lower::staging_of(r, deps, kp) else {
+            continue;
+        };
+        if spec.arrays.is_empty() {
+            kp.notes
+                .push("--opt share: nothing staged in the generated code".to_string());
+        } else {
+            let names: Vec<String> = spec
+                .arrays
+                .iter()
+                .map(|a| {
+                    let dims: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
+                    format!("{}[{}]", a.name, dims.join("]["))
+                })
+                .collect();
+            let strip = spec
+                .strip
+                .as_ref()
+                .map(|s| format!(", loop `{}` strip-mined by {}", s.var, s.size))
+                .unwrap_or_default();
+            kp.notes.push(format!(
+                "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
+                names.join(", "),
+                spec.smem_bytes(),
+                spec.block[0],
+                spec.block[1],
+                spec.block[2],
+                strip
+            ));
+        }
+        for (a, why) in spec.rejected {
+            kp.rejected
+                .push((a, format!("not staged by --opt share: {}", why)));
+        }
+    }
 }
 
 pub fn explain_with(

@@ -15,3 +15,4 @@ pub mod model;
 pub mod partition;
 pub mod runtime;
 pub mod sim;
+pub mod transform;

@@ -11,6 +11,9 @@ use crate::front::pragma_ast::RedOp;
 use crate::ir::lower::{array_shape, RegionAst};
 use crate::ir::{Bound, LoopId, Poly, Region};
 
+use crate::partition::KernelPlan;
+use crate::transform::stage::{self, GridLoop, Primary, StageSpec, StagedArray, TileDim};
+
 use super::reduce::{identity, reduction_epilogue};
 use super::walk::*;
 use super::*;
@@ -37,6 +40,12 @@ pub(super) struct KernelBuilder<'a> {
     privatized: BTreeSet<String>,
     reductions: Vec<(RedOp, String, Scalar)>,
     errors: Vec<Diag>,
+    /// `--opt share`: the engine's plan for this kernel.
+    kplan: Option<&'a KernelPlan>,
+    /// The staging decisions (`Some` once `build` has run with a plan).
+    pub(super) stage: Option<StageSpec>,
+    /// Why the staged body could not be built (the caller falls back to the baseline).
+    pub(super) stage_error: Option<String>,
 }
 
 impl<'a> KernelBuilder<'a> {
@@ -51,7 +60,45 @@ impl<'a> KernelBuilder<'a> {
             privatized: BTreeSet::new(),
             reductions: Vec::new(),
             errors: Vec::new(),
+            kplan: None,
+            stage: None,
+            stage_error: None,
         }
+    }
+
+    /// Stage the arrays the engine chose for this kernel (`--opt share`).
+    pub(super) fn with_plan(mut self, kp: &'a KernelPlan) -> Self {
+        self.kplan = Some(kp);
+        self
+    }
+
+    fn staging(&self) -> Option<&StageSpec> {
+        self.stage.as_ref().filter(|s| !s.arrays.is_empty())
+    }
+
+    /// Runs the staging analysis (after the mapping is chosen).
+    fn plan_staging(&mut self) {
+        let Some(kp) = self.kplan else { return };
+        let mut grid = Vec::new();
+        for i in 0..self.mapped.len() {
+            let Some((min, max)) = self.iter_box(i) else {
+                return;
+            };
+            grid.push(GridLoop {
+                loop_id: self.mapped[i].loop_id,
+                dim: self.mapped[i].dim,
+                min,
+                max,
+            });
+        }
+        self.stage = Some(stage::plan(self.r, self.root, &grid, kp));
+    }
+
+    /// The chosen staging, computed without building the kernel (for `explain`).
+    pub(super) fn staging_only(&mut self) -> Option<StageSpec> {
+        self.choose_mapping();
+        self.plan_staging();
+        self.stage.clone()
     }
 
     fn ir(&self) -> &'a Region {
@@ -106,6 +153,10 @@ impl<'a> KernelBuilder<'a> {
                     block = [v, 1, 1];
                 }
             }
+        }
+        self.plan_staging();
+        if let Some(spec) = self.staging() {
+            block = spec.block;
         }
         if self.mapped.is_empty() {
             let lp = &ir.loops[self.root];
@@ -262,13 +313,26 @@ impl<'a> KernelBuilder<'a> {
         self.declare_outer_iterators(&mut body);
         // The loop nest's code.
         let root_stmt = find_loop(&self.r.body, ir.loops[self.root].span);
-        let inner = match root_stmt {
-            Some(s) => self.stmt(s),
-            None => Vec::new(),
-        };
-        if guard.is_empty() {
+        let mut locals = Vec::new();
+        if self.staging().is_some() {
+            let cond = guard
+                .into_iter()
+                .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
+            if let Err(why) = self.staged_body(cond, root_stmt, block, &mut body, &mut locals) {
+                self.stage_error = Some(why);
+                return None;
+            }
+        } else if guard.is_empty() {
+            let inner = match root_stmt {
+                Some(s) => self.stmt(s),
+                None => Vec::new(),
+            };
             body.extend(inner);
         } else {
+            let inner = match root_stmt {
+                Some(s) => self.stmt(s),
+                None => Vec::new(),
+            };
             let cond = guard
                 .into_iter()
                 .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)))
@@ -280,7 +344,6 @@ impl<'a> KernelBuilder<'a> {
             });
         }
         // Reductions: tree in local memory, one partial per work-group.
-        let mut locals = Vec::new();
         let threads = block[0] * block[1] * block[2];
         let mut params_extra = Vec::new();
         for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
@@ -788,6 +851,15 @@ impl<'a> KernelBuilder<'a> {
                 }
             }
         }
+        if let Some(a) = self.staging().and_then(|s| s.array(name)) {
+            if a.accesses.contains(&e.span) && ksubs.len() == a.dims.len() {
+                return KExpr::Load(ArrayRef {
+                    array: a.local.clone(),
+                    space: Space::Local,
+                    index: Box::new(local_index(a, ksubs)),
+                });
+            }
+        }
         let mut full = vec![KExpr::Int(0, Scalar::Int)];
         full.extend(extents);
         KExpr::Load(ArrayRef {
@@ -795,5 +867,545 @@ impl<'a> KernelBuilder<'a> {
             space: Space::Global,
             index: Box::new(flatten(ksubs, &full[1..])),
         })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared-memory staging (`--opt share`)
+// ---------------------------------------------------------------------------------------------
+
+fn int(v: i64) -> KExpr {
+    KExpr::Int(v, Scalar::Int)
+}
+
+fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
+    KExpr::Binary(op, Box::new(a), Box::new(b))
+}
+
+fn origin_name(a: &StagedArray, d: usize) -> String {
+    format!("accshare_o_{}_{}", a.name, d)
+}
+
+const TID: &str = "accshare_tid";
+const STRIP: &str = "accshare_kk";
+
+/// `Σ (s_d - origin_d) · stride_d`: where a reference finds its element in the tile.
+fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
+    let strides = a.strides();
+    let mut acc: Option<KExpr> = None;
+    for (d, s) in subs.into_iter().enumerate() {
+        let off = bin(BinOp::Sub, s, KExpr::Var(origin_name(a, d)));
+        let st = strides.get(d).copied().unwrap_or(1);
+        let term = if st == 1 {
+            off
+        } else {
+            bin(BinOp::Mul, off, int(st as i64))
+        };
+        acc = Some(match acc {
+            None => term,
+            Some(x) => bin(BinOp::Add, x, term),
+        });
+    }
+    acc.unwrap_or(int(0))
+}
+
+/// The first global index of a tile dimension.
+fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
+    let lo = int(td.lo);
+    let plus = |e: KExpr| match td.lo {
+        0 => e,
+        v if v < 0 => bin(BinOp::Sub, e, int(-v)),
+        _ => bin(BinOp::Add, e, int(td.lo)),
+    };
+    match &td.primary {
+        Primary::Fixed => lo,
+        Primary::Grid { dim, min } => {
+            let start = bin(
+                BinOp::Mul,
+                KExpr::Builtin(Builtin::GroupId(*dim)),
+                int(block[*dim as usize] as i64),
+            );
+            // `min + lo` folded into one polynomial when it can be.
+            match min.add(&Poly::constant(td.lo)) {
+                Some(p) if p.is_zero() => start,
+                Some(p) => match p.as_const() {
+                    Some(c) if c > 0 => bin(BinOp::Add, start, int(c)),
+                    Some(c) => bin(BinOp::Sub, start, int(c.saturating_neg())),
+                    None => bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                },
+                None if min.is_zero() => plus(start),
+                None => plus(bin(BinOp::Add, poly_to_kexpr(min, Scalar::Int), start)),
+            }
+        }
+        Primary::Strip => plus(KExpr::Var(STRIP.to_string())),
+    }
+}
+
+/// The cooperative, coalesced load of a tile: work-item `t` of the block loads elements
+/// `t, t + threads, …` of the tile in row-major order (consecutive work-items, consecutive
+/// elements of a row), skipping elements outside the range the program can touch.
+fn tile_load(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
+    if loads_2d(a, block) {
+        return tile_load_2d(a, block, global_extents);
+    }
+    let threads = block[0] * block[1] * block[2];
+    let l = KExpr::Var("accshare_l".to_string());
+    let total: i64 = a.dims.iter().map(|d| d.extent as i64).product();
+    let strides = a.strides();
+    let mut conds = Vec::new();
+    let mut gsubs = Vec::new();
+    let mut lidx: Option<KExpr> = None;
+    for (d, td) in a.dims.iter().enumerate() {
+        let inner: i64 = a.dims[d + 1..].iter().map(|x| x.extent as i64).product();
+        let q = if inner == 1 {
+            l.clone()
+        } else {
+            bin(BinOp::Div, l.clone(), int(inner))
+        };
+        let r = if d == 0 {
+            q
+        } else {
+            bin(BinOp::Rem, q, int(td.extent as i64))
+        };
+        let g = bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
+        in_range(td, &g, &mut conds);
+        gsubs.push(g);
+        let st = strides.get(d).copied().unwrap_or(1);
+        let term = if st == 1 {
+            r
+        } else {
+            bin(BinOp::Mul, r, int(st as i64))
+        };
+        lidx = Some(match lidx {
+            None => term,
+            Some(x) => bin(BinOp::Add, x, term),
+        });
+    }
+    let cond = conds
+        .into_iter()
+        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
+        .unwrap_or(int(1));
+    let store = KStmt::Assign {
+        target: LValue::Elem(ArrayRef {
+            array: a.local.clone(),
+            space: Space::Local,
+            index: Box::new(lidx.unwrap_or(int(0))),
+        }),
+        op: None,
+        value: KExpr::Load(ArrayRef {
+            array: a.name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(gsubs, global_extents)),
+        }),
+    };
+    KStmt::For {
+        init: vec![KStmt::Decl {
+            name: "accshare_l".to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::Var(TID.to_string())),
+        }],
+        cond: Some(bin(BinOp::Lt, l.clone(), int(total))),
+        step: vec![KStmt::Assign {
+            target: LValue::Var("accshare_l".to_string()),
+            op: Some(BinOp::Add),
+            value: int(threads as i64),
+        }],
+        body: vec![KStmt::If {
+            cond,
+            then: vec![store],
+            els: Vec::new(),
+        }],
+    }
+}
+
+/// `g` is inside the range the program touches along `td` (and inside the array).
+fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
+    let rmin = td.range.0.as_const();
+    let rmax = td.range.1.as_const();
+    conds.push(bin(
+        BinOp::Ge,
+        g.clone(),
+        poly_to_kexpr(&td.range.0, Scalar::Int),
+    ));
+    conds.push(bin(
+        BinOp::Le,
+        g.clone(),
+        poly_to_kexpr(&td.range.1, Scalar::Int),
+    ));
+    if rmin.map_or(true, |v| v < 0) {
+        conds.push(bin(BinOp::Ge, g.clone(), int(0)));
+    }
+    if let Some(ext) = &td.array_extent {
+        let holds = matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a < b);
+        if !holds {
+            conds.push(bin(BinOp::Lt, g.clone(), poly_to_kexpr(ext, Scalar::Int)));
+        }
+    }
+}
+
+/// 2-D tiles are loaded row by row by 2-D blocks; everything else through a flat index.
+fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
+    a.dims.len() == 2 && block[1] > 1 && block[2] == 1
+}
+
+/// The load of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
+/// width (consecutive work-items of a row load consecutive elements; no division).
+fn tile_load_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
+    let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
+    let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
+    let g0 = bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
+    let g1 = bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
+    let mut conds = Vec::new();
+    in_range(&a.dims[0], &g0, &mut conds);
+    in_range(&a.dims[1], &g1, &mut conds);
+    let cond = conds
+        .into_iter()
+        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
+        .unwrap_or(int(1));
+    let lidx = bin(
+        BinOp::Add,
+        bin(BinOp::Mul, r.clone(), int(a.row_len as i64)),
+        c.clone(),
+    );
+    let store = KStmt::Assign {
+        target: LValue::Elem(ArrayRef {
+            array: a.local.clone(),
+            space: Space::Local,
+            index: Box::new(lidx),
+        }),
+        op: None,
+        value: KExpr::Load(ArrayRef {
+            array: a.name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(vec![g0, g1], global_extents)),
+        }),
+    };
+    let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
+        init: vec![KStmt::Decl {
+            name: v.to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::Builtin(Builtin::LocalId(dim))),
+        }],
+        cond: Some(bin(BinOp::Lt, e.clone(), int(n as i64))),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: int(step as i64),
+        }],
+        body,
+    };
+    let inner = lp(
+        &cv,
+        &c,
+        0,
+        a.dims[1].extent,
+        block[0],
+        vec![KStmt::If {
+            cond,
+            then: vec![store],
+            els: Vec::new(),
+        }],
+    );
+    lp(&rv, &r, 1, a.dims[0].extent, block[1], vec![inner])
+}
+
+fn guarded(cond: &Option<KExpr>, stmts: Vec<KStmt>) -> Vec<KStmt> {
+    if stmts.is_empty() {
+        return stmts;
+    }
+    match cond {
+        Some(c) => vec![KStmt::If {
+            cond: c.clone(),
+            then: stmts,
+            els: Vec::new(),
+        }],
+        None => vec![KStmt::Block(stmts)],
+    }
+}
+
+impl<'a> KernelBuilder<'a> {
+    /// Global extents of dimensions 1.. of an array (for flattening).
+    fn global_extents(&self, name: &str) -> Option<Vec<KExpr>> {
+        let info = self.ir().arrays.get(name)?;
+        info.extents
+            .iter()
+            .skip(1)
+            .map(|e| e.as_ref().map(|p| poly_to_kexpr(p, Scalar::Int)))
+            .collect()
+    }
+
+    /// The staged kernel body: tile origins, cooperative loads and barriers run by every
+    /// work-item; only the computation is guarded.
+    fn staged_body(
+        &mut self,
+        cond: Option<KExpr>,
+        root_stmt: Option<&Stmt>,
+        block: [u32; 3],
+        body: &mut Vec<KStmt>,
+        locals: &mut Vec<LocalArray>,
+    ) -> Result<(), String> {
+        let Some(spec) = self.staging().cloned() else {
+            return Err("nothing to stage".to_string());
+        };
+        let Some(root_stmt) = root_stmt else {
+            return Err("the loop nest was not found".to_string());
+        };
+        let mut tid = KExpr::Builtin(Builtin::LocalId(0));
+        if block[1] > 1 || block[2] > 1 {
+            tid = bin(
+                BinOp::Add,
+                tid,
+                bin(
+                    BinOp::Mul,
+                    KExpr::Builtin(Builtin::LocalId(1)),
+                    int(block[0] as i64),
+                ),
+            );
+        }
+        if block[2] > 1 {
+            tid = bin(
+                BinOp::Add,
+                tid,
+                bin(
+                    BinOp::Mul,
+                    KExpr::Builtin(Builtin::LocalId(2)),
+                    int((block[0] * block[1]) as i64),
+                ),
+            );
+        }
+        body.push(KStmt::Comment(format!(
+            "shared-memory staging: {}",
+            spec.arrays
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+        if spec.arrays.iter().any(|a| !loads_2d(a, block)) {
+            body.push(KStmt::Decl {
+                name: TID.to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(tid),
+            });
+        }
+        let mut extents = BTreeMap::new();
+        for a in &spec.arrays {
+            let Some(ext) = self.global_extents(&a.name) else {
+                return Err(format!("the extents of `{}` are unknown", a.name));
+            };
+            extents.insert(a.name.clone(), ext);
+            locals.push(LocalArray {
+                name: a.local.clone(),
+                elem: a.elem,
+                len: a.len(),
+            });
+            for (d, td) in a.dims.iter().enumerate() {
+                let init = (td.primary != Primary::Strip).then(|| origin_expr(td, block));
+                body.push(KStmt::Decl {
+                    name: origin_name(a, d),
+                    ty: Scalar::Int,
+                    len: None,
+                    init,
+                });
+            }
+        }
+        let mut once = Vec::new();
+        for a in spec.arrays.iter().filter(|a| !a.uses_strip()) {
+            once.push(KStmt::Comment(format!(
+                "load the tile of `{}` ({})",
+                a.name,
+                a.dims
+                    .iter()
+                    .map(|d| d.extent.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            )));
+            once.push(tile_load(a, block, &extents[&a.name]));
+        }
+        if !once.is_empty() {
+            body.extend(once);
+            body.push(KStmt::Barrier);
+        }
+        let strip = spec
+            .strip
+            .clone()
+            .filter(|_| spec.arrays.iter().any(|a| a.uses_strip()));
+        let Some(strip) = strip else {
+            let inner = self.stmt(root_stmt);
+            body.extend(guarded(&cond, inner));
+            return Ok(());
+        };
+        // Strip-mine the sequential loop at the top of the innermost grid loop's body.
+        let ir = self.ir();
+        let inner_id = self
+            .mapped
+            .last()
+            .map(|m| m.loop_id)
+            .ok_or("no grid loop")?;
+        let inner_for =
+            find_loop(&self.r.body, ir.loops[inner_id].span).ok_or("grid loop not found")?;
+        let stmts = stage::body_stmts(inner_for);
+        let slp = &ir.loops[strip.loop_id];
+        let idx = stmts
+            .iter()
+            .position(|s| stage::unwrap_acc(s).span == slp.span)
+            .ok_or("the strip-mined loop is not at the top of the grid loop's body")?;
+        let strip_for = stage::unwrap_acc(stmts[idx]);
+        let StmtKind::For {
+            init: sinit,
+            body: sbody,
+            ..
+        } = &strip_for.kind
+        else {
+            return Err("the strip-mined loop is not a `for`".to_string());
+        };
+        let declared_in_init = matches!(sinit, ForInit::Decl(_));
+        let mut pre = Vec::new();
+        for s in &stmts[..idx] {
+            pre.extend(self.stmt(s));
+        }
+        let inner_body = self.stmt(sbody);
+        let mut post = Vec::new();
+        for s in &stmts[idx + 1..] {
+            post.extend(self.stmt(s));
+        }
+        // The strip loop's iterator is not visible after it in the staged code.
+        let (mut arrs, mut vars) = (BTreeSet::new(), BTreeSet::new());
+        for s in &post {
+            free_names_stmt(s, &mut arrs, &mut vars);
+        }
+        if vars.contains(&strip.var) {
+            return Err(format!(
+                "`{}` is used after the strip-mined loop",
+                strip.var
+            ));
+        }
+        let lower = self.bound_expr(&slp.lower, Scalar::Int);
+        let upper = self.bound_expr(&slp.upper, Scalar::Int);
+        // Names already declared at the top of the kernel or used by the guard and bounds.
+        let mut taken: BTreeSet<String> = body
+            .iter()
+            .filter_map(|s| match s {
+                KStmt::Decl { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        for e in cond.iter().chain([&lower, &upper]) {
+            let mut a = BTreeSet::new();
+            free_names_expr(e, &mut a, &mut taken);
+        }
+        let mut pre_guarded = Vec::new();
+        for s in pre {
+            match s {
+                KStmt::Decl {
+                    name,
+                    ty,
+                    len,
+                    init,
+                } => {
+                    if taken.contains(&name) || name == strip.var {
+                        return Err(format!("`{}` would be declared twice", name));
+                    }
+                    taken.insert(name.clone());
+                    body.push(KStmt::Decl {
+                        name: name.clone(),
+                        ty,
+                        len,
+                        init: None,
+                    });
+                    if let Some(v) = init {
+                        pre_guarded.push(KStmt::Assign {
+                            target: LValue::Var(name),
+                            op: None,
+                            value: v,
+                        });
+                    }
+                }
+                other => pre_guarded.push(other),
+            }
+        }
+        body.extend(guarded(&cond, pre_guarded));
+        let kk = KExpr::Var(STRIP.to_string());
+        let k = KExpr::Var(strip.var.clone());
+        let size = int(strip.size as i64);
+        let mut per_strip = Vec::new();
+        for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
+            for (d, td) in a.dims.iter().enumerate() {
+                if td.primary == Primary::Strip {
+                    per_strip.push(KStmt::Assign {
+                        target: LValue::Var(origin_name(a, d)),
+                        op: None,
+                        value: origin_expr(td, block),
+                    });
+                }
+            }
+        }
+        for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
+            per_strip.push(KStmt::Comment(format!(
+                "load the tile of `{}` ({})",
+                a.name,
+                a.dims
+                    .iter()
+                    .map(|d| d.extent.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            )));
+            per_strip.push(tile_load(a, block, &extents[&a.name]));
+        }
+        per_strip.push(KStmt::Barrier);
+        let kinit = if declared_in_init {
+            KStmt::Decl {
+                name: strip.var.clone(),
+                ty: slp.ty,
+                len: None,
+                init: Some(kk.clone()),
+            }
+        } else {
+            KStmt::Assign {
+                target: LValue::Var(strip.var.clone()),
+                op: None,
+                value: kk.clone(),
+            }
+        };
+        let strip_loop = KStmt::For {
+            init: vec![kinit],
+            cond: Some(bin(
+                BinOp::LogAnd,
+                bin(BinOp::Lt, k.clone(), upper.clone()),
+                bin(
+                    BinOp::Lt,
+                    k.clone(),
+                    bin(BinOp::Add, kk.clone(), size.clone()),
+                ),
+            )),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(strip.var.clone()),
+                op: Some(BinOp::Add),
+                value: int(1),
+            }],
+            body: inner_body,
+        };
+        per_strip.extend(guarded(&cond, vec![strip_loop]));
+        per_strip.push(KStmt::Barrier);
+        body.push(KStmt::For {
+            init: vec![KStmt::Decl {
+                name: STRIP.to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(lower),
+            }],
+            cond: Some(bin(BinOp::Lt, kk.clone(), upper)),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(STRIP.to_string()),
+                op: Some(BinOp::Add),
+                value: size,
+            }],
+            body: per_strip,
+        });
+        body.extend(guarded(&cond, post));
+        Ok(())
     }
 }

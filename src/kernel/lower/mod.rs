@@ -46,6 +46,31 @@ pub fn lower_region(
     module: &mut Module,
     diags: &mut Diags,
 ) -> Option<HostRegion> {
+    lower_region_with(ctx, r, deps, index, None, module, diags)
+}
+
+/// The staging decisions for one kernel of a region under `--opt share` (for `explain`).
+pub fn staging_of(
+    r: &RegionAst,
+    deps: &DepInfo,
+    kp: &crate::partition::KernelPlan,
+) -> Option<crate::transform::stage::StageSpec> {
+    KernelBuilder::new(r, deps, kp.root)
+        .with_plan(kp)
+        .staging_only()
+}
+
+/// [`lower_region`], staging the partitions of `plan` in shared memory (`--opt share`). A kernel
+/// whose staged body cannot be built falls back to the baseline.
+pub fn lower_region_with(
+    ctx: &Ctx,
+    r: &RegionAst,
+    deps: &DepInfo,
+    index: usize,
+    plan: Option<&crate::partition::RegionPlan>,
+    module: &mut Module,
+    diags: &mut Diags,
+) -> Option<HostRegion> {
     let replace = replace_range(
         ctx,
         r.dir.span,
@@ -57,9 +82,25 @@ pub fn lower_region(
     let mut launches = Vec::new();
     for (k, &root) in r.ir.roots.iter().enumerate() {
         let name = format!("{}_r{}_k{}", sanitize(&r.ir.func), index, k);
-        let mut kb = KernelBuilder::new(r, deps, root);
-        let Some((kernel, launch)) = kb.build(name, origin.clone(), module.kernels.len(), diags)
-        else {
+        let kp = plan.and_then(|p| p.kernels.iter().find(|k| k.root == root));
+        let mut built = None;
+        if let Some(kp) = kp {
+            let mut tmp = Diags::new();
+            let mut kb = KernelBuilder::new(r, deps, root).with_plan(kp);
+            let res = kb.build(name.clone(), origin.clone(), module.kernels.len(), &mut tmp);
+            if kb.stage_error.is_none() {
+                diags.extend(tmp);
+                built = Some(res);
+            }
+        }
+        let built = match built {
+            Some(b) => b,
+            None => {
+                let mut kb = KernelBuilder::new(r, deps, root);
+                kb.build(name, origin.clone(), module.kernels.len(), diags)
+            }
+        };
+        let Some((kernel, launch)) = built else {
             continue;
         };
         module.kernels.push(kernel);

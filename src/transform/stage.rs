@@ -1,0 +1,723 @@
+//! Which partitions of a kernel can be staged in shared memory exactly, and their tiles.
+//!
+//! The engine ([`crate::partition`]) chooses the arrays and the block; this pass checks that each
+//! chosen array can be staged without changing the program's meaning and computes, per array
+//! dimension, the tile: which index moves it (a grid index, the strip-mined sequential loop, or
+//! nothing), the constant offsets around it (`in[i + di][j - 1]`: the halo), the tile extent
+//! and the range of global indices the program can touch (loads outside it are skipped, so no
+//! global access is ever out of bounds). Anything it cannot stage stays in global memory with a
+//! reason.
+//!
+//! Accepted shapes, per dimension of a staged reference: `c + x + Σ a·w` where `x` is at most one
+//! of the grid iterators (coefficient 1, loop step 1) or the strip-mined loop, and the `w` are
+//! iterators of short loops with constant bounds and step ±1 (the filter loops of a stencil).
+//! The strip-mined loop is a sequential loop of step 1 at the top level of the innermost grid
+//! loop's body, with bounds that do not depend on any iterator (gemm's `k`, mv's `j`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diag::Span;
+use crate::front::ast::{BinOp, ExprKind, Scalar, Stmt, StmtKind};
+use crate::ir::lower::RegionAst;
+use crate::ir::{LoopId, Poly, Region};
+use crate::partition::KernelPlan;
+
+/// Shared memory a staged kernel may use (the CUDA static limit).
+pub const SMEM_LIMIT: u64 = 48 * 1024;
+/// Most threads per block of a staged kernel (CUDA's limit).
+pub const MAX_THREADS: u64 = 1024;
+/// Strip size when the engine did not choose one.
+pub const DEFAULT_STRIP: u32 = 32;
+/// Longest constant loop treated as a window (a stencil's filter loop).
+pub const MAX_WINDOW: i64 = 64;
+
+/// A loop mapped to the grid, as the kernel builder maps it: iterator `min + GlobalId(dim)`.
+#[derive(Clone, Debug)]
+pub struct GridLoop {
+    pub loop_id: LoopId,
+    pub dim: u8,
+    /// Smallest and largest value of the iterator over the grid.
+    pub min: Poly,
+    pub max: Poly,
+}
+
+/// What moves one dimension of a tile from block to block / strip to strip.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Primary {
+    /// Nothing: the tile covers the constant range `[lo, hi]` (a filter array).
+    Fixed,
+    /// A grid iterator: the tile starts at the block's first iterate (`min + group·TB`).
+    Grid { dim: u8, min: Poly },
+    /// The strip-mined loop: the tile starts at the strip's first iterate.
+    Strip,
+}
+
+#[derive(Clone, Debug)]
+pub struct TileDim {
+    pub primary: Primary,
+    /// Offsets of the references around the primary index (inclusive).
+    pub lo: i64,
+    pub hi: i64,
+    /// Elements of the tile along this dimension.
+    pub extent: u32,
+    /// Global indices the program can touch along this dimension (inclusive).
+    pub range: (Poly, Poly),
+    /// The array's extent along this dimension, when known.
+    pub array_extent: Option<Poly>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StagedArray {
+    pub name: String,
+    /// The `__local` array's name.
+    pub local: String,
+    pub elem: Scalar,
+    pub dims: Vec<TileDim>,
+    /// Row length of the flattened tile (the last dimension's extent; a later pass may pad it).
+    pub row_len: u32,
+    /// Spans of the references rewritten to read the tile.
+    pub accesses: Vec<Span>,
+}
+
+impl StagedArray {
+    /// Elements of the local array (with the padded row).
+    pub fn len(&self) -> u32 {
+        let n = self.dims.len();
+        self.dims[..n.saturating_sub(1)]
+            .iter()
+            .map(|d| d.extent)
+            .product::<u32>()
+            * self.row_len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn uses_strip(&self) -> bool {
+        self.dims.iter().any(|d| d.primary == Primary::Strip)
+    }
+    /// Local strides per dimension (row-major, last dimension `row_len`).
+    pub fn strides(&self) -> Vec<u32> {
+        let n = self.dims.len();
+        let mut s = vec![1u32; n];
+        for d in (0..n.saturating_sub(1)).rev() {
+            let next = if d + 1 == n - 1 {
+                self.row_len
+            } else {
+                self.dims[d + 1].extent
+            };
+            s[d] = s[d + 1] * next;
+        }
+        s
+    }
+}
+
+/// The strip-mined sequential loop.
+#[derive(Clone, Debug)]
+pub struct Strip {
+    pub loop_id: LoopId,
+    pub var: String,
+    /// Iterations per strip (`k1`).
+    pub size: u32,
+}
+
+/// The staging decisions for one kernel.
+#[derive(Clone, Debug, Default)]
+pub struct StageSpec {
+    pub block: [u32; 3],
+    pub strip: Option<Strip>,
+    pub arrays: Vec<StagedArray>,
+    /// Arrays the engine chose that stay in global memory, with the reason.
+    pub rejected: Vec<(String, String)>,
+}
+
+impl StageSpec {
+    pub fn array(&self, name: &str) -> Option<&StagedArray> {
+        self.arrays.iter().find(|a| a.name == name)
+    }
+    pub fn smem_bytes(&self) -> u64 {
+        self.arrays
+            .iter()
+            .map(|a| a.len() as u64 * a.elem.size() as u64)
+            .sum()
+    }
+}
+
+/// One reference's view of one dimension.
+struct DimRef {
+    primary: Primary,
+    strip: Option<LoopId>,
+    lo: i64,
+    hi: i64,
+}
+
+pub fn unwrap_acc(s: &Stmt) -> &Stmt {
+    match &s.kind {
+        StmtKind::Acc { body, .. } => unwrap_acc(body),
+        _ => s,
+    }
+}
+
+fn find_for(s: &Stmt, span: Span) -> Option<&Stmt> {
+    if s.span == span && matches!(s.kind, StmtKind::For { .. }) {
+        return Some(s);
+    }
+    match &s.kind {
+        StmtKind::Block(b) => b.stmts.iter().find_map(|x| find_for(x, span)),
+        StmtKind::Acc { body, .. } => find_for(body, span),
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. } => find_for(body, span),
+        StmtKind::If { then, els, .. } => {
+            find_for(then, span).or_else(|| els.as_ref().and_then(|e| find_for(e, span)))
+        }
+        _ => None,
+    }
+}
+
+/// The top-level statements of a loop's body.
+pub fn body_stmts(for_stmt: &Stmt) -> Vec<&Stmt> {
+    let StmtKind::For { body, .. } = &for_stmt.kind else {
+        return Vec::new();
+    };
+    match &unwrap_acc(body).kind {
+        StmtKind::Block(b) => b.stmts.iter().collect(),
+        _ => vec![&**body],
+    }
+}
+
+/// True if the statement holds control flow that may skip a reference.
+fn has_conditional(s: &Stmt) -> bool {
+    fn expr(e: &crate::front::ast::Expr) -> bool {
+        use ExprKind::*;
+        match &e.kind {
+            Cond(..) => true,
+            Binary(BinOp::LogAnd | BinOp::LogOr, ..) => true,
+            Binary(_, a, b) | Assign(_, a, b) | Comma(a, b) | Index(a, b) => expr(a) || expr(b),
+            Unary(_, a) | Cast(_, a) | SizeofExpr(a) | IncDec { arg: a, .. } => expr(a),
+            Call(_, args) => args.iter().any(expr),
+            _ => false,
+        }
+    }
+    match &s.kind {
+        StmtKind::If { .. }
+        | StmtKind::While { .. }
+        | StmtKind::DoWhile { .. }
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return(_)
+        | StmtKind::Unsupported { .. } => true,
+        StmtKind::Block(b) => b.stmts.iter().any(has_conditional),
+        StmtKind::Acc { body, .. } => has_conditional(body),
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            let i = match init {
+                crate::front::ast::ForInit::Expr(e) => expr(e),
+                crate::front::ast::ForInit::Decl(d) => d.declarators.iter().any(
+                    |x| matches!(&x.init, Some(crate::front::ast::Initializer::Expr(e)) if expr(e)),
+                ),
+                crate::front::ast::ForInit::None => false,
+            };
+            i || cond.as_ref().is_some_and(expr)
+                || step.as_ref().is_some_and(expr)
+                || has_conditional(body)
+        }
+        StmtKind::Expr(e) => expr(e),
+        StmtKind::Decl(d) => d.declarators.iter().any(|x| match &x.init {
+            Some(crate::front::ast::Initializer::Expr(e)) => expr(e),
+            Some(_) => true,
+            None => false,
+        }),
+        _ => false,
+    }
+}
+
+fn in_nest(ir: &Region, root: LoopId, l: LoopId) -> bool {
+    ir.loop_path(l).first() == Some(&root)
+}
+
+/// A loop whose iterator may move a tile from strip to strip.
+fn strip_candidate(
+    ir: &Region,
+    l: LoopId,
+    inner: LoopId,
+    top: &[Span],
+    iters: &BTreeSet<String>,
+) -> bool {
+    let lp = &ir.loops[l];
+    let uniform = |b: &crate::ir::Bound| {
+        b.affine()
+            .is_some_and(|p| p.symbols().iter().all(|s| !iters.contains(*s)))
+    };
+    lp.parent == Some(inner)
+        && !lp.conditional
+        && lp.step == 1
+        && uniform(&lp.lower)
+        && uniform(&lp.upper)
+        && top.contains(&lp.span)
+}
+
+/// A short loop with constant bounds: `(min, max)` of its iterator.
+fn window(ir: &Region, l: LoopId) -> Option<(i64, i64)> {
+    let lp = &ir.loops[l];
+    let lo = lp.lower.affine()?.as_const()?;
+    let up = lp.upper.affine()?.as_const()?;
+    let (min, max) = match lp.step {
+        1 => (lo, up - 1),
+        -1 => (up + 1, lo),
+        _ => return None,
+    };
+    (min <= max && max - min < MAX_WINDOW).then_some((min, max))
+}
+
+/// Decides the staging of one kernel. `grid` is the builder's mapping (outermost first).
+pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> StageSpec {
+    let ir = &r.ir;
+    let mut spec = StageSpec {
+        block: [1, 1, 1],
+        ..Default::default()
+    };
+    let Some(best) = &kp.best else {
+        return spec;
+    };
+    if grid.is_empty() {
+        for a in &best.staged {
+            spec.rejected
+                .push((a.clone(), "the kernel runs on a single thread".to_string()));
+        }
+        return spec;
+    }
+    let nest_dims = kp.nest.as_ref().map(|n| n.mapped.len()).unwrap_or(0);
+    let mut block = [1u32; 3];
+    for g in grid {
+        let d = g.dim as usize;
+        block[d] = u32::try_from(kp.block[d]).unwrap_or(0);
+    }
+    let threads: u64 = block.iter().map(|&b| b as u64).product();
+    let why = if nest_dims != grid.len() || block.contains(&0) {
+        Some("the engine's block does not match the kernel's grid mapping".to_string())
+    } else if threads > MAX_THREADS {
+        Some(format!(
+            "the engine's block has {} threads, more than the {} the staged code supports",
+            threads, MAX_THREADS
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        for a in &best.staged {
+            spec.rejected.push((a.clone(), why.clone()));
+        }
+        return spec;
+    }
+    spec.block = block;
+    let iters: BTreeSet<String> = ir.loops.iter().map(|l| l.var.clone()).collect();
+    let Some(inner) = grid.last().map(|g| g.loop_id) else {
+        return spec;
+    };
+    let root_stmt = find_for(&r.body, ir.loops[root].span);
+    let inner_stmt = find_for(&r.body, ir.loops[inner].span);
+    let top: Vec<Span> = inner_stmt
+        .map(|s| {
+            body_stmts(s)
+                .into_iter()
+                .map(|x| unwrap_acc(x).span)
+                .collect()
+        })
+        .unwrap_or_default();
+    let conditional = root_stmt.map_or(true, has_conditional);
+    let tiles = kp.chosen_tiles();
+    let mut strip: Option<Strip> = None;
+    let mut bytes = 0u64;
+    'arrays: for name in &best.staged {
+        let reject = |spec: &mut StageSpec, why: String| spec.rejected.push((name.clone(), why));
+        let Some(info) = ir.arrays.get(name) else {
+            reject(&mut spec, "not an array of the region".to_string());
+            continue;
+        };
+        let accs: Vec<_> = ir
+            .accesses
+            .iter()
+            .filter(|a| &a.array == name && a.loops.first() == Some(&root))
+            .collect();
+        if accs.is_empty() {
+            reject(&mut spec, "not referenced in this kernel".to_string());
+            continue;
+        }
+        if accs.iter().any(|a| a.writes()) {
+            reject(
+                &mut spec,
+                "written in the kernel: staging keeps read-only copies".to_string(),
+            );
+            continue;
+        }
+        if info.extents.iter().skip(1).any(Option::is_none) {
+            reject(
+                &mut spec,
+                "an inner extent of the array is unknown".to_string(),
+            );
+            continue;
+        }
+        if info.extents.iter().any(Option::is_none) && conditional {
+            reject(&mut spec, "its extent is unknown and the kernel has conditional code: the tile loads could leave the array".to_string());
+            continue;
+        }
+        let rank = info.extents.len();
+        let mut dims: Vec<Option<DimRef>> = (0..rank).map(|_| None).collect();
+        let mut my_strip: Option<LoopId> = None;
+        for a in &accs {
+            if a.subscripts.len() != rank {
+                reject(
+                    &mut spec,
+                    "a reference does not subscript every dimension".to_string(),
+                );
+                continue 'arrays;
+            }
+            for (d, sub) in a.subscripts.iter().enumerate() {
+                let Some(p) = sub else {
+                    reject(
+                        &mut spec,
+                        format!("a subscript is not affine ({})", ir.fmt_access(a.id)),
+                    );
+                    continue 'arrays;
+                };
+                let mut primary = Primary::Fixed;
+                let mut sl = None;
+                let mut lo = p.constant_term();
+                let mut hi = lo;
+                for sym in p.symbols() {
+                    let Some((coef, _)) = p.split(sym) else {
+                        reject(&mut spec, format!("subscript `{}` is not affine", p.to_c()));
+                        continue 'arrays;
+                    };
+                    let Some(c) = coef.as_const() else {
+                        reject(
+                            &mut spec,
+                            format!("subscript `{}` has a symbolic coefficient", p.to_c()),
+                        );
+                        continue 'arrays;
+                    };
+                    let grid_loop = grid.iter().find(|g| ir.loops[g.loop_id].var == sym);
+                    let nest_loop = a
+                        .loops
+                        .iter()
+                        .copied()
+                        .find(|&l| ir.loops[l].var == sym && in_nest(ir, root, l));
+                    if let Some(g) = grid_loop {
+                        if c != 1 || ir.loops[g.loop_id].step != 1 || primary != Primary::Fixed {
+                            reject(
+                                &mut spec,
+                                format!(
+                                    "subscript `{}` is not a grid index plus constants",
+                                    p.to_c()
+                                ),
+                            );
+                            continue 'arrays;
+                        }
+                        primary = Primary::Grid {
+                            dim: g.dim,
+                            min: g.min.clone(),
+                        };
+                    } else if let Some(l) = nest_loop {
+                        if c == 1
+                            && primary == Primary::Fixed
+                            && strip_candidate(ir, l, inner, &top, &iters)
+                            && window(ir, l).is_none()
+                        {
+                            primary = Primary::Strip;
+                            sl = Some(l);
+                        } else if let Some((wmin, wmax)) = window(ir, l) {
+                            let (x, y) = (c * wmin, c * wmax);
+                            lo += x.min(y);
+                            hi += x.max(y);
+                        } else {
+                            reject(&mut spec, format!("`{}` in subscript `{}` is neither a grid index, a strip-mined loop nor a short constant loop", sym, p.to_c()));
+                            continue 'arrays;
+                        }
+                    } else {
+                        reject(&mut spec, format!("subscript `{}` depends on `{}`, which is not an iterator of the kernel", p.to_c(), sym));
+                        continue 'arrays;
+                    }
+                }
+                if let Some(l) = sl {
+                    if my_strip.is_some_and(|m| m != l) {
+                        reject(
+                            &mut spec,
+                            "its references are strip-mined along two loops".to_string(),
+                        );
+                        continue 'arrays;
+                    }
+                    my_strip = Some(l);
+                }
+                match &mut dims[d] {
+                    None => {
+                        dims[d] = Some(DimRef {
+                            primary,
+                            strip: sl,
+                            lo,
+                            hi,
+                        })
+                    }
+                    Some(x) => {
+                        if x.primary != primary || x.strip != sl {
+                            reject(&mut spec, format!("dimension {} is indexed by different loops in different references", d + 1));
+                            continue 'arrays;
+                        }
+                        x.lo = x.lo.min(lo);
+                        x.hi = x.hi.max(hi);
+                    }
+                }
+            }
+        }
+        if let (Some(l), Some(s)) = (my_strip, &strip) {
+            if s.loop_id != l {
+                reject(
+                    &mut spec,
+                    "another staged array is strip-mined along a different loop".to_string(),
+                );
+                continue;
+            }
+        }
+        let strip_size = |l: LoopId| -> u32 {
+            let t = tiles.get(&l).copied().unwrap_or(0);
+            let mut k = if (1..=256).contains(&t) {
+                t as u32
+            } else {
+                DEFAULT_STRIP
+            };
+            let lp = &ir.loops[l];
+            if let (Some(a), Some(b)) = (
+                lp.lower.affine().and_then(Poly::as_const),
+                lp.upper.affine().and_then(Poly::as_const),
+            ) {
+                if b > a {
+                    k = k.min((b - a) as u32);
+                }
+            }
+            k.max(1)
+        };
+        let k = match (my_strip, &strip) {
+            (_, Some(s)) => s.size,
+            (Some(l), None) => strip_size(l),
+            (None, None) => 0,
+        };
+        let mut tdims = Vec::new();
+        for (d, x) in dims.into_iter().enumerate() {
+            let Some(x) = x else {
+                reject(&mut spec, "a dimension is never referenced".to_string());
+                continue 'arrays;
+            };
+            let span = (x.hi - x.lo) as u32;
+            let (extent, range) = match &x.primary {
+                Primary::Fixed => (span + 1, (Poly::constant(x.lo), Poly::constant(x.hi))),
+                Primary::Grid { dim, .. } => {
+                    let Some(g) = grid.iter().find(|g| g.dim == *dim) else {
+                        continue 'arrays;
+                    };
+                    let (Some(a), Some(b)) = (
+                        g.min.add(&Poly::constant(x.lo)),
+                        g.max.add(&Poly::constant(x.hi)),
+                    ) else {
+                        reject(
+                            &mut spec,
+                            "the range of a grid index cannot be computed".to_string(),
+                        );
+                        continue 'arrays;
+                    };
+                    (block[*dim as usize] + span, (a, b))
+                }
+                Primary::Strip => {
+                    let Some(l) = my_strip else { continue 'arrays };
+                    let lp = &ir.loops[l];
+                    let r = lp.lower.affine().zip(lp.upper.affine()).and_then(|(a, b)| {
+                        Some((
+                            a.add(&Poly::constant(x.lo))?,
+                            b.add(&Poly::constant(x.hi - 1))?,
+                        ))
+                    });
+                    let Some(r) = r else {
+                        reject(
+                            &mut spec,
+                            "the range of the strip-mined loop cannot be computed".to_string(),
+                        );
+                        continue 'arrays;
+                    };
+                    (k + span, r)
+                }
+            };
+            tdims.push(TileDim {
+                primary: x.primary,
+                lo: x.lo,
+                hi: x.hi,
+                extent,
+                range,
+                array_extent: info.extents.get(d).cloned().flatten(),
+            });
+        }
+        let row_len = tdims.last().map(|d| d.extent).unwrap_or(1);
+        let sa = StagedArray {
+            name: name.clone(),
+            local: format!("accshare_sh_{}", name),
+            elem: info.elem,
+            dims: tdims,
+            row_len,
+            accesses: accs.iter().map(|a| a.span).collect(),
+        };
+        let b = sa.len() as u64 * info.elem.size() as u64;
+        if bytes + b > SMEM_LIMIT {
+            reject(
+                &mut spec,
+                format!(
+                    "its tile ({} B) does not fit in {} B of shared memory with the others",
+                    b, SMEM_LIMIT
+                ),
+            );
+            continue;
+        }
+        bytes += b;
+        if let (Some(l), None) = (my_strip, &strip) {
+            strip = Some(Strip {
+                loop_id: l,
+                var: ir.loops[l].var.clone(),
+                size: k,
+            });
+        }
+        spec.arrays.push(sa);
+    }
+    spec.strip = strip;
+    spec
+}
+
+/// Reasons, by array, for explain: staged arrays map to `None`.
+pub fn summary(spec: &StageSpec) -> BTreeMap<String, Option<String>> {
+    let mut out = BTreeMap::new();
+    for a in &spec.arrays {
+        out.insert(a.name.clone(), None);
+    }
+    for (a, why) in &spec.rejected {
+        out.insert(a.clone(), Some(why.clone()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::dependence;
+    use crate::diag::{Diags, SourceMap};
+    use crate::front::preprocess::PpOptions;
+    use crate::ir::lower::find_regions;
+    use crate::model::Platform;
+
+    /// The staging of every kernel of the first region of `src` (a100).
+    fn stage(src: &str) -> Vec<StageSpec> {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let main = sources.add("t.c", "t.c".into(), src.to_string());
+        let parsed =
+            crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+        let rs = find_regions(&parsed.tu, &sources, &mut diags);
+        assert!(!diags.has_errors());
+        let r = &rs.compute[0];
+        let d = dependence::analyze(&r.ir);
+        let p = Platform::load("a100").unwrap();
+        let rp = crate::partition::analyze_region(&r.ir, &d, 0, &p, &Default::default());
+        rp.kernels
+            .iter()
+            .filter_map(|kp| crate::kernel::lower::staging_of(r, &d, kp))
+            .collect()
+    }
+
+    const GEMM: &str = "
+void gemm(float C[256][256], float A[256][256], float B[256][256])
+{
+    int i, j, k;
+#pragma acc share(B[*][TB_X], A[TB_Y][*]:coalesce)
+#pragma acc kernels loop independent
+    for (i = 0; i < 256; i++) {
+#pragma acc loop independent
+        for (j = 0; j < 256; j++) {
+            float s = 0.0f;
+            for (k = 0; k < 256; k++)
+                s += A[i][k] * B[k][j];
+            C[i][j] = s;
+        }
+    }
+}
+";
+
+    #[test]
+    fn gemm_tiles_follow_fig_2b() {
+        let s = stage(GEMM);
+        let s = &s[0];
+        assert_eq!(s.block, [32, 32, 1]);
+        let strip = s.strip.as_ref().unwrap();
+        assert_eq!((strip.var.as_str(), strip.size), ("k", 64));
+        let a = s.array("A").unwrap();
+        assert_eq!(
+            a.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+            [32, 64]
+        );
+        assert!(matches!(a.dims[0].primary, Primary::Grid { dim: 1, .. }));
+        assert_eq!(a.dims[1].primary, Primary::Strip);
+        let b = s.array("B").unwrap();
+        assert_eq!(
+            b.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+            [64, 32]
+        );
+        assert_eq!(b.strides(), [32, 1]);
+        assert_eq!(s.smem_bytes(), 16384);
+    }
+
+    #[test]
+    fn halo_tile_covers_the_offsets() {
+        let s = stage(
+            "
+void st(float out[512][512], float in[512][512])
+{
+    int i, j;
+#pragma acc share(in[TB_Y+2][TB_X+2])
+#pragma acc kernels loop independent
+    for (i = 1; i < 511; i++) {
+#pragma acc loop independent
+        for (j = 1; j < 511; j++)
+            out[i][j] = in[i - 1][j] + in[i + 1][j] + in[i][j - 1] + in[i][j + 1];
+    }
+}
+",
+        );
+        let a = s[0].array("in").unwrap();
+        assert_eq!((a.dims[0].lo, a.dims[0].hi), (-1, 1));
+        assert_eq!(a.dims[1].extent, s[0].block[0] + 2);
+        assert_eq!(a.dims[0].range.0.as_const(), Some(0));
+        assert_eq!(a.dims[0].range.1.as_const(), Some(511));
+        assert!(s[0].strip.is_none());
+    }
+
+    #[test]
+    fn a_strided_strip_reference_stays_in_global_memory() {
+        let s = stage(
+            "
+void g(float y[256], float A[256][512])
+{
+    int i, j;
+#pragma acc share(A[TB_X][*])
+#pragma acc kernels loop independent
+    for (i = 0; i < 256; i++) {
+        float s = 0.0f;
+        for (j = 0; j < 256; j++)
+            s += A[i][2 * j];
+        y[i] = s;
+    }
+}
+",
+        );
+        assert!(s[0].arrays.is_empty());
+        let (a, why) = &s[0].rejected[0];
+        assert_eq!(a, "A");
+        assert_eq!(why, "`j` in subscript `2*j` is neither a grid index, a strip-mined loop nor a short constant loop");
+    }
+}
