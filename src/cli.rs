@@ -100,6 +100,9 @@ pub struct RunArgs {
     /// Where to run the regions.
     #[arg(long, value_enum, default_value = "sim")]
     pub device: DeviceArg,
+    /// Optimization level of the kernels to run.
+    #[arg(long, value_enum, default_value = "share")]
+    pub opt: OptLevel,
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
@@ -116,6 +119,9 @@ pub struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
+    /// Optimization level of the kernels to analyze.
+    #[arg(long, value_enum, default_value = "share")]
+    pub opt: OptLevel,
     /// Simulate only this many thread blocks per launch and scale the counts.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
@@ -164,6 +170,15 @@ pub enum OptLevel {
     Share,
 }
 
+impl OptLevel {
+    fn level(self) -> driver::OptLevel {
+        match self {
+            OptLevel::Naive => driver::OptLevel::Naive,
+            OptLevel::Share => driver::OptLevel::Share,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EmitArg {
     /// The loop-nest IR of each region.
@@ -190,8 +205,9 @@ pub struct CompileArgs {
         default_value = "accshare-out"
     )]
     pub out_dir: PathBuf,
-    /// Optimization level.
-    #[arg(long, value_enum, default_value = "naive")]
+    /// Optimization level (`share` stages the chosen partitions in shared memory; `naive` is the
+    /// baseline translation).
+    #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
     /// Print one stage to stdout instead of writing the output files.
     #[arg(long, value_enum)]
@@ -221,11 +237,19 @@ pub struct CheckArgs {
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Some(Command::Check(args)) => check(&args),
-        Some(Command::Run(args)) => simulate(&args.file, &args.input, &args.platform, None, None),
+        Some(Command::Run(args)) => simulate(
+            &args.file,
+            &args.input,
+            &args.platform,
+            args.opt,
+            None,
+            None,
+        ),
         Some(Command::Analyze(args)) => simulate(
             &args.file,
             &args.input,
             &args.platform,
+            args.opt,
             Some(args.format),
             args.sample,
         ),
@@ -314,10 +338,7 @@ fn compile(args: &CompileArgs) -> i32 {
         pp: args.input.pp_options(),
     };
     let oo = driver::OptOptions {
-        opt: match args.opt {
-            OptLevel::Naive => driver::OptLevel::Naive,
-            OptLevel::Share => driver::OptLevel::Share,
-        },
+        opt: args.opt.level(),
         platform: args.platform.load().ok(),
     };
     let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
@@ -350,13 +371,15 @@ fn simulate(
     file: &std::path::Path,
     input: &InputArgs,
     platform: &PlatformArgs,
+    opt: OptLevel,
     format: Option<FormatArg>,
     sample: Option<usize>,
 ) -> i32 {
-    let plat = match platform.load() {
-        Ok(p) => crate::sim::SimPlatform::from_platform(&p),
+    let loaded = match platform.load() {
+        Ok(p) => p,
         Err(code) => return code,
     };
+    let plat = crate::sim::SimPlatform::from_platform(&loaded);
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let pp = input.pp_options();
@@ -364,7 +387,11 @@ fn simulate(
         target: crate::back::output::Target::OpenCl,
         pp: pp.clone(),
     };
-    let out = driver::compile(file, &opts, &mut sources, &mut diags);
+    let oo = driver::OptOptions {
+        opt: opt.level(),
+        platform: Some(loaded),
+    };
+    let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
     let sim_opts = crate::sim::SimOptions {
