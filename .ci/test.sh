@@ -7,4 +7,4 @@ nvrtc_dir="$(bash .ci/nvrtc-libdir.sh)"
 if [ -n "$nvrtc_dir" ]; then
     export LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
-cargo test --all-targets "$@"
+cargo test --lib --bins --tests "$@"

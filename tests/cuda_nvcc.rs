@@ -153,7 +153,12 @@ fn check(nvcc: &Path, src: &Path, work: &Path) -> Result<String, String> {
         target: Target::Cuda,
         pp: Default::default(),
     };
-    let Some(out) = driver::compile(src, &opts, &mut sources, &mut diags) else {
+    // The default output: shared-memory staging (`--opt share`) for the default platform.
+    let oo = driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        platform: None,
+    };
+    let Some(out) = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags) else {
         return Err(format!(
             "accshare failed:\n{}",
             diag::render(&sources, &diags.0)
