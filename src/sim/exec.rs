@@ -277,8 +277,11 @@ impl<'k> Compiler<'k> {
                 }
             }
             KExpr::Builtin(b) => CExpr {
-                // `get_local_id` and friends return `size_t` in OpenCL C.
-                ty: Ty::U64,
+                // The kernel IR's built-ins are `int` (the back ends print `(int)get_local_id(0)`,
+                // `(int)threadIdx.x`): simulate that type, or `get_group_id(1) * 32 - 1 >= -1`
+                // would compare as unsigned. The values are small and non-negative, so their
+                // raw bits are the same.
+                ty: Ty::I32,
                 node: Node::Builtin(*b),
             },
         })
