@@ -371,3 +371,4 @@ pub fn compare_dumps(
     }
     Ok(())
 }
+pub mod programs;
