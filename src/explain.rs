@@ -111,7 +111,18 @@ fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionP
                 .iter()
                 .map(|a| {
                     let dims: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
-                    format!("{}[{}]", a.name, dims.join("]["))
+                    let how = match (a.written, a.load) {
+                        (false, _) => "",
+                        (true, false) => " (written through: stored back coalesced)",
+                        (true, true) => " (written through: loaded first, stored back coalesced)",
+                    };
+                    let last = a.dims.last().map_or(a.row_len, |d| d.extent);
+                    let pad = if a.row_len != last {
+                        format!(" (rows padded to {} against bank conflicts)", a.row_len)
+                    } else {
+                        String::new()
+                    };
+                    format!("{}[{}]{}{}", a.name, dims.join("]["), pad, how)
                 })
                 .collect();
             let strip = spec

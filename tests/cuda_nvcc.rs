@@ -24,6 +24,10 @@ const C_ONLY: &[(&str, &str)] = &[
     ("scalar_args_casts.c", "variable-length array parameters"),
     ("threshold_u8.c", "variable-length array parameters"),
     (
+        "share_write_accumulate.c",
+        "variable-length array parameters",
+    ),
+    (
         "collatz_while.c",
         "`void *` from xmalloc() converted implicitly",
     ),

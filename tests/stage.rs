@@ -88,6 +88,14 @@ fn staged_kernels_snapshots() {
             insta::assert_snapshot!(format!("stage_{}_{}", n, tag), out.kernel_source);
         }
     }
+    // A written tile: the transposed output stored back row by row (and a loaded-first one).
+    for n in ["share_write_transpose", "share_write_accumulate"] {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus")
+            .join(format!("{}.c", n));
+        let out = compile_share(&src, Target::OpenCl, &[]);
+        insta::assert_snapshot!(format!("stage_{}_cl", n), out.kernel_source);
+    }
 }
 
 #[test]
@@ -183,6 +191,10 @@ fn staged_kernels_pass_the_simulator_checker() {
             }
         }
     }
-    assert!(staged_runs >= 12, "only {} staged runs", staged_runs);
+    assert!(
+        staged_runs >= 12 || std::env::var("ACCSHARE_ONLY").is_ok(),
+        "only {} staged runs",
+        staged_runs
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

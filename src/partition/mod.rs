@@ -283,11 +283,8 @@ fn analyze_kernel(
                 c.array.clone(),
                 "a subscript is not affine in the loop iterators".into(),
             ));
-        } else if nest.refs.iter().any(|r| r.array == c.array && r.writes) {
-            kp.rejected.push((
-                c.array.clone(),
-                "written in the kernel: shared copies are read-only in this version".into(),
-            ));
+        } else if let Some(why) = write_through_blocker(&nest, &c.array) {
+            kp.rejected.push((c.array.clone(), why));
         } else {
             eligible.push(c.array.clone());
         }
@@ -373,6 +370,45 @@ fn analyze_kernel(
     kp.best = best.filter(|b| b.profit > 0);
     kp.nest = Some(nest);
     kp
+}
+
+/// Why a written array cannot be staged (written through its tile), if it is written and cannot.
+/// Every reference must name one element per thread: the same `c + t` per dimension, where the
+/// `t` are the grid loops, each once with coefficient 1 (a transpose's `out[j][i]`). Then the
+/// blocks' tiles are disjoint and a tile stored back after a barrier writes what the baseline
+/// writes. The staging pass re-checks this on the subscripts themselves.
+fn write_through_blocker(nest: &Nest, array: &str) -> Option<String> {
+    let refs: Vec<&nest::RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
+    if !refs.iter().any(|r| r.writes) {
+        return None;
+    }
+    if refs.iter().any(|r| r.dims != refs[0].dims) {
+        return Some(
+            "written in the kernel, and its references name different elements: a written tile needs every reference to name the thread's own element"
+                .into(),
+        );
+    }
+    let mut seen = Vec::new();
+    for d in &refs[0].dims {
+        for (l, c) in &d.coef {
+            if *c == 0 {
+                continue;
+            }
+            if *c != 1 || !nest.is_mapped(*l) || seen.contains(l) {
+                return Some(format!(
+                    "written in the kernel through `{}`, which is not a grid index plus a constant in every dimension",
+                    refs[0].text
+                ));
+            }
+            seen.push(*l);
+        }
+    }
+    (seen.len() != nest.mapped.len()).then(|| {
+        format!(
+            "written in the kernel at `{}`, which does not depend on every grid index: threads would share an element",
+            refs[0].text
+        )
+    })
 }
 
 #[cfg(test)]

@@ -606,3 +606,64 @@ void mv(float y[1024], float A[1024][1024], float x[1024])
     // No `*`: the partition of x is its whole range over the sequential loop.
     assert_eq!(b.shapes["x"].extents, vec![1024]);
 }
+
+#[test]
+fn transposed_output_is_staged_for_its_writes() {
+    let src = "
+void mt(float out[384][512], float in[512][384])
+{
+    int i, j;
+#pragma acc share(out[TB_X][TB_Y]:coalesce)
+#pragma acc kernels loop independent
+    for (i = 0; i < 512; i++) {
+#pragma acc loop independent
+        for (j = 0; j < 384; j++)
+            out[j][i] = in[i][j];
+    }
+}
+";
+    let rp = plan(src, "gtx690");
+    let b = rp.kernels[0].best.as_ref().unwrap();
+    assert_eq!(b.assign.tb, [32, 32, 1]);
+    assert_eq!(b.staged, vec!["out".to_string()]);
+    // The stores: one transaction per thread in the baseline, one per row of the tile staged.
+    assert_eq!(b.gains["out"], (0, (1024 - 32) * 128));
+}
+
+#[test]
+fn written_arrays_that_threads_would_share_stay_global() {
+    let why = |body: &str| {
+        let src = format!(
+            "
+void w(float out[64][64], float in[64][64])
+{{
+    int i, j;
+#pragma acc share(out[TB_X][TB_Y]:coalesce)
+#pragma acc kernels loop independent
+    for (i = 0; i < 64; i++) {{
+#pragma acc loop independent
+        for (j = 0; j < 64; j++) {{
+            {}
+        }}
+    }}
+}}
+",
+            body
+        );
+        let rp = plan(&src, "a100");
+        rp.kernels[0]
+            .rejected
+            .iter()
+            .find(|(a, _)| a == "out")
+            .map(|(_, w)| w.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        why("out[j][2 * i] = in[i][j];"),
+        "written in the kernel through `out[j][2*i]`, which is not a grid index plus a constant in every dimension"
+    );
+    assert_eq!(
+        why("out[j][i] = in[i][j]; out[j][i + 1] = 0.0f;"),
+        "written in the kernel, and its references name different elements: a written tile needs every reference to name the thread's own element"
+    );
+}

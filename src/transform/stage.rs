@@ -75,8 +75,13 @@ pub struct StagedArray {
     pub dims: Vec<TileDim>,
     /// Row length of the flattened tile (the last dimension's extent; a later pass may pad it).
     pub row_len: u32,
-    /// Spans of the references rewritten to read the tile.
+    /// Spans of the references rewritten to use the tile.
     pub accesses: Vec<Span>,
+    /// Written through the tile: the kernel stores the tile back to global memory at its end.
+    pub written: bool,
+    /// The tile is loaded from global memory before use (always for read-only tiles; for
+    /// written tiles when the kernel reads the array or may leave an element unwritten).
+    pub load: bool,
 }
 
 impl StagedArray {
@@ -347,12 +352,12 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
             reject(&mut spec, "not referenced in this kernel".to_string());
             continue;
         }
-        if accs.iter().any(|a| a.writes()) {
-            reject(
-                &mut spec,
-                "written in the kernel: staging keeps read-only copies".to_string(),
-            );
-            continue;
+        let written = accs.iter().any(|a| a.writes());
+        if written {
+            if let Err(why) = write_through_shape(ir, grid, &accs) {
+                reject(&mut spec, why);
+                continue;
+            }
         }
         if info.extents.iter().skip(1).any(Option::is_none) {
             reject(
@@ -557,7 +562,8 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 array_extent: info.extents.get(d).cloned().flatten(),
             });
         }
-        let row_len = tdims.last().map(|d| d.extent).unwrap_or(1);
+        let row_len = padded_row(&tdims, block, info.elem.size());
+        let load = !written || needs_preload(ir, grid, &accs, conditional);
         let sa = StagedArray {
             name: name.clone(),
             local: format!("accshare_sh_{}", name),
@@ -565,6 +571,8 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
             dims: tdims,
             row_len,
             accesses: accs.iter().map(|a| a.span).collect(),
+            written,
+            load,
         };
         let b = sa.len() as u64 * info.elem.size() as u64;
         if bytes + b > SMEM_LIMIT {
@@ -589,6 +597,138 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
     }
     spec.strip = strip;
     spec
+}
+
+/// Shared-memory banks and their width (bytes) the padding is chosen for: every NVIDIA GPU
+/// since Fermi and AMD's LDS have 32 banks of 4 bytes.
+pub const BANKS: u64 = 32;
+pub const BANK_WIDTH: u64 = 4;
+
+/// The row length of a tile: its last extent, padded so that the work-items of one warp (32
+/// consecutive work-items, x fastest) reach distinct banks when a reference walks the tile
+/// along a dimension other than the last (a transpose's column `tile[tx][ty]`, 32-way
+/// conflicted at a row of 32). The padding is the smallest that minimizes the worst bank
+/// conflict of the references' access pattern (the same for every reference of a tile: each
+/// dimension moves with one grid index), up to a quarter of the row; a tile read along its
+/// rows by whole warps is never padded.
+fn padded_row(dims: &[TileDim], block: [u32; 3], elem: u32) -> u32 {
+    let row = dims.last().map(|d| d.extent).unwrap_or(1);
+    if dims.len() < 2 {
+        return row;
+    }
+    let degree = |row_len: u32| -> u64 {
+        // Element strides of the tile with this row length.
+        let n = dims.len();
+        let mut stride = vec![1u64; n];
+        for d in (0..n - 1).rev() {
+            let next = if d + 1 == n - 1 {
+                row_len as u64
+            } else {
+                dims[d + 1].extent as u64
+            };
+            stride[d] = stride[d + 1] * next;
+        }
+        let step = |g: u8| -> u64 {
+            dims.iter()
+                .zip(&stride)
+                .filter(|(t, _)| matches!(t.primary, Primary::Grid { dim, .. } if dim == g))
+                .map(|(_, s)| *s)
+                .sum()
+        };
+        let (sx, sy, sz) = (step(0), step(1), step(2));
+        let (bx, by) = (block[0].max(1) as u64, block[1].max(1) as u64);
+        let mut words: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
+        let lanes = (block.iter().map(|&b| b as u64).product::<u64>()).min(32);
+        for l in 0..lanes {
+            let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
+            let byte = (x * sx + y * sy + z * sz) * elem as u64;
+            let word = byte / BANK_WIDTH;
+            words.entry(word % BANKS).or_default().insert(word);
+        }
+        words.values().map(|w| w.len() as u64).max().unwrap_or(1)
+    };
+    // At most a quarter more memory (at least one element): a transpose's 32-element row takes
+    // one more, and a halo tile whose 2-way conflict only a 30-element pad would remove keeps it.
+    let max_pad = (row / 4).clamp(1, BANKS as u32 - 1);
+    let mut best = (degree(row), row);
+    for pad in 1..=max_pad {
+        let d = degree(row + pad);
+        if d < best.0 {
+            best = (d, row + pad);
+        }
+    }
+    best.1
+}
+
+/// Why a written array cannot be written through a tile, if it cannot.
+///
+/// Write-through is exact when every reference names the same element, `c + x` per dimension
+/// with `x` a distinct grid index (or nothing), and every grid index appears: then each
+/// work-item owns one element of its block's tile, the tiles of different blocks are disjoint,
+/// and storing the tile back after a barrier writes what the baseline writes.
+fn write_through_shape(
+    ir: &Region,
+    grid: &[GridLoop],
+    accs: &[&crate::ir::Access],
+) -> Result<(), String> {
+    let first = &accs[0].subscripts;
+    if accs.iter().any(|a| &a.subscripts != first) {
+        return Err(
+            "written in the kernel, and its references name different elements: a written tile needs every reference to name the work-item's own element"
+                .to_string(),
+        );
+    }
+    let mut used = BTreeSet::new();
+    for p in first.iter().flatten() {
+        for sym in p.symbols() {
+            let g = grid.iter().find(|g| ir.loops[g.loop_id].var == sym);
+            let unit = p
+                .split(sym)
+                .and_then(|(c, _)| c.as_const())
+                .is_some_and(|c| c == 1);
+            match g {
+                Some(g) if unit && used.insert(g.dim) => {}
+                _ => {
+                    return Err(format!(
+                        "written in the kernel through `{}`, which is not a grid index plus a constant: a written tile needs one element per work-item",
+                        p.to_c()
+                    ))
+                }
+            }
+        }
+    }
+    if used.len() != grid.len() {
+        return Err(
+            "written in the kernel at an element that does not depend on every grid index: work-items would share it"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// A written tile must be loaded first when the kernel reads the array or when some element
+/// of the tile may not be written (conditional code, a write inside a sequential loop that may
+/// not run, a non-rectangular grid): the store-back then writes the loaded value unchanged.
+fn needs_preload(
+    ir: &Region,
+    grid: &[GridLoop],
+    accs: &[&crate::ir::Access],
+    conditional: bool,
+) -> bool {
+    let iters: BTreeSet<&str> = ir.loops.iter().map(|l| l.var.as_str()).collect();
+    let rectangular = grid.iter().all(|g| {
+        g.min
+            .symbols()
+            .iter()
+            .chain(g.max.symbols().iter())
+            .all(|s| !iters.contains(s))
+    });
+    conditional
+        || !rectangular
+        || accs.iter().any(|a| a.reads())
+        || accs
+            .iter()
+            .any(|a| a.writes() && a.loops.len() != grid.len())
 }
 
 /// Reasons, by array, for explain: staged arrays map to `None`.
@@ -719,5 +859,72 @@ void g(float y[256], float A[256][512])
         let (a, why) = &s[0].rejected[0];
         assert_eq!(a, "A");
         assert_eq!(why, "`j` in subscript `2*j` is neither a grid index, a strip-mined loop nor a short constant loop");
+    }
+
+    #[test]
+    fn written_tiles_load_only_what_the_kernel_reads_or_may_skip() {
+        let kernel = |body: &str| {
+            let src = format!(
+                "
+void w(float out[100][70], float in[70][100])
+{{
+    int i, j;
+#pragma acc share(out[TB_X][TB_Y]:coalesce)
+#pragma acc kernels loop independent
+    for (i = 0; i < 70; i++) {{
+#pragma acc loop independent
+        for (j = 0; j < 100; j++) {{
+            {}
+        }}
+    }}
+}}
+",
+                body
+            );
+            let s = stage(&src).remove(0);
+            let a = s.array("out").expect("out is staged").clone();
+            (
+                a.written,
+                a.load,
+                a.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(kernel("out[j][i] = in[i][j];"), (true, false, vec![32, 32]));
+        assert_eq!(kernel("out[j][i] += in[i][j];"), (true, true, vec![32, 32]));
+        assert_eq!(
+            kernel("if (in[i][j] > 0.0f) out[j][i] = in[i][j];"),
+            (true, true, vec![32, 32])
+        );
+    }
+
+    #[test]
+    fn column_walked_tiles_are_padded_and_row_walked_ones_are_not() {
+        let dims = |prims: [u8; 2], extents: [u32; 2]| -> Vec<TileDim> {
+            prims
+                .iter()
+                .zip(extents)
+                .map(|(&dim, extent)| TileDim {
+                    primary: Primary::Grid {
+                        dim,
+                        min: Poly::constant(0),
+                    },
+                    lo: 0,
+                    hi: 0,
+                    extent,
+                    range: (Poly::constant(0), Poly::constant(1000)),
+                    array_extent: None,
+                })
+                .collect()
+        };
+        // tile[tx][ty] (a transpose): stride 32 words is a 32-way conflict; 33 has none.
+        assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 4), 33);
+        // tile[ty][tx]: rows walked by whole warps.
+        assert_eq!(padded_row(&dims([1, 0], [32, 32]), [32, 32, 1], 4), 32);
+        // 16-wide blocks: a warp covers two rows; 16 elements per row fill the banks exactly.
+        assert_eq!(padded_row(&dims([1, 0], [16, 16]), [16, 16, 1], 4), 16);
+        // A halo row of 18 under 16-wide blocks keeps its 2-way conflict (the fix costs 30).
+        assert_eq!(padded_row(&dims([1, 0], [18, 18]), [16, 16, 1], 4), 18);
+        // Doubles down a column: 2 words per element, padded to an odd number of elements.
+        assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 8), 33);
     }
 }

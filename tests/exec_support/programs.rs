@@ -9,8 +9,10 @@ use accshare::back::output::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 
-/// Every `.c` file of `examples/` and `tests/corpus/`, sorted.
+/// Every `.c` file of `examples/` and `tests/corpus/`, sorted; with `ACCSHARE_ONLY=text` set,
+/// only those whose name contains `text` (for working on one program).
 pub fn programs() -> Vec<PathBuf> {
+    let only = std::env::var("ACCSHARE_ONLY").unwrap_or_default();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut v = Vec::new();
     for dir in ["examples", "tests/corpus"] {
@@ -19,7 +21,10 @@ pub fn programs() -> Vec<PathBuf> {
         };
         for e in rd.flatten() {
             let p = e.path();
-            if p.extension().is_some_and(|x| x == "c") {
+            let wanted = p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(only.as_str()));
+            if p.extension().is_some_and(|x| x == "c") && wanted {
                 v.push(p);
             }
         }

@@ -941,12 +941,34 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
     }
 }
 
-/// The cooperative, coalesced load of a tile: work-item `t` of the block loads elements
+/// Which way a cooperative copy moves a tile.
+#[derive(Clone, Copy, PartialEq)]
+enum Dir {
+    /// Global memory into the tile.
+    Load,
+    /// The tile back to global memory (a written tile).
+    Store,
+}
+
+/// One element's copy between the tile and global memory.
+fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
+    let (to, from) = match dir {
+        Dir::Load => (local, global),
+        Dir::Store => (global, local),
+    };
+    KStmt::Assign {
+        target: LValue::Elem(to),
+        op: None,
+        value: KExpr::Load(from),
+    }
+}
+
+/// The cooperative, coalesced copy of a tile: work-item `t` of the block copies elements
 /// `t, t + threads, …` of the tile in row-major order (consecutive work-items, consecutive
 /// elements of a row), skipping elements outside the range the program can touch.
-fn tile_load(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
+fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
     if loads_2d(a, block) {
-        return tile_load_2d(a, block, global_extents);
+        return tile_copy_2d(a, block, global_extents, dir);
     }
     let threads = block[0] * block[1] * block[2];
     let l = KExpr::Var("accshare_l".to_string());
@@ -985,19 +1007,19 @@ fn tile_load(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStm
         .into_iter()
         .reduce(|x, y| bin(BinOp::LogAnd, x, y))
         .unwrap_or(int(1));
-    let store = KStmt::Assign {
-        target: LValue::Elem(ArrayRef {
+    let store = copy(
+        dir,
+        ArrayRef {
             array: a.local.clone(),
             space: Space::Local,
             index: Box::new(lidx.unwrap_or(int(0))),
-        }),
-        op: None,
-        value: KExpr::Load(ArrayRef {
+        },
+        ArrayRef {
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(gsubs, global_extents)),
-        }),
-    };
+        },
+    );
     KStmt::For {
         init: vec![KStmt::Decl {
             name: "accshare_l".to_string(),
@@ -1049,9 +1071,9 @@ fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
     a.dims.len() == 2 && block[1] > 1 && block[2] == 1
 }
 
-/// The load of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
-/// width (consecutive work-items of a row load consecutive elements; no division).
-fn tile_load_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> KStmt {
+/// The copy of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
+/// width (consecutive work-items of a row copy consecutive elements; no division).
+fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
     let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
     let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
     let g0 = bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
@@ -1068,19 +1090,19 @@ fn tile_load_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr]) -> K
         bin(BinOp::Mul, r.clone(), int(a.row_len as i64)),
         c.clone(),
     );
-    let store = KStmt::Assign {
-        target: LValue::Elem(ArrayRef {
+    let store = copy(
+        dir,
+        ArrayRef {
             array: a.local.clone(),
             space: Space::Local,
             index: Box::new(lidx),
-        }),
-        op: None,
-        value: KExpr::Load(ArrayRef {
+        },
+        ArrayRef {
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(vec![g0, g1], global_extents)),
-        }),
-    };
+        },
+    );
     let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
         init: vec![KStmt::Decl {
             name: v.to_string(),
@@ -1213,7 +1235,7 @@ impl<'a> KernelBuilder<'a> {
             }
         }
         let mut once = Vec::new();
-        for a in spec.arrays.iter().filter(|a| !a.uses_strip()) {
+        for a in spec.arrays.iter().filter(|a| a.load && !a.uses_strip()) {
             once.push(KStmt::Comment(format!(
                 "load the tile of `{}` ({})",
                 a.name,
@@ -1223,7 +1245,7 @@ impl<'a> KernelBuilder<'a> {
                     .collect::<Vec<_>>()
                     .join("x")
             )));
-            once.push(tile_load(a, block, &extents[&a.name]));
+            once.push(tile_copy(a, block, &extents[&a.name], Dir::Load));
         }
         if !once.is_empty() {
             body.extend(once);
@@ -1236,6 +1258,7 @@ impl<'a> KernelBuilder<'a> {
         let Some(strip) = strip else {
             let inner = self.stmt(root_stmt);
             body.extend(guarded(&cond, inner));
+            store_back(&spec, block, &extents, body);
             return Ok(());
         };
         // Strip-mine the sequential loop at the top of the innermost grid loop's body.
@@ -1353,7 +1376,7 @@ impl<'a> KernelBuilder<'a> {
                     .collect::<Vec<_>>()
                     .join("x")
             )));
-            per_strip.push(tile_load(a, block, &extents[&a.name]));
+            per_strip.push(tile_copy(a, block, &extents[&a.name], Dir::Load));
         }
         per_strip.push(KStmt::Barrier);
         let kinit = if declared_in_init {
@@ -1406,6 +1429,34 @@ impl<'a> KernelBuilder<'a> {
             body: per_strip,
         });
         body.extend(guarded(&cond, post));
+        store_back(&spec, block, &extents, body);
         Ok(())
+    }
+}
+
+/// After the computation, every work-item waits for the block and the written tiles are stored
+/// back, coalesced, to global memory.
+fn store_back(
+    spec: &StageSpec,
+    block: [u32; 3],
+    extents: &BTreeMap<String, Vec<KExpr>>,
+    body: &mut Vec<KStmt>,
+) {
+    let mut stores = Vec::new();
+    for a in spec.arrays.iter().filter(|a| a.written) {
+        stores.push(KStmt::Comment(format!(
+            "store the tile of `{}` ({})",
+            a.name,
+            a.dims
+                .iter()
+                .map(|d| d.extent.to_string())
+                .collect::<Vec<_>>()
+                .join("x")
+        )));
+        stores.push(tile_copy(a, block, &extents[&a.name], Dir::Store));
+    }
+    if !stores.is_empty() {
+        body.push(KStmt::Barrier);
+        body.extend(stores);
     }
 }
