@@ -15,16 +15,37 @@ use accshare::back::output::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver::{self, OptLevel, OptOptions};
 
-const CASES: &[(&str, &[(&str, &str)])] = &[
-    ("mt", &[("N", "2048"), ("M", "2048")]),
-    ("gemm", &[("NI", "512"), ("NJ", "512"), ("NK", "512")]),
-    ("mv", &[("N", "4096"), ("M", "4096")]),
-    ("gauss", &[("H", "2048"), ("W", "2048")]),
+/// (name, source under the crate root, sizes).
+type Case = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+const CASES: &[Case] = &[
+    ("mt", "examples/mt.c", &[("N", "2048"), ("M", "2048")]),
+    (
+        "mt_out",
+        "tests/corpus/share_write_transpose.c",
+        &[("N", "2048"), ("M", "2048")],
+    ),
+    (
+        "gemm",
+        "examples/gemm.c",
+        &[("NI", "512"), ("NJ", "512"), ("NK", "512")],
+    ),
+    ("mv", "examples/mv.c", &[("N", "4096"), ("M", "4096")]),
+    ("gauss", "examples/gauss.c", &[("H", "2048"), ("W", "2048")]),
     (
         "hotspot",
+        "examples/hotspot.c",
         &[("ROWS", "1024"), ("COLS", "1024"), ("STEPS", "100")],
     ),
-    ("conv3x3", &[("H", "2048"), ("W", "2048")]),
+    (
+        "conv3x3",
+        "examples/conv3x3.c",
+        &[("H", "2048"), ("W", "2048")],
+    ),
 ];
 
 const TIMER: &str = r#"
@@ -205,11 +226,11 @@ fn main() {
         "{:<9} {:<28} {:>12} {:>12} {:>8} {:>10} {:>10}  same output",
         "program", "size", "naive ms", "share ms", "ratio", "naive wall", "share wall"
     );
-    for (name, defs) in CASES {
+    for (name, path, defs) in CASES {
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
         }
-        let src = root.join("examples").join(format!("{}.c", name));
+        let src = root.join(path);
         let dir = tmp.join(name);
         let _ = std::fs::create_dir_all(&dir);
         let size = defs
@@ -255,11 +276,11 @@ fn main() {
     if std::env::var("ACCSHARE_BENCH_NO_SIM").is_err() {
         println!();
         println!("global-memory sectors on the simulator (a100-like, sizes 128, hotspot 2 steps), per array");
-        for (name, _) in CASES {
+        for (name, path, _) in CASES {
             if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
                 continue;
             }
-            let src = root.join("examples").join(format!("{}.c", name));
+            let src = root.join(path);
             let dir = tmp.join(format!("sim-{}", name));
             let n = sim_sectors(&src, OptLevel::Naive, &dir.join("n"));
             let s = sim_sectors(&src, OptLevel::Share, &dir.join("s"));
