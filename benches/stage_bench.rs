@@ -1,10 +1,11 @@
 //! Naive vs `--opt share` on PoCL, side by side: `cargo bench --bench stage_bench`.
 //!
-//! Each benchmark program is compiled both ways at a larger size, built with `cc -O2 -lOpenCL`
-//! and run `REPS` times; the generated host code is patched so that every kernel launch is timed
-//! between two `clFinish` calls (kernel time only, without transfers or program build). The table
-//! shows the best kernel time of each, the ratio naive / share, and whether both outputs are the
-//! same bytes. Set `ACCSHARE_BENCH_REPS` to change the number of runs, `ACCSHARE_BENCH_ONLY` to a
+//! Each benchmark program is compiled three ways at a larger size — naive, share with one output
+//! per work-item (`--ilp 1`) and share as compiled by default (several rows per work-item where
+//! accshare chooses it) — built with `cc -O2 -lOpenCL` and run `REPS` times; the generated host
+//! code is patched so that every kernel launch is timed between two `clFinish` calls (kernel
+//! time only, without transfers or program build). The table shows the best kernel time of each,
+//! the ratios naive / share and share ilp=1 / share, and whether all outputs are the same bytes. Set `ACCSHARE_BENCH_REPS` to change the number of runs, `ACCSHARE_BENCH_ONLY` to a
 //! comma list of example names to run a subset.
 
 use std::path::{Path, PathBuf};
@@ -75,7 +76,13 @@ static void accshare_launch_timed(cl_kernel k, cl_uint dims, const size_t *globa
 
 const MARK: &str = "/* ---- end of the accshare prelude ---- */";
 
-fn build(src: &Path, defs: &[(&str, &str)], opt: OptLevel, dir: &Path) -> Result<PathBuf, String> {
+fn build(
+    src: &Path,
+    defs: &[(&str, &str)],
+    opt: OptLevel,
+    ilp: Option<u32>,
+    dir: &Path,
+) -> Result<PathBuf, String> {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let opts = driver::Options {
@@ -92,7 +99,7 @@ fn build(src: &Path, defs: &[(&str, &str)], opt: OptLevel, dir: &Path) -> Result
         Ok(name) => Some(accshare::model::Platform::load(&name)?),
         Err(_) => None,
     };
-    let oo = OptOptions { opt, platform };
+    let oo = OptOptions { opt, platform, ilp };
     let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
         .ok_or_else(|| diag::render(&sources, &diags.0))?;
     let host = out.host_source;
@@ -101,7 +108,11 @@ fn build(src: &Path, defs: &[(&str, &str)], opt: OptLevel, dir: &Path) -> Result
         "accshare_launch(accshare_k",
         "accshare_launch_timed(accshare_k",
     );
-    let tag = format!("{:?}", opt).to_lowercase();
+    let tag = format!(
+        "{}{}",
+        format!("{:?}", opt).to_lowercase(),
+        ilp.map(|f| f.to_string()).unwrap_or_default()
+    );
     let c = dir.join(format!("{}.c", tag));
     std::fs::write(&c, patched).map_err(|e| e.to_string())?;
     let exe = dir.join(tag);
@@ -164,6 +175,7 @@ fn sim_sectors(
     let oo = OptOptions {
         opt,
         platform: None,
+        ilp: None,
     };
     let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
         .ok_or_else(|| diag::render(&sources, &diags.0))?;
@@ -223,8 +235,8 @@ fn main() {
         reps
     );
     println!(
-        "{:<9} {:<28} {:>12} {:>12} {:>8} {:>10} {:>10}  same output",
-        "program", "size", "naive ms", "share ms", "ratio", "naive wall", "share wall"
+        "{:<9} {:<28} {:>10} {:>14} {:>10} {:>8} {:>8}  same output",
+        "program", "size", "naive ms", "share ilp=1 ms", "share ms", "n/share", "ilp gain"
     );
     for (name, path, defs) in CASES {
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
@@ -239,8 +251,12 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" ");
         let mut res = Vec::new();
-        for opt in [OptLevel::Naive, OptLevel::Share] {
-            let r = build(&src, defs, opt, &dir).and_then(|exe| {
+        for (opt, ilp) in [
+            (OptLevel::Naive, None),
+            (OptLevel::Share, Some(1)),
+            (OptLevel::Share, None),
+        ] {
+            let r = build(&src, defs, opt, ilp, &dir).and_then(|exe| {
                 let mut best: Option<(f64, f64, Vec<u8>)> = None;
                 for _ in 0..reps {
                     let x = run(&exe)?;
@@ -254,20 +270,24 @@ fn main() {
             });
             res.push(r);
         }
-        match (&res[0], &res[1]) {
-            (Ok(n), Ok(s)) => println!(
-                "{:<9} {:<28} {:>12.3} {:>12.3} {:>7.2}x {:>9.2}s {:>9.2}s  {}",
+        match (&res[0], &res[1], &res[2]) {
+            (Ok(n), Ok(s1), Ok(s)) => println!(
+                "{:<9} {:<28} {:>10.3} {:>14.3} {:>10.3} {:>7.2}x {:>7.2}x  {}",
                 name,
                 size,
                 n.0 * 1e3,
+                s1.0 * 1e3,
                 s.0 * 1e3,
                 n.0 / s.0,
-                n.1,
-                s.1,
-                if n.2 == s.2 { "yes" } else { "NO" }
+                s1.0 / s.0,
+                if n.2 == s.2 && n.2 == s1.2 {
+                    "yes"
+                } else {
+                    "NO"
+                }
             ),
-            (a, b) => {
-                for e in [a, b].into_iter().filter_map(|r| r.as_ref().err()) {
+            (a, b, c) => {
+                for e in [a, b, c].into_iter().filter_map(|r| r.as_ref().err()) {
                     println!("{:<9} error: {}", name, e);
                 }
             }

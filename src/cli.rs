@@ -103,6 +103,10 @@ pub struct RunArgs {
     /// Optimization level of the kernels to run.
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
+    /// Rows each work-item of a staged kernel computes (a power of two dividing the block's
+    /// height; default: accshare's choice, 1 turns it off).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub ilp: Option<u32>,
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
@@ -122,6 +126,10 @@ pub struct AnalyzeArgs {
     /// Optimization level of the kernels to analyze.
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
+    /// Rows each work-item of a staged kernel computes (a power of two dividing the block's
+    /// height; default: accshare's choice, 1 turns it off).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub ilp: Option<u32>,
     /// Simulate only this many thread blocks per launch and scale the counts.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
@@ -209,6 +217,10 @@ pub struct CompileArgs {
     /// baseline translation).
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
+    /// Rows each work-item of a staged kernel computes (a power of two dividing the block's
+    /// height; default: accshare's choice, 1 turns it off).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub ilp: Option<u32>,
     /// Print one stage to stdout instead of writing the output files.
     #[arg(long, value_enum)]
     pub emit: Option<EmitArg>,
@@ -244,6 +256,7 @@ pub fn run(cli: Cli) -> i32 {
             args.opt,
             None,
             None,
+            args.ilp,
         ),
         Some(Command::Analyze(args)) => simulate(
             &args.file,
@@ -252,6 +265,7 @@ pub fn run(cli: Cli) -> i32 {
             args.opt,
             Some(args.format),
             args.sample,
+            args.ilp,
         ),
         Some(Command::Explain(args)) => explain(&args),
         Some(Command::Platforms) => {
@@ -340,6 +354,7 @@ fn compile(args: &CompileArgs) -> i32 {
     let oo = driver::OptOptions {
         opt: args.opt.level(),
         platform: args.platform.load().ok(),
+        ilp: args.ilp,
     };
     let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
@@ -374,6 +389,7 @@ fn simulate(
     opt: OptLevel,
     format: Option<FormatArg>,
     sample: Option<usize>,
+    ilp: Option<u32>,
 ) -> i32 {
     let loaded = match platform.load() {
         Ok(p) => p,
@@ -390,6 +406,7 @@ fn simulate(
     let oo = driver::OptOptions {
         opt: opt.level(),
         platform: Some(loaded),
+        ilp,
     };
     let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
     let code = finish(&sources, &diags);

@@ -24,6 +24,8 @@ pub struct OptOptions {
     pub opt: OptLevel,
     /// The platform the partition engine sizes for (`None`: the default, `a100`).
     pub platform: Option<crate::model::Platform>,
+    /// Rows per work-item of staged kernels (`--ilp`; `None`: accshare's choice).
+    pub ilp: Option<u32>,
 }
 
 /// What one compilation produced.
@@ -73,6 +75,7 @@ pub fn compile_with(
         sources,
         pp: &parsed.pp,
         main: parsed.main,
+        ilp: opt.ilp,
     };
     let mut module = Module::default();
     let mut ir_text = String::new();

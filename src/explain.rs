@@ -125,11 +125,20 @@ fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionP
                     format!("{}[{}]{}{}", a.name, dims.join("]["), pad, how)
                 })
                 .collect();
-            let strip = spec
+            let mut strip = spec
                 .strip
                 .as_ref()
                 .map(|s| format!(", loop `{}` strip-mined by {}", s.var, s.size))
                 .unwrap_or_default();
+            if spec.ilp > 1 {
+                strip.push_str(&format!(
+                    ", {} rows per work-item: launched as [{}, {}, {}]",
+                    spec.ilp,
+                    spec.block[0],
+                    spec.block[1] / spec.ilp,
+                    spec.block[2]
+                ));
+            }
             kp.notes.push(format!(
                 "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
                 names.join(", "),

@@ -161,6 +161,7 @@ fn check(nvcc: &Path, src: &Path, work: &Path) -> Result<String, String> {
     let oo = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
+        ilp: None,
     };
     let Some(out) = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags) else {
         return Err(format!(

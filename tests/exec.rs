@@ -12,6 +12,7 @@ fn programs_match_sequential_on_opencl() {
     let naive = driver::OptOptions {
         opt: driver::OptLevel::Naive,
         platform: None,
+        ilp: None,
     };
     exec_support::programs::all_match_sequential(&naive, "naive");
 }

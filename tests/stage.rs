@@ -15,12 +15,21 @@ fn share() -> driver::OptOptions {
     driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
+        ilp: None,
     }
 }
 
 #[test]
 fn share_programs_match_sequential_on_opencl() {
     exec_support::programs::all_match_sequential(&share(), "share");
+}
+
+/// The same with two rows per work-item everywhere it applies (the default is up to four).
+#[test]
+fn share_programs_with_two_rows_per_work_item_match_sequential_on_opencl() {
+    let mut opt = share();
+    opt.ilp = Some(2);
+    exec_support::programs::all_match_sequential(&opt, "share-ilp2");
 }
 
 const STAGED: &[&str] = &["gemm", "mt", "mv", "gauss", "hotspot", "conv3x3"];

@@ -133,6 +133,8 @@ pub struct StageSpec {
     pub arrays: Vec<StagedArray>,
     /// Arrays the engine chose that stay in global memory, with the reason.
     pub rejected: Vec<(String, String)>,
+    /// Rows of the block each work-item computes (1: one output per work-item).
+    pub ilp: u32,
 }
 
 impl StageSpec {
@@ -596,7 +598,31 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         spec.arrays.push(sa);
     }
     spec.strip = strip;
+    spec.ilp = choose_ilp(spec.block);
     spec
+}
+
+/// Least work-items per block a kernel with several rows per work-item keeps (two warps).
+pub const MIN_ILP_THREADS: u32 = 64;
+/// Most rows per work-item chosen by default.
+pub const MAX_ILP: u32 = 4;
+
+/// Rows per work-item (§3.3.2): after staging, a block of `TB_Y` rows is run by `TB_Y / F` rows
+/// of work-items, each computing F outputs along y (x stays one output per work-item, so
+/// accesses stay coalesced). F is the largest power of two up to 4 that divides `TB_Y` and
+/// leaves at least two warps per block: 4 is the classic register-tiling depth (the CUDA SDK's
+/// transpose and the usual 32×8 gemm), enough independent work to hide latency without the
+/// register pressure of 8. The paper instead times every factor on the device; a compiler that
+/// runs offline cannot, and `--ilp N` overrides the choice.
+pub fn choose_ilp(block: [u32; 3]) -> u32 {
+    let mut f = 1;
+    while f < MAX_ILP
+        && block[1] % (f * 2) == 0
+        && block[0] * (block[1] / (f * 2)) * block[2] >= MIN_ILP_THREADS
+    {
+        f *= 2;
+    }
+    f
 }
 
 /// Shared-memory banks and their width (bytes) the padding is chosen for: every NVIDIA GPU
@@ -926,5 +952,16 @@ void w(float out[100][70], float in[70][100])
         assert_eq!(padded_row(&dims([1, 0], [18, 18]), [16, 16, 1], 4), 18);
         // Doubles down a column: 2 words per element, padded to an odd number of elements.
         assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 8), 33);
+    }
+
+    #[test]
+    fn rows_per_work_item_keep_two_warps() {
+        assert_eq!(choose_ilp([32, 32, 1]), 4);
+        assert_eq!(choose_ilp([32, 8, 1]), 4);
+        assert_eq!(choose_ilp([32, 4, 1]), 2);
+        assert_eq!(choose_ilp([16, 16, 1]), 4);
+        assert_eq!(choose_ilp([64, 1, 1]), 1);
+        assert_eq!(choose_ilp([32, 2, 1]), 1);
+        assert_eq!(choose_ilp([32, 6, 2]), 2);
     }
 }

@@ -46,6 +46,12 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) stage: Option<StageSpec>,
     /// Why the staged body could not be built (the caller falls back to the baseline).
     pub(super) stage_error: Option<String>,
+    /// Rows per work-item asked for (`--ilp`); `None`: the staging plan's choice.
+    pub(super) ilp_request: Option<u32>,
+    /// Rows per work-item of the built kernel (1: one output per work-item).
+    pub(super) ilp: u32,
+    /// Variables with one copy per row (set when the staged body is coarsened).
+    ilp_renamed: BTreeSet<String>,
 }
 
 impl<'a> KernelBuilder<'a> {
@@ -63,6 +69,9 @@ impl<'a> KernelBuilder<'a> {
             kplan: None,
             stage: None,
             stage_error: None,
+            ilp_request: None,
+            ilp: 1,
+            ilp_renamed: BTreeSet::new(),
         }
     }
 
@@ -70,6 +79,28 @@ impl<'a> KernelBuilder<'a> {
     pub(super) fn with_plan(mut self, kp: &'a KernelPlan) -> Self {
         self.kplan = Some(kp);
         self
+    }
+
+    /// Ask for `f` rows per work-item (`--ilp`), instead of the staging plan's choice.
+    pub(super) fn with_ilp(mut self, f: Option<u32>) -> Self {
+        self.ilp_request = f;
+        self
+    }
+
+    /// Rows per work-item: the request or the plan's choice, reduced to a power of two dividing
+    /// the block's height; 1 without staging, with fewer than two grid dimensions, or with
+    /// reductions (their trees assume one value per work-item).
+    fn choose_ilp(&self, block: [u32; 3]) -> u32 {
+        let Some(spec) = self.staging() else { return 1 };
+        if self.mapped.len() < 2 || !self.reductions.is_empty() {
+            return 1;
+        }
+        let want = self.ilp_request.unwrap_or(spec.ilp).clamp(1, 64);
+        let mut f = 1;
+        while f * 2 <= want && block[1] % (f * 2) == 0 {
+            f *= 2;
+        }
+        f
     }
 
     fn staging(&self) -> Option<&StageSpec> {
@@ -184,6 +215,8 @@ impl<'a> KernelBuilder<'a> {
                 self.reductions.push((*op, v.clone(), ty));
             }
         }
+        let ilp = self.choose_ilp(block);
+        self.ilp = ilp;
         let mut body = Vec::new();
         // Iterators of the mapped loops, and the guard.
         let mut guard: Vec<KExpr> = Vec::new();
@@ -199,7 +232,21 @@ impl<'a> KernelBuilder<'a> {
                 continue;
             };
             let s = lp.step.unsigned_abs() as i64;
-            let t = KExpr::Builtin(Builtin::GlobalId(m.dim));
+            // Several rows per work-item: the first row of a work-item is the block's first row
+            // plus its local id (the others are `ilp::copy_name` below).
+            let t = if m.dim == 1 && ilp > 1 {
+                KExpr::Binary(
+                    BinOp::Add,
+                    Box::new(KExpr::Binary(
+                        BinOp::Mul,
+                        Box::new(KExpr::Builtin(Builtin::GroupId(1))),
+                        Box::new(KExpr::Int(block[1] as i64, Scalar::Int)),
+                    )),
+                    Box::new(KExpr::Builtin(Builtin::LocalId(1))),
+                )
+            } else {
+                KExpr::Builtin(Builtin::GlobalId(m.dim))
+            };
             let scaled = if s == 1 {
                 t
             } else {
@@ -285,6 +332,16 @@ impl<'a> KernelBuilder<'a> {
                 Some(p) => format!("({}) / {}", p.to_c(), s),
                 None => "0".to_string(),
             };
+            if m.dim == 1 && ilp > 1 {
+                // Whole blocks of `block[1]` rows, each run by `block[1] / ilp` work-items.
+                extent[1] = format!(
+                    "(({}) + {}) / {} * {}",
+                    extent[1],
+                    block[1] - 1,
+                    block[1],
+                    block[1] / ilp
+                );
+            }
         }
         // Private copies of scalars, reduction accumulators.
         for v in self.privatized.clone() {
@@ -321,6 +378,10 @@ impl<'a> KernelBuilder<'a> {
             if let Err(why) = self.staged_body(cond, root_stmt, block, &mut body, &mut locals) {
                 self.stage_error = Some(why);
                 return None;
+            }
+            if self.ilp > 1 {
+                body = self.declare_row_copies(body, block);
+                block[1] /= self.ilp;
             }
         } else if guard.is_empty() {
             let inner = match root_stmt {
@@ -887,6 +948,11 @@ fn origin_name(a: &StagedArray, d: usize) -> String {
 }
 
 const TID: &str = "accshare_tid";
+
+/// Whether row `f` of a work-item's rows is inside the iteration space.
+fn row_ok(f: u32) -> String {
+    format!("accshare_ok{}", f)
+}
 const STRIP: &str = "accshare_kk";
 
 /// `Σ (s_d - origin_d) · stride_d`: where a reference finds its element in the tile.
@@ -1158,6 +1224,119 @@ impl<'a> KernelBuilder<'a> {
             .collect()
     }
 
+    /// Copies of the top-level declarations of renamed variables, one per extra row: the y
+    /// iterator of row `f` is the first row's plus `f` times the launched block's height.
+    fn declare_row_copies(&self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
+        let ir = self.ir();
+        let Some(y) = self.mapped.iter().find(|m| m.dim == 1) else {
+            return body;
+        };
+        let lp = &ir.loops[y.loop_id];
+        let rows = (block[1] / self.ilp) as i64 * lp.step.unsigned_abs() as i64;
+        let op = if lp.step > 0 { BinOp::Add } else { BinOp::Sub };
+        let mut out = Vec::new();
+        for st in body {
+            let mut extra = Vec::new();
+            if let KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } = &st
+            {
+                for f in 1..self.ilp {
+                    if *name == lp.var {
+                        extra.push(KStmt::Decl {
+                            name: super::ilp::copy_name(name, f),
+                            ty: *ty,
+                            len: None,
+                            init: Some(KExpr::Binary(
+                                op,
+                                Box::new(KExpr::Var(name.clone())),
+                                Box::new(KExpr::Int(rows * f as i64, Scalar::Int)),
+                            )),
+                        });
+                    } else if self.ilp_renamed.contains(name) {
+                        extra.push(KStmt::Decl {
+                            name: super::ilp::copy_name(name, f),
+                            ty: *ty,
+                            len: *len,
+                            init: init.clone(),
+                        });
+                    }
+                }
+            }
+            out.push(st);
+            out.extend(extra);
+        }
+        out
+    }
+
+    /// The computation under the edge guard: once, or jammed for several rows per work-item
+    /// (row `f` under `accshare_ok{f}`, see [`Self::row_guards`]).
+    fn computation(
+        &self,
+        cond: &Option<KExpr>,
+        coarsen: Option<&super::ilp::Coarsen>,
+        stmts: Vec<KStmt>,
+    ) -> Vec<KStmt> {
+        match coarsen {
+            Some(c) if !stmts.is_empty() => {
+                let guards: Option<Vec<KExpr>> = cond
+                    .as_ref()
+                    .map(|_| (0..c.f).map(|f| KExpr::Var(row_ok(f))).collect());
+                vec![KStmt::Block(c.jam(&stmts, guards.as_deref()))]
+            }
+            _ => guarded(cond, stmts),
+        }
+    }
+
+    /// `int accshare_ok{f} = <the edge guard of row f>;` once per row, before the computation.
+    fn row_guards(
+        &self,
+        cond: &Option<KExpr>,
+        coarsen: Option<&super::ilp::Coarsen>,
+        body: &mut Vec<KStmt>,
+    ) {
+        if let (Some(c), Some(g)) = (coarsen, cond) {
+            for f in 0..c.f {
+                body.push(KStmt::Decl {
+                    name: row_ok(f),
+                    ty: Scalar::Int,
+                    len: None,
+                    init: Some(c.expr(g, f)),
+                });
+            }
+        }
+    }
+
+    /// The coarsening of the computation `pieces`, when the kernel computes several rows per
+    /// work-item.
+    fn coarsen(&mut self, pieces: &[&[KStmt]]) -> Result<Option<super::ilp::Coarsen>, String> {
+        if self.ilp <= 1 {
+            return Ok(None);
+        }
+        let ir = self.ir();
+        let y = self
+            .mapped
+            .iter()
+            .find(|m| m.dim == 1)
+            .map(|m| ir.loops[m.loop_id].var.clone())
+            .ok_or("no grid loop on y")?;
+        // Element types of what the computation may load: the tiles and the global arrays.
+        let mut arrays: BTreeMap<String, Scalar> =
+            ir.arrays.iter().map(|(n, a)| (n.clone(), a.elem)).collect();
+        if let Some(spec) = self.staging() {
+            for a in &spec.arrays {
+                arrays.insert(a.local.clone(), a.elem);
+            }
+        }
+        let c = super::ilp::Coarsen::new(self.ilp, &y, pieces, &arrays)
+            .map_err(|why| format!("several rows per work-item: {}", why))?;
+        self.ilp_renamed = c.renamed.clone();
+        Ok(Some(c))
+    }
+
     /// The staged kernel body: tile origins, cooperative loads and barriers run by every
     /// work-item; only the computation is guarded.
     fn staged_body(
@@ -1174,26 +1353,29 @@ impl<'a> KernelBuilder<'a> {
         let Some(root_stmt) = root_stmt else {
             return Err("the loop nest was not found".to_string());
         };
+        // The block as launched (fewer rows with several rows per work-item); tile origins use
+        // the logical `block`.
+        let launched = [block[0], block[1] / self.ilp.max(1), block[2]];
         let mut tid = KExpr::Builtin(Builtin::LocalId(0));
-        if block[1] > 1 || block[2] > 1 {
+        if launched[1] > 1 || launched[2] > 1 {
             tid = bin(
                 BinOp::Add,
                 tid,
                 bin(
                     BinOp::Mul,
                     KExpr::Builtin(Builtin::LocalId(1)),
-                    int(block[0] as i64),
+                    int(launched[0] as i64),
                 ),
             );
         }
-        if block[2] > 1 {
+        if launched[2] > 1 {
             tid = bin(
                 BinOp::Add,
                 tid,
                 bin(
                     BinOp::Mul,
                     KExpr::Builtin(Builtin::LocalId(2)),
-                    int((block[0] * block[1]) as i64),
+                    int((launched[0] * launched[1]) as i64),
                 ),
             );
         }
@@ -1205,7 +1387,7 @@ impl<'a> KernelBuilder<'a> {
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
-        if spec.arrays.iter().any(|a| !loads_2d(a, block)) {
+        if spec.arrays.iter().any(|a| !loads_2d(a, launched)) {
             body.push(KStmt::Decl {
                 name: TID.to_string(),
                 ty: Scalar::Int,
@@ -1245,7 +1427,7 @@ impl<'a> KernelBuilder<'a> {
                     .collect::<Vec<_>>()
                     .join("x")
             )));
-            once.push(tile_copy(a, block, &extents[&a.name], Dir::Load));
+            once.push(tile_copy(a, launched, &extents[&a.name], Dir::Load));
         }
         if !once.is_empty() {
             body.extend(once);
@@ -1257,8 +1439,10 @@ impl<'a> KernelBuilder<'a> {
             .filter(|_| spec.arrays.iter().any(|a| a.uses_strip()));
         let Some(strip) = strip else {
             let inner = self.stmt(root_stmt);
-            body.extend(guarded(&cond, inner));
-            store_back(&spec, block, &extents, body);
+            let coarsen = self.coarsen(&[&inner])?;
+            self.row_guards(&cond, coarsen.as_ref(), body);
+            body.extend(self.computation(&cond, coarsen.as_ref(), inner));
+            store_back(&spec, launched, &extents, body);
             return Ok(());
         };
         // Strip-mine the sequential loop at the top of the innermost grid loop's body.
@@ -1350,7 +1534,6 @@ impl<'a> KernelBuilder<'a> {
                 other => pre_guarded.push(other),
             }
         }
-        body.extend(guarded(&cond, pre_guarded));
         let kk = KExpr::Var(STRIP.to_string());
         let k = KExpr::Var(strip.var.clone());
         let size = int(strip.size as i64);
@@ -1376,7 +1559,7 @@ impl<'a> KernelBuilder<'a> {
                     .collect::<Vec<_>>()
                     .join("x")
             )));
-            per_strip.push(tile_copy(a, block, &extents[&a.name], Dir::Load));
+            per_strip.push(tile_copy(a, launched, &extents[&a.name], Dir::Load));
         }
         per_strip.push(KStmt::Barrier);
         let kinit = if declared_in_init {
@@ -1411,7 +1594,10 @@ impl<'a> KernelBuilder<'a> {
             }],
             body: inner_body,
         };
-        per_strip.extend(guarded(&cond, vec![strip_loop]));
+        let coarsen = self.coarsen(&[&pre_guarded, std::slice::from_ref(&strip_loop), &post])?;
+        self.row_guards(&cond, coarsen.as_ref(), body);
+        body.extend(self.computation(&cond, coarsen.as_ref(), pre_guarded));
+        per_strip.extend(self.computation(&cond, coarsen.as_ref(), vec![strip_loop]));
         per_strip.push(KStmt::Barrier);
         body.push(KStmt::For {
             init: vec![KStmt::Decl {
@@ -1428,8 +1614,8 @@ impl<'a> KernelBuilder<'a> {
             }],
             body: per_strip,
         });
-        body.extend(guarded(&cond, post));
-        store_back(&spec, block, &extents, body);
+        body.extend(self.computation(&cond, coarsen.as_ref(), post));
+        store_back(&spec, launched, &extents, body);
         Ok(())
     }
 }

@@ -18,6 +18,7 @@ use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
 
 mod build;
+mod ilp;
 mod reduce;
 mod walk;
 
@@ -29,6 +30,8 @@ pub struct Ctx<'a> {
     pub sources: &'a SourceMap,
     pub pp: &'a PpOutput,
     pub main: FileId,
+    /// Rows per work-item of staged kernels (`--ilp`); `None`: the staging plan's choice.
+    pub ilp: Option<u32>,
 }
 
 /// Default work-group shapes of the baseline, by number of grid dimensions.
@@ -85,12 +88,23 @@ pub fn lower_region_with(
         let kp = plan.and_then(|p| p.kernels.iter().find(|k| k.root == root));
         let mut built = None;
         if let Some(kp) = kp {
-            let mut tmp = Diags::new();
-            let mut kb = KernelBuilder::new(r, deps, root).with_plan(kp);
-            let res = kb.build(name.clone(), origin.clone(), module.kernels.len(), &mut tmp);
-            if kb.stage_error.is_none() {
-                diags.extend(tmp);
-                built = Some(res);
+            // Staged with the chosen rows per work-item, else staged with one, else the baseline.
+            let mut request = ctx.ilp;
+            for _ in 0..2 {
+                let mut tmp = Diags::new();
+                let mut kb = KernelBuilder::new(r, deps, root)
+                    .with_plan(kp)
+                    .with_ilp(request);
+                let res = kb.build(name.clone(), origin.clone(), module.kernels.len(), &mut tmp);
+                if kb.stage_error.is_none() {
+                    diags.extend(tmp);
+                    built = Some(res);
+                    break;
+                }
+                if kb.ilp <= 1 {
+                    break;
+                }
+                request = Some(1);
             }
         }
         let built = match built {

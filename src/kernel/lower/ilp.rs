@@ -1,0 +1,702 @@
+//! Several outputs per work-item (the paper's §3.3.2, "ILP enhancement"): a staged kernel whose
+//! block has `TB_Y` rows is launched with `TB_Y / F` rows of work-items, and each work-item
+//! computes the rows `ly + f·TB_Y/F` (`f < F`) of its block — a cyclic distribution, so
+//! consecutive work-items along x still touch consecutive elements and the tile loads keep their
+//! shape. The cooperative parts of the kernel (tile loads and stores, barriers) are not changed
+//! (their loops stride by the launched block); the computation between barriers is replicated
+//! and *jammed*: loops and conditions that are the same for every copy run once with the copies'
+//! statements interleaved inside (gemm's `k` loop then reads `B[k][j]` once for F outputs, a
+//! stencil's filter loops read the weight once), everything else is copied per row, each copy
+//! under its own edge guard.
+//!
+//! This is Algorithm 1 of the paper, with its "array expansion" done by renaming: every scalar
+//! the computation assigns or declares gets one name per copy (`accshare_ilp1_s`); the copies
+//! of one thread are iterations of a parallel loop, so interleaving them is legal.
+//!
+//! Where the paper departs: it searches the factor by running every candidate on the device;
+//! accshare picks it from the block shape ([`crate::transform::stage`]) so that compilation stays
+//! deterministic and offline, and `--ilp N` overrides it.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::front::ast::{BinOp, Scalar};
+use crate::kernel::{ArrayRef, KExpr, KStmt, LValue};
+
+/// The name of copy `f` of a renamed variable (copy 0 keeps the program's name).
+pub(super) fn copy_name(v: &str, f: u32) -> String {
+    if f == 0 {
+        v.to_string()
+    } else {
+        format!("accshare_ilp{}_{}", f, v)
+    }
+}
+
+pub(super) struct Coarsen {
+    pub f: u32,
+    /// Variables with one copy per row: the y iterator and every scalar the computation assigns
+    /// or declares (outside `for` headers).
+    pub renamed: BTreeSet<String>,
+    /// Element types of the arrays whose loads may be shared by the copies (never written by
+    /// the computation).
+    shareable: BTreeMap<String, Scalar>,
+    /// Temporaries made so far.
+    temps: Cell<u32>,
+}
+
+fn expr_vars(e: &KExpr, out: &mut BTreeSet<String>) {
+    match e {
+        KExpr::Var(v) => {
+            out.insert(v.clone());
+        }
+        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        KExpr::Load(r) => expr_vars(&r.index, out),
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_vars(a, out),
+        KExpr::Binary(_, a, b) => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+        }
+        KExpr::Cond(a, b, c) => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+            expr_vars(c, out);
+        }
+        KExpr::Call(_, args) => args.iter().for_each(|a| expr_vars(a, out)),
+    }
+}
+
+/// Scalars assigned or declared by statements (not counting `for` headers), and the iterators
+/// that `for` headers assign without declaring.
+fn assigned(stmts: &[KStmt], out: &mut BTreeSet<String>, headers: &mut BTreeSet<String>) {
+    for s in stmts {
+        match s {
+            KStmt::Decl { name, .. } => {
+                out.insert(name.clone());
+            }
+            KStmt::Assign {
+                target: LValue::Var(v),
+                ..
+            } => {
+                out.insert(v.clone());
+            }
+            KStmt::For {
+                init, step, body, ..
+            } => {
+                for h in init.iter().chain(step) {
+                    if let KStmt::Assign {
+                        target: LValue::Var(v),
+                        ..
+                    } = h
+                    {
+                        headers.insert(v.clone());
+                    }
+                }
+                assigned(body, out, headers);
+            }
+            KStmt::If { then, els, .. } => {
+                assigned(then, out, headers);
+                assigned(els, out, headers);
+            }
+            KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                assigned(body, out, headers)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Arrays stored to by statements.
+fn stored(stmts: &[KStmt], out: &mut BTreeSet<String>) {
+    for s in stmts {
+        match s {
+            KStmt::Assign {
+                target: LValue::Elem(r),
+                ..
+            } => {
+                out.insert(r.array.clone());
+            }
+            KStmt::For {
+                init, step, body, ..
+            } => {
+                stored(init, out);
+                stored(step, out);
+                stored(body, out);
+            }
+            KStmt::If { then, els, .. } => {
+                stored(then, out);
+                stored(els, out);
+            }
+            KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                stored(body, out)
+            }
+            _ => {}
+        }
+    }
+}
+
+fn has_jump(stmts: &[KStmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        KStmt::Break | KStmt::Continue => true,
+        KStmt::If { then, els, .. } => has_jump(then) || has_jump(els),
+        KStmt::Block(b) => has_jump(b),
+        // Jumps inside a nested loop leave only that loop.
+        _ => false,
+    })
+}
+
+fn has_barrier(stmts: &[KStmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        KStmt::Barrier => true,
+        KStmt::If { then, els, .. } => has_barrier(then) || has_barrier(els),
+        KStmt::For { body, .. }
+        | KStmt::While { body, .. }
+        | KStmt::DoWhile { body, .. }
+        | KStmt::Block(body) => has_barrier(body),
+        _ => false,
+    })
+}
+
+impl Coarsen {
+    /// The renaming for the computation `pieces` of a kernel whose y iterator is `y`, or why the
+    /// computation cannot be coarsened.
+    /// `arrays`: the element type of every array the kernel may read (tiles and global arrays).
+    pub fn new(
+        f: u32,
+        y: &str,
+        pieces: &[&[KStmt]],
+        arrays: &BTreeMap<String, Scalar>,
+    ) -> Result<Coarsen, String> {
+        let mut renamed = BTreeSet::new();
+        let mut headers = BTreeSet::new();
+        let mut written = BTreeSet::new();
+        for p in pieces {
+            if has_barrier(p) {
+                return Err("the computation holds a barrier".into());
+            }
+            assigned(p, &mut renamed, &mut headers);
+            stored(p, &mut written);
+        }
+        renamed.insert(y.to_string());
+        let shareable = arrays
+            .iter()
+            .filter(|(a, _)| !written.contains(*a) && !renamed.contains(*a))
+            .map(|(a, t)| (a.clone(), *t))
+            .collect();
+        let c = Coarsen {
+            f,
+            renamed,
+            shareable,
+            temps: Cell::new(0),
+        };
+        // A loop that differs between copies runs once per copy; its iterator must then be its
+        // own (declared in its header) or renamed, or the copies would share it.
+        for p in pieces {
+            c.check_shared_iterators(p, &headers)?;
+        }
+        Ok(c)
+    }
+
+    fn check_shared_iterators(
+        &self,
+        stmts: &[KStmt],
+        headers: &BTreeSet<String>,
+    ) -> Result<(), String> {
+        for s in stmts {
+            match s {
+                KStmt::For { init, body, .. } => {
+                    if !self.uniform_loop(s) {
+                        for h in init {
+                            if let KStmt::Assign {
+                                target: LValue::Var(v),
+                                ..
+                            } = h
+                            {
+                                if !self.renamed.contains(v) && headers.contains(v) {
+                                    return Err(format!(
+                                        "loop iterator `{}` would be shared by the copies",
+                                        v
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    self.check_shared_iterators(body, headers)?;
+                }
+                KStmt::If { then, els, .. } => {
+                    self.check_shared_iterators(then, headers)?;
+                    self.check_shared_iterators(els, headers)?;
+                }
+                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                    self.check_shared_iterators(body, headers)?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn uniform(&self, e: &KExpr) -> bool {
+        let mut vs = BTreeSet::new();
+        expr_vars(e, &mut vs);
+        vs.iter().all(|v| !self.renamed.contains(v))
+    }
+
+    fn uniform_stmt(&self, s: &KStmt) -> bool {
+        match s {
+            KStmt::Decl { name, init, .. } => {
+                !self.renamed.contains(name) && init.as_ref().map_or(true, |e| self.uniform(e))
+            }
+            KStmt::Assign {
+                target: LValue::Var(v),
+                value,
+                ..
+            } => !self.renamed.contains(v) && self.uniform(value),
+            KStmt::Expr(e) => self.uniform(e),
+            _ => false,
+        }
+    }
+
+    /// A loop every copy runs the same way: its header mentions no renamed variable and its body
+    /// does not leave it early.
+    fn uniform_loop(&self, s: &KStmt) -> bool {
+        let KStmt::For {
+            init,
+            cond,
+            step,
+            body,
+        } = s
+        else {
+            return false;
+        };
+        init.iter().chain(step).all(|h| self.uniform_stmt(h))
+            && cond.as_ref().map_or(true, |c| self.uniform(c))
+            && !has_jump(body)
+    }
+
+    /// The computation for all copies, copy `f` under the edge guard `guards[f]`.
+    pub fn jam(&self, stmts: &[KStmt], guard: Option<&[KExpr]>) -> Vec<KStmt> {
+        let mut out = Vec::new();
+        for s in stmts {
+            match s {
+                KStmt::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                } if self.uniform_loop(s) => out.push(KStmt::For {
+                    init: init.clone(),
+                    cond: cond.clone(),
+                    step: step.clone(),
+                    body: self.jam(body, guard),
+                }),
+                KStmt::If { cond, then, els } if self.uniform(cond) => out.push(KStmt::If {
+                    cond: cond.clone(),
+                    then: self.jam(then, guard),
+                    els: self.jam(els, guard),
+                }),
+                KStmt::Block(b) => out.push(KStmt::Block(self.jam(b, guard))),
+                KStmt::Comment(_) => out.push(s.clone()),
+                KStmt::Decl {
+                    name,
+                    ty,
+                    len,
+                    init,
+                } => {
+                    for f in 0..self.f {
+                        out.push(KStmt::Decl {
+                            name: self.name(name, f),
+                            ty: *ty,
+                            len: *len,
+                            init: None,
+                        });
+                    }
+                    if let Some(e) = init {
+                        for f in 0..self.f {
+                            let set = KStmt::Assign {
+                                target: LValue::Var(self.name(name, f)),
+                                op: None,
+                                value: self.expr(e, f),
+                            };
+                            out.extend(self.guarded(guard, f, vec![set]));
+                        }
+                    }
+                }
+                KStmt::Assign { .. } | KStmt::Expr(_) => {
+                    let s = self.share_loads(s, guard, &mut out);
+                    for f in 0..self.f {
+                        out.extend(self.guarded(guard, f, vec![self.stmt(&s, f)]));
+                    }
+                }
+                _ => {
+                    for f in 0..self.f {
+                        out.extend(self.guarded(guard, f, vec![self.stmt(s, f)]));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Loads that every copy of a simple statement makes at the same address (gemm's
+    /// `B[k][j]`, a filter weight) are made once into a register before the copies, under the
+    /// union of their guards (so a load happens only where the program would make it), and the
+    /// statement reads the register. Loads under `?:`, `&&` and `||` stay where they are.
+    fn share_loads(&self, s: &KStmt, guard: Option<&[KExpr]>, out: &mut Vec<KStmt>) -> KStmt {
+        let mut loads: Vec<(KExpr, String)> = Vec::new();
+        let mut rewrite = |e: &KExpr| self.hoist_expr(e, &mut loads);
+        let new = match s {
+            KStmt::Assign { target, op, value } => {
+                let target = match target {
+                    LValue::Elem(r) => LValue::Elem(ArrayRef {
+                        array: r.array.clone(),
+                        space: r.space,
+                        index: Box::new(rewrite(&r.index)),
+                    }),
+                    t => t.clone(),
+                };
+                KStmt::Assign {
+                    target,
+                    op: *op,
+                    value: rewrite(value),
+                }
+            }
+            KStmt::Expr(e) => KStmt::Expr(rewrite(e)),
+            other => other.clone(),
+        };
+        let any = guard.and_then(|g| {
+            g.iter()
+                .cloned()
+                .reduce(|a, b| KExpr::Binary(BinOp::LogOr, Box::new(a), Box::new(b)))
+        });
+        for (load, name) in loads {
+            let ty = match &load {
+                KExpr::Load(r) => self.shareable.get(&r.array).copied(),
+                _ => None,
+            }
+            .unwrap_or(Scalar::Float);
+            match &any {
+                None => out.push(KStmt::Decl {
+                    name,
+                    ty,
+                    len: None,
+                    init: Some(load),
+                }),
+                Some(g) => {
+                    out.push(KStmt::Decl {
+                        name: name.clone(),
+                        ty,
+                        len: None,
+                        init: None,
+                    });
+                    out.push(KStmt::If {
+                        cond: g.clone(),
+                        then: vec![KStmt::Assign {
+                            target: LValue::Var(name),
+                            op: None,
+                            value: load,
+                        }],
+                        els: Vec::new(),
+                    });
+                }
+            }
+        }
+        new
+    }
+
+    fn hoist_expr(&self, e: &KExpr, loads: &mut Vec<(KExpr, String)>) -> KExpr {
+        let mut go = |x: &KExpr| self.hoist_expr(x, loads);
+        match e {
+            KExpr::Load(r) if self.shareable.contains_key(&r.array) && self.uniform(e) => {
+                if let Some((_, n)) = loads.iter().find(|(l, _)| l == e) {
+                    return KExpr::Var(n.clone());
+                }
+                let n = self.temps.get();
+                self.temps.set(n + 1);
+                let name = format!("accshare_reg{}", n);
+                loads.push((e.clone(), name.clone()));
+                KExpr::Var(name)
+            }
+            KExpr::Load(r) => KExpr::Load(ArrayRef {
+                array: r.array.clone(),
+                space: r.space,
+                index: Box::new(go(&r.index)),
+            }),
+            KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(go(a))),
+            KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(go(a))),
+            KExpr::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
+                KExpr::Binary(*op, Box::new(go(a)), b.clone())
+            }
+            KExpr::Binary(op, a, b) => KExpr::Binary(*op, Box::new(go(a)), Box::new(go(b))),
+            KExpr::Cond(a, b, c) => KExpr::Cond(Box::new(go(a)), b.clone(), c.clone()),
+            KExpr::Call(n, args) => KExpr::Call(n.clone(), args.iter().map(go).collect()),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
+        }
+    }
+
+    fn guarded(&self, guard: Option<&[KExpr]>, f: u32, stmts: Vec<KStmt>) -> Vec<KStmt> {
+        match guard.and_then(|g| g.get(f as usize)) {
+            Some(g) => vec![KStmt::If {
+                cond: g.clone(),
+                then: stmts,
+                els: Vec::new(),
+            }],
+            None => stmts,
+        }
+    }
+
+    fn name(&self, v: &str, f: u32) -> String {
+        if self.renamed.contains(v) {
+            copy_name(v, f)
+        } else {
+            v.to_string()
+        }
+    }
+
+    /// Copy `f` of an expression.
+    pub fn expr(&self, e: &KExpr, f: u32) -> KExpr {
+        match e {
+            KExpr::Var(v) => KExpr::Var(self.name(v, f)),
+            KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
+            KExpr::Load(r) => KExpr::Load(self.aref(r, f)),
+            KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(self.expr(a, f))),
+            KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(self.expr(a, f))),
+            KExpr::Binary(op, a, b) => {
+                KExpr::Binary(*op, Box::new(self.expr(a, f)), Box::new(self.expr(b, f)))
+            }
+            KExpr::Cond(a, b, c) => KExpr::Cond(
+                Box::new(self.expr(a, f)),
+                Box::new(self.expr(b, f)),
+                Box::new(self.expr(c, f)),
+            ),
+            KExpr::Call(n, args) => {
+                KExpr::Call(n.clone(), args.iter().map(|a| self.expr(a, f)).collect())
+            }
+        }
+    }
+
+    fn aref(&self, r: &ArrayRef, f: u32) -> ArrayRef {
+        ArrayRef {
+            array: self.name(&r.array, f),
+            space: r.space,
+            index: Box::new(self.expr(&r.index, f)),
+        }
+    }
+
+    /// Copy `f` of a statement (whole).
+    pub fn stmt(&self, s: &KStmt, f: u32) -> KStmt {
+        let block = |b: &[KStmt]| b.iter().map(|x| self.stmt(x, f)).collect::<Vec<_>>();
+        match s {
+            KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } => KStmt::Decl {
+                name: self.name(name, f),
+                ty: *ty,
+                len: *len,
+                init: init.as_ref().map(|e| self.expr(e, f)),
+            },
+            KStmt::Assign { target, op, value } => KStmt::Assign {
+                target: match target {
+                    LValue::Var(v) => LValue::Var(self.name(v, f)),
+                    LValue::Elem(r) => LValue::Elem(self.aref(r, f)),
+                },
+                op: *op,
+                value: self.expr(value, f),
+            },
+            KStmt::Expr(e) => KStmt::Expr(self.expr(e, f)),
+            KStmt::If { cond, then, els } => KStmt::If {
+                cond: self.expr(cond, f),
+                then: block(then),
+                els: block(els),
+            },
+            KStmt::For {
+                init,
+                cond,
+                step,
+                body,
+            } => KStmt::For {
+                init: block(init),
+                cond: cond.as_ref().map(|c| self.expr(c, f)),
+                step: block(step),
+                body: block(body),
+            },
+            KStmt::While { cond, body } => KStmt::While {
+                cond: self.expr(cond, f),
+                body: block(body),
+            },
+            KStmt::DoWhile { body, cond } => KStmt::DoWhile {
+                body: block(body),
+                cond: self.expr(cond, f),
+            },
+            KStmt::Block(b) => KStmt::Block(block(b)),
+            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => s.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Space;
+
+    fn var(v: &str) -> KExpr {
+        KExpr::Var(v.to_string())
+    }
+    fn load(a: &str, space: Space, index: KExpr) -> KExpr {
+        KExpr::Load(ArrayRef {
+            array: a.to_string(),
+            space,
+            index: Box::new(index),
+        })
+    }
+    fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
+        KExpr::Binary(op, Box::new(a), Box::new(b))
+    }
+    fn kloop(bound: KExpr, body: Vec<KStmt>) -> KStmt {
+        KStmt::For {
+            init: vec![KStmt::Assign {
+                target: LValue::Var("k".into()),
+                op: None,
+                value: KExpr::Int(0, Scalar::Int),
+            }],
+            cond: Some(bin(BinOp::Lt, var("k"), bound)),
+            step: vec![KStmt::Assign {
+                target: LValue::Var("k".into()),
+                op: Some(BinOp::Add),
+                value: KExpr::Int(1, Scalar::Int),
+            }],
+            body,
+        }
+    }
+    /// `s += A[i*n + k] * B[k]` (A and B tiles).
+    fn update() -> KStmt {
+        KStmt::Assign {
+            target: LValue::Var("s".into()),
+            op: Some(BinOp::Add),
+            value: bin(
+                BinOp::Mul,
+                load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
+                load("B", Space::Local, var("k")),
+            ),
+        }
+    }
+    fn arrays() -> BTreeMap<String, Scalar> {
+        [
+            ("A".to_string(), Scalar::Float),
+            ("B".to_string(), Scalar::Float),
+        ]
+        .into_iter()
+        .collect()
+    }
+
+    #[test]
+    fn a_uniform_loop_is_jammed_and_its_shared_load_made_once() {
+        let body = vec![kloop(var("n"), vec![update()])];
+        let c = Coarsen::new(2, "i", &[&body], &arrays()).unwrap();
+        assert!(c.renamed.contains("s") && c.renamed.contains("i"));
+        assert!(!c.renamed.contains("k"));
+        let guards = [var("ok0"), var("ok1")];
+        let out = c.jam(&body, Some(&guards));
+        assert_eq!(out.len(), 1, "one loop: {:?}", out);
+        let KStmt::For { body: jammed, .. } = &out[0] else {
+            panic!("not a loop: {:?}", out)
+        };
+        // reg decl, its guarded load, then one guarded update per row.
+        assert_eq!(jammed.len(), 4, "{:#?}", jammed);
+        let KStmt::If { cond, then, .. } = &jammed[1] else {
+            panic!("{:?}", jammed[1])
+        };
+        assert_eq!(cond, &bin(BinOp::LogOr, var("ok0"), var("ok1")));
+        assert_eq!(
+            then[0],
+            KStmt::Assign {
+                target: LValue::Var("accshare_reg0".into()),
+                op: None,
+                value: load("B", Space::Local, var("k")),
+            }
+        );
+        let KStmt::If { cond, then, .. } = &jammed[3] else {
+            panic!("{:?}", jammed[3])
+        };
+        assert_eq!(cond, &var("ok1"));
+        assert_eq!(
+            then[0],
+            KStmt::Assign {
+                target: LValue::Var("accshare_ilp1_s".into()),
+                op: Some(BinOp::Add),
+                value: bin(
+                    BinOp::Mul,
+                    load(
+                        "A",
+                        Space::Local,
+                        bin(BinOp::Add, var("accshare_ilp1_i"), var("k"))
+                    ),
+                    var("accshare_reg0"),
+                ),
+            }
+        );
+    }
+
+    #[test]
+    fn a_loop_whose_bound_differs_per_row_runs_once_per_row() {
+        // for (int q = 0; q < i; q++) s += …: the bound depends on the row.
+        let lp = KStmt::For {
+            init: vec![KStmt::Decl {
+                name: "q".into(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(KExpr::Int(0, Scalar::Int)),
+            }],
+            cond: Some(bin(BinOp::Lt, var("q"), var("i"))),
+            step: vec![KStmt::Assign {
+                target: LValue::Var("q".into()),
+                op: Some(BinOp::Add),
+                value: KExpr::Int(1, Scalar::Int),
+            }],
+            body: vec![update()],
+        };
+        let body = vec![lp];
+        let c = Coarsen::new(4, "i", &[&body], &arrays()).unwrap();
+        let out = c.jam(&body, None);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|s| matches!(s, KStmt::For { .. })));
+    }
+
+    #[test]
+    fn shared_iterators_and_barriers_prevent_coarsening() {
+        // for (k = 0; k < i; k++): `k` is declared outside and the loop differs per row.
+        let body = vec![kloop(var("i"), vec![update()])];
+        assert_eq!(
+            Coarsen::new(2, "i", &[&body], &arrays()).err().as_deref(),
+            Some("loop iterator `k` would be shared by the copies")
+        );
+        let body = vec![update(), KStmt::Barrier];
+        assert_eq!(
+            Coarsen::new(2, "i", &[&body], &arrays()).err().as_deref(),
+            Some("the computation holds a barrier")
+        );
+    }
+
+    #[test]
+    fn stored_arrays_are_not_shared_between_rows() {
+        // C[k] = C[k] + 1 inside a jammed loop: the load must stay per row.
+        let st = KStmt::Assign {
+            target: LValue::Elem(ArrayRef {
+                array: "B".into(),
+                space: Space::Local,
+                index: Box::new(bin(BinOp::Add, var("i"), var("k"))),
+            }),
+            op: None,
+            value: load("B", Space::Local, var("k")),
+        };
+        let body = vec![kloop(var("n"), vec![st])];
+        let c = Coarsen::new(2, "i", &[&body], &arrays()).unwrap();
+        let out = c.jam(&body, None);
+        let KStmt::For { body: jammed, .. } = &out[0] else {
+            panic!()
+        };
+        assert_eq!(jammed.len(), 2, "{:#?}", jammed);
+    }
+}
