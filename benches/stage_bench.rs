@@ -8,13 +8,12 @@
 //! the ratios naive / share and share ilp=1 / share, and whether all outputs are the same bytes. Set `ACCSHARE_BENCH_REPS` to change the number of runs, `ACCSHARE_BENCH_ONLY` to a
 //! comma list of example names to run a subset.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::path::Path;
 
 use accshare::back::output::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver::{self, OptLevel, OptOptions};
+use accshare::runtime::bench;
 
 /// (name, source under the crate root, sizes).
 type Case = (
@@ -48,106 +47,6 @@ const CASES: &[Case] = &[
         &[("H", "2048"), ("W", "2048")],
     ),
 ];
-
-const TIMER: &str = r#"
-/* ---- accshare bench: kernel timing ---- */
-#include <time.h>
-static double accshare_bench_seconds = 0.0;
-static void accshare_bench_report(void)
-{
-    fprintf(stderr, "ACCSHARE_BENCH_KERNEL_SECONDS %.9f\n", accshare_bench_seconds);
-}
-static void accshare_launch_timed(cl_kernel k, cl_uint dims, const size_t *global, const size_t *local, const char *kname, const char *origin)
-{
-    static int registered = 0;
-    struct timespec a, b;
-    if (!registered) {
-        registered = 1;
-        atexit(accshare_bench_report);
-    }
-    clFinish(accshare_queue);
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    accshare_launch(k, dims, global, local, kname, origin);
-    clFinish(accshare_queue);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    accshare_bench_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-"#;
-
-const MARK: &str = "/* ---- end of the accshare prelude ---- */";
-
-fn build(
-    src: &Path,
-    defs: &[(&str, &str)],
-    opt: OptLevel,
-    ilp: Option<u32>,
-    dir: &Path,
-) -> Result<PathBuf, String> {
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
-    let opts = driver::Options {
-        target: Target::OpenCl,
-        pp: accshare::front::preprocess::PpOptions {
-            defines: defs
-                .iter()
-                .map(|(a, b)| (a.to_string(), Some(b.to_string())))
-                .collect(),
-            include_dirs: Vec::new(),
-        },
-    };
-    let platform = match std::env::var("ACCSHARE_BENCH_PLATFORM") {
-        Ok(name) => Some(accshare::model::Platform::load(&name)?),
-        Err(_) => None,
-    };
-    let oo = OptOptions { opt, platform, ilp };
-    let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
-        .ok_or_else(|| diag::render(&sources, &diags.0))?;
-    let host = out.host_source;
-    let at = host.find(MARK).ok_or("no prelude marker")? + MARK.len();
-    let patched = format!("{}{}{}", &host[..at], TIMER, &host[at..]).replace(
-        "accshare_launch(accshare_k",
-        "accshare_launch_timed(accshare_k",
-    );
-    let tag = format!(
-        "{}{}",
-        format!("{:?}", opt).to_lowercase(),
-        ilp.map(|f| f.to_string()).unwrap_or_default()
-    );
-    let c = dir.join(format!("{}.c", tag));
-    std::fs::write(&c, patched).map_err(|e| e.to_string())?;
-    let exe = dir.join(tag);
-    let mut cmd = Command::new("cc");
-    cmd.args(["-O2", "-std=gnu99"]);
-    if let Some(p) = src.parent() {
-        cmd.arg(format!("-I{}", p.display()));
-    }
-    for (a, b) in defs {
-        cmd.arg(format!("-D{}={}", a, b));
-    }
-    cmd.arg(&c).arg("-o").arg(&exe).args(["-lm", "-lOpenCL"]);
-    let o = cmd.output().map_err(|e| e.to_string())?;
-    if !o.status.success() {
-        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
-    }
-    Ok(exe)
-}
-
-/// (kernel seconds, wall seconds, stdout)
-fn run(exe: &Path) -> Result<(f64, f64, Vec<u8>), String> {
-    let t = Instant::now();
-    let o = Command::new(exe).output().map_err(|e| e.to_string())?;
-    let wall = t.elapsed().as_secs_f64();
-    if !o.status.success() {
-        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
-    }
-    let err = String::from_utf8_lossy(&o.stderr);
-    let k = err
-        .lines()
-        .find_map(|l| l.strip_prefix("ACCSHARE_BENCH_KERNEL_SECONDS "))
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .ok_or("no kernel time printed")?;
-    Ok((k, wall, o.stdout))
-}
 
 /// Global-memory sectors of every run of `src` on the simulator (a100-like), per array.
 fn sim_sectors(
@@ -238,6 +137,11 @@ fn main() {
         "{:<9} {:<28} {:>10} {:>14} {:>10} {:>8} {:>8}  same output",
         "program", "size", "naive ms", "share ilp=1 ms", "share ms", "n/share", "ilp gain"
     );
+    let platform = match std::env::var("ACCSHARE_BENCH_PLATFORM") {
+        Ok(name) => Some(accshare::model::Platform::load(&name).expect("ACCSHARE_BENCH_PLATFORM")),
+        Err(_) => None,
+    };
+    let variants = bench::default_variants(platform);
     for (name, path, defs) in CASES {
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
@@ -250,41 +154,27 @@ fn main() {
             .map(|(a, b)| format!("{}={}", a, b))
             .collect::<Vec<_>>()
             .join(" ");
-        let mut res = Vec::new();
-        for (opt, ilp) in [
-            (OptLevel::Naive, None),
-            (OptLevel::Share, Some(1)),
-            (OptLevel::Share, None),
-        ] {
-            let r = build(&src, defs, opt, ilp, &dir).and_then(|exe| {
-                let mut best: Option<(f64, f64, Vec<u8>)> = None;
-                for _ in 0..reps {
-                    let x = run(&exe)?;
-                    best = Some(match best {
-                        Some(b) if b.0 <= x.0 => (b.0, b.1.min(x.1), b.2),
-                        Some(b) => (x.0, x.1.min(b.1), x.2),
-                        None => x,
-                    });
-                }
-                best.ok_or_else(|| "no run".to_string())
-            });
-            res.push(r);
-        }
-        match (&res[0], &res[1], &res[2]) {
+        let opts = bench::BenchOptions {
+            defines: defs
+                .iter()
+                .map(|(a, b)| (a.to_string(), Some(b.to_string())))
+                .collect(),
+            include_dirs: Vec::new(),
+            reps,
+        };
+        let rows = bench::bench(&src, &opts, &variants, &dir);
+        let res: Vec<&Result<bench::Timing, String>> = rows.iter().map(|r| &r.result).collect();
+        match (res[0], res[1], res[2]) {
             (Ok(n), Ok(s1), Ok(s)) => println!(
                 "{:<9} {:<28} {:>10.3} {:>14.3} {:>10.3} {:>7.2}x {:>7.2}x  {}",
                 name,
                 size,
-                n.0 * 1e3,
-                s1.0 * 1e3,
-                s.0 * 1e3,
-                n.0 / s.0,
-                s1.0 / s.0,
-                if n.2 == s.2 && n.2 == s1.2 {
-                    "yes"
-                } else {
-                    "NO"
-                }
+                n.kernel * 1e3,
+                s1.kernel * 1e3,
+                s.kernel * 1e3,
+                n.kernel / s.kernel,
+                s1.kernel / s.kernel,
+                if bench::all_agree(&rows) { "yes" } else { "NO" }
             ),
             (a, b, c) => {
                 for e in [a, b, c].into_iter().filter_map(|r| r.as_ref().err()) {

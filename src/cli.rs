@@ -40,8 +40,28 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Show the partition engine's decisions: candidates, partitions, profit, parameters.
     Explain(ExplainArgs),
+    /// Time the program's kernels on the OpenCL device: naive, share with one output per
+    /// work-item, and share as compiled by default, side by side.
+    Bench(BenchArgs),
     /// List the shipped platform descriptions.
     Platforms,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The C file (a whole program with `main`, built with `cc` and the OpenCL library).
+    #[arg(value_name = "FILE.c")]
+    pub file: PathBuf,
+    /// Runs per variant; the best time is kept.
+    #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub reps: u32,
+    /// Where to build the variants (default: a temporary directory, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -268,6 +288,7 @@ pub fn run(cli: Cli) -> i32 {
             args.ilp,
         ),
         Some(Command::Explain(args)) => explain(&args),
+        Some(Command::Bench(args)) => bench(&args),
         Some(Command::Platforms) => {
             print!("{}", crate::model::list_platforms());
             0
@@ -379,6 +400,49 @@ fn compile(args: &CompileArgs) -> i32 {
         },
     }
     0
+}
+
+/// `bench`: exit 0 when every variant ran and printed the same output, 1 otherwise.
+fn bench(args: &BenchArgs) -> i32 {
+    let platform = match args.platform.load() {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if let Err(why) = crate::runtime::clbuild::opencl_available() {
+        eprintln!("error: `bench` runs on an OpenCL device: {}", why);
+        return 1;
+    }
+    let pp = args.input.pp_options();
+    let opts = crate::runtime::bench::BenchOptions {
+        defines: pp.defines,
+        include_dirs: pp.include_dirs,
+        reps: args.reps as usize,
+    };
+    let (dir, temporary) = match &args.work_dir {
+        Some(d) => (d.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("accshare-bench-{}", std::process::id())),
+            true,
+        ),
+    };
+    let variants = crate::runtime::bench::default_variants(Some(platform.clone()));
+    println!(
+        "{}: kernel time on the OpenCL device, best of {} run(s); partitions sized for {}",
+        args.file.display(),
+        args.reps,
+        platform.name
+    );
+    let rows = crate::runtime::bench::bench(&args.file, &opts, &variants, &dir);
+    print!("{}", crate::runtime::bench::table(&rows));
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if crate::runtime::bench::all_agree(&rows) {
+        0
+    } else {
+        eprintln!("error: a variant failed or printed a different output");
+        1
+    }
 }
 
 /// `run --device sim` (format `None`: check results and report findings) and `analyze`.

@@ -217,3 +217,44 @@ fn run_on_the_simulator_matches_the_sequential_program() {
         text
     );
 }
+
+/// `accshare bench` builds naive, share --ilp 1 and share, runs them on the OpenCL device and
+/// reports ratios; without a device it says so (exit 1), and bad options are usage errors.
+#[test]
+fn bench_runs_the_variants_side_by_side() {
+    let out = accshare()
+        .args(["bench", "examples/mt.c", "--reps", "0"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    if let Err(why) = accshare::runtime::clbuild::opencl_available() {
+        if accshare::runtime::require_devices() {
+            panic!("no OpenCL device: {}", why);
+        }
+        eprintln!("SKIP: bench needs an OpenCL device: {}", why);
+        return;
+    }
+    let dir = tmpdir("bench");
+    let out = accshare()
+        .args(["bench", "examples/mt.c", "-D", "N=70", "-D", "M=45", "--reps", "1"])
+        .arg("--work-dir")
+        .arg(&dir)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        text,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<&str> = text.lines().skip(2).collect();
+    assert_eq!(rows.len(), 3, "{}", text);
+    for (row, label) in rows.iter().zip(["naive ", "share --ilp 1 ", "share "]) {
+        assert!(row.starts_with(label), "{}", text);
+        assert!(row.ends_with("yes"), "{}", text);
+    }
+    assert!(dir.join("naive").exists() && dir.join("share").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -208,6 +208,17 @@ pub fn build_opencl_source_with_options(src: &str, options: &str) -> Result<Buil
     }
 }
 
+/// `Ok` if an OpenCL device can build a trivial kernel, else why not.
+pub fn opencl_available() -> Result<(), String> {
+    match build_opencl_source("__kernel void accshare_probe(void) {}")? {
+        BuildOutcome::Skipped(why) => Err(why),
+        BuildOutcome::Failed(log) => {
+            Err(format!("the OpenCL device cannot build a kernel: {}", log))
+        }
+        BuildOutcome::Built => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

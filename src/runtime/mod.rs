@@ -4,6 +4,7 @@
 //! A missing runtime is not an error: the probes report `Skipped(reason)`. Tests print
 //! `SKIP: …` and pass then, unless [`require_devices`] (`ACCSHARE_REQUIRE_DEVICES=1`).
 
+pub mod bench;
 pub mod clbuild;
 pub mod nvrtc;
 

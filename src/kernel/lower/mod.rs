@@ -20,6 +20,7 @@ use crate::kernel::*;
 mod build;
 mod ilp;
 mod reduce;
+mod staged;
 mod walk;
 
 use build::KernelBuilder;

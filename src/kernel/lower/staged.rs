@@ -1,0 +1,729 @@
+//! The staged kernel body (`--opt share`): tile origins, cooperative coalesced copies between
+//! global memory and the tiles, the strip-mined loop, barriers, written tiles stored back, and
+//! the computation — once, or jammed for several rows per work-item ([`super::ilp`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::front::ast::{BinOp, ForInit, Scalar, Stmt, StmtKind};
+use crate::ir::Poly;
+use crate::transform::stage::{self, Primary, StageSpec, StagedArray, TileDim};
+
+use super::build::KernelBuilder;
+use super::walk::*;
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Shared-memory staging (`--opt share`)
+// ---------------------------------------------------------------------------------------------
+
+fn int(v: i64) -> KExpr {
+    KExpr::Int(v, Scalar::Int)
+}
+
+fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
+    KExpr::Binary(op, Box::new(a), Box::new(b))
+}
+
+fn origin_name(a: &StagedArray, d: usize) -> String {
+    format!("accshare_o_{}_{}", a.name, d)
+}
+
+const TID: &str = "accshare_tid";
+
+/// Whether row `f` of a work-item's rows is inside the iteration space.
+fn row_ok(f: u32) -> String {
+    format!("accshare_ok{}", f)
+}
+const STRIP: &str = "accshare_kk";
+
+/// `Σ (s_d - origin_d) · stride_d`: where a reference finds its element in the tile.
+pub(super) fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
+    let strides = a.strides();
+    let mut acc: Option<KExpr> = None;
+    for (d, s) in subs.into_iter().enumerate() {
+        let off = bin(BinOp::Sub, s, KExpr::Var(origin_name(a, d)));
+        let st = strides.get(d).copied().unwrap_or(1);
+        let term = if st == 1 {
+            off
+        } else {
+            bin(BinOp::Mul, off, int(st as i64))
+        };
+        acc = Some(match acc {
+            None => term,
+            Some(x) => bin(BinOp::Add, x, term),
+        });
+    }
+    acc.unwrap_or(int(0))
+}
+
+/// The first global index of a tile dimension.
+fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
+    let lo = int(td.lo);
+    let plus = |e: KExpr| match td.lo {
+        0 => e,
+        v if v < 0 => bin(BinOp::Sub, e, int(-v)),
+        _ => bin(BinOp::Add, e, int(td.lo)),
+    };
+    match &td.primary {
+        Primary::Fixed => lo,
+        Primary::Grid { dim, min } => {
+            let start = bin(
+                BinOp::Mul,
+                KExpr::Builtin(Builtin::GroupId(*dim)),
+                int(block[*dim as usize] as i64),
+            );
+            // `min + lo` folded into one polynomial when it can be.
+            match min.add(&Poly::constant(td.lo)) {
+                Some(p) if p.is_zero() => start,
+                Some(p) => match p.as_const() {
+                    Some(c) if c > 0 => bin(BinOp::Add, start, int(c)),
+                    Some(c) => bin(BinOp::Sub, start, int(c.saturating_neg())),
+                    None => bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                },
+                None if min.is_zero() => plus(start),
+                None => plus(bin(BinOp::Add, poly_to_kexpr(min, Scalar::Int), start)),
+            }
+        }
+        Primary::Strip => plus(KExpr::Var(STRIP.to_string())),
+    }
+}
+
+/// Which way a cooperative copy moves a tile.
+#[derive(Clone, Copy, PartialEq)]
+enum Dir {
+    /// Global memory into the tile.
+    Load,
+    /// The tile back to global memory (a written tile).
+    Store,
+}
+
+/// One element's copy between the tile and global memory.
+fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
+    let (to, from) = match dir {
+        Dir::Load => (local, global),
+        Dir::Store => (global, local),
+    };
+    KStmt::Assign {
+        target: LValue::Elem(to),
+        op: None,
+        value: KExpr::Load(from),
+    }
+}
+
+/// The cooperative, coalesced copy of a tile: work-item `t` of the block copies elements
+/// `t, t + threads, …` of the tile in row-major order (consecutive work-items, consecutive
+/// elements of a row), skipping elements outside the range the program can touch.
+fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
+    if loads_2d(a, block) {
+        return tile_copy_2d(a, block, global_extents, dir);
+    }
+    let threads = block[0] * block[1] * block[2];
+    let l = KExpr::Var("accshare_l".to_string());
+    let total: i64 = a.dims.iter().map(|d| d.extent as i64).product();
+    let strides = a.strides();
+    let mut conds = Vec::new();
+    let mut gsubs = Vec::new();
+    let mut lidx: Option<KExpr> = None;
+    for (d, td) in a.dims.iter().enumerate() {
+        let inner: i64 = a.dims[d + 1..].iter().map(|x| x.extent as i64).product();
+        let q = if inner == 1 {
+            l.clone()
+        } else {
+            bin(BinOp::Div, l.clone(), int(inner))
+        };
+        let r = if d == 0 {
+            q
+        } else {
+            bin(BinOp::Rem, q, int(td.extent as i64))
+        };
+        let g = bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
+        in_range(td, &g, &mut conds);
+        gsubs.push(g);
+        let st = strides.get(d).copied().unwrap_or(1);
+        let term = if st == 1 {
+            r
+        } else {
+            bin(BinOp::Mul, r, int(st as i64))
+        };
+        lidx = Some(match lidx {
+            None => term,
+            Some(x) => bin(BinOp::Add, x, term),
+        });
+    }
+    let cond = conds
+        .into_iter()
+        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
+        .unwrap_or(int(1));
+    let store = copy(
+        dir,
+        ArrayRef {
+            array: a.local.clone(),
+            space: Space::Local,
+            index: Box::new(lidx.unwrap_or(int(0))),
+        },
+        ArrayRef {
+            array: a.name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(gsubs, global_extents)),
+        },
+    );
+    KStmt::For {
+        init: vec![KStmt::Decl {
+            name: "accshare_l".to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::Var(TID.to_string())),
+        }],
+        cond: Some(bin(BinOp::Lt, l.clone(), int(total))),
+        step: vec![KStmt::Assign {
+            target: LValue::Var("accshare_l".to_string()),
+            op: Some(BinOp::Add),
+            value: int(threads as i64),
+        }],
+        body: vec![KStmt::If {
+            cond,
+            then: vec![store],
+            els: Vec::new(),
+        }],
+    }
+}
+
+/// `g` is inside the range the program touches along `td` (and inside the array).
+fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
+    let rmin = td.range.0.as_const();
+    let rmax = td.range.1.as_const();
+    conds.push(bin(
+        BinOp::Ge,
+        g.clone(),
+        poly_to_kexpr(&td.range.0, Scalar::Int),
+    ));
+    conds.push(bin(
+        BinOp::Le,
+        g.clone(),
+        poly_to_kexpr(&td.range.1, Scalar::Int),
+    ));
+    if rmin.map_or(true, |v| v < 0) {
+        conds.push(bin(BinOp::Ge, g.clone(), int(0)));
+    }
+    if let Some(ext) = &td.array_extent {
+        let holds = matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a < b);
+        if !holds {
+            conds.push(bin(BinOp::Lt, g.clone(), poly_to_kexpr(ext, Scalar::Int)));
+        }
+    }
+}
+
+/// 2-D tiles are loaded row by row by 2-D blocks; everything else through a flat index.
+fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
+    a.dims.len() == 2 && block[1] > 1 && block[2] == 1
+}
+
+/// The copy of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
+/// width (consecutive work-items of a row copy consecutive elements; no division).
+fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
+    let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
+    let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
+    let g0 = bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
+    let g1 = bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
+    let mut conds = Vec::new();
+    in_range(&a.dims[0], &g0, &mut conds);
+    in_range(&a.dims[1], &g1, &mut conds);
+    let cond = conds
+        .into_iter()
+        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
+        .unwrap_or(int(1));
+    let lidx = bin(
+        BinOp::Add,
+        bin(BinOp::Mul, r.clone(), int(a.row_len as i64)),
+        c.clone(),
+    );
+    let store = copy(
+        dir,
+        ArrayRef {
+            array: a.local.clone(),
+            space: Space::Local,
+            index: Box::new(lidx),
+        },
+        ArrayRef {
+            array: a.name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(vec![g0, g1], global_extents)),
+        },
+    );
+    let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
+        init: vec![KStmt::Decl {
+            name: v.to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::Builtin(Builtin::LocalId(dim))),
+        }],
+        cond: Some(bin(BinOp::Lt, e.clone(), int(n as i64))),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: int(step as i64),
+        }],
+        body,
+    };
+    let inner = lp(
+        &cv,
+        &c,
+        0,
+        a.dims[1].extent,
+        block[0],
+        vec![KStmt::If {
+            cond,
+            then: vec![store],
+            els: Vec::new(),
+        }],
+    );
+    lp(&rv, &r, 1, a.dims[0].extent, block[1], vec![inner])
+}
+
+fn guarded(cond: &Option<KExpr>, stmts: Vec<KStmt>) -> Vec<KStmt> {
+    if stmts.is_empty() {
+        return stmts;
+    }
+    match cond {
+        Some(c) => vec![KStmt::If {
+            cond: c.clone(),
+            then: stmts,
+            els: Vec::new(),
+        }],
+        None => vec![KStmt::Block(stmts)],
+    }
+}
+
+impl<'a> KernelBuilder<'a> {
+    /// Global extents of dimensions 1.. of an array (for flattening).
+    fn global_extents(&self, name: &str) -> Option<Vec<KExpr>> {
+        let info = self.ir().arrays.get(name)?;
+        info.extents
+            .iter()
+            .skip(1)
+            .map(|e| e.as_ref().map(|p| poly_to_kexpr(p, Scalar::Int)))
+            .collect()
+    }
+
+    /// Copies of the top-level declarations of renamed variables, one per extra row: the y
+    /// iterator of row `f` is the first row's plus `f` times the launched block's height.
+    pub(super) fn declare_row_copies(&self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
+        let ir = self.ir();
+        let Some(y) = self.mapped.iter().find(|m| m.dim == 1) else {
+            return body;
+        };
+        let lp = &ir.loops[y.loop_id];
+        let rows = (block[1] / self.ilp) as i64 * lp.step.unsigned_abs() as i64;
+        let op = if lp.step > 0 { BinOp::Add } else { BinOp::Sub };
+        let mut out = Vec::new();
+        for st in body {
+            let mut extra = Vec::new();
+            if let KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } = &st
+            {
+                for f in 1..self.ilp {
+                    if *name == lp.var {
+                        extra.push(KStmt::Decl {
+                            name: super::ilp::copy_name(name, f),
+                            ty: *ty,
+                            len: None,
+                            init: Some(KExpr::Binary(
+                                op,
+                                Box::new(KExpr::Var(name.clone())),
+                                Box::new(KExpr::Int(rows * f as i64, Scalar::Int)),
+                            )),
+                        });
+                    } else if self.ilp_renamed.contains(name) {
+                        extra.push(KStmt::Decl {
+                            name: super::ilp::copy_name(name, f),
+                            ty: *ty,
+                            len: *len,
+                            init: init.clone(),
+                        });
+                    }
+                }
+            }
+            out.push(st);
+            out.extend(extra);
+        }
+        out
+    }
+
+    /// The computation under the edge guard: once, or jammed for several rows per work-item
+    /// (row `f` under `accshare_ok{f}`, see [`Self::row_guards`]).
+    fn computation(
+        &self,
+        cond: &Option<KExpr>,
+        coarsen: Option<&super::ilp::Coarsen>,
+        stmts: Vec<KStmt>,
+    ) -> Vec<KStmt> {
+        match coarsen {
+            Some(c) if !stmts.is_empty() => {
+                let guards: Option<Vec<KExpr>> = cond
+                    .as_ref()
+                    .map(|_| (0..c.f).map(|f| KExpr::Var(row_ok(f))).collect());
+                vec![KStmt::Block(c.jam(&stmts, guards.as_deref()))]
+            }
+            _ => guarded(cond, stmts),
+        }
+    }
+
+    /// `int accshare_ok{f} = <the edge guard of row f>;` once per row, before the computation.
+    fn row_guards(
+        &self,
+        cond: &Option<KExpr>,
+        coarsen: Option<&super::ilp::Coarsen>,
+        body: &mut Vec<KStmt>,
+    ) {
+        if let (Some(c), Some(g)) = (coarsen, cond) {
+            for f in 0..c.f {
+                body.push(KStmt::Decl {
+                    name: row_ok(f),
+                    ty: Scalar::Int,
+                    len: None,
+                    init: Some(c.expr(g, f)),
+                });
+            }
+        }
+    }
+
+    /// The coarsening of the computation `pieces`, when the kernel computes several rows per
+    /// work-item.
+    fn coarsen(&mut self, pieces: &[&[KStmt]]) -> Result<Option<super::ilp::Coarsen>, String> {
+        if self.ilp <= 1 {
+            return Ok(None);
+        }
+        let ir = self.ir();
+        let y = self
+            .mapped
+            .iter()
+            .find(|m| m.dim == 1)
+            .map(|m| ir.loops[m.loop_id].var.clone())
+            .ok_or("no grid loop on y")?;
+        // Element types of what the computation may load: the tiles and the global arrays.
+        let mut arrays: BTreeMap<String, Scalar> =
+            ir.arrays.iter().map(|(n, a)| (n.clone(), a.elem)).collect();
+        if let Some(spec) = self.staging() {
+            for a in &spec.arrays {
+                arrays.insert(a.local.clone(), a.elem);
+            }
+        }
+        let c = super::ilp::Coarsen::new(self.ilp, &y, pieces, &arrays)
+            .map_err(|why| format!("several rows per work-item: {}", why))?;
+        self.ilp_renamed = c.renamed.clone();
+        Ok(Some(c))
+    }
+
+    /// The staged kernel body: tile origins, cooperative loads and barriers run by every
+    /// work-item; only the computation is guarded.
+    pub(super) fn staged_body(
+        &mut self,
+        cond: Option<KExpr>,
+        root_stmt: Option<&Stmt>,
+        block: [u32; 3],
+        body: &mut Vec<KStmt>,
+        locals: &mut Vec<LocalArray>,
+    ) -> Result<(), String> {
+        let Some(spec) = self.staging().cloned() else {
+            return Err("nothing to stage".to_string());
+        };
+        let Some(root_stmt) = root_stmt else {
+            return Err("the loop nest was not found".to_string());
+        };
+        // The block as launched (fewer rows with several rows per work-item); tile origins use
+        // the logical `block`.
+        let launched = [block[0], block[1] / self.ilp.max(1), block[2]];
+        let mut tid = KExpr::Builtin(Builtin::LocalId(0));
+        if launched[1] > 1 || launched[2] > 1 {
+            tid = bin(
+                BinOp::Add,
+                tid,
+                bin(
+                    BinOp::Mul,
+                    KExpr::Builtin(Builtin::LocalId(1)),
+                    int(launched[0] as i64),
+                ),
+            );
+        }
+        if launched[2] > 1 {
+            tid = bin(
+                BinOp::Add,
+                tid,
+                bin(
+                    BinOp::Mul,
+                    KExpr::Builtin(Builtin::LocalId(2)),
+                    int((launched[0] * launched[1]) as i64),
+                ),
+            );
+        }
+        body.push(KStmt::Comment(format!(
+            "shared-memory staging: {}",
+            spec.arrays
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+        if spec.arrays.iter().any(|a| !loads_2d(a, launched)) {
+            body.push(KStmt::Decl {
+                name: TID.to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(tid),
+            });
+        }
+        let mut extents = BTreeMap::new();
+        for a in &spec.arrays {
+            let Some(ext) = self.global_extents(&a.name) else {
+                return Err(format!("the extents of `{}` are unknown", a.name));
+            };
+            extents.insert(a.name.clone(), ext);
+            locals.push(LocalArray {
+                name: a.local.clone(),
+                elem: a.elem,
+                len: a.len(),
+            });
+            for (d, td) in a.dims.iter().enumerate() {
+                let init = (td.primary != Primary::Strip).then(|| origin_expr(td, block));
+                body.push(KStmt::Decl {
+                    name: origin_name(a, d),
+                    ty: Scalar::Int,
+                    len: None,
+                    init,
+                });
+            }
+        }
+        let mut once = Vec::new();
+        for a in spec.arrays.iter().filter(|a| a.load && !a.uses_strip()) {
+            once.push(KStmt::Comment(format!(
+                "load the tile of `{}` ({})",
+                a.name,
+                a.dims
+                    .iter()
+                    .map(|d| d.extent.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            )));
+            once.push(tile_copy(a, launched, &extents[&a.name], Dir::Load));
+        }
+        if !once.is_empty() {
+            body.extend(once);
+            body.push(KStmt::Barrier);
+        }
+        let strip = spec
+            .strip
+            .clone()
+            .filter(|_| spec.arrays.iter().any(|a| a.uses_strip()));
+        let Some(strip) = strip else {
+            let inner = self.stmt(root_stmt);
+            let coarsen = self.coarsen(&[&inner])?;
+            self.row_guards(&cond, coarsen.as_ref(), body);
+            body.extend(self.computation(&cond, coarsen.as_ref(), inner));
+            store_back(&spec, launched, &extents, body);
+            return Ok(());
+        };
+        // Strip-mine the sequential loop at the top of the innermost grid loop's body.
+        let ir = self.ir();
+        let inner_id = self
+            .mapped
+            .last()
+            .map(|m| m.loop_id)
+            .ok_or("no grid loop")?;
+        let inner_for =
+            find_loop(&self.r.body, ir.loops[inner_id].span).ok_or("grid loop not found")?;
+        let stmts = stage::body_stmts(inner_for);
+        let slp = &ir.loops[strip.loop_id];
+        let idx = stmts
+            .iter()
+            .position(|s| stage::unwrap_acc(s).span == slp.span)
+            .ok_or("the strip-mined loop is not at the top of the grid loop's body")?;
+        let strip_for = stage::unwrap_acc(stmts[idx]);
+        let StmtKind::For {
+            init: sinit,
+            body: sbody,
+            ..
+        } = &strip_for.kind
+        else {
+            return Err("the strip-mined loop is not a `for`".to_string());
+        };
+        let declared_in_init = matches!(sinit, ForInit::Decl(_));
+        let mut pre = Vec::new();
+        for s in &stmts[..idx] {
+            pre.extend(self.stmt(s));
+        }
+        let inner_body = self.stmt(sbody);
+        let mut post = Vec::new();
+        for s in &stmts[idx + 1..] {
+            post.extend(self.stmt(s));
+        }
+        // The strip loop's iterator is not visible after it in the staged code.
+        let (mut arrs, mut vars) = (BTreeSet::new(), BTreeSet::new());
+        for s in &post {
+            free_names_stmt(s, &mut arrs, &mut vars);
+        }
+        if vars.contains(&strip.var) {
+            return Err(format!(
+                "`{}` is used after the strip-mined loop",
+                strip.var
+            ));
+        }
+        let lower = self.bound_expr(&slp.lower, Scalar::Int);
+        let upper = self.bound_expr(&slp.upper, Scalar::Int);
+        // Names already declared at the top of the kernel or used by the guard and bounds.
+        let mut taken: BTreeSet<String> = body
+            .iter()
+            .filter_map(|s| match s {
+                KStmt::Decl { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        for e in cond.iter().chain([&lower, &upper]) {
+            let mut a = BTreeSet::new();
+            free_names_expr(e, &mut a, &mut taken);
+        }
+        let mut pre_guarded = Vec::new();
+        for s in pre {
+            match s {
+                KStmt::Decl {
+                    name,
+                    ty,
+                    len,
+                    init,
+                } => {
+                    if taken.contains(&name) || name == strip.var {
+                        return Err(format!("`{}` would be declared twice", name));
+                    }
+                    taken.insert(name.clone());
+                    body.push(KStmt::Decl {
+                        name: name.clone(),
+                        ty,
+                        len,
+                        init: None,
+                    });
+                    if let Some(v) = init {
+                        pre_guarded.push(KStmt::Assign {
+                            target: LValue::Var(name),
+                            op: None,
+                            value: v,
+                        });
+                    }
+                }
+                other => pre_guarded.push(other),
+            }
+        }
+        let kk = KExpr::Var(STRIP.to_string());
+        let k = KExpr::Var(strip.var.clone());
+        let size = int(strip.size as i64);
+        let mut per_strip = Vec::new();
+        for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
+            for (d, td) in a.dims.iter().enumerate() {
+                if td.primary == Primary::Strip {
+                    per_strip.push(KStmt::Assign {
+                        target: LValue::Var(origin_name(a, d)),
+                        op: None,
+                        value: origin_expr(td, block),
+                    });
+                }
+            }
+        }
+        for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
+            per_strip.push(KStmt::Comment(format!(
+                "load the tile of `{}` ({})",
+                a.name,
+                a.dims
+                    .iter()
+                    .map(|d| d.extent.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            )));
+            per_strip.push(tile_copy(a, launched, &extents[&a.name], Dir::Load));
+        }
+        per_strip.push(KStmt::Barrier);
+        let kinit = if declared_in_init {
+            KStmt::Decl {
+                name: strip.var.clone(),
+                ty: slp.ty,
+                len: None,
+                init: Some(kk.clone()),
+            }
+        } else {
+            KStmt::Assign {
+                target: LValue::Var(strip.var.clone()),
+                op: None,
+                value: kk.clone(),
+            }
+        };
+        let strip_loop = KStmt::For {
+            init: vec![kinit],
+            cond: Some(bin(
+                BinOp::LogAnd,
+                bin(BinOp::Lt, k.clone(), upper.clone()),
+                bin(
+                    BinOp::Lt,
+                    k.clone(),
+                    bin(BinOp::Add, kk.clone(), size.clone()),
+                ),
+            )),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(strip.var.clone()),
+                op: Some(BinOp::Add),
+                value: int(1),
+            }],
+            body: inner_body,
+        };
+        let coarsen = self.coarsen(&[&pre_guarded, std::slice::from_ref(&strip_loop), &post])?;
+        self.row_guards(&cond, coarsen.as_ref(), body);
+        body.extend(self.computation(&cond, coarsen.as_ref(), pre_guarded));
+        per_strip.extend(self.computation(&cond, coarsen.as_ref(), vec![strip_loop]));
+        per_strip.push(KStmt::Barrier);
+        body.push(KStmt::For {
+            init: vec![KStmt::Decl {
+                name: STRIP.to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(lower),
+            }],
+            cond: Some(bin(BinOp::Lt, kk.clone(), upper)),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(STRIP.to_string()),
+                op: Some(BinOp::Add),
+                value: size,
+            }],
+            body: per_strip,
+        });
+        body.extend(self.computation(&cond, coarsen.as_ref(), post));
+        store_back(&spec, launched, &extents, body);
+        Ok(())
+    }
+}
+
+/// After the computation, every work-item waits for the block and the written tiles are stored
+/// back, coalesced, to global memory.
+fn store_back(
+    spec: &StageSpec,
+    block: [u32; 3],
+    extents: &BTreeMap<String, Vec<KExpr>>,
+    body: &mut Vec<KStmt>,
+) {
+    let mut stores = Vec::new();
+    for a in spec.arrays.iter().filter(|a| a.written) {
+        stores.push(KStmt::Comment(format!(
+            "store the tile of `{}` ({})",
+            a.name,
+            a.dims
+                .iter()
+                .map(|d| d.extent.to_string())
+                .collect::<Vec<_>>()
+                .join("x")
+        )));
+        stores.push(tile_copy(a, block, &extents[&a.name], Dir::Store));
+    }
+    if !stores.is_empty() {
+        body.push(KStmt::Barrier);
+        body.extend(stores);
+    }
+}
