@@ -188,15 +188,13 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
     }
 }
 
-/// `g` is inside the range the program touches along `td` (and inside the array).
+/// `g` is inside the range the program touches along `td` (and inside the array). `g` is the
+/// tile's origin plus a non-negative offset, and the origin is never below the range's start (a
+/// block's first iterate, the strip's first iterate, or the fixed start, each plus the lowest
+/// offset), so only the end of the range and the start of the array need checks.
 fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
     let rmin = td.range.0.as_const();
     let rmax = td.range.1.as_const();
-    conds.push(bin(
-        BinOp::Ge,
-        g.clone(),
-        poly_to_kexpr(&td.range.0, Scalar::Int),
-    ));
     conds.push(bin(
         BinOp::Le,
         g.clone(),
