@@ -503,3 +503,68 @@ fn c_library_headers_and_c_only_code() {
         Err(e) => panic!("{}", e),
     }
 }
+
+/// Two annotated files of one program: each `.cu` carries the runtime functions (weak), so the
+/// objects of both pairs link into one executable.
+#[test]
+fn two_annotated_files_link_into_one_program() {
+    let Some(tk) = toolkit_or_skip() else {
+        return;
+    };
+    let work = std::env::temp_dir().join(format!("accshare-nvcc-two-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let a = "void fa(int n, float *y)\n{\n\
+             #pragma acc parallel loop copy(y[0:n])\n\
+             \x20   for (int i = 0; i < n; i++)\n        y[i] = 2.0f * y[i];\n}\n";
+    let b = "#include <stdlib.h>\nvoid fa(int n, float *y);\n\
+             void fb(int n, float *y)\n{\n\
+             #pragma acc parallel loop copy(y[0:n])\n\
+             \x20   for (int i = 0; i < n; i++)\n        y[i] = y[i] + 1.0f;\n}\n\
+             int main(void)\n{\n    float *y = calloc(8, sizeof(float));\n\
+             \x20   fa(8, y);\n    fb(8, y);\n    free(y);\n    return 0;\n}\n";
+    let mut objects = Vec::new();
+    for (stem, text) in [("a", a), ("b", b)] {
+        let src = work.join(format!("{}.c", stem));
+        std::fs::write(&src, text).unwrap();
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target: Target::Cuda,
+            pp: Default::default(),
+        };
+        let out = driver::compile(&src, &opts, &mut sources, &mut diags)
+            .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+        let files = driver::write(&out, &src, &work.join("out"), Target::Cuda).unwrap();
+        let cu_obj = work.join(format!("{}_cu.o", stem));
+        let mut nvcc = Command::new(&tk.nvcc);
+        nvcc.args(["-c", "-arch=sm_75", "-o"])
+            .arg(&cu_obj)
+            .arg(&files[1]);
+        run(nvcc, "nvcc -c").unwrap_or_else(|e| panic!("{}", e));
+        let c_obj = work.join(format!("{}_c.o", stem));
+        let mut cc = Command::new("cc");
+        cc.arg("-c").arg(&files[0]).arg("-o").arg(&c_obj);
+        run(cc, "cc -c").unwrap_or_else(|e| panic!("{}", e));
+        objects.push(c_obj);
+        objects.push(cu_obj);
+    }
+    let mut link = Command::new("cc");
+    link.args(&objects)
+        .arg("-o")
+        .arg(work.join("ab"))
+        .arg(format!("-L{}", tk.cudart_dir.display()))
+        .args([
+            "-lcudart_static",
+            "-lstdc++",
+            "-ldl",
+            "-lpthread",
+            "-lrt",
+            "-lm",
+        ]);
+    let r = run(link, "cc (link)");
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = r {
+        panic!("{}", e);
+    }
+}
