@@ -18,7 +18,10 @@ use crate::front::preprocess::PpOptions;
     long_about = "Compile C loop nests annotated with OpenACC and `#pragma acc share` to OpenCL and CUDA.\n\n\
         `accshare FILE.c --target opencl` writes accshare-out/FILE.c (the program with each annotated\n\
         region replaced by kernel launches; build it with `cc accshare-out/FILE.c -lOpenCL -lm`) and\n\
-        accshare-out/FILE.cl (the kernels). `--target cuda` writes accshare-out/FILE.cu.",
+        accshare-out/FILE.cl (the kernels). `--target cuda` writes accshare-out/FILE.c (C, calling the\n\
+        CUDA side) and accshare-out/FILE.cu (kernels, launch functions, CUDA runtime calls); build with\n\
+        `nvcc -c accshare-out/FILE.cu -o FILE_cu.o` and link `cc accshare-out/FILE.c FILE_cu.o` with\n\
+        `-L<CUDA>/lib -lcudart_static -lstdc++ -ldl -lpthread -lrt -lm`.",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -213,7 +216,8 @@ pub enum EmitArg {
     Ir,
     /// The kernels in the target language.
     Kernel,
-    /// The whole output translation unit (host code with the kernels embedded).
+    /// The host translation unit, the `.c` file (OpenCL: with the kernels embedded; CUDA: calling
+    /// the launch functions of the `.cu` file).
     Host,
 }
 

@@ -35,8 +35,11 @@ pub struct Output {
     pub ir_text: String,
     /// The kernels in the target language (`--emit kernel`, the `.cl` file).
     pub kernel_source: String,
-    /// The whole output translation unit (`--emit host`, the `.c`/`.cu` file).
+    /// The host translation unit, C for both targets (`--emit host`, the `.c` file).
     pub host_source: String,
+    /// The file written next to it: the `.cl` (= `kernel_source`) or the `.cu` (the kernels,
+    /// their launch functions and the CUDA runtime calls the `.c` makes).
+    pub device_source: String,
     pub module: Module,
     /// Per kernel (as in `module.kernels`): the span of its compute construct and the array
     /// references of its region (array name, span), for diagnostics about kernels.
@@ -131,10 +134,12 @@ pub fn compile_with(
         &kernel_source,
         opts.target,
     );
+    let device_source = output::device_file(&module, &kernel_source, opts.target);
     Some(Output {
         ir_text,
         kernel_source,
         host_source,
+        device_source,
         module,
         kernel_sources,
     })
@@ -156,7 +161,7 @@ pub fn write(
         &stem,
         input,
         &out.host_source,
-        &out.kernel_source,
+        &out.device_source,
         target,
     )
     .map_err(|e| e.to_string())

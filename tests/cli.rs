@@ -114,7 +114,22 @@ fn writes_outputs_and_never_the_input() {
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(0));
-    assert!(dir.join("saxpy_ptr.cu").is_file());
+    // The C host code and the CUDA side.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("saxpy_ptr.c\n") && stderr.contains("saxpy_ptr.cu\n"),
+        "{}",
+        stderr
+    );
+    let c = std::fs::read_to_string(dir.join("saxpy_ptr.c")).expect("read .c");
+    let cu = std::fs::read_to_string(dir.join("saxpy_ptr.cu")).expect("read .cu");
+    assert!(!c.contains("cuda_runtime.h") && !c.contains("<<<"), "{}", c);
+    assert!(c.contains("accshare_launch_"), "{}", c);
+    assert!(
+        cu.contains("#include <cuda_runtime.h>")
+            && cu.contains("extern \"C\" void accshare_launch_")
+    );
+    assert!(!cu.contains("int main("), "{}", cu);
     // An output directory that is the input's own folder would overwrite the input: refused.
     let input = dir.join("mine.c");
     std::fs::copy(

@@ -1,11 +1,14 @@
-//! CUDA output compiled by a real nvcc: every example and corpus program goes through accshare
-//! (`--target cuda`, in-process), and the written `.cu` (kernels + CUDA runtime host code + the
-//! program) is compiled to an object with `nvcc -c -arch=sm_75 -Xptxas -v` (no link, no GPU
-//! needed). Prints the registers / shared memory / spills ptxas reports for every kernel and
-//! checks that every kernel of the module was compiled for the device.
+//! CUDA output built with a real nvcc: every example and corpus program goes through accshare
+//! (`--target cuda`, in-process); the written `.cu` (kernels, launch functions, CUDA runtime
+//! calls) is compiled to an object with `nvcc -c -arch=sm_75 -Xptxas -v`, the written `.c` (the
+//! program, C) with `cc -c` and the same `-D` defines, and the two are linked by `cc` with the
+//! static CUDA runtime, as README.md tells users to (no GPU needed to build). Prints the
+//! registers / shared memory / spills ptxas reports for every kernel and checks that every
+//! kernel of the module was compiled for the device.
 //!
 //! nvcc comes from `bash .ci/nvcc.sh` (the PyPI toolkit that `.ci/install-deps.sh` installs),
-//! else `nvcc` on `PATH`. Without one the test prints `SKIP: …` and passes, unless
+//! else `nvcc` on `PATH`; the CUDA runtime library from the toolkit's `lib`/`lib64` folder next
+//! to nvcc's `bin`. Without them the test prints `SKIP: …` and passes, unless
 //! `ACCSHARE_REQUIRE_DEVICES=1` (CI), where it fails.
 
 use std::path::{Path, PathBuf};
@@ -14,52 +17,6 @@ use std::process::Command;
 use accshare::back::output::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
-
-/// Corpus programs that are valid C but not valid C++, so the single `.cu` translation unit
-/// (which contains the program's own text) cannot compile. Each is checked to still fail, so
-/// the list stays accurate.
-const C_ONLY: &[(&str, &str)] = &[
-    ("atax_vla.c", "variable-length array parameters"),
-    ("row_sum_vla.c", "variable-length array parameters"),
-    ("scalar_args_casts.c", "variable-length array parameters"),
-    ("threshold_u8.c", "variable-length array parameters"),
-    (
-        "share_write_accumulate.c",
-        "variable-length array parameters",
-    ),
-    (
-        "collatz_while.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "heat1d_double.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "macro_idx.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "math_funcs.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "popcount_hash.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "reduce_sum_int.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "stencil3d_7pt.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-    (
-        "sum_axis3d.c",
-        "`void *` from xmalloc() converted implicitly",
-    ),
-];
 
 fn require_devices() -> bool {
     std::env::var("ACCSHARE_REQUIRE_DEVICES").is_ok_and(|v| v == "1")
@@ -91,6 +48,134 @@ fn find_nvcc() -> Result<PathBuf, String> {
         "{}; run `bash .ci/install-deps.sh`",
         tried.join(", ")
     ))
+}
+
+/// nvcc and the folder holding `libcudart_static.a` (`lib64` or `lib` next to nvcc's `bin`;
+/// for `nvcc` on `PATH`, found through `which`-like search of `PATH`).
+struct Toolkit {
+    nvcc: PathBuf,
+    cudart_dir: PathBuf,
+}
+
+fn find_toolkit() -> Result<Toolkit, String> {
+    let nvcc = find_nvcc()?;
+    let resolved = if nvcc.components().count() > 1 {
+        Some(nvcc.clone())
+    } else {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(&nvcc))
+                .find(|p| p.is_file())
+        })
+    };
+    let top = resolved
+        .and_then(|p| p.canonicalize().ok())
+        .and_then(|p| p.parent().and_then(Path::parent).map(Path::to_path_buf))
+        .ok_or_else(|| format!("cannot find the toolkit folder of {}", nvcc.display()))?;
+    let cudart_dir = ["lib64", "lib"]
+        .iter()
+        .map(|l| top.join(l))
+        .find(|d| d.join("libcudart_static.a").is_file())
+        .ok_or_else(|| {
+            format!(
+                "no libcudart_static.a in {}/lib64 or {}/lib",
+                top.display(),
+                top.display()
+            )
+        })?;
+    Ok(Toolkit { nvcc, cudart_dir })
+}
+
+/// The toolkit, or `None` after a visible skip (a failure under ACCSHARE_REQUIRE_DEVICES=1).
+fn toolkit_or_skip() -> Option<Toolkit> {
+    match find_toolkit() {
+        Ok(t) => Some(t),
+        Err(why) => {
+            if require_devices() {
+                panic!(
+                    "ACCSHARE_REQUIRE_DEVICES=1 but the CUDA toolkit is missing: {}",
+                    why
+                );
+            }
+            eprintln!("SKIP: CUDA toolkit not installed ({})", why);
+            None
+        }
+    }
+}
+
+/// Runs `cmd`; `Ok` with its stdout + stderr if it succeeded.
+fn run(mut cmd: Command, what: &str) -> Result<String, String> {
+    let o = cmd
+        .output()
+        .map_err(|e| format!("cannot run {:?}: {}", cmd.get_program(), e))?;
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    if !o.status.success() {
+        return Err(format!(
+            "{} failed ({}):\n{:?}\n{}",
+            what, o.status, cmd, text
+        ));
+    }
+    Ok(text)
+}
+
+/// The two output files, built as README.md says: `nvcc -c FILE.cu`, `cc -c FILE.c` (with the
+/// program's `-D` defines and its folder for local headers), linked by `cc` with the static
+/// CUDA runtime. Returns the executable and nvcc's output (the ptxas report).
+fn build(
+    tk: &Toolkit,
+    src: &Path,
+    files: &[PathBuf],
+    defines: &[(String, String)],
+    dir: &Path,
+) -> Result<(PathBuf, String), String> {
+    let find = |ext: &str| {
+        files
+            .iter()
+            .find(|p| p.extension().is_some_and(|x| x == ext))
+            .ok_or_else(|| format!("no .{} among {:?}", ext, files))
+    };
+    let (c, cu) = (find("c")?, find("cu")?);
+    let cu_obj = dir.join("cu.o");
+    let mut nvcc = Command::new(&tk.nvcc);
+    nvcc.args(["-c", "-arch=sm_75", "-Xptxas", "-v", "-o"])
+        .arg(&cu_obj)
+        .arg(cu);
+    let report = run(nvcc, "nvcc -c")?;
+    if !cu_obj.is_file() {
+        return Err(format!("nvcc wrote no {}", cu_obj.display()));
+    }
+    let c_obj = dir.join("c.o");
+    let mut cc = Command::new("cc");
+    cc.arg("-c");
+    if let Some(sd) = src.parent().filter(|d| !d.as_os_str().is_empty()) {
+        cc.arg(format!("-I{}", sd.display()));
+    }
+    for (name, value) in defines {
+        cc.arg(format!("-D{}={}", name, value));
+    }
+    cc.arg(c).arg("-o").arg(&c_obj);
+    run(cc, "cc -c")?;
+    let exe = dir.join("prog");
+    let mut link = Command::new("cc");
+    link.arg(&c_obj)
+        .arg(&cu_obj)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", tk.cudart_dir.display()))
+        .args([
+            "-lcudart_static",
+            "-lstdc++",
+            "-ldl",
+            "-lpthread",
+            "-lrt",
+            "-lm",
+        ]);
+    run(link, "cc (link)")?;
+    Ok((exe, report))
 }
 
 fn programs(dir: &str) -> Vec<PathBuf> {
@@ -145,8 +230,14 @@ fn parse_ptxas(text: &str) -> Vec<(String, Usage)> {
     out
 }
 
-/// Compiles `src` through accshare and nvcc. `Ok` holds the report to print.
-fn check(nvcc: &Path, src: &Path, work: &Path) -> Result<String, String> {
+/// Compiles `src` through accshare (with `defines`), builds the output and links it. `Ok`
+/// holds the report to print.
+fn check(
+    tk: &Toolkit,
+    src: &Path,
+    defines: &[(String, String)],
+    work: &Path,
+) -> Result<String, String> {
     let name = src.file_name().map(|n| n.to_string_lossy().into_owned());
     let name = name.unwrap_or_default();
     let dir = work.join(src.file_stem().unwrap_or_default());
@@ -155,7 +246,13 @@ fn check(nvcc: &Path, src: &Path, work: &Path) -> Result<String, String> {
     let mut diags = Diags::new();
     let opts = driver::Options {
         target: Target::Cuda,
-        pp: Default::default(),
+        pp: accshare::front::preprocess::PpOptions {
+            defines: defines
+                .iter()
+                .map(|(a, b)| (a.clone(), Some(b.clone())))
+                .collect(),
+            include_dirs: Vec::new(),
+        },
     };
     // The default output: shared-memory staging (`--opt share`) for the default platform.
     let oo = driver::OptOptions {
@@ -170,42 +267,11 @@ fn check(nvcc: &Path, src: &Path, work: &Path) -> Result<String, String> {
         ));
     };
     let files = driver::write(&out, src, &dir, Target::Cuda)?;
-    let cu = files
-        .iter()
-        .find(|p| p.extension().is_some_and(|x| x == "cu"))
-        .ok_or_else(|| format!("no .cu among {:?}", files))?;
-    // Local headers (`#include "corpus_common.h"`) next to the .cu.
-    if let Some(sd) = src.parent() {
-        for e in std::fs::read_dir(sd).map_err(|e| e.to_string())?.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "h") {
-                if let Some(f) = p.file_name() {
-                    std::fs::copy(&p, dir.join(f)).map_err(|e| e.to_string())?;
-                }
-            }
-        }
+    let (exe, nvcc_out) = build(tk, src, &files, defines, &dir)?;
+    if !exe.is_file() {
+        return Err(format!("the link wrote no {}", exe.display()));
     }
-    let obj = dir.join("out.o");
-    let o = Command::new(nvcc)
-        .args(["-c", "-arch=sm_75", "-Xptxas", "-v", "-o"])
-        .arg(&obj)
-        .arg(cu)
-        .output()
-        .map_err(|e| format!("cannot run {}: {}", nvcc.display(), e))?;
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    if !o.status.success() {
-        return Err(format!(
-            "nvcc failed on {}:\n{}{}",
-            cu.display(),
-            stdout,
-            stderr
-        ));
-    }
-    if !obj.is_file() {
-        return Err(format!("nvcc wrote no {}", obj.display()));
-    }
-    let usage = parse_ptxas(&format!("{}\n{}", stdout, stderr));
+    let usage = parse_ptxas(&nvcc_out);
     let mut report = format!("{}: {} kernel(s)\n", name, out.module.kernels.len());
     for k in &out.module.kernels {
         let Some((_, u)) = usage.iter().find(|(n, _)| *n == k.name) else {
@@ -227,7 +293,10 @@ fn check(nvcc: &Path, src: &Path, work: &Path) -> Result<String, String> {
             k.name, k.block[0], k.block[1], u.registers, u.smem, u.spill_stores, u.spill_loads
         ));
     }
-    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains(": warning")).collect();
+    let warnings: Vec<&str> = nvcc_out
+        .lines()
+        .filter(|l| l.contains(": warning"))
+        .collect();
     if let Some(w) = warnings.first() {
         report.push_str(&format!(
             "  nvcc warnings: {} (first: {})\n",
@@ -264,17 +333,12 @@ fn parse_ptxas_report() {
     assert_eq!((u[1].1.registers, u[1].1.smem), (8, 0));
 }
 
+/// Every example and corpus program: both files compile and link (C-only code, such as
+/// variable-length array parameters or `void *` converted implicitly, is in the `.c`).
 #[test]
-fn cuda_output_compiles_with_nvcc() {
-    let nvcc = match find_nvcc() {
-        Ok(p) => p,
-        Err(why) => {
-            if require_devices() {
-                panic!("ACCSHARE_REQUIRE_DEVICES=1 but nvcc is missing: {}", why);
-            }
-            eprintln!("SKIP: nvcc not installed ({})", why);
-            return;
-        }
+fn cuda_output_compiles_and_links() {
+    let Some(tk) = toolkit_or_skip() else {
+        return;
     };
     let work = std::env::temp_dir().join(format!("accshare-nvcc-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
@@ -282,31 +346,22 @@ fn cuda_output_compiles_with_nvcc() {
     let examples = programs("examples");
     assert!(!examples.is_empty(), "no examples/*.c");
     let mut failures = Vec::new();
-    let mut compiled = 0;
+    let mut built = 0;
     for src in examples.iter().chain(programs("tests/corpus").iter()) {
-        let name = src
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let c_only = C_ONLY.iter().find(|(n, _)| *n == name);
-        match (check(&nvcc, src, &work), c_only) {
-            (Ok(report), None) => {
-                compiled += 1;
+        match check(&tk, src, &[], &work) {
+            Ok(report) => {
+                built += 1;
                 print!("{}", report);
             }
-            (Err(e), None) => failures.push(format!("{}: {}", src.display(), e)),
-            (Err(e), Some((_, why))) => {
-                let first = e.lines().find(|l| l.contains("error")).unwrap_or("");
-                println!("{}: not C++ ({}), as expected: {}", name, why, first.trim());
-            }
-            (Ok(_), Some(_)) => failures.push(format!(
-                "{}: listed in C_ONLY but now compiles; remove it from the list",
-                src.display()
-            )),
+            Err(e) => failures.push(format!("{}: {}", src.display(), e)),
         }
     }
     let _ = std::fs::remove_dir_all(&work);
-    println!("nvcc {}: {} program(s) compiled", nvcc.display(), compiled);
+    println!(
+        "nvcc {}: {} program(s) compiled and linked",
+        tk.nvcc.display(),
+        built
+    );
     assert!(
         failures.is_empty(),
         "{} program(s) failed:\n{}",
@@ -315,20 +370,43 @@ fn cuda_output_compiles_with_nvcc() {
     );
 }
 
-/// Links one example (static cudart) and runs it: with a GPU it must succeed; without one (or
-/// without a driver) it must stop with exit code 1 and an `accshare: …` message naming the
-/// region, not crash.
+/// The `-D` defines reach both accshare and `cc`: a program built at a size other than its
+/// default.
+#[test]
+fn defines_reach_both_compilers() {
+    let Some(tk) = toolkit_or_skip() else {
+        return;
+    };
+    let work = std::env::temp_dir().join(format!("accshare-nvcc-defs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let src = root().join("examples/gemm.c");
+    let text = std::fs::read_to_string(&src).expect("examples/gemm.c");
+    let defines: Vec<(String, String)> = [("NI", "77"), ("NJ", "45"), ("NK", "13")]
+        .iter()
+        .map(|(n, v)| {
+            assert!(
+                text.contains(&format!("#ifndef {}\n", n)),
+                "gemm.c has no size knob `{}`",
+                n
+            );
+            (n.to_string(), v.to_string())
+        })
+        .collect();
+    let r = check(&tk, &src, &defines, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    match r {
+        Ok(report) => print!("{}", report),
+        Err(e) => panic!("{}", e),
+    }
+}
+
+/// Builds one example and runs it: with a GPU it must succeed; without one (or without a
+/// driver) it must stop with exit code 1 and an `accshare: …` message naming the region, not
+/// crash.
 #[test]
 fn linked_program_runs_or_fails_cleanly() {
-    let nvcc = match find_nvcc() {
-        Ok(p) => p,
-        Err(why) => {
-            if require_devices() {
-                panic!("ACCSHARE_REQUIRE_DEVICES=1 but nvcc is missing: {}", why);
-            }
-            eprintln!("SKIP: nvcc not installed ({})", why);
-            return;
-        }
+    let Some(tk) = toolkit_or_skip() else {
+        return;
     };
     let src = root().join("examples/saxpy_ptr.c");
     let dir = std::env::temp_dir().join(format!("accshare-nvcc-link-{}", std::process::id()));
@@ -342,18 +420,7 @@ fn linked_program_runs_or_fails_cleanly() {
     let out = driver::compile(&src, &opts, &mut sources, &mut diags)
         .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
     let files = driver::write(&out, &src, &dir, Target::Cuda).unwrap();
-    let exe = dir.join("saxpy_ptr");
-    let o = Command::new(&nvcc)
-        .args(["-arch=sm_75", "-o"])
-        .arg(&exe)
-        .arg(&files[0])
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "nvcc:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (exe, _) = build(&tk, &src, &files, &[], &dir).unwrap_or_else(|e| panic!("{}", e));
     let r = Command::new(&exe).output().unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr);
     if r.status.success() {
@@ -371,19 +438,12 @@ fn linked_program_runs_or_fails_cleanly() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The prelude's C compatibility (`malloc` & co. as macros, `restrict`) must survive the C
-/// library headers a program may include after it, some of which declare `malloc` again.
+/// The `.c` is compiled as C after the C library headers a program may include, with C-only
+/// code around the regions: `void *` converted implicitly, a variable-length array parameter.
 #[test]
-fn c_compat_survives_c_library_headers() {
-    let nvcc = match find_nvcc() {
-        Ok(p) => p,
-        Err(why) => {
-            if require_devices() {
-                panic!("ACCSHARE_REQUIRE_DEVICES=1 but nvcc is missing: {}", why);
-            }
-            eprintln!("SKIP: nvcc not installed ({})", why);
-            return;
-        }
+fn c_library_headers_and_c_only_code() {
+    let Some(tk) = toolkit_or_skip() else {
+        return;
     };
     let headers = [
         "assert.h",
@@ -410,29 +470,102 @@ fn c_compat_survives_c_library_headers() {
         program.push_str(&format!("#include <{}>\n", h));
     }
     program.push_str(
-        "void scale(int n, float *restrict y)\n\
+        "static void *xmalloc(size_t n)\n{\n    void *p = malloc(n);\n    if (!p)\n        exit(1);\n    return p;\n}\n\
+         void scale(int n, float *restrict y)\n\
          {\n    int i;\n\
          #pragma acc parallel loop copy(y[0:n])\n\
          \x20   for (i = 0; i < n; i++)\n        y[i] = 2.0f * y[i];\n}\n\
+         void add(int n, int m, float a[n][m], const float b[n][m])\n\
+         {\n\
+         #pragma acc parallel loop copy(a[0:n][0:m]) copyin(b[0:n][0:m])\n\
+         \x20   for (int i = 0; i < n; i++)\n\
+         \x20       for (int j = 0; j < m; j++)\n            a[i][j] += b[i][j];\n}\n\
          int main(void)\n{\n\
          \x20   float (*a)[8] = malloc(sizeof(float[4][8]));\n\
+         \x20   float (*c)[8] = xmalloc(sizeof(float[4][8]));\n\
          \x20   float *b = calloc(32, sizeof(float));\n\
          \x20   void *v = malloc(1);\n\
          \x20   if (!a || !b || !v)\n        return 1;\n\
          \x20   b = realloc(b, 64 * sizeof(float));\n\
          \x20   scale(64, b);\n\
          \x20   a[1][2] = b[3];\n\
-         \x20   free(a);\n    free(b);\n    free(v);\n    return 0;\n}\n",
+         \x20   add(4, 8, a, (const float (*)[8])c);\n\
+         \x20   free(a);\n    free(b);\n    free(c);\n    free(v);\n    return 0;\n}\n",
     );
     let work = std::env::temp_dir().join(format!("accshare-nvcc-compat-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
     let src = work.join("compat.c");
     std::fs::write(&src, &program).unwrap();
-    let r = check(&nvcc, &src, &work.join("out"));
+    let r = check(&tk, &src, &[], &work.join("out"));
     let _ = std::fs::remove_dir_all(&work);
     match r {
         Ok(report) => print!("{}", report),
         Err(e) => panic!("{}", e),
+    }
+}
+
+/// Two annotated files of one program: each `.cu` carries the runtime functions (weak), so the
+/// objects of both pairs link into one executable.
+#[test]
+fn two_annotated_files_link_into_one_program() {
+    let Some(tk) = toolkit_or_skip() else {
+        return;
+    };
+    let work = std::env::temp_dir().join(format!("accshare-nvcc-two-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let a = "void fa(int n, float *y)\n{\n\
+             #pragma acc parallel loop copy(y[0:n])\n\
+             \x20   for (int i = 0; i < n; i++)\n        y[i] = 2.0f * y[i];\n}\n";
+    let b = "#include <stdlib.h>\nvoid fa(int n, float *y);\n\
+             void fb(int n, float *y)\n{\n\
+             #pragma acc parallel loop copy(y[0:n])\n\
+             \x20   for (int i = 0; i < n; i++)\n        y[i] = y[i] + 1.0f;\n}\n\
+             int main(void)\n{\n    float *y = calloc(8, sizeof(float));\n\
+             \x20   fa(8, y);\n    fb(8, y);\n    free(y);\n    return 0;\n}\n";
+    let mut objects = Vec::new();
+    for (stem, text) in [("a", a), ("b", b)] {
+        let src = work.join(format!("{}.c", stem));
+        std::fs::write(&src, text).unwrap();
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target: Target::Cuda,
+            pp: Default::default(),
+        };
+        let out = driver::compile(&src, &opts, &mut sources, &mut diags)
+            .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+        let files = driver::write(&out, &src, &work.join("out"), Target::Cuda).unwrap();
+        let cu_obj = work.join(format!("{}_cu.o", stem));
+        let mut nvcc = Command::new(&tk.nvcc);
+        nvcc.args(["-c", "-arch=sm_75", "-o"])
+            .arg(&cu_obj)
+            .arg(&files[1]);
+        run(nvcc, "nvcc -c").unwrap_or_else(|e| panic!("{}", e));
+        let c_obj = work.join(format!("{}_c.o", stem));
+        let mut cc = Command::new("cc");
+        cc.arg("-c").arg(&files[0]).arg("-o").arg(&c_obj);
+        run(cc, "cc -c").unwrap_or_else(|e| panic!("{}", e));
+        objects.push(c_obj);
+        objects.push(cu_obj);
+    }
+    let mut link = Command::new("cc");
+    link.args(&objects)
+        .arg("-o")
+        .arg(work.join("ab"))
+        .arg(format!("-L{}", tk.cudart_dir.display()))
+        .args([
+            "-lcudart_static",
+            "-lstdc++",
+            "-ldl",
+            "-lpthread",
+            "-lrt",
+            "-lm",
+        ]);
+    let r = run(link, "cc (link)");
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = r {
+        panic!("{}", e);
     }
 }

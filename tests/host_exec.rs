@@ -2,14 +2,14 @@
 //! and hand-written OpenCL kernels (the kernel printer is tested elsewhere) are assembled by
 //! `output::assemble`, compiled with `cc -lOpenCL`, run on the available OpenCL device (PoCL in
 //! CI) and compared with the sequential program. Also: the runtime's error messages, and the
-//! CUDA host code checked as C++ against a mock CUDA runtime header.
+//! CUDA target's `.c` checked as C and its `.cu` as C++ against a mock CUDA runtime header.
 
 mod exec_support;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use accshare::back::output::{assemble, write_outputs, Target};
+use accshare::back::output::{assemble, device_file, write_outputs, Target};
 use accshare::front::ast::Scalar;
 use accshare::front::pragma_ast::RedOp;
 use accshare::kernel::{
@@ -719,7 +719,7 @@ fn runtime_device_selection_and_error_messages() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A mock of the CUDA runtime API, enough to check the generated `.cu` host code as C++.
+/// A mock of the CUDA runtime API, enough to check the generated `.cu` as C++.
 const MOCK_CUDA: &str = r#"#pragma once
 #include <stddef.h>
 typedef int cudaError_t;
@@ -782,8 +782,11 @@ __global__ void smooth_r4_k0(const float *__restrict__ v, float *__restrict__ u,
 }
 "#;
 
+/// The CUDA target's two files: the `.c` must be C (compiled by `cc` with strict warnings,
+/// including no CUDA header), the `.cu` valid C++ against a mock of the CUDA runtime once the
+/// launch syntax is dropped (nvcc itself compiles it in tests/cuda_nvcc.rs).
 #[test]
-fn cuda_host_code_is_valid_cpp_against_a_mock_runtime() {
+fn cuda_host_code_is_c_and_the_cu_is_cpp_against_a_mock_runtime() {
     let gxx = std::process::Command::new("g++").arg("--version").output();
     if !gxx.is_ok_and(|o| o.status.success()) {
         exec_support::skip_or_fail("no C++ compiler (`g++`) to check the CUDA host code");
@@ -791,25 +794,43 @@ fn cuda_host_code_is_valid_cpp_against_a_mock_runtime() {
     }
     let dir = exec_support::scratch_dir("host-exec-cuda");
     let input = write(&dir, "host_exec.c", PROGRAM);
-    let cu = assemble(PROGRAM, &module(PROGRAM), CUDA_KERNELS, Target::Cuda);
-    let paths = write_outputs(
-        &dir.join("out"),
-        "host_exec",
-        &input,
-        &cu,
-        CUDA_KERNELS,
-        Target::Cuda,
-    )
-    .unwrap();
-    assert_eq!(paths, vec![dir.join("out/host_exec.cu")]);
-    assert!(cu.contains("vec_r1_k0<<<accshare_grid, accshare_block>>>(accshare_d_c, accshare_a1, accshare_p0, accshare_p1);"));
-    assert!(cu.contains("#define malloc(n) accshare_c_ptr(malloc(n))"));
-    // The kernels come before the program's text.
-    assert!(
-        cu.find("__global__ void vec_r0_k0").unwrap() < cu.find("static void dump_float").unwrap()
+    let m = module(PROGRAM);
+    let c = assemble(PROGRAM, &m, CUDA_KERNELS, Target::Cuda);
+    let cu = device_file(&m, CUDA_KERNELS, Target::Cuda);
+    let paths =
+        write_outputs(&dir.join("out"), "host_exec", &input, &c, &cu, Target::Cuda).unwrap();
+    assert_eq!(
+        paths,
+        vec![dir.join("out/host_exec.c"), dir.join("out/host_exec.cu")]
     );
-    // Without nvcc: drop the launch syntax and compile as C++ against the mock header.
-    let plain = cu.replace("<<<accshare_grid, accshare_block>>>", "");
+    assert!(c.contains("accshare_launch_vec_r1_k0(accshare_grid, accshare_d_c, accshare_a1, accshare_p0, accshare_p1, \"host_exec.c:"));
+    assert!(!c.contains("#include <cuda") && !c.contains("<<<"), "{}", c);
+    assert!(cu.contains("    vec_r1_k0<<<dim3(accshare_grid[0], accshare_grid[1], accshare_grid[2]), dim3(256, 1, 1)>>>(accshare_a0, accshare_a1, accshare_a2, accshare_a3);\n"), "{}", cu);
+    // The program's text is only in the .c.
+    assert!(!cu.contains("dump_float"));
+    // The .c is C: compiled (not linked) by cc with strict warnings, no CUDA header around.
+    let o = std::process::Command::new("cc")
+        .args(["-std=c99", "-pedantic", "-c", "-o"])
+        .arg(dir.join("host_exec.o"))
+        .args(STRICT)
+        .arg(&paths[0])
+        .output()
+        .unwrap();
+    let diags = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && diags.trim().is_empty(),
+        "cc:\n{}",
+        diags
+    );
+    // Without nvcc: drop the launch syntax and compile the .cu as C++ against the mock header.
+    let mut plain = String::new();
+    let mut rest = cu.as_str();
+    while let Some(at) = rest.find("<<<") {
+        plain.push_str(&rest[..at]);
+        let end = rest[at..].find(">>>").expect("launch syntax is closed");
+        rest = &rest[at + end + 3..];
+    }
+    plain.push_str(rest);
     write(&dir, "cuda_runtime.h", MOCK_CUDA);
     let src = write(&dir, "host_exec.cpp", &plain);
     let o = std::process::Command::new("g++")

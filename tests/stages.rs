@@ -1,6 +1,7 @@
 //! Snapshot tests of each stage's output for every example: the loop-nest IR, the OpenCL and
-//! CUDA kernels, and (for one example) the whole output translation unit. The CUDA kernels are
-//! also compiled with NVRTC and the OpenCL kernels built by the OpenCL runtime.
+//! CUDA kernels, and (for one example each) the whole OpenCL host file and the CUDA `.c`/`.cu`.
+//! The CUDA kernels are also compiled with NVRTC and the OpenCL kernels built by the OpenCL
+//! runtime.
 
 use std::path::Path;
 
@@ -69,6 +70,24 @@ fn cuda_kernels_of_examples() {
 fn host_code_of_hotspot() {
     let out = compile("examples/hotspot.c", Target::OpenCl);
     insta::assert_snapshot!(out.host_source);
+}
+
+/// The CUDA target's two files for one example: the `.c` (C: the C prelude declaring the
+/// `.cu`'s functions, then the program calling them) and the `.cu` from its kernels on (the
+/// kernels and their launch functions; the runtime before them is compiled in cuda_nvcc.rs).
+#[test]
+fn cuda_files_of_saxpy_ptr() {
+    let out = compile("examples/saxpy_ptr.c", Target::Cuda);
+    insta::assert_snapshot!("cuda_host_saxpy_ptr", out.host_source);
+    let marker = "/* ---- kernels ---- */\n";
+    let at = out
+        .device_source
+        .find(marker)
+        .expect("the .cu has a kernels section");
+    insta::assert_snapshot!(
+        "cuda_device_saxpy_ptr",
+        &out.device_source[at + marker.len()..]
+    );
 }
 
 /// Every example's kernels are accepted by the real compilers: the OpenCL runtime (PoCL here)

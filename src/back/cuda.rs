@@ -111,6 +111,20 @@ impl Dialect for Cuda {
     }
 }
 
+/// The type of a kernel parameter as the kernel spells it, without `__restrict__` (the launch
+/// functions' parameters, see [`crate::back::host::cuda_unit`]).
+pub fn param_type(kind: &KParamKind) -> String {
+    let d = Cuda;
+    match kind {
+        KParamKind::Buffer { elem, read_only } => format!(
+            "{}{} *",
+            if *read_only { "const " } else { "" },
+            d.scalar(*elem, TypeUse::Global)
+        ),
+        KParamKind::Scalar(t) => d.scalar(*t, TypeUse::Param).to_string(),
+    }
+}
+
 fn param(k: &crate::kernel::KParam) -> String {
     let d = Cuda;
     let name = c_like::spell_ident(&d, &k.name);

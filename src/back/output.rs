@@ -1,6 +1,7 @@
-//! Assembles the output files: the user's text with regions replaced, plus the kernels.
+//! Assembles the output files: the user's text with regions replaced (`FILE.c`), plus the
+//! kernels (`FILE.cl`, or `FILE.cu` with the CUDA side of the host code: [`device_file`]).
 //!
-//! [`assemble`] produces the output translation unit: the prelude (see [`crate::back::host`]),
+//! [`assemble`] produces the `.c` translation unit: the prelude (see [`crate::back::host`]),
 //! then the user's text byte for byte, except that each region's `replace` range is replaced
 //! by its host code. Regions are a flat list; nesting is by range containment: a region inside
 //! the `keep_body` of a data construct is spliced into the kept body. An inconsistent host plan
@@ -19,7 +20,8 @@ use crate::kernel::{HostRegion, Module};
 pub enum Target {
     /// OpenCL C 1.2 kernels, C host code on the OpenCL API: `FILE.c` + `FILE.cl`.
     OpenCl,
-    /// CUDA C++ kernels and host code on the CUDA runtime API: `FILE.cu`.
+    /// CUDA C++ kernels, launch functions and CUDA runtime calls in `FILE.cu`, C host code
+    /// calling them in `FILE.c`.
     Cuda,
 }
 
@@ -31,16 +33,31 @@ impl Target {
         }
     }
 
-    /// Extension of the output translation unit.
+    /// Extension of the host translation unit (C for both targets).
     pub fn host_extension(self) -> &'static str {
+        "c"
+    }
+
+    /// Extension of the file written next to it: the kernels (`cl`), or the kernels and the
+    /// CUDA side of the host code (`cu`).
+    pub fn device_extension(self) -> &'static str {
         match self {
-            Target::OpenCl => "c",
+            Target::OpenCl => "cl",
             Target::Cuda => "cu",
         }
     }
 }
 
-/// The output translation unit: prelude + the input text with every region replaced.
+/// The text of the file written next to the `.c`: the OpenCL kernels as they are (the `.c`
+/// embeds them), or the `.cu` translation unit (see [`host::cuda_unit`]).
+pub fn device_file(module: &Module, kernel_source: &str, target: Target) -> String {
+    match target {
+        Target::OpenCl => kernel_source.to_string(),
+        Target::Cuda => host::cuda_unit(module, kernel_source),
+    }
+}
+
+/// The `.c` translation unit: prelude + the input text with every region replaced.
 pub fn assemble(input_text: &str, module: &Module, kernel_source: &str, target: Target) -> String {
     let mut errors: Vec<String> = Vec::new();
     let tree = Tree::build(input_text, &module.host, &mut errors);
@@ -68,23 +85,28 @@ pub fn assemble(input_text: &str, module: &Module, kernel_source: &str, target: 
 }
 
 /// Writes the output files of a compilation into `dir` (created if needed): `<stem>.c` (the
-/// host translation unit) and `<stem>.cl` (the kernels, for reading) for OpenCL, `<stem>.cu`
-/// for CUDA. Refuses to overwrite `input` (compared as canonical paths) before writing anything.
+/// host translation unit) and `<stem>.cl` (the kernels, for reading) for OpenCL or `<stem>.cu`
+/// (the CUDA side, compiled by nvcc) for CUDA; `device_source` is the text of the second file
+/// ([`device_file`]). Refuses to overwrite `input` (compared as canonical paths) before
+/// writing anything.
 pub fn write_outputs(
     dir: &Path,
     stem: &str,
     input: &Path,
     host_source: &str,
-    kernel_source: &str,
+    device_source: &str,
     target: Target,
 ) -> std::io::Result<Vec<PathBuf>> {
-    let files: Vec<(PathBuf, &str)> = match target {
-        Target::OpenCl => vec![
-            (dir.join(format!("{}.c", stem)), host_source),
-            (dir.join(format!("{}.cl", stem)), kernel_source),
-        ],
-        Target::Cuda => vec![(dir.join(format!("{}.cu", stem)), host_source)],
-    };
+    let files: Vec<(PathBuf, &str)> = vec![
+        (
+            dir.join(format!("{}.{}", stem, target.host_extension())),
+            host_source,
+        ),
+        (
+            dir.join(format!("{}.{}", stem, target.device_extension())),
+            device_source,
+        ),
+    ];
     std::fs::create_dir_all(dir)?;
     if let Ok(input) = input.canonicalize() {
         for (path, _) in &files {
@@ -579,8 +601,10 @@ f() {
             std::fs::read_to_string(out.join("prog.cl")).unwrap(),
             "KERNELS"
         );
-        let paths = write_outputs(&out, "prog", &input, "CU", "", Target::Cuda).unwrap();
-        assert_eq!(paths, vec![out.join("prog.cu")]);
+        let paths = write_outputs(&out, "prog", &input, "C", "CU", Target::Cuda).unwrap();
+        assert_eq!(paths, vec![out.join("prog.c"), out.join("prog.cu")]);
+        assert_eq!(std::fs::read_to_string(out.join("prog.c")).unwrap(), "C");
+        assert_eq!(std::fs::read_to_string(out.join("prog.cu")).unwrap(), "CU");
         // Writing next to the input with its own name is refused, and nothing is written.
         let err =
             write_outputs(&dir, "prog", &input, "HOST", "KERNELS", Target::OpenCl).unwrap_err();

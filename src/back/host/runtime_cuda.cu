@@ -1,0 +1,139 @@
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ACCSHARE_UNUSED __attribute__((unused))
+/* The runtime functions are the same in every accshare .cu: weak, so that a program may link
+ * the outputs of several annotated files. */
+#define ACCSHARE_API extern "C" __attribute__((weak))
+#else
+#define ACCSHARE_UNUSED
+#define ACCSHARE_API extern "C"
+#endif
+
+/* ---- accshare CUDA runtime: the functions the generated .c calls (declared in its prelude),
+ * with C linkage; every CUDA API call is checked ---- */
+
+static int accshare_ready;
+
+/* Prints `accshare: CALL(WHAT) failed: NAME (CODE) at ORIGIN` and exits. */
+static ACCSHARE_UNUSED void accshare_check(cudaError_t err, const char *call, const char *what, const char *origin)
+{
+    if (err == cudaSuccess)
+        return;
+    if (what != NULL && what[0] != '\0')
+        fprintf(stderr, "accshare: %s(%s) failed: %s (%d) at %s\n", call, what, cudaGetErrorName(err), (int)err, origin);
+    else
+        fprintf(stderr, "accshare: %s failed: %s (%d) at %s\n", call, cudaGetErrorName(err), (int)err, origin);
+    fprintf(stderr, "accshare: %s\n", cudaGetErrorString(err));
+    exit(1);
+}
+
+/* Case-insensitive substring test. */
+static ACCSHARE_UNUSED int accshare_contains(const char *hay, const char *needle)
+{
+    size_t i, j;
+    for (i = 0; hay[i] != '\0'; i++) {
+        for (j = 0; needle[j] != '\0' && hay[i + j] != '\0'; j++) {
+            char a = hay[i + j], b = needle[j];
+            if (a >= 'A' && a <= 'Z')
+                a = (char)(a - 'A' + 'a');
+            if (b >= 'A' && b <= 'Z')
+                b = (char)(b - 'A' + 'a');
+            if (a != b)
+                break;
+        }
+        if (needle[j] == '\0')
+            return 1;
+    }
+    return needle[0] == '\0';
+}
+
+/* Picks the device (ACCSHARE_DEVICE = index or name substring; else device 0). Runs once. */
+ACCSHARE_API void accshare_init(const char *origin)
+{
+    int nd = 0, i, pick = -1;
+    const char *env;
+    struct cudaDeviceProp prop;
+
+    if (accshare_ready)
+        return;
+    accshare_check(cudaGetDeviceCount(&nd), "cudaGetDeviceCount", "", origin);
+    if (nd <= 0) {
+        fprintf(stderr, "accshare: no CUDA device found at %s\n", origin);
+        exit(1);
+    }
+    env = getenv("ACCSHARE_DEVICE");
+    if (env != NULL && env[0] != '\0') {
+        const char *c = env;
+        while (*c >= '0' && *c <= '9')
+            c++;
+        if (*c == '\0') {
+            unsigned long k = strtoul(env, NULL, 10);
+            if (k < (unsigned long)nd)
+                pick = (int)k;
+        } else {
+            for (i = 0; i < nd && pick < 0; i++) {
+                accshare_check(cudaGetDeviceProperties(&prop, i), "cudaGetDeviceProperties", "", origin);
+                if (accshare_contains(prop.name, env))
+                    pick = i;
+            }
+        }
+        if (pick < 0) {
+            fprintf(stderr, "accshare: ACCSHARE_DEVICE=%s matches no CUDA device (give an index or a part of the name)\n", env);
+            fprintf(stderr, "accshare: CUDA devices:\n");
+            for (i = 0; i < nd; i++) {
+                accshare_check(cudaGetDeviceProperties(&prop, i), "cudaGetDeviceProperties", "", origin);
+                fprintf(stderr, "accshare:   %d: %s\n", i, prop.name);
+            }
+            exit(1);
+        }
+    } else {
+        pick = 0;
+    }
+    accshare_check(cudaSetDevice(pick), "cudaSetDevice", "", origin);
+    env = getenv("ACCSHARE_VERBOSE");
+    if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0) {
+        accshare_check(cudaGetDeviceProperties(&prop, pick), "cudaGetDeviceProperties", "", origin);
+        fprintf(stderr, "accshare: running on %s (CUDA)\n", prop.name);
+    }
+    accshare_ready = 1;
+}
+
+/* A device buffer of `bytes` bytes (at least one byte). */
+ACCSHARE_API void *accshare_alloc(size_t bytes, const char *array, const char *origin)
+{
+    void *p = NULL;
+    accshare_init(origin);
+    accshare_check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "cudaMalloc", array, origin);
+    return p;
+}
+
+ACCSHARE_API void accshare_write(void *dev, const void *host, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy", array, origin);
+}
+
+ACCSHARE_API void accshare_read(const void *dev, void *host, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy", array, origin);
+}
+
+ACCSHARE_API void accshare_release(void *dev, const char *array, const char *origin)
+{
+    accshare_check(cudaFree(dev), "cudaFree", array, origin);
+}
+
+/* Checks a launch: the configuration (cudaGetLastError), then the execution. Called by the
+ * launch functions below. */
+static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *origin)
+{
+    accshare_check(cudaGetLastError(), "cudaLaunchKernel", kname, origin);
+    accshare_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", kname, origin);
+}
