@@ -46,6 +46,8 @@ pub enum Command {
     /// Time the program's kernels on the OpenCL device: naive, share with one output per
     /// work-item, and share as compiled by default, side by side.
     Bench(BenchArgs),
+    /// List the OpenCL and CUDA devices of this machine.
+    Devices,
     /// List the shipped platform descriptions.
     Platforms,
 }
@@ -293,6 +295,10 @@ pub fn run(cli: Cli) -> i32 {
         ),
         Some(Command::Explain(args)) => explain(&args),
         Some(Command::Bench(args)) => bench(&args),
+        Some(Command::Devices) => {
+            print!("{}", crate::runtime::devices::report());
+            0
+        }
         Some(Command::Platforms) => {
             print!("{}", crate::model::list_platforms());
             0

@@ -251,7 +251,16 @@ fn bench_runs_the_variants_side_by_side() {
     }
     let dir = tmpdir("bench");
     let out = accshare()
-        .args(["bench", "examples/mt.c", "-D", "N=70", "-D", "M=45", "--reps", "1"])
+        .args([
+            "bench",
+            "examples/mt.c",
+            "-D",
+            "N=70",
+            "-D",
+            "M=45",
+            "--reps",
+            "1",
+        ])
         .arg("--work-dir")
         .arg(&dir)
         .output()
@@ -272,4 +281,17 @@ fn bench_runs_the_variants_side_by_side() {
     }
     assert!(dir.join("naive").exists() && dir.join("share").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `accshare devices` lists what generated code can run on; never fails for a missing runtime.
+#[test]
+fn devices_lists_opencl_and_cuda() {
+    let out = accshare().arg("devices").output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("OpenCL ("), "{}", text);
+    assert!(text.contains("\nCUDA:\n"), "{}", text);
+    if accshare::runtime::require_devices() {
+        assert!(text.contains("\n  device:0 "), "{}", text);
+    }
 }

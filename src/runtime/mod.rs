@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod clbuild;
+pub mod devices;
 pub mod nvrtc;
 
 /// True if `ACCSHARE_REQUIRE_DEVICES=1`: a missing runtime must fail the tests.
