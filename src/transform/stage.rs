@@ -138,8 +138,15 @@ pub struct StageSpec {
 }
 
 impl StageSpec {
+    /// The (first) tile of an array.
     pub fn array(&self, name: &str) -> Option<&StagedArray> {
         self.arrays.iter().find(|a| a.name == name)
+    }
+    /// The tile the reference at `span` reads or writes.
+    pub fn tile_of(&self, name: &str, span: Span) -> Option<&StagedArray> {
+        self.arrays
+            .iter()
+            .find(|a| a.name == name && a.accesses.contains(&span))
     }
     pub fn smem_bytes(&self) -> u64 {
         self.arrays
@@ -373,7 +380,10 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
             continue;
         }
         let rank = info.extents.len();
-        let mut dims: Vec<Option<DimRef>> = (0..rank).map(|_| None).collect();
+        // Each reference's view of each dimension; references that agree on which index moves
+        // every dimension form one group, and each group gets its own tile (syrk's `A[i][k]` and
+        // `A[j][k]`: a tile of rows for the block's `i` and one for its `j`).
+        let mut groups: Vec<(Vec<DimRef>, Vec<Span>)> = Vec::new();
         let mut my_strip: Option<LoopId> = None;
         for a in &accs {
             if a.subscripts.len() != rank {
@@ -383,7 +393,8 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 );
                 continue 'arrays;
             }
-            for (d, sub) in a.subscripts.iter().enumerate() {
+            let mut view: Vec<DimRef> = Vec::with_capacity(rank);
+            for sub in a.subscripts.iter() {
                 let Some(p) = sub else {
                     reject(
                         &mut spec,
@@ -459,24 +470,27 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                     }
                     my_strip = Some(l);
                 }
-                match &mut dims[d] {
-                    None => {
-                        dims[d] = Some(DimRef {
-                            primary,
-                            strip: sl,
-                            lo,
-                            hi,
-                        })
+                view.push(DimRef {
+                    primary,
+                    strip: sl,
+                    lo,
+                    hi,
+                });
+            }
+            let same = |g: &[DimRef]| {
+                g.iter()
+                    .zip(&view)
+                    .all(|(x, y)| x.primary == y.primary && x.strip == y.strip)
+            };
+            match groups.iter_mut().find(|(g, _)| same(g)) {
+                Some((g, spans)) => {
+                    for (x, y) in g.iter_mut().zip(&view) {
+                        x.lo = x.lo.min(y.lo);
+                        x.hi = x.hi.max(y.hi);
                     }
-                    Some(x) => {
-                        if x.primary != primary || x.strip != sl {
-                            reject(&mut spec, format!("dimension {} is indexed by different loops in different references", d + 1));
-                            continue 'arrays;
-                        }
-                        x.lo = x.lo.min(lo);
-                        x.hi = x.hi.max(hi);
-                    }
+                    spans.push(a.span);
                 }
+                None => groups.push((view, vec![a.span])),
             }
         }
         if let (Some(l), Some(s)) = (my_strip, &strip) {
@@ -511,78 +525,87 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
             (Some(l), None) => strip_size(l),
             (None, None) => 0,
         };
-        let mut tdims = Vec::new();
-        for (d, x) in dims.into_iter().enumerate() {
-            let Some(x) = x else {
-                reject(&mut spec, "a dimension is never referenced".to_string());
-                continue 'arrays;
-            };
-            let span = (x.hi - x.lo) as u32;
-            let (extent, range) = match &x.primary {
-                Primary::Fixed => (span + 1, (Poly::constant(x.lo), Poly::constant(x.hi))),
-                Primary::Grid { dim, .. } => {
-                    let Some(g) = grid.iter().find(|g| g.dim == *dim) else {
-                        continue 'arrays;
-                    };
-                    let (Some(a), Some(b)) = (
-                        g.min.add(&Poly::constant(x.lo)),
-                        g.max.add(&Poly::constant(x.hi)),
-                    ) else {
-                        reject(
-                            &mut spec,
-                            "the range of a grid index cannot be computed".to_string(),
-                        );
-                        continue 'arrays;
-                    };
-                    (block[*dim as usize] + span, (a, b))
-                }
-                Primary::Strip => {
-                    let Some(l) = my_strip else { continue 'arrays };
-                    let lp = &ir.loops[l];
-                    let r = lp.lower.affine().zip(lp.upper.affine()).and_then(|(a, b)| {
-                        Some((
-                            a.add(&Poly::constant(x.lo))?,
-                            b.add(&Poly::constant(x.hi - 1))?,
-                        ))
-                    });
-                    let Some(r) = r else {
-                        reject(
-                            &mut spec,
-                            "the range of the strip-mined loop cannot be computed".to_string(),
-                        );
-                        continue 'arrays;
-                    };
-                    (k + span, r)
-                }
-            };
-            tdims.push(TileDim {
-                primary: x.primary,
-                lo: x.lo,
-                hi: x.hi,
-                extent,
-                range,
-                array_extent: info.extents.get(d).cloned().flatten(),
+        let load = !written || needs_preload(ir, grid, &accs, conditional);
+        let several = groups.len() > 1;
+        let mut tiles_of_array = Vec::new();
+        for (gi, (dims, spans)) in groups.into_iter().enumerate() {
+            let mut tdims = Vec::new();
+            for (d, x) in dims.into_iter().enumerate() {
+                let span = (x.hi - x.lo) as u32;
+                let (extent, range) = match &x.primary {
+                    Primary::Fixed => (span + 1, (Poly::constant(x.lo), Poly::constant(x.hi))),
+                    Primary::Grid { dim, .. } => {
+                        let Some(g) = grid.iter().find(|g| g.dim == *dim) else {
+                            continue 'arrays;
+                        };
+                        let (Some(a), Some(b)) = (
+                            g.min.add(&Poly::constant(x.lo)),
+                            g.max.add(&Poly::constant(x.hi)),
+                        ) else {
+                            reject(
+                                &mut spec,
+                                "the range of a grid index cannot be computed".to_string(),
+                            );
+                            continue 'arrays;
+                        };
+                        (block[*dim as usize] + span, (a, b))
+                    }
+                    Primary::Strip => {
+                        let Some(l) = my_strip else { continue 'arrays };
+                        let lp = &ir.loops[l];
+                        let r = lp.lower.affine().zip(lp.upper.affine()).and_then(|(a, b)| {
+                            Some((
+                                a.add(&Poly::constant(x.lo))?,
+                                b.add(&Poly::constant(x.hi - 1))?,
+                            ))
+                        });
+                        let Some(r) = r else {
+                            reject(
+                                &mut spec,
+                                "the range of the strip-mined loop cannot be computed".to_string(),
+                            );
+                            continue 'arrays;
+                        };
+                        (k + span, r)
+                    }
+                };
+                tdims.push(TileDim {
+                    primary: x.primary,
+                    lo: x.lo,
+                    hi: x.hi,
+                    extent,
+                    range,
+                    array_extent: info.extents.get(d).cloned().flatten(),
+                });
+            }
+            let row_len = padded_row(&tdims, block, info.elem.size());
+            tiles_of_array.push(StagedArray {
+                name: name.clone(),
+                local: if several {
+                    format!("accshare_sh_{}_{}", name, gi)
+                } else {
+                    format!("accshare_sh_{}", name)
+                },
+                elem: info.elem,
+                dims: tdims,
+                row_len,
+                accesses: spans,
+                written,
+                load,
             });
         }
-        let row_len = padded_row(&tdims, block, info.elem.size());
-        let load = !written || needs_preload(ir, grid, &accs, conditional);
-        let sa = StagedArray {
-            name: name.clone(),
-            local: format!("accshare_sh_{}", name),
-            elem: info.elem,
-            dims: tdims,
-            row_len,
-            accesses: accs.iter().map(|a| a.span).collect(),
-            written,
-            load,
-        };
-        let b = sa.len() as u64 * info.elem.size() as u64;
+        let b: u64 = tiles_of_array
+            .iter()
+            .map(|sa| sa.len() as u64 * info.elem.size() as u64)
+            .sum();
         if bytes + b > SMEM_LIMIT {
             reject(
                 &mut spec,
                 format!(
-                    "its tile ({} B) does not fit in {} B of shared memory with the others",
-                    b, SMEM_LIMIT
+                    "its tile{} ({} B) does not fit in {} B of shared memory with the others",
+                    if several { "s" } else { "" },
+                    b,
+                    SMEM_LIMIT
                 ),
             );
             continue;
@@ -595,7 +618,7 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 size: k,
             });
         }
-        spec.arrays.push(sa);
+        spec.arrays.extend(tiles_of_array);
     }
     spec.strip = strip;
     spec.ilp = choose_ilp(spec.block);
@@ -963,5 +986,45 @@ void w(float out[100][70], float in[70][100])
         assert_eq!(choose_ilp([64, 1, 1]), 1);
         assert_eq!(choose_ilp([32, 2, 1]), 1);
         assert_eq!(choose_ilp([32, 6, 2]), 2);
+    }
+
+    #[test]
+    fn references_moved_by_different_grid_indices_get_a_tile_each() {
+        let s = stage(
+            "
+void gram(float G[256][256], float A[256][512])
+{
+    int i, j, k;
+#pragma acc share(A[TB_Y][*])
+#pragma acc kernels loop independent
+    for (i = 0; i < 256; i++) {
+#pragma acc loop independent
+        for (j = 0; j < 256; j++) {
+            float s = 0.0f;
+            for (k = 0; k < 512; k++)
+                s += A[i][k] * A[j][k];
+            G[i][j] = s;
+        }
+    }
+}
+",
+        );
+        let s = &s[0];
+        let tiles: Vec<_> = s.arrays.iter().filter(|a| a.name == "A").collect();
+        assert_eq!(tiles.len(), 2);
+        assert_eq!(tiles[0].local, "accshare_sh_A_0");
+        assert!(matches!(
+            tiles[0].dims[0].primary,
+            Primary::Grid { dim: 1, .. }
+        ));
+        assert!(matches!(
+            tiles[1].dims[0].primary,
+            Primary::Grid { dim: 0, .. }
+        ));
+        assert!(tiles.iter().all(|t| t.dims[1].primary == Primary::Strip));
+        // The rows for `j` are walked down a column by the warp: padded.
+        assert_eq!(tiles[1].row_len, tiles[1].dims[1].extent + 1);
+        assert_eq!(tiles[0].accesses.len(), 1);
+        assert_ne!(tiles[0].accesses, tiles[1].accesses);
     }
 }

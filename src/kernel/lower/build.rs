@@ -914,8 +914,8 @@ impl<'a> KernelBuilder<'a> {
                 }
             }
         }
-        if let Some(a) = self.staging().and_then(|s| s.array(name)) {
-            if a.accesses.contains(&e.span) && ksubs.len() == a.dims.len() {
+        if let Some(a) = self.staging().and_then(|s| s.tile_of(name, e.span)) {
+            if ksubs.len() == a.dims.len() {
                 return KExpr::Load(ArrayRef {
                     array: a.local.clone(),
                     space: Space::Local,

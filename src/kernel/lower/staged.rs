@@ -25,7 +25,9 @@ fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
 }
 
 fn origin_name(a: &StagedArray, d: usize) -> String {
-    format!("accshare_o_{}_{}", a.name, d)
+    // One name per tile (an array with several tiles has `accshare_sh_A_0`, `accshare_sh_A_1`).
+    let tile = a.local.strip_prefix("accshare_sh_").unwrap_or(&a.local);
+    format!("accshare_o_{}_{}", tile, d)
 }
 
 const TID: &str = "accshare_tid";
@@ -458,13 +460,11 @@ impl<'a> KernelBuilder<'a> {
                 ),
             );
         }
+        let mut names: Vec<&str> = spec.arrays.iter().map(|a| a.name.as_str()).collect();
+        names.dedup();
         body.push(KStmt::Comment(format!(
             "shared-memory staging: {}",
-            spec.arrays
-                .iter()
-                .map(|a| a.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            names.join(", ")
         )));
         if spec.arrays.iter().any(|a| !loads_2d(a, launched)) {
             body.push(KStmt::Decl {
