@@ -64,6 +64,17 @@ pub fn check_program(
     tag: &str,
     opt: &driver::OptOptions,
 ) -> Result<(), String> {
+    check_variants(src, defines, tag, &[("", opt.clone())])
+}
+
+/// The sequential program once, then every variant (label, options) through accshare on the
+/// OpenCL device; every dump must match the sequential one. The error names the variant.
+pub fn check_variants(
+    src: &Path,
+    defines: &[(String, String)],
+    tag: &str,
+    variants: &[(&str, driver::OptOptions)],
+) -> Result<(), String> {
     let dir = super::scratch_dir(tag);
     let defs: Vec<(&str, &str)> = defines
         .iter()
@@ -72,43 +83,58 @@ pub fn check_program(
     let seq = dir.join("seq");
     super::compile_c(src, &seq, &defs, false)?;
     let expected = super::run(&seq)?;
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
-    let opts = driver::Options {
-        target: Target::OpenCl,
-        pp: accshare::front::preprocess::PpOptions {
-            defines: defines
-                .iter()
-                .map(|(a, b)| (a.clone(), Some(b.clone())))
-                .collect(),
-            include_dirs: Vec::new(),
-        },
-    };
-    let out = driver::compile_with(src, &opts, opt, &mut sources, &mut diags)
-        .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;
-    let paths = driver::write(&out, src, &dir.join("out"), Target::OpenCl)?;
-    let c_file = paths
-        .iter()
-        .find(|p| p.extension().is_some_and(|e| e == "c"))
-        .ok_or("no .c output")?;
-    // The output keeps the program's `#include "…"` lines: compile a copy next to the source's
-    // headers.
-    let local_copy = dir.join(src.file_name().ok_or("name")?);
-    std::fs::copy(c_file, &local_copy).map_err(|e| e.to_string())?;
-    if let Some(parent) = src.parent() {
-        for e in std::fs::read_dir(parent)
-            .map_err(|e| e.to_string())?
-            .flatten()
-        {
-            if e.path().extension().is_some_and(|x| x == "h") {
-                let _ = std::fs::copy(e.path(), dir.join(e.file_name()));
+    for (vi, (label, opt)) in variants.iter().enumerate() {
+        let named = |e: String| {
+            if label.is_empty() {
+                e
+            } else {
+                format!("[{}] {}", label, e)
+            }
+        };
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target: Target::OpenCl,
+            pp: accshare::front::preprocess::PpOptions {
+                defines: defines
+                    .iter()
+                    .map(|(a, b)| (a.clone(), Some(b.clone())))
+                    .collect(),
+                include_dirs: Vec::new(),
+            },
+        };
+        let out =
+            driver::compile_with(src, &opts, opt, &mut sources, &mut diags).ok_or_else(|| {
+                named(format!(
+                    "accshare failed:\n{}",
+                    diag::render(&sources, &diags.0)
+                ))
+            })?;
+        let vdir = dir.join(format!("v{}", vi));
+        let paths = driver::write(&out, src, &vdir.join("out"), Target::OpenCl).map_err(named)?;
+        let c_file = paths
+            .iter()
+            .find(|p| p.extension().is_some_and(|e| e == "c"))
+            .ok_or("no .c output")?;
+        // The output keeps the program's `#include "…"` lines: compile a copy next to the
+        // source's headers.
+        let local_copy = vdir.join(src.file_name().ok_or("name")?);
+        std::fs::copy(c_file, &local_copy).map_err(|e| e.to_string())?;
+        if let Some(parent) = src.parent() {
+            for e in std::fs::read_dir(parent)
+                .map_err(|e| e.to_string())?
+                .flatten()
+            {
+                if e.path().extension().is_some_and(|x| x == "h") {
+                    let _ = std::fs::copy(e.path(), vdir.join(e.file_name()));
+                }
             }
         }
+        let gpu = vdir.join("gpu");
+        super::compile_c(&local_copy, &gpu, &defs, true).map_err(named)?;
+        let actual = super::run(&gpu).map_err(named)?;
+        super::compare_dumps(&expected, &actual, 1e-4, 1e-5).map_err(named)?;
     }
-    let gpu = dir.join("gpu");
-    super::compile_c(&local_copy, &gpu, &defs, true)?;
-    let actual = super::run(&gpu)?;
-    super::compare_dumps(&expected, &actual, 1e-4, 1e-5)?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
