@@ -1,0 +1,475 @@
+//! `accshare explain`: what the partition engine decided and why, per region and kernel, as
+//! text or JSON (schema: `docs/explain-json.md`). The JSON is written by hand (no serde).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::analysis::dependence::{self, DepInfo};
+use crate::diag::{Diags, SourceMap};
+use crate::front::preprocess::PpOptions;
+use crate::ir::lower::{find_regions, Regions};
+use crate::ir::Poly;
+use crate::model::Platform;
+use crate::partition::candidates::SeedDim;
+use crate::partition::subspace::{TExpr, Tile};
+use crate::partition::{self, KernelPlan, Nest, Options, RegionPlan, Seeds, Subspace};
+
+mod json;
+mod text;
+
+use json::json;
+pub use json::json_str;
+use text::text;
+
+pub use crate::model::list_platforms;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// Loads, parses and explains a file. `None` when the front end reported errors (in `diags`).
+pub fn run(
+    file: &Path,
+    pp: &PpOptions,
+    platform: &Platform,
+    format: Format,
+    opts: &Options,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<String> {
+    let parsed = crate::front::load(file, pp, sources, diags)?;
+    if diags.has_errors() {
+        return None;
+    }
+    let regions = find_regions(&parsed.tu, sources, diags);
+    let deps: Vec<DepInfo> = regions
+        .compute
+        .iter()
+        .map(|r| dependence::analyze(&r.ir))
+        .collect();
+    Some(explain_with(
+        &regions, &deps, platform, sources, format, opts,
+    ))
+}
+
+/// The report for every compute region, with the default options (symbolic sizes at 4096).
+pub fn explain(
+    regions: &Regions,
+    deps: &[DepInfo],
+    platform: &Platform,
+    sources: &SourceMap,
+    format: Format,
+) -> String {
+    explain_with(
+        regions,
+        deps,
+        platform,
+        sources,
+        format,
+        &Options::default(),
+    )
+}
+
+/// Runs the engine on every region: the plans the transformation stage consumes.
+pub fn plan_all(
+    regions: &Regions,
+    deps: &[DepInfo],
+    platform: &Platform,
+    opts: &Options,
+) -> Vec<RegionPlan> {
+    regions
+        .compute
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let fallback;
+            let d = match deps.get(i) {
+                Some(d) => d,
+                None => {
+                    fallback = dependence::analyze(&r.ir);
+                    &fallback
+                }
+            };
+            let mut rp = partition::analyze_region(&r.ir, d, i, platform, opts);
+            add_staging(r, d, &mut rp);
+            rp
+        })
+        .collect()
+}
+
+/// What `--opt share` does with each kernel's plan: a note naming the arrays staged in the
+/// generated code, and the staging-time reasons of the others in `rejected`.
+fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionPlan) {
+    for kp in &mut rp.kernels {
+        if kp.best.is_none() {
+            continue;
+        }
+        let Some(spec) = crate::kernel::lower::staging_of(r, deps, kp) else {
+            continue;
+        };
+        if spec.arrays.is_empty() {
+            kp.notes
+                .push("--opt share: nothing staged in the generated code".to_string());
+        } else {
+            let names: Vec<String> = spec
+                .arrays
+                .iter()
+                .map(|a| {
+                    let dims: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
+                    let how = match (a.written, a.load) {
+                        (false, _) => "",
+                        (true, false) => " (written through: stored back coalesced)",
+                        (true, true) => " (written through: loaded first, stored back coalesced)",
+                    };
+                    let last = a.dims.last().map_or(a.row_len, |d| d.extent);
+                    let pad = if a.row_len != last {
+                        format!(" (rows padded to {} against bank conflicts)", a.row_len)
+                    } else {
+                        String::new()
+                    };
+                    format!("{}[{}]{}{}", a.name, dims.join("]["), pad, how)
+                })
+                .collect();
+            let mut strip = spec
+                .strip
+                .as_ref()
+                .map(|s| format!(", loop `{}` strip-mined by {}", s.var, s.size))
+                .unwrap_or_default();
+            if spec.ilp > 1 {
+                strip.push_str(&format!(
+                    ", {} rows per work-item: launched as [{}, {}, {}]",
+                    spec.ilp,
+                    spec.block[0],
+                    spec.block[1] / spec.ilp,
+                    spec.block[2]
+                ));
+            }
+            kp.notes.push(format!(
+                "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
+                names.join(", "),
+                spec.smem_bytes(),
+                spec.block[0],
+                spec.block[1],
+                spec.block[2],
+                strip
+            ));
+        }
+        for (a, why) in spec.rejected {
+            kp.rejected
+                .push((a, format!("not staged by --opt share: {}", why)));
+        }
+    }
+}
+
+pub fn explain_with(
+    regions: &Regions,
+    deps: &[DepInfo],
+    platform: &Platform,
+    sources: &SourceMap,
+    format: Format,
+    opts: &Options,
+) -> String {
+    let plans = plan_all(regions, deps, platform, opts);
+    report(&plans, sources, platform, format)
+}
+
+/// The report of plans already computed.
+pub fn report(
+    plans: &[RegionPlan],
+    sources: &SourceMap,
+    platform: &Platform,
+    format: Format,
+) -> String {
+    let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
+    match format {
+        Format::Text => text(plans, &locs, platform),
+        Format::Json => json(plans, &locs, platform),
+    }
+}
+
+fn location(sources: &SourceMap, p: &RegionPlan) -> String {
+    if p.span.file < sources.len() {
+        sources.location(p.span)
+    } else {
+        "?".into()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+/// Name of a `*` parameter as the array `array` sees it (its own pragma parameter if it has one
+/// in the class, else the class's first name).
+fn k_name(seeds: &Seeds, plan: &Subspace, array: Option<&str>, rep: usize) -> String {
+    if let Some(a) = array {
+        if let Some(q) = (0..seeds.params.len())
+            .find(|q| plan.rep(*q) == rep && seeds.params.get(*q).is_some_and(|p| p.array == a))
+        {
+            return seeds.params[q].name.clone();
+        }
+    }
+    (0..seeds.params.len())
+        .find(|q| plan.rep(*q) == rep)
+        .and_then(|q| seeds.params.get(q))
+        .map(|p| p.name.clone())
+        .unwrap_or_else(|| format!("k{}", rep + 1))
+}
+
+fn texpr_poly(e: &TExpr, name: &dyn Fn(usize) -> String) -> Option<Poly> {
+    Some(match e {
+        TExpr::Const(v) => Poly::constant(*v),
+        TExpr::Tb(d) => Poly::var(d.name()),
+        TExpr::K(p) => Poly::var(&name(*p)),
+        TExpr::Bin(op, a, b) => {
+            let (a, b) = (texpr_poly(a, name)?, texpr_poly(b, name)?);
+            match op {
+                partition::subspace::PartOpT::Add => a.add(&b)?,
+                partition::subspace::PartOpT::Sub => a.sub(&b)?,
+                partition::subspace::PartOpT::Mul => a.mul(&b)?,
+                partition::subspace::PartOpT::Div => a.div_exact(b.as_const()?)?,
+            }
+        }
+    })
+}
+
+/// The candidate partition of `array` under `plan` as polynomials over the parameters (one per
+/// dimension); `None` for a dimension whose references have different shapes.
+fn symbolic_shape(nest: &Nest, seeds: &Seeds, plan: &Subspace, array: &str) -> Vec<Option<Poly>> {
+    let refs: Vec<_> = nest.refs.iter().filter(|r| r.array == array).collect();
+    let Some(first) = refs.first() else {
+        return Vec::new();
+    };
+    let name = |p: usize| k_name(seeds, plan, Some(array), plan.rep(p));
+    (0..first.dims.len())
+        .map(|d| {
+            let lin = &first.dims[d];
+            if partition::features::grid_skew(nest, &refs, d) {
+                // Skewed references: the whole range the grid loops reach (see
+                // `features::chunk_shape`).
+                let mut lo = i64::MAX;
+                let mut hi = i64::MIN;
+                for r in &refs {
+                    let x = r.dims.get(d)?;
+                    let (mut a, mut b) = (x.base, x.base);
+                    for (&l, &c) in &x.coef {
+                        if !nest.is_mapped(l) && plan.tile(l).is_some() {
+                            return None;
+                        }
+                        let span = c.saturating_mul(nest.trip_of(l) - 1);
+                        if span < 0 {
+                            a = a.saturating_add(span)
+                        } else {
+                            b = b.saturating_add(span)
+                        }
+                    }
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                }
+                return Some(Poly::constant(hi.saturating_sub(lo).saturating_add(1)));
+            }
+            if refs
+                .iter()
+                .any(|r| r.dims.get(d).map(|x| &x.coef) != Some(&lin.coef))
+            {
+                return None;
+            }
+            let mut ext = Poly::constant(1);
+            for (&l, &c) in &lin.coef {
+                let t = if let Some(dim) = nest.tb_of(l) {
+                    match plan.fixed_tb.get(&dim) {
+                        Some(v) => Poly::constant(*v),
+                        None => Poly::var(dim.name()),
+                    }
+                } else {
+                    match plan.tile(l) {
+                        Some(e) => texpr_poly(&e, &name)?,
+                        None => Poly::constant(nest.trip_of(l)),
+                    }
+                };
+                ext = ext.add(&t.sub(&Poly::constant(1))?.scale(c.abs())?)?;
+            }
+            let bases: Vec<i64> = refs
+                .iter()
+                .filter_map(|r| r.dims.get(d).map(|x| x.base))
+                .collect();
+            let spread =
+                bases.iter().max().copied().unwrap_or(0) - bases.iter().min().copied().unwrap_or(0);
+            ext.add(&Poly::constant(spread))
+        })
+        .collect()
+}
+
+fn show_shape(dims: &[Option<Poly>]) -> String {
+    dims.iter()
+        .map(|d| {
+            format!(
+                "[{}]",
+                d.as_ref().map_or("?".to_string(), |p| p.to_string())
+            )
+        })
+        .collect()
+}
+
+fn params_of(kp: &KernelPlan, seeds: &Seeds, c: &partition::Choice) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    let Some(nest) = &kp.nest else { return out };
+    for (_, d) in nest.mapped.iter().rev() {
+        out.push((d.name().to_string(), c.assign.tb(*d)));
+    }
+    if let Some(plan) = kp.plans.get(c.plan) {
+        for (rep, v) in &c.assign.k {
+            for q in 0..seeds.params.len() {
+                if plan.rep(q) == *rep {
+                    out.push((seeds.params[q].name.clone(), *v));
+                }
+            }
+        }
+        // Parameters bound by an intersection to an expression.
+        for q in 0..seeds.params.len() {
+            let r = plan.rep(q);
+            if let Some(e) = plan.bound.get(&r) {
+                if let Some(v) = e.eval(&c.assign, &|p| plan.rep(p)) {
+                    out.push((seeds.params[q].name.clone(), v));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        let rank = |s: &str| match s {
+            "TB_X" => 0,
+            "TB_Y" => 1,
+            "TB_Z" => 2,
+            _ => 3,
+        };
+        (rank(&a.0), a.0.len(), &a.0).cmp(&(rank(&b.0), b.0.len(), &b.0))
+    });
+    out.dedup();
+    out
+}
+
+/// Constraint (9) with the block fixed: `k1 + k2 ≤ 96` for gemm on gtx690.
+fn reduced_smem(
+    kp: &KernelPlan,
+    seeds: &Seeds,
+    c: &partition::Choice,
+    budget: i64,
+) -> Option<String> {
+    let nest = kp.nest.as_ref()?;
+    let plan = kp.plans.get(c.plan)?;
+    let mut total = Poly::zero();
+    for a in &c.staged {
+        let elem = nest.elem_bytes.get(a).copied().unwrap_or(4);
+        let mut bytes = Poly::constant(elem);
+        for d in symbolic_shape(nest, seeds, plan, a) {
+            bytes = bytes.mul(&d?)?;
+        }
+        total = total.add(&bytes)?;
+    }
+    for (l, d) in &nest.mapped {
+        // Partitions are clipped to the loop (a block wider than the loop reads only the loop).
+        let v = c.assign.tb(*d).min(nest.trip_of(*l));
+        total = total.substitute(d.name(), &Poly::constant(v))?;
+    }
+    let c0 = total.constant_term();
+    let lin = total.sub(&Poly::constant(c0))?;
+    if lin.is_zero() {
+        return None;
+    }
+    let mut g: i64 = 0;
+    for (_, k) in lin.terms() {
+        g = gcd(g, k.abs());
+    }
+    let g = g.max(1);
+    let rhs = budget.saturating_sub(c0).div_euclid(g);
+    let lhs = if lin.terms().all(|(_, k)| k % g == 0) {
+        lin.div_exact(g)?
+    } else {
+        lin
+    };
+    Some(format!("{} <= {}", lhs, rhs))
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn mapping_text(nest: &Nest) -> String {
+    let q: Vec<String> = nest
+        .mapped
+        .iter()
+        .map(|(l, d)| format!("{} -> {}", nest.name(*l), d.name()))
+        .collect();
+    let phi: Vec<String> = nest
+        .sequential()
+        .iter()
+        .map(|l| nest.name(*l).to_string())
+        .collect();
+    format!(
+        "Q = {}; φ = {}",
+        if q.is_empty() {
+            "(none)".into()
+        } else {
+            q.join(", ")
+        },
+        if phi.is_empty() {
+            "(none)".into()
+        } else {
+            phi.join(", ")
+        }
+    )
+}
+
+fn plan_from(plan: &Subspace) -> String {
+    if plan.from.is_empty() {
+        "no seeds: the thread block's tile".into()
+    } else {
+        plan.from
+            .iter()
+            .map(|f| format!("IS({})", f))
+            .collect::<Vec<_>>()
+            .join(" ∩ ")
+    }
+}
+
+fn plan_domain(kp: &KernelPlan, seeds: &Seeds, plan: &Subspace) -> String {
+    let Some(nest) = &kp.nest else {
+        return String::new();
+    };
+    let mut s = plan.show(nest, seeds);
+    // Name unified classes `k1 = k2`.
+    for r in plan.free_params() {
+        let all = kp.param_name(seeds, plan, r);
+        if all.contains(" = ") {
+            let first = k_name(seeds, plan, None, r);
+            s = s.replace(&format!(": {}]", first), &format!(": {}]", all));
+        }
+    }
+    let _ = Tile::Star(0);
+    s
+}
+
+fn seed_list(seeds: &Seeds) -> Vec<String> {
+    seeds.seeds.iter().map(|s| seeds.show(s)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes() {
+        assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
+        assert_eq!(json_f64(0.25), "0.25");
+        assert_eq!(json_f64(2.0), "2.0");
+        assert_eq!(json_f64(f64::NAN), "null");
+    }
+}
