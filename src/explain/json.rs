@@ -23,7 +23,7 @@ pub fn json_str(s: &str) -> String {
     o
 }
 
-fn json_f64(v: f64) -> String {
+pub(super) fn json_f64(v: f64) -> String {
     if v.is_finite() {
         let s = format!("{}", v);
         if s.contains('.') || s.contains('e') {

@@ -458,11 +458,9 @@ fn seed_list(seeds: &Seeds) -> Vec<String> {
     seeds.seeds.iter().map(|s| seeds.show(s)).collect()
 }
 
-// ---------------------------------------------------------------------------------------------
-// Text
-
 #[cfg(test)]
 mod tests {
+    use super::json::json_f64;
     use super::*;
 
     #[test]

@@ -241,6 +241,3 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
         let _ = writeln!(o, "    note: {}", n);
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// JSON
