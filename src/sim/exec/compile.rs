@@ -1,0 +1,458 @@
+//! Kernel IR → the typed program the executor runs: slots resolved, conversions explicit.
+
+use super::*;
+struct Compiler<'k> {
+    kernel: &'k Kernel,
+    scopes: Vec<HashMap<String, Sym>>,
+    nregs: usize,
+    privs: Vec<(Scalar, u32)>,
+    accesses: Vec<AccessInfo>,
+}
+
+fn conv(e: CExpr, to: Ty) -> CExpr {
+    if e.ty == to {
+        e
+    } else {
+        CExpr {
+            ty: to,
+            node: Node::Conv(Box::new(e)),
+        }
+    }
+}
+
+impl<'k> Compiler<'k> {
+    fn lookup(&self, n: &str) -> Option<&Sym> {
+        self.scopes.iter().rev().find_map(|s| s.get(n))
+    }
+
+    fn err(&self, what: String) -> SimError {
+        SimError::Unsupported(format!("kernel `{}`: {}", self.kernel.name, what))
+    }
+
+    fn expr(&mut self, e: &KExpr) -> Result<CExpr, SimError> {
+        Ok(match e {
+            KExpr::Var(n) => match self.lookup(n) {
+                Some(Sym::Reg(r, s)) => CExpr {
+                    ty: ty_of(*s),
+                    node: Node::Reg(*r),
+                },
+                _ => return Err(self.err(format!("`{}` is not a scalar in scope", n))),
+            },
+            KExpr::Int(v, s) => CExpr {
+                ty: ty_of(*s),
+                node: Node::Const(value::int_const(*v, *s)),
+            },
+            KExpr::Float(v, single) => {
+                if *single {
+                    CExpr {
+                        ty: Ty::F32,
+                        node: Node::Const((*v as f32).to_bits() as u64),
+                    }
+                } else {
+                    CExpr {
+                        ty: Ty::F64,
+                        node: Node::Const(v.to_bits()),
+                    }
+                }
+            }
+            KExpr::Load(r) => {
+                let (acc, mem, elem) = self.access(r, AccessKind::Load)?;
+                let idx = self.expr(&r.index)?;
+                if idx.ty.is_float() {
+                    return Err(self.err(format!("index of `{}` is not an integer", r.array)));
+                }
+                CExpr {
+                    ty: ty_of(elem),
+                    node: Node::Load {
+                        acc,
+                        mem,
+                        idx: Box::new(idx),
+                    },
+                }
+            }
+            KExpr::Unary(op, a) => {
+                let a = self.expr(a)?;
+                match op {
+                    UnOp::Plus => a,
+                    UnOp::Neg => CExpr {
+                        ty: a.ty,
+                        node: Node::Neg(Box::new(a)),
+                    },
+                    UnOp::Not => CExpr {
+                        ty: Ty::I32,
+                        node: Node::Not(Box::new(a)),
+                    },
+                    UnOp::BitNot if !a.ty.is_float() => CExpr {
+                        ty: a.ty,
+                        node: Node::BitNot(Box::new(a)),
+                    },
+                    _ => return Err(self.err(format!("unary operator {:?}", op))),
+                }
+            }
+            KExpr::Binary(op, a, b) => {
+                let a = self.expr(a)?;
+                let b = self.expr(b)?;
+                self.binary(*op, a, b)?
+            }
+            KExpr::Cond(c, a, b) => {
+                let c = self.expr(c)?;
+                let a = self.expr(a)?;
+                let b = self.expr(b)?;
+                let t = value::common(a.ty, b.ty);
+                CExpr {
+                    ty: t,
+                    node: Node::Cond(Box::new(c), Box::new(conv(a, t)), Box::new(conv(b, t))),
+                }
+            }
+            KExpr::Cast(s, a) => {
+                let a = self.expr(a)?;
+                CExpr {
+                    ty: ty_of(*s),
+                    node: Node::ToScalar(Box::new(a), *s),
+                }
+            }
+            KExpr::Call(name, args) => {
+                let Some((f, single)) = math_fn(name) else {
+                    return Err(self.err(format!("function `{}`", name)));
+                };
+                let mut cargs = Vec::new();
+                for a in args {
+                    cargs.push(self.expr(a)?);
+                }
+                let arity = match f {
+                    MathFn::F1(..) | MathFn::IAbs => 1,
+                    MathFn::F2(..) | MathFn::IMin | MathFn::IMax => 2,
+                    MathFn::F3(..) => 3,
+                };
+                if cargs.len() != arity {
+                    return Err(self.err(format!("`{}` takes {} arguments", name, arity)));
+                }
+                let t = match f {
+                    MathFn::IAbs => match cargs[0].ty {
+                        Ty::F32 | Ty::F64 => cargs[0].ty,
+                        t => t,
+                    },
+                    MathFn::IMin | MathFn::IMax => value::common(cargs[0].ty, cargs[1].ty),
+                    _ if single => Ty::F32,
+                    _ => Ty::F64,
+                };
+                CExpr {
+                    ty: t,
+                    node: Node::Math(f, cargs.into_iter().map(|a| conv(a, t)).collect()),
+                }
+            }
+            KExpr::Builtin(b) => CExpr {
+                // The kernel IR's built-ins are `int` (the back ends print `(int)get_local_id(0)`,
+                // `(int)threadIdx.x`): simulate that type, or `get_group_id(1) * 32 - 1 >= -1`
+                // would compare as unsigned. The values are small and non-negative, so their
+                // raw bits are the same.
+                ty: Ty::I32,
+                node: Node::Builtin(*b),
+            },
+        })
+    }
+
+    fn binary(&self, op: BinOp, a: CExpr, b: CExpr) -> Result<CExpr, SimError> {
+        Ok(match op {
+            BinOp::LogAnd => CExpr {
+                ty: Ty::I32,
+                node: Node::And(Box::new(a), Box::new(b)),
+            },
+            BinOp::LogOr => CExpr {
+                ty: Ty::I32,
+                node: Node::Or(Box::new(a), Box::new(b)),
+            },
+            _ => {
+                let is_int = !matches!(
+                    op,
+                    BinOp::Rem
+                        | BinOp::Shl
+                        | BinOp::Shr
+                        | BinOp::BitAnd
+                        | BinOp::BitOr
+                        | BinOp::BitXor
+                );
+                if !is_int && (a.ty.is_float() || b.ty.is_float()) {
+                    return Err(self.err(format!("`{}` on floating operands", op.c_op())));
+                }
+                let (rt, ot) = bin_types(op, a.ty, b.ty);
+                let (a, b) = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    (a, b)
+                } else {
+                    (conv(a, ot), conv(b, ot))
+                };
+                CExpr {
+                    ty: rt,
+                    node: Node::Bin(op, Box::new(a), Box::new(b)),
+                }
+            }
+        })
+    }
+
+    fn access(&mut self, r: &ArrayRef, kind: AccessKind) -> Result<(usize, Mem, Scalar), SimError> {
+        let (mem, elem) = match (r.space, self.lookup(&r.array)) {
+            (Space::Global, Some(Sym::Global(g, s))) => (Mem::Global(*g), *s),
+            (Space::Local, Some(Sym::Shared(g, s))) => (Mem::Shared(*g), *s),
+            (Space::Private, Some(Sym::Priv(g, s))) => (Mem::Private(*g), *s),
+            _ => {
+                return Err(self.err(format!(
+                    "`{}` is not a {:?} array in scope",
+                    r.array, r.space
+                )))
+            }
+        };
+        let id = self.accesses.len();
+        self.accesses.push(AccessInfo {
+            id,
+            label: format!(
+                "{}#{} {}[{}]",
+                self.kernel.name,
+                id,
+                r.array,
+                print_expr(&r.index, 0)
+            ),
+            array: r.array.clone(),
+            space: r.space,
+            kind,
+            elem,
+        });
+        Ok((id, mem, elem))
+    }
+
+    fn stmts(&mut self, v: &[KStmt]) -> Result<Vec<CStmt>, SimError> {
+        let mut out = Vec::new();
+        for s in v {
+            if let Some(c) = self.stmt(s)? {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn scoped(&mut self, v: &[KStmt]) -> Result<Vec<CStmt>, SimError> {
+        self.scopes.push(HashMap::new());
+        let r = self.stmts(v);
+        self.scopes.pop();
+        r
+    }
+
+    fn stmt(&mut self, s: &KStmt) -> Result<Option<CStmt>, SimError> {
+        Ok(Some(match s {
+            KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } => {
+                if let Some(n) = len {
+                    let slot = self.privs.len();
+                    self.privs.push((*ty, *n));
+                    self.scopes
+                        .last_mut()
+                        .map(|sc| sc.insert(name.clone(), Sym::Priv(slot, *ty)));
+                    return Ok(None);
+                }
+                let value = match init {
+                    Some(e) => Some(self.expr(e)?),
+                    None => None,
+                };
+                let slot = self.nregs;
+                self.nregs += 1;
+                self.scopes
+                    .last_mut()
+                    .map(|sc| sc.insert(name.clone(), Sym::Reg(slot, *ty)));
+                match value {
+                    Some(value) => CStmt::SetReg {
+                        slot,
+                        s: *ty,
+                        cost: 1 + cost(&value),
+                        value,
+                    },
+                    None => return Ok(None),
+                }
+            }
+            KStmt::Assign { target, op, value } => {
+                match target {
+                    LValue::Var(n) => {
+                        let v = self.expr(value)?;
+                        let Some(Sym::Reg(slot, sc)) = self.lookup(n).cloned() else {
+                            return Err(self.err(format!("`{}` is not a scalar in scope", n)));
+                        };
+                        let value = match op {
+                            None => v,
+                            Some(op) => {
+                                let old = CExpr {
+                                    ty: ty_of(sc),
+                                    node: Node::Reg(slot),
+                                };
+                                self.binary(*op, old, v)?
+                            }
+                        };
+                        CStmt::SetReg {
+                            slot,
+                            s: sc,
+                            cost: 1 + cost(&value),
+                            value,
+                        }
+                    }
+                    LValue::Elem(r) => {
+                        let kind = if op.is_some() {
+                            AccessKind::Update
+                        } else {
+                            AccessKind::Store
+                        };
+                        // The target is numbered before the value's accesses.
+                        let (acc, mem, elem) = self.access(r, kind)?;
+                        let idx = self.expr(&r.index)?;
+                        let v = self.expr(value)?;
+                        let value = match op {
+                            None => v,
+                            Some(op) => {
+                                let old = CExpr {
+                                    ty: ty_of(elem),
+                                    node: Node::Old,
+                                };
+                                self.binary(*op, old, v)?
+                            }
+                        };
+                        CStmt::Store {
+                            acc,
+                            mem,
+                            elem,
+                            cost: 1 + cost(&value) + cost(&idx),
+                            idx,
+                            value,
+                            rmw: op.is_some(),
+                        }
+                    }
+                }
+            }
+            KStmt::Expr(e) => {
+                let e = self.expr(e)?;
+                let c = cost(&e);
+                CStmt::Eval(e, c)
+            }
+            KStmt::If { cond, then, els } => {
+                let cond = self.expr(cond)?;
+                CStmt::If {
+                    cost: 1 + cost(&cond),
+                    cond,
+                    then: self.scoped(then)?,
+                    els: self.scoped(els)?,
+                }
+            }
+            KStmt::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.scopes.push(HashMap::new());
+                let r = (|| {
+                    let init = self.stmts(init)?;
+                    let cond = match cond {
+                        Some(c) => Some(self.expr(c)?),
+                        None => None,
+                    };
+                    let body = self.scoped(body)?;
+                    let step = self.stmts(step)?;
+                    let mut seq = init;
+                    seq.push(CStmt::Loop {
+                        cost: 1 + cond.as_ref().map(cost).unwrap_or(0),
+                        cond,
+                        step,
+                        body,
+                        test_first: true,
+                    });
+                    Ok(CStmt::Seq(seq))
+                })();
+                self.scopes.pop();
+                r?
+            }
+            KStmt::While { cond, body } => {
+                let cond = self.expr(cond)?;
+                CStmt::Loop {
+                    cost: 1 + cost(&cond),
+                    cond: Some(cond),
+                    step: Vec::new(),
+                    body: self.scoped(body)?,
+                    test_first: true,
+                }
+            }
+            KStmt::DoWhile { body, cond } => {
+                let body = self.scoped(body)?;
+                let cond = self.expr(cond)?;
+                CStmt::Loop {
+                    cost: 1 + cost(&cond),
+                    cond: Some(cond),
+                    step: Vec::new(),
+                    body,
+                    test_first: false,
+                }
+            }
+            KStmt::Break => CStmt::Break,
+            KStmt::Continue => CStmt::Continue,
+            KStmt::Barrier => CStmt::Barrier,
+            KStmt::Block(b) => CStmt::Seq(self.scoped(b)?),
+            KStmt::Comment(_) => return Ok(None),
+        }))
+    }
+}
+
+/// Compiles a kernel for the simulator.
+pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
+    let mut c = Compiler {
+        kernel,
+        scopes: vec![HashMap::new()],
+        nregs: 0,
+        privs: Vec::new(),
+        accesses: Vec::new(),
+    };
+    let mut params = Vec::new();
+    let mut globals = Vec::new();
+    for p in &kernel.params {
+        match &p.kind {
+            KParamKind::Buffer { elem, .. } => {
+                let g = globals.len();
+                globals.push((*elem, p.name.clone()));
+                params.push(ParamSlot::Global(g));
+                c.scopes[0].insert(p.name.clone(), Sym::Global(g, *elem));
+            }
+            KParamKind::Scalar(s) => {
+                let r = c.nregs;
+                c.nregs += 1;
+                params.push(ParamSlot::Reg(r, *s));
+                c.scopes[0].insert(p.name.clone(), Sym::Reg(r, *s));
+            }
+        }
+    }
+    let mut shared = Vec::new();
+    let mut off = 0u64;
+    for (i, l) in kernel.locals.iter().enumerate() {
+        let size = l.elem.size() as u64;
+        off = off.div_ceil(size.max(4)) * size.max(4);
+        shared.push((l.elem, l.len, off));
+        off += size * l.len as u64;
+        c.scopes[0].insert(l.name.clone(), Sym::Shared(i, l.elem));
+    }
+    c.scopes.push(HashMap::new());
+    let body = c.stmts(&kernel.body)?;
+    Ok(Program {
+        name: kernel.name.clone(),
+        block: kernel.block,
+        body,
+        nregs: c.nregs,
+        privs: c.privs,
+        shared,
+        shared_bytes: off as u32,
+        params,
+        globals,
+        accesses: c.accesses,
+    })
+}
+
+/// The accesses (static memory instructions) of a kernel, numbered as the simulator numbers
+/// them.
+pub fn accesses(kernel: &Kernel) -> Result<Vec<AccessInfo>, SimError> {
+    compile(kernel).map(|p| p.accesses)
+}

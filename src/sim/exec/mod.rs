@@ -1,0 +1,145 @@
+//! The executor: kernel IR → a typed program with resolved slots → lock-step execution of whole
+//! blocks with active masks.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use super::value::{self, bin_types, convert, math_fn, to_scalar, truth, ty_of, MathFn, Ty};
+use super::*;
+use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::kernel::{ArrayRef, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Module, Space};
+
+mod compile;
+mod print;
+mod run;
+
+pub use compile::{accesses, compile};
+pub use print::print_expr;
+pub use run::{run_kernel, run_program};
+
+// ---------------------------------------------------------------------------------------------
+// Compiled form
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Mem {
+    /// Index into the launch's global buffers (by kernel parameter).
+    Global(usize),
+    Shared(usize),
+    Private(usize),
+}
+
+#[derive(Clone, Debug)]
+struct CExpr {
+    ty: Ty,
+    node: Node,
+}
+
+#[derive(Clone, Debug)]
+enum Node {
+    Const(u64),
+    Reg(usize),
+    /// The element's old value in a compound assignment to an array element.
+    Old,
+    Builtin(Builtin),
+    Load {
+        acc: usize,
+        mem: Mem,
+        idx: Box<CExpr>,
+    },
+    Neg(Box<CExpr>),
+    Not(Box<CExpr>),
+    BitNot(Box<CExpr>),
+    Conv(Box<CExpr>),
+    ToScalar(Box<CExpr>, Scalar),
+    /// Operands already converted (the right one of a shift keeps its own type).
+    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    And(Box<CExpr>, Box<CExpr>),
+    Or(Box<CExpr>, Box<CExpr>),
+    Cond(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    Math(MathFn, Vec<CExpr>),
+}
+
+#[derive(Clone, Debug)]
+enum CStmt {
+    SetReg {
+        slot: usize,
+        s: Scalar,
+        value: CExpr,
+        cost: u32,
+    },
+    Store {
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        idx: CExpr,
+        value: CExpr,
+        rmw: bool,
+        cost: u32,
+    },
+    Eval(CExpr, u32),
+    If {
+        cond: CExpr,
+        then: Vec<CStmt>,
+        els: Vec<CStmt>,
+        cost: u32,
+    },
+    Loop {
+        cond: Option<CExpr>,
+        step: Vec<CStmt>,
+        body: Vec<CStmt>,
+        test_first: bool,
+        cost: u32,
+    },
+    Break,
+    Continue,
+    Barrier,
+    Seq(Vec<CStmt>),
+}
+
+#[derive(Clone, Debug)]
+enum Sym {
+    Reg(usize, Scalar),
+    Priv(usize, Scalar),
+    Shared(usize, Scalar),
+    Global(usize, Scalar),
+}
+
+/// A kernel compiled for the simulator.
+#[derive(Clone, Debug)]
+pub struct Program {
+    name: String,
+    block: [u32; 3],
+    body: Vec<CStmt>,
+    nregs: usize,
+    /// (element type, length) of each private array.
+    privs: Vec<(Scalar, u32)>,
+    /// (element type, length, byte offset) of each shared array.
+    shared: Vec<(Scalar, u32, u64)>,
+    shared_bytes: u32,
+    /// Kernel parameter → register (scalars) or global slot (buffers).
+    params: Vec<ParamSlot>,
+    /// Element type of each global slot, and its parameter's name.
+    globals: Vec<(Scalar, String)>,
+    pub accesses: Vec<AccessInfo>,
+}
+
+#[derive(Clone, Debug)]
+enum ParamSlot {
+    Reg(usize, Scalar),
+    Global(usize),
+}
+
+fn cost(e: &CExpr) -> u32 {
+    match &e.node {
+        Node::Const(_) | Node::Reg(_) | Node::Old | Node::Builtin(_) => 0,
+        Node::Load { idx, .. } => 1 + cost(idx),
+        Node::Neg(a) | Node::Not(a) | Node::BitNot(a) | Node::Conv(a) | Node::ToScalar(a, _) => {
+            1 + cost(a)
+        }
+        Node::Bin(_, a, b) | Node::And(a, b) | Node::Or(a, b) => 1 + cost(a) + cost(b),
+        Node::Cond(a, b, c) => 1 + cost(a) + cost(b) + cost(c),
+        Node::Math(_, v) => 1 + v.iter().map(cost).sum::<u32>(),
+    }
+}

@@ -1,0 +1,86 @@
+//! Index expressions printed as C for access labels.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Printing index expressions for labels
+// ---------------------------------------------------------------------------------------------
+
+fn prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::Mul | BinOp::Div | BinOp::Rem => 10,
+        BinOp::Add | BinOp::Sub => 9,
+        BinOp::Shl | BinOp::Shr => 8,
+        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 7,
+        BinOp::Eq | BinOp::Ne => 6,
+        BinOp::BitAnd => 5,
+        BinOp::BitXor => 4,
+        BinOp::BitOr => 3,
+        BinOp::LogAnd => 2,
+        BinOp::LogOr => 1,
+    }
+}
+
+/// C text of an expression (for labels), parenthesized where precedence needs it.
+pub fn print_expr(e: &KExpr, outer: u8) -> String {
+    match e {
+        KExpr::Var(v) => v.clone(),
+        KExpr::Int(v, _) => v.to_string(),
+        KExpr::Float(v, s) => format!("{}{}", v, if *s { "f" } else { "" }),
+        KExpr::Load(r) => format!("{}[{}]", r.array, print_expr(&r.index, 0)),
+        KExpr::Unary(op, a) => {
+            let o = match op {
+                UnOp::Neg => "-",
+                UnOp::Plus => "+",
+                UnOp::Not => "!",
+                UnOp::BitNot => "~",
+                UnOp::Deref => "*",
+                UnOp::AddrOf => "&",
+            };
+            format!("{}{}", o, print_expr(a, 11))
+        }
+        KExpr::Binary(op, a, b) => {
+            let p = prec(*op);
+            let s = format!(
+                "{} {} {}",
+                print_expr(a, p),
+                op.c_op(),
+                print_expr(b, p + 1)
+            );
+            if p < outer {
+                format!("({})", s)
+            } else {
+                s
+            }
+        }
+        KExpr::Cond(c, a, b) => {
+            let s = format!(
+                "{} ? {} : {}",
+                print_expr(c, 1),
+                print_expr(a, 0),
+                print_expr(b, 0)
+            );
+            if outer > 0 {
+                format!("({})", s)
+            } else {
+                s
+            }
+        }
+        KExpr::Cast(t, a) => format!("({}){}", t.c_name(), print_expr(a, 11)),
+        KExpr::Call(f, args) => format!(
+            "{}({})",
+            f,
+            args.iter()
+                .map(|a| print_expr(a, 0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        KExpr::Builtin(b) => match b {
+            Builtin::LocalId(d) => format!("get_local_id({})", d),
+            Builtin::GroupId(d) => format!("get_group_id({})", d),
+            Builtin::LocalSize(d) => format!("get_local_size({})", d),
+            Builtin::NumGroups(d) => format!("get_num_groups({})", d),
+            Builtin::GlobalId(d) => format!("get_global_id({})", d),
+        },
+    }
+}

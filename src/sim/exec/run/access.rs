@@ -1,0 +1,456 @@
+//! Loads and stores of a block: the requests the memory model counts (sectors, lines, bank
+//! conflicts) and the checker's bounds, race and initialization checks.
+
+use super::*;
+
+impl<'a, 'e> Blk<'a, 'e> {
+    fn index(v: u64, t: Ty) -> i64 {
+        match t {
+            Ty::U64 if v > i64::MAX as u64 => i64::MAX,
+            _ => v as i64,
+        }
+    }
+
+    // ---- memory -----------------------------------------------------------------------------
+
+    fn global_request(&mut self, acc: usize, g: usize, ix: &[u64], ity: Ty, m: &[u64]) {
+        let env = self.env;
+        let buf = &env.globals[g];
+        let (sector, line) = (env.platform.sector as u64, env.platform.line as u64);
+        let ws = env.platform.warp as usize;
+        let mut addrs = [0u64; 64];
+        for w in 0..self.warps() {
+            let bits = self.warp_bits(m, w);
+            if bits == 0 {
+                continue;
+            }
+            let mut k = 0;
+            let mut x = bits;
+            while x != 0 {
+                let l = x.trailing_zeros() as usize;
+                x &= x - 1;
+                let t = w * ws + l;
+                let i = Self::index(ix[t], ity);
+                addrs[k] = buf.base.wrapping_add((i as u64).wrapping_mul(buf.size));
+                k += 1;
+            }
+            let a = &mut addrs[..k];
+            a.sort_unstable();
+            let mut u = 0;
+            let (mut sectors, mut lines) = (0u64, 0u64);
+            let (mut last_s, mut last_l) = (u64::MAX, u64::MAX);
+            let mut prev = u64::MAX;
+            for &ad in a.iter() {
+                if ad == prev {
+                    continue;
+                }
+                prev = ad;
+                u += 1;
+                // Elements never straddle a sector: sizes are powers of two ≤ 8 and aligned.
+                if ad / sector != last_s {
+                    last_s = ad / sector;
+                    sectors += 1;
+                }
+                if ad / line != last_l {
+                    last_l = ad / line;
+                    lines += 1;
+                }
+            }
+            let bytes = u as u64 * buf.size;
+            let c = &mut self.counts[acc];
+            c.requests += 1;
+            c.lanes += k as u64;
+            c.sectors += sectors;
+            c.lines += lines;
+            let min_s = bytes.div_ceil(sector);
+            c.min_sectors += min_s;
+            c.min_lines += bytes.div_ceil(line);
+            c.bytes += bytes;
+            if u == 1 {
+                c.broadcast_requests += 1;
+            }
+            let min_l = bytes.div_ceil(line);
+            if sectors > min_s || lines > min_l {
+                if a[k - 1] - a[0] + buf.size == bytes {
+                    c.misaligned_requests += 1;
+                } else {
+                    c.strided_requests += 1;
+                }
+            }
+        }
+    }
+
+    fn shared_request(&mut self, acc: usize, s: usize, ix: &[u64], ity: Ty, m: &[u64]) {
+        let env = self.env;
+        let (elem, _, base) = env.p.shared[s];
+        let size = elem.size() as u64;
+        let bw = env.platform.bank_width as u64;
+        let banks = env.platform.banks as usize;
+        let ws = env.platform.warp as usize;
+        let mut words: Vec<u64> = Vec::with_capacity(128);
+        let mut per_bank = vec![0u32; banks];
+        for w in 0..self.warps() {
+            let bits = self.warp_bits(m, w);
+            if bits == 0 {
+                continue;
+            }
+            words.clear();
+            let mut x = bits;
+            let mut k = 0;
+            while x != 0 {
+                let l = x.trailing_zeros() as usize;
+                x &= x - 1;
+                k += 1;
+                let t = w * ws + l;
+                let i = Self::index(ix[t], ity);
+                let b = base.wrapping_add((i as u64).wrapping_mul(size));
+                let mut wd = b / bw;
+                while wd <= (b + size - 1) / bw {
+                    words.push(wd);
+                    wd += 1;
+                }
+            }
+            words.sort_unstable();
+            words.dedup();
+            per_bank.iter_mut().for_each(|x| *x = 0);
+            for wd in &words {
+                per_bank[(*wd % banks as u64) as usize] += 1;
+            }
+            let degree = per_bank.iter().copied().max().unwrap_or(1).max(1);
+            let c = &mut self.counts[acc];
+            c.requests += 1;
+            c.lanes += k;
+            c.bytes += words.len() as u64 * bw;
+            c.wavefronts += degree as u64;
+            c.max_degree = c.max_degree.max(degree);
+        }
+    }
+
+    pub(super) fn load(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        ix: &[u64],
+        ity: Ty,
+        m: &[u64],
+    ) -> Vec<u64> {
+        let mut out = self.take();
+        let check = self.env.opts.check;
+        match mem {
+            Mem::Global(g) => {
+                self.global_request(acc, g, ix, ity, m);
+                let env = self.env;
+                let buf = &env.globals[g];
+                let len = buf.data.len() as i64;
+                let tpb = env.threads as u64;
+                let mut oob = None;
+                let mut race = None;
+                for_each(m, |t| {
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        out[t] = 0;
+                        if oob.is_none() {
+                            oob = Some((t, i));
+                        }
+                        return;
+                    }
+                    let i = i as usize;
+                    out[t] = buf.data[i].load(Relaxed);
+                    buf.foot[i].fetch_or(1, Relaxed);
+                    if check {
+                        let me = self.block_linear * tpb + t as u64 + 1;
+                        let w = buf.wr[i].load(Relaxed);
+                        if w != 0 && w != me && race.is_none() {
+                            race = Some((t, w - 1, i));
+                        }
+                        let r = buf.rd[i].load(Relaxed);
+                        if r == 0 {
+                            buf.rd[i].store(me, Relaxed);
+                        } else if r & !MULTI != me {
+                            buf.rd[i].store(r | MULTI, Relaxed);
+                        }
+                    }
+                });
+                if let Some((t, i)) = oob {
+                    let len = buf.data.len();
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        acc,
+                        t,
+                        None,
+                        format!("index {} of a buffer of {} elements", i, len),
+                    );
+                }
+                if let Some((t, o, i)) = race {
+                    let other = env.thread_of(o);
+                    self.find(
+                        FindingKind::GlobalRace,
+                        acc,
+                        t,
+                        Some(other),
+                        format!("element {} read here was written by the other thread", i),
+                    );
+                }
+            }
+            Mem::Shared(s) => {
+                self.shared_request(acc, s, ix, ity, m);
+                let len = self.shared[s].len() as i64;
+                let mut oob = None;
+                let mut uninit = None;
+                let mut race = None;
+                let epoch = self.epoch;
+                for t in 0..self.n {
+                    if !bit(m, t) {
+                        continue;
+                    }
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        out[t] = 0;
+                        oob.get_or_insert((t, i));
+                        continue;
+                    }
+                    let i = i as usize;
+                    out[t] = self.shared[s][i];
+                    if check {
+                        if !self.sh_init[s][i] {
+                            uninit.get_or_insert((t, i));
+                        }
+                        if self.sh_epoch[s][i] != epoch {
+                            self.sh_epoch[s][i] = epoch;
+                            self.sh_w[s][i] = 0;
+                            self.sh_r[s][i] = 0;
+                        }
+                        let me = t as u32 + 1;
+                        let w = self.sh_w[s][i];
+                        if w != 0 && w != me {
+                            race.get_or_insert((t, w as usize - 1, i));
+                        }
+                        let r = self.sh_r[s][i];
+                        if r == 0 {
+                            self.sh_r[s][i] = me;
+                        } else if r & 0x7fff_ffff != me {
+                            self.sh_r[s][i] = r | 0x8000_0000;
+                        }
+                    }
+                }
+                let len = self.shared[s].len();
+                if let Some((t, i)) = oob {
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        acc,
+                        t,
+                        None,
+                        format!("index {} of a shared array of {} elements", i, len),
+                    );
+                }
+                if let Some((t, i)) = uninit {
+                    self.find(
+                        FindingKind::UninitializedShared,
+                        acc,
+                        t,
+                        None,
+                        format!("element {} was not written in this block", i),
+                    );
+                }
+                if let Some((t, o, i)) = race {
+                    let other = self.tid(o);
+                    self.find(
+                        FindingKind::SharedRace,
+                        acc,
+                        t,
+                        Some(other),
+                        format!("element {} read here was written by the other thread since the last barrier", i),
+                    );
+                }
+            }
+            Mem::Private(p) => {
+                let len = self.env.p.privs[p].1 as i64;
+                let mut oob = None;
+                for t in 0..self.n {
+                    if !bit(m, t) {
+                        continue;
+                    }
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        out[t] = 0;
+                        oob.get_or_insert((t, i));
+                        continue;
+                    }
+                    out[t] = self.privs[p][t * len as usize + i as usize];
+                }
+                if let Some((t, i)) = oob {
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        acc,
+                        t,
+                        None,
+                        format!("index {} of a private array of {} elements", i, len),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        ix: &[u64],
+        ity: Ty,
+        v: &[u64],
+        vt: Ty,
+        m: &[u64],
+    ) {
+        let check = self.env.opts.check;
+        match mem {
+            Mem::Global(g) => {
+                self.global_request(acc, g, ix, ity, m);
+                let env = self.env;
+                let buf = &env.globals[g];
+                let len = buf.data.len() as i64;
+                let tpb = env.threads as u64;
+                let mut oob = None;
+                let mut race = None;
+                for_each(m, |t| {
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        oob.get_or_insert((t, i));
+                        return;
+                    }
+                    let i = i as usize;
+                    buf.data[i].store(to_scalar(v[t], vt, elem), Relaxed);
+                    buf.foot[i].fetch_or(2, Relaxed);
+                    if check {
+                        let me = self.block_linear * tpb + t as u64 + 1;
+                        let w = buf.wr[i].swap(me, Relaxed);
+                        if w != 0 && w != me {
+                            race.get_or_insert((t, Some(w - 1), "written"));
+                        }
+                        let r = buf.rd[i].load(Relaxed);
+                        if r != 0 && r & !MULTI != me {
+                            race.get_or_insert((t, Some((r & !MULTI) - 1), "read"));
+                        } else if r & MULTI != 0 {
+                            race.get_or_insert((t, None, "read"));
+                        }
+                    }
+                });
+                if let Some((t, i)) = oob {
+                    let len = buf.data.len();
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        acc,
+                        t,
+                        None,
+                        format!("index {} of a buffer of {} elements", i, len),
+                    );
+                }
+                if let Some((t, o, what)) = race {
+                    let other = o.map(|o| env.thread_of(o));
+                    self.find(
+                        FindingKind::GlobalRace,
+                        acc,
+                        t,
+                        other,
+                        format!(
+                            "the element written here is also {} by another thread in this launch",
+                            what
+                        ),
+                    );
+                }
+            }
+            Mem::Shared(s) => {
+                self.shared_request(acc, s, ix, ity, m);
+                let len = self.shared[s].len() as i64;
+                let epoch = self.epoch;
+                let mut oob = None;
+                let mut race = None;
+                for t in 0..self.n {
+                    if !bit(m, t) {
+                        continue;
+                    }
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        oob.get_or_insert((t, i));
+                        continue;
+                    }
+                    let i = i as usize;
+                    self.shared[s][i] = to_scalar(v[t], vt, elem);
+                    if check {
+                        self.sh_init[s][i] = true;
+                        if self.sh_epoch[s][i] != epoch {
+                            self.sh_epoch[s][i] = epoch;
+                            self.sh_w[s][i] = 0;
+                            self.sh_r[s][i] = 0;
+                        }
+                        let me = t as u32 + 1;
+                        let w = self.sh_w[s][i];
+                        if w != 0 && w != me {
+                            race.get_or_insert((t, Some(w as usize - 1), i, "written"));
+                        }
+                        let r = self.sh_r[s][i];
+                        if r != 0 && r & 0x7fff_ffff != me {
+                            race.get_or_insert((
+                                t,
+                                Some((r & 0x7fff_ffff) as usize - 1),
+                                i,
+                                "read",
+                            ));
+                        } else if r & 0x8000_0000 != 0 {
+                            race.get_or_insert((t, None, i, "read"));
+                        }
+                        self.sh_w[s][i] = me;
+                    }
+                }
+                let len = self.shared[s].len();
+                if let Some((t, i)) = oob {
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        acc,
+                        t,
+                        None,
+                        format!("index {} of a shared array of {} elements", i, len),
+                    );
+                }
+                if let Some((t, o, i, what)) = race {
+                    let other = o.map(|o| self.tid(o));
+                    self.find(
+                        FindingKind::SharedRace,
+                        acc,
+                        t,
+                        other,
+                        format!("element {} written here was also {} by another thread since the last barrier", i, what),
+                    );
+                }
+            }
+            Mem::Private(p) => {
+                let len = self.env.p.privs[p].1 as i64;
+                let mut oob = None;
+                for t in 0..self.n {
+                    if !bit(m, t) {
+                        continue;
+                    }
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        oob.get_or_insert((t, i));
+                        continue;
+                    }
+                    self.privs[p][t * len as usize + i as usize] = to_scalar(v[t], vt, elem);
+                }
+                if let Some((t, i)) = oob {
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        acc,
+                        t,
+                        None,
+                        format!("index {} of a private array of {} elements", i, len),
+                    );
+                }
+            }
+        }
+    }
+
+    // ---- statements -------------------------------------------------------------------------
+}

@@ -1,0 +1,920 @@
+//! Run time: buffers, lock-step execution of whole blocks with active masks, memory and bank
+//! accounting, the checker's hooks, and the launch of a kernel or a module.
+
+use super::*;
+
+mod access;
+
+// ---------------------------------------------------------------------------------------------
+// Run time
+// ---------------------------------------------------------------------------------------------
+
+const MULTI: u64 = 1 << 63;
+
+struct GBuf {
+    data: Vec<AtomicU64>,
+    elem: Scalar,
+    size: u64,
+    base: u64,
+    /// Bit 0: read, bit 1: written (footprint).
+    foot: Vec<AtomicU8>,
+    /// Checker shadows: last writer (global thread + 1) and first reader (+1, `MULTI` if more).
+    wr: Vec<AtomicU64>,
+    rd: Vec<AtomicU64>,
+    /// Buffer index in the caller's slice.
+    src: usize,
+}
+
+struct Env<'a> {
+    p: &'a Program,
+    globals: Vec<GBuf>,
+    platform: &'a SimPlatform,
+    opts: &'a SimOptions,
+    grid: [u32; 3],
+    block: [u32; 3],
+    threads: usize,
+    params: Vec<u64>,
+}
+
+impl Env<'_> {
+    fn thread_of(&self, g: u64) -> ThreadId {
+        let n = self.threads as u64;
+        let (b, t) = (g / n, g % n);
+        let unl = |x: u64, d: [u32; 3]| {
+            let d0 = d[0].max(1) as u64;
+            let d1 = d[1].max(1) as u64;
+            [
+                (x % d0) as u32,
+                ((x / d0) % d1) as u32,
+                (x / (d0 * d1)) as u32,
+            ]
+        };
+        ThreadId {
+            block: unl(b, self.grid),
+            thread: unl(t, self.block),
+        }
+    }
+}
+
+type Mask = Vec<u64>;
+
+fn any(m: &[u64]) -> bool {
+    m.iter().any(|&w| w != 0)
+}
+
+fn bit(m: &[u64], t: usize) -> bool {
+    m[t / 64] >> (t % 64) & 1 != 0
+}
+
+fn for_each(m: &[u64], mut f: impl FnMut(usize)) {
+    for (w, &word) in m.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let b = x.trailing_zeros() as usize;
+            f(w * 64 + b);
+            x &= x - 1;
+        }
+    }
+}
+
+struct Blk<'a, 'e> {
+    env: &'a Env<'e>,
+    n: usize,
+    group: [u32; 3],
+    block_linear: u64,
+    lid: [Vec<u64>; 3],
+    regs: Vec<Vec<u64>>,
+    privs: Vec<Vec<u64>>,
+    shared: Vec<Vec<u64>>,
+    sh_init: Vec<Vec<bool>>,
+    sh_w: Vec<Vec<u32>>,
+    sh_r: Vec<Vec<u32>>,
+    sh_epoch: Vec<Vec<u32>>,
+    epoch: u32,
+    loops: Vec<(Mask, Mask)>,
+    old: Vec<u64>,
+    pool: Vec<Vec<u64>>,
+    full: Mask,
+    counts: Vec<AccessCounts>,
+    instructions: u64,
+    flops: u64,
+    findings: Vec<Finding>,
+    seen: HashMap<(FindingKind, usize), usize>,
+    iterations: u64,
+}
+
+const NO_ACC: usize = usize::MAX;
+
+impl<'a, 'e> Blk<'a, 'e> {
+    fn new(env: &'a Env<'e>) -> Self {
+        let p = env.p;
+        let n = env.threads;
+        let [bx, by, _] = env.block;
+        let (bx, by) = (bx as usize, by as usize);
+        let lid = [
+            (0..n).map(|t| (t % bx) as u64).collect(),
+            (0..n).map(|t| ((t / bx) % by) as u64).collect(),
+            (0..n).map(|t| (t / (bx * by)) as u64).collect(),
+        ];
+        let mut regs = vec![vec![0u64; n]; p.nregs];
+        for (i, ps) in p.params.iter().enumerate() {
+            if let ParamSlot::Reg(r, _) = ps {
+                regs[*r] = vec![env.params[i]; n];
+            }
+        }
+        let words = n.div_ceil(64);
+        let mut full = vec![0u64; words];
+        for t in 0..n {
+            full[t / 64] |= 1 << (t % 64);
+        }
+        let check = env.opts.check;
+        let sh = |x: u32| if check { x } else { 0 };
+        Blk {
+            env,
+            n,
+            group: [0; 3],
+            block_linear: 0,
+            lid,
+            regs,
+            privs: p
+                .privs
+                .iter()
+                .map(|(_, l)| vec![0u64; *l as usize * n])
+                .collect(),
+            shared: p
+                .shared
+                .iter()
+                .map(|(_, l, _)| vec![0u64; *l as usize])
+                .collect(),
+            sh_init: p
+                .shared
+                .iter()
+                .map(|(_, l, _)| vec![false; sh(*l) as usize])
+                .collect(),
+            sh_w: p
+                .shared
+                .iter()
+                .map(|(_, l, _)| vec![0; sh(*l) as usize])
+                .collect(),
+            sh_r: p
+                .shared
+                .iter()
+                .map(|(_, l, _)| vec![0; sh(*l) as usize])
+                .collect(),
+            sh_epoch: p
+                .shared
+                .iter()
+                .map(|(_, l, _)| vec![0; sh(*l) as usize])
+                .collect(),
+            epoch: 1,
+            loops: Vec::new(),
+            old: vec![0; n],
+            pool: Vec::new(),
+            full,
+            counts: vec![AccessCounts::default(); p.accesses.len()],
+            instructions: 0,
+            flops: 0,
+            findings: Vec::new(),
+            seen: HashMap::new(),
+            iterations: 0,
+        }
+    }
+
+    fn reset(&mut self, group: [u32; 3], linear: u64) {
+        self.group = group;
+        self.block_linear = linear;
+        // Shared memory starts undefined; registers keep nothing between blocks that matters
+        // (declarations assign before use in lowered code; the checker tracks shared only).
+        for (i, v) in self.sh_init.iter_mut().enumerate() {
+            v.iter_mut().for_each(|x| *x = false);
+            self.sh_epoch[i].iter_mut().for_each(|x| *x = 0);
+        }
+        self.epoch = 1;
+        self.iterations = 0;
+        for (i, ps) in self.env.p.params.iter().enumerate() {
+            if let ParamSlot::Reg(r, _) = ps {
+                let v = self.env.params[i];
+                self.regs[*r].iter_mut().for_each(|x| *x = v);
+            }
+        }
+    }
+
+    fn take(&mut self) -> Vec<u64> {
+        match self.pool.pop() {
+            Some(v) => v,
+            None => vec![0; self.n],
+        }
+    }
+
+    fn give(&mut self, v: Vec<u64>) {
+        self.pool.push(v);
+    }
+
+    fn tid(&self, t: usize) -> ThreadId {
+        ThreadId {
+            block: self.group,
+            thread: [
+                self.lid[0][t] as u32,
+                self.lid[1][t] as u32,
+                self.lid[2][t] as u32,
+            ],
+        }
+    }
+
+    fn find(
+        &mut self,
+        kind: FindingKind,
+        acc: usize,
+        t: usize,
+        other: Option<ThreadId>,
+        detail: String,
+    ) {
+        let c = self.seen.entry((kind, acc)).or_insert(0);
+        *c += 1;
+        if *c > self.env.opts.max_findings {
+            return;
+        }
+        self.findings.push(Finding {
+            kind,
+            kernel: self.env.p.name.clone(),
+            access: self.env.p.accesses.get(acc).map(|a| a.label.clone()),
+            thread: self.tid(t),
+            other,
+            detail,
+        });
+    }
+
+    fn warps(&self) -> usize {
+        self.n.div_ceil(self.env.platform.warp as usize)
+    }
+
+    fn warp_bits(&self, m: &[u64], w: usize) -> u64 {
+        let ws = self.env.platform.warp as usize;
+        if ws >= 64 {
+            m[w]
+        } else {
+            let per = 64 / ws;
+            (m[w / per] >> ((w % per) * ws)) & ((1u64 << ws) - 1)
+        }
+    }
+
+    fn active_warps(&self, m: &[u64]) -> u64 {
+        (0..self.warps())
+            .filter(|&w| self.warp_bits(m, w) != 0)
+            .count() as u64
+    }
+
+    // ---- expressions ------------------------------------------------------------------------
+
+    fn eval(&mut self, e: &CExpr, m: &[u64]) -> Vec<u64> {
+        match &e.node {
+            Node::Const(c) => {
+                let mut v = self.take();
+                v.fill(*c);
+                v
+            }
+            Node::Reg(r) => {
+                let mut v = self.take();
+                v.copy_from_slice(&self.regs[*r]);
+                v
+            }
+            Node::Old => {
+                let mut v = self.take();
+                v.copy_from_slice(&self.old);
+                v
+            }
+            Node::Builtin(b) => {
+                let mut v = self.take();
+                let env = self.env;
+                match *b {
+                    Builtin::LocalId(d) => v.copy_from_slice(&self.lid[d.min(2) as usize]),
+                    Builtin::GroupId(d) => v.fill(self.group[d.min(2) as usize] as u64),
+                    Builtin::LocalSize(d) => v.fill(env.block[d.min(2) as usize] as u64),
+                    Builtin::NumGroups(d) => v.fill(env.grid[d.min(2) as usize] as u64),
+                    Builtin::GlobalId(d) => {
+                        let d = d.min(2) as usize;
+                        let base = self.group[d] as u64 * env.block[d] as u64;
+                        for (x, l) in v.iter_mut().zip(self.lid[d].iter()) {
+                            *x = base + l;
+                        }
+                    }
+                }
+                v
+            }
+            Node::Load { acc, mem, idx } => {
+                let ix = self.eval(idx, m);
+                let out = self.load(*acc, *mem, &ix, idx.ty, m);
+                self.give(ix);
+                out
+            }
+            Node::Neg(a) => {
+                let mut v = self.eval(a, m);
+                for x in v.iter_mut() {
+                    *x = match e.ty {
+                        Ty::I32 => (*x as i32).wrapping_neg() as i64 as u64,
+                        Ty::U32 => (*x as u32).wrapping_neg() as u64,
+                        Ty::I64 | Ty::U64 => x.wrapping_neg(),
+                        Ty::F32 => (-f32::from_bits(*x as u32)).to_bits() as u64,
+                        Ty::F64 => (-f64::from_bits(*x)).to_bits(),
+                    };
+                }
+                v
+            }
+            Node::Not(a) => {
+                let mut v = self.eval(a, m);
+                for x in v.iter_mut() {
+                    *x = !truth(*x, a.ty) as u64;
+                }
+                v
+            }
+            Node::BitNot(a) => {
+                let mut v = self.eval(a, m);
+                for x in v.iter_mut() {
+                    *x = convert(!*x, Ty::U64, e.ty);
+                }
+                v
+            }
+            Node::Conv(a) => {
+                let mut v = self.eval(a, m);
+                for x in v.iter_mut() {
+                    *x = convert(*x, a.ty, e.ty);
+                }
+                v
+            }
+            Node::ToScalar(a, s) => {
+                let mut v = self.eval(a, m);
+                for x in v.iter_mut() {
+                    *x = to_scalar(*x, a.ty, *s);
+                }
+                v
+            }
+            Node::Bin(op, a, b) => {
+                let mut va = self.eval(a, m);
+                let vb = self.eval(b, m);
+                if matches!(op, BinOp::Div | BinOp::Rem) && !a.ty.is_float() && self.env.opts.check
+                {
+                    let mut zero = None;
+                    for_each(m, |t| {
+                        if vb[t] == 0 && zero.is_none() {
+                            zero = Some(t);
+                        }
+                    });
+                    if let Some(t) = zero {
+                        self.find(FindingKind::DivisionByZero, NO_ACC, t, None, String::new());
+                    }
+                }
+                if a.ty.is_float() {
+                    self.flops += m.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+                }
+                value::bin_lanes(*op, a.ty, b.ty, &mut va, &vb);
+                self.give(vb);
+                va
+            }
+            Node::And(a, b) | Node::Or(a, b) => {
+                let is_and = matches!(e.node, Node::And(..));
+                let mut va = self.eval(a, m);
+                let mut m2 = m.to_vec();
+                for (t, x) in va.iter_mut().enumerate() {
+                    let tv = truth(*x, a.ty);
+                    *x = tv as u64;
+                    if tv != is_and {
+                        m2[t / 64] &= !(1 << (t % 64));
+                    }
+                }
+                if any(&m2) {
+                    let vb = self.eval(b, &m2);
+                    for_each(&m2, |t| va[t] = truth(vb[t], b.ty) as u64);
+                    self.give(vb);
+                }
+                va
+            }
+            Node::Cond(c, a, b) => {
+                let vc = self.eval(c, m);
+                let mut mt = m.to_vec();
+                let mut mf = m.to_vec();
+                for t in 0..self.n {
+                    if truth(vc[t], c.ty) {
+                        mf[t / 64] &= !(1 << (t % 64));
+                    } else {
+                        mt[t / 64] &= !(1 << (t % 64));
+                    }
+                }
+                let mut va = if any(&mt) {
+                    self.eval(a, &mt)
+                } else {
+                    self.take()
+                };
+                if any(&mf) {
+                    let vb = self.eval(b, &mf);
+                    for_each(&mf, |t| va[t] = vb[t]);
+                    self.give(vb);
+                }
+                self.give(vc);
+                va
+            }
+            Node::Math(f, args) => {
+                let mut vs: Vec<Vec<u64>> = args.iter().map(|a| self.eval(a, m)).collect();
+                let t = e.ty;
+                let mut out = self.take();
+                let lf = |x: u64| f32::from_bits(x as u32);
+                let ld = f64::from_bits;
+                for i in 0..self.n {
+                    out[i] = match (f, t) {
+                        (MathFn::F1(_, g), Ty::F32) => g(lf(vs[0][i])).to_bits() as u64,
+                        (MathFn::F1(g, _), _) => g(ld(vs[0][i])).to_bits(),
+                        (MathFn::F2(_, g), Ty::F32) => {
+                            g(lf(vs[0][i]), lf(vs[1][i])).to_bits() as u64
+                        }
+                        (MathFn::F2(g, _), _) => g(ld(vs[0][i]), ld(vs[1][i])).to_bits(),
+                        (MathFn::F3(_, g), Ty::F32) => {
+                            g(lf(vs[0][i]), lf(vs[1][i]), lf(vs[2][i])).to_bits() as u64
+                        }
+                        (MathFn::F3(g, _), _) => {
+                            g(ld(vs[0][i]), ld(vs[1][i]), ld(vs[2][i])).to_bits()
+                        }
+                        (MathFn::IAbs, Ty::F32) => lf(vs[0][i]).abs().to_bits() as u64,
+                        (MathFn::IAbs, Ty::F64) => ld(vs[0][i]).abs().to_bits(),
+                        (MathFn::IAbs, _) => {
+                            convert((vs[0][i] as i64).wrapping_abs() as u64, Ty::I64, t)
+                        }
+                        (MathFn::IMin | MathFn::IMax, _) => {
+                            let mut a = vec![vs[0][i]];
+                            value::bin_lanes(BinOp::Lt, t, t, &mut a, &[vs[1][i]]);
+                            let lt = a[0] != 0;
+                            if lt == matches!(f, MathFn::IMin) {
+                                vs[0][i]
+                            } else {
+                                vs[1][i]
+                            }
+                        }
+                    };
+                }
+                if t.is_float() {
+                    self.flops += m.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+                }
+                for v in vs.drain(..) {
+                    self.give(v);
+                }
+                out
+            }
+        }
+    }
+}
+
+impl<'a, 'e> Blk<'a, 'e> {
+    fn exec_list(&mut self, v: &[CStmt], mut m: Mask) -> Mask {
+        for s in v {
+            if !any(&m) {
+                break;
+            }
+            m = self.exec(s, m);
+        }
+        m
+    }
+
+    fn truth_masks(&mut self, cond: &CExpr, m: &[u64]) -> Mask {
+        let vc = self.eval(cond, m);
+        let mut t = m.to_vec();
+        for_each(m, |i| {
+            if !truth(vc[i], cond.ty) {
+                t[i / 64] &= !(1 << (i % 64));
+            }
+        });
+        self.give(vc);
+        t
+    }
+
+    fn exec(&mut self, s: &CStmt, m: Mask) -> Mask {
+        match s {
+            CStmt::SetReg {
+                slot,
+                s,
+                value,
+                cost,
+            } => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let v = self.eval(value, &m);
+                let ty = value.ty;
+                let reg = &mut self.regs[*slot];
+                for_each(&m, |t| reg[t] = to_scalar(v[t], ty, *s));
+                self.give(v);
+                m
+            }
+            CStmt::Store {
+                acc,
+                mem,
+                elem,
+                idx,
+                value,
+                rmw,
+                cost,
+            } => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let ix = self.eval(idx, &m);
+                if *rmw {
+                    let old = self.load(*acc, *mem, &ix, idx.ty, &m);
+                    self.old.copy_from_slice(&old);
+                    self.give(old);
+                }
+                let v = self.eval(value, &m);
+                self.store(*acc, *mem, *elem, &ix, idx.ty, &v, value.ty, &m);
+                self.give(v);
+                self.give(ix);
+                m
+            }
+            CStmt::Eval(e, cost) => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let v = self.eval(e, &m);
+                self.give(v);
+                m
+            }
+            CStmt::If {
+                cond,
+                then,
+                els,
+                cost,
+            } => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let t = self.truth_masks(cond, &m);
+                let f: Mask = m.iter().zip(t.iter()).map(|(a, b)| a & !b).collect();
+                let mut r1 = if any(&t) { self.exec_list(then, t) } else { t };
+                let r2 = if any(&f) { self.exec_list(els, f) } else { f };
+                for (a, b) in r1.iter_mut().zip(r2.iter()) {
+                    *a |= b;
+                }
+                r1
+            }
+            CStmt::Loop {
+                cond,
+                step,
+                body,
+                test_first,
+                cost,
+            } => {
+                let zero = vec![0u64; m.len()];
+                self.loops.push((zero.clone(), zero));
+                let mut act = m.clone();
+                if *test_first {
+                    if let Some(c) = cond {
+                        self.instructions += *cost as u64 * self.active_warps(&act);
+                        act = self.truth_masks(c, &act);
+                    }
+                }
+                while any(&act) {
+                    self.iterations += 1;
+                    if self.iterations > self.env.opts.max_iterations {
+                        if self.iterations == self.env.opts.max_iterations + 1 {
+                            let t = (0..self.n).find(|&t| bit(&act, t)).unwrap_or(0);
+                            self.find(
+                                FindingKind::IterationLimit,
+                                NO_ACC,
+                                t,
+                                None,
+                                format!("{} loop iterations", self.env.opts.max_iterations),
+                            );
+                        }
+                        break;
+                    }
+                    let mut r = self.exec_list(body, act);
+                    if let Some((_, cont)) = self.loops.last_mut() {
+                        for (a, c) in r.iter_mut().zip(cont.iter_mut()) {
+                            *a |= *c;
+                            *c = 0;
+                        }
+                    }
+                    act = self.exec_list(step, r);
+                    if let Some(c) = cond {
+                        self.instructions += *cost as u64 * self.active_warps(&act);
+                        act = self.truth_masks(c, &act);
+                    }
+                }
+                self.loops.pop();
+                m
+            }
+            CStmt::Break => {
+                if let Some((brk, _)) = self.loops.last_mut() {
+                    for (a, b) in brk.iter_mut().zip(m.iter()) {
+                        *a |= b;
+                    }
+                }
+                vec![0; m.len()]
+            }
+            CStmt::Continue => {
+                if let Some((_, cont)) = self.loops.last_mut() {
+                    for (a, b) in cont.iter_mut().zip(m.iter()) {
+                        *a |= b;
+                    }
+                }
+                vec![0; m.len()]
+            }
+            CStmt::Barrier => {
+                self.instructions += self.active_warps(&m);
+                if m != self.full {
+                    let missing = (0..self.n).find(|&t| !bit(&m, t));
+                    let arrived = (0..self.n).find(|&t| bit(&m, t));
+                    if let (Some(t), Some(o)) = (missing, arrived) {
+                        let other = self.tid(o);
+                        self.find(
+                            FindingKind::PartialBarrier,
+                            NO_ACC,
+                            t,
+                            Some(other),
+                            "the first thread does not reach the barrier the second one waits at"
+                                .to_string(),
+                        );
+                    }
+                }
+                self.epoch = self.epoch.wrapping_add(1).max(1);
+                m
+            }
+            CStmt::Seq(v) => self.exec_list(v, m),
+        }
+    }
+}
+
+/// Which blocks to simulate: all, or `k` evenly spaced ones including the first and the last.
+fn chosen_blocks(total: u64, sample: Option<usize>) -> Vec<u64> {
+    match sample {
+        Some(k) if (k as u64) < total && k > 0 => {
+            if k == 1 {
+                return vec![0];
+            }
+            let mut v: Vec<u64> = (0..k as u64)
+                .map(|i| i * (total - 1) / (k as u64 - 1))
+                .collect();
+            v.dedup();
+            v
+        }
+        _ => (0..total).collect(),
+    }
+}
+
+/// Runs one launch of `module.kernels[kernel]` over `grid` work-groups.
+///
+/// `args` has one entry per kernel parameter; buffer parameters name an element of `buffers`,
+/// which are read and updated in place (their element types must match the parameters').
+pub fn run_kernel(
+    module: &Module,
+    kernel: usize,
+    args: &[ArgValue],
+    buffers: &mut [BufData],
+    grid: [u32; 3],
+    platform: &SimPlatform,
+    opts: &SimOptions,
+) -> Result<RunResult, SimError> {
+    let k = module
+        .kernels
+        .get(kernel)
+        .ok_or_else(|| SimError::BadArgs(format!("no kernel {}", kernel)))?;
+    let p = compile(k)?;
+    run_program(&p, args, buffers, grid, platform, opts)
+}
+
+/// Runs a compiled kernel (see [`run_kernel`]).
+pub fn run_program(
+    p: &Program,
+    args: &[ArgValue],
+    buffers: &mut [BufData],
+    grid: [u32; 3],
+    platform: &SimPlatform,
+    opts: &SimOptions,
+) -> Result<RunResult, SimError> {
+    if !(platform.warp.is_power_of_two() && (1..=64).contains(&platform.warp)) {
+        return Err(SimError::BadArgs(format!(
+            "warp size {} (the simulator supports powers of two up to 64)",
+            platform.warp
+        )));
+    }
+    if args.len() != p.params.len() {
+        return Err(SimError::BadArgs(format!(
+            "kernel `{}` takes {} arguments, {} given",
+            p.name,
+            p.params.len(),
+            args.len()
+        )));
+    }
+    let threads = p
+        .block
+        .iter()
+        .map(|&b| b.max(1) as usize)
+        .product::<usize>();
+    if threads == 0 || threads > 4096 {
+        return Err(SimError::BadArgs(format!("block of {} threads", threads)));
+    }
+    let mut params = vec![0u64; args.len()];
+    let mut globals = Vec::new();
+    let mut base = 0u64;
+    for (i, (ps, a)) in p.params.iter().zip(args).enumerate() {
+        match (ps, a) {
+            (ParamSlot::Reg(_, s), ArgValue::Int(v)) => {
+                params[i] = to_scalar(*v as u64, Ty::I64, *s)
+            }
+            (ParamSlot::Reg(_, s), ArgValue::Float(v)) => {
+                params[i] = to_scalar(v.to_bits(), Ty::F64, *s)
+            }
+            (ParamSlot::Global(g), ArgValue::Buffer(b)) => {
+                let (elem, name) = &p.globals[*g];
+                let data = buffers.get(*b).ok_or_else(|| {
+                    SimError::BadArgs(format!("buffer {} for `{}` does not exist", b, name))
+                })?;
+                if !data.matches(*elem) {
+                    return Err(SimError::BadArgs(format!(
+                        "buffer {} for `{}` does not hold {}",
+                        b,
+                        name,
+                        elem.c_name()
+                    )));
+                }
+                if globals.iter().any(|x: &GBuf| x.src == *b) {
+                    return Err(SimError::BadArgs(format!(
+                        "buffer {} is passed twice (accshare gives each array its own buffer)",
+                        b
+                    )));
+                }
+                let n = data.len();
+                let shadow = if opts.check { n } else { 0 };
+                globals.push(GBuf {
+                    data: (0..n).map(|j| AtomicU64::new(data.raw(j))).collect(),
+                    elem: *elem,
+                    size: elem.size() as u64,
+                    base,
+                    foot: (0..n).map(|_| AtomicU8::new(0)).collect(),
+                    wr: (0..shadow).map(|_| AtomicU64::new(0)).collect(),
+                    rd: (0..shadow).map(|_| AtomicU64::new(0)).collect(),
+                    src: *b,
+                });
+                // Buffers are 256-byte aligned, as cudaMalloc / clCreateBuffer give them.
+                base = (base + n as u64 * elem.size() as u64).div_ceil(256) * 256 + 256;
+            }
+            _ => {
+                return Err(SimError::BadArgs(format!(
+                    "argument {} of `{}` has the wrong kind",
+                    i, p.name
+                )))
+            }
+        }
+    }
+    let env = Env {
+        p,
+        globals,
+        platform,
+        opts,
+        grid,
+        block: [p.block[0].max(1), p.block[1].max(1), p.block[2].max(1)],
+        threads,
+        params,
+    };
+    let total = grid.iter().map(|&g| g as u64).product::<u64>();
+    let chosen = chosen_blocks(total, opts.sample_blocks);
+    let workers = if opts.check {
+        1
+    } else {
+        opts.threads
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            })
+            .clamp(1, 64)
+            .min(chosen.len().max(1))
+    };
+    let next = AtomicUsize::new(0);
+    type Part = (Vec<AccessCounts>, u64, u64, Vec<Finding>);
+    let results: Mutex<Vec<Part>> = Mutex::new(Vec::new());
+    let work = || {
+        let mut blk = Blk::new(&env);
+        loop {
+            let i = next.fetch_add(1, Relaxed);
+            let Some(&b) = chosen.get(i) else { break };
+            let g0 = grid[0].max(1) as u64;
+            let g1 = grid[1].max(1) as u64;
+            let group = [
+                (b % g0) as u32,
+                ((b / g0) % g1) as u32,
+                (b / (g0 * g1)) as u32,
+            ];
+            blk.reset(group, b);
+            let full = blk.full.clone();
+            let _ = blk.exec_list(&p.body, full);
+        }
+        if let Ok(mut r) = results.lock() {
+            r.push((blk.counts, blk.instructions, blk.flops, blk.findings));
+        }
+    };
+    if workers == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    let parts = results.into_inner().unwrap_or_default();
+    let mut counts = vec![AccessCounts::default(); p.accesses.len()];
+    let (mut instructions, mut flops) = (0u64, 0u64);
+    let mut findings = Vec::new();
+    for (c, i, f, fs) in parts {
+        for (a, b) in counts.iter_mut().zip(c.iter()) {
+            a.add(b);
+        }
+        instructions += i;
+        flops += f;
+        findings.extend(fs);
+    }
+    findings.sort_by(|a, b| (a.kind, &a.access, a.thread).cmp(&(b.kind, &b.access, b.thread)));
+    let scale = if chosen.is_empty() {
+        1.0
+    } else {
+        total as f64 / chosen.len() as f64
+    };
+    if scale != 1.0 {
+        counts.iter_mut().for_each(|c| c.scale(scale));
+        instructions = (instructions as f64 * scale).round() as u64;
+        flops = (flops as f64 * scale).round() as u64;
+    }
+    let sector = platform.sector as u64;
+    let mut footprints = Vec::new();
+    for (g, buf) in env.globals.iter().enumerate() {
+        let mut f = Footprint {
+            array: p.globals[g].1.clone(),
+            elem_size: buf.size as u32,
+            ..Default::default()
+        };
+        let (mut last_r, mut last_w) = (u64::MAX, u64::MAX);
+        for (i, x) in buf.foot.iter().enumerate() {
+            let bits = x.load(Relaxed);
+            let sec = (buf.base + i as u64 * buf.size) / sector;
+            if bits & 1 != 0 {
+                f.read_elems += 1;
+                if sec != last_r {
+                    last_r = sec;
+                    f.read_sectors += 1;
+                }
+            }
+            if bits & 2 != 0 {
+                f.written_elems += 1;
+                if sec != last_w {
+                    last_w = sec;
+                    f.written_sectors += 1;
+                }
+            }
+        }
+        if scale != 1.0 {
+            let s = |x: &mut u64| *x = ((*x as f64) * scale).round() as u64;
+            s(&mut f.read_elems);
+            s(&mut f.read_sectors);
+            s(&mut f.written_elems);
+            s(&mut f.written_sectors);
+            // Blocks share data (a row of B serves every block of a gemm column): a scaled
+            // footprint is capped by the buffer itself.
+            let n = buf.data.len() as u64;
+            let all_sectors = if n == 0 {
+                0
+            } else {
+                (buf.base + n * buf.size - 1) / sector - buf.base / sector + 1
+            };
+            f.read_elems = f.read_elems.min(n);
+            f.written_elems = f.written_elems.min(n);
+            f.read_sectors = f.read_sectors.min(all_sectors);
+            f.written_sectors = f.written_sectors.min(all_sectors);
+        }
+        footprints.push(f);
+    }
+    // Write the buffers back.
+    for buf in &env.globals {
+        let dst = &mut buffers[buf.src];
+        for (i, x) in buf.data.iter().enumerate() {
+            dst.set_raw(i, x.load(Relaxed));
+        }
+        let _ = buf.elem;
+    }
+    if !opts.check {
+        if let Some(f) = findings.iter().find(|f| {
+            matches!(
+                f.kind,
+                FindingKind::OutOfBounds
+                    | FindingKind::PartialBarrier
+                    | FindingKind::IterationLimit
+            )
+        }) {
+            return Err(SimError::Fault(Box::new(f.clone())));
+        }
+    }
+    Ok(RunResult {
+        stats: LaunchStats {
+            kernel: p.name.clone(),
+            block: env.block,
+            grid,
+            blocks_total: total,
+            blocks_simulated: chosen.len() as u64,
+            accesses: p.accesses.clone(),
+            counts,
+            instructions,
+            flops,
+            footprints,
+            shared_bytes: p.shared_bytes,
+        },
+        findings,
+    })
+}
