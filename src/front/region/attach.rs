@@ -1,0 +1,495 @@
+//! Attachment: the parser's pragma statements become the constructs they stand for.
+
+use super::*;
+
+/// Replaces the pragma statements of every function by the constructs they stand for.
+///
+/// A directive that takes a statement (compute constructs, `loop`, `data`, `host_data`,
+/// `atomic`) takes the next one; consecutive directives nest (`data` then `kernels loop` then
+/// the `for`). `share` pragmas attach to the compute construct that follows them, merged if
+/// there are several. `scop` and foreign pragmas disappear.
+pub fn attach(tu: &mut TranslationUnit, pragmas: &[Pragma], diags: &mut Diags) {
+    let mut a = Attacher { pragmas, diags };
+    for item in &mut tu.items {
+        match &mut item.kind {
+            ItemKind::Function(f) => a.block(&mut f.body, 0),
+            ItemKind::Pragma(i) => match pragmas.get(*i as usize) {
+                Some(Pragma::Acc(d))
+                    if !matches!(d.construct, Construct::Routine | Construct::Declare) =>
+                {
+                    a.diags.push(
+                        Diag::warning(
+                            d.construct_span,
+                            format!(
+                                "`#pragma acc {}` outside a function is ignored",
+                                d.construct.name()
+                            ),
+                        )
+                        .label("not inside a function"),
+                    );
+                }
+                Some(Pragma::Share(s)) => a.diags.push(
+                    Diag::warning(s.span, "`#pragma acc share` outside a function is ignored")
+                        .label("not inside a function"),
+                ),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+/// A pragma waiting for the statement it applies to.
+enum Pending {
+    Dir(AccDirective, Span),
+    Share(SharePragma, Span),
+}
+
+struct Attacher<'a> {
+    pragmas: &'a [Pragma],
+    diags: &'a mut Diags,
+}
+
+impl Attacher<'_> {
+    fn block(&mut self, b: &mut Block, depth: usize) {
+        let stmts = std::mem::take(&mut b.stmts);
+        // The closing brace, for "the block ends here".
+        let end = Span {
+            file: b.span.file,
+            lo: b.span.hi.saturating_sub(1).max(b.span.lo),
+            hi: b.span.hi,
+        };
+        b.stmts = self.stmts(stmts, end, depth);
+    }
+
+    /// Attaches the pragmas of a statement list; `end` is where the list ends.
+    fn stmts(&mut self, stmts: Vec<Stmt>, end: Span, depth: usize) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        let mut chain: Vec<Pending> = Vec::new();
+        let mut queue: std::collections::VecDeque<Stmt> = stmts.into();
+        while let Some(mut s) = queue.pop_front() {
+            if let StmtKind::Pragma(i) = s.kind {
+                match self.pragmas.get(i as usize) {
+                    Some(Pragma::Share(sh)) => chain.push(Pending::Share(sh.clone(), s.span)),
+                    Some(Pragma::Acc(d)) if takes_body(&d.construct) => {
+                        chain.push(Pending::Dir(d.clone(), s.span))
+                    }
+                    Some(Pragma::Acc(d)) => {
+                        if !chain.is_empty() {
+                            let what = format!("`#pragma acc {}`", d.construct.name());
+                            self.unfollowed(std::mem::take(&mut chain), s.span, &what);
+                        }
+                        out.push(Stmt {
+                            kind: StmtKind::AccStandalone(d.clone()),
+                            span: s.span,
+                        });
+                    }
+                    // `scop`, foreign pragmas: dropped (between a directive and its statement,
+                    // skipped).
+                    _ => {
+                        if chain.is_empty() {
+                            out.push(Stmt {
+                                kind: StmtKind::Empty,
+                                span: s.span,
+                            });
+                        }
+                    }
+                }
+                continue;
+            }
+            // `for (…)` / `#pragma acc loop` / `for (…)`: the parser sees the pragma line as the
+            // loop's body and the inner loop as the next statement; the pragma and the
+            // statements after it up to a real one become the body.
+            while let Some(next) = queue.pop_front() {
+                if let Some(next) = self.absorb(&mut s, next, depth) {
+                    queue.push_front(next);
+                    break;
+                }
+            }
+            self.stmt(&mut s, depth + 1);
+            if chain.is_empty() {
+                out.push(s);
+            } else {
+                let built = self.build(std::mem::take(&mut chain), s);
+                out.push(built);
+            }
+        }
+        if !chain.is_empty() {
+            self.unfollowed(chain, end, "the end of the block");
+        }
+        out
+    }
+
+    /// Whether a statement is a pragma line that needs the statement after it (anything but a
+    /// standalone OpenACC directive).
+    fn needs_stmt(&self, s: &Stmt) -> bool {
+        match s.kind {
+            StmtKind::Pragma(i) => !matches!(
+                self.pragmas.get(i as usize),
+                Some(Pragma::Acc(d)) if !takes_body(&d.construct)
+            ),
+            _ => false,
+        }
+    }
+
+    /// If a single-statement position at the end of `s` (a loop body, the last branch, a
+    /// labelled statement) holds a pragma line, puts `next` after it there (in a block of their
+    /// own) and extends the spans; otherwise gives `next` back.
+    fn absorb(&mut self, s: &mut Stmt, next: Stmt, depth: usize) -> Option<Stmt> {
+        if depth > MAX_DEPTH {
+            return Some(next);
+        }
+        let hi = next.span.hi;
+        let done = match &mut s.kind {
+            StmtKind::For { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::Unsupported {
+                body: Some(body), ..
+            } => self.absorb_slot(body, next, depth),
+            StmtKind::If {
+                els: Some(body), ..
+            } => self.absorb_slot(body, next, depth),
+            StmtKind::If { then, .. } => self.absorb_slot(then, next, depth),
+            // A block made here (see `absorb_slot`) is open at its end.
+            StmtKind::Block(b) if is_pragma_block(b) => match b.stmts.last_mut() {
+                Some(last) if self.needs_stmt(last) => {
+                    b.stmts.push(next);
+                    b.span.hi = b.span.hi.max(hi);
+                    None
+                }
+                Some(last) => self.absorb(last, next, depth + 1),
+                None => Some(next),
+            },
+            _ => Some(next),
+        };
+        if done.is_none() {
+            s.span.hi = s.span.hi.max(hi);
+            if let StmtKind::Block(b) = &mut s.kind {
+                b.span.hi = b.span.hi.max(hi);
+            }
+        }
+        done
+    }
+
+    fn absorb_slot(&mut self, slot: &mut Stmt, next: Stmt, depth: usize) -> Option<Stmt> {
+        if !self.needs_stmt(slot) {
+            return self.absorb(slot, next, depth + 1);
+        }
+        let span = slot.span.to(next.span);
+        let pragma = std::mem::replace(
+            slot,
+            Stmt {
+                kind: StmtKind::Empty,
+                span,
+            },
+        );
+        *slot = Stmt {
+            kind: StmtKind::Block(Block {
+                stmts: vec![pragma, next],
+                span,
+            }),
+            span,
+        };
+        None
+    }
+
+    /// Attaches the pragmas inside a statement.
+    fn stmt(&mut self, s: &mut Stmt, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match &mut s.kind {
+            StmtKind::Block(b) => self.block(b, depth),
+            StmtKind::If { then, els, .. } => {
+                self.sub(then, depth);
+                if let Some(e) = els {
+                    self.sub(e, depth);
+                }
+            }
+            StmtKind::For { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::DoWhile { body, .. } => self.sub(body, depth),
+            StmtKind::Unsupported { body: Some(b), .. } => self.sub(b, depth),
+            StmtKind::Acc { body, .. } => self.sub(body, depth),
+            _ => {}
+        }
+    }
+
+    /// A statement in a single-statement position (a loop body, a branch).
+    fn sub(&mut self, s: &mut Box<Stmt>, depth: usize) {
+        let span = s.span;
+        let taken = std::mem::replace(
+            s.as_mut(),
+            Stmt {
+                kind: StmtKind::Empty,
+                span,
+            },
+        );
+        let mut list = self.stmts(vec![taken], span, depth);
+        **s = match list.len() {
+            0 => Stmt {
+                kind: StmtKind::Empty,
+                span,
+            },
+            1 => list.pop().unwrap_or(Stmt {
+                kind: StmtKind::Empty,
+                span,
+            }),
+            _ => Stmt {
+                kind: StmtKind::Block(Block { stmts: list, span }),
+                span,
+            },
+        };
+    }
+
+    /// Merges consecutive `share` pragmas into one (the first one's span, for output
+    /// replacement); an array partitioned twice is an error.
+    fn merge(&mut self, shares: Vec<(SharePragma, Span)>) -> SharePragma {
+        let mut merged: Option<SharePragma> = None;
+        for (sh, _) in shares {
+            match &mut merged {
+                None => merged = Some(sh),
+                Some(m) => {
+                    for spec in sh.specs {
+                        if let Some(prev) = m.specs.iter().find(|p| p.array.name == spec.array.name)
+                        {
+                            self.diags.push(
+                                Diag::error(
+                                    spec.array.span,
+                                    format!("`{}` is partitioned twice", spec.array.name),
+                                )
+                                .label("second partition")
+                                .with_label(prev.array.span, "first partition"),
+                            );
+                        } else {
+                            m.specs.push(spec);
+                        }
+                    }
+                }
+            }
+        }
+        merged.unwrap_or(SharePragma {
+            specs: Vec::new(),
+            span: Span::default(),
+        })
+    }
+
+    /// Gives each `share` to the compute construct after it; returns the directives with their
+    /// shares, and the shares no compute construct follows.
+    #[allow(clippy::type_complexity)]
+    fn assign_shares(
+        &mut self,
+        chain: Vec<Pending>,
+    ) -> (
+        Vec<(AccDirective, Span, Option<SharePragma>)>,
+        Vec<(SharePragma, Span)>,
+    ) {
+        let mut shares: Vec<(SharePragma, Span)> = Vec::new();
+        let mut dirs = Vec::new();
+        for p in chain {
+            match p {
+                Pending::Share(sh, sp) => shares.push((sh, sp)),
+                Pending::Dir(d, sp) => {
+                    let share = if d.construct.is_compute() && !shares.is_empty() {
+                        Some(self.merge(std::mem::take(&mut shares)))
+                    } else {
+                        None
+                    };
+                    dirs.push((d, sp, share));
+                }
+            }
+        }
+        (dirs, shares)
+    }
+
+    fn stray_shares(&mut self, shares: Vec<(SharePragma, Span)>, next: Span, next_what: &str) {
+        for (sh, sp) in shares {
+            let at = if sh.span == Span::default() {
+                sp
+            } else {
+                sh.span
+            };
+            self.diags.push(
+                Diag::error(at, "`share` must annotate an OpenACC compute construct")
+                    .label("this `share`")
+                    .with_label(next, next_what.to_string())
+                    .help("write `#pragma acc share(…)` right before `#pragma acc kernels loop` or another compute construct"),
+            );
+        }
+    }
+
+    /// Directives with no statement after them (`at` is what comes instead).
+    fn unfollowed(&mut self, chain: Vec<Pending>, at: Span, instead: &str) {
+        let (dirs, shares) = self.assign_shares(chain);
+        if !shares.is_empty() {
+            self.stray_shares(shares, at, &format!("followed by {instead}"));
+        }
+        for (d, _, _) in dirs {
+            self.diags.push(
+                Diag::error(
+                    d.construct_span,
+                    format!(
+                        "`#pragma acc {}` has no statement to apply to",
+                        d.construct.name()
+                    ),
+                )
+                .label("expected a statement after this directive")
+                .with_label(at, format!("followed by {instead}")),
+            );
+        }
+    }
+
+    /// Builds the constructs of a chain of pragmas around the statement `s` that follows them.
+    fn build(&mut self, chain: Vec<Pending>, s: Stmt) -> Stmt {
+        let (dirs, shares) = self.assign_shares(chain);
+        if !shares.is_empty() {
+            // The next thing after the last share: a directive that is no compute construct, or
+            // the statement.
+            let next = dirs
+                .iter()
+                .find(|(_, sp, _)| shares.last().is_some_and(|(_, ssp)| sp.lo > ssp.lo));
+            match next {
+                Some((d, _, _)) => {
+                    let msg = format!(
+                        "followed by `{}`, which is not a compute construct",
+                        d.construct.name()
+                    );
+                    let at = d.construct_span;
+                    self.stray_shares(shares, at, &msg);
+                }
+                None => self.stray_shares(
+                    shares,
+                    stmt_head(&s),
+                    "followed by this statement, which is not a compute construct",
+                ),
+            }
+        }
+        let mut body = s;
+        for (d, sp, share) in dirs.into_iter().rev() {
+            if d.construct.is_loop() && !matches!(body.kind, StmtKind::For { .. }) {
+                let what = match &body.kind {
+                    StmtKind::Acc { dir, .. } => {
+                        format!(
+                            "followed by `{}`, not by a `for` loop",
+                            dir.construct.name()
+                        )
+                    }
+                    _ => "this is not a `for` loop".to_string(),
+                };
+                let at = match &body.kind {
+                    StmtKind::Acc { dir, .. } => dir.construct_span,
+                    _ => stmt_head(&body),
+                };
+                self.diags.push(
+                    Diag::error(
+                        d.construct_span,
+                        format!(
+                            "`#pragma acc {}` must be followed by a `for` loop",
+                            d.construct.name()
+                        ),
+                    )
+                    .label("this directive applies to the next statement")
+                    .with_label(at, what),
+                );
+                continue;
+            }
+            for c in &d.clauses {
+                if let ClauseKind::Collapse(n) = c.kind {
+                    self.check_collapse(&d, c, n, &body);
+                }
+            }
+            let span = sp.to(body.span);
+            body = Stmt {
+                kind: StmtKind::Acc {
+                    dir: d,
+                    share,
+                    body: Box::new(body),
+                },
+                span,
+            };
+        }
+        body
+    }
+
+    /// `collapse(n)` needs `n` tightly nested `for` loops.
+    fn check_collapse(&mut self, d: &AccDirective, c: &Clause, n: u32, body: &Stmt) {
+        let mut cur = body;
+        let mut found = 0u32;
+        let mut last_loop = body;
+        while found < n {
+            let StmtKind::For { body: inner, .. } = &cur.kind else {
+                break;
+            };
+            found += 1;
+            last_loop = cur;
+            if found == n {
+                break;
+            }
+            cur = tight_inner(inner);
+        }
+        if found < n {
+            let mut diag = Diag::error(
+                c.span,
+                format!(
+                    "`collapse({n})` needs {n} tightly nested `for` loops, but there {}",
+                    if found == 1 {
+                        "is only 1".to_string()
+                    } else {
+                        format!("are only {found}")
+                    }
+                ),
+            )
+            .label(format!("on `#pragma acc {}`", d.construct.name()));
+            if found > 0 {
+                let at = if std::ptr::eq(cur, last_loop) {
+                    stmt_head(last_loop)
+                } else {
+                    stmt_head(cur)
+                };
+                diag = diag.with_label(at, "the loop nest ends here");
+            }
+            diag = diag.note("tightly nested: each loop's body is exactly the next `for` loop");
+            self.diags.push(diag);
+        }
+    }
+}
+
+/// A block that starts with a pragma line (no brace): made by [`Attacher::absorb_slot`] (or by
+/// a parser that groups a pragma with its statement).
+fn is_pragma_block(b: &Block) -> bool {
+    b.stmts
+        .first()
+        .is_some_and(|f| f.span.lo == b.span.lo && matches!(f.kind, StmtKind::Pragma(_)))
+}
+
+/// The statement directly inside a loop body: the only statement of a block, or the body itself.
+fn tight_inner(s: &Stmt) -> &Stmt {
+    match &s.kind {
+        StmtKind::Block(b) => {
+            let mut it = b
+                .stmts
+                .iter()
+                .filter(|x| !matches!(x.kind, StmtKind::Empty));
+            match (it.next(), it.next()) {
+                (Some(only), None) => only,
+                _ => s,
+            }
+        }
+        _ => s,
+    }
+}
+
+/// A short span at the start of a statement (its first line), for labels.
+fn stmt_head(s: &Stmt) -> Span {
+    match &s.kind {
+        StmtKind::For { .. } | StmtKind::While { .. } => Span {
+            hi: s.span.hi.min(s.span.lo + 3),
+            ..s.span
+        },
+        StmtKind::Block(_) => Span {
+            hi: s.span.hi.min(s.span.lo + 1),
+            ..s.span
+        },
+        _ => s.span,
+    }
+}
