@@ -1,0 +1,474 @@
+//! OpenACC directives: constructs, clauses, sub-arrays, and which clauses a construct allows.
+
+use super::*;
+
+impl Cx<'_, '_> {
+    pub(super) fn directive(&mut self, p: Pair<'_, Rule>) -> AccDirective {
+        let mut dir = AccDirective {
+            construct: Construct::Kernels,
+            construct_span: self.whole,
+            clauses: Vec::new(),
+            cache: Vec::new(),
+            span: self.whole,
+        };
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::construct => {
+                    if let Some(k) = c.into_inner().next() {
+                        self.construct(k, &mut dir);
+                    }
+                }
+                Rule::clause_list => {
+                    for cl in c.into_inner() {
+                        if cl.as_rule() != Rule::clause {
+                            continue;
+                        }
+                        if let Some(inner) = cl.into_inner().next() {
+                            if let Some(clause) = self.clause(inner) {
+                                dir.clauses.push(clause);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.check_clauses(&mut dir);
+        dir
+    }
+
+    /// Drops (with a warning) clauses that do not apply to the construct, and reports arrays
+    /// named in two data clauses.
+    fn check_clauses(&mut self, dir: &mut AccDirective) {
+        let construct = dir.construct.clone();
+        let mut kept = Vec::with_capacity(dir.clauses.len());
+        for c in std::mem::take(&mut dir.clauses) {
+            if clause_applies(&construct, &c.kind) {
+                kept.push(c);
+                continue;
+            }
+            let mut d = Diag::warning(
+                c.span,
+                format!(
+                    "clause `{}` does not apply to `#pragma acc {}` and is ignored",
+                    c.kind.name(),
+                    construct.name()
+                ),
+            )
+            .label("ignored");
+            if matches!(c.kind, ClauseKind::Data { .. }) && construct == Construct::Loop {
+                d = d.help("data clauses belong on the compute construct (`kernels`, `parallel`) or on a `data` construct");
+            }
+            self.diags.push(d);
+        }
+        dir.clauses = kept;
+        let mut seen: Vec<&Ident> = Vec::new();
+        for c in &dir.clauses {
+            let ClauseKind::Data { vars, .. } = &c.kind else {
+                continue;
+            };
+            for v in vars {
+                match seen.iter().find(|s| s.name == v.name.name) {
+                    Some(first) => self.diags.push(
+                        Diag::error(
+                            v.name.span,
+                            format!("`{}` appears in more than one data clause", v.name.name),
+                        )
+                        .label("again here")
+                        .with_label(first.span, "first here"),
+                    ),
+                    None => seen.push(&v.name),
+                }
+            }
+        }
+    }
+
+    fn construct(&mut self, k: Pair<'_, Rule>, dir: &mut AccDirective) {
+        let whole = self.pspan(&k);
+        let rule = k.as_rule();
+        dir.construct = match rule {
+            Rule::c_kernels_loop => Construct::KernelsLoop,
+            Rule::c_parallel_loop => Construct::ParallelLoop,
+            Rule::c_serial_loop => Construct::SerialLoop,
+            Rule::c_kernels => Construct::Kernels,
+            Rule::c_parallel => Construct::Parallel,
+            Rule::c_serial => Construct::Serial,
+            Rule::c_loop => Construct::Loop,
+            Rule::c_data => Construct::Data,
+            Rule::c_enter_data => Construct::EnterData,
+            Rule::c_exit_data => Construct::ExitData,
+            Rule::c_update => Construct::Update,
+            Rule::c_wait => Construct::Wait,
+            Rule::c_routine => Construct::Routine,
+            Rule::c_atomic => Construct::Atomic,
+            Rule::c_host_data => Construct::HostData,
+            Rule::c_declare => Construct::Declare,
+            _ => Construct::Cache,
+        };
+        dir.construct_span = whole;
+        let inner: Vec<Pair<'_, Rule>> = k.into_inner().collect();
+        if matches!(
+            rule,
+            Rule::c_wait | Rule::c_cache | Rule::c_routine | Rule::c_atomic
+        ) {
+            if let Some(kw) = inner.first() {
+                dir.construct_span = self.pspan(kw);
+            }
+        }
+        for c in inner {
+            match c.as_rule() {
+                Rule::wait_args => {
+                    let list = self.expr_list(c.clone());
+                    dir.clauses.push(Clause {
+                        kind: ClauseKind::Wait(list),
+                        span: self.pspan(&c),
+                    });
+                }
+                Rule::subarray_list => dir.cache = self.subarray_list(c),
+                _ => {}
+            }
+        }
+    }
+
+    fn expr_list(&mut self, p: Pair<'_, Rule>) -> Vec<Expr> {
+        let mut out = Vec::new();
+        for e in p.into_inner() {
+            if e.as_rule() == Rule::expr {
+                if let Some(x) = self.expr(&e) {
+                    out.push(x);
+                }
+            }
+        }
+        out
+    }
+
+    fn first_expr(&mut self, p: &Pair<'_, Rule>) -> Option<Option<Expr>> {
+        match p.clone().into_inner().find(|c| c.as_rule() == Rule::expr) {
+            None => Some(None),
+            Some(e) => self.expr(&e).map(Some),
+        }
+    }
+
+    fn subarray_list(&mut self, p: Pair<'_, Rule>) -> Vec<SubArray> {
+        p.into_inner()
+            .filter(|c| c.as_rule() == Rule::subarray)
+            .map(|c| self.subarray(c))
+            .collect()
+    }
+
+    fn subarray(&mut self, p: Pair<'_, Rule>) -> SubArray {
+        let span = self.pspan(&p);
+        let mut name = Ident {
+            name: String::new(),
+            span,
+        };
+        let mut dims = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::array_name => name = self.name(&c),
+                Rule::sub_range => {
+                    let rspan = self.pspan(&c);
+                    let mut start = None;
+                    let mut len = None;
+                    let mut colon = false;
+                    let mut any = false;
+                    for x in c.into_inner() {
+                        match x.as_rule() {
+                            Rule::colon => colon = true,
+                            Rule::expr => {
+                                any = true;
+                                let e = self.expr(&x);
+                                if colon {
+                                    len = e;
+                                } else {
+                                    start = e;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    if !colon && !any {
+                        self.diags.push(
+                            Diag::error(rspan, "empty subscript in a subarray")
+                                .label("expected an element or a range")
+                                .help(
+                                    "write `a[i]` for one element or `a[start:length]` for a range",
+                                ),
+                        );
+                    }
+                    dims.push(SubRange {
+                        start,
+                        len,
+                        single: !colon,
+                        span: rspan,
+                    });
+                }
+                _ => {}
+            }
+        }
+        SubArray { name, dims, span }
+    }
+
+    fn clause(&mut self, p: Pair<'_, Rule>) -> Option<Clause> {
+        let span = self.pspan(&p);
+        let rule = p.as_rule();
+        let kind = match rule {
+            Rule::cl_independent => ClauseKind::Independent,
+            Rule::cl_seq => ClauseKind::Seq,
+            Rule::cl_auto => ClauseKind::Auto,
+            Rule::cl_gang => ClauseKind::Gang(self.first_expr(&p)?),
+            Rule::cl_worker => ClauseKind::Worker(self.first_expr(&p)?),
+            Rule::cl_vector => ClauseKind::Vector(self.first_expr(&p)?),
+            Rule::cl_num_gangs => ClauseKind::NumGangs(self.first_expr(&p)??),
+            Rule::cl_num_workers => ClauseKind::NumWorkers(self.first_expr(&p)??),
+            Rule::cl_vector_length => ClauseKind::VectorLength(self.first_expr(&p)??),
+            Rule::cl_if => ClauseKind::If(self.first_expr(&p)??),
+            Rule::cl_async => ClauseKind::Async(self.first_expr(&p)?),
+            Rule::cl_collapse => {
+                let e = p.clone().into_inner().find(|c| c.as_rule() == Rule::expr)?;
+                ClauseKind::Collapse(self.collapse_count(&e)?)
+            }
+            Rule::cl_reduction => {
+                let mut op = RedOp::Add;
+                let mut vars = Vec::new();
+                for c in p.into_inner() {
+                    match c.as_rule() {
+                        Rule::red_op => {
+                            op = match c.as_str() {
+                                "+" => RedOp::Add,
+                                "*" => RedOp::Mul,
+                                "max" => RedOp::Max,
+                                "min" => RedOp::Min,
+                                "&" => RedOp::BitAnd,
+                                "|" => RedOp::BitOr,
+                                "^" => RedOp::BitXor,
+                                "&&" => RedOp::LogAnd,
+                                _ => RedOp::LogOr,
+                            }
+                        }
+                        Rule::var_list => {
+                            for v in c.into_inner() {
+                                if v.as_rule() == Rule::var {
+                                    vars.push(self.name(&v));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ClauseKind::Reduction { op, vars }
+            }
+            Rule::cl_private | Rule::cl_firstprivate => {
+                let mut vars = Vec::new();
+                let name = if rule == Rule::cl_private {
+                    "private"
+                } else {
+                    "firstprivate"
+                };
+                for c in p.into_inner() {
+                    if c.as_rule() == Rule::subarray_list {
+                        for s in self.subarray_list(c) {
+                            if !s.dims.is_empty() {
+                                self.diags.push(
+                                    Diag::warning(
+                                        s.span,
+                                        format!("subarray bounds in `{name}` are ignored"),
+                                    )
+                                    .label(format!("the whole `{}` is {name}", s.name.name)),
+                                );
+                            }
+                            vars.push(s.name);
+                        }
+                    }
+                }
+                if rule == Rule::cl_private {
+                    ClauseKind::Private(vars)
+                } else {
+                    ClauseKind::FirstPrivate(vars)
+                }
+            }
+            Rule::cl_data => {
+                let mut kind = DataKind::Copy;
+                let mut vars = Vec::new();
+                for c in p.into_inner() {
+                    match c.as_rule() {
+                        Rule::data_kw => {
+                            kind = match c.as_str() {
+                                "copy" | "pcopy" | "present_or_copy" => DataKind::Copy,
+                                "copyin" | "pcopyin" | "present_or_copyin" => DataKind::CopyIn,
+                                "copyout" | "pcopyout" | "present_or_copyout" => DataKind::CopyOut,
+                                "create" | "pcreate" | "present_or_create" => DataKind::Create,
+                                "present" => DataKind::Present,
+                                "deviceptr" => DataKind::DevicePtr,
+                                "no_create" => DataKind::NoCreate,
+                                "delete" => DataKind::Delete,
+                                "host" | "self" => DataKind::Host,
+                                _ => DataKind::Device,
+                            }
+                        }
+                        Rule::subarray_list => vars = self.subarray_list(c),
+                        _ => {}
+                    }
+                }
+                ClauseKind::Data { kind, vars }
+            }
+            Rule::cl_wait => {
+                let list = match p.into_inner().find(|c| c.as_rule() == Rule::wait_args) {
+                    Some(a) => self.expr_list(a),
+                    None => Vec::new(),
+                };
+                ClauseKind::Wait(list)
+            }
+            Rule::cl_tile => {
+                let mut list = Vec::new();
+                for t in p.into_inner() {
+                    if t.as_rule() != Rule::tile_size {
+                        continue;
+                    }
+                    let Some(x) = t.into_inner().next() else {
+                        continue;
+                    };
+                    if x.as_rule() == Rule::star {
+                        self.diags.push(
+                            Diag::error(self.pspan(&x), "`tile(*)` is not supported")
+                                .label("give the tile size here"),
+                        );
+                        return None;
+                    }
+                    list.push(self.expr(&x)?);
+                }
+                ClauseKind::Tile(list)
+            }
+            Rule::cl_ignored => {
+                let word = p
+                    .into_inner()
+                    .next()
+                    .map(|w| w.as_str().to_string())
+                    .unwrap_or_default();
+                if !matches!(
+                    word.as_str(),
+                    "default" | "if_present" | "finalize" | "nohost"
+                ) {
+                    self.diags.push(
+                        Diag::warning(
+                            span,
+                            format!("clause `{word}` is not supported by accshare and is ignored"),
+                        )
+                        .label("ignored"),
+                    );
+                }
+                return None;
+            }
+            _ => {
+                // cl_unknown
+                let word = p.into_inner().find(|c| c.as_rule() == Rule::ident)?;
+                let w = word.as_str().to_string();
+                let mut d =
+                    Diag::warning(self.pspan(&word), format!("unknown clause `{w}` ignored"))
+                        .label("unknown clause");
+                if w == "share" {
+                    d = d.help(
+                        "`share` is a directive of its own: write `#pragma acc share(…)` on the line before the compute construct",
+                    );
+                } else if let Some(s) = did_you_mean(&w, CLAUSE_NAMES.iter().copied()) {
+                    d = d.help(format!("did you mean `{s}`?"));
+                }
+                self.diags.push(d);
+                ClauseKind::Unknown(w)
+            }
+        };
+        Some(Clause { kind, span })
+    }
+
+    /// The `n` of `collapse(n)`: a positive integer literal or integer macro.
+    fn collapse_count(&mut self, e: &Pair<'_, Rule>) -> Option<u32> {
+        let sp = self.pspan(e);
+        let raw = e.as_str().trim();
+        let value = match self.int_macros.iter().rev().find(|(n, _)| n == raw) {
+            Some((_, v)) => Some(*v),
+            None => match self.expr(e) {
+                Some(Expr {
+                    kind: ExprKind::Int { value, .. },
+                    ..
+                }) => i64::try_from(value).ok(),
+                Some(_) => None,
+                None => return None,
+            },
+        };
+        match value {
+            Some(v) if (1..=64).contains(&v) => Some(v as u32),
+            Some(v) if v > 64 => {
+                self.diags.push(
+                    Diag::error(sp, format!("`collapse({v})` is too deep"))
+                        .label("at most 64 loops"),
+                );
+                None
+            }
+            _ => {
+                self.diags.push(
+                    Diag::error(sp, "`collapse` needs a positive integer constant")
+                        .label("expected a positive integer"),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// Whether OpenACC allows a clause on a construct (unknown clauses were reported already).
+fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
+    use ClauseKind as K;
+    use DataKind as D;
+    const COMPUTE_DATA: &[DataKind] = &[
+        D::Copy,
+        D::CopyIn,
+        D::CopyOut,
+        D::Create,
+        D::Present,
+        D::DevicePtr,
+        D::NoCreate,
+    ];
+    let data = |kinds: &[DataKind]| matches!(k, K::Data { kind, .. } if kinds.contains(kind));
+    let loop_clause = matches!(
+        k,
+        K::Independent
+            | K::Seq
+            | K::Auto
+            | K::Gang(_)
+            | K::Worker(_)
+            | K::Vector(_)
+            | K::Collapse(_)
+            | K::Tile(_)
+            | K::Private(_)
+            | K::Reduction { .. }
+    );
+    let sync = matches!(k, K::If(_) | K::Async(_) | K::Wait(_));
+    let kernels = sync
+        || matches!(k, K::NumGangs(_) | K::NumWorkers(_) | K::VectorLength(_))
+        || data(COMPUTE_DATA);
+    let serial = sync
+        || matches!(k, K::Private(_) | K::FirstPrivate(_) | K::Reduction { .. })
+        || data(COMPUTE_DATA);
+    let parallel = kernels || serial;
+    if matches!(k, K::Unknown(_)) {
+        return true;
+    }
+    match c {
+        Construct::Kernels => kernels,
+        Construct::Parallel => parallel,
+        Construct::Serial => serial,
+        Construct::Loop => loop_clause,
+        Construct::KernelsLoop => kernels || loop_clause,
+        Construct::ParallelLoop => parallel || loop_clause,
+        Construct::SerialLoop => serial || loop_clause,
+        Construct::Data => sync || data(COMPUTE_DATA),
+        Construct::EnterData => sync || data(&[D::CopyIn, D::Create]),
+        Construct::ExitData => sync || data(&[D::CopyOut, D::Delete]),
+        Construct::Update => sync || data(&[D::Host, D::Device]),
+        Construct::Wait => matches!(k, K::Async(_) | K::Wait(_)),
+        Construct::Routine => matches!(k, K::Gang(_) | K::Worker(_) | K::Vector(_) | K::Seq),
+        Construct::HostData => matches!(k, K::If(_)),
+        Construct::Declare => data(COMPUTE_DATA),
+        Construct::Atomic | Construct::Cache => false,
+    }
+}
