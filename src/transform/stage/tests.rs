@@ -1,0 +1,232 @@
+use super::*;
+use crate::analysis::dependence;
+use crate::diag::{Diags, SourceMap};
+use crate::front::preprocess::PpOptions;
+use crate::ir::lower::find_regions;
+use crate::model::Platform;
+
+/// The staging of every kernel of the first region of `src` (a100).
+fn stage(src: &str) -> Vec<StageSpec> {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let main = sources.add("t.c", "t.c".into(), src.to_string());
+    let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+    let rs = find_regions(&parsed.tu, &sources, &mut diags);
+    assert!(!diags.has_errors());
+    let r = &rs.compute[0];
+    let d = dependence::analyze(&r.ir);
+    let p = Platform::load("a100").unwrap();
+    let rp = crate::partition::analyze_region(&r.ir, &d, 0, &p, &Default::default());
+    rp.kernels
+        .iter()
+        .filter_map(|kp| crate::kernel::lower::staging_of(r, &d, kp))
+        .collect()
+}
+
+const GEMM: &str = "
+void gemm(float C[256][256], float A[256][256], float B[256][256])
+{
+int i, j, k;
+#pragma acc share(B[*][TB_X], A[TB_Y][*]:coalesce)
+#pragma acc kernels loop independent
+for (i = 0; i < 256; i++) {
+#pragma acc loop independent
+    for (j = 0; j < 256; j++) {
+        float s = 0.0f;
+        for (k = 0; k < 256; k++)
+            s += A[i][k] * B[k][j];
+        C[i][j] = s;
+    }
+}
+}
+";
+
+#[test]
+fn gemm_tiles_follow_fig_2b() {
+    let s = stage(GEMM);
+    let s = &s[0];
+    assert_eq!(s.block, [32, 32, 1]);
+    let strip = s.strip.as_ref().unwrap();
+    assert_eq!((strip.var.as_str(), strip.size), ("k", 64));
+    let a = s.array("A").unwrap();
+    assert_eq!(
+        a.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+        [32, 64]
+    );
+    assert!(matches!(a.dims[0].primary, Primary::Grid { dim: 1, .. }));
+    assert_eq!(a.dims[1].primary, Primary::Strip);
+    let b = s.array("B").unwrap();
+    assert_eq!(
+        b.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+        [64, 32]
+    );
+    assert_eq!(b.strides(), [32, 1]);
+    assert_eq!(s.smem_bytes(), 16384);
+}
+
+#[test]
+fn halo_tile_covers_the_offsets() {
+    let s = stage(
+        "
+void st(float out[512][512], float in[512][512])
+{
+int i, j;
+#pragma acc share(in[TB_Y+2][TB_X+2])
+#pragma acc kernels loop independent
+for (i = 1; i < 511; i++) {
+#pragma acc loop independent
+    for (j = 1; j < 511; j++)
+        out[i][j] = in[i - 1][j] + in[i + 1][j] + in[i][j - 1] + in[i][j + 1];
+}
+}
+",
+    );
+    let a = s[0].array("in").unwrap();
+    assert_eq!((a.dims[0].lo, a.dims[0].hi), (-1, 1));
+    assert_eq!(a.dims[1].extent, s[0].block[0] + 2);
+    assert_eq!(a.dims[0].range.0.as_const(), Some(0));
+    assert_eq!(a.dims[0].range.1.as_const(), Some(511));
+    assert!(s[0].strip.is_none());
+}
+
+#[test]
+fn a_strided_strip_reference_stays_in_global_memory() {
+    let s = stage(
+        "
+void g(float y[256], float A[256][512])
+{
+int i, j;
+#pragma acc share(A[TB_X][*])
+#pragma acc kernels loop independent
+for (i = 0; i < 256; i++) {
+    float s = 0.0f;
+    for (j = 0; j < 256; j++)
+        s += A[i][2 * j];
+    y[i] = s;
+}
+}
+",
+    );
+    assert!(s[0].arrays.is_empty());
+    let (a, why) = &s[0].rejected[0];
+    assert_eq!(a, "A");
+    assert_eq!(why, "`j` in subscript `2*j` is neither a grid index, a strip-mined loop nor a short constant loop");
+}
+
+#[test]
+fn written_tiles_load_only_what_the_kernel_reads_or_may_skip() {
+    let kernel = |body: &str| {
+        let src = format!(
+            "
+void w(float out[100][70], float in[70][100])
+{{
+int i, j;
+#pragma acc share(out[TB_X][TB_Y]:coalesce)
+#pragma acc kernels loop independent
+for (i = 0; i < 70; i++) {{
+#pragma acc loop independent
+    for (j = 0; j < 100; j++) {{
+        {}
+    }}
+}}
+}}
+",
+            body
+        );
+        let s = stage(&src).remove(0);
+        let a = s.array("out").expect("out is staged").clone();
+        (
+            a.written,
+            a.load,
+            a.dims.iter().map(|d| d.extent).collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(kernel("out[j][i] = in[i][j];"), (true, false, vec![32, 32]));
+    assert_eq!(kernel("out[j][i] += in[i][j];"), (true, true, vec![32, 32]));
+    assert_eq!(
+        kernel("if (in[i][j] > 0.0f) out[j][i] = in[i][j];"),
+        (true, true, vec![32, 32])
+    );
+}
+
+#[test]
+fn column_walked_tiles_are_padded_and_row_walked_ones_are_not() {
+    let dims = |prims: [u8; 2], extents: [u32; 2]| -> Vec<TileDim> {
+        prims
+            .iter()
+            .zip(extents)
+            .map(|(&dim, extent)| TileDim {
+                primary: Primary::Grid {
+                    dim,
+                    min: Poly::constant(0),
+                },
+                lo: 0,
+                hi: 0,
+                extent,
+                range: (Poly::constant(0), Poly::constant(1000)),
+                array_extent: None,
+            })
+            .collect()
+    };
+    // tile[tx][ty] (a transpose): stride 32 words is a 32-way conflict; 33 has none.
+    assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 4), 33);
+    // tile[ty][tx]: rows walked by whole warps.
+    assert_eq!(padded_row(&dims([1, 0], [32, 32]), [32, 32, 1], 4), 32);
+    // 16-wide blocks: a warp covers two rows; 16 elements per row fill the banks exactly.
+    assert_eq!(padded_row(&dims([1, 0], [16, 16]), [16, 16, 1], 4), 16);
+    // A halo row of 18 under 16-wide blocks keeps its 2-way conflict (the fix costs 30).
+    assert_eq!(padded_row(&dims([1, 0], [18, 18]), [16, 16, 1], 4), 18);
+    // Doubles down a column: 2 words per element, padded to an odd number of elements.
+    assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 8), 33);
+}
+
+#[test]
+fn rows_per_work_item_keep_two_warps() {
+    assert_eq!(choose_ilp([32, 32, 1]), 4);
+    assert_eq!(choose_ilp([32, 8, 1]), 4);
+    assert_eq!(choose_ilp([32, 4, 1]), 2);
+    assert_eq!(choose_ilp([16, 16, 1]), 4);
+    assert_eq!(choose_ilp([64, 1, 1]), 1);
+    assert_eq!(choose_ilp([32, 2, 1]), 1);
+    assert_eq!(choose_ilp([32, 6, 2]), 2);
+}
+
+#[test]
+fn references_moved_by_different_grid_indices_get_a_tile_each() {
+    let s = stage(
+        "
+void gram(float G[256][256], float A[256][512])
+{
+int i, j, k;
+#pragma acc share(A[TB_Y][*])
+#pragma acc kernels loop independent
+for (i = 0; i < 256; i++) {
+#pragma acc loop independent
+    for (j = 0; j < 256; j++) {
+        float s = 0.0f;
+        for (k = 0; k < 512; k++)
+            s += A[i][k] * A[j][k];
+        G[i][j] = s;
+    }
+}
+}
+",
+    );
+    let s = &s[0];
+    let tiles: Vec<_> = s.arrays.iter().filter(|a| a.name == "A").collect();
+    assert_eq!(tiles.len(), 2);
+    assert_eq!(tiles[0].local, "accshare_sh_A_0");
+    assert!(matches!(
+        tiles[0].dims[0].primary,
+        Primary::Grid { dim: 1, .. }
+    ));
+    assert!(matches!(
+        tiles[1].dims[0].primary,
+        Primary::Grid { dim: 0, .. }
+    ));
+    assert!(tiles.iter().all(|t| t.dims[1].primary == Primary::Strip));
+    // The rows for `j` are walked down a column by the warp: padded.
+    assert_eq!(tiles[1].row_len, tiles[1].dims[1].extent + 1);
+    assert_eq!(tiles[0].accesses.len(), 1);
+    assert_ne!(tiles[0].accesses, tiles[1].accesses);
+}
