@@ -190,6 +190,29 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
     }
 }
 
+/// A comment naming the tile and its shape, then its cooperative copy.
+fn tile_copy_commented(
+    a: &StagedArray,
+    block: [u32; 3],
+    global_extents: &[KExpr],
+    dir: Dir,
+) -> [KStmt; 2] {
+    let shape: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
+    let verb = match dir {
+        Dir::Load => "load",
+        Dir::Store => "store",
+    };
+    [
+        KStmt::Comment(format!(
+            "{} the tile of `{}` ({})",
+            verb,
+            a.name,
+            shape.join("x")
+        )),
+        tile_copy(a, block, global_extents, dir),
+    ]
+}
+
 /// `g` is inside the range the program touches along `td` (and inside the array). `g` is the
 /// tile's origin plus a non-negative offset, and the origin is never below the range's start (a
 /// block's first iterate, the strip's first iterate, or the fixed start, each plus the lowest
@@ -497,16 +520,12 @@ impl<'a> KernelBuilder<'a> {
         }
         let mut once = Vec::new();
         for a in spec.arrays.iter().filter(|a| a.load && !a.uses_strip()) {
-            once.push(KStmt::Comment(format!(
-                "load the tile of `{}` ({})",
-                a.name,
-                a.dims
-                    .iter()
-                    .map(|d| d.extent.to_string())
-                    .collect::<Vec<_>>()
-                    .join("x")
-            )));
-            once.push(tile_copy(a, launched, &extents[&a.name], Dir::Load));
+            once.extend(tile_copy_commented(
+                a,
+                launched,
+                &extents[&a.name],
+                Dir::Load,
+            ));
         }
         if !once.is_empty() {
             body.extend(once);
@@ -629,16 +648,12 @@ impl<'a> KernelBuilder<'a> {
             }
         }
         for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
-            per_strip.push(KStmt::Comment(format!(
-                "load the tile of `{}` ({})",
-                a.name,
-                a.dims
-                    .iter()
-                    .map(|d| d.extent.to_string())
-                    .collect::<Vec<_>>()
-                    .join("x")
-            )));
-            per_strip.push(tile_copy(a, launched, &extents[&a.name], Dir::Load));
+            per_strip.extend(tile_copy_commented(
+                a,
+                launched,
+                &extents[&a.name],
+                Dir::Load,
+            ));
         }
         per_strip.push(KStmt::Barrier);
         let kinit = if declared_in_init {
@@ -709,16 +724,7 @@ fn store_back(
 ) {
     let mut stores = Vec::new();
     for a in spec.arrays.iter().filter(|a| a.written) {
-        stores.push(KStmt::Comment(format!(
-            "store the tile of `{}` ({})",
-            a.name,
-            a.dims
-                .iter()
-                .map(|d| d.extent.to_string())
-                .collect::<Vec<_>>()
-                .join("x")
-        )));
-        stores.push(tile_copy(a, block, &extents[&a.name], Dir::Store));
+        stores.extend(tile_copy_commented(a, block, &extents[&a.name], Dir::Store));
     }
     if !stores.is_empty() {
         body.push(KStmt::Barrier);
