@@ -66,8 +66,10 @@ pub fn compile_with(
 ) -> Option<Output> {
     let platform = match (&opt.opt, &opt.platform) {
         (OptLevel::Naive, _) => None,
-        (OptLevel::Share, Some(p)) => Some(p.clone()),
-        (OptLevel::Share, None) => crate::model::Platform::load("a100").ok(),
+        (OptLevel::Share, Some(p)) => Some(crate::transform::stage::code_platform(p)),
+        (OptLevel::Share, None) => crate::model::Platform::load("a100")
+            .ok()
+            .map(|p| crate::transform::stage::code_platform(&p)),
     };
     let parsed = crate::front::load(file, &opts.pp, sources, diags)?;
     if diags.has_errors() {

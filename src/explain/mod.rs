@@ -171,6 +171,8 @@ pub fn explain_with(
     format: Format,
     opts: &Options,
 ) -> String {
+    // Plan (and report the budget) for the platform as staged code can use it.
+    let platform = &crate::transform::stage::code_platform(platform);
     let plans = plan_all(regions, deps, platform, opts);
     report(&plans, sources, platform, format)
 }

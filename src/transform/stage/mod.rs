@@ -31,6 +31,21 @@ pub const DEFAULT_STRIP: u32 = 32;
 /// Longest constant loop treated as a window (a stencil's filter loop).
 pub const MAX_WINDOW: i64 = 64;
 
+/// The platform as staged code can use it: blocks of at most [`MAX_THREADS`] work-items and
+/// [`SMEM_LIMIT`] bytes of shared memory (the same kernel source is emitted for CUDA, whose
+/// static shared arrays and blocks stop there), whatever larger figures a device reports (PoCL
+/// offers 4096-thread work-groups and 512 KiB of local memory). The partition engine plans with
+/// this, so that what it chooses can be staged.
+pub fn code_platform(p: &crate::model::Platform) -> crate::model::Platform {
+    let mut q = p.clone();
+    q.max_threads_per_block = q.max_threads_per_block.min(MAX_THREADS as u32);
+    for d in &mut q.max_block_dims {
+        *d = (*d).min(q.max_threads_per_block);
+    }
+    q.smem_per_block = q.smem_per_block.min(SMEM_LIMIT);
+    q
+}
+
 /// A loop mapped to the grid, as the kernel builder maps it: iterator `min + GlobalId(dim)`.
 #[derive(Clone, Debug)]
 pub struct GridLoop {
