@@ -230,3 +230,16 @@ for (i = 0; i < 256; i++) {
     assert_eq!(tiles[0].accesses.len(), 1);
     assert_ne!(tiles[0].accesses, tiles[1].accesses);
 }
+
+#[test]
+fn the_engine_plans_within_what_staged_code_can_use() {
+    let p = Platform::load("pocl-cpu").unwrap();
+    assert!(p.max_threads_per_block > MAX_THREADS as u32 && p.smem_per_block > SMEM_LIMIT);
+    let q = code_platform(&p);
+    assert_eq!(q.max_threads_per_block, MAX_THREADS as u32);
+    assert!(q.max_block_dims.iter().all(|&d| d <= MAX_THREADS as u32));
+    assert_eq!(q.smem_per_block, SMEM_LIMIT);
+    // A GPU within the limits is unchanged.
+    let a = Platform::load("a100").unwrap();
+    assert_eq!(code_platform(&a).max_threads_per_block, a.max_threads_per_block);
+}
