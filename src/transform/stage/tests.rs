@@ -241,5 +241,8 @@ fn the_engine_plans_within_what_staged_code_can_use() {
     assert_eq!(q.smem_per_block, SMEM_LIMIT);
     // A GPU within the limits is unchanged.
     let a = Platform::load("a100").unwrap();
-    assert_eq!(code_platform(&a).max_threads_per_block, a.max_threads_per_block);
+    assert_eq!(
+        code_platform(&a).max_threads_per_block,
+        a.max_threads_per_block
+    );
 }
