@@ -57,6 +57,26 @@ struct Toolkit {
     cudart_dir: PathBuf,
 }
 
+impl Toolkit {
+    /// `cc OBJECTS -o OUT` with the static CUDA runtime and what it needs (the README's link line).
+    fn link(&self, objects: &[PathBuf], out: &Path) -> Command {
+        let mut link = Command::new("cc");
+        link.args(objects)
+            .arg("-o")
+            .arg(out)
+            .arg(format!("-L{}", self.cudart_dir.display()))
+            .args([
+                "-lcudart_static",
+                "-lstdc++",
+                "-ldl",
+                "-lpthread",
+                "-lrt",
+                "-lm",
+            ]);
+        link
+    }
+}
+
 fn find_toolkit() -> Result<Toolkit, String> {
     let nvcc = find_nvcc()?;
     let resolved = if nvcc.components().count() > 1 {
@@ -160,21 +180,7 @@ fn build(
     cc.arg(c).arg("-o").arg(&c_obj);
     run(cc, "cc -c")?;
     let exe = dir.join("prog");
-    let mut link = Command::new("cc");
-    link.arg(&c_obj)
-        .arg(&cu_obj)
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", tk.cudart_dir.display()))
-        .args([
-            "-lcudart_static",
-            "-lstdc++",
-            "-ldl",
-            "-lpthread",
-            "-lrt",
-            "-lm",
-        ]);
-    run(link, "cc (link)")?;
+    run(tk.link(&[c_obj, cu_obj], &exe), "cc (link)")?;
     Ok((exe, report))
 }
 
@@ -550,20 +556,7 @@ fn two_annotated_files_link_into_one_program() {
         objects.push(c_obj);
         objects.push(cu_obj);
     }
-    let mut link = Command::new("cc");
-    link.args(&objects)
-        .arg("-o")
-        .arg(work.join("ab"))
-        .arg(format!("-L{}", tk.cudart_dir.display()))
-        .args([
-            "-lcudart_static",
-            "-lstdc++",
-            "-ldl",
-            "-lpthread",
-            "-lrt",
-            "-lm",
-        ]);
-    let r = run(link, "cc (link)");
+    let r = run(tk.link(&objects, &work.join("ab")), "cc (link)");
     let _ = std::fs::remove_dir_all(&work);
     if let Err(e) = r {
         panic!("{}", e);

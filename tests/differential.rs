@@ -100,6 +100,8 @@ fn program(seed: u64) -> String {
         points.push((arr, r.range(-2, 2), r.range(-2, 2), r.range(-3, 3)));
     }
     let filter = r.chance(30);
+    // A triangular grid (`j` from `i`): written tiles cover elements no iteration writes.
+    let j_start = if r.chance(25) { "i" } else { "2" };
     let private_tmp = r.chance(40);
 
     // The share pragma: some of the arrays the body reads, sometimes none at all.
@@ -216,7 +218,7 @@ void kernel({t} o[N][M], {t} ot[M][N], const {t} a[N][K], const {t} b[K][M],
 {share}#pragma acc kernels loop independent
     for (int i = 2; i < N - 2; i++) {{
 #pragma acc loop independent
-        for (int j = 2; j < M - 2; j++) {{
+        for (int j = {j_start}; j < M - 2; j++) {{
 {body}        }}
     }}
 }}
@@ -321,6 +323,7 @@ fn the_generator_is_deterministic_and_varied() {
         "double",
         "int o[N][M]",
         ":coalesce",
+        "for (int j = i;",
     ] {
         assert!(
             all.iter().any(|p| p.contains(needle)),

@@ -780,12 +780,14 @@ fn needs_preload(
     conditional: bool,
 ) -> bool {
     let iters: BTreeSet<&str> = ir.loops.iter().map(|l| l.var.as_str()).collect();
+    // `GridLoop::min/max` are the grid's bounding box: whether the domain is a box shows in the
+    // loops' own bounds (`for (j = i; …)` is a triangle whose box holds unwritten elements).
     let rectangular = grid.iter().all(|g| {
-        g.min
-            .symbols()
-            .iter()
-            .chain(g.max.symbols().iter())
-            .all(|s| !iters.contains(s))
+        let lp = &ir.loops[g.loop_id];
+        [&lp.lower, &lp.upper].iter().all(|b| {
+            b.affine()
+                .is_some_and(|p| p.symbols().iter().all(|s| !iters.contains(s)))
+        })
     });
     conditional
         || !rectangular
