@@ -697,7 +697,15 @@ impl Pp<'_> {
                 }
             }
         };
-        if system {
+        // `<name>` is searched in the `-I` directories, as `cc` does before its system
+        // directories; found nowhere, it is a system header and stays an `#include` line.
+        if system
+            && !self
+                .opts
+                .include_dirs
+                .iter()
+                .any(|d| d.join(&name).is_file())
+        {
             self.out.system_includes.push((name, line_span));
             return;
         }
@@ -730,7 +738,7 @@ impl Pp<'_> {
             .and_then(Path::parent)
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let mut dirs = vec![cur_dir];
+        let mut dirs = if system { Vec::new() } else { vec![cur_dir] };
         dirs.extend(self.opts.include_dirs.iter().cloned());
         let Some(path) = dirs.iter().map(|d| d.join(&name)).find(|p| p.is_file()) else {
             let searched: Vec<String> = dirs

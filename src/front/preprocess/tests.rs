@@ -579,6 +579,35 @@ fn includes() {
 }
 
 #[test]
+fn angle_include_searches_include_dirs_only() {
+    // `cc -I utilities` finds `<polybench.h>` there; the including file's own directory is not
+    // searched for `<…>`, and a header found nowhere stays a system include.
+    let dir = temp_dir("angle");
+    let util = dir.join("utilities");
+    write(
+        &util,
+        "polybench.h",
+        "#define POLYBENCH_2D(v, a, b, x, y) v[a][b]\n",
+    );
+    write(&dir, "local.h", "int local_only;\n");
+    let main = write(
+        &dir,
+        "m.c",
+        "#include <polybench.h>\n#include <local.h>\nfloat POLYBENCH_2D(A, 4, 5, n, m);\n",
+    );
+    let opts = PpOptions {
+        include_dirs: vec![util.clone()],
+        ..Default::default()
+    };
+    let (sm, out, d) = run_file(&main, &opts);
+    assert!(d.is_empty(), "{}", render(&sm, &d.0));
+    assert_eq!(spell(&out), "float A [ 4 ] [ 5 ] ;");
+    let sys: Vec<&str> = out.system_includes.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(sys, ["local.h"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn include_with_macro_name() {
     let dir = temp_dir("incm");
     write(&dir, "x.h", "int x;\n");
