@@ -245,6 +245,7 @@ fn buffer(array: &str, elem: Scalar, count: &str, copy_in: bool, copy_out: bool)
         host_ptr: format!("({} *)({})", elem.c_name(), array),
         copy_in,
         copy_out,
+        whole_array: false,
     }
 }
 

@@ -407,6 +407,7 @@ mod tests {
                     host_ptr: format!("(int *)({})", a),
                     copy_in: true,
                     copy_out: true,
+                    whole_array: false,
                 })
                 .collect(),
             launches: Vec::new(),

@@ -223,6 +223,9 @@ pub struct Buffer {
     pub copy_in: bool,
     /// Copy device → host when the buffer is released.
     pub copy_out: bool,
+    /// The host variable is a true array (not a parameter or pointer) and `count` claims to be
+    /// all of it: the host code checks `count * sizeof(elem) == sizeof(array)` before using it.
+    pub whole_array: bool,
 }
 
 /// One kernel launch.

@@ -327,6 +327,15 @@ pub fn region_code(
             c = b.count,
             t = ty
         ));
+        if b.whole_array {
+            g.line(&format!(
+                "accshare_check_extent(accshare_nb_{n}, sizeof({a}), {w}, {o});",
+                n = name,
+                a = b.array,
+                w = what,
+                o = origin
+            ));
+        }
         if b.copy_in || b.copy_out {
             // The host plan usually spells the cast already (`(float *)(A)`).
             let cast = format!("({} *)", ty);

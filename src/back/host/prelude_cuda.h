@@ -31,6 +31,17 @@ static ACCSHARE_UNUSED void *accshare_host_alloc(size_t bytes, const char *origi
     return p;
 }
 
+/* A debug check: the byte size accshare computed for a whole array equals the array's `sizeof`
+ * (a mismatch is a bug of accshare's, reported rather than copying the wrong bytes). */
+static ACCSHARE_UNUSED void accshare_check_extent(size_t computed, size_t actual, const char *array, const char *origin)
+{
+    if (computed != actual) {
+        fprintf(stderr, "accshare: internal error: the size computed for `%s` (%lu bytes) is not its sizeof (%lu bytes) at %s\n",
+                array, (unsigned long)computed, (unsigned long)actual, origin);
+        exit(1);
+    }
+}
+
 /* Blocks for `extent` (> 0) work-items of `block` threads each. */
 static ACCSHARE_UNUSED unsigned accshare_blocks(long long extent, unsigned block)
 {

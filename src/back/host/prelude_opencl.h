@@ -125,6 +125,17 @@ static ACCSHARE_UNUSED void *accshare_host_alloc(size_t bytes, const char *origi
     return p;
 }
 
+/* A debug check: the byte size accshare computed for a whole array equals the array's `sizeof`
+ * (a mismatch is a bug of accshare's, reported rather than copying the wrong bytes). */
+static ACCSHARE_UNUSED void accshare_check_extent(size_t computed, size_t actual, const char *array, const char *origin)
+{
+    if (computed != actual) {
+        fprintf(stderr, "accshare: internal error: the size computed for `%s` (%lu bytes) is not its sizeof (%lu bytes) at %s\n",
+                array, (unsigned long)computed, (unsigned long)actual, origin);
+        exit(1);
+    }
+}
+
 /* A string property of a device (`is_device`) or a platform; malloc'd, never NULL. */
 static ACCSHARE_UNUSED char *accshare_info_string(int is_device, void *obj, cl_uint param, const char *origin)
 {

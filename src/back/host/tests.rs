@@ -57,6 +57,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
         host_ptr: format!("(float *)({})", array),
         copy_in,
         copy_out,
+        whole_array: false,
     }
 }
 

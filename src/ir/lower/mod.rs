@@ -484,7 +484,7 @@ impl<'a> RegionBuilder<'a> {
             Some(p) if p.is_affine_in(iters) => Bound::Affine(p),
             _ => {
                 self.reads(e);
-                Bound::NonAffine(self.sources.snippet(e.span).to_string())
+                Bound::NonAffine(crate::front::pragma::expr_to_c(e))
             }
         }
     }

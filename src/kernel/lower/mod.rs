@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diag, Diags, FileId, SourceMap, Span};
 use crate::front::ast::{ExprKind, Scalar};
+use crate::front::pragma::expr_to_c;
 use crate::front::pragma_ast::{DataKind, SubArray};
 use crate::front::preprocess::PpOutput;
 use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
@@ -121,7 +122,7 @@ pub fn lower_region_with(
         module.kernels.push(kernel);
         launches.push(launch);
     }
-    let buffers = region_buffers(ctx, r, diags);
+    let buffers = region_buffers(r, diags);
     Some(HostRegion {
         replace,
         keep_body: None,
@@ -211,7 +212,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
                 continue;
             }
         };
-        let Some((elem, count)) = clause_extent(ctx, sym, var, diags) else {
+        let Some((elem, count)) = clause_extent(sym, var, diags) else {
             continue;
         };
         buffers.push(Buffer {
@@ -221,6 +222,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
             copy_in,
             copy_out,
+            whole_array: is_true_array(sym) && var.dims.is_empty(),
         });
     }
     Some(HostRegion {
@@ -281,13 +283,15 @@ fn replace_range(
     Some(lo as usize..stmt_span.hi as usize)
 }
 
-/// The element type and C element-count expression of a data-clause variable.
-fn clause_extent(
-    ctx: &Ctx,
-    sym: &Symbol,
-    var: &SubArray,
-    diags: &mut Diags,
-) -> Option<(Scalar, String)> {
+/// A variable whose `sizeof` is the whole array: declared as an array, not a parameter (arrays
+/// as parameters are pointers).
+fn is_true_array(sym: &Symbol) -> bool {
+    !sym.param && matches!(sym.ty.unqualified(), crate::front::ast::CType::Array { .. })
+}
+
+/// The element type and C element-count expression of a data-clause variable, printed from the
+/// macro-expanded declaration or clause (never the source text, which may be a macro call).
+fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Scalar, String)> {
     let Some((elem, extents, _)) = array_shape(&sym.ty) else {
         diags.push(Diag::error(
             var.name.span,
@@ -314,8 +318,8 @@ fn clause_extent(
                 }
             }
             match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
-                (Some(len), _) => parts.push(format!("({})", ctx.sources.snippet(len.span))),
-                (None, Some(ext)) => parts.push(format!("({})", ctx.sources.snippet(ext.span))),
+                (Some(len), _) => parts.push(format!("({})", expr_to_c(len))),
+                (None, Some(ext)) => parts.push(format!("({})", expr_to_c(ext))),
                 (None, None) => {
                     diags.push(
                         Diag::error(d.span, "the length of this dimension is unknown")
@@ -328,7 +332,7 @@ fn clause_extent(
         // Dimensions the clause does not mention are whole.
         for ext in extents.iter().skip(var.dims.len()) {
             match ext {
-                Some(e) => parts.push(format!("({})", ctx.sources.snippet(e.span))),
+                Some(e) => parts.push(format!("({})", expr_to_c(e))),
                 None => return None,
             }
         }
@@ -337,7 +341,7 @@ fn clause_extent(
     let mut parts = Vec::new();
     for e in &extents {
         match e {
-            Some(e) => parts.push(format!("({})", ctx.sources.snippet(e.span))),
+            Some(e) => parts.push(format!("({})", expr_to_c(e))),
             None => {
                 diags.push(
                     Diag::error(
@@ -354,7 +358,7 @@ fn clause_extent(
 }
 
 /// The buffers a compute region creates: its arrays that no enclosing data construct holds.
-fn region_buffers(ctx: &Ctx, r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
+fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
     let present: BTreeSet<String> = r
         .data
         .iter()
@@ -371,7 +375,7 @@ fn region_buffers(ctx: &Ctx, r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
         let Some(sym) = r.scope.get(&a.name) else {
             continue;
         };
-        let (copy_in, copy_out, count) = match clauses.get(&a.name) {
+        let (copy_in, copy_out, count, whole) = match clauses.get(&a.name) {
             Some((kind, var)) => {
                 let (i, o) = match kind {
                     DataKind::Copy => (true, true),
@@ -396,10 +400,10 @@ fn region_buffers(ctx: &Ctx, r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                         continue;
                     }
                 };
-                let Some((_, count)) = clause_extent(ctx, sym, var, diags) else {
+                let Some((_, count)) = clause_extent(sym, var, diags) else {
                     continue;
                 };
-                (i, o, count)
+                (i, o, count, var.dims.is_empty())
             }
             None => {
                 let count = match footprint(&r.ir, a) {
@@ -422,7 +426,12 @@ fn region_buffers(ctx: &Ctx, r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                         continue;
                     }
                 };
-                (a.read || a.written, a.written, count)
+                (
+                    a.read || a.written,
+                    a.written,
+                    count,
+                    a.extents.iter().all(Option::is_some),
+                )
             }
         };
         out.push(Buffer {
@@ -432,6 +441,7 @@ fn region_buffers(ctx: &Ctx, r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             host_ptr: format!("({} *)({})", a.elem.c_name(), a.name),
             copy_in,
             copy_out,
+            whole_array: whole && is_true_array(sym),
         });
     }
     out
