@@ -8,7 +8,7 @@ use crate::back::output::{self, Target};
 use crate::diag::{Diags, SourceMap, Span};
 use crate::front::preprocess::PpOptions;
 use crate::ir::lower::find_regions;
-use crate::kernel::lower::{lower_data, lower_region_with, Ctx};
+use crate::kernel::lower::{lower_data, lower_region_with, lower_standalone, Ctx};
 use crate::kernel::Module;
 pub use crate::transform::OptLevel;
 
@@ -118,6 +118,11 @@ pub fn compile_with(
     }
     for d in &regions.data {
         if let Some(h) = lower_data(&ctx, d, diags) {
+            module.host.push(h);
+        }
+    }
+    for d in &regions.standalone {
+        if let Some(h) = lower_standalone(&ctx, d, diags) {
             module.host.push(h);
         }
     }

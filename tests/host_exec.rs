@@ -246,6 +246,7 @@ fn buffer(array: &str, elem: Scalar, count: &str, copy_in: bool, copy_out: bool)
         copy_in,
         copy_out,
         whole_array: false,
+        present: false,
     }
 }
 
@@ -337,6 +338,7 @@ fn module(text: &str) -> Module {
         ],
         host: vec![
             HostRegion {
+                data_ops: Vec::new(),
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent copyin",
@@ -363,6 +365,7 @@ fn module(text: &str) -> Module {
                 origin: "host_exec.c:48".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop reduction",
@@ -396,6 +399,7 @@ fn module(text: &str) -> Module {
                 origin: "host_exec.c:51".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent copyout(g",
@@ -419,6 +423,7 @@ fn module(text: &str) -> Module {
                 origin: "host_exec.c:64".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
                 buffers: vec![
@@ -429,6 +434,7 @@ fn module(text: &str) -> Module {
                 origin: "host_exec.c:73".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent\n            for",
@@ -441,6 +447,7 @@ fn module(text: &str) -> Module {
                 origin: "host_exec.c:77".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent\n            for",
@@ -586,6 +593,7 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
             [block, 1, 1],
         )],
         host: vec![HostRegion {
+            data_ops: Vec::new(),
             replace: region_range(SMALL, "#pragma acc kernels", 0, "(float)i;"),
             keep_body: None,
             buffers: vec![buffer("x", Scalar::Float, "10", false, true)],

@@ -49,17 +49,41 @@ fn unmarked_loops_in_kernels_are_parallel_only_when_proven() {
 #[test]
 fn a_contradicted_independent_claim_is_an_error_naming_both_references() {
     let src = "void f(int n, float *a) {\n\
-               #pragma acc parallel loop\n\
+               #pragma acc parallel loop independent\n\
                for (int i = 1; i < n; i++)\n\
                  a[i] = a[i - 1] + 1.0f;\n}\n";
     let (out, diags) = compile("claim.c", src);
     assert!(out.is_none());
-    assert!(diags.contains("carries a dependence"), "{}", diags);
+    assert!(
+        diags.contains("error: loop `i` is marked independent but carries a dependence"),
+        "{}",
+        diags
+    );
     assert!(
         diags.contains("a[i]") && diags.contains("a[i - 1]"),
         "{}",
         diags
     );
+}
+
+#[test]
+fn an_implicitly_independent_loop_with_a_dependence_runs_sequentially_with_a_warning() {
+    // `parallel loop` without `independent`: OpenACC's default, not the user's claim.
+    let src = "void f(int n, float *a) {\n\
+               #pragma acc parallel loop\n\
+               for (int i = 1; i < n; i++)\n\
+                 a[i] = a[i - 1] + 1.0f;\n}\n";
+    let (out, diags) = compile("implicit.c", src);
+    let out = out.unwrap_or_else(|| panic!("{}", diags));
+    assert!(
+        diags.contains(
+            "warning: loop `i` carries a dependence: this loop nest runs on one work-item"
+        ),
+        "{}",
+        diags
+    );
+    assert!(!diags.contains("error"), "{}", diags);
+    assert_eq!(out.module.kernels[0].block, [1, 1, 1]);
 }
 
 #[test]

@@ -224,6 +224,9 @@ pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
     match lp.marking {
         Marking::Seq => false,
         Marking::Independent => true,
+        // OpenACC's default independence is trusted unless a dependence is proven: such a loop
+        // runs sequentially in each work-item ([`check_claims`] warns).
+        Marking::Implicit => !matches!(d.verdict, Verdict::Carried(_)),
         Marking::Auto => d.verdict == Verdict::Independent,
     }
 }
@@ -234,7 +237,7 @@ pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
 pub fn check_claims(region: &Region, deps: &DepInfo, sources: Option<&SourceMap>) -> Vec<Diag> {
     let mut out = Vec::new();
     for lp in &region.loops {
-        if lp.marking == Marking::Independent {
+        if matches!(lp.marking, Marking::Independent | Marking::Implicit) {
             if let Some(LoopDeps {
                 verdict: Verdict::Carried(ws),
                 ..
@@ -299,10 +302,15 @@ fn invariant_in(region: &Region, l: LoopId, r: Ref) -> bool {
     }
 }
 
+/// The diagnostic of a loop that is independent by a claim (an error) or by OpenACC's default
+/// in a `parallel` construct (a warning: the loop runs sequentially in each work-item).
 fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceMap>) -> Diag {
     let lp = &region.loops[l];
     let var = &lp.var;
-    let mut d = Diag::error(
+    if lp.marking == Marking::Implicit {
+        return implicit_warning(region, l, w, sources);
+    }
+    let d = Diag::error(
         lp.header_span,
         format!(
             "loop `{}` is marked independent but carries a dependence",
@@ -310,6 +318,62 @@ fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceM
         ),
     )
     .label(format!("iterations of `{}` are not independent", var));
+    explain_witness(d, region, l, w, sources)
+}
+
+/// The warning for a `loop` of a `parallel` construct, independent by default, that carries a
+/// proven dependence: it runs sequentially (in each work-item, or on one work-item when it is
+/// the outermost loop of its nest), so the program computes what its sequential version does.
+fn implicit_warning(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceMap>) -> Diag {
+    let lp = &region.loops[l];
+    let var = &lp.var;
+    let outermost = lp.parent.is_none();
+    let d = Diag::warning(
+        lp.header_span,
+        if outermost {
+            format!(
+                "loop `{}` carries a dependence: this loop nest runs on one work-item",
+                var
+            )
+        } else {
+            format!(
+                "loop `{}` carries a dependence: it runs sequentially in each work-item",
+                var
+            )
+        },
+    )
+    .label(format!("iterations of `{}` are not independent", var));
+    let d = explain_witness(d, region, l, w, sources);
+    let d = d.note(
+        "a `loop` directive in a `parallel` construct is independent by default; accshare \
+         proved it is not, and runs it in order so that the program computes what its \
+         sequential version computes",
+    );
+    if outermost {
+        d.help(format!(
+            "mark `{}` `seq` to say so; to use the device, make the parallel loop the outer one, \
+             or run `{}` on the host around the region",
+            var, var
+        ))
+    } else {
+        d.help(format!(
+            "mark `{}` `seq` to say so and silence this warning",
+            var
+        ))
+    }
+}
+
+/// Labels and notes naming the two references of witness `w` of loop `l`.
+fn explain_witness(
+    mut d: Diag,
+    region: &Region,
+    l: LoopId,
+    w: &Witness,
+    sources: Option<&SourceMap>,
+) -> Diag {
+    let lp = &region.loops[l];
+    let var = &lp.var;
+    let implicit = lp.marking == Marking::Implicit;
     let src_text = ref_text(region, w.src, sources);
     let every = invariant_in(region, l, w.src) && invariant_in(region, l, w.dst);
     let is_scalar = matches!(w.src, Ref::Scalar(_));
@@ -368,25 +432,18 @@ fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceM
         region.construct,
         Construct::Parallel | Construct::ParallelLoop
     );
+    if implicit {
+        // The caller says what happens instead.
+        if is_scalar {
+            d = d.note(scalar_note(w, &src_text));
+        }
+        return d;
+    }
     if parallel {
         d = d.note("the loops of a `parallel` construct are independent unless marked `seq`");
     }
     if is_scalar {
-        let note = match (w.kind, w.distance) {
-            (DepKind::Output, _) => format!(
-                "the value of `{}` after the loop depends on the order of the iterations",
-                src_text
-            ),
-            (_, Some(_)) => format!(
-                "each iteration reads the value of `{}` that the previous iteration wrote",
-                src_text
-            ),
-            _ => format!(
-                "an iteration may read the value of `{}` that another iteration wrote",
-                src_text
-            ),
-        };
-        d = d.note(note).help(format!(
+        d = d.note(scalar_note(w, &src_text)).help(format!(
             "{} to run `{}` sequentially in each thread, or declare `{}` inside the loop if each iteration computes its own value",
             if parallel { "mark the loop `seq`" } else { "remove `independent`" },
             var,
@@ -403,6 +460,24 @@ fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceM
         });
     }
     d
+}
+
+/// Why a scalar's dependence matters, for the notes of claim diagnostics.
+fn scalar_note(w: &Witness, src_text: &str) -> String {
+    match (w.kind, w.distance) {
+        (DepKind::Output, _) => format!(
+            "the value of `{}` after the loop depends on the order of the iterations",
+            src_text
+        ),
+        (_, Some(_)) => format!(
+            "each iteration reads the value of `{}` that the previous iteration wrote",
+            src_text
+        ),
+        _ => format!(
+            "an iteration may read the value of `{}` that another iteration wrote",
+            src_text
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -395,6 +395,7 @@ mod tests {
 
     fn data(replace: Range<usize>, body: Range<usize>, arrays: &[&str]) -> HostRegion {
         HostRegion {
+            data_ops: Vec::new(),
             origin: format!("t.c:{}", replace.start),
             replace,
             keep_body: Some(body),
@@ -408,6 +409,7 @@ mod tests {
                     copy_in: true,
                     copy_out: true,
                     whole_array: false,
+                    present: false,
                 })
                 .collect(),
             launches: Vec::new(),
@@ -416,6 +418,7 @@ mod tests {
 
     fn compute(replace: Range<usize>) -> HostRegion {
         HostRegion {
+            data_ops: Vec::new(),
             replace: replace.clone(),
             keep_body: None,
             buffers: Vec::new(),
@@ -497,17 +500,17 @@ f() {
         assert!(!b.contains("#pragma"), "{}", b);
         let order = [
             "f() {\n  { /* accshare: data region",
-            "accshare_d_a = accshare_alloc(",
+            "accshare_d_a = accshare_enter(",
             "  {\n    g();\n",
             "    { /* accshare: data region",
-            "accshare_d_b = accshare_alloc(",
+            "accshare_d_b = accshare_enter(",
             "    {\n",
             &format!("{{ /* accshare: compute region at t.c:{} */", k1.start),
             "    }\n",
-            "accshare_release(accshare_d_b",
+            "accshare_exit(accshare_h_b",
             &format!("    {{ /* accshare: compute region at t.c:{} */", k2.start),
             "  }\n",
-            "accshare_release(accshare_d_a",
+            "accshare_exit(accshare_h_a",
             &format!("  {{ /* accshare: compute region at t.c:{} */", k3.start),
             "\n}\n",
         ];

@@ -201,6 +201,10 @@ pub enum ClauseKind {
     Async(Option<Expr>),
     Wait(Vec<Expr>),
     Tile(Vec<Expr>),
+    /// `finalize` (on `exit data`).
+    Finalize,
+    /// `if_present` (on `update`).
+    IfPresent,
     /// A clause accshare does not know: a warning, then ignored.
     Unknown(String),
 }
@@ -226,6 +230,8 @@ impl ClauseKind {
             ClauseKind::Async(_) => "async",
             ClauseKind::Wait(_) => "wait",
             ClauseKind::Tile(_) => "tile",
+            ClauseKind::Finalize => "finalize",
+            ClauseKind::IfPresent => "if_present",
             ClauseKind::Unknown(s) => s,
         }
     }

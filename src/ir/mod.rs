@@ -126,6 +126,8 @@ pub struct Loop {
     pub collapse: u32,
     pub reductions: Vec<(RedOp, String)>,
     pub private: Vec<String>,
+    /// The `firstprivate` ones among `private`: each copy starts from the variable's value.
+    pub firstprivate: Vec<String>,
     /// The `for` keyword through the end of the loop.
     pub span: Span,
     /// The span of the `for` header (for messages).
@@ -135,8 +137,13 @@ pub struct Loop {
 /// What the user said about a loop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Marking {
-    /// `independent` (or a `loop` in a `parallel` construct, implicitly independent).
+    /// `independent`, written by the user: a proven dependence is an error.
     Independent,
+    /// A `loop` directive of a `parallel` construct without `independent`, `seq` or `auto`:
+    /// independent by OpenACC's default. Real programs put such directives on loops that carry
+    /// dependences (row sums, sequential solver steps), so where a dependence is proven the loop
+    /// runs sequentially in each work-item, with a warning; where none is, it is parallel.
+    Implicit,
     /// `seq`.
     Seq,
     /// `auto`, or no directive inside a `kernels` construct: parallel only if proven.
@@ -290,6 +297,7 @@ impl Region {
         let pad = "  ".repeat(indent);
         let mark = match lp.marking {
             Marking::Independent => "independent",
+            Marking::Implicit => "implicit-independent",
             Marking::Seq => "seq",
             Marking::Auto => "auto",
         };

@@ -205,6 +205,9 @@ pub struct HostRegion {
     pub buffers: Vec<Buffer>,
     /// Launches, in order (compute regions only).
     pub launches: Vec<Launch>,
+    /// The actions of an executable data directive (`update`, `enter data`, `exit data`), in
+    /// order; empty for constructs.
+    pub data_ops: Vec<DataOp>,
     /// `file:line` of the construct, for comments and error messages.
     pub origin: String,
 }
@@ -223,9 +226,34 @@ pub struct Buffer {
     pub copy_in: bool,
     /// Copy device → host when the buffer is released.
     pub copy_out: bool,
+    /// A `present` clause: the array must already be on the device (the present table holds
+    /// it); it is a run-time error otherwise. `count` may then be `0` (unknown).
+    pub present: bool,
     /// The host variable is a true array (not a parameter or pointer) and `count` claims to be
     /// all of it: the host code checks `count * sizeof(elem) == sizeof(array)` before using it.
     pub whole_array: bool,
+}
+
+/// What an executable data directive does to one array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataOp {
+    pub array: String,
+    pub elem: Scalar,
+    /// C expression for the element count (`0` when unknown and not needed).
+    pub count: String,
+    /// C expression for the host address of element 0.
+    pub host_ptr: String,
+    pub kind: DataOpKind,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DataOpKind {
+    /// `update host(…)`/`self(…)` (`to_host`) or `update device(…)`.
+    Update { to_host: bool, if_present: bool },
+    /// `enter data copyin(…)` (`copy_in`) / `create(…)`: a reference in the present table.
+    Enter { copy_in: bool },
+    /// `exit data copyout(…)` (`copy_out`) / `delete(…)`; `finalize` drops every reference.
+    Exit { copy_out: bool, finalize: bool },
 }
 
 /// One kernel launch.
@@ -250,6 +278,9 @@ pub enum HostArg {
     Scalar { expr: String, ty: Scalar },
     /// The partial-results buffer of reduction `i` of this launch (one element per work-group).
     Partials(usize),
+    /// A scalar of the user's the kernel may assign (see `kernel::lower::last`): a one-element
+    /// buffer holding the variable's value before the launch, read back into it afterwards.
+    LastValue { var: String, ty: Scalar },
 }
 
 /// A scalar reduction: each work-group writes one partial result; the host combines them into

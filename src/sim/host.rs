@@ -79,6 +79,23 @@ pub fn run_launch(
                 bufs.push(BufData::zeroed(r.ty, groups));
                 names.push(None);
             }
+            HostArg::LastValue { var, ty } => {
+                // The variable's value before the launch; what the kernel stores back is the
+                // sequential program's, which the replay reads from the program itself.
+                let mut b = BufData::zeroed(*ty, 1);
+                match scalar(var, *ty) {
+                    Some(ArgValue::Int(v)) => b.set_raw(0, v as u64),
+                    Some(ArgValue::Float(v)) => match &mut b {
+                        BufData::F32(x) => x[0] = v as f32,
+                        BufData::F64(x) => x[0] = v,
+                        _ => b.set_raw(0, v as i64 as u64),
+                    },
+                    _ => {}
+                }
+                args.push(ArgValue::Buffer(bufs.len()));
+                bufs.push(b);
+                names.push(None);
+            }
             HostArg::Scalar { expr, ty } => match scalar(expr, *ty) {
                 Some(v) => args.push(v),
                 None => {

@@ -99,7 +99,7 @@ pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
         );
         for (li, l) in r.launches.iter().enumerate() {
             for (ai, a) in l.args.iter().enumerate() {
-                if let HostArg::Scalar { expr, ty } = a {
+                if let HostArg::Scalar { expr, ty } | HostArg::LastValue { var: expr, ty } = a {
                     before.push_str(&format!(
                         "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
                         t = ty.c_name(),
@@ -233,10 +233,12 @@ pub fn replay(
         let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
         for (li, l) in region.launches.iter().enumerate() {
             let scalar = |expr: &str, ty: Scalar| {
-                let ai = l
-                    .args
-                    .iter()
-                    .position(|a| matches!(a, HostArg::Scalar { expr: e, .. } if e == expr))?;
+                let ai = l.args.iter().position(|a| match a {
+                    HostArg::Scalar { expr: e, .. } | HostArg::LastValue { var: e, .. } => {
+                        e == expr
+                    }
+                    _ => false,
+                })?;
                 scalar_arg(before.get(&format!("S:{}:{}", li, ai))?, ty)
             };
             let mut extent = [1u64; 3];

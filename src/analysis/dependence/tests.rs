@@ -220,6 +220,7 @@ impl B {
             collapse: 1,
             reductions: Vec::new(),
             private: Vec::new(),
+            firstprivate: Vec::new(),
             span: header_span,
             header_span,
         });
@@ -1247,14 +1248,43 @@ fn reduction_shapes_from_c() {
 
 #[test]
 fn parallel_construct_claims_from_c() {
-    let src = "void f(int n, float A[n][n]) {
+    // `parallel loop` without `independent`: independent by OpenACC's default, so a proven
+    // dependence is a warning and the loop runs sequentially; written out, it is an error.
+    let implicit = "void f(int n, float A[n][n]) {
 #pragma acc parallel loop
     for (int i = 1; i < n; i++)
         for (int j = 0; j < n; j++)
             A[i][j] = A[i - 1][j];
 }
 ";
-    let (sm, rs) = lowered(src);
+    let (sm, rs) = lowered(implicit);
+    let deps = analyze(&rs[0]);
+    let text = render(&sm, &check_claims(&rs[0], &deps, Some(&sm)));
+    let expected = "\
+warning: loop `i` carries a dependence: this loop nest runs on one work-item
+  ┌─ t.c:3:5
+  │
+3 │     for (int i = 1; i < n; i++)
+  │     ^^^^^^^^^^^^^^^^^^^^^^^^^^^ iterations of `i` are not independent
+4 │         for (int j = 0; j < n; j++)
+5 │             A[i][j] = A[i - 1][j];
+  │             -------   ----------- ... and read in the next iteration
+  │             │
+  │             `A[i][j]` is written in an iteration of `i` ...
+  │
+  = note: a `loop` directive in a `parallel` construct is independent by default; accshare proved it is not, and runs it in order so that the program computes what its sequential version computes
+  = help: mark `i` `seq` to say so; to use the device, make the parallel loop the outer one, or run `i` on the host around the region
+
+";
+    assert_eq!(trim_lines(&text), expected, "\n{}", text);
+    assert_eq!(rs[0].loops[0].marking, Marking::Implicit);
+    // The inner loop without a directive runs sequentially in each thread.
+    assert_eq!(rs[0].loops[1].marking, Marking::Seq);
+    assert!(!is_parallel(&deps, &rs[0], 0));
+    assert!(!is_parallel(&deps, &rs[0], 1));
+
+    let explicit = implicit.replace("parallel loop", "parallel loop independent");
+    let (sm, rs) = lowered(&explicit);
     let deps = analyze(&rs[0]);
     let text = render(&sm, &check_claims(&rs[0], &deps, Some(&sm)));
     let expected = "\
@@ -1274,10 +1304,7 @@ error: loop `i` is marked independent but carries a dependence
 
 ";
     assert_eq!(trim_lines(&text), expected, "\n{}", text);
-    // The inner loop without a directive runs sequentially in each thread.
-    assert_eq!(rs[0].loops[1].marking, Marking::Seq);
     assert!(is_parallel(&deps, &rs[0], 0));
-    assert!(!is_parallel(&deps, &rs[0], 1));
 }
 
 /// The examples and the corpus are correct programs: no claim is refuted, and the verdicts of

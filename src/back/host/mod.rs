@@ -38,6 +38,9 @@ use crate::kernel::{HostArg, HostRegion, KParamKind, Module};
 const OPENCL_PRELUDE: &str = include_str!("prelude_opencl.h");
 const CUDA_PRELUDE: &str = include_str!("prelude_cuda.h");
 const CUDA_RUNTIME: &str = include_str!("runtime_cuda.cu");
+/// The present table (C on top of `accshare_alloc`/`write`/`read`/`release` and the type
+/// `accshare_dev` each target's prelude defines).
+const PRESENT_PRELUDE: &str = include_str!("prelude_present.h");
 
 /// Marker in `prelude_opencl.h` replaced by the kernel-source tables.
 const TABLES_MARKER: &str = "/*@TABLES@*/";
@@ -82,6 +85,7 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
                 u8::from(module.uses_double()),
             );
             out.push_str(&OPENCL_PRELUDE.replacen(TABLES_MARKER, &tables, 1));
+            out.push_str(PRESENT_PRELUDE);
             out
         }
         Target::Cuda => {
@@ -95,6 +99,7 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
                  *          (default: device 0); ACCSHARE_VERBOSE=1 prints it. */\n",
             );
             out.push_str(CUDA_PRELUDE);
+            out.push_str(PRESENT_PRELUDE);
             if !module.kernels.is_empty() {
                 out.push_str(
                     "\n/* The launch functions (in the .cu): grid (in blocks, x y z), the kernel's\n \
@@ -307,6 +312,8 @@ pub fn region_code(
         "{{ /* accshare: {} at {} */",
         if is_data {
             "data region"
+        } else if !region.data_ops.is_empty() {
+            "data directive"
         } else {
             "compute region"
         },
@@ -314,7 +321,7 @@ pub fn region_code(
     ));
     g.push();
     let origin = g.origin.clone();
-    if !region.buffers.is_empty() || !region.launches.is_empty() {
+    if !region.buffers.is_empty() || !region.launches.is_empty() || !region.data_ops.is_empty() {
         g.line(&format!("accshare_init({});", origin));
     }
     for b in &region.buffers {
@@ -336,44 +343,34 @@ pub fn region_code(
                 o = origin
             ));
         }
-        if b.copy_in || b.copy_out {
-            // The host plan usually spells the cast already (`(float *)(A)`).
-            let cast = format!("({} *)", ty);
-            let ptr = if b.host_ptr.trim_start().starts_with(&cast) {
-                b.host_ptr.trim().to_string()
-            } else {
-                format!("{}({})", cast, b.host_ptr)
-            };
-            g.line(&format!(
-                "{t} *const accshare_h_{n} = {p};",
-                t = ty,
-                n = name,
-                p = ptr
-            ));
-        }
+        g.line(&format!(
+            "{t} *const accshare_h_{n} = {p};",
+            t = ty,
+            n = name,
+            p = cast_ptr(ty, &b.host_ptr)
+        ));
+        // Present already (a caller's data region, `enter data`): used as it is; otherwise made
+        // and filled (see the present table in `prelude_present.h`).
+        let enter = format!(
+            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {w}, {o})",
+            n = name,
+            i = u8::from(b.copy_in),
+            p = u8::from(b.present),
+            w = what,
+            o = origin
+        );
         match target {
-            Target::OpenCl => g.line(&format!(
-                "cl_mem accshare_d_{n} = accshare_alloc(accshare_nb_{n}, {w}, {o});",
-                n = name,
-                w = what,
-                o = origin
-            )),
+            Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
             Target::Cuda => g.line(&format!(
-                "{t} *accshare_d_{n} = ({t} *)accshare_alloc(accshare_nb_{n}, {w}, {o});",
+                "{t} *accshare_d_{n} = ({t} *){e};",
                 t = ty,
                 n = name,
-                w = what,
-                o = origin
+                e = enter
             )),
         }
-        if b.copy_in {
-            g.line(&format!(
-                "accshare_write(accshare_d_{n}, accshare_h_{n}, accshare_nb_{n}, {w}, {o});",
-                n = name,
-                w = what,
-                o = origin
-            ));
-        }
+    }
+    for op in &region.data_ops {
+        data_op_code(&mut g, op);
     }
     for launch in &region.launches {
         launch_code(&mut g, module, region, launch, &own, enclosing)?;
@@ -420,26 +417,73 @@ impl Gen {
     }
 }
 
-/// Copy-out (blocking) of every `copy_out` buffer, then release of all buffers.
+/// The end of every buffer's data lifetime: the last reference to an array copies it back
+/// (`copy_out`) and frees it.
 fn release_code(g: &mut Gen, region: &HostRegion) {
     let origin = g.origin.clone();
-    for b in region.buffers.iter().filter(|b| b.copy_out) {
-        let name = ident(&b.array);
-        g.line(&format!(
-            "accshare_read(accshare_d_{n}, accshare_h_{n}, accshare_nb_{n}, {w}, {o});",
-            n = name,
-            w = c_string(&b.array),
-            o = origin
-        ));
-    }
     for b in &region.buffers {
         g.line(&format!(
-            "accshare_release(accshare_d_{}, {}, {});",
+            "accshare_exit(accshare_h_{}, {}, 0, {}, {});",
             ident(&b.array),
+            u8::from(b.copy_out),
             c_string(&b.array),
             origin
         ));
     }
+}
+
+/// `(T *)(ptr)`, unless the host plan spells the cast already (`(float *)(A)`).
+fn cast_ptr(ty: &str, ptr: &str) -> String {
+    let cast = format!("({} *)", ty);
+    if ptr.trim_start().starts_with(&cast) {
+        ptr.trim().to_string()
+    } else {
+        format!("{}({})", cast, ptr)
+    }
+}
+
+/// One action of an executable data directive on the present table.
+fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
+    let ty = host_type(op.elem);
+    let bytes = format!(
+        "(({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0)",
+        c = op.count,
+        t = ty
+    );
+    let ptr = cast_ptr(ty, &op.host_ptr);
+    let what = c_string(&op.array);
+    let origin = g.origin.clone();
+    let line = match op.kind {
+        crate::kernel::DataOpKind::Update {
+            to_host,
+            if_present,
+        } => format!(
+            "accshare_update({}, {}, {}, {}, {}, {});",
+            ptr,
+            bytes,
+            u8::from(to_host),
+            u8::from(if_present),
+            what,
+            origin
+        ),
+        crate::kernel::DataOpKind::Enter { copy_in } => format!(
+            "(void)accshare_enter({}, {}, {}, 0, {}, {});",
+            ptr,
+            bytes,
+            u8::from(copy_in),
+            what,
+            origin
+        ),
+        crate::kernel::DataOpKind::Exit { copy_out, finalize } => format!(
+            "accshare_exit({}, {}, {}, {}, {});",
+            ptr,
+            u8::from(copy_out),
+            u8::from(finalize),
+            what,
+            origin
+        ),
+    };
+    g.line(&line);
 }
 
 fn launch_code(
@@ -594,6 +638,50 @@ fn launch_code(
                 ));
                 format!("accshare_a{}", i)
             }
+            (HostArg::LastValue { var, ty }, KParamKind::Buffer { elem, .. }) => {
+                if ty != elem {
+                    return Err(format!(
+                        "launch of `{}` at {}: the final value of `{}` is {} in the kernel but {} on the host",
+                        kernel.name,
+                        region.origin,
+                        var,
+                        elem.c_name(),
+                        ty.c_name()
+                    ));
+                }
+                let t = host_type(*ty);
+                let what = c_string(&format!("final value of {}", var));
+                g.line(&format!(
+                    "{t} accshare_lh{i} = ({t})({v});",
+                    t = t,
+                    i = i,
+                    v = var
+                ));
+                match target {
+                    Target::OpenCl => g.line(&format!(
+                        "cl_mem accshare_l{i} = accshare_alloc(sizeof({t}), {w}, {o});",
+                        i = i,
+                        t = t,
+                        w = what,
+                        o = origin
+                    )),
+                    Target::Cuda => g.line(&format!(
+                        "{t} *accshare_l{i} = ({t} *)accshare_alloc(sizeof({t}), {w}, {o});",
+                        i = i,
+                        t = t,
+                        w = what,
+                        o = origin
+                    )),
+                }
+                g.line(&format!(
+                    "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
+                    i = i,
+                    t = t,
+                    w = what,
+                    o = origin
+                ));
+                format!("accshare_l{}", i)
+            }
             (HostArg::Partials(r), KParamKind::Buffer { elem, .. }) => {
                 let Some(red) = launch.reductions.get(*r) else {
                     return Err(format!(
@@ -644,6 +732,24 @@ fn launch_code(
             args.extend(cuda_args);
             args.push(origin.clone());
             g.line(&format!("{}({});", launcher_name(kernel), args.join(", ")));
+        }
+    }
+    // Final values of scalars the kernel assigned.
+    for (i, arg) in launch.args.iter().enumerate() {
+        if let HostArg::LastValue { var, ty } = arg {
+            let what = c_string(&format!("final value of {}", var));
+            g.line(&format!(
+                "accshare_read(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
+                i = i,
+                t = host_type(*ty),
+                w = what,
+                o = origin
+            ));
+            g.line(&format!("{} = accshare_lh{};", var, i));
+            g.line(&format!(
+                "accshare_release(accshare_l{}, {}, {});",
+                i, what, origin
+            ));
         }
     }
     // Reductions: read the partials, combine into the user's variable.

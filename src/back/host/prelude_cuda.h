@@ -47,3 +47,6 @@ static ACCSHARE_UNUSED unsigned accshare_blocks(long long extent, unsigned block
 {
     return (unsigned)(((unsigned long long)extent + block - 1) / block);
 }
+
+/* A device buffer, as the present table holds it. */
+typedef void *accshare_dev;

@@ -402,3 +402,6 @@ static ACCSHARE_UNUSED void accshare_launch(cl_kernel k, cl_uint dims, const siz
     }
     accshare_check(err, "clEnqueueNDRangeKernel", kname, origin);
 }
+
+/* A device buffer, as the present table holds it. */
+typedef cl_mem accshare_dev;

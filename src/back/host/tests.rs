@@ -58,6 +58,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
         copy_in,
         copy_out,
         whole_array: false,
+        present: false,
     }
 }
 
@@ -116,6 +117,7 @@ fn vadd_module() -> Module {
         ],
         host: vec![
             HostRegion {
+                data_ops: Vec::new(),
                 replace: range(text, "kernels loop independent copyin", "b[i];"),
                 keep_body: None,
                 buffers: vec![
@@ -140,6 +142,7 @@ fn vadd_module() -> Module {
                 origin: "vadd.c:7".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: range(text, "reduction(+:s)", "c[i];"),
                 keep_body: None,
                 buffers: vec![buffer("c", "n", true, false)],
@@ -224,6 +227,7 @@ fn smooth_module() -> Module {
         // Deliberately not sorted: nesting is by containment, not by order.
         host: vec![
             HostRegion {
+                data_ops: Vec::new(),
                 replace: range_at(text, second, "kernels", "v[i];"),
                 keep_body: None,
                 buffers: Vec::new(),
@@ -231,6 +235,7 @@ fn smooth_module() -> Module {
                 origin: "smooth.c:10".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
                 buffers: vec![buffer("u", "n", true, true), buffer("v", "n", false, false)],
@@ -238,6 +243,7 @@ fn smooth_module() -> Module {
                 origin: "smooth.c:4".into(),
             },
             HostRegion {
+                data_ops: Vec::new(),
                 replace: range_at(text, first, "kernels", "1];"),
                 keep_body: None,
                 buffers: Vec::new(),
@@ -292,13 +298,21 @@ fn region_code_of_compute_region_is_one_block() {
         .open
         .starts_with("  { /* accshare: compute region at vadd.c:7 */\n"));
     assert!(code.open.ends_with("\n  }"));
-    // Transfers: in for a and b, out for c only; every buffer released.
-    assert_eq!(code.open.matches("accshare_write(").count(), 2);
-    assert_eq!(code.open.matches("accshare_read(").count(), 1);
-    assert_eq!(code.open.matches("accshare_release(").count(), 3);
+    // Through the present table: in for a and b, out for c only; every buffer left.
+    assert_eq!(code.open.matches("accshare_enter(").count(), 3);
     assert!(code.open.contains(
-        "accshare_read(accshare_d_c, accshare_h_c, accshare_nb_c, \"c\", \"vadd.c:7\");"
+        "cl_mem accshare_d_a = accshare_enter(accshare_h_a, accshare_nb_a, 1, 0, \"a\", \"vadd.c:7\");"
     ));
+    assert!(code.open.contains(
+        "cl_mem accshare_d_c = accshare_enter(accshare_h_c, accshare_nb_c, 0, 0, \"c\", \"vadd.c:7\");"
+    ));
+    assert_eq!(code.open.matches("accshare_exit(").count(), 3);
+    assert!(code
+        .open
+        .contains("accshare_exit(accshare_h_c, 1, 0, \"c\", \"vadd.c:7\");"));
+    assert!(code
+        .open
+        .contains("accshare_exit(accshare_h_a, 0, 0, \"a\", \"vadd.c:7\");"));
     // The host address is cast to the element type unless the plan already did.
     assert!(code
         .open

@@ -339,16 +339,44 @@ impl Cx<'_, '_> {
                 }
                 ClauseKind::Tile(list)
             }
+            Rule::cl_vendor => {
+                let text = p.as_str().trim_end().to_string();
+                let span = Span {
+                    hi: span.lo + text.len() as u32,
+                    ..span
+                };
+                self.diags.push(
+                    Diag::warning(
+                        span,
+                        format!("`{text}` is not an OpenACC clause; it is ignored"),
+                    )
+                    .label("a vendor spelling")
+                    .note("OpenACC writes clause arguments in parentheses: `gang`, `num_gangs(n)`"),
+                );
+                return None;
+            }
             Rule::cl_ignored => {
                 let word = p
                     .into_inner()
                     .next()
                     .map(|w| w.as_str().to_string())
                     .unwrap_or_default();
-                if !matches!(
-                    word.as_str(),
-                    "default" | "if_present" | "finalize" | "nohost"
-                ) {
+                match word.as_str() {
+                    "finalize" => {
+                        return Some(Clause {
+                            kind: ClauseKind::Finalize,
+                            span,
+                        })
+                    }
+                    "if_present" => {
+                        return Some(Clause {
+                            kind: ClauseKind::IfPresent,
+                            span,
+                        })
+                    }
+                    _ => {}
+                }
+                if !matches!(word.as_str(), "default" | "nohost") {
                     self.diags.push(
                         Diag::warning(
                             span,
@@ -463,8 +491,8 @@ fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
         Construct::SerialLoop => serial || loop_clause,
         Construct::Data => sync || data(COMPUTE_DATA),
         Construct::EnterData => sync || data(&[D::CopyIn, D::Create]),
-        Construct::ExitData => sync || data(&[D::CopyOut, D::Delete]),
-        Construct::Update => sync || data(&[D::Host, D::Device]),
+        Construct::ExitData => sync || data(&[D::CopyOut, D::Delete]) || matches!(k, K::Finalize),
+        Construct::Update => sync || data(&[D::Host, D::Device]) || matches!(k, K::IfPresent),
         Construct::Wait => matches!(k, K::Async(_) | K::Wait(_)),
         Construct::Routine => matches!(k, K::Gang(_) | K::Worker(_) | K::Vector(_) | K::Seq),
         Construct::HostData => matches!(k, K::If(_)),

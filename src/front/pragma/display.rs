@@ -185,6 +185,8 @@ impl fmt::Display for ClauseKind {
                 write_exprs(f, es)?;
                 f.write_str(")")
             }
+            ClauseKind::Finalize => f.write_str("finalize"),
+            ClauseKind::IfPresent => f.write_str("if_present"),
             ClauseKind::Unknown(s) => f.write_str(s),
         }
     }

@@ -285,7 +285,40 @@ fn ignored_openacc_clauses() {
 
 "
     );
-    assert_eq!(canon("acc update host(a) if_present"), "acc update host(a)");
+    assert_eq!(
+        canon("acc update host(a) if_present"),
+        "acc update host(a) if_present"
+    );
+    assert_eq!(
+        canon("acc exit data delete(a) finalize"),
+        "acc exit data delete(a) finalize"
+    );
+}
+
+#[test]
+fn vendor_clause_spellings_are_warnings() {
+    let (p, d) = run("acc parallel loop gang[1] num_gangs[0](n) copy(a)");
+    assert_eq!(p.to_string(), "acc parallel loop copy(a)");
+    assert_eq!(
+        d,
+        "warning: `gang[1]` is not an OpenACC clause; it is ignored
+  ┌─ t.c:1:27
+  │
+1 │ #pragma acc parallel loop gang[1] num_gangs[0](n) copy(a)
+  │                           ^^^^^^^ a vendor spelling
+  │
+  = note: OpenACC writes clause arguments in parentheses: `gang`, `num_gangs(n)`
+
+warning: `num_gangs[0](n)` is not an OpenACC clause; it is ignored
+  ┌─ t.c:1:35
+  │
+1 │ #pragma acc parallel loop gang[1] num_gangs[0](n) copy(a)
+  │                                   ^^^^^^^^^^^^^^^ a vendor spelling
+  │
+  = note: OpenACC writes clause arguments in parentheses: `gang`, `num_gangs(n)`
+
+"
+    );
 }
 
 #[test]

@@ -11,13 +11,16 @@ use crate::diag::{Diag, Diags, SourceMap};
 use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtKind, UnOp};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 
+mod live;
 mod scope;
 mod syntax;
+mod top;
 
 use scope::*;
 pub use scope::{Scope, Symbol};
 use syntax::*;
 pub use syntax::{array_shape, data_clauses, expr_poly};
+pub use top::ONCE_VAR;
 
 /// A data construct enclosing a region, as seen by the region.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +43,9 @@ pub struct RegionAst {
     pub data: Vec<DataScope>,
     /// The whole annotated statement (pragma through body).
     pub stmt_span: Span,
+    /// Names the enclosing function reads outside this region (see `live.rs`): the scalars
+    /// whose value after the region may be used.
+    pub read_outside: BTreeSet<String>,
 }
 
 /// An annotated `data` construct (for the host plan).
@@ -52,11 +58,21 @@ pub struct DataAst {
     pub stmt_span: Span,
 }
 
+/// An executable data directive (`update`, `enter data`, `exit data`), for the host plan.
+#[derive(Clone, Debug)]
+pub struct StandaloneAst {
+    pub dir: AccDirective,
+    pub scope: BTreeMap<String, Symbol>,
+    /// The pragma statement.
+    pub stmt_span: Span,
+}
+
 /// All compute and data constructs of a translation unit, in source order.
 #[derive(Clone, Debug, Default)]
 pub struct Regions {
     pub compute: Vec<RegionAst>,
     pub data: Vec<DataAst>,
+    pub standalone: Vec<StandaloneAst>,
 }
 
 /// Finds and lowers every compute region of the translation unit.
@@ -89,6 +105,7 @@ pub fn find_regions(tu: &ast::TranslationUnit, sources: &SourceMap, diags: &mut 
                 }
                 let mut w = Walker {
                     func: &f.name.name,
+                    func_body: &f.body,
                     sources,
                     diags,
                     out: &mut out,
@@ -107,6 +124,7 @@ pub fn find_regions(tu: &ast::TranslationUnit, sources: &SourceMap, diags: &mut 
 
 struct Walker<'a> {
     func: &'a str,
+    func_body: &'a ast::Block,
     sources: &'a SourceMap,
     diags: &'a mut Diags,
     out: &'a mut Regions,
@@ -139,20 +157,36 @@ impl Walker<'_> {
                 scope.pop();
             }
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body, scope),
+            StmtKind::AccStandalone(dir)
+                if matches!(
+                    dir.construct,
+                    Construct::Update | Construct::EnterData | Construct::ExitData
+                ) =>
+            {
+                let mut names = BTreeSet::new();
+                directive_names(dir, &mut names);
+                self.out.standalone.push(StandaloneAst {
+                    dir: dir.clone(),
+                    scope: scope.restricted(&names),
+                    stmt_span: s.span,
+                });
+            }
             StmtKind::Acc { dir, share, body } => {
                 if dir.construct.is_compute() {
+                    let body = top::wrap_top_level(body);
                     let ir = RegionBuilder::new(self.func, dir, share.clone(), scope, self.sources)
-                        .build(body, self.diags);
+                        .build(&body, self.diags);
                     let mut names = BTreeSet::new();
                     stmt_names(s, &mut names);
                     let visible = scope.restricted(&names);
                     self.out.compute.push(RegionAst {
                         ir,
                         dir: dir.clone(),
-                        body: (**body).clone(),
+                        body,
                         scope: visible,
                         data: self.data.clone(),
                         stmt_span: s.span,
+                        read_outside: live::read_outside(self.func_body, s.span),
                     });
                 } else if dir.construct == Construct::Data {
                     self.out.data.push(DataAst {
@@ -385,12 +419,12 @@ impl<'a> RegionBuilder<'a> {
         let mut marking = if self.region.construct == Construct::Parallel
             || self.region.construct == Construct::ParallelLoop
         {
-            Marking::Independent
+            Marking::Implicit
         } else {
             Marking::Auto
         };
-        let (mut vector_len, mut collapse, mut reductions, mut private) =
-            (None, 1, Vec::new(), Vec::new());
+        let (mut vector_len, mut collapse, mut reductions, mut private, mut firstprivate) =
+            (None, 1, Vec::new(), Vec::new(), Vec::new());
         match &dir {
             Some(d) => {
                 for c in &d.clauses {
@@ -405,8 +439,10 @@ impl<'a> RegionBuilder<'a> {
                         ClauseKind::Reduction { op, vars } => {
                             reductions.extend(vars.iter().map(|v| (*op, v.name.clone())))
                         }
-                        ClauseKind::Private(v) | ClauseKind::FirstPrivate(v) => {
-                            private.extend(v.iter().map(|v| v.name.clone()))
+                        ClauseKind::Private(v) => private.extend(v.iter().map(|v| v.name.clone())),
+                        ClauseKind::FirstPrivate(v) => {
+                            private.extend(v.iter().map(|v| v.name.clone()));
+                            firstprivate.extend(v.iter().map(|v| v.name.clone()));
                         }
                         _ => {}
                     }
@@ -448,6 +484,7 @@ impl<'a> RegionBuilder<'a> {
             collapse,
             reductions,
             private,
+            firstprivate,
             span: s.span,
             header_span,
         });

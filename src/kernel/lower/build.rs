@@ -29,6 +29,9 @@ pub(super) struct Mapped {
     pub(super) dim: u8,
 }
 
+/// The prefix of the parameter that carries a `firstprivate` scalar's value into the kernel.
+const FIRSTPRIVATE: &str = "accshare_fp_";
+
 pub(super) struct KernelBuilder<'a> {
     pub(super) r: &'a RegionAst,
     pub(super) deps: &'a DepInfo,
@@ -191,7 +194,24 @@ impl<'a> KernelBuilder<'a> {
         if let Some(spec) = self.staging() {
             block = spec.block;
         }
-        if self.mapped.is_empty() {
+        // A loop of a `parallel` construct with a proven dependence already has its warning
+        // (`dependence::check_claims`), which says the nest runs on one work-item.
+        let warned = ir.loops[self.root].marking == crate::ir::Marking::Implicit
+            && matches!(
+                self.deps.loops[self.root].verdict,
+                dependence::Verdict::Carried(_)
+            );
+        let once = ir.loops[self.root].var == crate::ir::lower::ONCE_VAR;
+        if once && !ir.loops[self.root].children.is_empty() {
+            diags.push(
+                Diag::warning(
+                    ir.loops[self.root].span,
+                    "these statements at the top level of the compute region run on one work-item",
+                )
+                .note("statements that are not loops run once, in program order, so that the program computes what its sequential version computes; the loops inside them run sequentially")
+                .help("put a `loop` directive on a loop at the top level of the region to run it in parallel"),
+            );
+        } else if self.mapped.is_empty() && !warned && !once {
             let lp = &ir.loops[self.root];
             diags.push(
                 Diag::warning(lp.header_span, format!("loop `{}` is not parallel: this loop nest runs on a single GPU thread", lp.var))
@@ -345,15 +365,20 @@ impl<'a> KernelBuilder<'a> {
                 );
             }
         }
-        // Private copies of scalars, reduction accumulators.
+        // Private copies of scalars (a `firstprivate` one starts from the host's value, passed
+        // as `accshare_fp_<name>`), reduction accumulators.
         for v in self.privatized.clone() {
             if let Some(info) = ir.scalars.get(&v) {
                 if info.local.is_none() {
+                    let first = self
+                        .mapped
+                        .iter()
+                        .any(|m| ir.loops[m.loop_id].firstprivate.contains(&v));
                     body.push(KStmt::Decl {
                         name: v.clone(),
                         ty: info.ty,
                         len: None,
-                        init: None,
+                        init: first.then(|| KExpr::Var(format!("{}{}", FIRSTPRIVATE, v))),
                     });
                     self.locals.insert(v.clone(), info.ty);
                 }
@@ -373,6 +398,7 @@ impl<'a> KernelBuilder<'a> {
         // The loop nest's code.
         let root_stmt = find_loop(&self.r.body, ir.loops[self.root].span);
         let mut locals = Vec::new();
+        let all_guards = guard.clone();
         if self.staging().is_some() {
             let cond = guard
                 .into_iter()
@@ -405,6 +431,11 @@ impl<'a> KernelBuilder<'a> {
                 then: inner,
                 els: Vec::new(),
             });
+        }
+        // Scalars whose final value the host needs.
+        let last_values = self.last_values(&all_guards, &mut body, diags);
+        if self.stage_error.is_some() {
+            return None;
         }
         // Reductions: tree in local memory, one partial per work-group.
         let threads = block[0] * block[1] * block[2];
@@ -454,20 +485,38 @@ impl<'a> KernelBuilder<'a> {
             if self.locals.contains_key(v) || self.private_arrays.contains_key(v) {
                 continue;
             }
-            let Some(ty) = self.r.scope.get(v).and_then(|s| match s.ty.unqualified() {
-                CType::Scalar(k) => Some(*k),
-                _ => None,
-            }) else {
+            let user = v.strip_prefix(FIRSTPRIVATE).unwrap_or(v);
+            let Some(ty) = self
+                .r
+                .scope
+                .get(user)
+                .and_then(|s| match s.ty.unqualified() {
+                    CType::Scalar(k) => Some(*k),
+                    _ => None,
+                })
+            else {
                 diags.push(Diag::error(
                     self.r.dir.span,
                     format!("`{}` is used in the region but its type is unknown", v),
                 ));
                 continue;
             };
+            if user != v {
+                params.push(KParam {
+                    name: v.clone(),
+                    kind: KParamKind::Scalar(ty),
+                });
+                args.push(HostArg::Scalar {
+                    expr: user.to_string(),
+                    ty,
+                });
+                continue;
+            }
             if ir
                 .scalars
                 .get(v)
                 .is_some_and(|s| s.written && s.local.is_none())
+                && self.assigned_in_nest(v)
                 && !self.reductions.iter().any(|(_, n, _)| n == v)
             {
                 let span = ir
@@ -499,6 +548,19 @@ impl<'a> KernelBuilder<'a> {
             args.push(HostArg::Scalar {
                 expr: v.clone(),
                 ty,
+            });
+        }
+        for lv in last_values {
+            params.push(KParam {
+                name: lv.buffer,
+                kind: KParamKind::Buffer {
+                    elem: lv.ty,
+                    read_only: false,
+                },
+            });
+            args.push(HostArg::LastValue {
+                var: lv.var,
+                ty: lv.ty,
             });
         }
         let mut reductions = Vec::new();

@@ -12,7 +12,7 @@ use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diag, Diags, FileId, SourceMap, Span};
 use crate::front::ast::{ExprKind, Scalar};
 use crate::front::pragma::expr_to_c;
-use crate::front::pragma_ast::{DataKind, SubArray};
+use crate::front::pragma_ast::{ClauseKind, Construct, DataKind, SubArray};
 use crate::front::preprocess::PpOutput;
 use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
 use crate::ir::{LoopId, Poly, Region};
@@ -20,6 +20,7 @@ use crate::kernel::*;
 
 mod build;
 mod ilp;
+mod last;
 mod reduce;
 mod staged;
 mod walk;
@@ -128,6 +129,7 @@ pub fn lower_region_with(
         keep_body: None,
         buffers,
         launches,
+        data_ops: Vec::new(),
         origin,
     })
 }
@@ -186,21 +188,13 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             ));
             continue;
         };
-        let (copy_in, copy_out) = match kind {
-            DataKind::Copy => (true, true),
-            DataKind::CopyIn => (true, false),
-            DataKind::CopyOut => (false, true),
-            DataKind::Create => (false, false),
-            DataKind::Present => {
-                diags.push(Diag::error(
-                    var.span,
-                    format!(
-                        "`{}` is declared present but no enclosing data construct holds it",
-                        var.name.name
-                    ),
-                ));
-                continue;
-            }
+        let (copy_in, copy_out, present) = match kind {
+            DataKind::Copy => (true, true, false),
+            DataKind::CopyIn => (true, false, false),
+            DataKind::CopyOut => (false, true, false),
+            DataKind::Create => (false, false, false),
+            // Held by a caller's data construct or an `enter data`: the present table knows.
+            DataKind::Present => (false, false, true),
             other => {
                 diags.push(Diag::error(
                     var.span,
@@ -212,17 +206,18 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
                 continue;
             }
         };
-        let Some((elem, count)) = clause_extent(sym, var, diags) else {
+        let Some((elem, count)) = clause_extent_or_present(sym, var, present, diags) else {
             continue;
         };
         buffers.push(Buffer {
             array: var.name.name.clone(),
             elem,
+            whole_array: is_true_array(sym) && var.dims.is_empty() && count != "0",
             count,
             host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
             copy_in,
             copy_out,
-            whole_array: is_true_array(sym) && var.dims.is_empty(),
+            present,
         });
     }
     Some(HostRegion {
@@ -230,8 +225,107 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         keep_body: Some(d.body_span.range()),
         buffers,
         launches: Vec::new(),
+        data_ops: Vec::new(),
         origin: origin(ctx.sources, d.dir.span),
     })
+}
+
+/// Lowers an executable data directive (`update`, `enter data`, `exit data`) to its host
+/// region: one present-table action per array, in clause order.
+pub fn lower_standalone(
+    ctx: &Ctx,
+    d: &crate::ir::lower::StandaloneAst,
+    diags: &mut Diags,
+) -> Option<HostRegion> {
+    let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;
+    let finalize = d.dir.has(|k| matches!(k, ClauseKind::Finalize));
+    let if_present = d.dir.has(|k| matches!(k, ClauseKind::IfPresent));
+    let mut data_ops = Vec::new();
+    for (kind, var) in crate::ir::lower::data_clauses(&d.dir) {
+        let op = match (&d.dir.construct, kind) {
+            (Construct::Update, DataKind::Host) => DataOpKind::Update {
+                to_host: true,
+                if_present,
+            },
+            (Construct::Update, DataKind::Device) => DataOpKind::Update {
+                to_host: false,
+                if_present,
+            },
+            (Construct::EnterData, DataKind::CopyIn) => DataOpKind::Enter { copy_in: true },
+            (Construct::EnterData, DataKind::Create) => DataOpKind::Enter { copy_in: false },
+            (Construct::ExitData, DataKind::CopyOut) => DataOpKind::Exit {
+                copy_out: true,
+                finalize,
+            },
+            (Construct::ExitData, DataKind::Delete) => DataOpKind::Exit {
+                copy_out: false,
+                finalize,
+            },
+            (c, k) => {
+                diags.push(Diag::error(
+                    var.span,
+                    format!(
+                        "the `{}` clause is not supported on `{}`",
+                        k.name(),
+                        c.name()
+                    ),
+                ));
+                continue;
+            }
+        };
+        let Some(sym) = d.scope.get(&var.name.name) else {
+            diags.push(Diag::error(
+                var.name.span,
+                format!("`{}` is not declared here", var.name.name),
+            ));
+            continue;
+        };
+        // Leaving needs only the address; entering and updating need the size.
+        let sized = !matches!(op, DataOpKind::Exit { .. });
+        let Some((elem, count)) = clause_extent_or_present(sym, var, !sized, diags) else {
+            continue;
+        };
+        data_ops.push(DataOp {
+            array: var.name.name.clone(),
+            elem,
+            count,
+            host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
+            kind: op,
+        });
+    }
+    Some(HostRegion {
+        replace,
+        keep_body: None,
+        buffers: Vec::new(),
+        launches: Vec::new(),
+        data_ops,
+        origin: origin(ctx.sources, d.dir.span),
+    })
+}
+
+/// [`clause_extent`], except that an array only looked up in the present table (`lookup`) may
+/// have no known size: its count is then `0`.
+fn clause_extent_or_present(
+    sym: &Symbol,
+    var: &SubArray,
+    lookup: bool,
+    diags: &mut Diags,
+) -> Option<(Scalar, String)> {
+    if lookup {
+        let Some((elem, _, _)) = array_shape(&sym.ty) else {
+            diags.push(Diag::error(
+                var.name.span,
+                format!("`{}` is not an array or a pointer", var.name.name),
+            ));
+            return None;
+        };
+        let mut tmp = Diags::new();
+        return Some(match clause_extent(sym, var, &mut tmp) {
+            Some(x) if !tmp.has_errors() => x,
+            _ => (elem, "0".to_string()),
+        });
+    }
+    clause_extent(sym, var, diags)
 }
 
 fn sanitize(s: &str) -> String {
@@ -375,23 +469,15 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
         let Some(sym) = r.scope.get(&a.name) else {
             continue;
         };
-        let (copy_in, copy_out, count, whole) = match clauses.get(&a.name) {
+        let (copy_in, copy_out, count, whole, present) = match clauses.get(&a.name) {
             Some((kind, var)) => {
-                let (i, o) = match kind {
-                    DataKind::Copy => (true, true),
-                    DataKind::CopyIn => (true, false),
-                    DataKind::CopyOut => (false, true),
-                    DataKind::Create => (false, false),
-                    DataKind::Present => {
-                        diags.push(Diag::error(
-                            var.span,
-                            format!(
-                                "`{}` is declared present but no enclosing data construct holds it",
-                                a.name
-                            ),
-                        ));
-                        continue;
-                    }
+                let (i, o, p) = match kind {
+                    DataKind::Copy => (true, true, false),
+                    DataKind::CopyIn => (true, false, false),
+                    DataKind::CopyOut => (false, true, false),
+                    DataKind::Create => (false, false, false),
+                    // Held by a caller's data construct or an `enter data`.
+                    DataKind::Present => (false, false, true),
                     other => {
                         diags.push(Diag::error(
                             var.span,
@@ -400,10 +486,11 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                         continue;
                     }
                 };
-                let Some((_, count)) = clause_extent(sym, var, diags) else {
+                let Some((_, count)) = clause_extent_or_present(sym, var, p, diags) else {
                     continue;
                 };
-                (i, o, count, var.dims.is_empty())
+                let whole = var.dims.is_empty() && count != "0";
+                (i, o, count, whole, p)
             }
             None => {
                 let count = match footprint(&r.ir, a) {
@@ -431,6 +518,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                     a.written,
                     count,
                     a.extents.iter().all(Option::is_some),
+                    false,
                 )
             }
         };
@@ -441,6 +529,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             host_ptr: format!("({} *)({})", a.elem.c_name(), a.name),
             copy_in,
             copy_out,
+            present,
             whole_array: whole && is_true_array(sym),
         });
     }

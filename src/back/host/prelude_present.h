@@ -1,0 +1,117 @@
+
+/* ---- the present table: what every OpenACC runtime keeps. One entry per host array on the
+ * device (its address range, its buffer, its reference count); data constructs, compute
+ * regions, `enter data`/`exit data` and `update` look arrays up by host address, so a callee's
+ * `present(a)` finds the buffer its caller's `data` region made. Since OpenACC 2.5 `copy`,
+ * `copyin`, `copyout` and `create` are "present or …": an array already present is used as it
+ * is, with no transfer, and its data move when its last reference goes. ---- */
+
+#define ACCSHARE_MAX_PRESENT 4096
+
+typedef struct {
+    const char *host;
+    size_t bytes;
+    accshare_dev dev;
+    long refs;
+} accshare_entry;
+
+static accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
+static int accshare_npresent;
+
+/* The entry holding the `bytes` (at least one) at `host`, or -1. Part of an array present at an
+ * offset, or a range straddling an entry's end, is an error naming the array. */
+static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, const char *array, const char *origin)
+{
+    const char *p = (const char *)host;
+    size_t n = bytes > 0 ? bytes : 1;
+    int i;
+    for (i = 0; i < accshare_npresent; i++) {
+        const accshare_entry *e = &accshare_present_table[i];
+        size_t span = e->bytes > 0 ? e->bytes : 1;
+        if (p >= e->host && p < e->host + span) {
+            if (p != e->host) {
+                fprintf(stderr, "accshare: `%s` is part of an array present on the device, at an offset of %lu bytes (not supported) at %s\n",
+                        array, (unsigned long)(p - e->host), origin);
+                exit(1);
+            }
+            if (n > span) {
+                fprintf(stderr, "accshare: `%s` (%lu bytes) is larger than its copy on the device (%lu bytes) at %s\n",
+                        array, (unsigned long)n, (unsigned long)span, origin);
+                exit(1);
+            }
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Enters `host` into a data lifetime: an array already present gains a reference; otherwise a
+ * buffer is made (and filled if `copy_in`), unless `must_be_present` (the `present` clause):
+ * then the program stops with OpenACC's error. Returns the device buffer. */
+static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t bytes, int copy_in, int must_be_present, const char *array, const char *origin)
+{
+    int i = accshare_find(host, bytes, array, origin);
+    accshare_dev dev;
+    if (i >= 0) {
+        accshare_present_table[i].refs++;
+        return accshare_present_table[i].dev;
+    }
+    if (must_be_present) {
+        fprintf(stderr, "accshare: `%s` is not present on the device (a `present` clause) at %s\n", array, origin);
+        exit(1);
+    }
+    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
+        fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
+        exit(1);
+    }
+    dev = accshare_alloc(bytes, array, origin);
+    if (copy_in)
+        accshare_write(dev, host, bytes, array, origin);
+    accshare_present_table[accshare_npresent].host = (const char *)host;
+    accshare_present_table[accshare_npresent].bytes = bytes;
+    accshare_present_table[accshare_npresent].dev = dev;
+    accshare_present_table[accshare_npresent].refs = 1;
+    accshare_npresent++;
+    return dev;
+}
+
+/* Leaves a data lifetime: the last reference copies the array back if `copy_out` (or
+ * `finalize`) and frees its buffer. An array that is not present is an error. */
+static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int finalize, const char *array, const char *origin)
+{
+    int i = accshare_find(host, 0, array, origin);
+    accshare_entry *e;
+    if (i < 0) {
+        fprintf(stderr, "accshare: `%s` is not present on the device (leaving a data region) at %s\n", array, origin);
+        exit(1);
+    }
+    e = &accshare_present_table[i];
+    if (finalize)
+        e->refs = 0;
+    else
+        e->refs--;
+    if (e->refs > 0)
+        return;
+    if (copy_out)
+        accshare_read(e->dev, (void *)e->host, e->bytes, array, origin);
+    accshare_release(e->dev, array, origin);
+    accshare_present_table[i] = accshare_present_table[accshare_npresent - 1];
+    accshare_npresent--;
+}
+
+/* `update host(…)` (`to_host`) or `update device(…)` of `bytes` at `host`; with `if_present`,
+ * an array that is not present is skipped, otherwise it is an error. */
+static ACCSHARE_UNUSED void accshare_update(const void *host, size_t bytes, int to_host, int if_present, const char *array, const char *origin)
+{
+    int i = accshare_find(host, bytes, array, origin);
+    if (i < 0) {
+        if (if_present)
+            return;
+        fprintf(stderr, "accshare: `%s` is not present on the device (an `update` directive) at %s\n", array, origin);
+        exit(1);
+    }
+    if (to_host)
+        accshare_read(accshare_present_table[i].dev, (void *)host, bytes, array, origin);
+    else
+        accshare_write(accshare_present_table[i].dev, host, bytes, array, origin);
+}
