@@ -1,0 +1,68 @@
+/**
+ * doitgen.h: sizes and data type of doitgen.
+ * Select a size with -DMINI_DATASET, -DSMALL_DATASET or -DSTANDARD_DATASET
+ * (the default), or set each size with -D<NAME>=<value>.
+ */
+#ifndef _DOITGEN_H
+# define _DOITGEN_H
+
+/* Default to STANDARD_DATASET. */
+# if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(STANDARD_DATASET)
+#  define STANDARD_DATASET
+# endif
+
+/* Do not define anything if the user manually defines the size. */
+# if !defined(NQ) && !defined(NR) && !defined(NP)
+/* Define the possible dataset sizes. */
+#  ifdef MINI_DATASET
+#   define NQ 10
+#   define NR 12
+#   define NP 14
+#  endif /* MINI_DATASET */
+
+#  ifdef SMALL_DATASET
+#   define NQ 21
+#   define NR 23
+#   define NP 29
+#  endif /* SMALL_DATASET */
+
+#  ifdef STANDARD_DATASET
+#   define NQ 40
+#   define NR 50
+#   define NP 60
+#  endif /* STANDARD_DATASET */
+# endif /* !(NQ && NR && NP) */
+
+# define _PB_NQ POLYBENCH_LOOP_BOUND(NQ,nq)
+# define _PB_NR POLYBENCH_LOOP_BOUND(NR,nr)
+# define _PB_NP POLYBENCH_LOOP_BOUND(NP,np)
+
+/* Default data type */
+# if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)
+#  define DATA_TYPE_IS_DOUBLE
+# endif
+
+#ifdef DATA_TYPE_IS_INT
+#  define DATA_TYPE int
+#  define DATA_PRINTF_MODIFIER "%d\n"
+#endif
+
+#ifdef DATA_TYPE_IS_FLOAT
+#  define DATA_TYPE float
+#  define DATA_PRINTF_MODIFIER "%.9g\n"
+#  define SCALAR_VAL(x) x##f
+#  define SQRT_FUN(x) sqrtf(x)
+#  define EXP_FUN(x) expf(x)
+#  define POW_FUN(x,y) powf(x,y)
+#endif
+
+#ifdef DATA_TYPE_IS_DOUBLE
+#  define DATA_TYPE double
+#  define DATA_PRINTF_MODIFIER "%.9g\n"
+#  define SCALAR_VAL(x) x
+#  define SQRT_FUN(x) sqrt(x)
+#  define EXP_FUN(x) exp(x)
+#  define POW_FUN(x,y) pow(x,y)
+#endif
+
+#endif /* !_DOITGEN_H */
