@@ -52,6 +52,9 @@ error_case!(macro_error, "macro_error.c", false);
 error_case!(missing_endif, "missing_endif.c", false);
 error_case!(include_missing, "include_missing.c", false);
 error_case!(share_bad_expr, "share_bad_expr.c", false);
+error_case!(implicit_dependence, "implicit_dependence.c", true);
+error_case!(scalar_after_region, "scalar_after_region.c", false);
+error_case!(vendor_clauses, "vendor_clauses.c", true);
 
 #[test]
 fn check_summaries_of_examples() {
