@@ -129,6 +129,12 @@ fn program(seed: u64) -> String {
         }
     }
 
+    // Drawn last, so that the other choices of a seed do not depend on it: the program in the
+    // style of published OpenACC suites (a `parallel` region whose loops carry no `independent`,
+    // a statement at its top level, a row sum over a loop that carries a dependence, array
+    // parameters declared through a macro).
+    let acc_style = r.chance(40);
+
     let mut body = String::new();
     body.push_str(&format!("            {} s = {};\n", t, ty.lit(0)));
     if reduction {
@@ -190,6 +196,41 @@ fn program(seed: u64) -> String {
     } else {
         format!("#pragma acc share({})\n", seeds.join(", "))
     };
+    let region = if acc_style {
+        format!(
+            r#"{share}#pragma acc parallel
+    {{
+        o[0][0] = {first};
+#pragma acc loop
+        for (int i = 2; i < N - 2; i++) {{
+#pragma acc loop
+            for (int j = {j_start}; j < M - 2; j++) {{
+{body}            }}
+        }}
+#pragma acc loop
+        for (int i = 0; i < N; i++) {{
+#pragma acc loop
+            for (int j = 0; j < M; j++)
+                rs[i] = rs[i] + in[i][j];
+        }}
+    }}"#,
+            first = ty.lit(3),
+        )
+    } else {
+        format!(
+            r#"{share}#pragma acc kernels loop independent
+    for (int i = 2; i < N - 2; i++) {{
+#pragma acc loop independent
+        for (int j = {j_start}; j < M - 2; j++) {{
+{body}        }}
+    }}"#
+        )
+    };
+    let o_decl = if acc_style {
+        format!("{t} ARR2D(o, N, M)")
+    } else {
+        format!("{t} o[N][M]")
+    };
     let fmt = if ty == Ty::Int { "%d" } else { "%.9g" };
     let cast = if ty == Ty::Int { "" } else { "(double)" };
     format!(
@@ -204,6 +245,7 @@ fn program(seed: u64) -> String {
 #ifndef K
 #define K {k}
 #endif
+#define ARR2D(v, d1, d2) v[d1][d2]
 
 static void dump(const char *name, const {t} *x, long count)
 {{
@@ -212,20 +254,15 @@ static void dump(const char *name, const {t} *x, long count)
         printf("{fmt}\n", {cast}x[q]);
 }}
 
-void kernel({t} o[N][M], {t} ot[M][N], const {t} a[N][K], const {t} b[K][M],
-            const {t} bt[M][K], const {t} in[N][M], const {t} tin[M][N])
+void kernel({o_decl}, {t} ot[M][N], const {t} a[N][K], const {t} b[K][M],
+            const {t} bt[M][K], const {t} in[N][M], const {t} tin[M][N], {t} rs[N])
 {{
-{share}#pragma acc kernels loop independent
-    for (int i = 2; i < N - 2; i++) {{
-#pragma acc loop independent
-        for (int j = {j_start}; j < M - 2; j++) {{
-{body}        }}
-    }}
+{region}
 }}
 
 int main(void)
 {{
-    static {t} o[N][M], ot[M][N], a[N][K], b[K][M], bt[M][K], in[N][M], tin[M][N];
+    static {t} o[N][M], ot[M][N], a[N][K], b[K][M], bt[M][K], in[N][M], tin[M][N], rs[N];
     for (int i = 0; i < N; i++)
         for (int q = 0; q < K; q++)
             a[i][q] = ({t})((i * 3 + q * 5) % 7 - 3);
@@ -241,9 +278,12 @@ int main(void)
             o[i][j] = ({t})(i - j);
             ot[j][i] = ({t})((i + 2 * j) % 3);
         }}
-    kernel(o, ot, a, b, bt, in, tin);
+    for (int i = 0; i < N; i++)
+        rs[i] = ({t})(i % 4);
+    kernel(o, ot, a, b, bt, in, tin, rs);
     dump("o", &o[0][0], (long)N * M);
     dump("ot", &ot[0][0], (long)M * N);
+    dump("rs", rs, (long)N);
     return 0;
 }}
 "#
@@ -324,6 +364,9 @@ fn the_generator_is_deterministic_and_varied() {
         "int o[N][M]",
         ":coalesce",
         "for (int j = i;",
+        "#pragma acc parallel\n",
+        "ARR2D(o, N, M)",
+        "rs[i] = rs[i] + in[i][j];",
     ] {
         assert!(
             all.iter().any(|p| p.contains(needle)),

@@ -80,7 +80,25 @@ pub fn assemble(input_text: &str, module: &Module, kernel_source: &str, target: 
         out.push('\n');
     }
     out.push_str("/* ---- end of the accshare prelude ---- */\n\n");
-    out.push_str(&body);
+    out.push_str(&without_openacc_header(&body));
+    out
+}
+
+/// The text with each `#include <openacc.h>` line replaced by a comment: the prelude provides
+/// the OpenACC runtime API, and no such header is on the user's include path.
+fn without_openacc_header(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let words: String = line.split_whitespace().collect();
+        if words == "#include<openacc.h>" {
+            out.push_str("/* accshare: <openacc.h> is provided by the prelude above */");
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
     out
 }
 

@@ -95,7 +95,8 @@ pub fn load_source(
         .map(|line| pragma::parse_pragma(line, sources, &pp.int_macros, diags))
         .collect();
     region::attach(&mut tu, &pragmas, diags);
-    region::validate(&tu, sources, diags);
+    let routines = region::inline_routines(&mut tu, &pragmas, sources, diags);
+    region::validate_with_routines(&tu, sources, &routines, diags);
     note_macro_origins(&pp, diags);
     diags.sort();
     Parsed {

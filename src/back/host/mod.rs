@@ -41,6 +41,9 @@ const CUDA_RUNTIME: &str = include_str!("runtime_cuda.cu");
 /// The present table (C on top of `accshare_alloc`/`write`/`read`/`release` and the type
 /// `accshare_dev` each target's prelude defines).
 const PRESENT_PRELUDE: &str = include_str!("prelude_present.h");
+/// The OpenACC runtime API for host code (on the target's `accshare_device_count`,
+/// `accshare_select_device` and `ACCSHARE_ACC_DEVICE_TYPE`).
+const OPENACC_PRELUDE: &str = include_str!("prelude_openacc.h");
 
 /// Marker in `prelude_opencl.h` replaced by the kernel-source tables.
 const TABLES_MARKER: &str = "/*@TABLES@*/";
@@ -86,6 +89,7 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
             );
             out.push_str(&OPENCL_PRELUDE.replacen(TABLES_MARKER, &tables, 1));
             out.push_str(PRESENT_PRELUDE);
+            out.push_str(OPENACC_PRELUDE);
             out
         }
         Target::Cuda => {
@@ -100,6 +104,7 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
             );
             out.push_str(CUDA_PRELUDE);
             out.push_str(PRESENT_PRELUDE);
+            out.push_str(OPENACC_PRELUDE);
             if !module.kernels.is_empty() {
                 out.push_str(
                     "\n/* The launch functions (in the .cu): grid (in blocks, x y z), the kernel's\n \

@@ -18,6 +18,9 @@ void *accshare_alloc(size_t bytes, const char *array, const char *origin);
 void accshare_write(void *dev, const void *host, size_t bytes, const char *array, const char *origin);
 void accshare_read(const void *dev, void *host, size_t bytes, const char *array, const char *origin);
 void accshare_release(void *dev, const char *array, const char *origin);
+/* The CUDA devices (0 without a driver); asks for device `n` before the runtime starts. */
+int accshare_device_count(void);
+void accshare_select_device(int n);
 
 /* ---- host-only helpers ---- */
 
@@ -50,3 +53,4 @@ static ACCSHARE_UNUSED unsigned accshare_blocks(long long extent, unsigned block
 
 /* A device buffer, as the present table holds it. */
 typedef void *accshare_dev;
+#define ACCSHARE_ACC_DEVICE_TYPE acc_device_nvidia

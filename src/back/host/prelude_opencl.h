@@ -190,8 +190,33 @@ static ACCSHARE_UNUSED void accshare_list_devices(cl_device_id *devs, cl_platfor
     }
 }
 
-/* Picks the device (ACCSHARE_DEVICE = index or name substring; else the first GPU; else the
- * first device), creates the context and the in-order queue. Runs once. */
+/* The device `acc_set_device_num` asked for, or -1. */
+static int accshare_requested = -1;
+
+/* Asks for device `n` (an index over all devices, as ACCSHARE_DEVICE counts them) before the
+ * runtime starts; afterwards it cannot change. */
+static ACCSHARE_UNUSED void accshare_select_device(int n)
+{
+    accshare_requested = n;
+}
+
+/* The OpenCL devices of every platform (0 without a runtime). */
+static ACCSHARE_UNUSED int accshare_device_count(void)
+{
+    cl_uint np = 0, i, total = 0;
+    cl_platform_id plats[64];
+    if (clGetPlatformIDs(64, plats, &np) != CL_SUCCESS)
+        return 0;
+    for (i = 0; i < np && i < 64; i++) {
+        cl_uint n = 0;
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &n) == CL_SUCCESS)
+            total += n;
+    }
+    return (int)total;
+}
+
+/* Picks the device (acc_set_device_num's, else ACCSHARE_DEVICE = index or name substring; else
+ * the first GPU; else the first device), creates the context and the in-order queue. Runs once. */
 static ACCSHARE_UNUSED void accshare_init(const char *origin)
 {
     cl_uint np = 0, nd = 0, i, j, pick;
@@ -267,6 +292,8 @@ static ACCSHARE_UNUSED void accshare_init(const char *origin)
         if (pick == nd)
             pick = 0;
     }
+    if (accshare_requested >= 0 && (cl_uint)accshare_requested < nd)
+        pick = (cl_uint)accshare_requested;
     accshare_device = devs[pick];
     accshare_platform = dplat[pick];
     free(devs);
@@ -405,3 +432,4 @@ static ACCSHARE_UNUSED void accshare_launch(cl_kernel k, cl_uint dims, const siz
 
 /* A device buffer, as the present table holds it. */
 typedef cl_mem accshare_dev;
+#define ACCSHARE_ACC_DEVICE_TYPE acc_device_not_host

@@ -51,7 +51,23 @@ static ACCSHARE_UNUSED int accshare_contains(const char *hay, const char *needle
     return needle[0] == '\0';
 }
 
-/* Picks the device (ACCSHARE_DEVICE = index or name substring; else device 0). Runs once. */
+static int accshare_requested = -1;
+
+ACCSHARE_API void accshare_select_device(int n)
+{
+    accshare_requested = n;
+}
+
+ACCSHARE_API int accshare_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess)
+        return 0;
+    return n;
+}
+
+/* Picks the device (acc_set_device_num's, else ACCSHARE_DEVICE = index or name substring; else
+ * device 0). Runs once. */
 ACCSHARE_API void accshare_init(const char *origin)
 {
     int nd = 0, i, pick = -1;
@@ -93,6 +109,8 @@ ACCSHARE_API void accshare_init(const char *origin)
     } else {
         pick = 0;
     }
+    if (accshare_requested >= 0 && accshare_requested < nd)
+        pick = accshare_requested;
     accshare_check(cudaSetDevice(pick), "cudaSetDevice", "", origin);
     env = getenv("ACCSHARE_VERBOSE");
     if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0) {

@@ -1142,6 +1142,12 @@ fn examples_and_corpus_parse() {
             .collect();
         assert!(!annotated.is_empty(), "{name}: no annotated item");
         for item in annotated {
+            // `#pragma acc routine` stands at file scope, before its function.
+            if matches!(item.kind, ItemKind::Pragma(_))
+                && sources.snippet(item.span).contains("routine")
+            {
+                continue;
+            }
             assert!(
                 matches!(item.kind, ItemKind::Function(_)),
                 "{name}: annotated item is not a function: {}",

@@ -706,6 +706,19 @@ impl Pp<'_> {
                 .iter()
                 .any(|d| d.join(&name).is_file())
         {
+            if let Some(text) = super::system::header_macros(&name) {
+                let key = std::path::PathBuf::from(format!("<{name}>"));
+                if self.once.insert(key.clone()) {
+                    let fid = self.sources.add(
+                        format!("<{name} (accshare)>"),
+                        std::path::PathBuf::new(),
+                        text.to_string(),
+                    );
+                    let rc: Rc<str> = Rc::from(text);
+                    let toks = Rc::new(lex(text));
+                    self.push_file(fid, rc, toks, key);
+                }
+            }
             self.out.system_includes.push((name, line_span));
             return;
         }

@@ -23,6 +23,7 @@
 mod directive;
 mod expand;
 mod expr;
+mod system;
 #[cfg(test)]
 mod tests;
 
@@ -699,7 +700,8 @@ impl<'a> Pp<'a> {
 
     fn predefine(&mut self) {
         let text = "#define __STDC__ 1\n#define __STDC_VERSION__ 199901L\n\
-                    #define __STDC_HOSTED__ 1\n#define __ACCSHARE__ 1\n";
+                    #define __STDC_HOSTED__ 1\n#define __ACCSHARE__ 1\n\
+                    #define _OPENACC 201711\n";
         let f = self
             .sources
             .add("<built-in>", PathBuf::new(), text.to_string());

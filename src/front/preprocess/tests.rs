@@ -608,6 +608,23 @@ fn angle_include_searches_include_dirs_only() {
 }
 
 #[test]
+fn standard_header_macros_without_the_headers() {
+    // `<float.h>` and `<limits.h>` are not on any `-I` path: accshare knows their macros.
+    let dir = temp_dir("sysmac");
+    let main = write(
+        &dir,
+        "m.c",
+        "#include <float.h>\n#include <limits.h>\n#include <float.h>\nFLT_MAX INT_MAX\n",
+    );
+    let (sm, out, d) = run_file(&main, &PpOptions::default());
+    assert!(d.is_empty(), "{}", render(&sm, &d.0));
+    assert_eq!(spell(&out), "3.40282347e+38F 2147483647");
+    let sys: Vec<&str> = out.system_includes.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(sys, ["float.h", "limits.h", "float.h"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn include_with_macro_name() {
     let dir = temp_dir("incm");
     write(&dir, "x.h", "int x;\n");
@@ -726,7 +743,8 @@ fn predefined_macros() {
     let src =
         "__LINE__\n#if __STDC__ && __STDC_VERSION__ >= 199901L && __ACCSHARE__\nstd\n#endif\n\
                #ifdef _OPENACC\nacc\n#endif\n__FILE__ __LINE__\n#define L __LINE__\nL";
-    assert_eq!(ok(src), "1 std \"t.c\" 8 10");
+    // `_OPENACC` is defined, as OpenACC compilers do (the output defines it too).
+    assert_eq!(ok(src), "1 std acc \"t.c\" 8 10");
 }
 
 #[test]

@@ -56,12 +56,14 @@ fn takes_body(c: &Construct) -> bool {
 }
 
 mod attach;
+mod routine;
 mod summary;
 mod validate;
 
 pub use attach::attach;
+pub use routine::inline_routines;
 pub use summary::{summarize, LoopSummary, RegionSummary};
-pub use validate::{array_dims, validate};
+pub use validate::{array_dims, validate, validate_with_routines};
 
 #[cfg(test)]
 mod tests;

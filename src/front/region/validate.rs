@@ -57,6 +57,17 @@ fn is_array_like(ty: &CType) -> bool {
 
 /// Checks the compute regions and the names in clauses and `share` (see the module docs).
 pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
+    validate_with_routines(tu, sources, &BTreeSet::new(), diags)
+}
+
+/// [`validate`], where calls of `routines` (functions marked `acc routine` that could not be
+/// inlined, already reported) are not reported again.
+pub fn validate_with_routines(
+    tu: &TranslationUnit,
+    sources: &SourceMap,
+    routines: &BTreeSet<String>,
+    diags: &mut Diags,
+) {
     let mut globals: Vec<Sym> = Vec::new();
     // Names declared in text accshare keeps as is (opaque items): visible, type unknown.
     let mut opaque: HashSet<String> = HashSet::new();
@@ -91,6 +102,7 @@ pub fn validate(tu: &TranslationUnit, sources: &SourceMap, diags: &mut Diags) {
                     goto_reported: false,
                     labels: Vec::new(),
                     calls_reported: BTreeSet::new(),
+                    routines,
                     diags,
                 };
                 v.block(&f.body, 0);
@@ -140,6 +152,8 @@ struct Validator<'a, 'd> {
     labels: Vec<Diag>,
     /// Functions already reported in this region.
     calls_reported: BTreeSet<String>,
+    /// `acc routine` functions (their calls were inlined or reported).
+    routines: &'d BTreeSet<String>,
     diags: &'d mut Diags,
 }
 
@@ -646,7 +660,10 @@ impl Validator<'_, '_> {
                     work.push(base);
                 }
                 ExprKind::Call(f, args) => {
-                    if !is_math_function(&f.name) && self.calls_reported.insert(f.name.clone()) {
+                    if !is_math_function(&f.name)
+                        && !self.routines.contains(&f.name)
+                        && self.calls_reported.insert(f.name.clone())
+                    {
                         self.diags.push(
                             Diag::error(
                                 f.span,

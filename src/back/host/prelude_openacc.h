@@ -1,0 +1,75 @@
+
+/* ---- the OpenACC runtime API (<openacc.h>) for the program's host code, on accshare's runtime:
+ * `_OPENACC` is defined as accshare defines it when it reads the program, and the `#include
+ * <openacc.h>` of the main file is replaced by these definitions. ---- */
+
+#ifndef _OPENACC
+#define _OPENACC 201711
+#endif
+
+typedef enum {
+    acc_device_none = 0,
+    acc_device_default = 1,
+    acc_device_host = 2,
+    acc_device_not_host = 3,
+    acc_device_nvidia = 4,
+    acc_device_radeon = 5
+} acc_device_t;
+
+/* The device number `acc_set_device_num` chose (before the first region: it picks the device). */
+static int accshare_acc_num;
+
+/* Devices of type `t`: the host is one; accelerators are the devices accshare's runtime sees. */
+static ACCSHARE_UNUSED int acc_get_num_devices(acc_device_t t)
+{
+    if (t == acc_device_host)
+        return 1;
+    if (t == acc_device_none)
+        return 0;
+    return accshare_device_count();
+}
+
+static ACCSHARE_UNUSED void acc_set_device_num(int n, acc_device_t t)
+{
+    if (t == acc_device_host || n < 0)
+        return;
+    accshare_acc_num = n;
+    accshare_select_device(n);
+}
+
+static ACCSHARE_UNUSED int acc_get_device_num(acc_device_t t)
+{
+    return t == acc_device_host ? 0 : accshare_acc_num;
+}
+
+static ACCSHARE_UNUSED acc_device_t acc_get_device_type(void)
+{
+    return ACCSHARE_ACC_DEVICE_TYPE;
+}
+
+static ACCSHARE_UNUSED void acc_set_device_type(acc_device_t t)
+{
+    (void)t;
+}
+
+static ACCSHARE_UNUSED void acc_init(acc_device_t t)
+{
+    if (t != acc_device_host)
+        accshare_init("acc_init");
+}
+
+static ACCSHARE_UNUSED void acc_shutdown(acc_device_t t)
+{
+    (void)t;
+}
+
+/* Host code runs on the host (a call inside a compute region is refused by accshare). */
+static ACCSHARE_UNUSED int acc_on_device(acc_device_t t)
+{
+    return t == acc_device_host || t == acc_device_none;
+}
+
+static ACCSHARE_UNUSED int acc_is_present(void *host, size_t bytes)
+{
+    return accshare_find(host, bytes, "acc_is_present", "acc_is_present") >= 0;
+}
