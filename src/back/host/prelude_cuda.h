@@ -4,8 +4,11 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ACCSHARE_UNUSED __attribute__((unused))
+/* The present table is one for the whole program: weak definitions in every accshare .c. */
+#define ACCSHARE_SHARED __attribute__((weak))
 #else
 #define ACCSHARE_UNUSED
+#define ACCSHARE_SHARED static
 #endif
 
 /* ---- the accshare CUDA runtime, defined in the .cu file (C linkage); each call is checked

@@ -17,7 +17,7 @@ typedef enum {
 } acc_device_t;
 
 /* The device number `acc_set_device_num` chose (before the first region: it picks the device). */
-static int accshare_acc_num;
+ACCSHARE_SHARED int accshare_acc_num;
 
 /* Devices of type `t`: the host is one; accelerators are the devices accshare's runtime sees. */
 static ACCSHARE_UNUSED int acc_get_num_devices(acc_device_t t)

@@ -10,20 +10,26 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ACCSHARE_UNUSED __attribute__((unused))
+/* The runtime's state (device, context, queue, present table) is one for the whole program:
+ * weak definitions in every accshare .c, so that a data region in one file and a `present`
+ * clause in another see the same device data. */
+#define ACCSHARE_SHARED __attribute__((weak))
 #else
 #define ACCSHARE_UNUSED
+#define ACCSHARE_SHARED static
 #endif
 
 /*@TABLES@*/
 
 /* ---- accshare OpenCL runtime: static helpers called by the generated host code ---- */
 
-static cl_platform_id accshare_platform;
-static cl_device_id accshare_device;
-static cl_context accshare_context;
-static cl_command_queue accshare_queue;
+ACCSHARE_SHARED cl_platform_id accshare_platform;
+ACCSHARE_SHARED cl_device_id accshare_device;
+ACCSHARE_SHARED cl_context accshare_context;
+ACCSHARE_SHARED cl_command_queue accshare_queue;
+ACCSHARE_SHARED int accshare_ready;
+/* This file's kernels (built in the shared context on first use). */
 static cl_program accshare_program;
-static int accshare_ready;
 static cl_kernel accshare_kernels[ACCSHARE_NKERNELS];
 
 static ACCSHARE_UNUSED const char *accshare_cl_error_name(cl_int e)
@@ -191,7 +197,7 @@ static ACCSHARE_UNUSED void accshare_list_devices(cl_device_id *devs, cl_platfor
 }
 
 /* The device `acc_set_device_num` asked for, or -1. */
-static int accshare_requested = -1;
+ACCSHARE_SHARED int accshare_requested = -1;
 
 /* Asks for device `n` (an index over all devices, as ACCSHARE_DEVICE counts them) before the
  * runtime starts; afterwards it cannot change. */

@@ -15,8 +15,8 @@ typedef struct {
     long refs;
 } accshare_entry;
 
-static accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
-static int accshare_npresent;
+ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
+ACCSHARE_SHARED int accshare_npresent;
 
 /* The entry holding the `bytes` (at least one) at `host`, or -1. Part of an array present at an
  * offset, or a range straddling an entry's end, is an error naming the array. */
