@@ -293,6 +293,13 @@ fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
             .map(|(a, r)| obj(vec![("array", json_str(a)), ("reason", json_str(r))]))),
     ));
     f.push(("notes", arr(kp.notes.iter().map(|n| json_str(n)))));
+    f.push((
+        "sequential",
+        arr(kp
+            .sequential
+            .iter()
+            .map(|(v, r)| obj(vec![("loop", json_str(v)), ("reason", json_str(r))]))),
+    ));
     obj(f)
 }
 

@@ -46,6 +46,9 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
         return;
     };
     let _ = writeln!(o, "    mapping: {}", mapping_text(nest));
+    for (var, why) in &kp.sequential {
+        let _ = writeln!(o, "    sequential: {}: {}", var, why);
+    }
     let trips: Vec<String> = nest
         .loops
         .iter()

@@ -67,6 +67,9 @@ pub struct KernelPlan {
     pub evaluated: u64,
     /// Candidate arrays left in global memory, with the reason.
     pub rejected: Vec<(String, String)>,
+    /// Loops of the nest that run in order in each work-item, with the reason (`explain` says
+    /// which loops were made sequential and why).
+    pub sequential: Vec<(String, String)>,
     /// The block the kernel should use.
     pub block: [i64; 3],
     pub notes: Vec<String>,
@@ -193,6 +196,51 @@ fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
     out
 }
 
+/// The loops of the nest at `root` that do not go to the grid, with the reason.
+fn sequential_loops(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(String, String)> {
+    use crate::analysis::dependence::Verdict;
+    use crate::ir::Marking;
+    let mapped: Vec<LoopId> = crate::analysis::mapping::grid_mapping(region, deps, root)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(l) = stack.pop() {
+        let Some(lp) = region.loops.get(l) else {
+            continue;
+        };
+        stack.extend(lp.children.iter().rev().copied());
+        if mapped.contains(&l) || lp.var == crate::ir::lower::ONCE_VAR {
+            continue;
+        }
+        let verdict = deps.loops.get(l).map(|d| &d.verdict);
+        let why = match (lp.marking, verdict) {
+            (Marking::Seq, _) => "marked `seq`, or a loop without a directive in a `parallel` construct".to_string(),
+            (Marking::Implicit, Some(Verdict::Carried(_))) => "a `loop` of a `parallel` construct (independent by default) that carries a dependence: run in order so that the result is the sequential program's".to_string(),
+            (_, Some(Verdict::Carried(_))) => "carries a dependence".to_string(),
+            (Marking::Auto, Some(Verdict::Unknown(why))) => format!("its independence cannot be proven: {}", why),
+            _ => match deps.loops.get(l).map(|d| &d.reductions) {
+                Some(r) if !r.is_empty() => format!(
+                    "a reduction of {}: run in order in each work-item",
+                    r.iter()
+                        .map(|(_, v)| format!("`{}`", v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ => "independent, but not perfectly nested in the loops on the grid: run in each work-item".to_string(),
+            },
+        };
+        let why = if l == root {
+            format!("{}; the nest runs on one work-item", why)
+        } else {
+            why
+        };
+        out.push((lp.var.clone(), why));
+    }
+    out
+}
+
 fn analyze_kernel(
     region: &Region,
     deps: &DepInfo,
@@ -217,6 +265,7 @@ fn analyze_kernel(
         rejected: Vec::new(),
         block: [1, 1, 1],
         notes: Vec::new(),
+        sequential: sequential_loops(region, deps, root),
     };
     let nest = match nest::build(region, deps, root, opts) {
         Ok(n) => n,

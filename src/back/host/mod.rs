@@ -602,22 +602,8 @@ fn launch_code(
         for (i, r) in launch.reductions.iter().enumerate() {
             let ty = host_type(r.ty);
             let what = c_string(&format!("partials of {}", r.var));
-            match target {
-                Target::OpenCl => g.line(&format!(
-                    "cl_mem accshare_p{i} = accshare_alloc(accshare_groups * sizeof({t}), {w}, {o});",
-                    i = i,
-                    t = ty,
-                    w = what,
-                    o = origin
-                )),
-                Target::Cuda => g.line(&format!(
-                    "{t} *accshare_p{i} = ({t} *)accshare_alloc(accshare_groups * sizeof({t}), {w}, {o});",
-                    i = i,
-                    t = ty,
-                    w = what,
-                    o = origin
-                )),
-            }
+            let bytes = format!("accshare_groups * sizeof({})", ty);
+            alloc_line(g, &format!("accshare_p{}", i), ty, &bytes, &what, &origin);
         }
     }
     // Arguments.
@@ -662,22 +648,8 @@ fn launch_code(
                     i = i,
                     v = var
                 ));
-                match target {
-                    Target::OpenCl => g.line(&format!(
-                        "cl_mem accshare_l{i} = accshare_alloc(sizeof({t}), {w}, {o});",
-                        i = i,
-                        t = t,
-                        w = what,
-                        o = origin
-                    )),
-                    Target::Cuda => g.line(&format!(
-                        "{t} *accshare_l{i} = ({t} *)accshare_alloc(sizeof({t}), {w}, {o});",
-                        i = i,
-                        t = t,
-                        w = what,
-                        o = origin
-                    )),
-                }
+                let bytes = format!("sizeof({})", t);
+                alloc_line(g, &format!("accshare_l{}", i), t, &bytes, &what, &origin);
                 g.line(&format!(
                     "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
                     i = i,
@@ -795,6 +767,26 @@ fn launch_code(
     g.pop();
     g.line("}");
     Ok(())
+}
+
+/// `name = accshare_alloc(bytes, …)`, declared with the target's device pointer type (a
+/// `cl_mem`, or a `T *` for CUDA).
+fn alloc_line(g: &mut Gen, name: &str, ty: &str, bytes: &str, what: &str, origin: &str) {
+    let line = match g.target {
+        Target::OpenCl => format!(
+            "cl_mem {} = accshare_alloc({}, {}, {});",
+            name, bytes, what, origin
+        ),
+        Target::Cuda => format!(
+            "{t} *{n} = ({t} *)accshare_alloc({b}, {w}, {o});",
+            t = ty,
+            n = name,
+            b = bytes,
+            w = what,
+            o = origin
+        ),
+    };
+    g.line(&line);
 }
 
 /// The host spelling of a scalar type (the `.c` file is C for both targets).
