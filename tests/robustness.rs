@@ -287,3 +287,16 @@ fn ten_megabytes() {
     }
     survive("big.c", s.as_bytes(), Duration::from_secs(300));
 }
+
+/// A file that includes itself twice (found by the fuzzer): the inclusions double at every level
+/// until the per-file limit stops them; that must stay quick (debug build: a generous limit).
+#[test]
+fn self_including_file_is_refused_quickly() {
+    let mut text = String::from("#include \"self_bomb.c\"\n#include \"self_bomb.c\"\n");
+    for i in 0..200 {
+        text.push_str(&format!(
+            "float v{i}(float x) {{ return x * {i}.0f + 1.0f; }}\n"
+        ));
+    }
+    survive("self_bomb.c", text.as_bytes(), Duration::from_secs(60));
+}

@@ -131,8 +131,10 @@ fn preprocess_limited(
 
 /// More nested `#include`s than this is an error.
 const MAX_INCLUDE_DEPTH: usize = 64;
-/// More `#include`s in one translation unit than this is an error (stops include bombs).
-const MAX_INCLUDES: usize = 20_000;
+/// More `#include`s in one translation unit than this is an error (stops include bombs: a file
+/// that includes itself twice reached 20,000 inclusions of itself in 7 s under the fuzzer; real
+/// programs read a few hundred headers at most, system headers not counted).
+const MAX_INCLUDES: usize = 2_000;
 /// One outermost macro expansion may produce at most this many tokens (all rescans included).
 const MAX_EXPANSION_TOKENS: usize = 1_000_000;
 /// All expansions of a translation unit together may produce at most this many tokens; after
