@@ -150,6 +150,7 @@ fn build(
     src: &Path,
     files: &[PathBuf],
     defines: &[(String, String)],
+    includes: &[PathBuf],
     dir: &Path,
 ) -> Result<(PathBuf, String), String> {
     let find = |ext: &str| {
@@ -173,6 +174,9 @@ fn build(
     cc.arg("-c");
     if let Some(sd) = src.parent().filter(|d| !d.as_os_str().is_empty()) {
         cc.arg(format!("-I{}", sd.display()));
+    }
+    for d in includes {
+        cc.arg(format!("-I{}", d.display()));
     }
     for (name, value) in defines {
         cc.arg(format!("-D{}={}", name, value));
@@ -244,6 +248,17 @@ fn check(
     defines: &[(String, String)],
     work: &Path,
 ) -> Result<String, String> {
+    check_with(tk, src, defines, &[], work)
+}
+
+/// [`check`] with `-I` directories (for accshare and `cc`).
+fn check_with(
+    tk: &Toolkit,
+    src: &Path,
+    defines: &[(String, String)],
+    includes: &[PathBuf],
+    work: &Path,
+) -> Result<String, String> {
     let name = src.file_name().map(|n| n.to_string_lossy().into_owned());
     let name = name.unwrap_or_default();
     let dir = work.join(src.file_stem().unwrap_or_default());
@@ -257,7 +272,7 @@ fn check(
                 .iter()
                 .map(|(a, b)| (a.clone(), Some(b.clone())))
                 .collect(),
-            include_dirs: Vec::new(),
+            include_dirs: includes.to_vec(),
         },
     };
     // The default output: shared-memory staging (`--opt share`) for the default platform.
@@ -273,7 +288,7 @@ fn check(
         ));
     };
     let files = driver::write(&out, src, &dir, Target::Cuda)?;
-    let (exe, nvcc_out) = build(tk, src, &files, defines, &dir)?;
+    let (exe, nvcc_out) = build(tk, src, &files, defines, includes, &dir)?;
     if !exe.is_file() {
         return Err(format!("the link wrote no {}", exe.display()));
     }
@@ -376,6 +391,57 @@ fn cuda_output_compiles_and_links() {
     );
 }
 
+/// The programs of `tests/accsuite` (PolyBench/ACC and Rodinia style, `-I utilities
+/// -DMINI_DATASET`) that accshare compiles: both CUDA files compile and link.
+#[test]
+fn accsuite_cuda_output_compiles_and_links() {
+    let Some(tk) = toolkit_or_skip() else {
+        return;
+    };
+    let work = std::env::temp_dir().join(format!("accshare-nvcc-suite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).expect("temp dir");
+    let suite = root().join("tests/accsuite");
+    let refused = std::fs::read_to_string(suite.join("REFUSED")).unwrap_or_default();
+    let refused: Vec<&str> = refused
+        .lines()
+        .filter_map(|l| l.split('#').next())
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut names: Vec<String> = std::fs::read_dir(&suite)
+        .expect("tests/accsuite")
+        .flatten()
+        .filter(|e| {
+            e.path()
+                .join(format!("{}.c", e.file_name().to_string_lossy()))
+                .is_file()
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !refused.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{:?}", names);
+    let defines = [("MINI_DATASET".to_string(), "1".to_string())];
+    let mut failures = Vec::new();
+    for n in &names {
+        let dir = suite.join(n);
+        let includes = [suite.join("utilities"), dir.clone()];
+        let src = dir.join(format!("{}.c", n));
+        match check_with(&tk, &src, &defines, &includes, &work) {
+            Ok(report) => print!("{}", report),
+            Err(e) => failures.push(format!("{}: {}", n, e)),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    assert!(
+        failures.is_empty(),
+        "{} program(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
 /// The `-D` defines reach both accshare and `cc`: a program built at a size other than its
 /// default.
 #[test]
@@ -426,7 +492,7 @@ fn linked_program_runs_or_fails_cleanly() {
     let out = driver::compile(&src, &opts, &mut sources, &mut diags)
         .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
     let files = driver::write(&out, &src, &dir, Target::Cuda).unwrap();
-    let (exe, _) = build(&tk, &src, &files, &[], &dir).unwrap_or_else(|e| panic!("{}", e));
+    let (exe, _) = build(&tk, &src, &files, &[], &[], &dir).unwrap_or_else(|e| panic!("{}", e));
     let r = Command::new(&exe).output().unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr);
     if r.status.success() {
