@@ -233,6 +233,21 @@ impl Region {
         loops.iter().map(|&l| self.loops[l].var.clone()).collect()
     }
 
+    /// The loops of the nest at `root`: `root` and every loop inside it, outer before inner, in
+    /// source order.
+    pub fn nest(&self, root: LoopId) -> Vec<LoopId> {
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(l) = stack.pop() {
+            let Some(lp) = self.loops.get(l) else {
+                continue;
+            };
+            out.push(l);
+            stack.extend(lp.children.iter().rev().copied());
+        }
+        out
+    }
+
     /// Enclosing loops of `l`, outermost first, including `l`.
     pub fn loop_path(&self, l: LoopId) -> Vec<LoopId> {
         let mut path = vec![l];

@@ -205,12 +205,8 @@ fn sequential_loops(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(Strin
         .map(|(l, _)| l)
         .collect();
     let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(l) = stack.pop() {
-        let Some(lp) = region.loops.get(l) else {
-            continue;
-        };
-        stack.extend(lp.children.iter().rev().copied());
+    for l in region.nest(root) {
+        let lp = &region.loops[l];
         if mapped.contains(&l) || lp.var == crate::ir::lower::ONCE_VAR {
             continue;
         }

@@ -158,14 +158,7 @@ impl KernelBuilder<'_> {
 
     /// The loops of this kernel's nest (the root and every loop inside it).
     fn nest_loops(&self) -> Vec<LoopId> {
-        let ir = self.ir();
-        let mut out = Vec::new();
-        let mut stack = vec![self.root];
-        while let Some(l) = stack.pop() {
-            out.push(l);
-            stack.extend(ir.loops[l].children.iter().copied());
-        }
-        out
+        self.ir().nest(self.root)
     }
 
     /// `name` is assigned by a statement of this kernel's nest.

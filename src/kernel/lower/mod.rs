@@ -188,23 +188,15 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             ));
             continue;
         };
-        let (copy_in, copy_out, present) = match kind {
-            DataKind::Copy => (true, true, false),
-            DataKind::CopyIn => (true, false, false),
-            DataKind::CopyOut => (false, true, false),
-            DataKind::Create => (false, false, false),
-            // Held by a caller's data construct or an `enter data`: the present table knows.
-            DataKind::Present => (false, false, true),
-            other => {
-                diags.push(Diag::error(
-                    var.span,
-                    format!(
-                        "the `{}` clause is not supported on a data construct",
-                        other.name()
-                    ),
-                ));
-                continue;
-            }
+        let Some((copy_in, copy_out, present)) = transfers(kind) else {
+            diags.push(Diag::error(
+                var.span,
+                format!(
+                    "the `{}` clause is not supported on a data construct",
+                    kind.name()
+                ),
+            ));
+            continue;
         };
         let Some((elem, count)) = clause_extent_or_present(sym, var, present, diags) else {
             continue;
@@ -212,8 +204,8 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         buffers.push(Buffer {
             array: var.name.name.clone(),
             elem,
-            whole_array: is_true_array(sym) && var.dims.is_empty() && count != "0",
-            count,
+            whole_array: is_true_array(sym) && var.dims.is_empty() && count.is_some(),
+            count: count.unwrap_or_else(|| "0".to_string()),
             host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
             copy_in,
             copy_out,
@@ -288,7 +280,7 @@ pub fn lower_standalone(
         data_ops.push(DataOp {
             array: var.name.name.clone(),
             elem,
-            count,
+            count: count.unwrap_or_else(|| "0".to_string()),
             host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
             kind: op,
         });
@@ -303,14 +295,28 @@ pub fn lower_standalone(
     })
 }
 
+/// What a data clause moves when it makes the array's device copy: `(copy_in, copy_out,
+/// present)`; `present` only looks the array up (a caller's data construct or an `enter data`
+/// holds it: the present table knows). `None` for clauses that make no buffer.
+fn transfers(kind: DataKind) -> Option<(bool, bool, bool)> {
+    Some(match kind {
+        DataKind::Copy => (true, true, false),
+        DataKind::CopyIn => (true, false, false),
+        DataKind::CopyOut => (false, true, false),
+        DataKind::Create => (false, false, false),
+        DataKind::Present => (false, false, true),
+        _ => return None,
+    })
+}
+
 /// [`clause_extent`], except that an array only looked up in the present table (`lookup`) may
-/// have no known size: its count is then `0`.
+/// have no known size: the count is then `None`.
 fn clause_extent_or_present(
     sym: &Symbol,
     var: &SubArray,
     lookup: bool,
     diags: &mut Diags,
-) -> Option<(Scalar, String)> {
+) -> Option<(Scalar, Option<String>)> {
     if lookup {
         let Some((elem, _, _)) = array_shape(&sym.ty) else {
             diags.push(Diag::error(
@@ -321,11 +327,11 @@ fn clause_extent_or_present(
         };
         let mut tmp = Diags::new();
         return Some(match clause_extent(sym, var, &mut tmp) {
-            Some(x) if !tmp.has_errors() => x,
-            _ => (elem, "0".to_string()),
+            Some((e, count)) if !tmp.has_errors() => (e, Some(count)),
+            _ => (elem, None),
         });
     }
-    clause_extent(sym, var, diags)
+    clause_extent(sym, var, diags).map(|(e, count)| (e, Some(count)))
 }
 
 fn sanitize(s: &str) -> String {
@@ -471,26 +477,18 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
         };
         let (copy_in, copy_out, count, whole, present) = match clauses.get(&a.name) {
             Some((kind, var)) => {
-                let (i, o, p) = match kind {
-                    DataKind::Copy => (true, true, false),
-                    DataKind::CopyIn => (true, false, false),
-                    DataKind::CopyOut => (false, true, false),
-                    DataKind::Create => (false, false, false),
-                    // Held by a caller's data construct or an `enter data`.
-                    DataKind::Present => (false, false, true),
-                    other => {
-                        diags.push(Diag::error(
-                            var.span,
-                            format!("the `{}` clause is not supported", other.name()),
-                        ));
-                        continue;
-                    }
+                let Some((i, o, p)) = transfers(*kind) else {
+                    diags.push(Diag::error(
+                        var.span,
+                        format!("the `{}` clause is not supported", kind.name()),
+                    ));
+                    continue;
                 };
                 let Some((_, count)) = clause_extent_or_present(sym, var, p, diags) else {
                     continue;
                 };
-                let whole = var.dims.is_empty() && count != "0";
-                (i, o, count, whole, p)
+                let whole = var.dims.is_empty() && count.is_some();
+                (i, o, count.unwrap_or_else(|| "0".to_string()), whole, p)
             }
             None => {
                 let count = match footprint(&r.ir, a) {
