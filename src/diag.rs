@@ -151,6 +151,11 @@ impl Diag {
         Diag::new(Severity::Warning, span, message)
     }
 
+    /// A note: something the compiler did that the user should know about (not a problem).
+    pub fn info(span: Span, message: impl Into<String>) -> Diag {
+        Diag::new(Severity::Note, span, message)
+    }
+
     fn new(severity: Severity, span: Span, message: impl Into<String>) -> Diag {
         Diag {
             severity,

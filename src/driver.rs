@@ -75,7 +75,12 @@ pub fn compile_with(
     if diags.has_errors() {
         return None;
     }
-    let regions = find_regions(&parsed.tu, sources, diags);
+    let mut regions = find_regions(&parsed.tu, sources, diags);
+    let all_deps: Vec<_> = regions
+        .compute
+        .iter_mut()
+        .map(|r| crate::analysis::interchange::analyze(r, sources, diags))
+        .collect();
     let ctx = Ctx {
         sources,
         pp: &parsed.pp,
@@ -85,26 +90,25 @@ pub fn compile_with(
     let mut module = Module::default();
     let mut ir_text = String::new();
     let mut kernel_sources = Vec::new();
-    for (i, r) in regions.compute.iter().enumerate() {
+    for (i, (r, deps)) in regions.compute.iter().zip(&all_deps).enumerate() {
         ir_text.push_str(&format!("// {}\n{}\n", sources.location(r.ir.span), r.ir));
-        let deps = dependence::analyze(&r.ir);
         ir_text.push_str("  schedule φ and placement Q:\n");
-        ir_text.push_str(&crate::kernel::lower::schedule_text(r, &deps));
+        ir_text.push_str(&crate::kernel::lower::schedule_text(r, deps));
         ir_text.push('\n');
-        for d in dependence::check_claims(&r.ir, &deps, Some(sources)) {
+        for d in dependence::check_claims(&r.ir, deps, Some(sources)) {
             diags.push(d);
         }
         let before = module.kernels.len();
         let plan = platform.as_ref().map(|p| {
             crate::partition::analyze_region(
                 &r.ir,
-                &deps,
+                deps,
                 i,
                 p,
                 &crate::partition::Options::default(),
             )
         });
-        if let Some(h) = lower_region_with(&ctx, r, &deps, i, plan.as_ref(), &mut module, diags) {
+        if let Some(h) = lower_region_with(&ctx, r, deps, i, plan.as_ref(), &mut module, diags) {
             module.host.push(h);
         }
         let refs: Vec<(String, Span)> =

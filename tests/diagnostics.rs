@@ -56,6 +56,7 @@ error_case!(implicit_dependence, "implicit_dependence.c", true);
 error_case!(scalar_after_region, "scalar_after_region.c", false);
 error_case!(vendor_clauses, "vendor_clauses.c", true);
 error_case!(routine_early_return, "routine_early_return.c", false);
+error_case!(loop_interchange, "loop_interchange.c", true);
 
 #[test]
 fn check_summaries_of_examples() {

@@ -131,8 +131,8 @@ fn program(seed: u64) -> String {
 
     // Drawn last, so that the other choices of a seed do not depend on it: the program in the
     // style of published OpenACC suites (a `parallel` region whose loops carry no `independent`,
-    // a statement at its top level, a row sum over a loop that carries a dependence, array
-    // parameters declared through a macro).
+    // a statement at its top level, a row sum over a loop that carries a dependence, column sums
+    // whose outer loop carries it (interchanged), array parameters declared through a macro).
     let acc_style = r.chance(40);
 
     let mut body = String::new();
@@ -213,8 +213,15 @@ fn program(seed: u64) -> String {
             for (int j = 0; j < M; j++)
                 rs[i] = rs[i] + in[i][j];
         }}
+#pragma acc loop
+        for (int i = 0; i < N; i++) {{
+#pragma acc loop
+            for (int j = 0; j < M; j++)
+                cs[j] = cs[j] * {decay} + in[i][j];
+        }}
     }}"#,
             first = ty.lit(3),
+            decay = ty.lit(1),
         )
     } else {
         format!(
@@ -255,14 +262,14 @@ static void dump(const char *name, const {t} *x, long count)
 }}
 
 void kernel({o_decl}, {t} ot[M][N], const {t} a[N][K], const {t} b[K][M],
-            const {t} bt[M][K], const {t} in[N][M], const {t} tin[M][N], {t} rs[N])
+            const {t} bt[M][K], const {t} in[N][M], const {t} tin[M][N], {t} rs[N], {t} cs[M])
 {{
 {region}
 }}
 
 int main(void)
 {{
-    static {t} o[N][M], ot[M][N], a[N][K], b[K][M], bt[M][K], in[N][M], tin[M][N], rs[N];
+    static {t} o[N][M], ot[M][N], a[N][K], b[K][M], bt[M][K], in[N][M], tin[M][N], rs[N], cs[M];
     for (int i = 0; i < N; i++)
         for (int q = 0; q < K; q++)
             a[i][q] = ({t})((i * 3 + q * 5) % 7 - 3);
@@ -280,10 +287,13 @@ int main(void)
         }}
     for (int i = 0; i < N; i++)
         rs[i] = ({t})(i % 4);
-    kernel(o, ot, a, b, bt, in, tin, rs);
+    for (int j = 0; j < M; j++)
+        cs[j] = ({t})(j % 3);
+    kernel(o, ot, a, b, bt, in, tin, rs, cs);
     dump("o", &o[0][0], (long)N * M);
     dump("ot", &ot[0][0], (long)M * N);
     dump("rs", rs, (long)N);
+    dump("cs", cs, (long)M);
     return 0;
 }}
 "#
@@ -367,6 +377,7 @@ fn the_generator_is_deterministic_and_varied() {
         "#pragma acc parallel\n",
         "ARR2D(o, N, M)",
         "rs[i] = rs[i] + in[i][j];",
+        "cs[j] = cs[j] * ",
     ] {
         assert!(
             all.iter().any(|p| p.contains(needle)),

@@ -43,11 +43,11 @@ pub fn run(
     if diags.has_errors() {
         return None;
     }
-    let regions = find_regions(&parsed.tu, sources, diags);
+    let mut regions = find_regions(&parsed.tu, sources, diags);
     let deps: Vec<DepInfo> = regions
         .compute
-        .iter()
-        .map(|r| dependence::analyze(&r.ir))
+        .iter_mut()
+        .map(|r| crate::analysis::interchange::analyze(r, sources, diags))
         .collect();
     Some(explain_with(
         &regions, &deps, platform, sources, format, opts,

@@ -1330,7 +1330,12 @@ fn examples_and_corpus() {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         for r in &regions.compute {
             let deps = analyze(&r.ir);
-            let claims = check_claims(&r.ir, &deps, Some(&sm));
+            // Warnings are allowed (loops of `parallel` constructs that carry a dependence run
+            // in order); a refuted `independent` claim is not.
+            let claims: Vec<_> = check_claims(&r.ir, &deps, Some(&sm))
+                .into_iter()
+                .filter(|d| d.severity == crate::diag::Severity::Error)
+                .collect();
             assert!(claims.is_empty(), "{}", render(&sm, &claims));
             for lp in &r.ir.loops {
                 let d = &deps.loops[lp.id];

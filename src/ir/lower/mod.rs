@@ -11,11 +11,13 @@ use crate::diag::{Diag, Diags, SourceMap};
 use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtKind, UnOp};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 
+mod interchange;
 mod live;
 mod scope;
 mod syntax;
 mod top;
 
+pub use interchange::interchange;
 use scope::*;
 pub use scope::{Scope, Symbol};
 use syntax::*;
