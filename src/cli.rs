@@ -96,10 +96,11 @@ pub struct PlatformArgs {
 }
 
 impl PlatformArgs {
-    /// Loads the platform; a bad name is a usage error (exit 2).
+    /// Loads the platform; a bad name or platform file is a usage error (exit 2), a file's
+    /// problem reported like a diagnostic of the compiler (`file:line:col`, the line, a caret).
     pub fn load(&self) -> Result<crate::model::Platform, i32> {
         crate::model::Platform::load(&self.platform).map_err(|e| {
-            eprintln!("error: {}", e);
+            eprint!("{}", e.render());
             2
         })
     }

@@ -39,11 +39,16 @@ fn unmarked_loops_in_kernels_are_parallel_only_when_proven() {
     assert_eq!(k.len(), 2);
     // First nest: both loops proven independent → a 2-D grid.
     assert_eq!(k[0].dims, 2, "{}", out.kernel_source);
-    // Second nest: `i` carries a dependence, so only `j` is parallel: a 1-D grid … but `j` is
-    // not the root, so the nest runs sequentially in `i` inside one thread, with a warning.
+    // Second nest: `i` carries a dependence and `j` none in any iteration of `i`: the loops are
+    // interchanged, `j` runs on a 1-D grid and `i` in order in each work-item.
     assert_eq!(k[1].dims, 1);
-    assert_eq!(k[1].block, [1, 1, 1], "{}", out.kernel_source);
-    assert!(diags.contains("loop `i` is not parallel"), "{}", diags);
+    assert_eq!(k[1].block, [256, 1, 1], "{}", out.kernel_source);
+    assert!(
+        diags.contains("note: loops `i` and `j` interchanged"),
+        "{}",
+        diags
+    );
+    assert!(!diags.contains("loop `i` is not parallel"), "{}", diags);
 }
 
 #[test]

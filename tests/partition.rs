@@ -64,177 +64,10 @@ fn explain_snapshots_json() {
     }
 }
 
-/// A minimal JSON reader (values only as needed here), to check the report is valid JSON.
+/// The report as a JSON value (serde_json: strict RFC 8259), to check it is valid JSON.
 mod json {
-    #[derive(Debug, PartialEq)]
-    pub enum V {
-        Null,
-        Bool(bool),
-        Num(f64),
-        Str(String),
-        Arr(Vec<V>),
-        Obj(Vec<(String, V)>),
-    }
-    impl V {
-        pub fn get(&self, k: &str) -> Option<&V> {
-            match self {
-                V::Obj(f) => f.iter().find(|(n, _)| n == k).map(|(_, v)| v),
-                _ => None,
-            }
-        }
-        pub fn idx(&self, i: usize) -> Option<&V> {
-            match self {
-                V::Arr(a) => a.get(i),
-                _ => None,
-            }
-        }
-        pub fn num(&self) -> Option<f64> {
-            match self {
-                V::Num(n) => Some(*n),
-                _ => None,
-            }
-        }
-        pub fn str(&self) -> Option<&str> {
-            match self {
-                V::Str(s) => Some(s),
-                _ => None,
-            }
-        }
-    }
-    pub fn parse(s: &str) -> Result<V, String> {
-        let b: Vec<char> = s.chars().collect();
-        let mut i = 0;
-        let v = value(&b, &mut i)?;
-        ws(&b, &mut i);
-        if i != b.len() {
-            return Err(format!("trailing text at {}", i));
-        }
-        Ok(v)
-    }
-    fn ws(b: &[char], i: &mut usize) {
-        while *i < b.len() && b[*i].is_whitespace() {
-            *i += 1;
-        }
-    }
-    fn value(b: &[char], i: &mut usize) -> Result<V, String> {
-        ws(b, i);
-        match b.get(*i) {
-            Some('{') => {
-                *i += 1;
-                let mut f = Vec::new();
-                ws(b, i);
-                if b.get(*i) == Some(&'}') {
-                    *i += 1;
-                    return Ok(V::Obj(f));
-                }
-                loop {
-                    ws(b, i);
-                    let V::Str(k) = value(b, i)? else {
-                        return Err("key".into());
-                    };
-                    ws(b, i);
-                    if b.get(*i) != Some(&':') {
-                        return Err(format!("expected : at {}", i));
-                    }
-                    *i += 1;
-                    f.push((k, value(b, i)?));
-                    ws(b, i);
-                    match b.get(*i) {
-                        Some(',') => *i += 1,
-                        Some('}') => {
-                            *i += 1;
-                            return Ok(V::Obj(f));
-                        }
-                        _ => return Err(format!("expected , or }} at {}", i)),
-                    }
-                }
-            }
-            Some('[') => {
-                *i += 1;
-                let mut a = Vec::new();
-                ws(b, i);
-                if b.get(*i) == Some(&']') {
-                    *i += 1;
-                    return Ok(V::Arr(a));
-                }
-                loop {
-                    a.push(value(b, i)?);
-                    ws(b, i);
-                    match b.get(*i) {
-                        Some(',') => *i += 1,
-                        Some(']') => {
-                            *i += 1;
-                            return Ok(V::Arr(a));
-                        }
-                        _ => return Err(format!("expected , or ] at {}", i)),
-                    }
-                }
-            }
-            Some('"') => {
-                *i += 1;
-                let mut s = String::new();
-                loop {
-                    match b.get(*i) {
-                        Some('"') => {
-                            *i += 1;
-                            return Ok(V::Str(s));
-                        }
-                        Some('\\') => {
-                            *i += 1;
-                            match b.get(*i) {
-                                Some('n') => s.push('\n'),
-                                Some('t') => s.push('\t'),
-                                Some('r') => s.push('\r'),
-                                Some('"') => s.push('"'),
-                                Some('\\') => s.push('\\'),
-                                Some('/') => s.push('/'),
-                                Some('u') => {
-                                    let h: String =
-                                        b.get(*i + 1..*i + 5).ok_or("\\u")?.iter().collect();
-                                    let c =
-                                        u32::from_str_radix(&h, 16).map_err(|e| e.to_string())?;
-                                    s.push(char::from_u32(c).ok_or("bad \\u")?);
-                                    *i += 4;
-                                }
-                                _ => return Err("bad escape".into()),
-                            }
-                            *i += 1;
-                        }
-                        Some(c) if (*c as u32) < 0x20 => {
-                            return Err("control character in string".into())
-                        }
-                        Some(c) => {
-                            s.push(*c);
-                            *i += 1;
-                        }
-                        None => return Err("unterminated string".into()),
-                    }
-                }
-            }
-            Some('t') if b.get(*i..*i + 4) == Some(&['t', 'r', 'u', 'e']) => {
-                *i += 4;
-                Ok(V::Bool(true))
-            }
-            Some('f') if b.get(*i..*i + 5) == Some(&['f', 'a', 'l', 's', 'e']) => {
-                *i += 5;
-                Ok(V::Bool(false))
-            }
-            Some('n') if b.get(*i..*i + 4) == Some(&['n', 'u', 'l', 'l']) => {
-                *i += 4;
-                Ok(V::Null)
-            }
-            Some(c) if *c == '-' || c.is_ascii_digit() => {
-                let st = *i;
-                while *i < b.len() && (b[*i].is_ascii_digit() || "+-.eE".contains(b[*i])) {
-                    *i += 1;
-                }
-                let t: String = b[st..*i].iter().collect();
-                t.parse()
-                    .map(V::Num)
-                    .map_err(|_| format!("bad number {}", t))
-            }
-            _ => Err(format!("unexpected at {}", i)),
-        }
+    pub fn parse(s: &str) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::from_str(s)
     }
 }
 
@@ -244,56 +77,56 @@ fn gemm_json_matches_the_paper() {
     let v = json::parse(&out).expect("valid JSON");
     let k = v
         .get("regions")
-        .and_then(|r| r.idx(0))
+        .and_then(|r| r.get(0))
         .and_then(|r| r.get("kernels"))
-        .and_then(|k| k.idx(0))
+        .and_then(|k| k.get(0))
         .unwrap();
     let block: Vec<f64> = (0..3)
         .map(|i| {
             k.get("block")
-                .and_then(|b| b.idx(i))
-                .and_then(|x| x.num())
+                .and_then(|b| b.get(i))
+                .and_then(|x| x.as_f64())
                 .unwrap()
         })
         .collect();
     assert_eq!(block, vec![32.0, 32.0, 1.0]);
     assert_eq!(
-        k.get("smem_with_block_fixed").and_then(|s| s.str()),
+        k.get("smem_with_block_fixed").and_then(|s| s.as_str()),
         Some("k1 + k2 <= 96")
     );
     let params = k.get("params").unwrap();
-    assert_eq!(params.get("k1").and_then(|x| x.num()), Some(32.0));
-    assert_eq!(params.get("k2").and_then(|x| x.num()), Some(32.0));
+    assert_eq!(params.get("k1").and_then(|x| x.as_f64()), Some(32.0));
+    assert_eq!(params.get("k2").and_then(|x| x.as_f64()), Some(32.0));
     let shared = k.get("shared_arrays").unwrap();
     assert_eq!(
         shared
-            .idx(0)
+            .get(0)
             .and_then(|a| a.get("array"))
-            .and_then(|a| a.str()),
+            .and_then(|a| a.as_str()),
         Some("A")
     );
     assert_eq!(
         shared
-            .idx(0)
+            .get(0)
             .and_then(|a| a.get("shape_expr"))
-            .and_then(|a| a.str()),
+            .and_then(|a| a.as_str()),
         Some("[TB_Y][k2]")
     );
     assert_eq!(
         shared
-            .idx(0)
+            .get(0)
             .and_then(|a| a.get("bytes"))
-            .and_then(|a| a.num()),
+            .and_then(|a| a.as_f64()),
         Some(4096.0)
     );
     assert_eq!(
         shared
-            .idx(1)
+            .get(1)
             .and_then(|a| a.get("shape_expr"))
-            .and_then(|a| a.str()),
+            .and_then(|a| a.as_str()),
         Some("[k1][TB_X]")
     );
-    assert!(k.get("profit").and_then(|p| p.num()).unwrap() > 0.0);
+    assert!(k.get("profit").and_then(|p| p.as_f64()).unwrap() > 0.0);
 }
 
 #[test]
@@ -303,15 +136,15 @@ fn every_json_report_parses() {
             let out = explain_file(&format!("examples/{}.c", ex), p, Format::Json);
             let v = json::parse(&out).unwrap_or_else(|e| panic!("{} on {}: {}", ex, p, e));
             for r in 0.. {
-                let Some(region) = v.get("regions").and_then(|x| x.idx(r)) else {
+                let Some(region) = v.get("regions").and_then(|x| x.get(r)) else {
                     break;
                 };
                 for k in 0.. {
-                    let Some(kernel) = region.get("kernels").and_then(|x| x.idx(k)) else {
+                    let Some(kernel) = region.get("kernels").and_then(|x| x.get(k)) else {
                         break;
                     };
                     assert!(kernel.get("block").is_some() && kernel.get("shared_arrays").is_some());
-                    assert!(kernel.get("profit").and_then(|x| x.num()).is_some());
+                    assert!(kernel.get("profit").and_then(|x| x.as_f64()).is_some());
                 }
             }
         }

@@ -1,323 +1,478 @@
-//! The JSON report of `accshare explain` (schema: docs/explain-json.md).
+//! The JSON report of `accshare explain` (schema: docs/explain-json.md), written by serde_json
+//! from the output structs below: their fields, in order, are the schema's keys.
+
+use serde::{Serialize, Serializer};
 
 use super::*;
 
-/// A JSON string literal with every character that needs it escaped.
-pub fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-pub(super) fn json_f64(v: f64) -> String {
-    if v.is_finite() {
-        let s = format!("{}", v);
-        if s.contains('.') || s.contains('e') {
-            s
-        } else {
-            format!("{}.0", s)
-        }
-    } else {
-        "null".into()
-    }
-}
-
-fn arr(items: impl IntoIterator<Item = String>) -> String {
-    format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
-}
-
-fn obj(fields: Vec<(&str, String)>) -> String {
-    format!(
-        "{{{}}}",
-        fields
-            .into_iter()
-            .map(|(k, v)| format!("{}: {}", json_str(k), v))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
+/// The whole report, on one line.
 pub(super) fn json(plans: &[RegionPlan], locs: &[String], p: &Platform) -> String {
-    let platform = obj(vec![
-        ("name", json_str(&p.name)),
-        ("description", json_str(&p.description)),
-        ("warp_size", p.warp_size.to_string()),
-        ("smem_per_sm", p.smem_per_sm.to_string()),
-        ("smem_per_block", p.smem_per_block.to_string()),
-        ("smem_budget", p.smem_budget().to_string()),
-        ("transaction_bytes", p.transaction_bytes.to_string()),
-        ("max_threads_per_block", p.max_threads_per_block.to_string()),
-        ("max_threads_per_sm", p.max_threads_per_sm.to_string()),
-        ("theta_s", json_f64(p.theta_s)),
-        ("theta_r", json_f64(p.theta_r)),
-    ]);
-    let regions = plans.iter().zip(locs).map(|(rp, loc)| {
-        let seeds = arr(rp.seeds.seeds.iter().map(|s| {
-            obj(vec![
-                ("array", json_str(&s.array)),
-                ("partition", json_str(&rp.seeds.show(s))),
-                ("coalesce", s.coalesce.to_string()),
-                (
-                    "origin",
-                    json_str(match s.origin {
-                        partition::candidates::SeedOrigin::Share => "share",
-                        partition::candidates::SeedOrigin::Cache => "cache",
-                    }),
-                ),
-                (
-                    "params",
-                    arr(s.dims.iter().filter_map(|d| match d {
-                        SeedDim::Star(q) => rp.seeds.params.get(*q).map(|x| json_str(&x.name)),
-                        _ => None,
-                    })),
-                ),
-            ])
-        }));
-        obj(vec![
-            ("index", rp.index.to_string()),
-            ("function", json_str(&rp.func)),
-            ("location", json_str(loc)),
-            ("seeds", seeds),
-            (
-                "kernels",
-                arr(rp.kernels.iter().map(|k| kernel_json(rp, k, p))),
-            ),
-        ])
-    });
-    let mut s = obj(vec![("platform", platform), ("regions", arr(regions))]);
+    let report = Report {
+        platform: PlatformJson {
+            name: &p.name,
+            description: &p.description,
+            warp_size: p.warp_size,
+            smem_per_sm: p.smem_per_sm,
+            smem_per_block: p.smem_per_block,
+            smem_budget: p.smem_budget(),
+            transaction_bytes: p.transaction_bytes,
+            max_threads_per_block: p.max_threads_per_block,
+            max_threads_per_sm: p.max_threads_per_sm,
+            theta_s: p.theta_s,
+            theta_r: p.theta_r,
+        },
+        regions: plans
+            .iter()
+            .zip(locs)
+            .map(|(rp, loc)| region(rp, loc, p))
+            .collect(),
+    };
+    // Serializing plain structs of strings and numbers to a String cannot fail.
+    let mut s = serde_json::to_string(&report).unwrap_or_default();
     s.push('\n');
     s
 }
 
-fn kernel_json(rp: &RegionPlan, kp: &KernelPlan, p: &Platform) -> String {
-    let seeds = &rp.seeds;
-    let mut f: Vec<(&str, String)> = vec![
-        ("name", json_str(&kp.name)),
-        ("analyzed", kp.nest.is_some().to_string()),
-    ];
-    let block = arr(kp.block.iter().map(|v| v.to_string()));
-    let Some(nest) = &kp.nest else {
-        f.push(("block", block));
-        f.push(("shared_arrays", "[]".into()));
-        f.push(("profit", "0".into()));
-        f.push(("notes", arr(kp.notes.iter().map(|n| json_str(n)))));
-        return obj(f);
-    };
-    let dim_loop = |d| {
-        nest.loop_of(d)
-            .map_or("null".to_string(), |l| json_str(nest.name(l)))
-    };
-    use crate::front::pragma_ast::TbDim;
-    f.push((
-        "mapping",
-        obj(vec![
-            ("x", dim_loop(TbDim::X)),
-            ("y", dim_loop(TbDim::Y)),
-            ("z", dim_loop(TbDim::Z)),
-            (
-                "sequential",
-                arr(nest.sequential().iter().map(|l| json_str(nest.name(*l)))),
-            ),
-        ]),
-    ));
-    f.push((
-        "trip_counts",
-        obj(nest
-            .loops
-            .iter()
-            .map(|l| (nest.name(*l), nest.trip_of(*l).to_string()))
-            .collect()),
-    ));
-    f.push((
-        "candidates",
-        arr(kp.candidates.iter().map(|c| {
-            obj(vec![
-                ("array", json_str(&c.array)),
-                ("seed", c.seed.to_string()),
-                ("reason", json_str(&c.reason)),
-            ])
-        })),
-    ));
-    f.push((
-        "not_candidates",
-        arr(kp.not_candidates.iter().map(|a| json_str(a))),
-    ));
-    f.push((
-        "references",
-        arr(nest.refs.iter().zip(&kp.adjacency).map(|(r, a)| {
-            obj(vec![
-                ("ref", json_str(&r.text)),
-                ("array", json_str(&r.array)),
-                (
-                    "coalesced",
-                    (*a == partition::Adjacency::Coalesced).to_string(),
-                ),
-                ("adjacency", json_str(&a.show(nest))),
-            ])
-        })),
-    ));
-    f.push((
-        "subspaces",
-        arr(kp.subspaces.iter().map(|s| {
-            obj(vec![
-                ("from", arr(s.from.iter().map(|x| json_str(x)))),
-                ("domain", json_str(&s.show(nest, seeds))),
-            ])
-        })),
-    ));
-    f.push((
-        "plans",
-        arr(kp.plans.iter().enumerate().map(|(i, plan)| {
-            let parts = kp
-                .candidates
-                .iter()
-                .filter(|c| nest.refs.iter().any(|r| r.array == c.array))
-                .map(|c| {
-                    obj(vec![
-                        ("array", json_str(&c.array)),
-                        (
-                            "shape",
-                            json_str(&show_shape(&symbolic_shape(nest, seeds, plan, &c.array))),
-                        ),
-                    ])
-                });
-            obj(vec![
-                ("index", i.to_string()),
-                ("from", arr(plan.from.iter().map(|x| json_str(x)))),
-                ("domain", json_str(&plan_domain(kp, seeds, plan))),
-                ("partitions", arr(parts)),
-                ("notes", arr(plan.notes.iter().map(|n| json_str(n)))),
-            ])
-        })),
-    ));
-    f.push(("block", block));
-    match &kp.best {
-        Some(b) => {
-            let plan = kp.plans.get(b.plan);
-            f.push((
-                "params",
-                obj(params_of(kp, seeds, b)
-                    .iter()
-                    .map(|(n, v)| (n.as_str(), v.to_string()))
-                    .collect::<Vec<_>>()),
-            ));
-            f.push(("profit", b.profit.to_string()));
-            f.push(("profit_per_block", b.profit_per_block.to_string()));
-            f.push(("blocks", b.blocks.to_string()));
-            f.push(("shared_bytes", b.smem.to_string()));
-            f.push((
-                "shared_arrays",
-                arr(b
-                    .staged
-                    .iter()
-                    .filter_map(|a| b.shapes.get(a).map(|c| (a, c)))
-                    .map(|(a, c)| {
-                        let expr = plan
-                            .map(|pl| show_shape(&symbolic_shape(nest, seeds, pl, a)))
-                            .unwrap_or_default();
-                        obj(vec![
-                            ("array", json_str(a)),
-                            ("shape", arr(c.extents.iter().map(|e| e.to_string()))),
-                            ("origin", arr(c.origin.iter().map(|e| e.to_string()))),
-                            ("shape_expr", json_str(&expr)),
-                            ("bytes", c.bytes.to_string()),
-                            ("chunks", c.chunks.to_string()),
-                        ])
-                    })),
-            ));
-            f.push(("features", features_json(b)));
-            f.push((
-                "constraints",
-                arr(b.constraints.iter().map(|c| {
-                    obj(vec![
-                        ("id", json_str(&c.id)),
-                        ("what", json_str(&c.what)),
-                        ("lhs", c.lhs.to_string()),
-                        ("op", json_str(c.op)),
-                        ("rhs", c.rhs.to_string()),
-                        ("slack", c.slack().to_string()),
-                    ])
-                })),
-            ));
-            f.push((
-                "smem_with_block_fixed",
-                reduced_smem(kp, seeds, b, p.smem_budget() as i64)
-                    .map_or("null".into(), |s| json_str(&s)),
-            ));
-            f.push((
-                "alternatives",
-                arr(kp.alternatives.iter().map(|a| {
-                    obj(vec![
-                        ("block", arr(a.assign.tb.iter().map(|v| v.to_string()))),
-                        (
-                            "params",
-                            obj(params_of(kp, seeds, a)
-                                .iter()
-                                .map(|(n, v)| (n.as_str(), v.to_string()))
-                                .collect::<Vec<_>>()),
-                        ),
-                        ("profit", a.profit.to_string()),
-                        ("shared_bytes", a.smem.to_string()),
-                        ("staged", arr(a.staged.iter().map(|s| json_str(s)))),
-                    ])
-                })),
-            ));
-        }
-        None => {
-            f.push(("params", "{}".into()));
-            f.push(("profit", "0".into()));
-            f.push(("shared_bytes", "0".into()));
-            f.push(("shared_arrays", "[]".into()));
-        }
-    }
-    f.push(("evaluated", kp.evaluated.to_string()));
-    f.push((
-        "rejected",
-        arr(kp
-            .rejected
-            .iter()
-            .map(|(a, r)| obj(vec![("array", json_str(a)), ("reason", json_str(r))]))),
-    ));
-    f.push(("notes", arr(kp.notes.iter().map(|n| json_str(n)))));
-    f.push((
-        "sequential",
-        arr(kp
-            .sequential
-            .iter()
-            .map(|(v, r)| obj(vec![("loop", json_str(v)), ("reason", json_str(r))]))),
-    ));
-    obj(f)
+#[derive(Serialize)]
+struct Report<'a> {
+    platform: PlatformJson<'a>,
+    regions: Vec<RegionJson<'a>>,
 }
 
-fn features_json(b: &partition::Choice) -> String {
-    arr(b.features.iter().map(|(a, f)| {
-        let g = b.gains.get(a).copied().unwrap_or((0, 0));
-        obj(vec![
-            ("array", json_str(a)),
-            ("accesses", f.accesses.to_string()),
-            ("distinct", f.distinct.to_string()),
-            ("reuse_size", f.reuse.to_string()),
-            ("in_reuse_set", f.in_reuse_set.to_string()),
-            ("in_coalesce_set", f.in_coalesce_set.to_string()),
-            ("coalesce_tran", f.coalesce_tran.to_string()),
-            ("baseline_tran", f.baseline_tran.to_string()),
-            ("reuse_bytes", g.0.to_string()),
-            ("coalesce_bytes", g.1.to_string()),
-            ("approx", f.approx.to_string()),
-        ])
-    }))
+#[derive(Serialize)]
+struct PlatformJson<'a> {
+    name: &'a str,
+    description: &'a str,
+    warp_size: u32,
+    smem_per_sm: u64,
+    smem_per_block: u64,
+    smem_budget: u64,
+    transaction_bytes: u32,
+    max_threads_per_block: u32,
+    max_threads_per_sm: u32,
+    theta_s: f64,
+    theta_r: f64,
+}
+
+#[derive(Serialize)]
+struct RegionJson<'a> {
+    index: usize,
+    function: &'a str,
+    location: &'a str,
+    seeds: Vec<SeedJson<'a>>,
+    kernels: Vec<KernelJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct SeedJson<'a> {
+    array: &'a str,
+    partition: String,
+    coalesce: bool,
+    origin: &'static str,
+    params: Vec<&'a str>,
+}
+
+/// A kernel the engine could not size carries only a few keys (see the schema).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum KernelJson<'a> {
+    Unanalyzed {
+        name: &'a str,
+        analyzed: bool,
+        block: [i64; 3],
+        shared_arrays: [SharedArrayJson<'a>; 0],
+        profit: i64,
+        notes: &'a [String],
+    },
+    Analyzed(Box<Analyzed<'a>>),
+}
+
+#[derive(Serialize)]
+struct Analyzed<'a> {
+    name: &'a str,
+    analyzed: bool,
+    mapping: MappingJson<'a>,
+    trip_counts: Pairs<&'a str, i64>,
+    candidates: Vec<CandidateJson<'a>>,
+    not_candidates: &'a [String],
+    references: Vec<ReferenceJson<'a>>,
+    subspaces: Vec<SubspaceJson<'a>>,
+    plans: Vec<PlanJson<'a>>,
+    block: [i64; 3],
+    params: Pairs<String, i64>,
+    profit: i64,
+    // The keys from `profit_per_block` to `alternatives` other than `shared_bytes` and
+    // `shared_arrays` are there only when a configuration was chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profit_per_block: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<i64>,
+    shared_bytes: i64,
+    shared_arrays: Vec<SharedArrayJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    features: Option<Vec<FeatureJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constraints: Option<Vec<ConstraintJson<'a>>>,
+    /// Outer `None`: no key; `Some(None)`: `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    smem_with_block_fixed: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alternatives: Option<Vec<AlternativeJson<'a>>>,
+    evaluated: u64,
+    rejected: Vec<ArrayReason<'a>>,
+    notes: &'a [String],
+    sequential: Vec<LoopReason<'a>>,
+}
+
+#[derive(Serialize)]
+struct MappingJson<'a> {
+    x: Option<&'a str>,
+    y: Option<&'a str>,
+    z: Option<&'a str>,
+    sequential: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct CandidateJson<'a> {
+    array: &'a str,
+    seed: bool,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct ReferenceJson<'a> {
+    #[serde(rename = "ref")]
+    text: &'a str,
+    array: &'a str,
+    coalesced: bool,
+    adjacency: String,
+}
+
+#[derive(Serialize)]
+struct SubspaceJson<'a> {
+    from: &'a [String],
+    domain: String,
+}
+
+#[derive(Serialize)]
+struct PlanJson<'a> {
+    index: usize,
+    from: &'a [String],
+    domain: String,
+    partitions: Vec<PartitionJson<'a>>,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct PartitionJson<'a> {
+    array: &'a str,
+    shape: String,
+}
+
+#[derive(Serialize)]
+struct SharedArrayJson<'a> {
+    array: &'a str,
+    shape: &'a [i64],
+    origin: &'a [i64],
+    shape_expr: String,
+    bytes: i64,
+    chunks: i64,
+}
+
+#[derive(Serialize)]
+struct FeatureJson<'a> {
+    array: &'a str,
+    accesses: i64,
+    distinct: i64,
+    reuse_size: i64,
+    in_reuse_set: bool,
+    in_coalesce_set: bool,
+    coalesce_tran: i64,
+    baseline_tran: i64,
+    reuse_bytes: i64,
+    coalesce_bytes: i64,
+    approx: bool,
+}
+
+#[derive(Serialize)]
+struct ConstraintJson<'a> {
+    id: &'a str,
+    what: &'a str,
+    lhs: i64,
+    op: &'a str,
+    rhs: i64,
+    slack: i64,
+}
+
+#[derive(Serialize)]
+struct AlternativeJson<'a> {
+    block: [i64; 3],
+    params: Pairs<String, i64>,
+    profit: i64,
+    shared_bytes: i64,
+    staged: &'a [String],
+}
+
+#[derive(Serialize)]
+struct ArrayReason<'a> {
+    array: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct LoopReason<'a> {
+    #[serde(rename = "loop")]
+    name: &'a str,
+    reason: &'a str,
+}
+
+/// An object whose keys keep the order the engine gives them (loops outermost first,
+/// parameters in the order of the mapped dimensions).
+struct Pairs<K, V>(Vec<(K, V)>);
+
+impl<K: Serialize, V: Serialize> Serialize for Pairs<K, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+fn region<'a>(rp: &'a RegionPlan, loc: &'a str, p: &Platform) -> RegionJson<'a> {
+    let seeds = rp
+        .seeds
+        .seeds
+        .iter()
+        .map(|s| SeedJson {
+            array: &s.array,
+            partition: rp.seeds.show(s),
+            coalesce: s.coalesce,
+            origin: match s.origin {
+                partition::candidates::SeedOrigin::Share => "share",
+                partition::candidates::SeedOrigin::Cache => "cache",
+            },
+            params: s
+                .dims
+                .iter()
+                .filter_map(|d| match d {
+                    SeedDim::Star(q) => rp.seeds.params.get(*q).map(|x| x.name.as_str()),
+                    _ => None,
+                })
+                .collect(),
+        })
+        .collect();
+    RegionJson {
+        index: rp.index,
+        function: &rp.func,
+        location: loc,
+        seeds,
+        kernels: rp.kernels.iter().map(|k| kernel(rp, k, p)).collect(),
+    }
+}
+
+fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJson<'a> {
+    let seeds = &rp.seeds;
+    let Some(nest) = &kp.nest else {
+        return KernelJson::Unanalyzed {
+            name: &kp.name,
+            analyzed: false,
+            block: kp.block,
+            shared_arrays: [],
+            profit: 0,
+            notes: &kp.notes,
+        };
+    };
+    use crate::front::pragma_ast::TbDim;
+    let dim_loop = |d| nest.loop_of(d).map(|l| nest.name(l));
+    let mut k = Analyzed {
+        name: &kp.name,
+        analyzed: true,
+        mapping: MappingJson {
+            x: dim_loop(TbDim::X),
+            y: dim_loop(TbDim::Y),
+            z: dim_loop(TbDim::Z),
+            sequential: nest.sequential().iter().map(|l| nest.name(*l)).collect(),
+        },
+        trip_counts: Pairs(
+            nest.loops
+                .iter()
+                .map(|l| (nest.name(*l), nest.trip_of(*l)))
+                .collect(),
+        ),
+        candidates: kp
+            .candidates
+            .iter()
+            .map(|c| CandidateJson {
+                array: &c.array,
+                seed: c.seed,
+                reason: &c.reason,
+            })
+            .collect(),
+        not_candidates: &kp.not_candidates,
+        references: nest
+            .refs
+            .iter()
+            .zip(&kp.adjacency)
+            .map(|(r, a)| ReferenceJson {
+                text: &r.text,
+                array: &r.array,
+                coalesced: *a == partition::Adjacency::Coalesced,
+                adjacency: a.show(nest),
+            })
+            .collect(),
+        subspaces: kp
+            .subspaces
+            .iter()
+            .map(|s| SubspaceJson {
+                from: &s.from,
+                domain: s.show(nest, seeds),
+            })
+            .collect(),
+        plans: kp
+            .plans
+            .iter()
+            .enumerate()
+            .map(|(i, plan)| PlanJson {
+                index: i,
+                from: &plan.from,
+                domain: plan_domain(kp, seeds, plan),
+                partitions: kp
+                    .candidates
+                    .iter()
+                    .filter(|c| nest.refs.iter().any(|r| r.array == c.array))
+                    .map(|c| PartitionJson {
+                        array: &c.array,
+                        shape: show_shape(&symbolic_shape(nest, seeds, plan, &c.array)),
+                    })
+                    .collect(),
+                notes: &plan.notes,
+            })
+            .collect(),
+        block: kp.block,
+        params: Pairs(Vec::new()),
+        profit: 0,
+        profit_per_block: None,
+        blocks: None,
+        shared_bytes: 0,
+        shared_arrays: Vec::new(),
+        features: None,
+        constraints: None,
+        smem_with_block_fixed: None,
+        alternatives: None,
+        evaluated: kp.evaluated,
+        rejected: kp
+            .rejected
+            .iter()
+            .map(|(a, r)| ArrayReason {
+                array: a,
+                reason: r,
+            })
+            .collect(),
+        notes: &kp.notes,
+        sequential: kp
+            .sequential
+            .iter()
+            .map(|(v, r)| LoopReason { name: v, reason: r })
+            .collect(),
+    };
+    if let Some(b) = &kp.best {
+        let plan = kp.plans.get(b.plan);
+        k.params = Pairs(params_of(kp, seeds, b));
+        k.profit = b.profit;
+        k.profit_per_block = Some(b.profit_per_block);
+        k.blocks = Some(b.blocks);
+        k.shared_bytes = b.smem;
+        k.shared_arrays = b
+            .staged
+            .iter()
+            .filter_map(|a| b.shapes.get(a).map(|c| (a, c)))
+            .map(|(a, c)| SharedArrayJson {
+                array: a,
+                shape: &c.extents,
+                origin: &c.origin,
+                shape_expr: plan
+                    .map(|pl| show_shape(&symbolic_shape(nest, seeds, pl, a)))
+                    .unwrap_or_default(),
+                bytes: c.bytes,
+                chunks: c.chunks,
+            })
+            .collect();
+        k.features = Some(features(b));
+        k.constraints = Some(
+            b.constraints
+                .iter()
+                .map(|c| ConstraintJson {
+                    id: &c.id,
+                    what: &c.what,
+                    lhs: c.lhs,
+                    op: c.op,
+                    rhs: c.rhs,
+                    slack: c.slack(),
+                })
+                .collect(),
+        );
+        k.smem_with_block_fixed = Some(reduced_smem(kp, seeds, b, p.smem_budget() as i64));
+        k.alternatives = Some(
+            kp.alternatives
+                .iter()
+                .map(|a| AlternativeJson {
+                    block: a.assign.tb,
+                    params: Pairs(params_of(kp, seeds, a)),
+                    profit: a.profit,
+                    shared_bytes: a.smem,
+                    staged: &a.staged,
+                })
+                .collect(),
+        );
+    }
+    KernelJson::Analyzed(Box::new(k))
+}
+
+fn features(b: &partition::Choice) -> Vec<FeatureJson<'_>> {
+    b.features
+        .iter()
+        .map(|(a, f)| {
+            let g = b.gains.get(a).copied().unwrap_or((0, 0));
+            FeatureJson {
+                array: a,
+                accesses: f.accesses,
+                distinct: f.distinct,
+                reuse_size: f.reuse,
+                in_reuse_set: f.in_reuse_set,
+                in_coalesce_set: f.in_coalesce_set,
+                coalesce_tran: f.coalesce_tran,
+                baseline_tran: f.baseline_tran,
+                reuse_bytes: g.0,
+                coalesce_bytes: g.1,
+                approx: f.approx,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_escaped_and_pairs_keep_their_order() {
+        let notes = vec!["a\"b\\c\nd\r\te\u{1}é".to_string()];
+        let k = KernelJson::Unanalyzed {
+            name: "k",
+            analyzed: false,
+            block: [32, 8, 1],
+            shared_arrays: [],
+            profit: 0,
+            notes: &notes,
+        };
+        assert_eq!(
+            serde_json::to_string(&k).unwrap(),
+            r#"{"name":"k","analyzed":false,"block":[32,8,1],"shared_arrays":[],"profit":0,"notes":["a\"b\\c\nd\r\te\u0001é"]}"#
+        );
+        let p = Pairs(vec![("j", 2), ("i", 1)]);
+        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"j":2,"i":1}"#);
+        let f = |v: f64| serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            (f(0.25), f(2.0), f(f64::NAN)),
+            ("0.25".into(), "2.0".into(), "null".into())
+        );
+    }
 }

@@ -1,7 +1,6 @@
 //! `accshare explain`: what the partition engine decided and why, per region and kernel, as
-//! text or JSON (schema: `docs/explain-json.md`). The JSON is written by hand (no serde).
+//! text or JSON (schema: `docs/explain-json.md`; written by serde_json).
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::analysis::dependence::{self, DepInfo};
@@ -18,7 +17,6 @@ mod json;
 mod text;
 
 use json::json;
-pub use json::json_str;
 use text::text;
 
 pub use crate::model::list_platforms;
@@ -458,18 +456,4 @@ fn plan_domain(kp: &KernelPlan, seeds: &Seeds, plan: &Subspace) -> String {
 
 fn seed_list(seeds: &Seeds) -> Vec<String> {
     seeds.seeds.iter().map(|s| seeds.show(s)).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::json::json_f64;
-    use super::*;
-
-    #[test]
-    fn json_escapes() {
-        assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
-        assert_eq!(json_f64(0.25), "0.25");
-        assert_eq!(json_f64(2.0), "2.0");
-        assert_eq!(json_f64(f64::NAN), "null");
-    }
 }

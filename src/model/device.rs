@@ -10,7 +10,7 @@
 use std::process::Command;
 use std::sync::OnceLock;
 
-use super::platform::Platform;
+use super::platform::{Platform, DEFAULT_THETA_R, DEFAULT_THETA_S};
 
 const PROBE_C: &str = r#"
 #include <dlfcn.h>
@@ -192,33 +192,40 @@ pub fn from_facts(index: usize, facts: &str) -> Result<Platform, String> {
     } else {
         128
     };
-    let text = format!(
-        "name = \"device:{index}\"\n\
-         description = \"{desc} (OpenCL device {index}, queried; banks, registers and bandwidth are defaults)\"\n\
-         vendor = \"{vendor}\"\n\
-         [simt]\nwarp_size = {warp}\nmax_threads_per_block = {max_wg}\n\
-         max_block_x = {x}\nmax_block_y = {y}\nmax_block_z = {z}\n\
-         max_threads_per_sm = {per_sm}\nmax_blocks_per_sm = {blocks}\nregisters_per_sm = 65536\n\
-         sm_count = {cu}\nclock_mhz = {clock}\n\
-         [shared]\nbytes_per_sm = {local}\nmax_bytes_per_block = {local}\nbanks = {banks}\nbank_width = {bw}\n\
-         [global]\ntransaction_bytes = {tran}\nsector_bytes = {sector}\nbandwidth_gbs = 0.0\n\
-         [model]\ntheta_s = 0.25\ntheta_r = 1.5\n",
-        desc = name.replace(['"', '\\'], "'"),
-        x = item(0),
-        y = item(1),
-        z = item(2),
-        per_sm = if cpu { max_wg } else { (max_wg * 2).max(warp) },
-        blocks = if cpu { 1 } else { 16 },
-        cu = num("compute_units").max(1),
-        clock = num("clock_mhz").max(1),
-        banks = if cpu { 1 } else { 32 },
-        bw = if cpu { tran } else { 4 },
-        sector = if cpu { tran } else { tran.min(32) },
-    );
-    Platform::parse(&text, &format!("device:{}", index)).map(|p| Platform {
+    let p = Platform {
+        name: format!("device:{}", index),
+        description: format!(
+            "{} (OpenCL device {}, queried; banks, registers and bandwidth are defaults)",
+            name, index
+        ),
+        vendor: vendor.to_string(),
         source: format!("device:{}", index),
-        ..p
-    })
+        warp_size: to_u32(warp),
+        max_threads_per_block: to_u32(max_wg),
+        max_block_dims: [to_u32(item(0)), to_u32(item(1)), to_u32(item(2))],
+        max_threads_per_sm: to_u32(if cpu { max_wg } else { (max_wg * 2).max(warp) }),
+        max_blocks_per_sm: if cpu { 1 } else { 16 },
+        registers_per_sm: 65536,
+        sm_count: to_u32(num("compute_units").max(1)),
+        clock_mhz: to_u32(num("clock_mhz").max(1)),
+        smem_per_sm: local,
+        smem_per_block: local,
+        banks: if cpu { 1 } else { 32 },
+        bank_width: to_u32(if cpu { tran } else { 4 }),
+        transaction_bytes: to_u32(tran),
+        sector_bytes: to_u32(if cpu { tran } else { tran.min(32) }),
+        bandwidth_gbs: 0.0,
+        theta_s: DEFAULT_THETA_S,
+        theta_r: DEFAULT_THETA_R,
+    };
+    p.validate()
+        .map_err(|m| format!("device:{}: {}", index, m))?;
+    Ok(p)
+}
+
+/// A queried count as the model's `u32` (saturating: no device has more).
+fn to_u32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
 }
 
 /// Queries the N-th OpenCL device.
@@ -260,9 +267,9 @@ mod tests {
             (32, [1024, 1024, 64], 2048)
         );
         assert_eq!((p.banks, p.bank_width, p.sector_bytes), (32, 4, 32));
-        // A name with quotes cannot break the generated description.
+        // The name is kept as the device reports it, quotes and backslashes included.
         let p = from_facts(0, &facts.replace("NVIDIA A100", "x\"y\\z")).unwrap();
-        assert!(p.description.starts_with("x'y'z"));
+        assert!(p.description.starts_with("x\"y\\z (OpenCL device 0"));
     }
 
     #[test]

@@ -1,15 +1,24 @@
 //! Platform descriptions: `platforms/NAME.toml`.
 //!
-//! The files use a small subset of TOML, read by [`parse_toml`] (no serde, no toml crate: the
-//! format is flat and a reader of 100 lines keeps the build fast): `[section]` headers,
-//! `key = value` with integers, floats and double-quoted strings, `#` comments. Every key the
-//! model needs is required and unknown keys are errors, so a typo cannot silently fall back to a
-//! default.
+//! A platform file is read with `serde` + `toml` into a typed schema (`PlatformFile`): the
+//! top-level `name`, `description`, `vendor` and the tables `[simt]`, `[shared]`, `[global]` and
+//! `[model]` (keys, types and defaults: `docs/platforms.md`). Every hardware fact is required;
+//! only the model's thresholds (`[model]`: θ_s, θ_r) have defaults, the paper's. Unknown keys
+//! are errors (`deny_unknown_fields`), so a typo cannot silently fall back to a default. Every
+//! problem in a file (syntax, a wrong type, a missing or unknown key, an implausible value) is
+//! a [`FileError`] naming the key and pointing at its place, rendered like the compiler's
+//! diagnostics (`error: …`, `┌─ file:line:col`, the line, a caret).
 //!
 //! The shipped files are embedded with `include_str!`, so the binary works from any directory;
 //! `Platform::load` takes a shipped name (`gtx690`) or the path of a `.toml` file.
 
-use std::collections::BTreeMap;
+use std::fmt;
+use std::num::NonZeroU32;
+use std::ops::Range;
+
+use serde::Deserialize;
+
+use crate::diag::{self, Diag, SourceMap, Span};
 
 /// What the model knows about a target. Sizes in bytes, counts per SM (compute unit).
 #[derive(Clone, Debug, PartialEq)]
@@ -63,12 +72,183 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// The platform used when none is given (the paper's first target).
 pub const DEFAULT_PLATFORM: &str = "gtx690";
 
-/// A value of the TOML subset.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Int(i64),
-    Float(f64),
-    Str(String),
+/// θ_s when a platform file does not give it: the paper's (13), a quarter of `SMSize`.
+pub const DEFAULT_THETA_S: f64 = 0.25;
+/// θ_r when a platform file does not give it: the paper's choice.
+pub const DEFAULT_THETA_R: f64 = 1.5;
+
+/// A platform file as written (`platforms/*.toml`): the schema [`Platform::parse`] reads.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlatformFile {
+    name: String,
+    description: String,
+    vendor: String,
+    simt: SimtTable,
+    shared: SharedTable,
+    global: GlobalTable,
+    #[serde(default)]
+    model: ModelTable,
+}
+
+/// `[simt]`: threads, blocks and multiprocessors.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SimtTable {
+    warp_size: NonZeroU32,
+    max_threads_per_block: NonZeroU32,
+    max_block_x: NonZeroU32,
+    max_block_y: NonZeroU32,
+    max_block_z: NonZeroU32,
+    max_threads_per_sm: NonZeroU32,
+    max_blocks_per_sm: NonZeroU32,
+    registers_per_sm: NonZeroU32,
+    sm_count: NonZeroU32,
+    clock_mhz: NonZeroU32,
+}
+
+/// `[shared]`: shared memory (local memory, LDS).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SharedTable {
+    bytes_per_sm: NonZeroU32,
+    max_bytes_per_block: NonZeroU32,
+    banks: NonZeroU32,
+    bank_width: NonZeroU32,
+}
+
+/// `[global]`: global memory transactions.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GlobalTable {
+    transaction_bytes: NonZeroU32,
+    sector_bytes: NonZeroU32,
+    bandwidth_gbs: f64,
+}
+
+/// `[model]`: the profit model's thresholds; the table and each key may be left out.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelTable {
+    #[serde(default = "default_theta_s")]
+    theta_s: f64,
+    #[serde(default = "default_theta_r")]
+    theta_r: f64,
+}
+
+fn default_theta_s() -> f64 {
+    DEFAULT_THETA_S
+}
+
+fn default_theta_r() -> f64 {
+    DEFAULT_THETA_R
+}
+
+impl Default for ModelTable {
+    fn default() -> ModelTable {
+        ModelTable {
+            theta_s: DEFAULT_THETA_S,
+            theta_r: DEFAULT_THETA_R,
+        }
+    }
+}
+
+impl PlatformFile {
+    fn into_platform(self, source: &str) -> Platform {
+        let (s, m, g) = (&self.simt, &self.shared, &self.global);
+        Platform {
+            source: source.to_string(),
+            warp_size: s.warp_size.get(),
+            max_threads_per_block: s.max_threads_per_block.get(),
+            max_block_dims: [
+                s.max_block_x.get(),
+                s.max_block_y.get(),
+                s.max_block_z.get(),
+            ],
+            max_threads_per_sm: s.max_threads_per_sm.get(),
+            max_blocks_per_sm: s.max_blocks_per_sm.get(),
+            registers_per_sm: s.registers_per_sm.get(),
+            sm_count: s.sm_count.get(),
+            clock_mhz: s.clock_mhz.get(),
+            smem_per_sm: m.bytes_per_sm.get().into(),
+            smem_per_block: m.max_bytes_per_block.get().into(),
+            banks: m.banks.get(),
+            bank_width: m.bank_width.get(),
+            transaction_bytes: g.transaction_bytes.get(),
+            sector_bytes: g.sector_bytes.get(),
+            bandwidth_gbs: g.bandwidth_gbs,
+            theta_s: self.model.theta_s,
+            theta_r: self.model.theta_r,
+            name: self.name,
+            description: self.description,
+            vendor: self.vendor,
+        }
+    }
+}
+
+/// Why a platform could not be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlatformError {
+    /// An unknown name, an unreadable file, a device that cannot be queried or described.
+    Load(String),
+    /// A platform file that is not valid TOML or not a valid description.
+    File(FileError),
+}
+
+/// A problem at a place in a platform file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileError {
+    /// `file:line:col` of the problem.
+    pub location: String,
+    pub message: String,
+    /// The dotted key it is about (`simt.warp_size`), when it is about one.
+    pub key: Option<String>,
+    /// The diagnostic, rendered as the compiler renders its own (`error: …`,
+    /// `┌─ file:line:col`, the line and a caret under the key or value).
+    pub rendered: String,
+}
+
+impl PlatformError {
+    /// The whole report for a terminal: `error: …` and, for a file, where in it.
+    pub fn render(&self) -> String {
+        match self {
+            PlatformError::Load(m) => format!("error: {}\n", m),
+            PlatformError::File(f) => f.rendered.clone(),
+        }
+    }
+}
+
+impl fmt::Display for PlatformError {
+    /// One line: the message, or `file:line:col: message (key)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlatformError::Load(m) => f.write_str(m),
+            PlatformError::File(e) => {
+                write!(f, "{}: {}", e.location, e.message)?;
+                match &e.key {
+                    Some(k) if !e.message.contains(&format!("`{}`", k)) => write!(f, " (`{}`)", k),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlatformError {}
+
+/// A failed consistency check: the key it is about and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid {
+    /// Dotted key of the platform file (`simt.warp_size`).
+    pub key: &'static str,
+    pub message: String,
+}
+
+fn invalid(key: &'static str, message: impl Into<String>) -> Invalid {
+    Invalid {
+        key,
+        message: message.into(),
+    }
 }
 
 impl Platform {
@@ -77,22 +257,26 @@ impl Platform {
     /// machine, queried: see `model::device`). A shipped name is looked up in the
     /// `platforms/` directory of the source tree first (so edits are seen without a rebuild),
     /// then in the copies embedded in the binary.
-    pub fn load(name_or_path: &str) -> Result<Platform, String> {
+    pub fn load(name_or_path: &str) -> Result<Platform, PlatformError> {
         if let Some(n) = name_or_path.strip_prefix("device:") {
             let index: usize = n.trim().parse().map_err(|_| {
-                format!(
+                PlatformError::Load(format!(
                     "`{}`: expected `device:N` with N a device number",
                     name_or_path
-                )
+                ))
             })?;
-            return super::device::load(index);
+            return super::device::load(index).map_err(PlatformError::Load);
         }
         let is_path = name_or_path.ends_with(".toml")
             || name_or_path.contains('/')
             || name_or_path.contains('\\');
         if is_path {
-            let text = std::fs::read_to_string(name_or_path)
-                .map_err(|e| format!("cannot read platform file `{}`: {}", name_or_path, e))?;
+            let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+                PlatformError::Load(format!(
+                    "cannot read platform file `{}`: {}",
+                    name_or_path, e
+                ))
+            })?;
             return Platform::parse(&text, name_or_path);
         }
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms");
@@ -112,7 +296,7 @@ impl Platform {
                 source: "builtin".into(),
                 ..p
             }),
-            None => Err(format!(
+            None => Err(PlatformError::Load(format!(
                 "unknown platform `{}` (known: {}; or give the path of a .toml file)",
                 name_or_path,
                 BUILTIN
@@ -120,100 +304,138 @@ impl Platform {
                     .map(|(n, _)| *n)
                     .collect::<Vec<_>>()
                     .join(", ")
-            )),
+            ))),
         }
     }
 
-    /// Parses and validates a platform file. `origin` names it in messages.
-    pub fn parse(text: &str, origin: &str) -> Result<Platform, String> {
-        let map = parse_toml(text).map_err(|(line, m)| format!("{}:{}: {}", origin, line, m))?;
-        let mut r = Reader {
-            map,
-            origin,
-            used: Vec::new(),
-        };
-        let p = Platform {
-            name: r.string("name")?,
-            description: r.string("description")?,
-            vendor: r.string("vendor")?,
-            source: origin.to_string(),
-            warp_size: r.uint("simt.warp_size")?,
-            max_threads_per_block: r.uint("simt.max_threads_per_block")?,
-            max_block_dims: [
-                r.uint("simt.max_block_x")?,
-                r.uint("simt.max_block_y")?,
-                r.uint("simt.max_block_z")?,
-            ],
-            max_threads_per_sm: r.uint("simt.max_threads_per_sm")?,
-            max_blocks_per_sm: r.uint("simt.max_blocks_per_sm")?,
-            registers_per_sm: r.uint("simt.registers_per_sm")?,
-            sm_count: r.uint("simt.sm_count")?,
-            clock_mhz: r.uint("simt.clock_mhz")?,
-            smem_per_sm: r.uint("shared.bytes_per_sm")? as u64,
-            smem_per_block: r.uint("shared.max_bytes_per_block")? as u64,
-            banks: r.uint("shared.banks")?,
-            bank_width: r.uint("shared.bank_width")?,
-            transaction_bytes: r.uint("global.transaction_bytes")?,
-            sector_bytes: r.uint("global.sector_bytes")?,
-            bandwidth_gbs: r.float("global.bandwidth_gbs")?,
-            theta_s: r.float("model.theta_s")?,
-            theta_r: r.float("model.theta_r")?,
-        };
-        r.no_unknown_keys()?;
-        p.validate().map_err(|m| format!("{}: {}", origin, m))?;
+    /// Parses and validates a platform file. `origin` names it in messages (and is the
+    /// platform's `source`).
+    pub fn parse(text: &str, origin: &str) -> Result<Platform, PlatformError> {
+        let doc = toml::de::DeTable::parse(text).map_err(|e| {
+            let span = e.span();
+            let mut message = e.message().to_string();
+            // toml says which key is duplicated only by pointing at it.
+            if let Some(key) = span.clone().and_then(|s| text.get(s)) {
+                if message == "duplicate key" && !key.is_empty() {
+                    message = format!("duplicate key `{}`", key);
+                }
+            }
+            file_error(text, origin, span, &message, None, None)
+        })?;
+        let mut keys = Vec::new();
+        index_keys(doc.get_ref(), "", &mut keys);
+        let file = PlatformFile::deserialize(toml::de::Deserializer::from(doc)).map_err(|e| {
+            let (message, key, label) = describe(&keys, e.span().as_ref(), e.message());
+            file_error(text, origin, e.span(), &message, key, label)
+        })?;
+        let p = file.into_platform(origin);
+        p.check().map_err(|i| {
+            let span = keys
+                .iter()
+                .find(|k| k.path == i.key)
+                .map(|k| k.value.clone());
+            let label = format!("`{}`", i.key);
+            file_error(
+                text,
+                origin,
+                span,
+                &i.message,
+                Some(i.key.into()),
+                Some(label),
+            )
+        })?;
         Ok(p)
     }
 
     /// Consistency checks (the model divides by several of these).
     pub fn validate(&self) -> Result<(), String> {
+        self.check().map_err(|i| i.message)
+    }
+
+    /// [`Platform::validate`], naming the key of the file each check is about.
+    pub fn check(&self) -> Result<(), Invalid> {
         let pow2 = |v: u32| v.is_power_of_two();
         if !pow2(self.warp_size) {
-            return Err(format!(
-                "warp_size {} is not a power of two",
-                self.warp_size
+            return Err(invalid(
+                "simt.warp_size",
+                format!("warp_size {} is not a power of two", self.warp_size),
             ));
         }
-        if !pow2(self.transaction_bytes) || !pow2(self.sector_bytes) {
-            return Err("transaction_bytes and sector_bytes must be powers of two".into());
+        for (key, v) in [
+            ("global.transaction_bytes", self.transaction_bytes),
+            ("global.sector_bytes", self.sector_bytes),
+            ("shared.banks", self.banks),
+            ("shared.bank_width", self.bank_width),
+        ] {
+            if !pow2(v) {
+                let name = key.split_once('.').map_or(key, |(_, n)| n);
+                return Err(invalid(
+                    key,
+                    format!("{} {} is not a power of two", name, v),
+                ));
+            }
         }
-        if !pow2(self.banks) || !pow2(self.bank_width) {
-            return Err("banks and bank_width must be powers of two".into());
+        if self.max_threads_per_block > 65536 {
+            return Err(invalid(
+                "simt.max_threads_per_block",
+                "thread limits above 65536 per block or 2^20 per SM are not plausible",
+            ));
         }
-        if self.max_threads_per_block > 65536 || self.max_threads_per_sm > 1 << 20 {
-            return Err(
-                "thread limits above 65536 per block or 2^20 per SM are not plausible".into(),
-            );
+        if self.max_threads_per_sm > 1 << 20 {
+            return Err(invalid(
+                "simt.max_threads_per_sm",
+                "thread limits above 65536 per block or 2^20 per SM are not plausible",
+            ));
         }
         if self.max_threads_per_block > self.max_threads_per_sm {
-            return Err(format!(
-                "max_threads_per_block ({}) exceeds max_threads_per_sm ({})",
-                self.max_threads_per_block, self.max_threads_per_sm
+            return Err(invalid(
+                "simt.max_threads_per_block",
+                format!(
+                    "max_threads_per_block ({}) exceeds max_threads_per_sm ({})",
+                    self.max_threads_per_block, self.max_threads_per_sm
+                ),
             ));
         }
-        if self
-            .max_block_dims
-            .iter()
-            .any(|&d| d > self.max_threads_per_block)
-        {
-            return Err("a max_block_* extent exceeds max_threads_per_block".into());
+        let dims = ["simt.max_block_x", "simt.max_block_y", "simt.max_block_z"];
+        for (key, &d) in dims.into_iter().zip(&self.max_block_dims) {
+            if d > self.max_threads_per_block {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "{} ({}) exceeds max_threads_per_block ({})",
+                        &key[5..],
+                        d,
+                        self.max_threads_per_block
+                    ),
+                ));
+            }
         }
         if self.smem_per_block > self.smem_per_sm {
-            return Err(format!(
-                "shared max_bytes_per_block ({}) exceeds bytes_per_sm ({})",
-                self.smem_per_block, self.smem_per_sm
+            return Err(invalid(
+                "shared.max_bytes_per_block",
+                format!(
+                    "shared max_bytes_per_block ({}) exceeds bytes_per_sm ({})",
+                    self.smem_per_block, self.smem_per_sm
+                ),
             ));
         }
         if !(self.theta_s > 0.0 && self.theta_s <= 1.0) {
-            return Err(format!("theta_s = {} is not in (0, 1]", self.theta_s));
+            return Err(invalid(
+                "model.theta_s",
+                format!("theta_s = {} is not in (0, 1]", self.theta_s),
+            ));
         }
         if !(self.theta_r > 0.0 && self.theta_r.is_finite()) {
-            return Err(format!(
-                "theta_r = {} is not a positive number",
-                self.theta_r
+            return Err(invalid(
+                "model.theta_r",
+                format!("theta_r = {} is not a positive number", self.theta_r),
             ));
         }
         if !(self.bandwidth_gbs >= 0.0 && self.bandwidth_gbs.is_finite()) {
-            return Err("bandwidth_gbs must be a non-negative number".into());
+            return Err(invalid(
+                "global.bandwidth_gbs",
+                "bandwidth_gbs must be a non-negative number",
+            ));
         }
         Ok(())
     }
@@ -257,166 +479,100 @@ pub fn list_platforms() -> String {
     out
 }
 
-struct Reader<'a> {
-    map: BTreeMap<String, (usize, Value)>,
-    origin: &'a str,
-    used: Vec<String>,
+/// A key of a platform file and where it and its value are.
+struct KeyAt {
+    /// Dotted (`simt.warp_size`).
+    path: String,
+    key: Range<usize>,
+    value: Range<usize>,
 }
 
-impl Reader<'_> {
-    fn get(&mut self, key: &str) -> Result<(usize, Value), String> {
-        self.used.push(key.to_string());
-        self.map
-            .get(key)
-            .cloned()
-            .ok_or_else(|| format!("{}: missing key `{}`", self.origin, key))
-    }
-    fn string(&mut self, key: &str) -> Result<String, String> {
-        match self.get(key)? {
-            (_, Value::Str(s)) => Ok(s),
-            (l, _) => Err(format!("{}:{}: `{}` must be a string", self.origin, l, key)),
-        }
-    }
-    fn uint(&mut self, key: &str) -> Result<u32, String> {
-        match self.get(key)? {
-            (_, Value::Int(v)) if v > 0 && v <= u32::MAX as i64 => Ok(v as u32),
-            (l, _) => Err(format!(
-                "{}:{}: `{}` must be a positive integer",
-                self.origin, l, key
-            )),
-        }
-    }
-    fn float(&mut self, key: &str) -> Result<f64, String> {
-        match self.get(key)? {
-            (_, Value::Float(v)) => Ok(v),
-            (_, Value::Int(v)) => Ok(v as f64),
-            (l, _) => Err(format!("{}:{}: `{}` must be a number", self.origin, l, key)),
-        }
-    }
-    fn no_unknown_keys(&self) -> Result<(), String> {
-        for (k, (l, _)) in &self.map {
-            if !self.used.contains(k) {
-                return Err(format!("{}:{}: unknown key `{}`", self.origin, l, k));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Reads the TOML subset into `section.key → (line, value)` (top-level keys have no section
-/// prefix). Errors carry the 1-based line.
-pub fn parse_toml(text: &str) -> Result<BTreeMap<String, (usize, Value)>, (usize, String)> {
-    let mut out = BTreeMap::new();
-    let mut section = String::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let line = strip_comment(raw).trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix('[') {
-            let name = rest
-                .strip_suffix(']')
-                .ok_or((line_no, "a section header must end with `]`".to_string()))?
-                .trim();
-            if !is_bare_key(name) {
-                return Err((line_no, format!("bad section name `{}`", name)));
-            }
-            section = name.to_string();
-            continue;
-        }
-        let (k, v) = line
-            .split_once('=')
-            .ok_or((line_no, "expected `key = value`".to_string()))?;
-        let k = k.trim();
-        if !is_bare_key(k) {
-            return Err((line_no, format!("bad key `{}`", k)));
-        }
-        let value = parse_value(v.trim()).map_err(|m| (line_no, m))?;
-        let full = if section.is_empty() {
-            k.to_string()
+fn index_keys(table: &toml::de::DeTable<'_>, prefix: &str, out: &mut Vec<KeyAt>) {
+    for (k, v) in table.iter() {
+        let path = if prefix.is_empty() {
+            k.get_ref().to_string()
         } else {
-            format!("{}.{}", section, k)
+            format!("{}.{}", prefix, k.get_ref())
         };
-        if out.insert(full.clone(), (line_no, value)).is_some() {
-            return Err((line_no, format!("duplicate key `{}`", full)));
+        out.push(KeyAt {
+            path: path.clone(),
+            key: k.span(),
+            value: v.span(),
+        });
+        if let toml::de::DeValue::Table(t) = v.get_ref() {
+            index_keys(t, &path, out);
         }
     }
-    Ok(out)
 }
 
-fn is_bare_key(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+/// A deserialization error in the words of a TOML file: its message, the dotted key it is
+/// about and the text under the caret. serde says `field` where TOML says `key`: a missing key
+/// points at the table it is missing from, an unknown key at itself (the caret tells the keys
+/// the table has), a wrong type or value at the value.
+fn describe(
+    keys: &[KeyAt],
+    span: Option<&Range<usize>>,
+    message: &str,
+) -> (String, Option<String>, Option<String>) {
+    let named = |prefix: &str| {
+        message
+            .strip_prefix(prefix)
+            .and_then(|m| m.split_once('`'))
+            .map(|(field, rest)| (field.to_string(), rest.trim_start_matches(", ").to_string()))
+    };
+    let at = |f: &dyn Fn(&KeyAt) -> bool| keys.iter().find(|k| f(k)).map(|k| k.path.clone());
+    if let Some((field, _)) = named("missing field `") {
+        let table = at(&|k: &KeyAt| span == Some(&k.value));
+        return match table {
+            Some(t) => (
+                format!("missing key `{}.{}`", t, field),
+                Some(format!("{}.{}", t, field)),
+                Some(format!("`[{}]` has no `{}`", t, field)),
+            ),
+            None => (
+                format!("missing key `{}`", field),
+                Some(field.clone()),
+                Some(format!("no `{}` at the top level", field)),
+            ),
+        };
+    }
+    if let Some((_, expected)) = named("unknown field `") {
+        let key = at(&|k: &KeyAt| span == Some(&k.key));
+        let label = (!expected.is_empty()).then_some(expected);
+        return match key {
+            Some(k) => (format!("unknown key `{}`", k), Some(k), label),
+            None => (message.to_string(), None, label),
+        };
+    }
+    let key = at(&|k: &KeyAt| span == Some(&k.value) || span == Some(&k.key));
+    let label = key.as_ref().map(|k| format!("`{}`", k));
+    (message.to_string(), key, label)
 }
 
-/// Removes a `#` comment that is not inside a string.
-fn strip_comment(line: &str) -> &str {
-    let mut in_str = false;
-    let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        match c {
-            '\\' if in_str && !escaped => {
-                escaped = true;
-                continue;
-            }
-            '"' if !escaped => in_str = !in_str,
-            '#' if !in_str => return &line[..i],
-            _ => {}
-        }
-        escaped = false;
+/// A problem at `span` of the file, rendered as the compiler renders its diagnostics.
+fn file_error(
+    text: &str,
+    origin: &str,
+    span: Option<Range<usize>>,
+    message: &str,
+    key: Option<String>,
+    label: Option<String>,
+) -> PlatformError {
+    let mut sources = SourceMap::new();
+    let file = sources.add(origin, origin.into(), text.to_string());
+    let range = span.unwrap_or(0..0);
+    let lo = range.start.min(text.len());
+    let span = Span::new(file, lo, range.end.clamp(lo, text.len()));
+    let mut d = Diag::error(span, message);
+    if let Some(l) = label {
+        d = d.label(l);
     }
-    line
-}
-
-fn parse_value(v: &str) -> Result<Value, String> {
-    if let Some(body) = v.strip_prefix('"') {
-        let body = body
-            .strip_suffix('"')
-            .ok_or_else(|| "unterminated string".to_string())?;
-        let mut s = String::new();
-        let mut chars = body.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                match chars.next() {
-                    Some('n') => s.push('\n'),
-                    Some('t') => s.push('\t'),
-                    Some('"') => s.push('"'),
-                    Some('\\') => s.push('\\'),
-                    other => {
-                        return Err(format!("unsupported escape `\\{}`", other.unwrap_or(' ')))
-                    }
-                }
-            } else if c == '"' {
-                return Err("unescaped `\"` inside a string".into());
-            } else {
-                s.push(c);
-            }
-        }
-        return Ok(Value::Str(s));
-    }
-    let clean: String = v.chars().filter(|&c| c != '_').collect();
-    if clean.is_empty() {
-        return Err("missing value".into());
-    }
-    if let Ok(i) = clean.parse::<i64>() {
-        return Ok(Value::Int(i));
-    }
-    if clean
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
-    {
-        if let Ok(f) = clean.parse::<f64>() {
-            if f.is_finite() {
-                return Ok(Value::Float(f));
-            }
-        }
-    }
-    Err(format!(
-        "unsupported value `{}` (integers, floats and \"strings\" only)",
-        v
-    ))
+    PlatformError::File(FileError {
+        location: sources.location(span),
+        message: message.to_string(),
+        key,
+        rendered: diag::render(&sources, &[d]),
+    })
 }
 
 #[cfg(test)]
@@ -459,9 +615,9 @@ mod tests {
         let list = list_platforms();
         assert!(list.lines().count() == BUILTIN.len() + 2, "{}", list);
         assert!(list.starts_with("gtx690 "), "{}", list);
-        assert!(Platform::load("device:x")
-            .unwrap_err()
-            .contains("expected `device:N`"));
+        let e = Platform::load("device:x").unwrap_err();
+        assert!(e.to_string().contains("expected `device:N`"), "{}", e);
+        assert_eq!(e.render(), format!("error: {}\n", e));
     }
 
     #[test]
@@ -472,35 +628,212 @@ mod tests {
         assert_eq!(p.resident_blocks(128, 24576), 2);
     }
 
-    #[test]
-    fn toml_subset() {
-        let m = parse_toml("# c\nname = \"a # b\" # c\n[s]\nx = 1_024\ny = 0.25\n").unwrap();
-        assert_eq!(m["name"].1, Value::Str("a # b".into()));
-        assert_eq!(m["s.x"].1, Value::Int(1024));
-        assert_eq!(m["s.y"].1, Value::Float(0.25));
-        assert_eq!(parse_toml("[s\n").unwrap_err().0, 1);
-        assert_eq!(parse_toml("a = 1\na = 2\n").unwrap_err().0, 2);
-        assert!(parse_toml("a = [1, 2]\n").is_err());
-        assert!(parse_toml("a = \"x\n").is_err());
-        assert!(parse_toml("just words\n").is_err());
+    /// The gtx690 file with its comments, `[model]` and last key removed.
+    fn bare() -> String {
+        let text = BUILTIN[0].1;
+        let text = &text[..text.find("[model]").unwrap()];
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     #[test]
-    fn errors_name_the_line_and_key() {
-        let text = BUILTIN[0].1.replace("warp_size = 32", "warp_size = 33");
-        let e = Platform::parse(&text, "t.toml").unwrap_err();
-        assert_eq!(e, "t.toml: warp_size 33 is not a power of two");
-        let text = BUILTIN[0]
-            .1
-            .replace("theta_r = 1.5", "theta_r = 1.5\ntheta_x = 2");
-        let e = Platform::parse(&text, "t.toml").unwrap_err();
-        assert!(e.contains("unknown key `model.theta_x`"), "{}", e);
-        let text = BUILTIN[0].1.replace("sm_count = 8\n", "");
-        let e = Platform::parse(&text, "t.toml").unwrap_err();
-        assert_eq!(e, "t.toml: missing key `simt.sm_count`");
-        assert!(Platform::load("nosuch")
-            .unwrap_err()
-            .contains("unknown platform"));
-        assert!(Platform::load("/nonexistent/x.toml").is_err());
+    fn the_model_table_has_defaults() {
+        let p = Platform::parse(&bare(), "t.toml").unwrap();
+        assert_eq!((p.theta_s, p.theta_r), (DEFAULT_THETA_S, DEFAULT_THETA_R));
+        assert_eq!(p.source, "t.toml");
+        let p = Platform::parse(&format!("{}\n[model]\ntheta_r = 2\n", bare()), "t").unwrap();
+        assert_eq!((p.theta_s, p.theta_r), (DEFAULT_THETA_S, 2.0));
+        // TOML as TOML: comments, underscores in numbers, literal strings, inline tables.
+        let text = bare()
+            .replace("bytes_per_sm = 49152", "bytes_per_sm = 49_152 # 48 KB")
+            .replace("vendor = \"nvidia\"", "vendor = 'nvidia'");
+        let p = Platform::parse(&text, "t").unwrap();
+        assert_eq!((p.smem_per_sm, p.vendor.as_str()), (49152, "nvidia"));
+        let text = format!(
+            "{}\nmodel = {{ theta_s = 0.5 }}\n",
+            &bare()[..bare().find("[simt]").unwrap()]
+        );
+        let text = format!("{}{}", text, &bare()[bare().find("[simt]").unwrap()..]);
+        assert_eq!(Platform::parse(&text, "t").unwrap().theta_s, 0.5);
+    }
+
+    fn rendered(text: &str) -> String {
+        match Platform::parse(text, "t.toml").unwrap_err() {
+            PlatformError::File(f) => f.rendered,
+            e => panic!("not a file error: {:?}", e),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_line() {
+        // (replace this, by this, in the gtx690 file): the diagnostic.
+        let cases = [
+            (
+                "warp_size = 32",
+                "warp_size = 33",
+                "error: warp_size 33 is not a power of two
+   ┌─ t.toml:15:13
+   │
+15 │ warp_size = 33
+   │             ^^ `simt.warp_size`
+
+",
+            ),
+            (
+                "theta_r = 1.5",
+                "theta_r = 1.5\ntheta_x = 2",
+                "error: unknown key `model.theta_x`
+   ┌─ t.toml:40:1
+   │
+40 │ theta_x = 2
+   │ ^^^^^^^ expected `theta_s` or `theta_r`
+
+",
+            ),
+            (
+                "sm_count = 8\n",
+                "",
+                "error: missing key `simt.sm_count`
+   ┌─ t.toml:14:1
+   │
+14 │ [simt]
+   │ ^^^^^^ `[simt]` has no `sm_count`
+
+",
+            ),
+            (
+                "sm_count = 8\n",
+                "sm_count = \"8\"\n",
+                "error: invalid type: string \"8\", expected a nonzero u32
+   ┌─ t.toml:23:12
+   │
+23 │ sm_count = \"8\"
+   │            ^^^ `simt.sm_count`
+
+",
+            ),
+            (
+                "sm_count = 8\n",
+                "sm_count = 0\n",
+                "error: invalid value: integer `0`, expected a nonzero u32
+   ┌─ t.toml:23:12
+   │
+23 │ sm_count = 0
+   │            ^ `simt.sm_count`
+
+",
+            ),
+            (
+                "sm_count = 8\n",
+                "sm_count = 8\nsm_count = 9\n",
+                "error: duplicate key `sm_count`
+   ┌─ t.toml:24:1
+   │
+24 │ sm_count = 9
+   │ ^^^^^^^^
+
+",
+            ),
+            (
+                "[shared]",
+                "[shared",
+                "error: unclosed table, expected `]`
+   ┌─ t.toml:26:8
+   │
+26 │ [shared
+   │        ^
+
+",
+            ),
+            (
+                "[global]",
+                "[gloabl]",
+                "error: unknown key `gloabl`
+   ┌─ t.toml:32:2
+   │
+32 │ [gloabl]
+   │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`
+
+",
+            ),
+            (
+                "max_block_z = 64",
+                "max_block_z = 2048",
+                "error: max_block_z (2048) exceeds max_threads_per_block (1024)
+   ┌─ t.toml:19:15
+   │
+19 │ max_block_z = 2048
+   │               ^^^^ `simt.max_block_z`
+
+",
+            ),
+            (
+                "name = \"gtx690\"\n",
+                "",
+                "error: missing key `name`
+  ┌─ t.toml:1:1
+  │
+1 │ # NVIDIA GeForce GTX 690 (one of its two GK104 GPUs; Kepler, compute capability 3.0).
+  │ ^ no `name` at the top level
+
+",
+            ),
+        ];
+        let gtx = BUILTIN[0].1;
+        for (from, to, want) in cases {
+            assert!(gtx.contains(from), "{}", from);
+            assert_eq!(
+                rendered(&gtx.replacen(from, to, 1)),
+                want,
+                "{} -> {}",
+                from,
+                to
+            );
+        }
+        // One line, for `accshare platforms` and messages.
+        let e = Platform::parse(&gtx.replace("warp_size = 32", "warp_size = 33"), "t.toml");
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "t.toml:15:13: warp_size 33 is not a power of two (`simt.warp_size`)"
+        );
+        let e = Platform::parse(&gtx.replace("sm_count = 8\n", ""), "t.toml");
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "t.toml:14:1: missing key `simt.sm_count`"
+        );
+        let e = Platform::load("nosuch").unwrap_err();
+        assert!(
+            e.to_string().starts_with("unknown platform `nosuch`"),
+            "{}",
+            e
+        );
+        assert!(matches!(
+            Platform::load("/nonexistent/x.toml"),
+            Err(PlatformError::Load(_))
+        ));
+    }
+
+    #[test]
+    fn a_platform_file_given_by_path_reports_its_path() {
+        let dir = std::env::temp_dir().join(format!("accshare-platform-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, BUILTIN[0].1.replace("banks = 32", "banks = 24")).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        let e = Platform::load(&path).unwrap_err();
+        let _ = std::fs::remove_dir_all(&dir);
+        let PlatformError::File(f) = e else {
+            panic!("{:?}", e)
+        };
+        assert_eq!(f.location, format!("{}:29:9", path));
+        assert_eq!(f.key.as_deref(), Some("shared.banks"));
+        assert!(
+            f.rendered
+                .starts_with("error: banks 24 is not a power of two\n"),
+            "{}",
+            f.rendered
+        );
     }
 }

@@ -15,6 +15,8 @@
 //! - *time*: a roofline **model estimate**, `max(global sector bytes / bandwidth, flops / peak)`;
 //!   it ignores caches, latency and overlap and is never a measurement.
 
+use serde::Serialize;
+
 use super::*;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -175,32 +177,12 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
     }
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-fn json_f(x: f64) -> String {
+/// A ratio or time as the report shows it: rounded to 4 decimals.
+fn round4(x: f64) -> f64 {
     if x.is_finite() {
-        let s = format!("{:.4}", x);
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        if s.is_empty() || s == "-" {
-            "0".to_string()
-        } else {
-            s.to_string()
-        }
+        format!("{:.4}", x).parse().unwrap_or(x)
     } else {
-        "null".to_string()
+        x
     }
 }
 
@@ -212,76 +194,135 @@ fn space_name(s: Space) -> &'static str {
     }
 }
 
+/// The JSON of `accshare analyze --format json`: these structs, in field order.
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    platform: &'a str,
+    kernels: Vec<KernelJson<'a>>,
+    findings: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct KernelJson<'a> {
+    kernel: &'a str,
+    launches: u64,
+    block: [u32; 3],
+    blocks: u64,
+    blocks_simulated: u64,
+    global_transactions: u64,
+    global_lines: u64,
+    min_transactions: u64,
+    compulsory_transactions: u64,
+    shared_wavefronts: u64,
+    bank_conflict_degree: DegreeJson,
+    instructions: u64,
+    flops: u64,
+    occupancy: f64,
+    model_estimate_us: f64,
+    accesses: Vec<AccessJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct DegreeJson {
+    max: u32,
+    mean: f64,
+}
+
+/// An access; the global keys only for a global access, the shared keys only for a shared one.
+#[derive(Serialize)]
+struct AccessJson<'a> {
+    id: usize,
+    label: &'a str,
+    array: &'a str,
+    space: &'static str,
+    kind: &'static str,
+    requests: u64,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    global: Option<GlobalJson>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    shared: Option<SharedJson>,
+}
+
+#[derive(Serialize)]
+struct GlobalJson {
+    global_transactions: u64,
+    lines: u64,
+    min_transactions: u64,
+    min_lines: u64,
+    ratio: f64,
+}
+
+#[derive(Serialize)]
+struct SharedJson {
+    bank_conflict_degree: DegreeJson,
+    wavefronts: u64,
+}
+
 impl Report {
+    /// The report as pretty-printed JSON (one object; keys in `docs/analyze-json.md`).
     pub fn render_json(&self) -> String {
-        let mut o = String::new();
-        o.push_str(&format!(
-            "{{\n  \"platform\": {},\n  \"kernels\": [",
-            json_str(&self.platform)
-        ));
-        for (ki, k) in self.kernels.iter().enumerate() {
-            o.push_str(if ki == 0 { "\n" } else { ",\n" });
-            o.push_str(&format!(
-                "    {{\n      \"kernel\": {},\n      \"launches\": {},\n      \"block\": [{}, {}, {}],\n      \"blocks\": {},\n      \"blocks_simulated\": {},\n      \"global_transactions\": {},\n      \"global_lines\": {},\n      \"min_transactions\": {},\n      \"compulsory_transactions\": {},\n      \"shared_wavefronts\": {},\n      \"bank_conflict_degree\": {{\"max\": {}, \"mean\": {}}},\n      \"instructions\": {},\n      \"flops\": {},\n      \"occupancy\": {},\n      \"model_estimate_us\": {},\n      \"accesses\": [",
-                json_str(&k.kernel),
-                k.launches,
-                k.block[0],
-                k.block[1],
-                k.block[2],
-                k.blocks_total,
-                k.blocks_simulated,
-                k.global_transactions,
-                k.global_lines,
-                k.min_transactions,
-                k.compulsory_transactions,
-                k.shared_wavefronts,
-                k.bank_max,
-                json_f(k.bank_mean),
-                k.instructions,
-                k.flops,
-                json_f(k.occupancy),
-                json_f(k.estimate_us),
-            ));
-            for (ai, a) in k.accesses.iter().enumerate() {
-                o.push_str(if ai == 0 { "\n" } else { ",\n" });
-                let c = &a.counts;
-                o.push_str(&format!(
-                    "        {{\"id\": {}, \"label\": {}, \"array\": {}, \"space\": \"{}\", \"kind\": \"{}\", \"requests\": {}",
-                    a.info.id,
-                    json_str(&a.info.label),
-                    json_str(&a.info.array),
-                    space_name(a.info.space),
-                    a.info.kind.name(),
-                    c.requests
-                ));
-                match a.info.space {
-                    Space::Global => o.push_str(&format!(
-                        ", \"global_transactions\": {}, \"lines\": {}, \"min_transactions\": {}, \"min_lines\": {}, \"ratio\": {}",
-                        c.sectors,
-                        c.lines,
-                        c.min_sectors,
-                        c.min_lines,
-                        json_f(a.ratio())
-                    )),
-                    Space::Local => o.push_str(&format!(
-                        ", \"bank_conflict_degree\": {{\"max\": {}, \"mean\": {}}}, \"wavefronts\": {}",
-                        c.max_degree,
-                        json_f(a.mean_degree()),
-                        c.wavefronts
-                    )),
-                    Space::Private => {}
-                }
-                o.push('}');
-            }
-            o.push_str("\n      ]\n    }");
-        }
-        o.push_str("\n  ],\n  \"findings\": [");
-        for (i, f) in self.findings.iter().enumerate() {
-            o.push_str(if i == 0 { "\n" } else { ",\n" });
-            o.push_str(&format!("    {}", json_str(&f.to_string())));
-        }
-        o.push_str("\n  ]\n}\n");
-        o
+        let kernels = self
+            .kernels
+            .iter()
+            .map(|k| KernelJson {
+                kernel: &k.kernel,
+                launches: k.launches,
+                block: k.block,
+                blocks: k.blocks_total,
+                blocks_simulated: k.blocks_simulated,
+                global_transactions: k.global_transactions,
+                global_lines: k.global_lines,
+                min_transactions: k.min_transactions,
+                compulsory_transactions: k.compulsory_transactions,
+                shared_wavefronts: k.shared_wavefronts,
+                bank_conflict_degree: DegreeJson {
+                    max: k.bank_max,
+                    mean: round4(k.bank_mean),
+                },
+                instructions: k.instructions,
+                flops: k.flops,
+                occupancy: round4(k.occupancy),
+                model_estimate_us: round4(k.estimate_us),
+                accesses: k
+                    .accesses
+                    .iter()
+                    .map(|a| {
+                        let c = &a.counts;
+                        AccessJson {
+                            id: a.info.id,
+                            label: &a.info.label,
+                            array: &a.info.array,
+                            space: space_name(a.info.space),
+                            kind: a.info.kind.name(),
+                            requests: c.requests,
+                            global: (a.info.space == Space::Global).then(|| GlobalJson {
+                                global_transactions: c.sectors,
+                                lines: c.lines,
+                                min_transactions: c.min_sectors,
+                                min_lines: c.min_lines,
+                                ratio: round4(a.ratio()),
+                            }),
+                            shared: (a.info.space == Space::Local).then(|| SharedJson {
+                                bank_conflict_degree: DegreeJson {
+                                    max: c.max_degree,
+                                    mean: round4(a.mean_degree()),
+                                },
+                                wavefronts: c.wavefronts,
+                            }),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let report = ReportJson {
+            platform: &self.platform,
+            kernels,
+            findings: self.findings.iter().map(|f| f.to_string()).collect(),
+        };
+        // Plain structs of strings and numbers: serializing to a String cannot fail.
+        let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
+        s.push('\n');
+        s
     }
 
     pub fn render_text(&self) -> String {
@@ -361,5 +402,28 @@ impl Report {
             }
         }
         o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes_every_control_character() {
+        let r = Report {
+            platform: "p\r\t\"\\\u{1}".into(),
+            kernels: Vec::new(),
+            findings: Vec::new(),
+        };
+        let json = r.render_json();
+        assert!(
+            json.contains(r#""platform": "p\r\t\"\\\u0001""#),
+            "{}",
+            json
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["platform"], "p\r\t\"\\\u{1}");
+        assert_eq!((round4(1.0 / 3.0), round4(2.0)), (0.3333, 2.0));
     }
 }
