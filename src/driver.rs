@@ -130,6 +130,28 @@ pub fn compile_with(
             module.host.push(h);
         }
     }
+    // Every kernel is validated (`kernel::valid`): a broken invariant is a lowering bug, and
+    // stops the build rather than reach generated code. (After an error nothing is generated;
+    // a refused region may have left a partial kernel behind.)
+    let valid_kernels = if diags.has_errors() {
+        0
+    } else {
+        module.kernels.len()
+    };
+    for (k, (span, _)) in module.kernels[..valid_kernels].iter().zip(&kernel_sources) {
+        for e in crate::kernel::valid::validate(k).errors {
+            diags.push(
+                crate::diag::Diag::error(
+                    *span,
+                    format!(
+                        "internal error: the generated kernel `{}` is invalid: {e}",
+                        k.name
+                    ),
+                )
+                .note("this is a bug in accshare; please report it with this file"),
+            );
+        }
+    }
     module.host.sort_by_key(|h| h.replace.start);
     diags.sort();
     if diags.has_errors() {

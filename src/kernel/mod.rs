@@ -292,3 +292,4 @@ pub struct HostReduction {
     pub op: crate::front::pragma_ast::RedOp,
 }
 pub mod lower;
+pub mod valid;

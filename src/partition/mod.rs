@@ -173,14 +173,19 @@ pub fn analyze_region(
     }
 }
 
-fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
-    use crate::kernel::lower::{BLOCK_1D, BLOCK_2D, BLOCK_3D};
-    let b = match nest.mapped.len() {
+/// The work-group shape of a kernel whose grid has `dims` dimensions, before any staging (the
+/// baseline): x is a full warp (32) so that a row of threads reads 128 contiguous bytes of floats.
+pub fn default_block(dims: usize) -> [u32; 3] {
+    match dims {
         0 => [1, 1, 1],
-        1 => BLOCK_1D,
-        2 => BLOCK_2D,
-        _ => BLOCK_3D,
-    };
+        1 => [256, 1, 1],
+        2 => [32, 8, 1],
+        _ => [32, 4, 2],
+    }
+}
+
+fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
+    let b = default_block(nest.mapped.len());
     let mut out = [b[0] as i64, b[1] as i64, b[2] as i64];
     // Keep within the platform (hd7850: 256 threads per block).
     while out.iter().product::<i64>() > p.max_threads_per_block as i64 {

@@ -177,12 +177,7 @@ impl<'a> KernelBuilder<'a> {
         self.choose_mapping();
         let ir = self.ir();
         let dims = self.mapped.len().max(1) as u8;
-        let mut block = match self.mapped.len() {
-            0 => [1, 1, 1],
-            1 => BLOCK_1D,
-            2 => BLOCK_2D,
-            _ => BLOCK_3D,
-        };
+        let mut block = crate::partition::default_block(self.mapped.len());
         if let Some(inner) = self.mapped.last() {
             if let Some(v) = ir.loops[inner.loop_id].vector_len {
                 if v.is_power_of_two() && (1..=1024).contains(&v) {

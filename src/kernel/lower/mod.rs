@@ -37,12 +37,6 @@ pub struct Ctx<'a> {
     pub ilp: Option<u32>,
 }
 
-/// Default work-group shapes of the baseline, by number of grid dimensions.
-/// x is a full warp (32) so that a row of threads reads 128 contiguous bytes of floats.
-pub const BLOCK_1D: [u32; 3] = [256, 1, 1];
-pub const BLOCK_2D: [u32; 3] = [32, 8, 1];
-pub const BLOCK_3D: [u32; 3] = [32, 4, 2];
-
 /// Lowers one compute region: appends its kernels to `module` and returns its host region.
 pub fn lower_region(
     ctx: &Ctx,

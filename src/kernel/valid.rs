@@ -1,0 +1,754 @@
+//! The kernel-IR validator (naga's `valid/` is the model): checks, without running anything,
+//! the invariants every kernel the lowering produces must hold. The driver runs it on every
+//! kernel in debug builds (so every test that compiles a program checks them), and any failure
+//! is an internal error naming the kernel: a lowering bug must stop the build, never reach
+//! generated code.
+//!
+//! What it checks:
+//! - **Names**: every variable is declared before use (parameters, declarations, `for`
+//!   initializers, in scope); every array reference names a buffer parameter (global), a local
+//!   array (local) or a private array (private) of the kernel; no store into a read-only buffer.
+//! - **Uniform barriers**: no [`KStmt::Barrier`] under control flow that depends on the thread
+//!   (a condition, loop bound or `break`/`continue` that reads a thread id, a value loaded from
+//!   memory, or a variable assigned from one). Such a barrier deadlocks or races on a GPU.
+//! - **Tiles in bounds**: every index into a local array, written as a linear form over the
+//!   thread and group ids, the loop iterators and constants, lies in `0..len` over the whole
+//!   range of those values (thread ids range over the block, iterators over their constant
+//!   bounds). Indices this reasoning cannot bound are counted in [`Report::unproven`], not
+//!   rejected; an index it bounds outside the tile is an error.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::{ArrayRef, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
+use crate::front::ast::BinOp;
+
+/// A broken invariant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Invalid {
+    UndeclaredVar(String),
+    UnknownArray {
+        array: String,
+        space: Space,
+    },
+    StoreToReadOnly(String),
+    BarrierInDivergentFlow,
+    TileIndexOutOfBounds {
+        array: String,
+        lo: i64,
+        hi: i64,
+        len: u32,
+    },
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Invalid::UndeclaredVar(v) => write!(f, "`{v}` is used but not declared in scope"),
+            Invalid::UnknownArray { array, space } => {
+                write!(f, "`{array}` is not a {space:?} array of the kernel")
+            }
+            Invalid::StoreToReadOnly(a) => write!(f, "store into the read-only buffer `{a}`"),
+            Invalid::BarrierInDivergentFlow => {
+                write!(f, "a barrier under control flow that depends on the thread")
+            }
+            Invalid::TileIndexOutOfBounds { array, lo, hi, len } => write!(
+                f,
+                "an index of the local array `{array}` ranges over {lo}..={hi}, outside 0..{len}"
+            ),
+        }
+    }
+}
+
+/// What the validator found in one kernel.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    pub errors: Vec<Invalid>,
+    /// Local-array indices proven in bounds.
+    pub proven: usize,
+    /// Local-array indices the linear reasoning cannot bound (not errors).
+    pub unproven: usize,
+}
+
+/// Validates one kernel.
+pub fn validate(k: &Kernel) -> Report {
+    let mut v = Validator {
+        k,
+        scopes: vec![k.params.iter().map(|p| p.name.clone()).collect()],
+        private_arrays: BTreeSet::new(),
+        thread_vars: thread_dependent_vars(&k.body),
+        defs: BTreeMap::new(),
+        ranges: BTreeMap::new(),
+        assigned: assigned_vars(&k.body),
+        report: Report::default(),
+    };
+    v.block(&k.body, false);
+    v.report
+}
+
+struct Validator<'k> {
+    k: &'k Kernel,
+    scopes: Vec<BTreeSet<String>>,
+    private_arrays: BTreeSet<String>,
+    /// Variables whose value may differ between the threads of a block.
+    thread_vars: BTreeSet<String>,
+    /// Variables defined once by a linear initializer: their linear form.
+    defs: BTreeMap<String, Lin>,
+    /// Loop iterators with constant bounds: their range.
+    ranges: BTreeMap<String, (i64, i64)>,
+    /// How many times each variable is assigned (declaration initializers included).
+    assigned: BTreeMap<String, usize>,
+    report: Report,
+}
+
+impl Validator<'_> {
+    fn error(&mut self, e: Invalid) {
+        if !self.report.errors.contains(&e) {
+            self.report.errors.push(e);
+        }
+    }
+
+    fn declared(&self, v: &str) -> bool {
+        self.scopes.iter().any(|s| s.contains(v))
+    }
+
+    fn declare(&mut self, v: &str) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(v.to_string());
+        }
+    }
+
+    /// `divergent`: inside control flow that depends on the thread.
+    fn block(&mut self, stmts: &[KStmt], divergent: bool) {
+        self.scopes.push(BTreeSet::new());
+        for s in stmts {
+            self.stmt(s, divergent);
+        }
+        self.scopes.pop();
+    }
+
+    fn stmt(&mut self, s: &KStmt, divergent: bool) {
+        match s {
+            KStmt::Decl {
+                name,
+                ty: _,
+                len,
+                init,
+            } => {
+                if let Some(e) = init {
+                    self.expr(e);
+                    if self.assigned.get(name) == Some(&1) {
+                        if let Some(l) = self.lin(e) {
+                            self.defs.insert(name.clone(), l);
+                        }
+                    }
+                }
+                if len.is_some() {
+                    self.private_arrays.insert(name.clone());
+                }
+                self.declare(name);
+            }
+            KStmt::Assign { target, op, value } => {
+                self.expr(value);
+                match target {
+                    LValue::Var(v) => {
+                        if !self.declared(v) {
+                            self.error(Invalid::UndeclaredVar(v.clone()));
+                        }
+                        // Assigned once (declared without a value): uses after this point see
+                        // this value (a use before it sees no definition, hence no bound).
+                        if self.assigned.get(v) == Some(&1) && op.is_none() {
+                            if let Some(l) = self.lin(value) {
+                                self.defs.insert(v.clone(), l);
+                            }
+                        }
+                    }
+                    LValue::Elem(r) => {
+                        self.array_ref(r);
+                        if r.space == Space::Global && self.read_only(&r.array) {
+                            self.error(Invalid::StoreToReadOnly(r.array.clone()));
+                        }
+                    }
+                }
+            }
+            KStmt::Expr(e) => self.expr(e),
+            KStmt::If { cond, then, els } => {
+                self.expr(cond);
+                let d = divergent || self.thread_dependent(cond);
+                self.block(then, d);
+                self.block(els, d);
+            }
+            KStmt::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.scopes.push(BTreeSet::new());
+                for s in init {
+                    self.stmt(s, divergent);
+                }
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                let iter = self.loop_iter(init, cond.as_ref(), step, body);
+                if let Some((v, def, r)) = &iter {
+                    match def {
+                        Some(l) => {
+                            self.defs.insert(v.clone(), l.clone());
+                        }
+                        None => {
+                            self.ranges.insert(v.clone(), *r);
+                        }
+                    }
+                    self.ranges.insert(offset_atom(v), *r);
+                }
+                let d = divergent
+                    || cond.as_ref().is_some_and(|c| self.thread_dependent(c))
+                    || init
+                        .iter()
+                        .chain(step)
+                        .any(|s| self.stmt_thread_dependent(s))
+                    || exits_divergently(body, &self.thread_vars);
+                self.block(body, d);
+                for s in step {
+                    self.stmt(s, d);
+                }
+                if let Some((v, _, _)) = &iter {
+                    self.ranges.remove(v);
+                    self.defs.remove(v);
+                    self.ranges.remove(&offset_atom(v));
+                }
+                self.scopes.pop();
+            }
+            KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+                let d = divergent
+                    || self.thread_dependent(cond)
+                    || exits_divergently(body, &self.thread_vars);
+                if matches!(s, KStmt::While { .. }) {
+                    self.expr(cond);
+                    self.block(body, d);
+                } else {
+                    self.block(body, d);
+                    self.expr(cond);
+                }
+            }
+            KStmt::Barrier => {
+                if divergent {
+                    self.error(Invalid::BarrierInDivergentFlow);
+                }
+            }
+            KStmt::Block(b) => self.block(b, divergent),
+            KStmt::Break | KStmt::Continue | KStmt::Comment(_) => {}
+        }
+    }
+
+    fn read_only(&self, array: &str) -> bool {
+        self.k.params.iter().any(|p| {
+            p.name == array
+                && matches!(
+                    p.kind,
+                    KParamKind::Buffer {
+                        read_only: true,
+                        ..
+                    }
+                )
+        })
+    }
+
+    fn array_ref(&mut self, r: &ArrayRef) {
+        self.expr(&r.index);
+        let known = match r.space {
+            Space::Global => self
+                .k
+                .params
+                .iter()
+                .any(|p| p.name == r.array && matches!(p.kind, KParamKind::Buffer { .. })),
+            Space::Local => self.k.locals.iter().any(|l| l.name == r.array),
+            Space::Private => self.private_arrays.contains(&r.array) && self.declared(&r.array),
+        };
+        if !known {
+            self.error(Invalid::UnknownArray {
+                array: r.array.clone(),
+                space: r.space,
+            });
+            return;
+        }
+        if r.space == Space::Local {
+            let len = self
+                .k
+                .locals
+                .iter()
+                .find(|l| l.name == r.array)
+                .map_or(0, |l| l.len);
+            let range = self
+                .lin(&r.index)
+                .and_then(|l| self.range(&l))
+                .or_else(|| self.interval(&r.index));
+            match range {
+                Some((lo, hi)) if lo >= 0 && hi < i64::from(len) => self.report.proven += 1,
+                Some((lo, hi)) => self.error(Invalid::TileIndexOutOfBounds {
+                    array: r.array.clone(),
+                    lo,
+                    hi,
+                    len,
+                }),
+                None => self.report.unproven += 1,
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &KExpr) {
+        match e {
+            KExpr::Var(v) => {
+                if !self.declared(v) {
+                    self.error(Invalid::UndeclaredVar(v.clone()));
+                }
+            }
+            KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+            KExpr::Load(r) => self.array_ref(r),
+            KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.expr(a),
+            KExpr::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            KExpr::Cond(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+            KExpr::Call(_, args) => {
+                for a in args {
+                    self.expr(a);
+                }
+            }
+        }
+    }
+
+    fn thread_dependent(&self, e: &KExpr) -> bool {
+        expr_thread_dependent(e, &self.thread_vars)
+    }
+
+    fn stmt_thread_dependent(&self, s: &KStmt) -> bool {
+        match s {
+            KStmt::Decl { init: Some(e), .. } => self.thread_dependent(e),
+            KStmt::Assign { value, target, .. } => {
+                self.thread_dependent(value)
+                    || matches!(target, LValue::Var(v) if self.thread_vars.contains(v))
+            }
+            _ => false,
+        }
+    }
+
+    /// The linear form of an integer expression over atoms, substituting variables defined once.
+    fn lin(&self, e: &KExpr) -> Option<Lin> {
+        Some(match e {
+            KExpr::Int(v, _) => Lin::constant(*v),
+            KExpr::Cast(_, a) => self.lin(a)?,
+            KExpr::Var(v) => match self.defs.get(v) {
+                Some(l) => l.clone(),
+                None => Lin::atom(Atom::Var(v.clone())),
+            },
+            KExpr::Builtin(Builtin::GlobalId(d)) => {
+                let size = i64::from(*self.k.block.get(usize::from(*d))?);
+                Lin::atom(Atom::Group(*d))
+                    .scale(size)
+                    .add(&Lin::atom(Atom::Local(*d)))
+            }
+            KExpr::Builtin(Builtin::LocalId(d)) => Lin::atom(Atom::Local(*d)),
+            KExpr::Builtin(Builtin::GroupId(d)) => Lin::atom(Atom::Group(*d)),
+            KExpr::Builtin(Builtin::LocalSize(d)) => {
+                Lin::constant(i64::from(*self.k.block.get(usize::from(*d))?))
+            }
+            KExpr::Unary(crate::front::ast::UnOp::Neg, a) => self.lin(a)?.scale(-1),
+            KExpr::Binary(op, a, b) => {
+                let (x, y) = (self.lin(a)?, self.lin(b)?);
+                match op {
+                    BinOp::Add => x.add(&y),
+                    BinOp::Sub => x.add(&y.scale(-1)),
+                    BinOp::Mul => match (x.as_const(), y.as_const()) {
+                        (Some(c), _) => y.scale(c),
+                        (_, Some(c)) => x.scale(c),
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The range of a linear form over the ranges of its atoms.
+    fn range(&self, l: &Lin) -> Option<(i64, i64)> {
+        let (mut lo, mut hi) = (l.c, l.c);
+        for (a, &k) in &l.terms {
+            let (alo, ahi) = match a {
+                Atom::Local(d) => (0, i64::from(*self.k.block.get(usize::from(*d))?) - 1),
+                Atom::Var(v) => *self.ranges.get(v)?,
+                Atom::Group(_) => return None,
+            };
+            let (p, q) = (k.checked_mul(alo)?, k.checked_mul(ahi)?);
+            lo = lo.checked_add(p.min(q))?;
+            hi = hi.checked_add(p.max(q))?;
+        }
+        Some((lo, hi))
+    }
+
+    /// `for (v = a; v < b; v += c)` (also `<=`, and `>`/`>=` with `c < 0`; a condition may be a
+    /// conjunction of such bounds) where the body does not assign `v`: the range of `v` when `a`
+    /// and `b` have ranges (`None` definition), or else, when `b - a` is a constant (`for (k =
+    /// kk; k < kk + 64; k++)`), `v` defined as `a + δ` with `δ` ranging over `0..b - a`.
+    #[allow(clippy::type_complexity)]
+    fn loop_iter(
+        &self,
+        init: &[KStmt],
+        cond: Option<&KExpr>,
+        step: &[KStmt],
+        body: &[KStmt],
+    ) -> Option<(String, Option<Lin>, (i64, i64))> {
+        let (v, start) = match init {
+            [KStmt::Decl {
+                name,
+                init: Some(e),
+                len: None,
+                ..
+            }] => (name, e),
+            [KStmt::Assign {
+                target: LValue::Var(name),
+                op: None,
+                value,
+            }] => (name, value),
+            _ => return None,
+        };
+        let [KStmt::Assign {
+            target: LValue::Var(sv),
+            op: Some(sop),
+            value: sval,
+        }] = step
+        else {
+            return None;
+        };
+        if sv != v || assigns(body, v) {
+            return None;
+        }
+        let c = self.lin(sval)?.as_const()?;
+        let up = match sop {
+            BinOp::Add => c > 0,
+            BinOp::Sub => c < 0,
+            _ => return None,
+        };
+        let start = self.lin(start)?;
+        let mut best: Option<(Option<Lin>, (i64, i64))> = None;
+        for (op, rhs) in conjuncts(cond?, v) {
+            let bound = self.lin(rhs)?;
+            let (adj_up, adj_down) = match op {
+                BinOp::Lt => (1, 0),
+                BinOp::Le => (0, 0),
+                BinOp::Gt => (0, 1),
+                BinOp::Ge => (0, 0),
+                _ => continue,
+            };
+            if up != matches!(op, BinOp::Lt | BinOp::Le) {
+                continue;
+            }
+            // A constant trip span from the start (`k < kk + 64`) keeps the correlation with
+            // the start that tile offsets need; otherwise the numeric range.
+            let span = bound.clone().add(&start.clone().scale(-1)).as_const();
+            let candidate = match span {
+                Some(d) => {
+                    let r = if up {
+                        (0, d - adj_up)
+                    } else {
+                        (d + adj_down, 0)
+                    };
+                    let def = start.clone().add(&Lin::atom(Atom::Var(offset_atom(v))));
+                    (Some(def), r)
+                }
+                None => {
+                    let (s, b) = (self.range(&start), self.range(&bound));
+                    let Some((s, b)) = s.zip(b) else { continue };
+                    let r = if up {
+                        (s.0, b.1 - adj_up)
+                    } else {
+                        (b.0 + adj_down, s.1)
+                    };
+                    (None, r)
+                }
+            };
+            best = match best {
+                // Two numeric bounds: their intersection.
+                Some((None, r)) if candidate.0.is_none() => {
+                    Some((None, (r.0.max(candidate.1 .0), r.1.min(candidate.1 .1))))
+                }
+                Some(b @ (Some(_), _)) => Some(b),
+                _ => Some(candidate),
+            };
+        }
+        let (def, r) = best?;
+        Some((v.clone(), def, r))
+    }
+
+    /// The range of an integer expression by interval arithmetic (no correlation between the
+    /// parts: used when it is not linear, e.g. `l / 7 * 7 + l % 7`).
+    fn interval(&self, e: &KExpr) -> Option<(i64, i64)> {
+        if let Some(r) = self.lin(e).and_then(|l| self.range(&l)) {
+            return Some(r);
+        }
+        let KExpr::Binary(op, a, b) = e else {
+            return match e {
+                KExpr::Cast(_, a) => self.interval(a),
+                _ => None,
+            };
+        };
+        let (x, y) = (self.interval(a)?, self.interval(b)?);
+        let constant = (y.0 == y.1).then_some(y.0);
+        Some(match op {
+            BinOp::Add => (x.0.checked_add(y.0)?, x.1.checked_add(y.1)?),
+            BinOp::Sub => (x.0.checked_sub(y.1)?, x.1.checked_sub(y.0)?),
+            BinOp::Mul => {
+                let c = constant?;
+                let (p, q) = (x.0.checked_mul(c)?, x.1.checked_mul(c)?);
+                (p.min(q), p.max(q))
+            }
+            BinOp::Div if x.0 >= 0 && constant.is_some_and(|c| c > 0) => {
+                let c = constant?;
+                (x.0 / c, x.1 / c)
+            }
+            BinOp::Rem if x.0 >= 0 && constant.is_some_and(|c| c > 0) => {
+                let c = constant?;
+                if x.1 < c {
+                    x
+                } else {
+                    (0, c - 1)
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// The atom standing for `v - start` of a loop whose bounds are symbolic.
+fn offset_atom(v: &str) -> String {
+    format!("{v}#offset")
+}
+
+/// The bounds `v op e` of a loop condition (a conjunction), with `v` on the left.
+fn conjuncts<'e>(c: &'e KExpr, v: &str) -> Vec<(BinOp, &'e KExpr)> {
+    match c {
+        KExpr::Binary(BinOp::LogAnd, a, b) => {
+            let mut out = conjuncts(a, v);
+            out.extend(conjuncts(b, v));
+            out
+        }
+        KExpr::Binary(op, lhs, rhs) if matches!(lhs.as_ref(), KExpr::Var(x) if x == v) => {
+            vec![(*op, rhs.as_ref())]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `stmts` assign the variable `v` (at any depth).
+fn assigns(stmts: &[KStmt], v: &str) -> bool {
+    stmts.iter().any(|s| match s {
+        KStmt::Assign {
+            target: LValue::Var(x),
+            ..
+        } => x == v,
+        KStmt::If { then, els, .. } => assigns(then, v) || assigns(els, v),
+        KStmt::For {
+            init, step, body, ..
+        } => assigns(init, v) || assigns(step, v) || assigns(body, v),
+        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+            assigns(body, v)
+        }
+        _ => false,
+    })
+}
+
+/// An atom of a linear form.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Atom {
+    Local(u8),
+    Group(u8),
+    Var(String),
+}
+
+/// `c + Σ k·atom`.
+#[derive(Clone, Debug, PartialEq)]
+struct Lin {
+    terms: BTreeMap<Atom, i64>,
+    c: i64,
+}
+
+impl Lin {
+    fn constant(c: i64) -> Lin {
+        Lin {
+            terms: BTreeMap::new(),
+            c,
+        }
+    }
+
+    fn atom(a: Atom) -> Lin {
+        Lin {
+            terms: BTreeMap::from([(a, 1)]),
+            c: 0,
+        }
+    }
+
+    fn as_const(&self) -> Option<i64> {
+        self.terms.is_empty().then_some(self.c)
+    }
+
+    fn add(mut self, o: &Lin) -> Lin {
+        for (a, k) in &o.terms {
+            *self.terms.entry(a.clone()).or_insert(0) += k;
+        }
+        self.terms.retain(|_, k| *k != 0);
+        self.c = self.c.wrapping_add(o.c);
+        self
+    }
+
+    fn scale(mut self, s: i64) -> Lin {
+        for k in self.terms.values_mut() {
+            *k = k.wrapping_mul(s);
+        }
+        self.terms.retain(|_, k| *k != 0);
+        self.c = self.c.wrapping_mul(s);
+        self
+    }
+}
+
+fn expr_thread_dependent(e: &KExpr, vars: &BTreeSet<String>) -> bool {
+    match e {
+        KExpr::Var(v) => vars.contains(v),
+        KExpr::Int(..) | KExpr::Float(..) => false,
+        KExpr::Builtin(b) => matches!(b, Builtin::LocalId(_) | Builtin::GlobalId(_)),
+        // A value in memory may differ between threads (a uniform load is not worth proving).
+        KExpr::Load(_) => true,
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_thread_dependent(a, vars),
+        KExpr::Binary(_, a, b) => expr_thread_dependent(a, vars) || expr_thread_dependent(b, vars),
+        KExpr::Cond(c, a, b) => [c, a, b].iter().any(|x| expr_thread_dependent(x, vars)),
+        KExpr::Call(_, args) => args.iter().any(|a| expr_thread_dependent(a, vars)),
+    }
+}
+
+/// The variables that may hold different values in the threads of a block: assigned from a
+/// thread-dependent value, or assigned under thread-dependent control flow (a fixpoint).
+fn thread_dependent_vars(body: &[KStmt]) -> BTreeSet<String> {
+    let mut vars = BTreeSet::new();
+    loop {
+        let before = vars.len();
+        collect_thread_vars(body, false, &mut vars);
+        if vars.len() == before {
+            return vars;
+        }
+    }
+}
+
+fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<String>) {
+    for s in stmts {
+        match s {
+            KStmt::Decl { name, init, .. } => {
+                if divergent
+                    || init
+                        .as_ref()
+                        .is_some_and(|e| expr_thread_dependent(e, vars))
+                {
+                    vars.insert(name.clone());
+                }
+            }
+            KStmt::Assign {
+                target: LValue::Var(v),
+                value,
+                ..
+            } => {
+                if divergent || expr_thread_dependent(value, vars) {
+                    vars.insert(v.clone());
+                }
+            }
+            KStmt::Assign { .. } | KStmt::Expr(_) => {}
+            KStmt::If { cond, then, els } => {
+                let d = divergent || expr_thread_dependent(cond, vars);
+                collect_thread_vars(then, d, vars);
+                collect_thread_vars(els, d, vars);
+            }
+            KStmt::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                collect_thread_vars(init, divergent, vars);
+                let d = divergent
+                    || cond
+                        .as_ref()
+                        .is_some_and(|c| expr_thread_dependent(c, vars))
+                    || exits_divergently(body, vars);
+                collect_thread_vars(body, d, vars);
+                collect_thread_vars(step, d, vars);
+            }
+            KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+                let d =
+                    divergent || expr_thread_dependent(cond, vars) || exits_divergently(body, vars);
+                collect_thread_vars(body, d, vars);
+            }
+            KStmt::Block(b) => collect_thread_vars(b, divergent, vars),
+            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+        }
+    }
+}
+
+/// A `break` or `continue` of this loop (not of a loop inside it) under thread-dependent control
+/// flow: the loop's trip count depends on the thread.
+fn exits_divergently(body: &[KStmt], vars: &BTreeSet<String>) -> bool {
+    fn walk(stmts: &[KStmt], divergent: bool, vars: &BTreeSet<String>) -> bool {
+        stmts.iter().any(|s| match s {
+            KStmt::Break | KStmt::Continue => divergent,
+            KStmt::If { cond, then, els } => {
+                let d = divergent || expr_thread_dependent(cond, vars);
+                walk(then, d, vars) || walk(els, d, vars)
+            }
+            KStmt::Block(b) => walk(b, divergent, vars),
+            _ => false,
+        })
+    }
+    walk(body, false, vars)
+}
+
+/// How many times each variable is assigned (declaration initializers and loop steps included).
+fn assigned_vars(body: &[KStmt]) -> BTreeMap<String, usize> {
+    fn walk(stmts: &[KStmt], out: &mut BTreeMap<String, usize>) {
+        for s in stmts {
+            match s {
+                KStmt::Decl { name, init, .. } => {
+                    *out.entry(name.clone()).or_insert(0) += usize::from(init.is_some());
+                }
+                KStmt::Assign {
+                    target: LValue::Var(v),
+                    ..
+                } => *out.entry(v.clone()).or_insert(0) += 1,
+                KStmt::If { then, els, .. } => {
+                    walk(then, out);
+                    walk(els, out);
+                }
+                KStmt::For {
+                    init, step, body, ..
+                } => {
+                    walk(init, out);
+                    walk(body, out);
+                    walk(step, out);
+                }
+                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                    walk(body, out)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(body, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests;

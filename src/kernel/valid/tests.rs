@@ -1,0 +1,319 @@
+use super::*;
+use crate::front::ast::Scalar;
+use crate::kernel::{KParam, LocalArray};
+
+fn var(v: &str) -> KExpr {
+    KExpr::Var(v.to_string())
+}
+
+fn int(v: i64) -> KExpr {
+    KExpr::Int(v, Scalar::Int)
+}
+
+fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
+    KExpr::Binary(op, Box::new(a), Box::new(b))
+}
+
+fn lid(d: u8) -> KExpr {
+    KExpr::Builtin(Builtin::LocalId(d))
+}
+
+fn decl(name: &str, init: KExpr) -> KStmt {
+    KStmt::Decl {
+        name: name.to_string(),
+        ty: Scalar::Int,
+        len: None,
+        init: Some(init),
+    }
+}
+
+fn local(array: &str, index: KExpr) -> ArrayRef {
+    ArrayRef {
+        array: array.to_string(),
+        space: Space::Local,
+        index: Box::new(index),
+    }
+}
+
+fn global(array: &str, index: KExpr) -> ArrayRef {
+    ArrayRef {
+        array: array.to_string(),
+        space: Space::Global,
+        index: Box::new(index),
+    }
+}
+
+fn store(r: ArrayRef, value: KExpr) -> KStmt {
+    KStmt::Assign {
+        target: LValue::Elem(r),
+        op: None,
+        value,
+    }
+}
+
+/// `for (int v = lo; v < hi; v += step) body`
+fn for_lt(v: &str, lo: KExpr, hi: KExpr, step: i64, body: Vec<KStmt>) -> KStmt {
+    KStmt::For {
+        init: vec![decl(v, lo)],
+        cond: Some(bin(BinOp::Lt, var(v), hi)),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: int(step),
+        }],
+        body,
+    }
+}
+
+/// A 16×16 kernel with a local tile `t[16 * 17]` (padded rows), a read-only input `a` and an
+/// output `o`.
+fn kernel(body: Vec<KStmt>) -> Kernel {
+    Kernel {
+        name: "k".to_string(),
+        params: vec![
+            KParam {
+                name: "a".to_string(),
+                kind: KParamKind::Buffer {
+                    elem: Scalar::Float,
+                    read_only: true,
+                },
+            },
+            KParam {
+                name: "o".to_string(),
+                kind: KParamKind::Buffer {
+                    elem: Scalar::Float,
+                    read_only: false,
+                },
+            },
+            KParam {
+                name: "n".to_string(),
+                kind: KParamKind::Scalar(Scalar::Int),
+            },
+        ],
+        locals: vec![LocalArray {
+            name: "t".to_string(),
+            elem: Scalar::Float,
+            len: 16 * 17,
+        }],
+        dims: 2,
+        block: [16, 16, 1],
+        body,
+        uses_double: false,
+        origin: "test".to_string(),
+    }
+}
+
+/// The shape staged kernels have: global ids, tile origins, a cooperative load loop, a barrier
+/// at the top level, a guarded computation reading the tile with group offsets cancelling.
+fn staged_body() -> Vec<KStmt> {
+    let gid1 = KExpr::Builtin(Builtin::GlobalId(1));
+    let o0 = bin(BinOp::Mul, KExpr::Builtin(Builtin::GroupId(1)), int(16));
+    vec![
+        decl("i", gid1),
+        decl("o0", o0),
+        for_lt(
+            "r",
+            lid(1),
+            int(16),
+            16,
+            vec![for_lt(
+                "c",
+                lid(0),
+                int(16),
+                16,
+                vec![store(
+                    local(
+                        "t",
+                        bin(BinOp::Add, bin(BinOp::Mul, var("r"), int(17)), var("c")),
+                    ),
+                    KExpr::Load(global("a", var("c"))),
+                )],
+            )],
+        ),
+        KStmt::Barrier,
+        KStmt::If {
+            cond: bin(BinOp::Lt, var("i"), var("n")),
+            then: vec![store(
+                global("o", var("i")),
+                KExpr::Load(local(
+                    "t",
+                    bin(
+                        BinOp::Add,
+                        bin(BinOp::Mul, bin(BinOp::Sub, var("i"), var("o0")), int(17)),
+                        lid(0),
+                    ),
+                )),
+            )],
+            els: vec![],
+        },
+    ]
+}
+
+#[test]
+fn a_staged_kernel_is_valid_and_its_tile_indices_are_proven() {
+    let r = validate(&kernel(staged_body()));
+    assert_eq!(r.errors, vec![]);
+    assert_eq!((r.proven, r.unproven), (2, 0));
+}
+
+#[test]
+fn a_barrier_under_a_thread_guard_is_invalid() {
+    let mut body = staged_body();
+    let guarded = KStmt::If {
+        cond: bin(BinOp::Lt, var("i"), var("n")),
+        then: vec![KStmt::Barrier],
+        els: vec![],
+    };
+    body.push(guarded);
+    assert_eq!(
+        validate(&kernel(body)).errors,
+        vec![Invalid::BarrierInDivergentFlow]
+    );
+    // Through a variable assigned from the thread id, and in a loop whose trip count depends on it.
+    let body = vec![
+        decl("m", bin(BinOp::Add, lid(0), int(1))),
+        for_lt("q", int(0), var("m"), 1, vec![KStmt::Barrier]),
+    ];
+    assert_eq!(
+        validate(&kernel(body)).errors,
+        vec![Invalid::BarrierInDivergentFlow]
+    );
+    // A loop with uniform bounds may hold a barrier; a thread-dependent `break` makes it divergent.
+    let ok = vec![for_lt("q", int(0), var("n"), 1, vec![KStmt::Barrier])];
+    assert_eq!(validate(&kernel(ok)).errors, vec![]);
+    let brk = vec![for_lt(
+        "q",
+        int(0),
+        var("n"),
+        1,
+        vec![
+            KStmt::If {
+                cond: bin(BinOp::Eq, lid(0), var("q")),
+                then: vec![KStmt::Break],
+                els: vec![],
+            },
+            KStmt::Barrier,
+        ],
+    )];
+    assert_eq!(
+        validate(&kernel(brk)).errors,
+        vec![Invalid::BarrierInDivergentFlow]
+    );
+}
+
+#[test]
+fn a_tile_index_past_the_tile_is_invalid() {
+    // Row 16 of a 16-row tile (the +1 of an off-by-one halo).
+    let body = vec![store(
+        local(
+            "t",
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, bin(BinOp::Add, lid(1), int(1)), int(17)),
+                lid(0),
+            ),
+        ),
+        int(0),
+    )];
+    assert_eq!(
+        validate(&kernel(body)).errors,
+        vec![Invalid::TileIndexOutOfBounds {
+            array: "t".to_string(),
+            lo: 17,
+            hi: 16 * 17 + 15,
+            len: 272,
+        }]
+    );
+    // An index it cannot bound (a value from memory) is counted, not rejected.
+    let body = vec![store(local("t", KExpr::Load(global("a", lid(0)))), int(0))];
+    let r = validate(&kernel(body));
+    assert_eq!((r.errors.len(), r.unproven), (0, 1));
+}
+
+#[test]
+fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
+    let body = vec![
+        store(global("a", lid(0)), var("x")),
+        store(global("nope", int(0)), int(1)),
+        store(local("o", int(0)), int(1)),
+    ];
+    assert_eq!(
+        validate(&kernel(body)).errors,
+        vec![
+            Invalid::UndeclaredVar("x".to_string()),
+            Invalid::StoreToReadOnly("a".to_string()),
+            Invalid::UnknownArray {
+                array: "nope".to_string(),
+                space: Space::Global
+            },
+            Invalid::UnknownArray {
+                array: "o".to_string(),
+                space: Space::Local
+            },
+        ]
+    );
+    // A variable declared in a loop is out of scope after it.
+    let body = vec![
+        for_lt("q", int(0), int(4), 1, vec![decl("y", var("q"))]),
+        store(global("o", var("y")), int(0)),
+    ];
+    assert_eq!(
+        validate(&kernel(body)).errors,
+        vec![Invalid::UndeclaredVar("y".to_string())]
+    );
+}
+
+/// Every kernel the examples and the corpus compile to, at every optimization level the tests
+/// use, is valid; most tile indices are proven in bounds.
+#[test]
+fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
+    use crate::back::output::Target;
+    use crate::driver::{self, OptLevel, OptOptions};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = ["examples", "tests/corpus"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    let (mut kernels, mut proven, mut unproven) = (0, 0, 0);
+    for f in &files {
+        for (opt, ilp) in [
+            (OptLevel::Naive, None),
+            (OptLevel::Share, None),
+            (OptLevel::Share, Some(2)),
+        ] {
+            let mut sources = crate::diag::SourceMap::new();
+            let mut diags = crate::diag::Diags::new();
+            let opts = driver::Options {
+                target: Target::OpenCl,
+                pp: Default::default(),
+            };
+            let o = OptOptions {
+                opt,
+                platform: None,
+                ilp,
+            };
+            let Some(out) = driver::compile_with(f, &opts, &o, &mut sources, &mut diags) else {
+                panic!(
+                    "{}: {}",
+                    f.display(),
+                    crate::diag::render(&sources, &diags.0)
+                );
+            };
+            for k in &out.module.kernels {
+                let r = validate(k);
+                assert_eq!(r.errors, vec![], "{} {}", f.display(), k.name);
+                kernels += 1;
+                proven += r.proven;
+                unproven += r.unproven;
+            }
+        }
+    }
+    eprintln!("{kernels} kernels: {proven} tile indices proven in bounds, {unproven} not bounded");
+    assert!(
+        proven > 4 * unproven,
+        "{proven} proven, {unproven} not bounded"
+    );
+}

@@ -1,0 +1,126 @@
+//! The pipeline's shape, checked: no module imports a later stage (ARCHITECTURE.md). Each
+//! top-level module of `src/` has a rank; a `crate::<module>` path in a file of a module of lower
+//! rank is an upward import and fails the test. Test code (`tests.rs` files, `tests/`
+//! folders, and a trailing `#[cfg(test)] mod tests { … }`) may use later stages to check
+//! results.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The stages in pipeline order; modules of one rank may use each other.
+const RANKS: &[(&str, u32)] = &[
+    ("diag", 0),
+    ("front", 1),
+    ("ir", 2),
+    ("analysis", 3),
+    ("model", 3),
+    ("partition", 4),
+    ("transform", 5),
+    ("kernel", 6),
+    ("back", 7),
+    ("sim", 8),
+    ("explain", 8),
+    ("driver", 9),
+    ("runtime", 10),
+    ("cli", 11),
+    ("main", 11),
+    ("lib", 11),
+];
+
+fn rank(module: &str) -> Option<u32> {
+    RANKS.iter().find(|(m, _)| *m == module).map(|(_, r)| *r)
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The file's text without its trailing test module.
+fn non_test_text(text: &str) -> &str {
+    match text.find("#[cfg(test)]\nmod tests {") {
+        Some(i) => &text[..i],
+        None => text,
+    }
+}
+
+/// The top-level modules a text names through `crate::<module>`.
+fn imported(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (i, _) in text.match_indices("crate::") {
+        if text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `accshare::…` spelled through a longer path, or an identifier
+        }
+        let name: String = text[i + 7..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_module_imports_a_later_stage() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    assert!(files.len() > 50);
+    let mut violations = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        if parts.iter().any(|p| p == "tests" || p == "tests.rs") {
+            continue;
+        }
+        let module = parts[0].trim_end_matches(".rs").to_string();
+        let Some(own) = rank(&module) else {
+            violations.push(format!(
+                "{}: module `{module}` has no rank in tests/architecture.rs",
+                rel.display()
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(f).unwrap();
+        for m in imported(non_test_text(&text)) {
+            match rank(&m) {
+                Some(r) if r > own => violations.push(format!(
+                    "{}: `{module}` (stage {own}) uses `crate::{m}` (stage {r}), a later stage",
+                    rel.display()
+                )),
+                Some(_) => {}
+                None => violations.push(format!(
+                    "{}: uses `crate::{m}`, which has no rank in tests/architecture.rs",
+                    rel.display()
+                )),
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_imports() {
+    let t = "use crate::kernel::lower;\nfn f() { crate::ir::x(); accshare::crate_like(); }\n\
+             #[cfg(test)]\nmod tests {\n use crate::explain;\n}\n";
+    let got = imported(non_test_text(t));
+    assert_eq!(
+        got.into_iter().collect::<Vec<_>>(),
+        vec!["ir".to_string(), "kernel".to_string()]
+    );
+}
