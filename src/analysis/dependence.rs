@@ -2,10 +2,12 @@
 //! parallel, the loops outside `L` being fixed?
 //!
 //! * Arrays (`arrays`): every pair of references to the same array inside `L`, at least one
-//!   writing (a reference with itself included), is posed as an integer system over the loop
-//!   iterators and solved exactly when possible (`system`). Parameters are non-negative
-//!   integers assumed large (larger than any constant of the program); a loop whose bounds make
-//!   its trip count small is handled through the bounds themselves.
+//!   writing (a reference with itself included), except two locations of `atomic` statements
+//!   (`h[k]++` under `#pragma acc atomic` does not conflict with itself), is posed as an
+//!   integer system over the loop iterators and solved exactly when possible (`system`).
+//!   Parameters are non-negative integers assumed large (larger than any constant of the
+//!   program); a loop whose bounds make its trip count small is handled through the bounds
+//!   themselves.
 //! * Scalars (`scalars`): a scalar written in `L` is private when it is declared inside `L`, is
 //!   listed in a `private` clause, or is written before any use in every iteration; a reduction
 //!   when a `reduction` clause names it or when every write is an `s op= e`-shaped update and it
@@ -130,6 +132,7 @@ fn analyze_loop(region: &Region, l: LoopId) -> LoopDeps {
         for (y, b) in inside.iter().enumerate().skip(x) {
             if a.array != b.array
                 || !(a.writes() || b.writes())
+                || (region.is_atomic_access(a.id) && region.is_atomic_access(b.id))
                 || arrays::quick_independent(&quick[x], &quick[y])
             {
                 continue;

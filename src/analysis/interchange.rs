@@ -28,12 +28,25 @@ use crate::ir::{Bound, LoopId, Marking, Region};
 /// the final region.
 pub fn analyze(r: &mut RegionAst, sources: &SourceMap, diags: &mut Diags) -> DepInfo {
     let mut deps = dependence::analyze(&r.ir);
-    // Each interchange moves a parallel loop outward past a sequential one: at most one per
-    // pair of loops, bounded here by the loop count.
+    // Each attempt analyzes the whole region again: a region deeper than any real program's
+    // nests (or with very many loops) is left as it is, and the attempts are bounded, so that
+    // the cost stays a small multiple of one analysis (a 28-deep nest from the fuzzer took
+    // seconds per attempt).
+    if r.ir.loops.len() > MAX_LOOPS || r.ir.loops.iter().any(|l| l.depth >= MAX_DEPTH) {
+        return deps;
+    }
+    let mut attempts = 0;
     for _ in 0..r.ir.loops.len() {
+        if attempts >= MAX_ATTEMPTS {
+            break;
+        }
         let Some((next, next_deps, note)) = candidates(&r.ir, &deps)
             .into_iter()
-            .find_map(|(i, j)| try_one(r, &deps, i, j, sources))
+            .take(MAX_ATTEMPTS - attempts)
+            .find_map(|(i, j)| {
+                attempts += 1;
+                try_one(r, &deps, i, j, sources)
+            })
         else {
             break;
         };
@@ -43,6 +56,13 @@ pub fn analyze(r: &mut RegionAst, sources: &SourceMap, diags: &mut Diags) -> Dep
     }
     deps
 }
+
+/// Regions with more loops than this are not interchanged.
+const MAX_LOOPS: usize = 64;
+/// Regions with a loop this deep (or deeper) are not interchanged.
+const MAX_DEPTH: usize = 8;
+/// Interchanges tried per region (each re-lowers and re-analyzes it).
+const MAX_ATTEMPTS: usize = 8;
 
 /// Pairs (outer, only child) that the rule admits, outer loops first.
 fn candidates(ir: &Region, deps: &DepInfo) -> Vec<(LoopId, LoopId)> {

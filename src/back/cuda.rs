@@ -12,14 +12,19 @@
 //!   → `sqrt((double)x)`);
 //! - infinities and NaNs are bit patterns (`__int_as_float(0x7f800000)`): NVRTC has no
 //!   `INFINITY` without headers;
+//! - atomics are `atomicAdd`/`atomicSub`/`atomicAnd`/`atomicOr`/`atomicXor`/`atomicExch`
+//!   where CUDA has them for the type (64-bit integers through `unsigned long long *`, `double`
+//!   `atomicAdd` under `#if __CUDA_ARCH__ >= 600`), else a compare-and-swap loop on the bits
+//!   (`atomicCAS`, `__float_as_uint`, `__double_as_longlong`);
 //! - names that C++ or CUDA reserve (`new`, `class`, `threadIdx`, `sqrtf`, …) are renamed;
 //!   kernel names are printed as the IR gives them.
 
 use crate::back::c_like::{
-    self, Dialect, MathSig, MathSpelling, TypeUse, CPP_KEYWORDS, PREC_PRIMARY, PREC_UNARY,
+    self, CasSpelling, Dialect, MathSig, MathSpelling, TypeUse, CPP_KEYWORDS, PREC_PRIMARY,
+    PREC_UNARY,
 };
-use crate::front::ast::Scalar;
-use crate::kernel::{Builtin, KParamKind, Kernel, Module};
+use crate::front::ast::{BinOp, Scalar};
+use crate::kernel::{Builtin, KParamKind, Kernel, Module, Space};
 
 /// The CUDA C++ dialect.
 pub struct Cuda;
@@ -108,6 +113,77 @@ impl Dialect for Cuda {
             || BUILTIN_VARS.contains(&name)
             || name.starts_with("__")
             || c_like::c99_math(name).is_some()
+    }
+
+    /// `atomicAdd`/`atomicSub`/`atomicAnd`/`atomicOr`/`atomicXor`/`atomicExch` on `int` and
+    /// `unsigned int`; on 64-bit integers through `unsigned long long *` (no `atomicSub`);
+    /// `atomicAdd` and `atomicExch` on `float`; `atomicAdd` on `double` from sm_60.
+    fn atomic_native(&self, ty: Scalar, _space: Space, op: Option<BinOp>) -> Option<String> {
+        let f = match op {
+            None => "atomicExch",
+            Some(BinOp::Add) => "atomicAdd",
+            Some(BinOp::Sub) => "atomicSub",
+            Some(BinOp::BitAnd) => "atomicAnd",
+            Some(BinOp::BitOr) => "atomicOr",
+            Some(BinOp::BitXor) => "atomicXor",
+            _ => return None,
+        };
+        match ty {
+            Scalar::Int | Scalar::UInt => Some(format!("{f}({{p}}, {{v}})")),
+            Scalar::Float | Scalar::Double => match op {
+                None if ty == Scalar::Float => Some("atomicExch({p}, {v})".to_string()),
+                Some(BinOp::Add) => Some("atomicAdd({p}, {v})".to_string()),
+                Some(BinOp::Sub) => Some("atomicAdd({p}, -({v}))".to_string()),
+                _ => None,
+            },
+            Scalar::ULongLong | Scalar::SizeT if op != Some(BinOp::Sub) => {
+                Some(format!("{f}({{p}}, {{v}})"))
+            }
+            // The old value comes back as an `unsigned long long`, converted where it is used.
+            Scalar::Long | Scalar::ULong | Scalar::LongLong if op != Some(BinOp::Sub) => Some(
+                format!("{f}((unsigned long long *){{p}}, (unsigned long long)({{v}}))"),
+            ),
+            _ => None,
+        }
+    }
+
+    fn atomic_native_guard(&self, ty: Scalar, _op: Option<BinOp>) -> Option<&'static str> {
+        (ty == Scalar::Double).then_some("__CUDA_ARCH__ >= 600")
+    }
+
+    /// `atomicCAS` on `unsigned int` or `unsigned long long`, with `__float_as_uint` and
+    /// `__double_as_longlong` for the bits of floats.
+    fn atomic_cas(&self, ty: Scalar, _space: Space) -> CasSpelling {
+        let bits = if ty.size() == 8 {
+            "unsigned long long"
+        } else {
+            "unsigned int"
+        };
+        let (to_bits, from_bits) = match ty {
+            Scalar::Float => (
+                "__float_as_uint({x})".to_string(),
+                "__uint_as_float({x})".to_string(),
+            ),
+            Scalar::Double => (
+                "(unsigned long long)__double_as_longlong({x})".to_string(),
+                "__longlong_as_double((long long){x})".to_string(),
+            ),
+            t => (
+                format!("({bits}){{x}}"),
+                format!("({}){{x}}", self.scalar(t, TypeUse::Private)),
+            ),
+        };
+        CasSpelling {
+            bits: bits.to_string(),
+            ptr: format!("{bits} *"),
+            cas: "atomicCAS".to_string(),
+            to_bits,
+            from_bits,
+        }
+    }
+
+    fn atomic_load_ptr(&self, ty: Scalar, _space: Space) -> String {
+        format!("volatile {} *", self.scalar(ty, TypeUse::Global))
     }
 }
 
@@ -206,6 +282,56 @@ mod tests {
         assert!(s.contains("int row = (int)blockIdx.y * 16 + ty;"));
         let s = print_module(&samples::vector_add());
         assert!(s.contains("int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);"));
+    }
+
+    #[test]
+    fn atomics_use_cuda_functions_where_they_compute_what_c_computes() {
+        let s = print_module(&samples::atomics());
+        for line in [
+            "atomicAdd(&h[key[i]], 1);",
+            "c = atomicSub(&h[key[i]], 2);",
+            "atomicOr(&u[key[i]], 4u);",
+            "atomicAdd(&f[key[i]], w[i]);",
+            "atomicAdd(&f[key[i]], -(1.0f));",
+            "atomicExch(&f[key[i]], 2.5f);",
+            "#if __CUDA_ARCH__ >= 600",
+            "atomicAdd(&g[key[i]], (double)w[i]);",
+            "atomicAdd((unsigned long long *)&l[key[i]], (unsigned long long)((long)i));",
+            "z = atomicAdd(&s[key[i]], 1ULL);",
+            "atomicAdd(&cnt[0], 1);",
+            "c = *(volatile int *)&h[key[i]];",
+        ] {
+            assert!(s.contains(line), "{line}\n{s}");
+        }
+        // `float += double` rounds once in C: a compare-and-swap loop computes it.
+        assert!(
+            s.contains("accshare_new = (float)(accshare_old + 0.1);"),
+            "{s}"
+        );
+        assert!(s.contains("accshare_new = 10 - accshare_old;"), "{s}");
+    }
+
+    /// Before sm_60 `atomicAdd(double *)` does not exist: the compare-and-swap loop replaces it.
+    #[test]
+    fn double_atomics_compile_before_and_after_sm_60() {
+        crate::runtime::nvrtc::tests::find_nvrtc_for_tests();
+        let src = print_module(&samples::atomics());
+        for (arch, native) in [("compute_52", false), ("compute_75", true)] {
+            match crate::runtime::nvrtc::compile_cuda(&src, arch) {
+                Ok(CompileOutcome::Compiled { ptx, .. }) => {
+                    assert_eq!(ptx.contains("atom.global.add.f64"), native, "{arch}");
+                    assert!(ptx.contains("atom.global.cas.b64"), "{arch}");
+                }
+                Ok(CompileOutcome::Skipped(r)) => {
+                    assert!(
+                        !crate::runtime::require_devices(),
+                        "ACCSHARE_REQUIRE_DEVICES=1 but NVRTC is missing: {r}"
+                    );
+                    return;
+                }
+                o => panic!("{arch}: {o:?}\n{src}"),
+            }
+        }
     }
 
     /// Compiles every sample to PTX with NVRTC; NVRTC must not warn.

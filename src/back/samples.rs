@@ -614,6 +614,153 @@ pub fn math() -> Module {
     module(k)
 }
 
+/// `#pragma acc atomic` on every element type and operator class: the targets' atomic
+/// functions where they compute what C computes, compare-and-swap loops elsewhere (floats in
+/// OpenCL, `*`, a reversed `-`, shifts, a `float` updated with a `double`), captures before
+/// and after, an atomic read and write, and an atomic on a local array.
+pub fn atomics() -> Module {
+    use crate::kernel::{AtomicCapture, AtomicOp};
+    let at = |a: &str, ty: Scalar, op: AtomicOp, cap: Option<(&str, bool)>| KStmt::Atomic {
+        target: aref(a, Space::Global, gload("key", var("i"))),
+        ty,
+        op,
+        capture: cap.map(|(v, after)| AtomicCapture {
+            var: v.to_string(),
+            after,
+        }),
+    };
+    let upd = |op: BinOp, value: KExpr| AtomicOp::Update {
+        op,
+        value,
+        reversed: false,
+    };
+    let mut body = vec![
+        decl("i", Scalar::Int, gid(0)),
+        KStmt::Decl {
+            name: "c".to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: None,
+        },
+        KStmt::Decl {
+            name: "d".to_string(),
+            ty: Scalar::Double,
+            len: None,
+            init: None,
+        },
+        KStmt::Decl {
+            name: "z".to_string(),
+            ty: Scalar::SizeT,
+            len: None,
+            init: None,
+        },
+        at("h", Scalar::Int, upd(BinOp::Add, int(1)), None),
+        at(
+            "h",
+            Scalar::Int,
+            upd(BinOp::Sub, int(2)),
+            Some(("c", false)),
+        ),
+        at("h", Scalar::Int, upd(BinOp::Mul, int(3)), Some(("c", true))),
+        at(
+            "h",
+            Scalar::Int,
+            AtomicOp::Update {
+                op: BinOp::Sub,
+                value: int(10),
+                reversed: true,
+            },
+            None,
+        ),
+        at("h", Scalar::Int, upd(BinOp::Shl, int(1)), None),
+        at("h", Scalar::Int, AtomicOp::Read, Some(("c", false))),
+        at(
+            "u",
+            Scalar::UInt,
+            upd(BinOp::BitOr, lit(4, Scalar::UInt)),
+            None,
+        ),
+        at(
+            "f",
+            Scalar::Float,
+            upd(BinOp::Add, gload("w", var("i"))),
+            None,
+        ),
+        at("f", Scalar::Float, upd(BinOp::Sub, int(1)), None),
+        at("f", Scalar::Float, upd(BinOp::Add, dbl(0.1)), None),
+        at("f", Scalar::Float, AtomicOp::Write(flt(2.5)), None),
+        at(
+            "g",
+            Scalar::Double,
+            upd(BinOp::Add, gload("w", var("i"))),
+            None,
+        ),
+        at(
+            "g",
+            Scalar::Double,
+            upd(BinOp::Sub, dbl(0.5)),
+            Some(("d", true)),
+        ),
+        at("g", Scalar::Double, upd(BinOp::Mul, dbl(1.5)), None),
+        at("l", Scalar::Long, upd(BinOp::Add, var("i")), None),
+        at(
+            "l",
+            Scalar::Long,
+            upd(BinOp::BitXor, lit(7, Scalar::Long)),
+            None,
+        ),
+        at(
+            "l",
+            Scalar::Long,
+            AtomicOp::Write(lit(-1, Scalar::Long)),
+            None,
+        ),
+        at(
+            "s",
+            Scalar::SizeT,
+            upd(BinOp::Add, int(1)),
+            Some(("z", false)),
+        ),
+        store(
+            "out",
+            Space::Global,
+            var("i"),
+            add(var("c"), cast(Scalar::Int, var("z"))),
+        ),
+        store("dout", Space::Global, var("i"), var("d")),
+    ];
+    body.push(KStmt::Atomic {
+        target: aref("cnt", Space::Local, int(0)),
+        ty: Scalar::Int,
+        op: upd(BinOp::Add, int(1)),
+        capture: None,
+    });
+    let mut k = kernel(
+        "atomics_r0_k0",
+        vec![
+            buf("h", Scalar::Int, false),
+            buf("u", Scalar::UInt, false),
+            buf("f", Scalar::Float, false),
+            buf("g", Scalar::Double, false),
+            buf("l", Scalar::Long, false),
+            buf("s", Scalar::SizeT, false),
+            buf("key", Scalar::Int, true),
+            buf("w", Scalar::Float, true),
+            buf("out", Scalar::Int, false),
+            buf("dout", Scalar::Double, false),
+        ],
+        [64, 1, 1],
+        body,
+    );
+    k.locals.push(LocalArray {
+        name: "cnt".to_string(),
+        elem: Scalar::Int,
+        len: 1,
+    });
+    k.uses_double = true;
+    module(k)
+}
+
 /// All sample modules, by name.
 pub fn all() -> Vec<(&'static str, Module)> {
     vec![
@@ -624,5 +771,6 @@ pub fn all() -> Vec<(&'static str, Module)> {
         ("uchar_threshold", uchar_threshold()),
         ("statements", statements()),
         ("math", math()),
+        ("atomics", atomics()),
     ]
 }

@@ -97,12 +97,24 @@ impl Scalar {
 pub enum CType {
     Void,
     Scalar(Scalar),
-    /// A `typedef` name the subset could not resolve to a scalar (e.g. a struct typedef).
+    /// A `typedef` name the subset could not resolve to a scalar (e.g. a struct typedef), or
+    /// `long double` (host code only: not a type of the kernels).
     Named(String),
-    /// `struct S` / `union U` / `enum E` (outside the subset inside kernels).
+    /// `struct S` / `union U` / `enum E` (outside the subset inside kernels). A tag defined
+    /// where it is used (`struct S { … } s;`) keeps only its name (members and enumerators are
+    /// host code, carried through as written); an anonymous one (`struct { … }`) has the empty
+    /// name.
     Tagged {
         kind: TagKind,
         name: String,
+    },
+    /// A function type: `double (double)` in `double (*fp)(double)` or a block-scope
+    /// prototype (host code only: no kernel declares or calls through one).
+    Function {
+        ret: Box<CType>,
+        params: Vec<CType>,
+        /// `…` ends the parameter list.
+        variadic: bool,
     },
     Pointer {
         to: Box<CType>,
@@ -216,6 +228,24 @@ pub struct Declarator {
 pub enum Initializer {
     Expr(Expr),
     List(Vec<Initializer>, Span),
+    /// An element of a list with designators: `.x = 1`, `[2] = 7`, `.b.q[1] = 2`,
+    /// `[0 ... 3] = 1` (GNU); only inside [`Initializer::List`] and compound literals.
+    Designated {
+        designators: Vec<Designator>,
+        init: Box<Initializer>,
+        span: Span,
+    },
+}
+
+/// One step of a designated initializer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Designator {
+    /// `.name`
+    Field(Ident),
+    /// `[index]`
+    Index(Expr),
+    /// `[first ... last]` (GNU)
+    Range(Expr, Expr),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -330,6 +360,12 @@ pub enum ExprKind {
     SizeofExpr(Box<Expr>),
     Index(Box<Expr>, Box<Expr>),
     Call(Ident, Vec<Expr>),
+    /// A call whose callee is not a plain name: `(*fp)(x)`, `ops.f(x)`, `tab[i](x)` (calls
+    /// through function pointers; host code only).
+    IndirectCall(Box<Expr>, Vec<Expr>),
+    /// A compound literal `(type){ initializers }` (C99; host code only). The initializers are
+    /// the elements of the braces, designated or not.
+    CompoundLit(CType, Vec<Initializer>),
     /// `a.b` / `a->b` (outside the subset inside kernels).
     Member {
         base: Box<Expr>,

@@ -3,13 +3,17 @@
 //!
 //! Steps, per item in file order:
 //! 1. *Chunking*: a `#pragma` at brace depth 0 is an item of its own; otherwise an item ends at a
-//!    `;` at brace depth 0, or at the `}` closing a function body (a `{` preceded by `)`).
+//!    `;` at brace depth 0, or at the `}` closing a function body (a `{` preceded by `)` and by
+//!    no `=` of an initializer: `x = (T){…};` is a compound literal).
 //! 2. *Limits*: more than [`MAX_NESTING`] nested brackets ("too deeply nested") or more than
 //!    [`MAX_OPS`] operators along one statement ("expression too complex") is an error and the
 //!    item is not parsed. These bound the depth of every AST the parser builds (so later passes
 //!    may recurse over it).
 //! 3. *Tokens*: [`PpToken`]s become [`Tok`]s: keywords, literal values, and the "lexer hack":
-//!    `size_t`, and every name a `typedef` declared earlier, is a type-name token.
+//!    `size_t`, and every name a `typedef` declared earlier, is a type-name token. GNU
+//!    attributes (`__attribute__((…))`), `__extension__`, `_Noreturn`, `_Alignas(…)` and
+//!    `_Thread_local` are dropped: they mean nothing to accshare, and the output keeps the text
+//!    of host code as written.
 //! 4. *Grammar*: an item that does not parse becomes [`ItemKind::Opaque`] silently, unless it
 //!    carries an OpenACC pragma (`#pragma acc …`): then its syntax error is reported.
 //!
@@ -89,9 +93,9 @@ pub fn parse_expr(tokens: &[PpToken], diags: &mut Diags) -> Option<Expr> {
         return None;
     }
     let mut names = Names::new(&[]);
-    let (toks, spans) = names.convert(tokens, Tok::StartExpr, diags);
+    let conv = names.convert(tokens, Tok::StartExpr, diags);
     let types = default_types(&[]);
-    match run(toks, &spans, &types) {
+    match run(conv.toks, &conv.spans, &types) {
         Ok(Top::Expr(e)) => Some(e),
         Ok(Top::Item(_)) => None,
         Err(e) => {
@@ -99,7 +103,7 @@ pub fn parse_expr(tokens: &[PpToken], diags: &mut Diags) -> Option<Expr> {
                 lo: last.span.hi,
                 ..last.span
             };
-            diags.push(syntax_error(e, tokens, end));
+            diags.push(syntax_error(e, tokens, &conv.origin, end));
             None
         }
     }
@@ -128,7 +132,12 @@ fn chunks(tokens: &[PpToken]) -> Vec<Chunk> {
     let mut start = 0;
     let mut depth = 0usize;
     let mut fn_body = false;
+    // An `=` at depth 0 since `start`: the item is a declaration with an initializer.
+    let mut assign = false;
     for (i, t) in tokens.iter().enumerate() {
+        if i == start {
+            assign = false;
+        }
         if let PpKind::Pragma(idx) = t.kind {
             if depth == 0 {
                 if start < i {
@@ -143,9 +152,11 @@ fn chunks(tokens: &[PpToken]) -> Vec<Chunk> {
             continue;
         }
         match t.text.as_str() {
+            "=" if depth == 0 => assign = true,
             "{" => {
                 if depth == 0 {
-                    fn_body = i > start && tokens.get(i - 1).is_some_and(|p| is_punct(p, ")"));
+                    fn_body =
+                        !assign && i > start && tokens.get(i - 1).is_some_and(|p| is_punct(p, ")"));
                 }
                 depth += 1;
             }
@@ -282,6 +293,47 @@ fn base(levels: &[Level]) -> usize {
 // ---------------------------------------------------------------------------------------------
 // Tokens and the lexer hack
 
+/// The number of tokens of a keyword at `toks[i]` that the grammar never sees, as it means
+/// nothing to accshare: `__attribute__((…))` / `__attribute((…))` and `_Alignas(…)` with their
+/// balanced parentheses (to the end of the item if they are not closed), `__extension__`,
+/// `_Noreturn`, `_Thread_local` / `__thread`. `None` for any other token.
+fn ignored_len(toks: &[PpToken], i: usize) -> Option<usize> {
+    let t = toks.get(i)?;
+    if t.kind != PpKind::Ident {
+        return None;
+    }
+    match t.text.as_str() {
+        "__extension__" | "_Noreturn" | "_Thread_local" | "__thread" => Some(1),
+        "__attribute__" | "__attribute" | "_Alignas" => {
+            if !toks.get(i + 1).is_some_and(|n| is_punct(n, "(")) {
+                return None;
+            }
+            let mut depth = 0usize;
+            for (k, n) in toks.iter().enumerate().skip(i + 1) {
+                if is_punct(n, "(") {
+                    depth += 1;
+                } else if is_punct(n, ")") {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k + 1 - i);
+                    }
+                }
+            }
+            Some(toks.len() - i)
+        }
+        _ => None,
+    }
+}
+
+/// An item's tokens for the grammar (see [`Names::convert`]).
+struct Converted {
+    toks: Vec<Tok>,
+    /// The span of each token (grammar location `i` is `spans[i]`).
+    spans: Vec<Span>,
+    /// The index in the item's [`PpToken`]s of grammar location `i` (0 for the start marker).
+    origin: Vec<usize>,
+}
+
 /// Names that are types: `typedef`s seen so far (file scope) and in the enclosing blocks.
 struct Names {
     global: HashSet<String>,
@@ -313,13 +365,34 @@ fn system_types(includes: &[(String, crate::diag::Span)]) -> Vec<(&'static str, 
             ("uint64_t", CType::Scalar(Scalar::ULong)),
             ("intptr_t", CType::Scalar(Scalar::Long)),
             ("uintptr_t", CType::Scalar(Scalar::ULong)),
+            ("intmax_t", CType::Scalar(Scalar::Long)),
+            ("uintmax_t", CType::Scalar(Scalar::ULong)),
         ]);
     }
     if has("stddef.h") {
         v.push(("ptrdiff_t", CType::Scalar(Scalar::Long)));
+        v.push(("wchar_t", CType::Scalar(Scalar::Int)));
     }
     if has("stdio.h") {
         v.push(("FILE", CType::Named("FILE".to_string())));
+    }
+    // The timing code around regions (`clock_t t0 = clock();`).
+    if has("time.h") || has("sys/time.h") || has("sys/types.h") {
+        v.push(("clock_t", CType::Scalar(Scalar::Long)));
+        v.push(("time_t", CType::Scalar(Scalar::Long)));
+    }
+    if has("sys/types.h") || has("unistd.h") {
+        v.push(("ssize_t", CType::Scalar(Scalar::Long)));
+    }
+    if has("stdarg.h") {
+        v.push(("va_list", CType::Named("va_list".to_string())));
+    }
+    if has("stdlib.h") {
+        v.push(("div_t", CType::Named("div_t".to_string())));
+        v.push(("ldiv_t", CType::Named("ldiv_t".to_string())));
+    }
+    if has("omp.h") {
+        v.push(("omp_lock_t", CType::Named("omp_lock_t".to_string())));
     }
     v
 }
@@ -378,22 +451,27 @@ impl Names {
         }
     }
 
-    /// Converts an item's tokens, preceded by the start marker; returns the tokens and their
-    /// spans (index `i` of both is grammar location `i`). Typedef names declared in the item
-    /// are type names from the end of their declaration on.
-    fn convert(
-        &mut self,
-        toks: &[PpToken],
-        marker: Tok,
-        diags: &mut Diags,
-    ) -> (Vec<Tok>, Vec<Span>) {
+    /// Converts an item's tokens, preceded by the start marker, leaving out the tokens of
+    /// [`ignored_len`]. Typedef names declared in the item are type names from the end of their
+    /// declaration on.
+    fn convert(&mut self, toks: &[PpToken], marker: Tok, diags: &mut Diags) -> Converted {
         let mut out = Vec::with_capacity(toks.len() + 1);
         let mut spans = Vec::with_capacity(toks.len() + 1);
+        let mut origin = Vec::with_capacity(toks.len() + 1);
         out.push(marker);
         spans.push(toks.first().map(|t| t.span).unwrap_or_default());
+        origin.push(0);
         let mut depth = 0usize;
         let mut typedef_at: Option<(usize, usize)> = None;
+        let mut skip_to = 0usize;
         for (i, t) in toks.iter().enumerate() {
+            if i < skip_to {
+                continue;
+            }
+            if let Some(n) = ignored_len(toks, i) {
+                skip_to = i + n;
+                continue;
+            }
             let tok = self.convert_one(t, diags);
             match tok {
                 Tok::LBrace => depth += 1,
@@ -421,9 +499,14 @@ impl Names {
             }
             out.push(tok);
             spans.push(t.span);
+            origin.push(i);
         }
         self.local.clear();
-        (out, spans)
+        Converted {
+            toks: out,
+            spans,
+            origin,
+        }
     }
 
     /// The names a `typedef` declares (the tokens after `typedef` up to the `;`), also for
@@ -432,6 +515,10 @@ impl Names {
     fn typedef_names(&self, toks: &[PpToken]) -> Vec<String> {
         let mut i = 0;
         while let Some(t) = toks.get(i) {
+            if let Some(n) = ignored_len(toks, i) {
+                i += n;
+                continue;
+            }
             if t.kind != PpKind::Ident || !(token::is_keyword(&t.text) || self.is_type(&t.text)) {
                 break;
             }
@@ -460,7 +547,16 @@ impl Names {
         let mut depth = 0usize;
         let mut brackets = 0usize;
         let mut found = false;
-        for t in toks.get(i..).unwrap_or(&[]) {
+        let rest = toks.get(i..).unwrap_or(&[]);
+        let mut skip_to = 0usize;
+        for (k, t) in rest.iter().enumerate() {
+            if k < skip_to {
+                continue;
+            }
+            if let Some(n) = ignored_len(rest, k) {
+                skip_to = k + n;
+                continue;
+            }
             match (t.kind, t.text.as_str()) {
                 (PpKind::Punct, "(" | "{") => depth += 1,
                 (PpKind::Punct, "[") => brackets += 1,
@@ -525,8 +621,8 @@ impl<'a> Driver<'a> {
             diags.push(d);
             return opaque;
         }
-        let (tokens, spans) = self.names.convert(toks, Tok::StartItem, diags);
-        match run(tokens, &spans, &self.types) {
+        let conv = self.names.convert(toks, Tok::StartItem, diags);
+        match run(conv.toks, &conv.spans, &self.types) {
             Ok(Top::Item(TopItem::Function(f))) => Item {
                 kind: ItemKind::Function(f),
                 span,
@@ -554,7 +650,7 @@ impl<'a> Driver<'a> {
                         lo: last.span.hi,
                         ..last.span
                     };
-                    diags.push(syntax_error(e, toks, end));
+                    diags.push(syntax_error(e, toks, &conv.origin, end));
                 }
                 opaque
             }
@@ -583,7 +679,7 @@ fn innermost(ty: &CType) -> &CType {
 const OPERATORS: &[&str] = &[
     "?", ".", "->", "++", "--", "&", "*", "+", "-", "/", "%", "<<", ">>", "<", ">", "<=", ">=",
     "==", "!=", "^", "|", "&&", "||", "=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=",
-    "|=", "[", "(",
+    "|=", "[", "(", "...",
 ];
 
 /// Terminals listed first, in this order.
@@ -653,9 +749,13 @@ fn describe(t: &PpToken) -> String {
     }
 }
 
-/// The diagnostic for a parse error of the item `toks` (grammar location `i` is `toks[i - 1]`).
-fn syntax_error(e: PErr, toks: &[PpToken], end: Span) -> Diag {
-    let at = |l: usize| l.checked_sub(1).and_then(|i| toks.get(i));
+/// The diagnostic for a parse error of the item `toks` (grammar location `l` is
+/// `toks[origin[l]]`).
+fn syntax_error(e: PErr, toks: &[PpToken], origin: &[usize], end: Span) -> Diag {
+    let at = |l: usize| {
+        l.checked_sub(1)?;
+        toks.get(*origin.get(l)?)
+    };
     match e {
         ParseError::UnrecognizedToken {
             token: (l, _, _),

@@ -35,9 +35,41 @@ pub enum Construct {
     Update,
     Wait,
     Routine,
-    Atomic,
+    /// `atomic [read|write|update|capture]` (a bare `atomic` is `update`).
+    Atomic(AtomicKind),
     HostData,
     Declare,
+}
+
+/// The clause of an `atomic` construct.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicKind {
+    Read,
+    Write,
+    Update,
+    Capture,
+}
+
+impl AtomicKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicKind::Read => "read",
+            AtomicKind::Write => "write",
+            AtomicKind::Update => "update",
+            AtomicKind::Capture => "capture",
+        }
+    }
+
+    /// The kind a clause word names (`read`, `write`, `update`, `capture`).
+    pub fn from_word(w: &str) -> Option<AtomicKind> {
+        Some(match w {
+            "read" => AtomicKind::Read,
+            "write" => AtomicKind::Write,
+            "update" => AtomicKind::Update,
+            "capture" => AtomicKind::Capture,
+            _ => return None,
+        })
+    }
 }
 
 impl Construct {
@@ -57,7 +89,7 @@ impl Construct {
             Construct::Update => "update",
             Construct::Wait => "wait",
             Construct::Routine => "routine",
-            Construct::Atomic => "atomic",
+            Construct::Atomic(_) => "atomic",
             Construct::HostData => "host_data",
             Construct::Declare => "declare",
         }

@@ -40,7 +40,7 @@ pub enum Tok {
     StrLit(String),
     /// A `#pragma` line (index into the preprocessor's pragma table).
     Pragma(u32),
-    /// Anything the grammar does not know (`...`, `volatile`, `_Atomic`, stray `#`, …).
+    /// Anything the grammar does not know (`_Atomic`, `_Generic`, stray `#`, …).
     Other(String),
 
     // Keywords.
@@ -56,6 +56,8 @@ pub enum Tok {
     KwBool,
     KwConst,
     KwRestrict,
+    /// `volatile`: accepted and ignored (host code keeps its text).
+    KwVolatile,
     KwStatic,
     KwExtern,
     KwTypedef,
@@ -78,6 +80,7 @@ pub enum Tok {
     KwCase,
     KwDefault,
     KwSizeof,
+    KwStaticAssert,
 
     // Punctuators.
     LParen,
@@ -125,10 +128,12 @@ pub enum Tok {
     AmpAssign,
     CaretAssign,
     PipeAssign,
+    /// `...` (variadic parameter lists; GNU case ranges and range designators).
+    Ellipsis,
 }
 
-/// The keyword an identifier spells, if any. C keywords outside the subset (`volatile`,
-/// `_Atomic`, …) become [`Tok::Other`] so that they are never taken for names.
+/// The keyword an identifier spells, if any. C keywords outside the subset (`_Atomic`,
+/// `_Generic`, …) become [`Tok::Other`] so that they are never taken for names.
 pub fn keyword(s: &str) -> Option<Tok> {
     Some(match s {
         "void" => Tok::KwVoid,
@@ -143,6 +148,7 @@ pub fn keyword(s: &str) -> Option<Tok> {
         "_Bool" => Tok::KwBool,
         "const" | "__const" | "__const__" => Tok::KwConst,
         "restrict" | "__restrict" | "__restrict__" => Tok::KwRestrict,
+        "volatile" | "__volatile" | "__volatile__" => Tok::KwVolatile,
         "static" => Tok::KwStatic,
         "extern" => Tok::KwExtern,
         "typedef" => Tok::KwTypedef,
@@ -164,10 +170,9 @@ pub fn keyword(s: &str) -> Option<Tok> {
         "case" => Tok::KwCase,
         "default" => Tok::KwDefault,
         "sizeof" => Tok::KwSizeof,
-        "volatile" | "__volatile__" | "_Atomic" | "_Alignas" | "_Alignof" | "_Complex"
-        | "_Generic" | "_Imaginary" | "_Noreturn" | "_Static_assert" | "_Thread_local" => {
-            Tok::Other(s.to_string())
-        }
+        "_Static_assert" => Tok::KwStaticAssert,
+        "_Atomic" | "_Alignas" | "_Alignof" | "_Complex" | "_Generic" | "_Imaginary"
+        | "_Noreturn" | "_Thread_local" => Tok::Other(s.to_string()),
         _ => return None,
     })
 }
@@ -177,7 +182,7 @@ pub fn is_keyword(s: &str) -> bool {
     keyword(s).is_some()
 }
 
-/// The punctuator a spelling denotes; unknown ones (`...`, `#`, `##`) are [`Tok::Other`].
+/// The punctuator a spelling denotes; unknown ones (`#`, `##`) are [`Tok::Other`].
 pub fn punct(s: &str) -> Tok {
     match s {
         "(" => Tok::LParen,
@@ -225,6 +230,7 @@ pub fn punct(s: &str) -> Tok {
         "&=" => Tok::AmpAssign,
         "^=" => Tok::CaretAssign,
         "|=" => Tok::PipeAssign,
+        "..." => Tok::Ellipsis,
         other => Tok::Other(other.to_string()),
     }
 }
@@ -697,9 +703,11 @@ mod tests {
     fn keywords_and_puncts() {
         assert_eq!(keyword("unsigned"), Some(Tok::KwUnsigned));
         assert_eq!(keyword("__restrict__"), Some(Tok::KwRestrict));
-        assert_eq!(keyword("volatile"), Some(Tok::Other("volatile".into())));
+        assert_eq!(keyword("volatile"), Some(Tok::KwVolatile));
+        assert_eq!(keyword("_Atomic"), Some(Tok::Other("_Atomic".into())));
         assert_eq!(keyword("size_t"), None);
         assert_eq!(punct("<<="), Tok::ShlAssign);
-        assert_eq!(punct("..."), Tok::Other("...".into()));
+        assert_eq!(punct("..."), Tok::Ellipsis);
+        assert_eq!(punct("#"), Tok::Other("#".into()));
     }
 }

@@ -48,6 +48,19 @@ pub struct Region {
     pub scalar_refs: Vec<ScalarRef>,
     /// The region's top-level loop nests, in order: each becomes one or more kernels.
     pub roots: Vec<LoopId>,
+    /// Loop bounds that are not affine but do not change in the region (`k <= grid_points[2] -
+    /// 1`, reading an array the region does not write): each is a parameter of its own, which the
+    /// host computes before the region, so that the loop can still go to the grid.
+    pub invariants: Vec<Invariant>,
+}
+
+/// A region-invariant expression standing for a parameter (see [`Region::invariants`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Invariant {
+    /// The parameter's name in bounds (`accshare_inv_<n>`); its type is `long`.
+    pub name: String,
+    /// The expression, as the user wrote it (evaluated by the host before the region).
+    pub expr: crate::front::ast::Expr,
 }
 
 /// How an array reaches the region.
@@ -90,12 +103,18 @@ pub struct ScalarInfo {
 pub struct ScalarRef {
     pub name: String,
     pub kind: AccessKind,
-    /// The statement it belongs to (`None` for a use in a loop bound or an `if` condition).
+    /// The statement it belongs to (`None` for a use in a loop bound or an `if` condition, and
+    /// for the write an `if`/`else` makes when both branches assign the scalar).
     pub stmt: Option<StmtId>,
     /// Enclosing loops, outermost first.
     pub loops: Vec<LoopId>,
     /// Under an `if` (or `?:`, `&&`, `||`, `while`) inside the innermost enclosing loop.
     pub conditional: bool,
+    /// The scopes around the use, outermost first: every loop body and every piece of
+    /// conditional control flow has its own id. A use whose scopes start with all of another
+    /// use's scopes, and that comes later in program order, runs whenever that one has run in
+    /// the same execution of its innermost scope (the earlier one *dominates* it).
+    pub scopes: Vec<u32>,
     pub span: Span,
 }
 
@@ -185,6 +204,11 @@ pub struct Statement {
     /// `fmax`, `fmin`, `max`, `min` (either argument order), where `e` does not mention `s`.
     /// `-=` and `s = s - e` are `Add` reductions. `None` for every other statement.
     pub reduction: Option<RedOp>,
+    /// Under `#pragma acc atomic`: the location the statement reads or updates atomically (an
+    /// access of this statement, or a scalar). The accesses of two atomic statements to their
+    /// locations do not conflict (see [`Region::is_atomic_ref`]). A capture (`v = x++`) is two
+    /// statements, the update of `x` and the copy to `v`, both atomic on `x`.
+    pub atomic: Option<Target>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -228,6 +252,25 @@ impl Access {
 }
 
 impl Region {
+    /// Access `a` is the location of an atomic statement (`h[k]` in `#pragma acc atomic` /
+    /// `h[k]++;`, not the read of `k`).
+    pub fn is_atomic_access(&self, a: AccessId) -> bool {
+        self.accesses.get(a).is_some_and(|acc| {
+            self.stmts
+                .get(acc.stmt)
+                .is_some_and(|s| s.atomic == Some(Target::Array(a)))
+        })
+    }
+
+    /// Scalar reference `r` (an index into `scalar_refs`) is the location of an atomic statement.
+    pub fn is_atomic_ref(&self, r: usize) -> bool {
+        self.scalar_refs.get(r).is_some_and(|sr| {
+            sr.stmt
+                .and_then(|s| self.stmts.get(s))
+                .is_some_and(|s| s.atomic.as_ref() == Some(&Target::Scalar(sr.name.clone())))
+        })
+    }
+
     /// Iterator names of the given loops.
     pub fn iter_names(&self, loops: &[LoopId]) -> Vec<String> {
         loops.iter().map(|&l| self.loops[l].var.clone()).collect()
@@ -336,12 +379,13 @@ impl Region {
             let op = s.op.map_or("=".to_string(), |o| format!("{}=", o.c_op()));
             writeln!(
                 f,
-                "{}  S{} {} {}{}",
+                "{}  S{} {} {}{}{}",
                 pad,
                 s.id,
                 target,
                 op,
-                if s.conditional { " (conditional)" } else { "" }
+                if s.conditional { " (conditional)" } else { "" },
+                if s.atomic.is_some() { " (atomic)" } else { "" }
             )?;
             for a in self
                 .accesses

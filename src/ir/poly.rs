@@ -186,10 +186,16 @@ impl Poly {
     pub fn to_c(&self) -> String {
         self.to_string()
     }
-}
 
-impl fmt::Display for Poly {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// C source text with each symbol spelled by `sym` (e.g. a region invariant as the host
+    /// expression it stands for).
+    pub fn to_c_with(&self, sym: &dyn Fn(&str) -> String) -> String {
+        let mut out = String::new();
+        let _ = self.write_with(&mut out, sym);
+        out
+    }
+
+    fn write_with(&self, f: &mut dyn fmt::Write, sym: &dyn Fn(&str) -> String) -> fmt::Result {
         if self.terms.is_empty() {
             return write!(f, "0");
         }
@@ -209,7 +215,8 @@ impl fmt::Display for Poly {
             if abs != 1 {
                 write!(f, "{}*", abs)?;
             }
-            write!(f, "{}", m.join("*"))?;
+            let names: Vec<String> = m.iter().map(|x| sym(x)).collect();
+            write!(f, "{}", names.join("*"))?;
         }
         if constant != 0 {
             if first {
@@ -224,6 +231,12 @@ impl fmt::Display for Poly {
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for Poly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_with(f, &|x| x.to_string())
     }
 }
 

@@ -181,8 +181,81 @@ pub enum KStmt {
     Barrier,
     /// `{ … }` (a scope).
     Block(Vec<KStmt>),
+    /// `#pragma acc atomic`: one indivisible read-modify-write of the element `target`, of type
+    /// `ty` (an `int`, `unsigned`, 64-bit integer, `float` or `double` in global or local
+    /// memory). `capture` names a scalar of type `ty` declared before, which receives the
+    /// element's value before or after the update. Back ends spell it with the target's atomic
+    /// functions or a compare-and-swap loop; the simulator applies the lanes' updates one after
+    /// the other.
+    Atomic {
+        target: ArrayRef,
+        ty: Scalar,
+        op: AtomicOp,
+        capture: Option<AtomicCapture>,
+    },
     /// A comment line in the output (`// staging A`).
     Comment(String),
+}
+
+/// What an atomic statement stores into its element `x`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AtomicOp {
+    /// Nothing (`atomic read`: only the capture).
+    Read,
+    /// `x = value`.
+    Write(KExpr),
+    /// `x = x op value` (`x = value op x` when `reversed`), with C's conversions: the operation
+    /// in the usual arithmetic type of `x` and `value`, the result converted to `x`'s type.
+    Update {
+        op: BinOp,
+        value: KExpr,
+        reversed: bool,
+    },
+}
+
+/// The variable an atomic statement captures the element's value in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtomicCapture {
+    pub var: String,
+    /// The value after the update (`v = ++x`, `v = x += e`); else the value before (`v = x++`).
+    pub after: bool,
+}
+
+impl Kernel {
+    /// Whether the kernel holds an atomic statement on an element whose type satisfies `pred`.
+    pub fn uses_atomic(&self, pred: impl Fn(Scalar) -> bool) -> bool {
+        fn walk(ss: &[KStmt], pred: &dyn Fn(Scalar) -> bool) -> bool {
+            ss.iter().any(|s| match s {
+                KStmt::Atomic { ty, .. } => pred(*ty),
+                KStmt::If { then, els, .. } => walk(then, pred) || walk(els, pred),
+                KStmt::For {
+                    init, step, body, ..
+                } => walk(init, pred) || walk(step, pred) || walk(body, pred),
+                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                    walk(body, pred)
+                }
+                _ => false,
+            })
+        }
+        walk(&self.body, &pred)
+    }
+}
+
+impl KStmt {
+    /// The expressions an atomic statement reads besides its element: the index and the value.
+    pub fn atomic_operands(&self) -> Vec<&KExpr> {
+        match self {
+            KStmt::Atomic { target, op, .. } => {
+                let mut v = vec![target.index.as_ref()];
+                match op {
+                    AtomicOp::Read => {}
+                    AtomicOp::Write(e) | AtomicOp::Update { value: e, .. } => v.push(e),
+                }
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

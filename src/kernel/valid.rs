@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{ArrayRef, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
+use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
 use crate::front::ast::BinOp;
 
 /// A broken invariant.
@@ -32,6 +32,8 @@ pub enum Invalid {
         space: Space,
     },
     StoreToReadOnly(String),
+    /// An atomic statement on a private array (a private element needs no atomic).
+    AtomicOnPrivate(String),
     BarrierInDivergentFlow,
     TileIndexOutOfBounds {
         array: String,
@@ -49,6 +51,7 @@ impl fmt::Display for Invalid {
                 write!(f, "`{array}` is not a {space:?} array of the kernel")
             }
             Invalid::StoreToReadOnly(a) => write!(f, "store into the read-only buffer `{a}`"),
+            Invalid::AtomicOnPrivate(a) => write!(f, "an atomic on the private array `{a}`"),
             Invalid::BarrierInDivergentFlow => {
                 write!(f, "a barrier under control flow that depends on the thread")
             }
@@ -239,6 +242,31 @@ impl Validator<'_> {
                 }
             }
             KStmt::Block(b) => self.block(b, divergent),
+            KStmt::Atomic {
+                target,
+                op,
+                capture,
+                ..
+            } => {
+                for e in s.atomic_operands().into_iter().skip(1) {
+                    self.expr(e);
+                }
+                self.array_ref(target);
+                if target.space == Space::Global
+                    && !matches!(op, AtomicOp::Read)
+                    && self.read_only(&target.array)
+                {
+                    self.error(Invalid::StoreToReadOnly(target.array.clone()));
+                }
+                if target.space == Space::Private {
+                    self.error(Invalid::AtomicOnPrivate(target.array.clone()));
+                }
+                if let Some(c) = capture {
+                    if !self.declared(&c.var) {
+                        self.error(Invalid::UndeclaredVar(c.var.clone()));
+                    }
+                }
+            }
             KStmt::Break | KStmt::Continue | KStmt::Comment(_) => {}
         }
     }
@@ -554,6 +582,9 @@ fn assigns(stmts: &[KStmt], v: &str) -> bool {
             target: LValue::Var(x),
             ..
         } => x == v,
+        KStmt::Atomic {
+            capture: Some(c), ..
+        } => c.var == v,
         KStmt::If { then, els, .. } => assigns(then, v) || assigns(els, v),
         KStmt::For {
             init, step, body, ..
@@ -693,6 +724,13 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
                 collect_thread_vars(body, d, vars);
             }
             KStmt::Block(b) => collect_thread_vars(b, divergent, vars),
+            // A captured value comes from memory.
+            KStmt::Atomic {
+                capture: Some(c), ..
+            } => {
+                vars.insert(c.var.clone());
+            }
+            KStmt::Atomic { .. } => {}
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }
@@ -727,6 +765,9 @@ fn assigned_vars(body: &[KStmt]) -> BTreeMap<String, usize> {
                     target: LValue::Var(v),
                     ..
                 } => *out.entry(v.clone()).or_insert(0) += 1,
+                KStmt::Atomic {
+                    capture: Some(c), ..
+                } => *out.entry(c.var.clone()).or_insert(0) += 1,
                 KStmt::If { then, els, .. } => {
                     walk(then, out);
                     walk(els, out);

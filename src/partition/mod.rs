@@ -314,7 +314,18 @@ fn analyze_kernel(
             "symbolic sizes evaluated at representative values: {}",
             nest.sizes_used
                 .iter()
-                .map(|(k, v)| format!("{} = {}", k, v))
+                .map(
+                    |(k, v)| match region.invariants.iter().find(|i| &i.name == k) {
+                        // A region invariant: say what it stands for.
+                        Some(i) => format!(
+                            "{} (`{}`) = {}",
+                            k,
+                            crate::front::pragma::expr_to_c(&i.expr),
+                            v
+                        ),
+                        None => format!("{} = {}", k, v),
+                    }
+                )
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -449,6 +449,9 @@ impl Walker<'_> {
                     target: LValue::Var(n),
                     ..
                 } => out.push(n.clone()),
+                KStmt::Atomic {
+                    capture: Some(c), ..
+                } => out.push(c.var.clone()),
                 KStmt::If { then, els, .. } => {
                     Self::assigned(then, out);
                     Self::assigned(els, out);
@@ -595,6 +598,24 @@ impl Walker<'_> {
             KStmt::While { cond, body } => self.looping(Some(cond), body, &[], true),
             KStmt::DoWhile { body, cond } => self.looping(Some(cond), body, &[], false),
             KStmt::Block(b) => self.scoped(b),
+            KStmt::Atomic {
+                target, capture, ..
+            } => {
+                // Numbered as the simulator numbers it: the element, then the operands.
+                let id = self.next;
+                self.next += 1;
+                let idx = self.expr(&target.index);
+                if self.found.len() <= id {
+                    self.found.resize(id + 1, None);
+                }
+                self.found[id] = Some(idx);
+                for e in s.atomic_operands().into_iter().skip(1) {
+                    let _ = self.expr(e);
+                }
+                if let Some(c) = capture {
+                    self.set(&c.var, unknown());
+                }
+            }
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }

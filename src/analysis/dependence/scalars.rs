@@ -79,7 +79,9 @@ fn reduction_op(region: &Region, name: &str, refs: &[usize]) -> Option<RedOp> {
     let mut update_stmts: BTreeSet<usize> = BTreeSet::new();
     for &i in refs {
         let r = region.scalar_refs.get(i)?;
-        if r.kind == AccessKind::Read {
+        // Reads, and the write an `if`/`else` makes as a whole (its branches' updates are
+        // judged themselves).
+        if r.kind == AccessKind::Read || (r.kind == AccessKind::Write && r.stmt.is_none()) {
             continue;
         }
         let st = region.stmts.get(r.stmt?)?;
@@ -115,13 +117,42 @@ fn reduction_op(region: &Region, name: &str, refs: &[usize]) -> Option<RedOp> {
     op
 }
 
-/// A loop bound of `l` or of a loop inside it that mentions `name` (bounds that mention a
-/// scalar written in the region are kept as text).
+/// Whether every use among `refs` (uses of one scalar inside a loop, in program order) that
+/// reads the scalar comes after a plain write whose scopes it shares (see
+/// [`crate::ir::ScalarRef::scopes`]): that write runs before it in the same iteration, so no
+/// read sees a value from another iteration or from before the loop. Conservative: writes in
+/// both branches of an `if`, or in an inner loop before a use after it, do not count.
+fn dominated_uses(region: &Region, refs: &[usize]) -> bool {
+    let rs: Vec<&ScalarRef> = refs
+        .iter()
+        .filter_map(|&i| region.scalar_refs.get(i))
+        .collect();
+    rs.len() == refs.len()
+        && rs.iter().enumerate().all(|(k, r)| {
+            r.kind == AccessKind::Write
+                || rs[..k].iter().any(|w| {
+                    w.kind == AccessKind::Write
+                        && r.scopes.starts_with(&w.scopes)
+                        // Not the read of the same statement's right-hand side.
+                        && !(w.stmt.is_some() && w.stmt == r.stmt)
+                })
+        })
+}
+
+/// A loop `b` (`l` or a loop inside it) whose bounds mention `name` and whose body assigns
+/// `name`: the trip count of `b` depends on values computed in its own iterations. (A bound
+/// read before the loop starts is an ordinary use: see `dominated_uses`.)
 fn in_bound(region: &Region, l: LoopId, name: &str) -> Option<LoopId> {
     region
         .loops
         .iter()
         .filter(|lp| region.loop_path(lp.id).contains(&l))
+        .filter(|lp| {
+            region
+                .scalar_refs
+                .iter()
+                .any(|r| r.name == name && r.kind != AccessKind::Read && r.loops.contains(&lp.id))
+        })
         .find(|lp| {
             [&lp.lower, &lp.upper].iter().any(|b| match b {
                 Bound::NonAffine(t) => t
@@ -196,24 +227,18 @@ pub(super) fn analyze_loop(region: &Region, l: LoopId) -> ScalarResult {
             }
             continue;
         }
-        let rs: Vec<&ScalarRef> = refs
-            .iter()
-            .filter_map(|&i| region.scalar_refs.get(i))
-            .collect();
-        // Written first, unconditionally, in every iteration of the loop `m` that holds that
-        // write, every use being inside `m`: each iteration computes its own value.
-        if let Some(first) = rs.first() {
-            if first.kind == AccessKind::Write && !first.conditional {
-                if let Some(&m) = first.loops.last() {
-                    if rs.iter().all(|r| r.loops.contains(&m)) {
-                        out.privatized.push(name.to_string());
-                        continue;
-                    }
-                }
-            }
+        // Every use is preceded, in the same iteration of `l`, by a write that dominates it:
+        // each iteration computes its own value (a read in an inner loop's bound included).
+        if dominated_uses(region, &refs) {
+            out.privatized.push(name.to_string());
+            continue;
         }
         if let Some(op) = reduction_op(region, name, &refs) {
             out.reductions.push((op, name.to_string()));
+            continue;
+        }
+        // Only used by `atomic` statements: shared by the iterations, no dependence.
+        if refs.iter().all(|&i| region.is_atomic_ref(i)) {
             continue;
         }
         out.witnesses.push(carried_witness(region, l, &refs));

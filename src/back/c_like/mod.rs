@@ -28,7 +28,9 @@
 use std::borrow::Cow;
 
 use crate::front::ast::{BinOp, Scalar, UnOp};
-use crate::kernel::{ArrayRef, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue};
+use crate::kernel::{
+    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
+};
 
 /// Where a scalar type is spelled; OpenCL spells some types differently per use (`bool` cannot be
 /// a kernel parameter or live in a buffer).
@@ -71,7 +73,41 @@ pub trait Dialect {
     fn non_finite(&self, v: f64, single: bool) -> (String, u8);
     /// True if `name` cannot be used as a variable name in the target.
     fn is_reserved(&self, name: &str) -> bool;
+    /// The target's atomic function computing `x op= v` (`op` = `None`: storing `v`) on an
+    /// element of type `ty`, as a template of a call returning the old value (converted to `ty`
+    /// where it is assigned): `{p}` is the element's address, `{v}` the operand (already of
+    /// type `ty`). `None`: the target has
+    /// none (a compare-and-swap loop does it).
+    fn atomic_native(&self, ty: Scalar, space: Space, op: Option<BinOp>) -> Option<String>;
+    /// A preprocessor condition under which [`Dialect::atomic_native`] exists (`None`: always).
+    fn atomic_native_guard(&self, _ty: Scalar, _op: Option<BinOp>) -> Option<&'static str> {
+        None
+    }
+    /// The compare-and-swap the target has for elements of type `ty`.
+    fn atomic_cas(&self, ty: Scalar, space: Space) -> CasSpelling;
+    /// The type of a pointer through which an element of type `ty` is read atomically
+    /// (`volatile __global float *`).
+    fn atomic_load_ptr(&self, ty: Scalar, space: Space) -> String;
 }
+
+/// A target's compare-and-swap on the bits of an element: `cas(ptr, expected, new)` returns the
+/// bits it found. The conversions are templates over `{x}`, always a variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CasSpelling {
+    /// The unsigned type of the bits (`uint`, `unsigned long long`).
+    pub bits: String,
+    /// The pointer type `cas` takes (`volatile __global uint *`).
+    pub ptr: String,
+    pub cas: String,
+    /// The element's bits from a value of its type (`as_uint({x})`).
+    pub to_bits: String,
+    /// The value from its bits (`as_float({x})`).
+    pub from_bits: String,
+}
+
+/// Names of the temporaries of an atomic statement (in a block of their own).
+const ATOMIC_OLD: &str = "accshare_old";
+const ATOMIC_NEW: &str = "accshare_new";
 
 // Precedence levels of C (higher binds tighter).
 pub const PREC_COND: u8 = 3;
@@ -657,7 +693,161 @@ impl<'d> Printer<'d> {
                     self.line(&l);
                 }
             }
+            KStmt::Atomic {
+                target,
+                ty,
+                op,
+                capture,
+            } => self.atomic(target, *ty, op, capture.as_ref()),
         }
+    }
+
+    /// An atomic statement: the target's atomic function when it computes what C computes,
+    /// else a compare-and-swap loop on the element's bits.
+    fn atomic(
+        &mut self,
+        target: &ArrayRef,
+        ty: Scalar,
+        op: &AtomicOp,
+        capture: Option<&AtomicCapture>,
+    ) {
+        let d = self.d;
+        let addr = format!("&{}", self.array_ref(target));
+        let cap = capture.map(|c| (self.ident(&c.var).into_owned(), c.after));
+        let tname = d.scalar(ty, TypeUse::Private);
+        // The new value, as an expression of the old one in `accshare_old`.
+        self.push_scope();
+        self.declare(
+            ATOMIC_OLD,
+            Sym {
+                ty,
+                array: false,
+                at: TypeUse::Private,
+            },
+        );
+        let old = || Box::new(KExpr::Var(ATOMIC_OLD.to_string()));
+        let (native_op, native_value, new) = match op {
+            AtomicOp::Read => {
+                self.pop_scope();
+                if let Some((v, _)) = cap {
+                    let ptr = d.atomic_load_ptr(ty, target.space);
+                    self.line(&format!("{v} = *({ptr}){addr};"));
+                }
+                return;
+            }
+            AtomicOp::Write(e) => {
+                let v = self.expr(&self.convert(e, ty));
+                (None, Some(v.clone()), v)
+            }
+            AtomicOp::Update {
+                op,
+                value,
+                reversed,
+            } => {
+                // C computes `x op v` in the usual arithmetic type and converts the result to
+                // `x`'s type; a native atomic computes in `x`'s type. They agree when the
+                // operand converts to `x`'s type the way the usual conversions would convert it.
+                let exact = !*reversed
+                    && self.type_of(value).is_some_and(|vt| match ty {
+                        Scalar::Float => vt != Scalar::Double,
+                        Scalar::Double => true,
+                        _ => !vt.is_float(),
+                    });
+                let native_value = exact.then(|| self.expr(&self.convert(value, ty)));
+                let v = Box::new(value.clone());
+                let e = if *reversed {
+                    KExpr::Binary(*op, v, old())
+                } else {
+                    KExpr::Binary(*op, old(), v)
+                };
+                // Converted back to `x`'s type where the operation's type differs.
+                let new = if self.type_of(&e) == Some(ty) {
+                    self.expr(&e)
+                } else {
+                    self.expr(&KExpr::Cast(ty, Box::new(e)))
+                };
+                (Some(*op), native_value, new)
+            }
+        };
+        self.pop_scope();
+        let native = native_value.and_then(|v| {
+            d.atomic_native(ty, target.space, native_op)
+                .map(|t| t.replace("{p}", &addr).replace("{v}", &v))
+        });
+        let guard = native
+            .as_ref()
+            .and_then(|_| d.atomic_native_guard(ty, native_op));
+        if let (Some(call), Some(g)) = (&native, guard) {
+            self.line(&format!("#if {g}"));
+            self.atomic_native_lines(call, tname, &new, cap.as_ref());
+            self.line("#else");
+            self.atomic_cas_lines(ty, target.space, &addr, &new, cap.as_ref());
+            self.line("#endif");
+        } else if let Some(call) = &native {
+            self.atomic_native_lines(call, tname, &new, cap.as_ref());
+        } else {
+            self.atomic_cas_lines(ty, target.space, &addr, &new, cap.as_ref());
+        }
+    }
+
+    fn atomic_native_lines(
+        &mut self,
+        call: &str,
+        tname: &str,
+        new: &str,
+        cap: Option<&(String, bool)>,
+    ) {
+        match cap {
+            None => self.line(&format!("{call};")),
+            Some((v, false)) => self.line(&format!("{v} = {call};")),
+            Some((v, true)) => {
+                self.line("{");
+                self.depth += 1;
+                self.line(&format!("{tname} {ATOMIC_OLD} = {call};"));
+                self.line(&format!("{v} = {new};"));
+                self.depth -= 1;
+                self.line("}");
+            }
+        }
+    }
+
+    fn atomic_cas_lines(
+        &mut self,
+        ty: Scalar,
+        space: Space,
+        addr: &str,
+        new: &str,
+        cap: Option<&(String, bool)>,
+    ) {
+        let c = self.d.atomic_cas(ty, space);
+        let tname = self.d.scalar(ty, TypeUse::Private);
+        let (ptr, prev, seen) = ("accshare_p", "accshare_prev", "accshare_seen");
+        self.line("{");
+        self.depth += 1;
+        self.line(&format!("{}{ptr} = ({}){addr};", c.ptr, c.ptr));
+        self.line(&format!("{} {prev}, {seen} = *{ptr};", c.bits));
+        self.line(&format!("{tname} {ATOMIC_OLD}, {ATOMIC_NEW};"));
+        self.line("do {");
+        self.depth += 1;
+        self.line(&format!("{prev} = {seen};"));
+        self.line(&format!(
+            "{ATOMIC_OLD} = {};",
+            c.from_bits.replace("{x}", prev)
+        ));
+        self.line(&format!("{ATOMIC_NEW} = {new};"));
+        self.line(&format!(
+            "{seen} = {}({ptr}, {prev}, {});",
+            c.cas,
+            c.to_bits.replace("{x}", ATOMIC_NEW)
+        ));
+        self.depth -= 1;
+        self.line(&format!("}} while ({seen} != {prev});"));
+        if let Some((v, after)) = cap {
+            let which = if *after { ATOMIC_NEW } else { ATOMIC_OLD };
+            self.line(&format!("{v} = {which};"));
+        }
+        self.depth -= 1;
+        self.line("}");
     }
 
     fn for_loop(&mut self, init: &[KStmt], cond: Option<&KExpr>, step: &[KStmt], body: &[KStmt]) {

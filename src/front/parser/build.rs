@@ -7,8 +7,8 @@ use lalrpop_util::ParseError;
 
 use crate::diag::Span;
 use crate::front::ast::{
-    BinOp, Block, CType, Declaration, Declarator, Expr, ExprKind, FunctionDef, Ident, Initializer,
-    Param, Scalar, Stmt, StmtKind, Storage, TagKind,
+    BinOp, Block, CType, Declaration, Declarator, Designator, Expr, ExprKind, FunctionDef, Ident,
+    Initializer, Param, Scalar, Stmt, StmtKind, Storage, TagKind,
 };
 use crate::front::token::Tok;
 
@@ -72,6 +72,8 @@ pub enum Spec {
     Inline,
     Const,
     Restrict,
+    /// `volatile`: ignored (host code keeps its text; kernels never see it).
+    Volatile,
     Void,
     Bool,
     Char,
@@ -83,6 +85,7 @@ pub enum Spec {
     Signed,
     Unsigned,
     Named(String),
+    /// `struct S`, `enum E { … }`, `struct { … }` (the empty name).
     Tagged(TagKind, String),
 }
 
@@ -121,7 +124,7 @@ pub fn specs(list: Vec<SpecAt>, types: &Types) -> Result<Specs, PErr> {
                 }
                 storage = Some(st);
             }
-            Spec::Auto | Spec::Restrict => {}
+            Spec::Auto | Spec::Restrict | Spec::Volatile => {}
             Spec::Inline => is_inline = true,
             Spec::Const => is_const = true,
             Spec::Void => void += 1,
@@ -169,7 +172,14 @@ pub fn specs(list: Vec<SpecAt>, types: &Types) -> Result<Specs, PErr> {
             if float > 0 {
                 return invalid();
             }
-            return err(span, "`long double` is not supported");
+            // Host code only: no kernel type (`front::region::validate` refuses it in regions).
+            return finish(
+                storage,
+                is_inline,
+                is_const,
+                CType::Named("long double".to_string()),
+                span,
+            );
         }
         CType::Scalar(if float > 0 {
             Scalar::Float
@@ -258,7 +268,8 @@ impl PtrQ {
 pub enum DOp {
     Ptr(PtrQ),
     Array(Option<Expr>),
-    Func(Vec<Param>),
+    /// The parameters, and whether `...` ends them.
+    Func(Vec<Param>, bool),
 }
 
 /// A declarator before its base type is known: the name and the derivation steps, innermost
@@ -310,10 +321,7 @@ impl RawDecl {
 }
 
 /// Applies the derivation steps (innermost first) to the base type.
-fn apply(base: CType, ops: Vec<DOp>, span: Span) -> Result<CType, PErr> {
-    let func_pointer = ops
-        .windows(2)
-        .any(|w| matches!(w, [DOp::Ptr(_), DOp::Func(_)]));
+fn apply(base: CType, ops: Vec<DOp>) -> CType {
     let mut ty = base;
     for op in ops.into_iter().rev() {
         ty = match op {
@@ -326,13 +334,14 @@ fn apply(base: CType, ops: Vec<DOp>, span: Span) -> Result<CType, PErr> {
                 elem: Box::new(ty),
                 len: len.map(Box::new),
             },
-            DOp::Func(_) if func_pointer => {
-                return err(span, "function pointers are not supported")
-            }
-            DOp::Func(_) => return err(span, "function declarations are not supported here"),
+            DOp::Func(params, variadic) => CType::Function {
+                ret: Box::new(ty),
+                params: params.into_iter().map(|p| p.ty).collect(),
+                variadic,
+            },
         };
     }
-    Ok(ty)
+    ty
 }
 
 fn is_void(ty: &CType) -> bool {
@@ -354,7 +363,7 @@ pub fn param(
         Some(d) => (d.name, d.ops),
         None => (None, Vec::new()),
     };
-    let ty = apply(s.ty, ops, span)?;
+    let ty = apply(s.ty, ops);
     Ok(Param { name, ty, span })
 }
 
@@ -384,17 +393,20 @@ pub fn function(
         return err(s.span, "a function definition cannot be a `typedef`");
     }
     let mut ops = d.ops;
-    if !matches!(ops.first(), Some(DOp::Func(_))) {
+    if !matches!(ops.first(), Some(DOp::Func(..))) {
         return err(
             d.span,
             "expected a function declarator before the function body",
         );
     }
     let params = match ops.remove(0) {
-        DOp::Func(p) => p,
+        DOp::Func(_, true) => {
+            return err(d.span, "variadic function definitions are not supported")
+        }
+        DOp::Func(p, false) => p,
         _ => Vec::new(),
     };
-    let ret = apply(s.ty, ops, d.span)?;
+    let ret = apply(s.ty, ops);
     let Some(name) = d.name else {
         return err(d.span, "a function definition needs a name");
     };
@@ -425,7 +437,7 @@ pub fn file_decl(
 ) -> Result<TopItem, PErr> {
     if decls
         .iter()
-        .any(|d| matches!(d.decl.ops.first(), Some(DOp::Func(_))))
+        .any(|d| matches!(d.decl.ops.first(), Some(DOp::Func(..))))
     {
         // Check the specifiers and parameters all the same.
         specs(specs_list, types)?;
@@ -454,12 +466,12 @@ pub fn declaration(
             if let Some(init) = &d.init {
                 let at = match init {
                     Initializer::Expr(e) => e.span,
-                    Initializer::List(_, sp) => *sp,
+                    Initializer::List(_, sp) | Initializer::Designated { span: sp, .. } => *sp,
                 };
                 return err(at, "a `typedef` cannot have an initializer");
             }
         }
-        let ty = apply(s.ty.clone(), d.decl.ops, d.decl.span)?;
+        let ty = apply(s.ty.clone(), d.decl.ops);
         if is_void(&ty) {
             return err(
                 name.span,
@@ -482,7 +494,6 @@ pub fn declaration(
 
 /// A type name (casts, `sizeof`).
 pub fn type_name(
-    span: Span,
     specs_list: Vec<SpecAt>,
     d: Option<RawDecl>,
     types: &Types,
@@ -491,29 +502,51 @@ pub fn type_name(
     if s.storage != Storage::None || s.is_inline {
         return err(s.span, "a storage class is not allowed in a type name");
     }
-    apply(s.ty, d.map(|d| d.ops).unwrap_or_default(), span)
+    Ok(apply(s.ty, d.map(|d| d.ops).unwrap_or_default()))
 }
 
-/// A call: the callee must be a plain name.
-/// `callee_span` includes parentheses around the callee.
-pub fn call(
-    span: Span,
-    callee_span: Span,
-    callee: Expr,
-    args: Option<Vec<Expr>>,
-) -> Result<Expr, PErr> {
+/// A call: [`ExprKind::Call`] when the callee is a plain name (also in parentheses),
+/// [`ExprKind::IndirectCall`] otherwise (`(*fp)(x)`, `ops.f(x)`).
+pub fn call(span: Span, callee: Expr, args: Option<Vec<Expr>>) -> Expr {
+    let args = args.unwrap_or_default();
     match callee.kind {
-        ExprKind::Ident(name) => Ok(Expr::new(
+        ExprKind::Ident(name) => Expr::new(
             ExprKind::Call(
                 Ident {
                     name,
                     span: callee.span,
                 },
-                args.unwrap_or_default(),
+                args,
             ),
             span,
-        )),
-        _ => err(callee_span, "only calls to named functions are supported"),
+        ),
+        _ => Expr::new(ExprKind::IndirectCall(Box::new(callee), args), span),
+    }
+}
+
+/// A declaration that declares no name: `struct S { … };`, `enum { A, B };` (block scope).
+pub fn tag_declaration(
+    span: Span,
+    specs_list: Vec<SpecAt>,
+    types: &Types,
+) -> Result<Declaration, PErr> {
+    let s = specs(specs_list, types)?;
+    if s.is_inline {
+        return err(s.span, "`inline` can only be used on functions");
+    }
+    Ok(Declaration {
+        storage: s.storage,
+        declarators: Vec::new(),
+        span,
+    })
+}
+
+/// `designators = init`, an element of an initializer list.
+pub fn designated(span: Span, designators: Vec<Designator>, init: Initializer) -> Initializer {
+    Initializer::Designated {
+        designators,
+        init: Box::new(init),
+        span,
     }
 }
 

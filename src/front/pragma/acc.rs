@@ -100,7 +100,13 @@ impl Cx<'_, '_> {
             Rule::c_update => Construct::Update,
             Rule::c_wait => Construct::Wait,
             Rule::c_routine => Construct::Routine,
-            Rule::c_atomic => Construct::Atomic,
+            Rule::c_atomic => Construct::Atomic(
+                k.clone()
+                    .into_inner()
+                    .find(|p| p.as_rule() == Rule::atomic_kind)
+                    .and_then(|p| AtomicKind::from_word(p.as_str()))
+                    .unwrap_or(AtomicKind::Update),
+            ),
             Rule::c_host_data => Construct::HostData,
             Rule::c_declare => Construct::Declare,
             _ => Construct::Cache,
@@ -497,6 +503,6 @@ fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
         Construct::Routine => matches!(k, K::Gang(_) | K::Worker(_) | K::Vector(_) | K::Seq),
         Construct::HostData => matches!(k, K::If(_)),
         Construct::Declare => data(COMPUTE_DATA),
-        Construct::Atomic | Construct::Cache => false,
+        Construct::Atomic(_) | Construct::Cache => false,
     }
 }

@@ -197,6 +197,8 @@ impl fmt::Display for AccDirective {
         write!(f, "acc {}", self.construct.name())?;
         let mut clauses = self.clauses.as_slice();
         match self.construct {
+            // `update` is the default: the canonical form leaves it out.
+            Construct::Atomic(k) if k != AtomicKind::Update => write!(f, " {}", k.name())?,
             Construct::Cache => {
                 f.write_str("(")?;
                 write_list(f, &self.cache)?;

@@ -456,7 +456,10 @@ impl Cx<'_, '_> {
             ("update", _) => (Construct::Update, 1),
             ("wait", _) => (Construct::Wait, 1),
             ("routine", _) => (Construct::Routine, 1),
-            ("atomic", _) => (Construct::Atomic, 1),
+            ("atomic", k) => (
+                Construct::Atomic(AtomicKind::from_word(k).unwrap_or(AtomicKind::Update)),
+                1,
+            ),
             ("host_data", _) => (Construct::HostData, 1),
             ("declare", _) => (Construct::Declare, 1),
             ("cache", _) => (Construct::Cache, 1),

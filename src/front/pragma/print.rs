@@ -6,7 +6,7 @@
 //! `gcc -Wparentheses`, around `&&` inside `||`, around `+`/`-` inside shifts and around
 //! comparisons and arithmetic inside `&`, `^`, `|`), and nowhere else.
 
-use crate::front::ast::{BinOp, CType, Expr, ExprKind, IntSuffix, UnOp};
+use crate::front::ast::{BinOp, CType, Designator, Expr, ExprKind, Initializer, IntSuffix, UnOp};
 
 /// Precedence levels (higher binds tighter).
 const P_COMMA: u8 = 1;
@@ -52,7 +52,11 @@ fn prec(e: &Expr) -> u8 {
                 17
             }
         }
-        ExprKind::Index(..) | ExprKind::Call(..) | ExprKind::Member { .. } => P_POSTFIX,
+        ExprKind::Index(..)
+        | ExprKind::Call(..)
+        | ExprKind::IndirectCall(..)
+        | ExprKind::CompoundLit(..)
+        | ExprKind::Member { .. } => P_POSTFIX,
         ExprKind::IncDec { prefix: false, .. } => P_POSTFIX,
         ExprKind::IncDec { prefix: true, .. }
         | ExprKind::Unary(..)
@@ -191,14 +195,17 @@ fn write_bare(out: &mut String, e: &Expr) {
         }
         ExprKind::Call(f, args) => {
             out.push_str(&f.name);
+            write_args(out, args);
+        }
+        ExprKind::IndirectCall(f, args) => {
+            write_expr(out, f, P_POSTFIX);
+            write_args(out, args);
+        }
+        ExprKind::CompoundLit(ty, items) => {
             out.push('(');
-            for (k, a) in args.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(", ");
-                }
-                write_expr(out, a, P_ASSIGN);
-            }
+            out.push_str(&ctype_to_c(ty, ""));
             out.push(')');
+            write_braces(out, items);
         }
         ExprKind::Member { base, field, arrow } => {
             write_expr(out, base, P_POSTFIX);
@@ -209,6 +216,62 @@ fn write_bare(out: &mut String, e: &Expr) {
             write_expr(out, a, P_COMMA);
             out.push_str(", ");
             write_expr(out, b, P_COMMA + 1);
+        }
+    }
+}
+
+fn write_args(out: &mut String, args: &[Expr]) {
+    out.push('(');
+    for (k, a) in args.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        write_expr(out, a, P_ASSIGN);
+    }
+    out.push(')');
+}
+
+/// `{a, .x = b, [2] = {c}}`.
+fn write_braces(out: &mut String, items: &[Initializer]) {
+    out.push('{');
+    for (k, i) in items.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        write_init(out, i);
+    }
+    out.push('}');
+}
+
+fn write_init(out: &mut String, i: &Initializer) {
+    match i {
+        Initializer::Expr(e) => write_expr(out, e, P_ASSIGN),
+        Initializer::List(items, _) => write_braces(out, items),
+        Initializer::Designated {
+            designators, init, ..
+        } => {
+            for d in designators {
+                match d {
+                    Designator::Field(f) => {
+                        out.push('.');
+                        out.push_str(&f.name);
+                    }
+                    Designator::Index(e) => {
+                        out.push('[');
+                        write_expr(out, e, P_COND);
+                        out.push(']');
+                    }
+                    Designator::Range(a, b) => {
+                        out.push('[');
+                        write_expr(out, a, P_COND);
+                        out.push_str(" ... ");
+                        write_expr(out, b, P_COND);
+                        out.push(']');
+                    }
+                }
+            }
+            out.push_str(" = ");
+            write_init(out, init);
         }
     }
 }
@@ -348,7 +411,10 @@ pub fn ctype_to_c(ty: &CType, name: &str) -> String {
                     p.push_str(&decl);
                 }
                 decl = p;
-                if matches!(strip_const(to), CType::Array { .. }) {
+                if matches!(
+                    strip_const(to),
+                    CType::Array { .. } | CType::Function { .. }
+                ) {
                     decl = format!("({decl})");
                 }
                 ty = to;
@@ -360,6 +426,20 @@ pub fn ctype_to_c(ty: &CType, name: &str) -> String {
                 }
                 decl.push(']');
                 ty = elem;
+            }
+            CType::Function {
+                ret,
+                params,
+                variadic,
+            } => {
+                let mut ps: Vec<String> = params.iter().map(|p| ctype_to_c(p, "")).collect();
+                if *variadic {
+                    ps.push("...".to_string());
+                } else if ps.is_empty() {
+                    ps.push("void".to_string());
+                }
+                decl = format!("{decl}({})", ps.join(", "));
+                ty = ret;
             }
             base => {
                 let base = match base {

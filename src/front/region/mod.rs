@@ -16,11 +16,12 @@ use std::fmt;
 use crate::diag::{Diag, Diags, SourceMap, Span};
 use crate::front::ast::{
     Block, CType, Declaration, Expr, ExprKind, ForInit, FunctionDef, Ident, Initializer, ItemKind,
-    Stmt, StmtKind, Storage, TranslationUnit,
+    Scalar, Stmt, StmtKind, Storage, TranslationUnit,
 };
 use crate::front::pragma::{ctype_to_c, did_you_mean};
 use crate::front::pragma_ast::{
-    AccDirective, ArraySpec, Clause, ClauseKind, Construct, DataKind, Pragma, SharePragma,
+    AccDirective, ArraySpec, AtomicKind, Clause, ClauseKind, Construct, DataKind, Pragma,
+    SharePragma,
 };
 
 /// Deepest statement nesting the walks descend into (the parser allows 256 nested brackets, so
@@ -51,15 +52,17 @@ fn takes_body(c: &Construct) -> bool {
     c.is_compute()
         || matches!(
             c,
-            Construct::Loop | Construct::Data | Construct::HostData | Construct::Atomic
+            Construct::Loop | Construct::Data | Construct::HostData | Construct::Atomic(_)
         )
 }
 
+mod atomic;
 mod attach;
 mod routine;
 mod summary;
 mod validate;
 
+pub use atomic::{atomic_form, is_atomic_op, AtomicForm, AtomicUpdate};
 pub use attach::attach;
 pub use routine::inline_routines;
 pub use summary::{summarize, LoopSummary, RegionSummary};

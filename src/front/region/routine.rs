@@ -583,7 +583,7 @@ fn assigns(s: &Stmt, name: &str) -> bool {
     }
     let init = |i: &Initializer| match i {
         Initializer::Expr(e) => expr(e, name),
-        Initializer::List(..) => false,
+        Initializer::List(..) | Initializer::Designated { .. } => false,
     };
     match &s.kind {
         StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, name),
@@ -781,6 +781,10 @@ impl Subst {
                     self.init(i, depth + 1);
                 }
             }
+            Initializer::Designated { init, span, .. } => {
+                self.span(span);
+                self.init(init, depth + 1);
+            }
         }
     }
 
@@ -844,6 +848,18 @@ impl Subst {
                 self.span(&mut f.span);
                 for a in args {
                     self.expr(a, depth + 1);
+                }
+            }
+            ExprKind::IndirectCall(f, args) => {
+                self.expr(f, depth + 1);
+                for a in args {
+                    self.expr(a, depth + 1);
+                }
+            }
+            ExprKind::CompoundLit(t, items) => {
+                self.ty(t, depth);
+                for i in items {
+                    self.init(i, depth + 1);
                 }
             }
             ExprKind::Binary(_, a, b)

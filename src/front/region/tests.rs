@@ -1017,3 +1017,38 @@ fn label_without_goto() {
 "
     );
 }
+
+/// Host C that passes through outside compute regions (compound literals, calls through
+/// function pointers, `long double`) is refused inside one, with a location.
+#[test]
+fn host_c99_inside_a_region() {
+    let src = "typedef struct { double re, im; } cplx;\n\
+               void f(int n, double *x, double (*g)(double))\n{\n\
+               \x20   cplx c = (cplx){1.0, 2.0};\n\
+               \x20   long double s = (long double)c.re;\n\
+               #pragma acc parallel loop copy(x[0:n])\n\
+               \x20   for (int i = 0; i < n; i++) {\n\
+               \x20       long double t = x[i];\n\
+               \x20       x[i] = (*g)(x[i]) + (cplx){x[i], 0.0}.re;\n\
+               \x20   }\n\
+               }\n";
+    let (_, _, d) = run(src);
+    let firsts: Vec<&str> = d
+        .lines()
+        .filter(|l| l.starts_with("error") || l.contains("┌─"))
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "error: `long double` is not supported inside a compute region",
+            "  ┌─ t.c:8:21",
+            "error: call through a function pointer inside a compute region",
+            "  ┌─ t.c:9:17",
+            "error: struct member access is not supported inside a compute region",
+            "  ┌─ t.c:9:29",
+            "error: compound literals are not supported inside a compute region",
+            "  ┌─ t.c:9:29",
+        ],
+        "{d}"
+    );
+}

@@ -48,6 +48,17 @@ fn known_type(ty: &CType) -> Option<CType> {
     }
 }
 
+/// `long double`, or arrays of / pointers to it (host code only, see [`CType::Named`]).
+fn is_long_double(ty: &CType) -> bool {
+    match ty {
+        CType::Const(t) | CType::Pointer { to: t, .. } | CType::Array { elem: t, .. } => {
+            is_long_double(t)
+        }
+        CType::Named(n) => n == "long double",
+        _ => false,
+    }
+}
+
 fn is_array_like(ty: &CType) -> bool {
     matches!(
         ty.unqualified(),
@@ -219,8 +230,19 @@ impl Validator<'_, '_> {
         }
         match &s.kind {
             StmtKind::Decl(d) => {
-                if self.compute.is_some() {
+                if let Some(outer) = self.compute {
                     for dec in &d.declarators {
+                        if is_long_double(&dec.ty) {
+                            self.diags.push(
+                                Diag::error(
+                                    dec.span,
+                                    "`long double` is not supported inside a compute region",
+                                )
+                                .label("declared `long double`")
+                                .with_label(outer, "inside this compute construct")
+                                .help("use `double`"),
+                            );
+                        }
                         if let Some(init) = &dec.init {
                             self.init(init, depth);
                         }
@@ -350,12 +372,16 @@ impl Validator<'_, '_> {
                     self.init(x, depth + 1);
                 }
             }
+            Initializer::Designated { init, .. } => self.init(init, depth + 1),
         }
     }
 
     fn acc(&mut self, dir: &AccDirective, share: Option<&SharePragma>, body: &Stmt, depth: usize) {
         self.clauses(dir);
         if !dir.construct.is_compute() {
+            if let (Construct::Atomic(kind), Some(_)) = (&dir.construct, self.compute) {
+                self.atomic(*kind, dir, body);
+            }
             self.stmt(body, depth + 1);
             return;
         }
@@ -395,6 +421,48 @@ impl Validator<'_, '_> {
             for d in labels {
                 self.diags.push(d);
             }
+        }
+    }
+
+    /// An `atomic` construct inside a compute region: one of the forms accshare compiles, on a
+    /// location of a type the targets have atomics for.
+    fn atomic(&mut self, kind: AtomicKind, dir: &AccDirective, body: &Stmt) {
+        let form = match super::atomic_form(kind, body) {
+            Ok(f) => f,
+            Err(d) => {
+                self.diags
+                    .push(d.with_label(dir.construct_span, "in this atomic construct"));
+                return;
+            }
+        };
+        let mut base = &form.x;
+        while let ExprKind::Index(b, _) | ExprKind::Unary(_, b) = &base.kind {
+            base = b;
+        }
+        let ExprKind::Ident(name) = &base.kind else {
+            return;
+        };
+        let Some(elem) = self
+            .lookup(name)
+            .and_then(|s| s.ty)
+            .and_then(|t| t.base_scalar())
+        else {
+            return;
+        };
+        if elem.size() < 4 || elem == Scalar::Bool {
+            let x = crate::front::pragma::expr_to_c(&form.x);
+            self.diags.push(
+                Diag::error(
+                    form.x.span,
+                    format!(
+                        "`#pragma acc atomic` on a `{}` is not supported",
+                        elem.c_name()
+                    ),
+                )
+                .label(format!("`{}` is a `{}`", x, elem.c_name()))
+                .with_label(dir.construct_span, "in this atomic construct")
+                .note("the targets have atomic operations on 32- and 64-bit values: `int`, `unsigned`, `long`, `unsigned long`, `float`, `double`"),
+            );
         }
     }
 
@@ -679,6 +747,27 @@ impl Validator<'_, '_> {
                     }
                     work.extend(args.iter());
                 }
+                ExprKind::IndirectCall(f, args) => {
+                    self.diags.push(
+                        Diag::error(
+                            f.span,
+                            "call through a function pointer inside a compute region",
+                        )
+                        .label("not a function name")
+                        .with_label(outer, "inside this compute construct")
+                        .note("a kernel can call the C99 math functions and `acc routine` functions, by name"),
+                    );
+                    work.extend(args.iter());
+                }
+                ExprKind::CompoundLit(..) => self.diags.push(
+                    Diag::error(
+                        e.span,
+                        "compound literals are not supported inside a compute region",
+                    )
+                    .label("compound literal")
+                    .with_label(outer, "inside this compute construct")
+                    .help("assign the members or elements one by one"),
+                ),
                 ExprKind::Ident(_)
                 | ExprKind::Int { .. }
                 | ExprKind::Float { .. }

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use crate::diag::Span;
-use crate::front::ast::{Block, Expr, ExprKind, ForInit, Initializer, Stmt, StmtKind};
+use crate::front::ast::{Block, Designator, Expr, ExprKind, ForInit, Initializer, Stmt, StmtKind};
 
 /// The names read in `body` outside the statement spanning `region`.
 pub(super) fn read_outside(body: &Block, region: Span) -> BTreeSet<String> {
@@ -132,6 +132,21 @@ impl Reads {
         match i {
             Initializer::Expr(e) => self.expr(e),
             Initializer::List(items, _) => items.iter().for_each(|i| self.init(i)),
+            Initializer::Designated {
+                designators, init, ..
+            } => {
+                for d in designators {
+                    match d {
+                        Designator::Field(_) => {}
+                        Designator::Index(e) => self.expr(e),
+                        Designator::Range(a, b) => {
+                            self.expr(a);
+                            self.expr(b);
+                        }
+                    }
+                }
+                self.init(init);
+            }
         }
     }
 
@@ -167,6 +182,10 @@ impl Reads {
                 self.expr(c);
             }
             ExprKind::Call(_, args) => args.iter().for_each(|a| self.expr(a)),
+            ExprKind::IndirectCall(f, args) => {
+                std::iter::once(&**f).chain(args).for_each(|a| self.expr(a))
+            }
+            ExprKind::CompoundLit(_, items) => items.iter().for_each(|i| self.init(i)),
         }
     }
 }

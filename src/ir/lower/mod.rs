@@ -11,6 +11,7 @@ use crate::diag::{Diag, Diags, SourceMap};
 use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtKind, UnOp};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 
+mod atomic;
 mod interchange;
 mod live;
 mod scope;
@@ -237,11 +238,19 @@ struct RegionBuilder<'a> {
     open: Vec<LoopId>,
     /// Depth of conditional control flow inside the innermost open loop.
     cond_depth: usize,
+    /// The scopes open at this point, outermost first: each loop body and each piece of
+    /// conditional control flow (a branch, a `while` body, the right of `&&`/`||`, the arms of
+    /// `?:`) gets a fresh id (see
+    /// [`ScalarRef::scopes`]).
+    scopes: Vec<u32>,
+    next_scope: u32,
     /// Names declared inside the region: name → enclosing loop.
     locals: BTreeMap<String, Option<LoopId>>,
     /// The `#pragma acc loop` directive applying to the next `for` we lower.
     pending: Option<AccDirective>,
     errors: Vec<Diag>,
+    /// Bounds that are not affine: (loop, upper?, the expression, the adjustment of `<=`).
+    non_affine: Vec<(LoopId, bool, Expr, i64)>,
 }
 
 impl<'a> RegionBuilder<'a> {
@@ -266,11 +275,14 @@ impl<'a> RegionBuilder<'a> {
                 accesses: Vec::new(),
                 scalar_refs: Vec::new(),
                 roots: Vec::new(),
+                invariants: Vec::new(),
             },
             scope,
             sources,
             open: Vec::new(),
             cond_depth: 0,
+            scopes: Vec::new(),
+            next_scope: 0,
             locals: BTreeMap::new(),
             pending: if dir.construct.is_loop() {
                 Some(dir.clone())
@@ -278,6 +290,7 @@ impl<'a> RegionBuilder<'a> {
                 None
             },
             errors: Vec::new(),
+            non_affine: Vec::new(),
         }
     }
 
@@ -310,10 +323,104 @@ impl<'a> RegionBuilder<'a> {
                 }
             }
         }
+        self.hoist_invariant_bounds();
         for e in self.errors {
             diags.push(e);
         }
         self.region
+    }
+
+    /// Bounds that are not affine but cannot change during the region (they read only scalars
+    /// and arrays the region does not write, and no iterator or region local) become parameters
+    /// of their own ([`Region::invariants`]): the loop keeps an affine bound, so it can go to the
+    /// grid; the host computes the value before the region.
+    fn hoist_invariant_bounds(&mut self) {
+        for (l, upper, e, adj) in std::mem::take(&mut self.non_affine) {
+            if !self.invariant(&e) {
+                continue;
+            }
+            let name = match self.region.invariants.iter().find(|v| v.expr == e) {
+                Some(v) => v.name.clone(),
+                None => {
+                    let name = format!("accshare_inv_{}", self.region.invariants.len());
+                    self.region.invariants.push(Invariant {
+                        name: name.clone(),
+                        expr: e.clone(),
+                    });
+                    self.region.scalars.insert(
+                        name.clone(),
+                        ScalarInfo {
+                            name: name.clone(),
+                            ty: ast::Scalar::Long,
+                            decl_span: e.span,
+                            written: false,
+                            local: None,
+                        },
+                    );
+                    name
+                }
+            };
+            let Some(p) = Poly::var(&name).add(&Poly::constant(adj)) else {
+                continue;
+            };
+            // The host reads it now: its array references are no longer the kernel's (they are
+            // reads, never a statement's target; the others are renumbered).
+            self.region.accesses.retain(|a| !e.span.contains(a.span));
+            let renumber: BTreeMap<AccessId, AccessId> = self
+                .region
+                .accesses
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.id, i))
+                .collect();
+            for a in &mut self.region.accesses {
+                a.id = renumber[&a.id];
+            }
+            for st in &mut self.region.stmts {
+                if let Target::Array(a) = &mut st.target {
+                    if let Some(&n) = renumber.get(a) {
+                        *a = n;
+                    }
+                }
+            }
+            if let Some(lp) = self.region.loops.get_mut(l) {
+                *(if upper { &mut lp.upper } else { &mut lp.lower }) = Bound::Affine(p);
+            }
+        }
+    }
+
+    /// Whether an expression has the same value everywhere in the region.
+    fn invariant(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int { .. } | ExprKind::Float { .. } | ExprKind::Char(_) => true,
+            ExprKind::Ident(n) => {
+                !self.locals.contains_key(n)
+                    && !self.region.loops.iter().any(|l| &l.var == n)
+                    && !self.region.scalars.get(n).is_some_and(|s| s.written)
+                    && self
+                        .scope
+                        .get(n)
+                        .is_some_and(|s| matches!(s.ty.unqualified(), CType::Scalar(_)))
+            }
+            ExprKind::Index(a, i) => {
+                let base_ok = match &a.kind {
+                    ExprKind::Ident(n) => {
+                        !self.locals.contains_key(n)
+                            && self.region.arrays.get(n).is_some_and(|x| !x.written)
+                    }
+                    ExprKind::Index(..) => self.invariant(a),
+                    _ => false,
+                };
+                base_ok && self.invariant(i)
+            }
+            ExprKind::Unary(op, a) => {
+                matches!(op, UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::BitNot) && self.invariant(a)
+            }
+            ExprKind::Cast(_, a) => self.invariant(a),
+            ExprKind::Binary(_, a, b) => self.invariant(a) && self.invariant(b),
+            ExprKind::Cond(c, a, b) => self.invariant(c) && self.invariant(a) && self.invariant(b),
+            _ => false,
+        }
     }
 
     /// A top-level statement of the region: loops become roots.
@@ -396,7 +503,7 @@ impl<'a> RegionBuilder<'a> {
                     );
                 }
             }
-            self.cond_depth += 1;
+            self.enter_cond();
             if let ForInit::Expr(e) = init {
                 self.expr_effects(e);
             }
@@ -410,12 +517,12 @@ impl<'a> RegionBuilder<'a> {
             if let Some(e) = step {
                 self.expr_effects(e);
             }
-            self.cond_depth -= 1;
+            self.leave_cond();
             return None;
         };
         let iters = self.open_iters();
-        let lower = self.bound(&lower_e, &iters, 0);
-        let upper = self.bound(&upper_e, &iters, inclusive_adj);
+        let lower = self.bound(&lower_e, &iters, 0, false);
+        let upper = self.bound(&upper_e, &iters, inclusive_adj, true);
         let id = self.region.loops.len();
         let parent = self.open.last().copied();
         let mut marking = if self.region.construct == Construct::Parallel
@@ -496,6 +603,8 @@ impl<'a> RegionBuilder<'a> {
         self.open.push(id);
         let saved = self.cond_depth;
         self.cond_depth = 0;
+        let saved_scopes = self.scopes.len();
+        self.push_scope();
         if let ForInit::Decl(d) = init {
             // The iterator itself is not a region scalar.
             for dec in &d.declarators {
@@ -504,6 +613,7 @@ impl<'a> RegionBuilder<'a> {
         }
         self.body(body);
         self.cond_depth = saved;
+        self.scopes.truncate(saved_scopes);
         self.open.pop();
         Some(id)
     }
@@ -515,14 +625,21 @@ impl<'a> RegionBuilder<'a> {
             .collect()
     }
 
-    fn bound(&mut self, e: &Expr, iters: &[String], adj: i64) -> Bound {
+    fn bound(&mut self, e: &Expr, iters: &[String], adj: i64, upper: bool) -> Bound {
         match self
             .poly(e, iters)
             .and_then(|p| p.add(&Poly::constant(adj)))
         {
-            Some(p) if p.is_affine_in(iters) => Bound::Affine(p),
+            Some(p) if p.is_affine_in(iters) => {
+                // The scalars a bound reads are uses, before the loop starts (privatization
+                // must see them).
+                self.reads(e);
+                Bound::Affine(p)
+            }
             _ => {
                 self.reads(e);
+                self.non_affine
+                    .push((self.region.loops.len(), upper, e.clone(), adj));
                 Bound::NonAffine(crate::front::pragma::expr_to_c(e))
             }
         }
@@ -542,6 +659,8 @@ impl<'a> RegionBuilder<'a> {
                 if dir.construct == Construct::Loop {
                     self.pending = Some(dir.clone());
                     self.body(body);
+                } else if let Construct::Atomic(kind) = dir.construct {
+                    self.atomic(kind, body);
                 } else {
                     self.errors.push(Diag::error(
                         dir.construct_span,
@@ -561,21 +680,60 @@ impl<'a> RegionBuilder<'a> {
             StmtKind::Expr(e) => self.expr_effects(e),
             StmtKind::If { cond, then, els } => {
                 self.reads(cond);
-                self.cond_depth += 1;
+                let start = self.region.scalar_refs.len();
+                self.enter_cond();
+                let then_scope = self.scopes.last().copied();
                 self.body(then);
+                self.leave_cond();
                 if let Some(e) = els {
+                    // A scope of its own: a write in one branch does not run before the other.
+                    let mid = self.region.scalar_refs.len();
+                    self.enter_cond();
+                    let else_scope = self.scopes.last().copied();
                     self.body(e);
+                    self.leave_cond();
+                    // A scalar both branches assign (plainly, at their top level) is assigned
+                    // by the `if` as a whole: recorded as one more write in the enclosing scope,
+                    // without a statement (`if (c) t = a; else t = -a;` then a use of `t`).
+                    let top_writes = |range: std::ops::Range<usize>, scope: Option<u32>| {
+                        let depth = self.scopes.len() + 1;
+                        self.region.scalar_refs[range]
+                            .iter()
+                            .filter(|r| {
+                                r.kind == AccessKind::Write
+                                    && r.scopes.len() == depth
+                                    && r.scopes.last().copied() == scope
+                            })
+                            .map(|r| r.name.clone())
+                            .collect::<BTreeSet<String>>()
+                    };
+                    let both: Vec<String> = top_writes(start..mid, then_scope)
+                        .intersection(&top_writes(mid..self.region.scalar_refs.len(), else_scope))
+                        .cloned()
+                        .collect();
+                    for name in both {
+                        self.region.scalar_refs.push(ScalarRef {
+                            name,
+                            kind: AccessKind::Write,
+                            stmt: None,
+                            loops: self.open.clone(),
+                            conditional: self.cond_depth > 0,
+                            scopes: self.scopes.clone(),
+                            span: s.span,
+                        });
+                    }
                 }
-                self.cond_depth -= 1;
             }
             StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-                self.cond_depth += 1;
+                self.enter_cond();
                 self.reads(cond);
                 self.body(body);
-                self.cond_depth -= 1;
+                self.leave_cond();
             }
             StmtKind::Break | StmtKind::Continue => {
                 // Leaves the innermost loop: everything after it in that loop is conditional.
+                // (No scope of its own: a write after it still runs before the uses after it
+                // in the same iteration, and uses outside the loop are in an outer scope.)
                 self.cond_depth += 1;
             }
             StmtKind::Empty | StmtKind::Pragma(_) => {}
@@ -631,6 +789,7 @@ impl<'a> RegionBuilder<'a> {
             target,
             op,
             reduction: None,
+            atomic: None,
         });
         id
     }
@@ -753,8 +912,25 @@ impl<'a> RegionBuilder<'a> {
             stmt,
             loops: self.open.clone(),
             conditional: self.cond_depth > 0,
+            scopes: self.scopes.clone(),
             span,
         });
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(self.next_scope);
+        self.next_scope += 1;
+    }
+
+    /// Enters conditional control flow (a fresh scope).
+    fn enter_cond(&mut self) {
+        self.cond_depth += 1;
+        self.push_scope();
+    }
+
+    fn leave_cond(&mut self) {
+        self.cond_depth -= 1;
+        self.scopes.pop();
     }
 
     /// Records every read in an expression.
@@ -769,19 +945,21 @@ impl<'a> RegionBuilder<'a> {
             ExprKind::Binary(op, a, b) => {
                 self.reads(a);
                 if matches!(op, BinOp::LogAnd | BinOp::LogOr) {
-                    self.cond_depth += 1;
+                    self.enter_cond();
                     self.reads(b);
-                    self.cond_depth -= 1;
+                    self.leave_cond();
                 } else {
                     self.reads(b);
                 }
             }
             ExprKind::Cond(c, a, b) => {
                 self.reads(c);
-                self.cond_depth += 1;
+                self.enter_cond();
                 self.reads(a);
+                self.leave_cond();
+                self.enter_cond();
                 self.reads(b);
-                self.cond_depth -= 1;
+                self.leave_cond();
             }
             ExprKind::Call(_, args) => {
                 for a in args {

@@ -206,14 +206,30 @@ impl<'a> KernelBuilder<'a> {
                 .note("statements that are not loops run once, in program order, so that the program computes what its sequential version computes; the loops inside them run sequentially")
                 .help("put a `loop` directive on a loop at the top level of the region to run it in parallel"),
             );
-        } else if self.mapped.is_empty() && !warned && !once {
+        } else if self.mapped.is_empty()
+            && !warned
+            && !once
+            // `seq` on the outermost loop is the user's choice (`explain` lists the loop).
+            && ir.loops[self.root].marking != crate::ir::Marking::Seq
+        {
             let lp = &ir.loops[self.root];
+            let bounds: Vec<&str> = [&lp.lower, &lp.upper]
+                .into_iter()
+                .filter_map(|b| match b {
+                    crate::ir::Bound::NonAffine(t) => Some(t.as_str()),
+                    crate::ir::Bound::Affine(_) => None,
+                })
+                .collect();
             diags.push(
                 Diag::warning(lp.header_span, format!("loop `{}` is not parallel: this loop nest runs on a single GPU thread", lp.var))
                     .note(match &self.deps.loops[self.root].verdict {
                         dependence::Verdict::Carried(_) => "it carries a dependence".to_string(),
                         dependence::Verdict::Unknown(why) => format!("its independence cannot be proven: {}", why),
-                        dependence::Verdict::Independent => "it is marked `seq` or its bounds cannot be mapped to the grid".to_string(),
+                        dependence::Verdict::Independent if !bounds.is_empty() => format!(
+                            "its bounds cannot size the grid: `{}` is not an affine expression of the function's scalars",
+                            bounds.join("`, `")
+                        ),
+                        dependence::Verdict::Independent => "its bounds cannot be mapped to the grid".to_string(),
                     })
                     .help("mark the loop `independent` if its iterations are independent, or move a sequential outer loop out of the compute region"),
             );
@@ -344,9 +360,10 @@ impl<'a> KernelBuilder<'a> {
             }
             // Threads needed: ceil((max - min + 1) / s).
             let span = max.sub(&min).and_then(|d| d.add(&Poly::constant(s)));
+            let host = |x: &str| host_symbol(ir, x);
             extent[m.dim as usize] = match span {
-                Some(p) if s == 1 => p.to_c(),
-                Some(p) => format!("({}) / {}", p.to_c(), s),
+                Some(p) if s == 1 => p.to_c_with(&host),
+                Some(p) => format!("({}) / {}", p.to_c_with(&host), s),
                 None => "0".to_string(),
             };
             if m.dim == 1 && ilp > 1 {
@@ -481,6 +498,18 @@ impl<'a> KernelBuilder<'a> {
                 continue;
             }
             let user = v.strip_prefix(FIRSTPRIVATE).unwrap_or(v);
+            // A region invariant standing for a bound: the host computes it.
+            if ir.invariants.iter().any(|i| i.name == *v) {
+                params.push(KParam {
+                    name: v.clone(),
+                    kind: KParamKind::Scalar(Scalar::Long),
+                });
+                args.push(HostArg::Scalar {
+                    expr: host_symbol(ir, v),
+                    ty: Scalar::Long,
+                });
+                continue;
+            }
             let Some(ty) = self
                 .r
                 .scope
@@ -666,7 +695,10 @@ impl<'a> KernelBuilder<'a> {
                     body: kbody,
                 }]
             }
-            StmtKind::Acc { body, .. } => self.stmt(body),
+            StmtKind::Acc { dir, body, .. } => match dir.construct {
+                crate::front::pragma_ast::Construct::Atomic(kind) => self.atomic(kind, body),
+                _ => self.stmt(body),
+            },
             StmtKind::AccStandalone(_) | StmtKind::Empty | StmtKind::Pragma(_) => Vec::new(),
             StmtKind::Block(b) => {
                 let mut out = Vec::new();
@@ -710,7 +742,10 @@ impl<'a> KernelBuilder<'a> {
                 CType::Scalar(s) => {
                     let init = match &dec.init {
                         Some(ast::Initializer::Expr(e)) => Some(self.expr(e)),
-                        Some(ast::Initializer::List(_, sp)) => {
+                        Some(
+                            ast::Initializer::List(_, sp)
+                            | ast::Initializer::Designated { span: sp, .. },
+                        ) => {
                             self.errors.push(Diag::error(
                                 *sp,
                                 "initializer lists are not supported inside a compute region",
@@ -909,7 +944,10 @@ impl<'a> KernelBuilder<'a> {
                 // Reported by the IR lowering.
                 KExpr::Int(0, Scalar::Int)
             }
-            ExprKind::Member { .. } => KExpr::Int(0, Scalar::Int),
+            // Reported by front::region::validate.
+            ExprKind::Member { .. } | ExprKind::IndirectCall(..) | ExprKind::CompoundLit(..) => {
+                KExpr::Int(0, Scalar::Int)
+            }
         }
     }
 
@@ -987,5 +1025,14 @@ impl<'a> KernelBuilder<'a> {
             space: Space::Global,
             index: Box::new(flatten(ksubs, &full[1..])),
         })
+    }
+}
+
+/// How host code spells a symbol of a bound: a region invariant as the expression it stands for
+/// (`(long)(grid_points[2] - 1)`, printed from the AST), anything else by its name.
+fn host_symbol(ir: &crate::ir::Region, x: &str) -> String {
+    match ir.invariants.iter().find(|i| i.name == x) {
+        Some(i) => format!("((long)({}))", crate::front::pragma::expr_to_c(&i.expr)),
+        None => x.to_string(),
     }
 }

@@ -21,7 +21,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::front::ast::{BinOp, Scalar};
-use crate::kernel::{ArrayRef, KExpr, KStmt, LValue};
+use crate::kernel::{ArrayRef, AtomicCapture, AtomicOp, KExpr, KStmt, LValue};
 
 /// The name of copy `f` of a renamed variable (copy 0 keeps the program's name).
 pub(super) fn copy_name(v: &str, f: u32) -> String {
@@ -79,6 +79,11 @@ fn assigned(stmts: &[KStmt], out: &mut BTreeSet<String>, headers: &mut BTreeSet<
             } => {
                 out.insert(v.clone());
             }
+            KStmt::Atomic {
+                capture: Some(c), ..
+            } => {
+                out.insert(c.var.clone());
+            }
             KStmt::For {
                 init, step, body, ..
             } => {
@@ -112,7 +117,8 @@ fn stored(stmts: &[KStmt], out: &mut BTreeSet<String>) {
             KStmt::Assign {
                 target: LValue::Elem(r),
                 ..
-            } => {
+            }
+            | KStmt::Atomic { target: r, .. } => {
                 out.insert(r.array.clone());
             }
             KStmt::For {
@@ -144,9 +150,10 @@ fn has_jump(stmts: &[KStmt]) -> bool {
     })
 }
 
+/// A barrier or an atomic statement (several rows per work-item keep to plain computations).
 fn has_barrier(stmts: &[KStmt]) -> bool {
     stmts.iter().any(|s| match s {
-        KStmt::Barrier => true,
+        KStmt::Barrier | KStmt::Atomic { .. } => true,
         KStmt::If { then, els, .. } => has_barrier(then) || has_barrier(els),
         KStmt::For { body, .. }
         | KStmt::While { body, .. }
@@ -171,7 +178,7 @@ impl Coarsen {
         let mut written = BTreeSet::new();
         for p in pieces {
             if has_barrier(p) {
-                return Err("the computation holds a barrier".into());
+                return Err("the computation holds a barrier or an atomic".into());
             }
             assigned(p, &mut renamed, &mut headers);
             stored(p, &mut written);
@@ -531,6 +538,32 @@ impl Coarsen {
                 cond: self.expr(cond, f),
             },
             KStmt::Block(b) => KStmt::Block(block(b)),
+            KStmt::Atomic {
+                target,
+                ty,
+                op,
+                capture,
+            } => KStmt::Atomic {
+                target: self.aref(target, f),
+                ty: *ty,
+                op: match op {
+                    AtomicOp::Read => AtomicOp::Read,
+                    AtomicOp::Write(e) => AtomicOp::Write(self.expr(e, f)),
+                    AtomicOp::Update {
+                        op,
+                        value,
+                        reversed,
+                    } => AtomicOp::Update {
+                        op: *op,
+                        value: self.expr(value, f),
+                        reversed: *reversed,
+                    },
+                },
+                capture: capture.as_ref().map(|c| AtomicCapture {
+                    var: self.name(&c.var, f),
+                    after: c.after,
+                }),
+            },
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => s.clone(),
         }
     }
@@ -675,7 +708,7 @@ mod tests {
         let body = vec![update(), KStmt::Barrier];
         assert_eq!(
             Coarsen::new(2, "i", &[&body], &arrays()).err().as_deref(),
-            Some("the computation holds a barrier")
+            Some("the computation holds a barrier or an atomic")
         );
     }
 

@@ -10,9 +10,11 @@
 //!   known: the scalar is assigned unconditionally in the body of the innermost grid loop and no
 //!   grid loop's bounds depend on another's.
 //!
-//! Otherwise, when the function reads the scalar outside the region, the region is refused with
-//! a located error. The host passes the variable's value in the buffer and reads it back
-//! ([`HostArg::LastValue`]), so a kernel that assigns nothing leaves it unchanged.
+//! A scalar the work-items share through `#pragma acc atomic` lives in that buffer for the whole
+//! kernel (`kernel::lower::atomic`). Otherwise, when the function reads the scalar outside the
+//! region, the region is refused with a located error. The host passes the variable's value in
+//! the buffer and reads it back ([`HostArg::LastValue`]), so a kernel that assigns nothing leaves
+//! it unchanged.
 
 use super::build::KernelBuilder;
 use super::walk::find_loop;
@@ -129,6 +131,9 @@ impl KernelBuilder<'_> {
                         continue;
                     }
                 }
+            } else if self.shared_atomic_scalar(name) {
+                // Shared by the work-items, updated atomically in the buffer itself
+                // (`kernel::lower::atomic`): the host reads it back.
             } else {
                 // Not private and not a reduction on a grid loop: the parameter check in
                 // `build` reports it.

@@ -18,6 +18,7 @@ use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
 use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
 
+mod atomic;
 mod build;
 mod ilp;
 mod last;

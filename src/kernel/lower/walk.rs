@@ -215,6 +215,17 @@ pub(super) fn free_names_stmt(
             all(body, arrays, vars);
         }
         KStmt::Block(b) => all(b, arrays, vars),
+        KStmt::Atomic {
+            target, capture, ..
+        } => {
+            free_names_expr(&KExpr::Load(target.clone()), arrays, vars);
+            for e in s.atomic_operands().into_iter().skip(1) {
+                free_names_expr(e, arrays, vars);
+            }
+            if let Some(c) = capture {
+                vars.insert(c.var.clone());
+            }
+        }
         KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
     }
 }
@@ -258,6 +269,9 @@ pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
             expr_uses_double(cond) || any(body)
         }
         KStmt::Block(b) => any(b),
+        KStmt::Atomic { ty, .. } => {
+            *ty == Scalar::Double || s.atomic_operands().into_iter().any(expr_uses_double)
+        }
         _ => false,
     }
 }

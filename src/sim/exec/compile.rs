@@ -394,6 +394,58 @@ impl<'k> Compiler<'k> {
             KStmt::Continue => CStmt::Continue,
             KStmt::Barrier => CStmt::Barrier,
             KStmt::Block(b) => CStmt::Seq(self.scoped(b)?),
+            KStmt::Atomic {
+                target,
+                ty: _,
+                op,
+                capture,
+            } => {
+                let kind = match op {
+                    AtomicOp::Read => AccessKind::Load,
+                    _ => AccessKind::Update,
+                };
+                // The element is numbered before the operands' accesses.
+                let (acc, mem, elem) = self.access(target, kind)?;
+                let idx = self.expr(&target.index)?;
+                if idx.ty.is_float() {
+                    return Err(self.err(format!("index of `{}` is not an integer", target.array)));
+                }
+                let (value, cop) = match op {
+                    AtomicOp::Read => (None, AtomicCOp::Read),
+                    AtomicOp::Write(e) => (Some(self.expr(e)?), AtomicCOp::Write),
+                    AtomicOp::Update {
+                        op,
+                        value,
+                        reversed,
+                    } => {
+                        let v = self.expr(value)?;
+                        // The operator must apply to these types.
+                        let old = CExpr {
+                            ty: ty_of(elem),
+                            node: Node::Old,
+                        };
+                        self.binary(*op, old, v.clone())?;
+                        (Some(v), AtomicCOp::Update(*op, *reversed))
+                    }
+                };
+                let capture = match capture {
+                    None => None,
+                    Some(c) => match self.lookup(&c.var) {
+                        Some(Sym::Reg(slot, sc)) => Some((*slot, *sc, c.after)),
+                        _ => return Err(self.err(format!("`{}` is not a scalar in scope", c.var))),
+                    },
+                };
+                CStmt::Atomic {
+                    acc,
+                    mem,
+                    elem,
+                    cost: 2 + cost(&idx) + value.as_ref().map_or(0, cost),
+                    idx,
+                    value,
+                    op: cop,
+                    capture,
+                }
+            }
             KStmt::Comment(_) => return Ok(None),
         }))
     }

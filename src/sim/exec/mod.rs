@@ -8,7 +8,9 @@ use std::sync::Mutex;
 use super::value::{self, bin_types, convert, math_fn, to_scalar, truth, ty_of, MathFn, Ty};
 use super::*;
 use crate::front::ast::{BinOp, Scalar, UnOp};
-use crate::kernel::{ArrayRef, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Module, Space};
+use crate::kernel::{
+    ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Module, Space,
+};
 
 mod compile;
 mod print;
@@ -96,6 +98,29 @@ enum CStmt {
     Continue,
     Barrier,
     Seq(Vec<CStmt>),
+    /// `#pragma acc atomic`: the index and the operand are evaluated for every lane, then each
+    /// lane in turn reads the element and stores the new value at once (a compare-and-swap on
+    /// global memory, which the blocks of a launch share across host threads); `capture` is the
+    /// register (slot, type) that gets the value before or after (`true`) the update.
+    Atomic {
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        idx: CExpr,
+        value: Option<CExpr>,
+        op: AtomicCOp,
+        capture: Option<(usize, Scalar, bool)>,
+        cost: u32,
+    },
+}
+
+/// What an atomic statement stores (see [`crate::kernel::AtomicOp`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum AtomicCOp {
+    Read,
+    Write,
+    /// `x = x op v`, or `x = v op x` when reversed.
+    Update(BinOp, bool),
 }
 
 #[derive(Clone, Debug)]

@@ -376,6 +376,13 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
             reject(&mut spec, "not referenced in this kernel".to_string());
             continue;
         }
+        if accs.iter().any(|a| ir.is_atomic_access(a.id)) {
+            reject(
+                &mut spec,
+                "it is accessed by `#pragma acc atomic`: atomics stay in global memory".to_string(),
+            );
+            continue;
+        }
         let written = accs.iter().any(|a| a.writes());
         if written {
             if let Err(why) = write_through_shape(ir, grid, &accs) {
@@ -636,7 +643,12 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         spec.arrays.extend(tiles_of_array);
     }
     spec.strip = strip;
-    spec.ilp = choose_ilp(spec.block);
+    // Several rows per work-item keep to plain computations: a kernel with atomics has one.
+    let atomic = ir
+        .stmts
+        .iter()
+        .any(|s| s.atomic.is_some() && s.loops.first() == Some(&root));
+    spec.ilp = if atomic { 1 } else { choose_ilp(spec.block) };
     spec
 }
 

@@ -452,5 +452,128 @@ impl<'a, 'e> Blk<'a, 'e> {
         }
     }
 
+    /// An atomic statement: each active lane in turn reads its element and stores the new
+    /// value at once (a compare-and-swap on global memory, shared with the blocks other host
+    /// threads run). Returns, per lane, the element's value (of type `ty_of(elem)`) before the
+    /// update, or after it when `after`. One request per warp is counted, and the checker's race
+    /// shadows are left alone: atomics do not race with each other.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        (ix, ity): (&[u64], Ty),
+        v: Option<(&[u64], Ty)>,
+        op: AtomicCOp,
+        after: bool,
+        m: &[u64],
+    ) -> Vec<u64> {
+        let et = ty_of(elem);
+        let new_value = |old: u64, t: usize| -> u64 {
+            match (op, v) {
+                (AtomicCOp::Read, _) | (_, None) => old,
+                (AtomicCOp::Write, Some((v, vt))) => to_scalar(v[t], vt, elem),
+                (AtomicCOp::Update(op, reversed), Some((v, vt))) => {
+                    let ((a, at), (b, bt)) = if reversed {
+                        ((v[t], vt), (old, et))
+                    } else {
+                        ((old, et), (v[t], vt))
+                    };
+                    let (rt, ot) = bin_types(op, at, bt);
+                    let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+                    let mut x = [if shift { a } else { convert(a, at, ot) }];
+                    let y = [if shift { b } else { convert(b, bt, ot) }];
+                    value::bin_lanes(op, ot, if shift { bt } else { ot }, &mut x, &y);
+                    to_scalar(x[0], rt, elem)
+                }
+            }
+        };
+        let mut out = self.take();
+        let mut oob = None;
+        match mem {
+            Mem::Global(g) => {
+                self.global_request(acc, g, ix, ity, m);
+                let buf = &self.env.globals[g];
+                let len = buf.data.len() as i64;
+                for_each(m, |t| {
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        out[t] = 0;
+                        oob.get_or_insert((t, i, len));
+                        return;
+                    }
+                    let cell = &buf.data[i as usize];
+                    let mut old = cell.load(Relaxed);
+                    let new = loop {
+                        let new = new_value(old, t);
+                        if op == AtomicCOp::Read {
+                            break new;
+                        }
+                        match cell.compare_exchange(old, new, Relaxed, Relaxed) {
+                            Ok(_) => break new,
+                            Err(seen) => old = seen,
+                        }
+                    };
+                    buf.foot[i as usize]
+                        .fetch_or(if op == AtomicCOp::Read { 1 } else { 3 }, Relaxed);
+                    out[t] = if after { new } else { old };
+                });
+            }
+            Mem::Shared(s) => {
+                self.shared_request(acc, s, ix, ity, m);
+                let len = self.shared[s].len() as i64;
+                for t in 0..self.n {
+                    if !bit(m, t) {
+                        continue;
+                    }
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        out[t] = 0;
+                        oob.get_or_insert((t, i, len));
+                        continue;
+                    }
+                    let i = i as usize;
+                    let old = self.shared[s][i];
+                    let new = new_value(old, t);
+                    if op != AtomicCOp::Read {
+                        self.shared[s][i] = new;
+                        self.sh_init[s][i] = true;
+                    }
+                    out[t] = if after { new } else { old };
+                }
+            }
+            Mem::Private(p) => {
+                let len = self.env.p.privs[p].1 as i64;
+                for t in 0..self.n {
+                    if !bit(m, t) {
+                        continue;
+                    }
+                    let i = Self::index(ix[t], ity);
+                    if i < 0 || i >= len {
+                        out[t] = 0;
+                        oob.get_or_insert((t, i, len));
+                        continue;
+                    }
+                    let at = t * len as usize + i as usize;
+                    let old = self.privs[p][at];
+                    let new = new_value(old, t);
+                    self.privs[p][at] = new;
+                    out[t] = if after { new } else { old };
+                }
+            }
+        }
+        if let Some((t, i, len)) = oob {
+            self.find(
+                FindingKind::OutOfBounds,
+                acc,
+                t,
+                None,
+                format!("index {} of an array of {} elements", i, len),
+            );
+        }
+        out
+    }
+
     // ---- statements -------------------------------------------------------------------------
 }

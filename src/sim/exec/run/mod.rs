@@ -628,6 +628,42 @@ impl<'a, 'e> Blk<'a, 'e> {
                 m
             }
             CStmt::Seq(v) => self.exec_list(v, m),
+            CStmt::Atomic {
+                acc,
+                mem,
+                elem,
+                idx,
+                value,
+                op,
+                capture,
+                cost,
+            } => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let ix = self.eval(idx, &m);
+                let v = value.as_ref().map(|e| (self.eval(e, &m), e.ty));
+                let after = capture.is_some_and(|c| c.2);
+                let got = self.atomic(
+                    *acc,
+                    *mem,
+                    *elem,
+                    (&ix, idx.ty),
+                    v.as_ref().map(|(x, t)| (x.as_slice(), *t)),
+                    *op,
+                    after,
+                    &m,
+                );
+                if let Some((slot, s, _)) = capture {
+                    let from = ty_of(*elem);
+                    let reg = &mut self.regs[*slot];
+                    for_each(&m, |t| reg[t] = to_scalar(got[t], from, *s));
+                }
+                self.give(got);
+                if let Some((x, _)) = v {
+                    self.give(x);
+                }
+                self.give(ix);
+                m
+            }
         }
     }
 }

@@ -1,0 +1,194 @@
+//! `#pragma acc atomic` in a kernel: a [`KStmt::Atomic`] on the element when other work-items
+//! may touch it (an element of a buffer, or a scalar of the function the iterations share, kept
+//! in a one-element buffer: `accshare_last_<name>`, which the host fills with the variable's
+//! value and reads back, see [`super::last`]); plain statements when the location belongs to
+//! the work-item (a private array, a variable declared in the loop, a privatized scalar, a
+//! reduction's accumulator, or a kernel that runs on one work-item).
+
+use super::build::KernelBuilder;
+use super::*;
+use crate::front::ast::{ExprKind, Stmt};
+use crate::front::pragma_ast::AtomicKind;
+use crate::front::region::{atomic_form, AtomicForm, AtomicUpdate};
+
+/// The variable a capture goes through (declared in a block of its own).
+const CAPTURE: &str = "accshare_cap";
+
+impl KernelBuilder<'_> {
+    pub(super) fn atomic(&mut self, kind: AtomicKind, body: &Stmt) -> Vec<KStmt> {
+        let Ok(form) = atomic_form(kind, body) else {
+            // Reported by `front::region::validate`.
+            return self.stmt(body);
+        };
+        let target = match &form.x.kind {
+            ExprKind::Ident(n) if self.shared_atomic_scalar(n) => {
+                let ty = self.ir().scalars.get(n).map_or(Scalar::Int, |s| s.ty);
+                Some((
+                    ArrayRef {
+                        array: format!("accshare_last_{}", n),
+                        space: Space::Global,
+                        index: Box::new(KExpr::Int(0, Scalar::Int)),
+                    },
+                    ty,
+                ))
+            }
+            ExprKind::Ident(_) => None,
+            _ => match self.lvalue(&form.x) {
+                // Reading an array no work-item writes needs no atomic.
+                Some(LValue::Elem(r))
+                    if form.update == AtomicUpdate::Read
+                        && r.space == Space::Global
+                        && !self.ir().arrays.get(&r.array).is_some_and(|a| a.written) =>
+                {
+                    return self.atomic_plain(&form, LValue::Elem(r));
+                }
+                Some(LValue::Elem(r)) if r.space != Space::Private => {
+                    let ty = self.element_type(&r);
+                    Some((r, ty))
+                }
+                Some(lv) => return self.atomic_plain(&form, lv),
+                None => return Vec::new(),
+            },
+        };
+        let Some((target, ty)) = target else {
+            let lv = LValue::Var(match &form.x.kind {
+                ExprKind::Ident(n) => n.clone(),
+                _ => String::new(),
+            });
+            return self.atomic_plain(&form, lv);
+        };
+        let op = match &form.update {
+            AtomicUpdate::Read => AtomicOp::Read,
+            AtomicUpdate::Write(e) => AtomicOp::Write(self.expr(e)),
+            AtomicUpdate::Op {
+                op,
+                value,
+                reversed,
+            } => AtomicOp::Update {
+                op: *op,
+                value: self.expr(value),
+                reversed: *reversed,
+            },
+        };
+        let Some((v, after)) = &form.capture else {
+            return vec![KStmt::Atomic {
+                target,
+                ty,
+                op,
+                capture: None,
+            }];
+        };
+        let Some(v) = self.lvalue(v) else {
+            return Vec::new();
+        };
+        vec![KStmt::Block(vec![
+            KStmt::Decl {
+                name: CAPTURE.to_string(),
+                ty,
+                len: None,
+                init: None,
+            },
+            KStmt::Atomic {
+                target,
+                ty,
+                op,
+                capture: Some(AtomicCapture {
+                    var: CAPTURE.to_string(),
+                    after: *after,
+                }),
+            },
+            KStmt::Assign {
+                target: v,
+                op: None,
+                value: KExpr::Var(CAPTURE.to_string()),
+            },
+        ])]
+    }
+
+    /// The element type of a buffer or tile.
+    fn element_type(&self, r: &ArrayRef) -> Scalar {
+        let tile = self
+            .staging()
+            .and_then(|s| s.arrays.iter().find(|a| a.local == r.array))
+            .map(|a| a.elem);
+        tile.or_else(|| self.ir().arrays.get(&r.array).map(|a| a.elem))
+            .unwrap_or(Scalar::Int)
+    }
+
+    /// The construct on a location of the work-item's own: the statements as written.
+    fn atomic_plain(&mut self, form: &AtomicForm, x: LValue) -> Vec<KStmt> {
+        let current = match &x {
+            LValue::Var(n) => KExpr::Var(n.clone()),
+            LValue::Elem(r) => KExpr::Load(r.clone()),
+        };
+        let update = match &form.update {
+            AtomicUpdate::Read => None,
+            AtomicUpdate::Write(e) => Some(KStmt::Assign {
+                target: x.clone(),
+                op: None,
+                value: self.expr(e),
+            }),
+            AtomicUpdate::Op {
+                op,
+                value,
+                reversed: false,
+            } => Some(KStmt::Assign {
+                target: x.clone(),
+                op: Some(*op),
+                value: self.expr(value),
+            }),
+            AtomicUpdate::Op {
+                op,
+                value,
+                reversed: true,
+            } => Some(KStmt::Assign {
+                target: x.clone(),
+                op: None,
+                value: KExpr::Binary(*op, Box::new(self.expr(value)), Box::new(current.clone())),
+            }),
+        };
+        let copy = match &form.capture {
+            Some((v, after)) => self.lvalue(v).map(|v| {
+                (
+                    KStmt::Assign {
+                        target: v,
+                        op: None,
+                        value: current,
+                    },
+                    *after,
+                )
+            }),
+            None => None,
+        };
+        let mut out = Vec::new();
+        if let Some((c, false)) = &copy {
+            out.push(c.clone());
+        }
+        out.extend(update);
+        if let Some((c, true)) = copy {
+            out.push(c);
+        }
+        out
+    }
+
+    /// `name` is a scalar of the function (declared outside the region) that the work-items of
+    /// this kernel share and use only in atomic statements: it lives in a one-element buffer.
+    pub(super) fn shared_atomic_scalar(&self, name: &str) -> bool {
+        let ir = self.ir();
+        if self.mapped.is_empty()
+            || !ir.scalars.get(name).is_some_and(|s| s.local.is_none())
+            || self.privatized.contains(name)
+            || self.reductions.iter().any(|(_, n, _)| n == name)
+            || self.locals.contains_key(name)
+            || !self.assigned_in_nest(name)
+        {
+            return false;
+        }
+        let nest = ir.nest(self.root);
+        ir.scalar_refs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.name == name && r.loops.first().is_some_and(|l| nest.contains(l)))
+            .all(|(i, _)| ir.is_atomic_ref(i))
+    }
+}
