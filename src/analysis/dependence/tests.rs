@@ -1156,21 +1156,27 @@ warning: `s` is a reduction variable of loop `i` but is also read in it
     );
 }
 
+/// Records a use of a scalar that no statement holds (a bound read, the write of an `if`/`else`),
+/// in the given loops and scopes.
+fn push_use(b: &mut B, name: &str, kind: AccessKind, loops: Vec<LoopId>, scopes: Vec<u32>) {
+    b.r.scalar_refs.push(ScalarRef {
+        name: name.into(),
+        kind,
+        stmt: None,
+        conditional: scopes.len() > loops.len(),
+        loops,
+        scopes,
+        span: Span::default(),
+    });
+}
+
 #[test]
 fn scalar_used_in_an_inner_bound_is_unknown() {
     let mut b = B::new();
     let i = b.lp(None, "i", "0", "n");
     let j = b.lp(Some(i), "j", "0", "len");
     // The bound of `j` reads `len` (as the IR lowering records it, before the loop) ...
-    b.r.scalar_refs.push(ScalarRef {
-        name: "len".into(),
-        kind: AccessKind::Read,
-        stmt: None,
-        loops: vec![i],
-        conditional: false,
-        scopes: vec![i as u32],
-        span: Span::default(),
-    });
+    push_use(&mut b, "len", AccessKind::Read, vec![i], vec![i as u32]);
     b.stmt(j, "c[i][j] = 0");
     // ... before the iteration assigns it: the previous iteration's value.
     b.stmt(i, "len = a[i]");
@@ -1190,15 +1196,7 @@ fn scalar_assigned_before_an_inner_bound_is_private() {
     let mut b = B::new();
     let i = b.lp(None, "i", "0", "n");
     b.stmt(i, "lo = a[i]");
-    b.r.scalar_refs.push(ScalarRef {
-        name: "lo".into(),
-        kind: AccessKind::Read,
-        stmt: None,
-        loops: vec![i],
-        conditional: false,
-        scopes: vec![i as u32],
-        span: Span::default(),
-    });
+    push_use(&mut b, "lo", AccessKind::Read, vec![i], vec![i as u32]);
     let j = b.lp(Some(i), "j", "0", "m");
     b.r.loops[j].lower = Bound::NonAffine("lo".into());
     b.stmt(j, "c[i][j] = 0");
@@ -1215,16 +1213,8 @@ fn scalar_written_and_read_under_one_condition_is_private() {
     let mut b = B::new();
     let k = b.lp(None, "k", "0", "n");
     let i = b.lp(Some(k), "i", "0", "4");
-    for (name, kind, scope) in [("t", AccessKind::Write, 7u32), ("t", AccessKind::Read, 7)] {
-        b.r.scalar_refs.push(ScalarRef {
-            name: name.into(),
-            kind,
-            stmt: None,
-            loops: vec![k, i],
-            conditional: true,
-            scopes: vec![k as u32, i as u32, scope],
-            span: Span::default(),
-        });
+    for kind in [AccessKind::Write, AccessKind::Read] {
+        push_use(&mut b, "t", kind, vec![k, i], vec![k as u32, i as u32, 7]);
     }
     b.r.scalars.insert(
         "t".into(),
