@@ -57,6 +57,7 @@ error_case!(scalar_after_region, "scalar_after_region.c", false);
 error_case!(vendor_clauses, "vendor_clauses.c", true);
 error_case!(routine_early_return, "routine_early_return.c", false);
 error_case!(loop_interchange, "loop_interchange.c", true);
+error_case!(update_partial_rows, "update_partial_rows.c", false);
 error_case!(atomic_max, "atomic_max.c", false);
 error_case!(atomic_capture_mismatch, "atomic_capture_mismatch.c", false);
 error_case!(atomic_short, "atomic_short.c", false);

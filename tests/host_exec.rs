@@ -133,20 +133,27 @@ int main(void)
 "#;
 
 const OPENCL_KERNELS: &str = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// Every buffer parameter is followed by its element offset (accshare's kernel ABI).
 
 // host_exec.c: c = a + b
-__kernel void vec_r0_k0(__global const float *restrict a, __global const float *restrict b,
-                        __global float *restrict c, int n)
+__kernel void vec_r0_k0(__global const float *restrict a, long accshare_off_a, __global const float *restrict b, long accshare_off_b,
+                        __global float *restrict c, long accshare_off_c, int n)
 {
+    a += accshare_off_a;
+    b += accshare_off_b;
+    c += accshare_off_c;
     int i = get_global_id(0);
     if (i < n)
         c[i] = a[i] + b[i];
 }
 
 // "sum" and "max", one partial per work-group
-__kernel void vec_r1_k0(__global const float *restrict c, int n,
-                        __global double *restrict accshare_part_s, __global int *restrict accshare_part_m)
+__kernel void vec_r1_k0(__global const float *restrict c, long accshare_off_c, int n,
+                        __global double *restrict accshare_part_s, long accshare_off_accshare_part_s, __global int *restrict accshare_part_m, long accshare_off_accshare_part_m)
 {
+    c += accshare_off_c;
+    accshare_part_s += accshare_off_accshare_part_s;
+    accshare_part_m += accshare_off_accshare_part_m;
     __local double red_s[256];
     __local int red_m[256];
     int i = get_global_id(0);
@@ -174,23 +181,28 @@ __kernel void vec_r1_k0(__global const float *restrict c, int n,
     }
 }
 
-__kernel void grid2_r2_k0(__global int *restrict g, int rows, int cols, long scale, float bias)
+__kernel void grid2_r2_k0(__global int *restrict g, long accshare_off_g, int rows, int cols, long scale, float bias)
 {
+    g += accshare_off_g;
     int j = get_global_id(0);
     int i = get_global_id(1);
     if (i < rows && j < cols)
         g[i * cols + j] = (int)(i * scale + j) + (int)bias;
 }
 
-__kernel void smooth_r3_k0(__global const float *restrict u, __global float *restrict v, int n)
+__kernel void smooth_r3_k0(__global const float *restrict u, long accshare_off_u, __global float *restrict v, long accshare_off_v, int n)
 {
+    u += accshare_off_u;
+    v += accshare_off_v;
     int i = 1 + get_global_id(0);
     if (i < n - 1)
         v[i] = 0.25f * u[i - 1] + 0.5f * u[i] + 0.25f * u[i + 1];
 }
 
-__kernel void smooth_r4_k0(__global const float *restrict v, __global float *restrict u, int n)
+__kernel void smooth_r4_k0(__global const float *restrict v, long accshare_off_v, __global float *restrict u, long accshare_off_u, int n)
 {
+    v += accshare_off_v;
+    u += accshare_off_u;
     int i = 1 + get_global_id(0);
     if (i < n - 1)
         u[i] = v[i];
@@ -608,8 +620,8 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
     }
 }
 
-const SMALL_KERNEL: &str = "__kernel void small_k0(__global float *restrict x, int n)\n\
-{\n    int i = get_global_id(0);\n    if (i < n)\n        x[i] = (float)i;\n}\n";
+const SMALL_KERNEL: &str = "__kernel void small_k0(__global float *restrict x, long accshare_off_x, int n)\n\
+{\n    x += accshare_off_x;\n    int i = get_global_id(0);\n    if (i < n)\n        x[i] = (float)i;\n}\n";
 
 #[test]
 fn runtime_device_selection_and_error_messages() {

@@ -1281,6 +1281,16 @@ fn corpus_matches_the_sequential_c_and_the_checker_is_silent() {
     assert!(!progs.is_empty());
     let mut failures = Vec::new();
     for (i, p) in progs.iter().enumerate() {
+        // The simulator replays each region from the host's memory at its start; memory only the
+        // device holds (`acc_malloc`, named by `deviceptr`) is not there to replay from. The
+        // execution tests run those programs on the device.
+        if std::fs::read_to_string(p).is_ok_and(|t| t.contains("deviceptr(")) {
+            println!(
+                "sim: {} keeps data in device-only memory: not replayed",
+                p.display()
+            );
+            continue;
+        }
         for odd in [true, false] {
             if let Err(e) = run_example(p, &format!("c{}-{}", i, odd), odd) {
                 failures.push(format!(

@@ -247,19 +247,29 @@ fn address_space(space: Space) -> &'static str {
     }
 }
 
-fn param(k: &crate::kernel::KParam) -> String {
+fn param(k: &crate::kernel::KParam) -> Vec<String> {
     let d = OpenCl;
     let name = c_like::spell_ident(&d, &k.name);
     match &k.kind {
+        // Every buffer comes with the element offset of the array in it (non-zero when the
+        // host passed a part of an array on the device, `present(p[0:n])` on `&u[k]`).
         KParamKind::Buffer { elem, read_only } => {
             let c = if *read_only { "const " } else { "" };
-            format!(
-                "__global {c}{} *restrict {name}",
-                d.scalar(*elem, TypeUse::Global)
-            )
+            vec![
+                format!(
+                    "__global {c}{} *restrict {name}",
+                    d.scalar(*elem, TypeUse::Global)
+                ),
+                format!("const long {}", offset_param(&name)),
+            ]
         }
-        KParamKind::Scalar(t) => format!("const {} {name}", d.scalar(*t, TypeUse::Param)),
+        KParamKind::Scalar(t) => vec![format!("const {} {name}", d.scalar(*t, TypeUse::Param))],
     }
+}
+
+/// The offset parameter of buffer `name`.
+fn offset_param(name: &str) -> String {
+    format!("accshare_off_{}", name)
 }
 
 fn print_kernel(out: &mut String, k: &Kernel) {
@@ -272,7 +282,7 @@ fn print_kernel(out: &mut String, k: &Kernel) {
     out.push_str(&format!(
         "__kernel __attribute__((reqd_work_group_size({x}, {y}, {z})))\n"
     ));
-    let params: Vec<String> = k.params.iter().map(param).collect();
+    let params: Vec<String> = k.params.iter().flat_map(param).collect();
     out.push_str(&c_like::signature(
         &format!("void {}", k.name),
         &params,
@@ -286,7 +296,19 @@ fn print_kernel(out: &mut String, k: &Kernel) {
             l.len
         ));
     }
-    if !k.locals.is_empty() && !k.body.is_empty() {
+    let offsets: Vec<String> = k
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, KParamKind::Buffer { .. }))
+        .map(|p| {
+            let name = c_like::spell_ident(&d, &p.name);
+            format!("    {name} += {};\n", offset_param(&name))
+        })
+        .collect();
+    if !offsets.is_empty() {
+        out.push_str(&offsets.concat());
+    }
+    if (!k.locals.is_empty() || !offsets.is_empty()) && !k.body.is_empty() {
         out.push('\n');
     }
     out.push_str(&c_like::kernel_body(&d, k));
@@ -372,8 +394,10 @@ mod tests {
         let s = print_module(&samples::vector_add());
         assert!(s.contains(
             "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid vadd_r0_k0(\n    \
-             __global float *restrict C,\n    __global const float *restrict A,\n    \
-             __global const float *restrict B,\n    const int n\n) {\n"
+             __global float *restrict C,\n    const long accshare_off_C,\n    \
+             __global const float *restrict A,\n    const long accshare_off_A,\n    \
+             __global const float *restrict B,\n    const long accshare_off_B,\n    \
+             const int n\n) {\n    C += accshare_off_C;\n"
         ));
         let s = print_module(&samples::tiled_matmul());
         assert!(s.contains("    __local float As[256];\n    __local float Bs[256];\n"));

@@ -356,8 +356,12 @@ pub fn region_code(
         ));
         // Present already (a caller's data region, `enter data`): used as it is; otherwise made
         // and filled (see the present table in `prelude_present.h`).
+        // `accshare_o_<name>`: the byte offset of the host pointer in the device copy (non-zero
+        // for a part of an array present on the device). OpenCL kernels take it in elements
+        // (a parameter after the buffer); CUDA adds it to the device pointer here.
+        g.line(&format!("size_t accshare_o_{};", name));
         let enter = format!(
-            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {w}, {o})",
+            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {w}, {o}, &accshare_o_{n})",
             n = name,
             i = u8::from(b.copy_in),
             p = u8::from(b.present),
@@ -367,7 +371,7 @@ pub fn region_code(
         match target {
             Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
             Target::Cuda => g.line(&format!(
-                "{t} *accshare_d_{n} = ({t} *){e};",
+                "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
                 t = ty,
                 n = name,
                 e = enter
@@ -472,7 +476,7 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
             origin
         ),
         crate::kernel::DataOpKind::Enter { copy_in } => format!(
-            "(void)accshare_enter({}, {}, {}, 0, {}, {});",
+            "{{ size_t accshare_off; (void)accshare_enter({}, {}, {}, 0, {}, {}, &accshare_off); }}",
             ptr,
             bytes,
             u8::from(copy_in),
@@ -606,8 +610,11 @@ fn launch_code(
             alloc_line(g, &format!("accshare_p{}", i), ty, &bytes, &what, &origin);
         }
     }
-    // Arguments.
+    // Arguments. In OpenCL every buffer parameter is followed by its element offset (see
+    // `back::opencl`): the array's `accshare_o_<name>` over its element size, 0 for the buffers
+    // the launch makes itself.
     let mut cuda_args = Vec::new();
+    let mut cl_index = 0usize;
     for (i, (arg, param)) in launch.args.iter().zip(&kernel.params).enumerate() {
         let value = match (arg, &param.kind) {
             (HostArg::Buffer(a), KParamKind::Buffer { .. }) => {
@@ -689,13 +696,34 @@ fn launch_code(
             }
         };
         match target {
-            Target::OpenCl => g.line(&format!(
-                "accshare_arg(accshare_k, {i}, sizeof({v}), &{v}, {k}, {o});",
-                i = i,
-                v = value,
-                k = kname,
-                o = origin
-            )),
+            Target::OpenCl => {
+                g.line(&format!(
+                    "accshare_arg(accshare_k, {i}, sizeof({v}), &{v}, {k}, {o});",
+                    i = cl_index,
+                    v = value,
+                    k = kname,
+                    o = origin
+                ));
+                cl_index += 1;
+                if let KParamKind::Buffer { elem, .. } = &param.kind {
+                    let off = match arg {
+                        HostArg::Buffer(a) => format!(
+                            "(cl_long)(accshare_o_{} / sizeof({}))",
+                            ident(a),
+                            host_type(*elem)
+                        ),
+                        _ => "(cl_long)0".to_string(),
+                    };
+                    g.line(&format!(
+                        "{{ const cl_long accshare_off = {off}; accshare_arg(accshare_k, {i}, sizeof(accshare_off), &accshare_off, {k}, {o}); }}",
+                        off = off,
+                        i = cl_index,
+                        k = kname,
+                        o = origin
+                    ));
+                    cl_index += 1;
+                }
+            }
             Target::Cuda => cuda_args.push(value),
         }
     }

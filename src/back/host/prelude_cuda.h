@@ -25,6 +25,17 @@ void accshare_release(void *dev, const char *array, const char *origin);
 int accshare_device_count(void);
 void accshare_select_device(int n);
 
+/* Reads or writes `bytes` at byte offset `off` of a buffer (`update` of part of an array). */
+static ACCSHARE_UNUSED void accshare_read_at(void *dev, size_t off, void *host, size_t bytes, const char *array, const char *origin)
+{
+    accshare_read((const char *)dev + off, host, bytes, array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_write_at(void *dev, size_t off, const void *host, size_t bytes, const char *array, const char *origin)
+{
+    accshare_write((char *)dev + off, host, bytes, array, origin);
+}
+
 /* ---- host-only helpers ---- */
 
 static ACCSHARE_UNUSED void *accshare_host_alloc(size_t bytes, const char *origin)

@@ -71,5 +71,29 @@ static ACCSHARE_UNUSED int acc_on_device(acc_device_t t)
 
 static ACCSHARE_UNUSED int acc_is_present(void *host, size_t bytes)
 {
-    return accshare_find(host, bytes, "acc_is_present", "acc_is_present") >= 0;
+    size_t off;
+    return accshare_find(host, bytes, &off, "acc_is_present", "acc_is_present") >= 0;
+}
+
+/* Device memory the program manages itself, named by `deviceptr(p)`. The address returned is
+ * a key of host memory the device copy is entered under in the present table (never read or
+ * written on the host: device memory is not host memory, as with any OpenACC runtime), so
+ * `deviceptr(p)` and `present(p[…])` find the buffer, also at an offset into it. */
+static ACCSHARE_UNUSED void *acc_malloc(size_t bytes)
+{
+    void *key = malloc(bytes > 0 ? bytes : 1);
+    size_t off;
+    if (key == NULL)
+        return NULL;
+    accshare_init("acc_malloc");
+    (void)accshare_enter(key, bytes, 0, 0, "acc_malloc", "acc_malloc", &off);
+    return key;
+}
+
+static ACCSHARE_UNUSED void acc_free(void *p)
+{
+    if (p == NULL)
+        return;
+    accshare_exit(p, 0, 1, "acc_free", "acc_free");
+    free(p);
 }

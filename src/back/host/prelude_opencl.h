@@ -402,6 +402,23 @@ static ACCSHARE_UNUSED void accshare_read(cl_mem m, void *host, size_t bytes, co
                    "clEnqueueReadBuffer", array, origin);
 }
 
+/* Reads or writes `bytes` at byte offset `off` of a buffer (`update` of part of an array). */
+static ACCSHARE_UNUSED void accshare_read_at(cl_mem m, size_t off, void *host, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(clEnqueueReadBuffer(accshare_queue, m, CL_TRUE, off, bytes, host, 0, NULL, NULL),
+                   "clEnqueueReadBuffer", array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_write_at(cl_mem m, size_t off, const void *host, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(clEnqueueWriteBuffer(accshare_queue, m, CL_TRUE, off, bytes, host, 0, NULL, NULL),
+                   "clEnqueueWriteBuffer", array, origin);
+}
+
 static ACCSHARE_UNUSED void accshare_release(cl_mem m, const char *array, const char *origin)
 {
     accshare_check(clReleaseMemObject(m), "clReleaseMemObject", array, origin);

@@ -18,27 +18,27 @@ typedef struct {
 ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
 ACCSHARE_SHARED int accshare_npresent;
 
-/* The entry holding the `bytes` (at least one) at `host`, or -1. Part of an array present at an
- * offset, or a range straddling an entry's end, is an error naming the array. */
-static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, const char *array, const char *origin)
+/* The entry holding the `bytes` (at least one) at `host`, or -1. `host` may point inside an
+ * array on the device (`&u[k]` passed to a routine with `present(p[0:n])`): its byte offset in
+ * the entry goes to `*off` (0 for the array itself); a range straddling an entry's end is an
+ * error naming the array. */
+static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, size_t *off, const char *array, const char *origin)
 {
     const char *p = (const char *)host;
     size_t n = bytes > 0 ? bytes : 1;
     int i;
+    *off = 0;
     for (i = 0; i < accshare_npresent; i++) {
         const accshare_entry *e = &accshare_present_table[i];
         size_t span = e->bytes > 0 ? e->bytes : 1;
         if (p >= e->host && p < e->host + span) {
-            if (p != e->host) {
-                fprintf(stderr, "accshare: `%s` is part of an array present on the device, at an offset of %lu bytes (not supported) at %s\n",
-                        array, (unsigned long)(p - e->host), origin);
+            size_t at = (size_t)(p - e->host);
+            if (n > span - at) {
+                fprintf(stderr, "accshare: `%s` (%lu bytes at an offset of %lu) is larger than its copy on the device (%lu bytes) at %s\n",
+                        array, (unsigned long)n, (unsigned long)at, (unsigned long)span, origin);
                 exit(1);
             }
-            if (n > span) {
-                fprintf(stderr, "accshare: `%s` (%lu bytes) is larger than its copy on the device (%lu bytes) at %s\n",
-                        array, (unsigned long)n, (unsigned long)span, origin);
-                exit(1);
-            }
+            *off = at;
             return i;
         }
     }
@@ -47,10 +47,11 @@ static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, const c
 
 /* Enters `host` into a data lifetime: an array already present gains a reference; otherwise a
  * buffer is made (and filled if `copy_in`), unless `must_be_present` (the `present` clause):
- * then the program stops with OpenACC's error. Returns the device buffer. */
-static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t bytes, int copy_in, int must_be_present, const char *array, const char *origin)
+ * then the program stops with OpenACC's error. Returns the device buffer, and in `*off` the
+ * byte offset of `host` in it (non-zero for a part of a present array). */
+static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t bytes, int copy_in, int must_be_present, const char *array, const char *origin, size_t *off)
 {
-    int i = accshare_find(host, bytes, array, origin);
+    int i = accshare_find(host, bytes, off, array, origin);
     accshare_dev dev;
     if (i >= 0) {
         accshare_present_table[i].refs++;
@@ -79,7 +80,8 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
  * `finalize`) and frees its buffer. An array that is not present is an error. */
 static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int finalize, const char *array, const char *origin)
 {
-    int i = accshare_find(host, 0, array, origin);
+    size_t off;
+    int i = accshare_find(host, 0, &off, array, origin);
     accshare_entry *e;
     if (i < 0) {
         fprintf(stderr, "accshare: `%s` is not present on the device (leaving a data region) at %s\n", array, origin);
@@ -103,7 +105,8 @@ static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int fi
  * an array that is not present is skipped, otherwise it is an error. */
 static ACCSHARE_UNUSED void accshare_update(const void *host, size_t bytes, int to_host, int if_present, const char *array, const char *origin)
 {
-    int i = accshare_find(host, bytes, array, origin);
+    size_t off;
+    int i = accshare_find(host, bytes, &off, array, origin);
     if (i < 0) {
         if (if_present)
             return;
@@ -111,7 +114,7 @@ static ACCSHARE_UNUSED void accshare_update(const void *host, size_t bytes, int 
         exit(1);
     }
     if (to_host)
-        accshare_read(accshare_present_table[i].dev, (void *)host, bytes, array, origin);
+        accshare_read_at(accshare_present_table[i].dev, off, (void *)host, bytes, array, origin);
     else
-        accshare_write(accshare_present_table[i].dev, host, bytes, array, origin);
+        accshare_write_at(accshare_present_table[i].dev, off, host, bytes, array, origin);
 }

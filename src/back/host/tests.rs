@@ -301,10 +301,10 @@ fn region_code_of_compute_region_is_one_block() {
     // Through the present table: in for a and b, out for c only; every buffer left.
     assert_eq!(code.open.matches("accshare_enter(").count(), 3);
     assert!(code.open.contains(
-        "cl_mem accshare_d_a = accshare_enter(accshare_h_a, accshare_nb_a, 1, 0, \"a\", \"vadd.c:7\");"
+        "cl_mem accshare_d_a = accshare_enter(accshare_h_a, accshare_nb_a, 1, 0, \"a\", \"vadd.c:7\", &accshare_o_a);"
     ));
     assert!(code.open.contains(
-        "cl_mem accshare_d_c = accshare_enter(accshare_h_c, accshare_nb_c, 0, 0, \"c\", \"vadd.c:7\");"
+        "cl_mem accshare_d_c = accshare_enter(accshare_h_c, accshare_nb_c, 0, 0, \"c\", \"vadd.c:7\", &accshare_o_c);"
     ));
     assert_eq!(code.open.matches("accshare_exit(").count(), 3);
     assert!(code
@@ -365,7 +365,8 @@ fn scalar_arguments_use_the_kernel_parameter_type() {
         .open
         .contains("const unsigned long long accshare_a3 = (n * 2);"));
     assert!(code.open.contains(
-        "accshare_arg(accshare_k, 3, sizeof(accshare_a3), &accshare_a3, \"vadd_r0_k0\", \"vadd.c:7\");"
+        // after three buffers, each followed by its offset
+        "accshare_arg(accshare_k, 6, sizeof(accshare_a3), &accshare_a3, \"vadd_r0_k0\", \"vadd.c:7\");"
     ));
     m.kernels[0].params[3].kind = KParamKind::Scalar(Scalar::Bool);
     // The .c is C for both targets.

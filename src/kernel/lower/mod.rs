@@ -196,6 +196,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         let Some((elem, count)) = clause_extent_or_present(sym, var, present, diags) else {
             continue;
         };
+        let copy_in = copy_in || (copy_out && partial_rows(sym, var));
         buffers.push(Buffer {
             array: var.name.name.clone(),
             elem,
@@ -267,6 +268,25 @@ pub fn lower_standalone(
             ));
             continue;
         };
+        // Whole rows would overwrite the host's elements outside the subarray.
+        let copies_out = matches!(
+            op,
+            DataOpKind::Update { .. } | DataOpKind::Exit { copy_out: true, .. }
+        );
+        if copies_out && partial_rows(sym, var) {
+            diags.push(
+                Diag::error(
+                    var.span,
+                    format!(
+                        "`{}` takes part of an inner dimension: its elements are not contiguous",
+                        var.name.name
+                    ),
+                )
+                .note("accshare transfers whole rows; here that would overwrite the host's elements outside the subarray")
+                .help("transfer whole rows (`[0:n][0:M]` with `M` the declared extent), or update the rows one at a time"),
+            );
+            continue;
+        }
         // Leaving needs only the address; entering and updating need the size.
         let sized = !matches!(op, DataOpKind::Exit { .. });
         let Some((elem, count)) = clause_extent_or_present(sym, var, !sized, diags) else {
@@ -299,7 +319,8 @@ fn transfers(kind: DataKind) -> Option<(bool, bool, bool)> {
         DataKind::CopyIn => (true, false, false),
         DataKind::CopyOut => (false, true, false),
         DataKind::Create => (false, false, false),
-        DataKind::Present => (false, false, true),
+        // `deviceptr(p)`: device memory from `acc_malloc`, which the present table holds.
+        DataKind::Present | DataKind::DevicePtr => (false, false, true),
         _ => return None,
     })
 }
@@ -384,6 +405,23 @@ fn is_true_array(sym: &Symbol) -> bool {
     !sym.param && matches!(sym.ty.unqualified(), crate::front::ast::CType::Array { .. })
 }
 
+/// A subarray that takes part of an inner dimension (`b[0:n][0:k]` of `b[N][M]`, `k` not `M`):
+/// its elements are not contiguous, so the buffer holds whole rows ([`clause_extent`]). Copying
+/// whole rows out would overwrite the host's elements outside the subarray with whatever the
+/// device holds there, so a clause that copies out also copies in (the device then holds the
+/// host's values there, and they come back unchanged), and `update`/`exit data` are refused.
+fn partial_rows(sym: &Symbol, var: &SubArray) -> bool {
+    let Some((_, extents, _)) = array_shape(&sym.ty) else {
+        return false;
+    };
+    var.dims.iter().enumerate().skip(1).any(|(i, d)| {
+        match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
+            (Some(len), Some(ext)) => expr_to_c(len) != expr_to_c(ext),
+            _ => false,
+        }
+    })
+}
+
 /// The element type and C element-count expression of a data-clause variable, printed from the
 /// macro-expanded declaration or clause (never the source text, which may be a macro call).
 fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Scalar, String)> {
@@ -413,6 +451,9 @@ fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Sca
                 }
             }
             match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
+                // An inner dimension is transferred whole (the rows are contiguous only so);
+                // see `partial_rows`.
+                (Some(_), Some(ext)) if i > 0 => parts.push(format!("({})", expr_to_c(ext))),
                 (Some(len), _) => parts.push(format!("({})", expr_to_c(len))),
                 (None, Some(ext)) => parts.push(format!("({})", expr_to_c(ext))),
                 (None, None) => {
@@ -483,6 +524,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                     continue;
                 };
                 let whole = var.dims.is_empty() && count.is_some();
+                let i = i || (o && partial_rows(sym, var));
                 (i, o, count.unwrap_or_else(|| "0".to_string()), whole, p)
             }
             None => {
