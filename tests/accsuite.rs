@@ -20,9 +20,10 @@
 
 mod exec_support;
 
+use exec_support::suite::{self, Outcome};
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use accshare::back::output::Target;
 use accshare::diag::{self, Diags, SourceMap};
@@ -193,15 +194,6 @@ fn first_error(rendered: &str) -> String {
         .to_string()
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Outcome {
-    Pass,
-    /// The first error, and where it happened (`size level`).
-    Refused(String),
-    /// What went wrong, and where.
-    Fail(String),
-}
-
 /// Runs one program at every size and variant. A failure anywhere makes the program `FAIL`;
 /// otherwise a refusal anywhere makes it `refused`.
 fn check_program(name: &str, scratch: &Path) -> Outcome {
@@ -267,16 +259,6 @@ fn check_program(name: &str, scratch: &Path) -> Outcome {
     }
 }
 
-/// The names listed in `tests/accsuite/REFUSED`.
-fn refused_list() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(suite_dir().join("REFUSED")).unwrap_or_default();
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn benchmark_suite_programs_match_sequential_or_are_refused_with_a_location() {
     if let Err(why) = exec_support::opencl_available() {
@@ -291,41 +273,19 @@ fn benchmark_suite_programs_match_sequential_or_are_refused_with_a_location() {
     );
     let scratch = exec_support::scratch_dir("accsuite");
 
-    // Programs are independent: run them on a few threads.
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 4);
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<(String, Outcome)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                let Some(name) = names.get(i) else { break };
-                let outcome = check_program(name, &scratch);
-                results.lock().unwrap().push((name.clone(), outcome));
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by(|a, b| a.0.cmp(&b.0));
+    // Programs are independent: run them on a few threads (the device runs on the CPU).
+    let results = suite::run_each(&names, 4, |name| check_program(name, &scratch));
 
     // The summary table.
     let width = names.iter().map(|n| n.len()).max().unwrap_or(8).max(7);
     let mut table = format!("{:<width$}  {:<7}  detail\n", "program", "outcome");
     for (name, outcome) in &results {
-        let (word, detail) = match outcome {
-            Outcome::Pass => ("pass", String::new()),
-            Outcome::Refused(d) => ("refused", d.clone()),
-            Outcome::Fail(d) => ("FAIL", d.lines().next().unwrap_or("").to_string()),
-        };
-        table.push_str(&format!("{:<width$}  {:<7}  {}\n", name, word, detail));
+        table.push_str(&format!(
+            "{:<width$}  {:<7}  {}\n",
+            name,
+            outcome.word(),
+            outcome.detail()
+        ));
     }
     let count = |f: fn(&Outcome) -> bool| results.iter().filter(|(_, o)| f(o)).count();
     let passed = count(|o| matches!(o, Outcome::Pass));
@@ -347,31 +307,18 @@ fn benchmark_suite_programs_match_sequential_or_are_refused_with_a_location() {
         }
     }
 
-    // The refused programs must be exactly those listed (among the programs that ran).
-    let ran: BTreeSet<&str> = names.iter().map(String::as_str).collect();
-    let listed: BTreeSet<String> = refused_list()
-        .into_iter()
-        .filter(|n| ran.contains(n.as_str()))
-        .collect();
+    // The refused programs must be exactly those listed (among those that ran).
     let refused: BTreeSet<String> = results
         .iter()
         .filter(|(_, o)| matches!(o, Outcome::Refused(_)))
         .map(|(n, _)| n.clone())
         .collect();
-    let add: Vec<&String> = refused.difference(&listed).collect();
-    let remove: Vec<&String> = listed.difference(&refused).collect();
-    if !add.is_empty() {
-        problems.push(format!(
-            "refused but not listed in tests/accsuite/REFUSED (add them, or make them compile): {:?}",
-            add
-        ));
-    }
-    if !remove.is_empty() {
-        problems.push(format!(
-            "listed in tests/accsuite/REFUSED but no longer refused (remove them): {:?}",
-            remove
-        ));
-    }
+    problems.extend(suite::refused_list_problems(
+        &suite_dir().join("REFUSED"),
+        "tests/accsuite/REFUSED",
+        &names,
+        &refused,
+    ));
     if problems.is_empty() {
         let _ = std::fs::remove_dir_all(&scratch);
     }

@@ -29,9 +29,10 @@
 
 mod exec_support;
 
+use exec_support::suite::{self, Outcome};
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use accshare::back::output::Target;
 use accshare::diag::{self, Diags, SourceMap};
@@ -367,25 +368,6 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
     vec![("naive", naive), ("share", share), ("share --ilp 2", ilp2)]
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Outcome {
-    Pass,
-    /// The first error and its location.
-    Refused(String),
-    /// What went wrong.
-    Fail(String),
-}
-
-impl Outcome {
-    fn word(&self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Refused(_) => "refused",
-            Outcome::Fail(_) => "FAIL",
-        }
-    }
-}
-
 /// One benchmark: its outcome per variant (empty when the sequential program itself fails, in
 /// `overall`), and the outcome of the benchmark: `FAIL` if a variant fails, else `refused` if
 /// one is refused, else `pass`.
@@ -490,16 +472,6 @@ fn check_benchmark(bm: &str, scratch: &Path) -> Report {
     }
 }
 
-/// The names listed in `tests/npbsuite/REFUSED`.
-fn refused_list() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(suite_dir().join("REFUSED")).unwrap_or_default();
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn npb_programs_verify_on_the_device_or_are_refused_with_a_location() {
     if let Err(why) = exec_support::opencl_available() {
@@ -514,30 +486,8 @@ fn npb_programs_verify_on_the_device_or_are_refused_with_a_location() {
     );
     let scratch = exec_support::scratch_dir("npbsuite");
 
-    // Benchmarks are independent: run them on two threads (the device runs on the CPU).
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 2);
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<(String, Report)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                let Some(name) = names.get(i) else { break };
-                let report = check_benchmark(name, &scratch);
-                results.lock().unwrap().push((name.clone(), report));
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by(|a, b| a.0.cmp(&b.0));
+    // Benchmarks are independent: run them on a few threads (the device runs on the CPU).
+    let results = suite::run_each(&names, 2, |name| check_benchmark(name, &scratch));
 
     // The summary table: the outcome of every variant, then the first problem.
     let labels: Vec<&str> = variants().iter().map(|(l, _)| *l).collect();
@@ -557,12 +507,7 @@ fn npb_programs_verify_on_the_device_or_are_refused_with_a_location() {
                 .map_or("-", |(_, o)| o.word());
             table.push_str(&format!("  {:<13}", word));
         }
-        let detail = match &r.overall {
-            Outcome::Pass => String::new(),
-            Outcome::Refused(d) => d.clone(),
-            Outcome::Fail(d) => d.lines().next().unwrap_or("").to_string(),
-        };
-        table.push_str(&format!("  {}\n", detail));
+        table.push_str(&format!("  {}\n", r.overall.detail()));
     }
     let count = |f: fn(&Outcome) -> bool| results.iter().filter(|(_, r)| f(&r.overall)).count();
     table.push_str(&format!(
@@ -581,31 +526,18 @@ fn npb_programs_verify_on_the_device_or_are_refused_with_a_location() {
         }
     }
 
-    // The refused benchmarks must be exactly those listed (among the benchmarks that ran).
-    let ran: BTreeSet<&str> = names.iter().map(String::as_str).collect();
-    let listed: BTreeSet<String> = refused_list()
-        .into_iter()
-        .filter(|n| ran.contains(n.as_str()))
-        .collect();
+    // The refused benchmarks must be exactly those listed (among those that ran).
     let refused: BTreeSet<String> = results
         .iter()
         .filter(|(_, r)| matches!(r.overall, Outcome::Refused(_)))
         .map(|(n, _)| n.clone())
         .collect();
-    let add: Vec<&String> = refused.difference(&listed).collect();
-    let remove: Vec<&String> = listed.difference(&refused).collect();
-    if !add.is_empty() {
-        problems.push(format!(
-            "refused but not listed in tests/npbsuite/REFUSED (add them, or make them compile): {:?}",
-            add
-        ));
-    }
-    if !remove.is_empty() {
-        problems.push(format!(
-            "listed in tests/npbsuite/REFUSED but no longer refused (remove them): {:?}",
-            remove
-        ));
-    }
+    problems.extend(suite::refused_list_problems(
+        &suite_dir().join("REFUSED"),
+        "tests/npbsuite/REFUSED",
+        &names,
+        &refused,
+    ));
     if problems.is_empty() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -639,7 +571,7 @@ fn npb_suite_is_complete() {
             bm
         );
     }
-    for name in refused_list() {
+    for name in suite::refused_list(&suite_dir().join("REFUSED")) {
         assert!(
             all.contains(&name),
             "tests/npbsuite/REFUSED lists `{}`, which is not a benchmark",

@@ -456,7 +456,7 @@ impl Validator<'_> {
         else {
             return None;
         };
-        if sv != v || assigns(body, v) {
+        if sv != v || assigned_vars(body).contains_key(v) {
             return None;
         }
         let c = self.lin(sval)?.as_const()?;
@@ -573,27 +573,6 @@ fn conjuncts<'e>(c: &'e KExpr, v: &str) -> Vec<(BinOp, &'e KExpr)> {
         }
         _ => Vec::new(),
     }
-}
-
-/// Whether `stmts` assign the variable `v` (at any depth).
-fn assigns(stmts: &[KStmt], v: &str) -> bool {
-    stmts.iter().any(|s| match s {
-        KStmt::Assign {
-            target: LValue::Var(x),
-            ..
-        } => x == v,
-        KStmt::Atomic {
-            capture: Some(c), ..
-        } => c.var == v,
-        KStmt::If { then, els, .. } => assigns(then, v) || assigns(els, v),
-        KStmt::For {
-            init, step, body, ..
-        } => assigns(init, v) || assigns(step, v) || assigns(body, v),
-        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-            assigns(body, v)
-        }
-        _ => false,
-    })
 }
 
 /// An atom of a linear form.

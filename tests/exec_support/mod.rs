@@ -372,3 +372,4 @@ pub fn compare_dumps(
     Ok(())
 }
 pub mod programs;
+pub mod suite;
