@@ -28,7 +28,7 @@
 //! `-DMINI_DATASET` for the accsuite programs (and sometimes a random value for one of the
 //! program's size macros). Diagnostics are rendered; an accepted input has its outputs written
 //! with `driver::write` and, for a fraction of inputs, goes through `driver::lint`; another
-//! fraction goes through `accshare::explain::run` (text or JSON).
+//! fraction goes through `accshare::driver::explain` (text or JSON).
 //!
 //! Compilation runs on a worker thread with the CLI's 256 MB stack. A panic is caught
 //! (`catch_unwind`; a quiet panic hook records the message, location and a backtrace) and the
@@ -888,7 +888,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
                 sizes: job.explain_sizes.clone(),
                 ..Default::default()
             };
-            let text = accshare::explain::run(
+            let text = accshare::driver::explain(
                 input,
                 &job.pp,
                 platform,

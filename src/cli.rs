@@ -565,7 +565,7 @@ fn explain(args: &ExplainArgs) -> i32 {
     };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let out = crate::explain::run(
+    let out = crate::driver::explain(
         &args.file,
         &args.input.pp_options(),
         &platform,

@@ -1,16 +1,17 @@
-//! The compilation pipeline, stage by stage: front end → IR → dependences → kernel IR and host
-//! plan → back ends → output text.
+//! The compilation pipeline, stage by stage: front end → IR → dependences → partition engine and
+//! schedules → kernel IR and host plan → back ends → output text.
 
 use std::path::{Path, PathBuf};
 
-use crate::analysis::dependence;
+use crate::analysis::dependence::{self, DepInfo};
 use crate::back::output::{self, Target};
 use crate::diag::{Diags, SourceMap, Span};
 use crate::front::preprocess::PpOptions;
-use crate::ir::lower::find_regions;
-use crate::kernel::lower::{lower_data, lower_region_with, lower_standalone, Ctx};
+use crate::ir::lower::{find_regions, Regions};
+use crate::kernel::lower::{lower_data, lower_region, lower_standalone, Ctx};
 use crate::kernel::Module;
-pub use crate::transform::OptLevel;
+pub use crate::schedule::OptLevel;
+use crate::schedule::{stage, RegionSchedule};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -46,6 +47,90 @@ pub struct Output {
     pub kernel_sources: Vec<(Span, Vec<(String, Span)>)>,
 }
 
+/// A file up to its schedules: what `explain` reports, what kernel lowering applies.
+pub struct Scheduled {
+    pub parsed: crate::front::Parsed,
+    pub regions: Regions,
+    /// Per compute region: its dependences and its schedules.
+    pub deps: Vec<DepInfo>,
+    pub schedules: Vec<RegionSchedule>,
+}
+
+/// Runs the pipeline up to the schedules (front end, IR, dependences and interchange, the
+/// partition engine under `--opt share`, one schedule per kernel). `engine` sizes symbolic
+/// problem sizes. Returns `None` when the front end reported errors (in `diags`).
+pub fn schedule(
+    file: &Path,
+    pp: &PpOptions,
+    opt: &OptOptions,
+    engine: &crate::partition::Options,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Scheduled> {
+    let platform = match (&opt.opt, &opt.platform) {
+        (OptLevel::Naive, _) => None,
+        (OptLevel::Share, Some(p)) => Some(stage::code_platform(p)),
+        (OptLevel::Share, None) => crate::model::Platform::load("a100")
+            .ok()
+            .map(|p| stage::code_platform(&p)),
+    };
+    let sopts = crate::schedule::Options {
+        opt: opt.opt,
+        platform,
+        ilp: opt.ilp,
+        engine: engine.clone(),
+    };
+    let parsed = crate::front::load(file, pp, sources, diags)?;
+    if diags.has_errors() {
+        return None;
+    }
+    let mut regions = find_regions(&parsed.tu, sources, diags);
+    let deps: Vec<DepInfo> = regions
+        .compute
+        .iter_mut()
+        .map(|r| crate::analysis::interchange::analyze(r, sources, diags))
+        .collect();
+    let mut schedules = Vec::new();
+    for (i, (r, d)) in regions.compute.iter().zip(&deps).enumerate() {
+        for e in dependence::check_claims(&r.ir, d, Some(sources)) {
+            diags.push(e);
+        }
+        schedules.push(crate::schedule::schedule_region(r, d, i, &sopts, diags));
+    }
+    Some(Scheduled {
+        parsed,
+        regions,
+        deps,
+        schedules,
+    })
+}
+
+/// `accshare explain`: the pipeline up to the schedules, for `platform` (as if `--opt share`),
+/// reported by [`crate::explain::report`]. `None` when the front end reported errors.
+pub fn explain(
+    file: &Path,
+    pp: &PpOptions,
+    platform: &crate::model::Platform,
+    format: crate::explain::Format,
+    engine: &crate::partition::Options,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<String> {
+    let opt = OptOptions {
+        opt: OptLevel::Share,
+        platform: Some(platform.clone()),
+        ilp: None,
+    };
+    let s = schedule(file, pp, &opt, engine, sources, diags)?;
+    // The plans are made, and the budget reported, for the platform as staged code can use it.
+    Some(crate::explain::report(
+        &s.schedules,
+        sources,
+        &stage::code_platform(platform),
+        format,
+    ))
+}
+
 /// Compiles a file. Returns `None` when there are errors (they are in `diags`).
 pub fn compile(
     file: &Path,
@@ -64,51 +149,40 @@ pub fn compile_with(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<Output> {
-    let platform = match (&opt.opt, &opt.platform) {
-        (OptLevel::Naive, _) => None,
-        (OptLevel::Share, Some(p)) => Some(crate::transform::stage::code_platform(p)),
-        (OptLevel::Share, None) => crate::model::Platform::load("a100")
-            .ok()
-            .map(|p| crate::transform::stage::code_platform(&p)),
-    };
-    let parsed = crate::front::load(file, &opts.pp, sources, diags)?;
-    if diags.has_errors() {
-        return None;
-    }
-    let mut regions = find_regions(&parsed.tu, sources, diags);
-    let all_deps: Vec<_> = regions
-        .compute
-        .iter_mut()
-        .map(|r| crate::analysis::interchange::analyze(r, sources, diags))
-        .collect();
+    let Scheduled {
+        parsed,
+        regions,
+        deps,
+        schedules,
+    } = schedule(
+        file,
+        &opts.pp,
+        opt,
+        &crate::partition::Options::default(),
+        sources,
+        diags,
+    )?;
     let ctx = Ctx {
         sources,
         pp: &parsed.pp,
         main: parsed.main,
-        ilp: opt.ilp,
     };
     let mut module = Module::default();
     let mut ir_text = String::new();
     let mut kernel_sources = Vec::new();
-    for (i, (r, deps)) in regions.compute.iter().zip(&all_deps).enumerate() {
+    for (i, ((r, deps), sched)) in regions
+        .compute
+        .iter()
+        .zip(&deps)
+        .zip(&schedules)
+        .enumerate()
+    {
         ir_text.push_str(&format!("// {}\n{}\n", sources.location(r.ir.span), r.ir));
         ir_text.push_str("  schedule φ and placement Q:\n");
-        ir_text.push_str(&crate::kernel::lower::schedule_text(r, deps));
+        ir_text.push_str(&crate::schedule::phi_q_text(&r.ir, sched));
         ir_text.push('\n');
-        for d in dependence::check_claims(&r.ir, deps, Some(sources)) {
-            diags.push(d);
-        }
         let before = module.kernels.len();
-        let plan = platform.as_ref().map(|p| {
-            crate::partition::analyze_region(
-                &r.ir,
-                deps,
-                i,
-                p,
-                &crate::partition::Options::default(),
-            )
-        });
-        if let Some(h) = lower_region_with(&ctx, r, deps, i, plan.as_ref(), &mut module, diags) {
+        if let Some(h) = lower_region(&ctx, r, deps, i, sched, &mut module, diags) {
             module.host.push(h);
         }
         let refs: Vec<(String, Span)> =

@@ -14,5 +14,5 @@ pub mod kernel;
 pub mod model;
 pub mod partition;
 pub mod runtime;
+pub mod schedule;
 pub mod sim;
-pub mod transform;

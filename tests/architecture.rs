@@ -15,7 +15,7 @@ const RANKS: &[(&str, u32)] = &[
     ("analysis", 3),
     ("model", 3),
     ("partition", 4),
-    ("transform", 5),
+    ("schedule", 5),
     ("kernel", 6),
     ("back", 7),
     ("sim", 8),

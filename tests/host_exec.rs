@@ -13,7 +13,8 @@ use accshare::back::output::{assemble, device_file, write_outputs, Target};
 use accshare::front::ast::Scalar;
 use accshare::front::pragma_ast::RedOp;
 use accshare::kernel::{
-    Buffer, HostArg, HostReduction, HostRegion, KParam, KParamKind, Kernel, Launch, Module,
+    Buffer, HostArg, HostExpr, HostReduction, HostRegion, KParam, KParamKind, Kernel, Launch,
+    Module,
 };
 
 const PROGRAM: &str = r#"/* host_exec.c - vector add, two reductions, a 2-D grid with scalar arguments of several
@@ -249,12 +250,11 @@ fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3]) -> Kernel 
     }
 }
 
-fn buffer(array: &str, elem: Scalar, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
+fn buffer(array: &str, elem: Scalar, count: HostExpr, copy_in: bool, copy_out: bool) -> Buffer {
     Buffer {
         array: array.into(),
         elem,
-        count: count.into(),
-        host_ptr: format!("({} *)({})", elem.c_name(), array),
+        count,
         copy_in,
         copy_out,
         whole_array: false,
@@ -264,13 +264,17 @@ fn buffer(array: &str, elem: Scalar, count: &str, copy_in: bool, copy_out: bool)
 
 fn scalar_arg(expr: &str, ty: Scalar) -> HostArg {
     HostArg::Scalar {
-        expr: expr.into(),
+        expr: HostExpr::var(expr),
         ty,
     }
 }
 
-fn one_d(e: &str) -> [String; 3] {
-    [e.into(), "1".into(), "1".into()]
+fn one_d(e: HostExpr) -> [HostExpr; 3] {
+    [e, HostExpr::Int(1), HostExpr::Int(1)]
+}
+
+fn n() -> HostExpr {
+    HostExpr::var("n")
 }
 
 /// The host plan of [`PROGRAM`], as the kernel lowering would produce it.
@@ -298,7 +302,7 @@ fn module(text: &str) -> Module {
             HostArg::Buffer(second.into()),
             scalar_arg("n", Scalar::Int),
         ],
-        extent: one_d("(n - 1) - (1)"),
+        extent: one_d(n() - HostExpr::Int(1) - HostExpr::Int(1)),
         reductions: Vec::new(),
     };
     Module {
@@ -359,9 +363,9 @@ fn module(text: &str) -> Module {
                 ),
                 keep_body: None,
                 buffers: vec![
-                    buffer("a", f, "n", true, false),
-                    buffer("b", f, "n", true, false),
-                    buffer("c", f, "n", false, true),
+                    buffer("a", f, n(), true, false),
+                    buffer("b", f, n(), true, false),
+                    buffer("c", f, n(), false, true),
                 ],
                 launches: vec![Launch {
                     kernel: 0,
@@ -371,7 +375,7 @@ fn module(text: &str) -> Module {
                         HostArg::Buffer("c".into()),
                         scalar_arg("n", Scalar::Int),
                     ],
-                    extent: one_d("(n)"),
+                    extent: one_d(n()),
                     reductions: Vec::new(),
                 }],
                 origin: "host_exec.c:48".into(),
@@ -385,7 +389,7 @@ fn module(text: &str) -> Module {
                     "% 97;\n    }",
                 ),
                 keep_body: None,
-                buffers: vec![buffer("c", f, "n", true, false)],
+                buffers: vec![buffer("c", f, n(), true, false)],
                 launches: vec![Launch {
                     kernel: 1,
                     args: vec![
@@ -394,7 +398,7 @@ fn module(text: &str) -> Module {
                         HostArg::Partials(0),
                         HostArg::Partials(1),
                     ],
-                    extent: one_d("(n)"),
+                    extent: one_d(n()),
                     reductions: vec![
                         HostReduction {
                             var: "s".into(),
@@ -419,7 +423,13 @@ fn module(text: &str) -> Module {
                     "(int)bias;",
                 ),
                 keep_body: None,
-                buffers: vec![buffer("g", Scalar::Int, "rows * cols", false, true)],
+                buffers: vec![buffer(
+                    "g",
+                    Scalar::Int,
+                    HostExpr::var("rows") * HostExpr::var("cols"),
+                    false,
+                    true,
+                )],
                 launches: vec![Launch {
                     kernel: 2,
                     args: vec![
@@ -429,7 +439,11 @@ fn module(text: &str) -> Module {
                         scalar_arg("scale", Scalar::Long),
                         scalar_arg("bias", Scalar::Float),
                     ],
-                    extent: ["(cols)".into(), "(rows)".into(), "1".into()],
+                    extent: [
+                        HostExpr::var("cols"),
+                        HostExpr::var("rows"),
+                        HostExpr::Int(1),
+                    ],
                     reductions: Vec::new(),
                 }],
                 origin: "host_exec.c:64".into(),
@@ -439,8 +453,8 @@ fn module(text: &str) -> Module {
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
                 buffers: vec![
-                    buffer("u", f, "n", true, true),
-                    buffer("v", f, "n", false, false),
+                    buffer("u", f, n(), true, true),
+                    buffer("v", f, n(), false, false),
                 ],
                 launches: Vec::new(),
                 origin: "host_exec.c:73".into(),
@@ -608,11 +622,11 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
             data_ops: Vec::new(),
             replace: region_range(SMALL, "#pragma acc kernels", 0, "(float)i;"),
             keep_body: None,
-            buffers: vec![buffer("x", Scalar::Float, "10", false, true)],
+            buffers: vec![buffer("x", Scalar::Float, HostExpr::Int(10), false, true)],
             launches: vec![Launch {
                 kernel: 0,
                 args: vec![HostArg::Buffer("x".into()), scalar_arg("n", Scalar::Int)],
-                extent: one_d("(n)"),
+                extent: one_d(n()),
                 reductions: Vec::new(),
             }],
             origin: "small.c:6".into(),

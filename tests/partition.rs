@@ -7,7 +7,7 @@ use std::path::Path;
 
 use accshare::analysis::dependence;
 use accshare::diag::{Diags, SourceMap};
-use accshare::explain::{self, Format};
+use accshare::explain::Format;
 use accshare::front::preprocess::PpOptions;
 use accshare::ir::lower::find_regions;
 use accshare::model::Platform;
@@ -29,7 +29,7 @@ fn explain_file(file: &str, platform: &str, format: Format) -> String {
     let p = Platform::load(platform).expect("platform");
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let out = explain::run(
+    let out = accshare::driver::explain(
         Path::new(file),
         &PpOptions::default(),
         &p,
@@ -392,7 +392,7 @@ fn explain_never_panics_on_the_corpora() {
                 let plat = Platform::load(p).unwrap();
                 let mut sources = SourceMap::new();
                 let mut diags = Diags::new();
-                let out = explain::run(
+                let out = accshare::driver::explain(
                     f,
                     &PpOptions::default(),
                     &plat,

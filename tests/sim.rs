@@ -1048,7 +1048,7 @@ fn sampled_gemm_2048_is_fast() {
     for a in trace::region_arrays(region) {
         arrays.insert(a, BufData::F32(vec![0.5; 2048 * 2048]));
     }
-    let scalar = |_: &str, _: Scalar| Some(ArgValue::Float(1.5));
+    let scalar = |_: usize, _: Scalar| Some(ArgValue::Float(1.5));
     let t = std::time::Instant::now();
     let opts = SimOptions {
         sample_blocks: Some(16),

@@ -422,8 +422,7 @@ mod tests {
                 .map(|a| Buffer {
                     array: a.to_string(),
                     elem: crate::front::ast::Scalar::Int,
-                    count: "n".into(),
-                    host_ptr: format!("(int *)({})", a),
+                    count: crate::kernel::HostExpr::var("n"),
                     copy_in: true,
                     copy_out: true,
                     whole_array: false,
@@ -578,7 +577,11 @@ f() {
         r.launches.push(crate::kernel::Launch {
             kernel: 0,
             args: Vec::new(),
-            extent: ["1".into(), "1".into(), "1".into()],
+            extent: [
+                crate::kernel::HostExpr::Int(1),
+                crate::kernel::HostExpr::Int(1),
+                crate::kernel::HostExpr::Int(1),
+            ],
             reductions: Vec::new(),
         });
         let m = Module {

@@ -1,17 +1,13 @@
 //! `accshare explain`: what the partition engine decided and why, per region and kernel, as
 //! text or JSON (schema: `docs/explain-json.md`; written by serde_json).
 
-use std::path::Path;
-
-use crate::analysis::dependence::{self, DepInfo};
-use crate::diag::{Diags, SourceMap};
-use crate::front::preprocess::PpOptions;
-use crate::ir::lower::{find_regions, Regions};
+use crate::diag::SourceMap;
 use crate::ir::Poly;
 use crate::model::Platform;
 use crate::partition::candidates::SeedDim;
 use crate::partition::subspace::{TExpr, Tile};
-use crate::partition::{self, KernelPlan, Nest, Options, RegionPlan, Seeds, Subspace};
+use crate::partition::{self, KernelPlan, Nest, RegionPlan, Seeds, Subspace};
+use crate::schedule::{KernelSchedule, RegionSchedule};
 
 mod json;
 mod text;
@@ -27,84 +23,41 @@ pub enum Format {
     Json,
 }
 
-/// Loads, parses and explains a file. `None` when the front end reported errors (in `diags`).
-pub fn run(
-    file: &Path,
-    pp: &PpOptions,
-    platform: &Platform,
-    format: Format,
-    opts: &Options,
-    sources: &mut SourceMap,
-    diags: &mut Diags,
-) -> Option<String> {
-    let parsed = crate::front::load(file, pp, sources, diags)?;
-    if diags.has_errors() {
-        return None;
-    }
-    let mut regions = find_regions(&parsed.tu, sources, diags);
-    let deps: Vec<DepInfo> = regions
-        .compute
-        .iter_mut()
-        .map(|r| crate::analysis::interchange::analyze(r, sources, diags))
-        .collect();
-    Some(explain_with(
-        &regions, &deps, platform, sources, format, opts,
-    ))
-}
-
-/// The report for every compute region, with the default options (symbolic sizes at 4096).
-pub fn explain(
-    regions: &Regions,
-    deps: &[DepInfo],
-    platform: &Platform,
+/// The report of a file's schedules (`driver::explain` runs the pipeline up to them): every
+/// region's partition plan, with what its kernels' schedules make of it. `platform` is the
+/// platform the plans were made for.
+pub fn report(
+    schedules: &[RegionSchedule],
     sources: &SourceMap,
+    platform: &Platform,
     format: Format,
 ) -> String {
-    explain_with(
-        regions,
-        deps,
-        platform,
-        sources,
-        format,
-        &Options::default(),
-    )
-}
-
-/// Runs the engine on every region: the plans the transformation stage consumes.
-pub fn plan_all(
-    regions: &Regions,
-    deps: &[DepInfo],
-    platform: &Platform,
-    opts: &Options,
-) -> Vec<RegionPlan> {
-    regions
-        .compute
+    let plans: Vec<RegionPlan> = schedules
         .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let fallback;
-            let d = match deps.get(i) {
-                Some(d) => d,
-                None => {
-                    fallback = dependence::analyze(&r.ir);
-                    &fallback
-                }
-            };
-            let mut rp = partition::analyze_region(&r.ir, d, i, platform, opts);
-            add_staging(r, d, &mut rp);
-            rp
+        .filter_map(|rs| {
+            let mut plan = rs.plan.clone()?;
+            add_staging(&rs.kernels, &mut plan);
+            Some(plan)
         })
-        .collect()
+        .collect();
+    report_plans(&plans, sources, platform, format)
 }
 
-/// What `--opt share` does with each kernel's plan: a note naming the arrays staged in the
+/// What the schedule does with each kernel's plan: a note naming the arrays staged in the
 /// generated code, and the staging-time reasons of the others in `rejected`.
-fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionPlan) {
+fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
     for kp in &mut rp.kernels {
         if kp.best.is_none() {
             continue;
         }
-        let Some(spec) = crate::kernel::lower::staging_of(r, deps, kp) else {
+        let Some(sched) = kernels
+            .iter()
+            .find(|k| k.root == kp.root)
+            .map(|k| k.preferred())
+        else {
+            continue;
+        };
+        let Some(spec) = &sched.stage else {
             continue;
         };
         if spec.arrays.is_empty() {
@@ -135,48 +88,32 @@ fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionP
                 .as_ref()
                 .map(|s| format!(", loop `{}` strip-mined by {}", s.var, s.size))
                 .unwrap_or_default();
-            if spec.ilp > 1 {
+            if sched.ilp > 1 {
+                let [x, y, z] = sched.launch_block();
                 strip.push_str(&format!(
                     ", {} rows per work-item: launched as [{}, {}, {}]",
-                    spec.ilp,
-                    spec.block[0],
-                    spec.block[1] / spec.ilp,
-                    spec.block[2]
+                    sched.ilp, x, y, z
                 ));
             }
             kp.notes.push(format!(
                 "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
                 names.join(", "),
                 spec.smem_bytes(),
-                spec.block[0],
-                spec.block[1],
-                spec.block[2],
+                sched.block[0],
+                sched.block[1],
+                sched.block[2],
                 strip
             ));
         }
-        for (a, why) in spec.rejected {
+        for (a, why) in &spec.rejected {
             kp.rejected
-                .push((a, format!("not staged by --opt share: {}", why)));
+                .push((a.clone(), format!("not staged by --opt share: {}", why)));
         }
     }
 }
 
-pub fn explain_with(
-    regions: &Regions,
-    deps: &[DepInfo],
-    platform: &Platform,
-    sources: &SourceMap,
-    format: Format,
-    opts: &Options,
-) -> String {
-    // Plan (and report the budget) for the platform as staged code can use it.
-    let platform = &crate::transform::stage::code_platform(platform);
-    let plans = plan_all(regions, deps, platform, opts);
-    report(&plans, sources, platform, format)
-}
-
 /// The report of plans already computed.
-pub fn report(
+pub fn report_plans(
     plans: &[RegionPlan],
     sources: &SourceMap,
     platform: &Platform,

@@ -252,6 +252,36 @@ impl Access {
 }
 
 impl Region {
+    /// The maximum (or minimum) of `p` over the iteration domain of `loops`, by substituting each
+    /// iterator (innermost first) with the bound that maximizes the term. Needs every iterator's
+    /// coefficient to have a known sign.
+    pub fn extreme(&self, p: &Poly, loops: &[LoopId], max: bool) -> Option<Poly> {
+        let mut cur = p.clone();
+        for &l in loops.iter().rev() {
+            let lp = &self.loops[l];
+            let (coef, _) = cur.split(&lp.var)?;
+            if coef.is_zero() {
+                continue;
+            }
+            let nonneg = coef.terms().all(|(_, c)| c >= 0);
+            let nonpos = coef.terms().all(|(_, c)| c <= 0);
+            if !nonneg && !nonpos {
+                return None;
+            }
+            let up = max == nonneg;
+            let (lo, hi) = (lp.lower.affine()?, lp.upper.affine()?);
+            // Ascending loops run over [lower, upper - 1]; descending over [upper + 1, lower].
+            let value = match (lp.step > 0, up) {
+                (true, true) => hi.sub(&Poly::constant(1))?,
+                (true, false) => lo.clone(),
+                (false, true) => lo.clone(),
+                (false, false) => hi.add(&Poly::constant(1))?,
+            };
+            cur = cur.substitute(&lp.var, &value)?;
+        }
+        Some(cur)
+    }
+
     /// Access `a` is the location of an atomic statement (`h[k]` in `#pragma acc atomic` /
     /// `h[k]++;`, not the read of `k`).
     pub fn is_atomic_access(&self, a: AccessId) -> bool {

@@ -285,16 +285,124 @@ pub struct HostRegion {
     pub origin: String,
 }
 
-/// A device buffer mirroring a host array.
+/// An integer the host computes in the user's function before a launch or a transfer: element
+/// counts, numbers of work-items, scalar arguments. Built by kernel lowering from the user's
+/// (macro-expanded, parsed) expressions and affine forms, spelled by the back ends; never source
+/// text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostExpr {
+    Int(i64),
+    /// A name in the user's function.
+    Var(String),
+    /// An expression of the user's program (an array extent from a declaration, a clause's
+    /// length, the expression a region invariant stands for), as parsed.
+    User(Box<crate::front::ast::Expr>),
+    /// The value as a C `long` (region invariants are `long` parameters).
+    Long(Box<HostExpr>),
+    Bin(HostOp, Box<HostExpr>, Box<HostExpr>),
+    /// The larger of two values.
+    Max(Box<HostExpr>, Box<HostExpr>),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HostOp {
+    Add,
+    Sub,
+    Mul,
+    /// Truncating division of non-negative values.
+    Div,
+}
+
+impl HostExpr {
+    pub fn var(name: &str) -> Self {
+        HostExpr::Var(name.to_string())
+    }
+    pub fn user(e: &crate::front::ast::Expr) -> Self {
+        HostExpr::User(Box::new(e.clone()))
+    }
+    pub fn bin(op: HostOp, a: HostExpr, b: HostExpr) -> Self {
+        HostExpr::Bin(op, Box::new(a), Box::new(b))
+    }
+    /// `⌈a / b⌉·b`: `a` rounded up to a multiple of `b` (`b > 0`).
+    pub fn round_up(self, b: i64) -> Self {
+        (self + HostExpr::Int(b - 1)) / HostExpr::Int(b) * HostExpr::Int(b)
+    }
+    /// The product of factors (1 for none).
+    pub fn product(factors: impl IntoIterator<Item = HostExpr>) -> Self {
+        factors
+            .into_iter()
+            .reduce(|a, b| a * b)
+            .unwrap_or(HostExpr::Int(1))
+    }
+    /// An affine form, each symbol spelled by `sym` (a variable of the function, or the
+    /// expression a region invariant stands for).
+    pub fn from_poly(p: &crate::ir::Poly, sym: &dyn Fn(&str) -> HostExpr) -> Self {
+        let mut out: Option<HostExpr> = None;
+        let constant = p.constant_term();
+        for (m, c) in p.terms().filter(|(m, _)| !m.is_empty()) {
+            let factors = m.iter().map(|x| sym(x));
+            let term = if c.unsigned_abs() == 1 {
+                HostExpr::product(factors)
+            } else {
+                HostExpr::product(std::iter::once(HostExpr::Int(c.abs())).chain(factors))
+            };
+            out = Some(match (out, c < 0) {
+                (None, false) => term,
+                (None, true) => Self::bin(HostOp::Sub, HostExpr::Int(0), term),
+                (Some(a), false) => a + term,
+                (Some(a), true) => Self::bin(HostOp::Sub, a, term),
+            });
+        }
+        match out {
+            None => HostExpr::Int(constant),
+            Some(a) if constant > 0 => a + HostExpr::Int(constant),
+            Some(a) if constant < 0 => Self::bin(HostOp::Sub, a, HostExpr::Int(-constant)),
+            Some(a) => a,
+        }
+    }
+    /// The value is the constant `v`.
+    pub fn is_int(&self, v: i64) -> bool {
+        matches!(self, HostExpr::Int(x) if *x == v)
+    }
+}
+
+impl std::ops::Add for HostExpr {
+    type Output = HostExpr;
+    fn add(self, b: HostExpr) -> HostExpr {
+        HostExpr::bin(HostOp::Add, self, b)
+    }
+}
+
+impl std::ops::Sub for HostExpr {
+    type Output = HostExpr;
+    fn sub(self, b: HostExpr) -> HostExpr {
+        HostExpr::bin(HostOp::Sub, self, b)
+    }
+}
+
+impl std::ops::Mul for HostExpr {
+    type Output = HostExpr;
+    fn mul(self, b: HostExpr) -> HostExpr {
+        HostExpr::bin(HostOp::Mul, self, b)
+    }
+}
+
+impl std::ops::Div for HostExpr {
+    type Output = HostExpr;
+    fn div(self, b: HostExpr) -> HostExpr {
+        HostExpr::bin(HostOp::Div, self, b)
+    }
+}
+
+/// A device buffer mirroring a host array (its host address is the array's name, an array or a
+/// pointer in the user's function, as a pointer to its elements).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffer {
     /// The array's name in the user's code; the device handle is named `accshare_d_<name>`.
     pub array: String,
     pub elem: Scalar,
-    /// C expression (in the user's function scope) for the element count.
-    pub count: String,
-    /// C expression for the host address of element 0 (e.g. `A`, `&A[0][0]`, `(float *)A`).
-    pub host_ptr: String,
+    /// The element count, in the user's function.
+    pub count: HostExpr,
     /// Copy host → device when the buffer is created.
     pub copy_in: bool,
     /// Copy device → host when the buffer is released.
@@ -312,10 +420,8 @@ pub struct Buffer {
 pub struct DataOp {
     pub array: String,
     pub elem: Scalar,
-    /// C expression for the element count (`0` when unknown and not needed).
-    pub count: String,
-    /// C expression for the host address of element 0.
-    pub host_ptr: String,
+    /// The element count (`0` when unknown and not needed).
+    pub count: HostExpr,
     pub kind: DataOpKind,
 }
 
@@ -336,9 +442,9 @@ pub struct Launch {
     pub kernel: usize,
     /// One per kernel parameter, in order.
     pub args: Vec<HostArg>,
-    /// Number of work-items needed per dimension (C expressions; the host rounds up to the block
-    /// size). Unused dimensions are `"1"`.
-    pub extent: [String; 3],
+    /// Number of work-items needed per dimension (the host rounds up to the block size). Unused
+    /// dimensions are 1.
+    pub extent: [HostExpr; 3],
     /// Scalar reductions finished on the host after the launch.
     pub reductions: Vec<HostReduction>,
 }
@@ -347,8 +453,8 @@ pub struct Launch {
 pub enum HostArg {
     /// The device buffer of a user array (`accshare_d_<name>`).
     Buffer(String),
-    /// A scalar value: a C expression in the user's scope, of the given type.
-    Scalar { expr: String, ty: Scalar },
+    /// A scalar value computed in the user's function, of the given type.
+    Scalar { expr: HostExpr, ty: Scalar },
     /// The partial-results buffer of reduction `i` of this launch (one element per work-group).
     Partials(usize),
     /// A scalar of the user's the kernel may assign (see `kernel::lower::last`): a one-element

@@ -560,7 +560,7 @@ void f(long n, float *a, float *b)
 ";
     for p in ["gtx690", "pocl-cpu"] {
         let rp = plan(src, p);
-        let _ = crate::explain::report(
+        let _ = crate::explain::report_plans(
             std::slice::from_ref(&rp),
             &SourceMap::new(),
             &Platform::load(p).unwrap(),

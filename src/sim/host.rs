@@ -27,13 +27,14 @@ pub struct LaunchOutcome {
 }
 
 /// Runs one launch of the host plan. `arrays` holds the device buffers by the user's array
-/// names (updated in place); `scalar(expr, ty)` gives the value of a scalar argument's C
-/// expression; `extent` is the launch's `extent` evaluated.
+/// names (updated in place); `scalar(i, ty)` gives the value of the launch's argument `i` (a
+/// scalar, or a last value's variable) as the host computed it; `extent` is the launch's
+/// `extent` evaluated.
 pub fn run_launch(
     module: &Module,
     launch: &Launch,
     arrays: &mut BTreeMap<String, BufData>,
-    scalar: &dyn Fn(&str, Scalar) -> Option<ArgValue>,
+    scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
     extent: [u64; 3],
     platform: &SimPlatform,
     opts: &SimOptions,
@@ -56,7 +57,7 @@ pub fn run_launch(
                 }
             }
         };
-    for (a, p) in launch.args.iter().zip(kernel.params.iter()) {
+    for (i, (a, p)) in launch.args.iter().zip(kernel.params.iter()).enumerate() {
         match a {
             HostArg::Buffer(name) => match arrays.remove(name) {
                 Some(b) => {
@@ -79,11 +80,11 @@ pub fn run_launch(
                 bufs.push(BufData::zeroed(r.ty, groups));
                 names.push(None);
             }
-            HostArg::LastValue { var, ty } => {
+            HostArg::LastValue { ty, .. } => {
                 // The variable's value before the launch; what the kernel stores back is the
                 // sequential program's, which the replay reads from the program itself.
                 let mut b = BufData::zeroed(*ty, 1);
-                match scalar(var, *ty) {
+                match scalar(i, *ty) {
                     Some(ArgValue::Int(v)) => b.set_raw(0, v as u64),
                     Some(ArgValue::Float(v)) => match &mut b {
                         BufData::F32(x) => x[0] = v as f32,
@@ -96,13 +97,15 @@ pub fn run_launch(
                 bufs.push(b);
                 names.push(None);
             }
-            HostArg::Scalar { expr, ty } => match scalar(expr, *ty) {
+            HostArg::Scalar { expr, ty } => match scalar(i, *ty) {
                 Some(v) => args.push(v),
                 None => {
                     restore(bufs, &names, arrays);
                     return Err(SimError::BadArgs(format!(
                         "no value for the argument `{}` of `{}` (parameter `{}`)",
-                        expr, kernel.name, p.name
+                        crate::back::host::host_expr(expr),
+                        kernel.name,
+                        p.name
                     )));
                 }
             },

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use super::host::{self, combine_partials};
 use super::*;
+use crate::back::host::host_expr;
 use crate::kernel::{Buffer, HostArg, HostRegion, Module};
 
 const PRELUDE: &str = r#"#include <stdio.h>
@@ -79,8 +80,8 @@ pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
             dump_arrays.push_str(&format!(
                 "accshare_w(\"A:{}\", {}, (long)({}) * (long)sizeof({}));\n",
                 a,
-                b.host_ptr,
-                b.count,
+                crate::back::host::host_ptr(b.elem.c_name(), &b.array),
+                host_expr(&b.count),
                 b.elem.c_name()
             ));
         }
@@ -99,18 +100,22 @@ pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
         );
         for (li, l) in r.launches.iter().enumerate() {
             for (ai, a) in l.args.iter().enumerate() {
-                if let HostArg::Scalar { expr, ty } | HostArg::LastValue { var: expr, ty } = a {
-                    before.push_str(&format!(
-                        "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
-                        t = ty.c_name(),
-                        e = expr
-                    ));
-                }
+                let (e, ty) = match a {
+                    HostArg::Scalar { expr, ty } => (host_expr(expr), ty),
+                    HostArg::LastValue { var, ty } => (var.clone(), ty),
+                    _ => continue,
+                };
+                before.push_str(&format!(
+                    "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
+                    t = ty.c_name(),
+                ));
             }
             for (d, e) in l.extent.iter().enumerate() {
                 before.push_str(&format!(
                     "{{ long accshare_v = (long)({}); accshare_w(\"E:{}:{}\", &accshare_v, 8); }}\n",
-                    e, li, d
+                    host_expr(e),
+                    li,
+                    d
                 ));
             }
         }
@@ -232,15 +237,8 @@ pub fn replay(
         }
         let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
         for (li, l) in region.launches.iter().enumerate() {
-            let scalar = |expr: &str, ty: Scalar| {
-                let ai = l.args.iter().position(|a| match a {
-                    HostArg::Scalar { expr: e, .. } | HostArg::LastValue { var: e, .. } => {
-                        e == expr
-                    }
-                    _ => false,
-                })?;
-                scalar_arg(before.get(&format!("S:{}:{}", li, ai))?, ty)
-            };
+            let scalar =
+                |ai: usize, ty: Scalar| scalar_arg(before.get(&format!("S:{}:{}", li, ai))?, ty);
             let mut extent = [1u64; 3];
             for (d, e) in extent.iter_mut().enumerate() {
                 let b = before

@@ -39,6 +39,15 @@ void prefix_lengths(int len[NX], double out[NX][NY])
     }
 }
 
+/* A pointer without a data clause: the host sizes its buffer from the subscripts, whose range
+ * ends at a region invariant (`n / 2`): the host spells it as the expression. */
+void halve(double *p, int n)
+{
+#pragma acc parallel loop
+    for (int i = 0; i < n / 2; i++)
+        p[i] = p[i] * 0.5 + 1.0;
+}
+
 int main(void)
 {
     int len[NX];
@@ -56,6 +65,7 @@ int main(void)
     }
     compute_rhs(NX);
     prefix_lengths(len, out);
+    halve(&out[1][0], NY + 5);
     dump_double("rhs", &rhs[0][0], (long)NX * NY);
     dump_double("out", &out[0][0], (long)NX * NY);
     dump_int("len", len, NX);

@@ -31,9 +31,12 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use crate::back::output::Target;
+
+mod expr;
 use crate::front::ast::Scalar;
 use crate::front::pragma_ast::RedOp;
 use crate::kernel::{HostArg, HostRegion, KParamKind, Module};
+pub use expr::host_expr;
 
 const OPENCL_PRELUDE: &str = include_str!("prelude_opencl.h");
 const CUDA_PRELUDE: &str = include_str!("prelude_cuda.h");
@@ -336,7 +339,7 @@ pub fn region_code(
         g.line(&format!(
             "const size_t accshare_nb_{n} = ({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0;",
             n = name,
-            c = b.count,
+            c = host_expr(&b.count),
             t = ty
         ));
         if b.whole_array {
@@ -352,7 +355,7 @@ pub fn region_code(
             "{t} *const accshare_h_{n} = {p};",
             t = ty,
             n = name,
-            p = cast_ptr(ty, &b.host_ptr)
+            p = host_ptr(ty, &b.array)
         ));
         // Present already (a caller's data region, `enter data`): used as it is; otherwise made
         // and filled (see the present table in `prelude_present.h`).
@@ -441,14 +444,10 @@ fn release_code(g: &mut Gen, region: &HostRegion) {
     }
 }
 
-/// `(T *)(ptr)`, unless the host plan spells the cast already (`(float *)(A)`).
-fn cast_ptr(ty: &str, ptr: &str) -> String {
-    let cast = format!("({} *)", ty);
-    if ptr.trim_start().starts_with(&cast) {
-        ptr.trim().to_string()
-    } else {
-        format!("{}({})", cast, ptr)
-    }
+/// The host address of an array's element 0: `(T *)(array)` (an array decays, a pointer is
+/// cast to its elements' type).
+pub fn host_ptr(ty: &str, array: &str) -> String {
+    format!("({} *)({})", ty, array)
 }
 
 /// One action of an executable data directive on the present table.
@@ -456,10 +455,10 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
     let ty = host_type(op.elem);
     let bytes = format!(
         "(({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0)",
-        c = op.count,
+        c = host_expr(&op.count),
         t = ty
     );
-    let ptr = cast_ptr(ty, &op.host_ptr);
+    let ptr = host_ptr(ty, &op.array);
     let what = c_string(&op.array);
     let origin = g.origin.clone();
     let line = match op.kind {
@@ -523,7 +522,7 @@ fn launch_code(
     }
     let dims = usize::from(kernel.dims.clamp(1, 3));
     for d in dims..3 {
-        if launch.extent[d].trim() != "1" || kernel.block[d] > 1 {
+        if !launch.extent[d].is_int(1) || kernel.block[d] > 1 {
             return Err(format!(
                 "launch of `{}` at {} uses dimension {} of a {}-D kernel",
                 kernel.name, region.origin, d, dims
@@ -545,7 +544,8 @@ fn launch_code(
     for (d, e) in launch.extent.iter().enumerate().take(dims) {
         g.line(&format!(
             "const long long accshare_e{} = (long long)({});",
-            d, e
+            d,
+            host_expr(e)
         ));
     }
     let cond: Vec<String> = (0..dims).map(|d| format!("accshare_e{} > 0", d)).collect();
@@ -632,7 +632,7 @@ fn launch_code(
                     "const {} accshare_a{} = ({});",
                     host_type(*ty),
                     i,
-                    expr
+                    host_expr(expr)
                 ));
                 format!("accshare_a{}", i)
             }

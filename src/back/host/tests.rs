@@ -3,7 +3,7 @@ use std::ops::Range;
 
 use super::*;
 use crate::back::output::{assemble, Target};
-use crate::kernel::{Buffer, HostReduction, KParam, Kernel, Launch};
+use crate::kernel::{Buffer, HostExpr, HostReduction, KParam, Kernel, Launch};
 
 /// The byte range of the region whose pragma line contains `pragma` and whose statement ends
 /// with the first `last` after it.
@@ -53,8 +53,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
     Buffer {
         array: array.to_string(),
         elem: Scalar::Float,
-        count: count.to_string(),
-        host_ptr: format!("(float *)({})", array),
+        count: HostExpr::var(count),
         copy_in,
         copy_out,
         whole_array: false,
@@ -132,11 +131,11 @@ fn vadd_module() -> Module {
                         HostArg::Buffer("b".into()),
                         HostArg::Buffer("c".into()),
                         HostArg::Scalar {
-                            expr: "n".into(),
+                            expr: HostExpr::var("n"),
                             ty: Scalar::Int,
                         },
                     ],
-                    extent: ["(n)".into(), "1".into(), "1".into()],
+                    extent: [HostExpr::var("n"), HostExpr::Int(1), HostExpr::Int(1)],
                     reductions: Vec::new(),
                 }],
                 origin: "vadd.c:7".into(),
@@ -151,12 +150,12 @@ fn vadd_module() -> Module {
                     args: vec![
                         HostArg::Buffer("c".into()),
                         HostArg::Scalar {
-                            expr: "n".into(),
+                            expr: HostExpr::var("n"),
                             ty: Scalar::Int,
                         },
                         HostArg::Partials(0),
                     ],
-                    extent: ["(n)".into(), "1".into(), "1".into()],
+                    extent: [HostExpr::var("n"), HostExpr::Int(1), HostExpr::Int(1)],
                     reductions: vec![HostReduction {
                         var: "s".into(),
                         ty: Scalar::Double,
@@ -200,11 +199,15 @@ fn smooth_module() -> Module {
             HostArg::Buffer(if k == 0 { "u" } else { "v" }.into()),
             HostArg::Buffer(if k == 0 { "v" } else { "u" }.into()),
             HostArg::Scalar {
-                expr: "n".into(),
+                expr: HostExpr::var("n"),
                 ty: Scalar::Int,
             },
         ],
-        extent: ["(n - 1) - (1)".into(), "1".into(), "1".into()],
+        extent: [
+            HostExpr::var("n") - HostExpr::Int(1) - HostExpr::Int(1),
+            HostExpr::Int(1),
+            HostExpr::Int(1),
+        ],
         reductions: Vec::new(),
     };
     Module {
@@ -313,16 +316,10 @@ fn region_code_of_compute_region_is_one_block() {
     assert!(code
         .open
         .contains("accshare_exit(accshare_h_a, 0, 0, \"a\", \"vadd.c:7\");"));
-    // The host address is cast to the element type unless the plan already did.
+    // The host address is the array's, cast to the element type.
     assert!(code
         .open
         .contains("float *const accshare_h_a = (float *)(a);\n"));
-    let mut m2 = m.clone();
-    m2.host[0].buffers[0].host_ptr = "&a2d[0][0]".into();
-    let code = region_code(&m2, &m2.host[0], "", Target::OpenCl, &BTreeSet::new()).unwrap();
-    assert!(code
-        .open
-        .contains("float *const accshare_h_a = (float *)(&a2d[0][0]);\n"));
 }
 
 #[test]
@@ -357,7 +354,7 @@ fn scalar_arguments_use_the_kernel_parameter_type() {
     let mut m = vadd_module();
     m.kernels[0].params[3].kind = KParamKind::Scalar(Scalar::ULongLong);
     m.host[0].launches[0].args[3] = HostArg::Scalar {
-        expr: "n * 2".into(),
+        expr: HostExpr::var("n") * HostExpr::Int(2),
         ty: Scalar::ULongLong,
     };
     let code = region_code(&m, &m.host[0], "", Target::OpenCl, &BTreeSet::new()).unwrap();
@@ -382,11 +379,11 @@ fn two_and_three_dimensional_launches() {
     let mut m = vadd_module();
     m.kernels[0].dims = 2;
     m.kernels[0].block = [32, 8, 1];
-    m.host[0].launches[0].extent = ["(m)".into(), "(n)".into(), "1".into()];
+    m.host[0].launches[0].extent = [HostExpr::var("m"), HostExpr::var("n"), HostExpr::Int(1)];
     let code = region_code(&m, &m.host[0], "", Target::OpenCl, &BTreeSet::new()).unwrap();
     assert!(code
         .open
-        .contains("const long long accshare_e1 = (long long)((n));"));
+        .contains("const long long accshare_e1 = (long long)(n);"));
     assert!(code
         .open
         .contains("if (accshare_e0 > 0 && accshare_e1 > 0) {"));
@@ -401,7 +398,7 @@ fn two_and_three_dimensional_launches() {
         .contains("accshare_launch(accshare_k, 2, accshare_gws, accshare_lws,"));
     m.kernels[0].dims = 3;
     m.kernels[0].block = [32, 4, 2];
-    m.host[0].launches[0].extent = ["(m)".into(), "(n)".into(), "(p)".into()];
+    m.host[0].launches[0].extent = [HostExpr::var("m"), HostExpr::var("n"), HostExpr::var("p")];
     let cuda = region_code(&m, &m.host[0], "", Target::Cuda, &BTreeSet::new()).unwrap();
     assert!(cuda.open.contains(
         "const unsigned accshare_grid[3] = {accshare_blocks(accshare_e0, 32), accshare_blocks(accshare_e1, 4), accshare_blocks(accshare_e2, 2)};"
@@ -462,7 +459,7 @@ fn inconsistent_plans_are_errors_not_panics() {
         "launch of `vadd_r0_k0` at vadd.c:7: argument 0 does not match parameter `a`"
     );
     let mut bad = m.clone();
-    bad.host[0].launches[0].extent[1] = "(n)".into();
+    bad.host[0].launches[0].extent[1] = HostExpr::var("n");
     assert_eq!(
         region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
         "launch of `vadd_r0_k0` at vadd.c:7 uses dimension 1 of a 1-D kernel"

@@ -1,4 +1,5 @@
-//! Building one kernel: grid mapping, guards, private scalars, the body.
+//! Building one kernel from its schedule: iterators of the grid loops, guards, private scalars,
+//! the body.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,8 +12,7 @@ use crate::front::pragma_ast::RedOp;
 use crate::ir::lower::{array_shape, RegionAst};
 use crate::ir::{Bound, LoopId, Poly, Region};
 
-use crate::partition::KernelPlan;
-use crate::transform::stage::{self, GridLoop, StageSpec};
+use crate::schedule::{GridLoop, Schedule, StageSpec};
 
 use super::staged::local_index;
 
@@ -24,11 +24,6 @@ use super::*;
 // Kernel construction
 // ---------------------------------------------------------------------------------------------
 
-pub(super) struct Mapped {
-    pub(super) loop_id: LoopId,
-    pub(super) dim: u8,
-}
-
 /// The prefix of the parameter that carries a `firstprivate` scalar's value into the kernel.
 const FIRSTPRIVATE: &str = "accshare_fp_";
 
@@ -36,7 +31,10 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) r: &'a RegionAst,
     pub(super) deps: &'a DepInfo,
     pub(super) root: LoopId,
-    pub(super) mapped: Vec<Mapped>,
+    /// The schedule this kernel applies.
+    pub(super) sched: &'a Schedule,
+    /// Its grid loops (`sched.grid`).
+    pub(super) mapped: &'a [GridLoop],
     /// Names declared inside the kernel (locals, iterators) → type.
     pub(super) locals: BTreeMap<String, Scalar>,
     /// Private arrays declared in the kernel → (elem, extents).
@@ -45,126 +43,40 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) privatized: BTreeSet<String>,
     pub(super) reductions: Vec<(RedOp, String, Scalar)>,
     pub(super) errors: Vec<Diag>,
-    /// `--opt share`: the engine's plan for this kernel.
-    pub(super) kplan: Option<&'a KernelPlan>,
-    /// The staging decisions (`Some` once `build` has run with a plan).
-    pub(super) stage: Option<StageSpec>,
-    /// Why the staged body could not be built (the caller falls back to the baseline).
+    /// Why the staged body could not be built (the caller tries the next candidate schedule).
     pub(super) stage_error: Option<String>,
-    /// Rows per work-item asked for (`--ilp`); `None`: the staging plan's choice.
-    pub(super) ilp_request: Option<u32>,
-    /// Rows per work-item of the built kernel (1: one output per work-item).
+    /// Rows per work-item (`sched.ilp`; 1: one output per work-item).
     pub(super) ilp: u32,
     /// Variables with one copy per row (set when the staged body is coarsened).
     pub(super) ilp_renamed: BTreeSet<String>,
 }
 
 impl<'a> KernelBuilder<'a> {
-    pub(super) fn new(r: &'a RegionAst, deps: &'a DepInfo, root: LoopId) -> Self {
+    pub(super) fn new(r: &'a RegionAst, deps: &'a DepInfo, sched: &'a Schedule) -> Self {
         KernelBuilder {
             r,
             deps,
-            root,
-            mapped: Vec::new(),
+            root: sched.root,
+            sched,
+            mapped: &sched.grid,
             locals: BTreeMap::new(),
             private_arrays: BTreeMap::new(),
             privatized: BTreeSet::new(),
             reductions: Vec::new(),
             errors: Vec::new(),
-            kplan: None,
-            stage: None,
             stage_error: None,
-            ilp_request: None,
-            ilp: 1,
+            ilp: sched.ilp,
             ilp_renamed: BTreeSet::new(),
         }
     }
 
-    /// Stage the arrays the engine chose for this kernel (`--opt share`).
-    pub(super) fn with_plan(mut self, kp: &'a KernelPlan) -> Self {
-        self.kplan = Some(kp);
-        self
-    }
-
-    /// Ask for `f` rows per work-item (`--ilp`), instead of the staging plan's choice.
-    pub(super) fn with_ilp(mut self, f: Option<u32>) -> Self {
-        self.ilp_request = f;
-        self
-    }
-
-    /// Rows per work-item: the request or the plan's choice, reduced to a power of two dividing
-    /// the block's height; 1 without staging, with fewer than two grid dimensions, or with
-    /// reductions (their trees assume one value per work-item).
-    fn choose_ilp(&self, block: [u32; 3]) -> u32 {
-        let Some(spec) = self.staging() else { return 1 };
-        if self.mapped.len() < 2 || !self.reductions.is_empty() {
-            return 1;
-        }
-        let want = self.ilp_request.unwrap_or(spec.ilp).clamp(1, 64);
-        let mut f = 1;
-        while f * 2 <= want && block[1] % (f * 2) == 0 {
-            f *= 2;
-        }
-        f
-    }
-
-    pub(super) fn staging(&self) -> Option<&StageSpec> {
-        self.stage.as_ref().filter(|s| !s.arrays.is_empty())
-    }
-
-    /// Runs the staging analysis (after the mapping is chosen).
-    fn plan_staging(&mut self) {
-        let Some(kp) = self.kplan else { return };
-        let mut grid = Vec::new();
-        for i in 0..self.mapped.len() {
-            let Some((min, max)) = self.iter_box(i) else {
-                return;
-            };
-            grid.push(GridLoop {
-                loop_id: self.mapped[i].loop_id,
-                dim: self.mapped[i].dim,
-                min,
-                max,
-            });
-        }
-        self.stage = Some(stage::plan(self.r, self.root, &grid, kp));
-    }
-
-    /// The chosen staging, computed without building the kernel (for `explain`).
-    pub(super) fn staging_only(&mut self) -> Option<StageSpec> {
-        self.choose_mapping();
-        self.plan_staging();
-        self.stage.clone()
+    /// The staging the schedule applies, when it stages at least one array.
+    pub(super) fn staging(&self) -> Option<&'a StageSpec> {
+        self.sched.staged()
     }
 
     pub(super) fn ir(&self) -> &'a Region {
         &self.r.ir
-    }
-
-    /// The loops mapped to the grid (`analysis::mapping`).
-    pub(super) fn choose_mapping(&mut self) {
-        self.mapped = crate::analysis::mapping::grid_mapping(self.ir(), self.deps, self.root)
-            .into_iter()
-            .map(|(loop_id, dim)| Mapped { loop_id, dim })
-            .collect();
-    }
-
-    /// Interval `[min, max]` of a mapped loop's iterator over the grid (polynomials in parameters).
-    fn iter_box(&self, idx: usize) -> Option<(Poly, Poly)> {
-        let ir = self.ir();
-        let lp = &ir.loops[self.mapped[idx].loop_id];
-        let outer: Vec<LoopId> = self.mapped[..idx].iter().map(|m| m.loop_id).collect();
-        let lo = lp.lower.affine()?;
-        let hi = lp.upper.affine()?;
-        if lp.step > 0 {
-            let min = poly_extreme(ir, lo, &outer, false)?;
-            let max = poly_extreme(ir, &hi.sub(&Poly::constant(1))?, &outer, true)?;
-            Some((min, max))
-        } else {
-            let min = poly_extreme(ir, &hi.add(&Poly::constant(1))?, &outer, false)?;
-            let max = poly_extreme(ir, lo, &outer, true)?;
-            Some((min, max))
-        }
     }
 
     pub(super) fn build(
@@ -174,21 +86,94 @@ impl<'a> KernelBuilder<'a> {
         kernel_index: usize,
         diags: &mut Diags,
     ) -> Option<(Kernel, Launch)> {
-        self.choose_mapping();
         let ir = self.ir();
         let dims = self.mapped.len().max(1) as u8;
-        let mut block = crate::partition::default_block(self.mapped.len());
-        if let Some(inner) = self.mapped.last() {
-            if let Some(v) = ir.loops[inner.loop_id].vector_len {
-                if v.is_power_of_two() && (1..=1024).contains(&v) {
-                    block = [v, 1, 1];
-                }
+        let block = self.sched.block;
+        self.warn_if_sequential(diags);
+        self.collect_private_scalars();
+        let mut body = Vec::new();
+        let (guard, extent) = self.grid_iterators(&mut body);
+        self.declare_private_scalars(&mut body);
+        // Iterators of the region's other loops that are declared outside the region.
+        self.declare_outer_iterators(&mut body);
+        // The loop nest's code, under the guard.
+        let root_stmt = find_loop(&self.r.body, ir.loops[self.root].span);
+        let mut locals = Vec::new();
+        let all_guards = guard.clone();
+        let cond = guard
+            .into_iter()
+            .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
+        if self.staging().is_some() {
+            if let Err(why) = self.staged_body(cond, root_stmt, block, &mut body, &mut locals) {
+                self.stage_error = Some(why);
+                return None;
+            }
+            if self.ilp > 1 {
+                body = self.declare_row_copies(body, block);
+            }
+        } else {
+            let inner = root_stmt.map(|s| self.stmt(s)).unwrap_or_default();
+            match cond {
+                None => body.extend(inner),
+                Some(cond) => body.push(KStmt::If {
+                    cond,
+                    then: inner,
+                    els: Vec::new(),
+                }),
             }
         }
-        self.plan_staging();
-        if let Some(spec) = self.staging() {
-            block = spec.block;
+        // A block's rows are run by `block[1] / ilp` rows of work-items.
+        let block = self.sched.launch_block();
+        // Scalars whose final value the host needs.
+        let last_values = self.last_values(&all_guards, &mut body, diags);
+        if self.stage_error.is_some() {
+            return None;
         }
+        // Reductions: tree in local memory, one partial per work-group.
+        let threads = block[0] * block[1] * block[2];
+        let mut params_extra = Vec::new();
+        for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
+            let arr = format!("accshare_red_{}", v);
+            let part = format!("accshare_part_{}", v);
+            locals.push(LocalArray {
+                name: arr.clone(),
+                elem: ty,
+                len: threads,
+            });
+            body.extend(reduction_epilogue(&arr, &part, &v, op, ty, threads));
+            params_extra.push((part, ty, i));
+        }
+        for e in std::mem::take(&mut self.errors) {
+            diags.push(e);
+        }
+        let (params, args, reductions) =
+            self.parameters(&body, &locals, last_values, params_extra, diags);
+        let uses_double = params.iter().any(|p| match &p.kind {
+            KParamKind::Buffer { elem, .. } | KParamKind::Scalar(elem) => *elem == Scalar::Double,
+        }) || self.locals.values().any(|t| *t == Scalar::Double)
+            || body.iter().any(stmt_uses_double);
+        let kernel = Kernel {
+            name,
+            params,
+            locals,
+            dims,
+            block,
+            body,
+            uses_double,
+            origin,
+        };
+        let launch = Launch {
+            kernel: kernel_index,
+            args,
+            extent,
+            reductions,
+        };
+        Some((kernel, launch))
+    }
+
+    /// Warns when the nest runs on one work-item (its reason, and what would make it parallel).
+    fn warn_if_sequential(&self, diags: &mut Diags) {
+        let ir = self.ir();
         // A loop of a `parallel` construct with a proven dependence already has its warning
         // (`dependence::check_claims`), which says the nest runs on one work-item.
         let warned = ir.loops[self.root].marking == crate::ir::Marking::Implicit
@@ -234,8 +219,12 @@ impl<'a> KernelBuilder<'a> {
                     .help("mark the loop `independent` if its iterations are independent, or move a sequential outer loop out of the compute region"),
             );
         }
-        // Scalars each thread keeps: privatized and reductions of the mapped loops.
-        for m in &self.mapped {
+    }
+
+    /// Scalars each work-item keeps: the privatized scalars and reductions of the grid loops.
+    fn collect_private_scalars(&mut self) {
+        let ir = self.ir();
+        for m in self.mapped {
             let ld = &self.deps.loops[m.loop_id];
             for v in ld.privatized.iter().chain(&ir.loops[m.loop_id].private) {
                 self.privatized.insert(v.clone());
@@ -248,22 +237,20 @@ impl<'a> KernelBuilder<'a> {
                 self.reductions.push((*op, v.clone(), ty));
             }
         }
-        let ilp = self.choose_ilp(block);
-        self.ilp = ilp;
-        let mut body = Vec::new();
-        // Iterators of the mapped loops, and the guard.
+    }
+
+    /// Declares the iterators of the grid loops; returns the guard (each iterator inside its
+    /// loop's bounds) and the number of work-items per grid dimension.
+    fn grid_iterators(&mut self, body: &mut Vec<KStmt>) -> (Vec<KExpr>, [HostExpr; 3]) {
+        let ir = self.ir();
+        let block = self.sched.block;
+        let ilp = self.ilp;
         let mut guard: Vec<KExpr> = Vec::new();
-        let mut extent = ["1".to_string(), "1".to_string(), "1".to_string()];
+        let mut extent = [HostExpr::Int(1), HostExpr::Int(1), HostExpr::Int(1)];
         for idx in 0..self.mapped.len() {
             let m = &self.mapped[idx];
             let lp = &ir.loops[m.loop_id];
-            let Some((min, max)) = self.iter_box(idx) else {
-                self.errors.push(Diag::error(
-                    lp.header_span,
-                    "the bounds of this loop cannot be mapped to the grid",
-                ));
-                continue;
-            };
+            let (min, max) = (&m.min, &m.max);
             let s = lp.step.unsigned_abs() as i64;
             // Several rows per work-item: the first row of a work-item is the block's first row
             // plus its local id (the others are `ilp::copy_name` below).
@@ -294,13 +281,13 @@ impl<'a> KernelBuilder<'a> {
             } else if lp.step > 0 {
                 KExpr::Binary(
                     BinOp::Add,
-                    Box::new(self.poly_expr(&min, lp.ty)),
+                    Box::new(self.poly_expr(min, lp.ty)),
                     Box::new(scaled),
                 )
             } else {
                 KExpr::Binary(
                     BinOp::Sub,
-                    Box::new(self.poly_expr(&max, lp.ty)),
+                    Box::new(self.poly_expr(max, lp.ty)),
                     Box::new(scaled),
                 )
             };
@@ -359,26 +346,26 @@ impl<'a> KernelBuilder<'a> {
                 ));
             }
             // Threads needed: ceil((max - min + 1) / s).
-            let span = max.sub(&min).and_then(|d| d.add(&Poly::constant(s)));
-            let host = |x: &str| host_symbol(ir, x);
+            let span = max.sub(min).and_then(|d| d.add(&Poly::constant(s)));
             extent[m.dim as usize] = match span {
-                Some(p) if s == 1 => p.to_c_with(&host),
-                Some(p) => format!("({}) / {}", p.to_c_with(&host), s),
-                None => "0".to_string(),
+                Some(p) if s == 1 => host_poly(ir, &p),
+                Some(p) => host_poly(ir, &p) / HostExpr::Int(s),
+                None => HostExpr::Int(0),
             };
             if m.dim == 1 && ilp > 1 {
                 // Whole blocks of `block[1]` rows, each run by `block[1] / ilp` work-items.
-                extent[1] = format!(
-                    "(({}) + {}) / {} * {}",
-                    extent[1],
-                    block[1] - 1,
-                    block[1],
-                    block[1] / ilp
-                );
+                extent[1] = std::mem::replace(&mut extent[1], HostExpr::Int(0))
+                    .round_up(block[1] as i64)
+                    / HostExpr::Int(ilp as i64);
             }
         }
-        // Private copies of scalars (a `firstprivate` one starts from the host's value, passed
-        // as `accshare_fp_<name>`), reduction accumulators.
+        (guard, extent)
+    }
+
+    /// Private copies of scalars (a `firstprivate` one starts from the host's value, passed as
+    /// `accshare_fp_<name>`) and reduction accumulators.
+    fn declare_private_scalars(&mut self, body: &mut Vec<KStmt>) {
+        let ir = self.ir();
         for v in self.privatized.clone() {
             if let Some(info) = ir.scalars.get(&v) {
                 if info.local.is_none() {
@@ -405,71 +392,22 @@ impl<'a> KernelBuilder<'a> {
             });
             self.locals.insert(v, ty);
         }
-        // Iterators of the region's other loops that are declared outside the region.
-        self.declare_outer_iterators(&mut body);
-        // The loop nest's code.
-        let root_stmt = find_loop(&self.r.body, ir.loops[self.root].span);
-        let mut locals = Vec::new();
-        let all_guards = guard.clone();
-        if self.staging().is_some() {
-            let cond = guard
-                .into_iter()
-                .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
-            if let Err(why) = self.staged_body(cond, root_stmt, block, &mut body, &mut locals) {
-                self.stage_error = Some(why);
-                return None;
-            }
-            if self.ilp > 1 {
-                body = self.declare_row_copies(body, block);
-                block[1] /= self.ilp;
-            }
-        } else if guard.is_empty() {
-            let inner = match root_stmt {
-                Some(s) => self.stmt(s),
-                None => Vec::new(),
-            };
-            body.extend(inner);
-        } else {
-            let inner = match root_stmt {
-                Some(s) => self.stmt(s),
-                None => Vec::new(),
-            };
-            let cond = guard
-                .into_iter()
-                .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)))
-                .unwrap_or(KExpr::Int(1, Scalar::Int));
-            body.push(KStmt::If {
-                cond,
-                then: inner,
-                els: Vec::new(),
-            });
-        }
-        // Scalars whose final value the host needs.
-        let last_values = self.last_values(&all_guards, &mut body, diags);
-        if self.stage_error.is_some() {
-            return None;
-        }
-        // Reductions: tree in local memory, one partial per work-group.
-        let threads = block[0] * block[1] * block[2];
-        let mut params_extra = Vec::new();
-        for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
-            let arr = format!("accshare_red_{}", v);
-            let part = format!("accshare_part_{}", v);
-            locals.push(LocalArray {
-                name: arr.clone(),
-                elem: ty,
-                len: threads,
-            });
-            body.extend(reduction_epilogue(&arr, &part, &v, op, ty, threads));
-            params_extra.push((part, ty, i));
-        }
-        for e in std::mem::take(&mut self.errors) {
-            diags.push(e);
-        }
-        // Parameters: every free variable and every global array the body uses.
+    }
+
+    /// The kernel's parameters and the launch's arguments: every free variable and every global
+    /// array the body uses, the last-value buffers and the reductions' partial results.
+    fn parameters(
+        &mut self,
+        body: &[KStmt],
+        locals: &[LocalArray],
+        last_values: Vec<super::last::LastValue>,
+        params_extra: Vec<(String, Scalar, usize)>,
+        diags: &mut Diags,
+    ) -> (Vec<KParam>, Vec<HostArg>, Vec<HostReduction>) {
+        let ir = self.ir();
         let mut arrays = BTreeSet::new();
         let mut vars = BTreeSet::new();
-        for s in &body {
+        for s in body {
             free_names_stmt(s, &mut arrays, &mut vars);
         }
         let declared: BTreeSet<String> = vars
@@ -531,7 +469,7 @@ impl<'a> KernelBuilder<'a> {
                     kind: KParamKind::Scalar(ty),
                 });
                 args.push(HostArg::Scalar {
-                    expr: user.to_string(),
+                    expr: HostExpr::var(user),
                     ty,
                 });
                 continue;
@@ -570,7 +508,7 @@ impl<'a> KernelBuilder<'a> {
                 kind: KParamKind::Scalar(ty),
             });
             args.push(HostArg::Scalar {
-                expr: v.clone(),
+                expr: HostExpr::var(v),
                 ty,
             });
         }
@@ -604,27 +542,7 @@ impl<'a> KernelBuilder<'a> {
                 op: *op,
             });
         }
-        let uses_double = params.iter().any(|p| match &p.kind {
-            KParamKind::Buffer { elem, .. } | KParamKind::Scalar(elem) => *elem == Scalar::Double,
-        }) || self.locals.values().any(|t| *t == Scalar::Double)
-            || body.iter().any(stmt_uses_double);
-        let kernel = Kernel {
-            name,
-            params,
-            locals,
-            dims,
-            block,
-            body,
-            uses_double,
-            origin,
-        };
-        let launch = Launch {
-            kernel: kernel_index,
-            args,
-            extent,
-            reductions,
-        };
-        Some((kernel, launch))
+        (params, args, reductions)
     }
 
     fn declare_outer_iterators(&mut self, body: &mut Vec<KStmt>) {
@@ -1025,14 +943,5 @@ impl<'a> KernelBuilder<'a> {
             space: Space::Global,
             index: Box::new(flatten(ksubs, &full[1..])),
         })
-    }
-}
-
-/// How host code spells a symbol of a bound: a region invariant as the expression it stands for
-/// (`(long)(grid_points[2] - 1)`, printed from the AST), anything else by its name.
-fn host_symbol(ir: &crate::ir::Region, x: &str) -> String {
-    match ir.invariants.iter().find(|i| i.name == x) {
-        Some(i) => format!("((long)({}))", crate::front::pragma::expr_to_c(&i.expr)),
-        None => x.to_string(),
     }
 }

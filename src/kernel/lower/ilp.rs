@@ -14,7 +14,7 @@
 //! of one thread are iterations of a parallel loop, so interleaving them is legal.
 //!
 //! Where the paper departs: it searches the factor by running every candidate on the device;
-//! accshare picks it from the block shape ([`crate::transform::stage`]) so that compilation stays
+//! accshare picks it from the block shape ([`crate::schedule::stage`]) so that compilation stays
 //! deterministic and offline, and `--ilp N` overrides it.
 
 use std::cell::Cell;

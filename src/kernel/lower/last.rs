@@ -187,7 +187,7 @@ impl KernelBuilder<'_> {
             .map(|m| ir.loops[m.loop_id].var.as_str())
             .collect();
         let mut conds = Vec::new();
-        for m in &self.mapped {
+        for m in self.mapped {
             let lp = &ir.loops[m.loop_id];
             let (Some(lo), Some(hi)) = (lp.lower.affine(), lp.upper.affine()) else {
                 return Err(format!("the bounds of loop `{}` are not affine", lp.var));

@@ -17,6 +17,7 @@ use crate::front::preprocess::PpOutput;
 use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
 use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
+use crate::schedule::RegionSchedule;
 
 mod atomic;
 mod build;
@@ -34,41 +35,17 @@ pub struct Ctx<'a> {
     pub sources: &'a SourceMap,
     pub pp: &'a PpOutput,
     pub main: FileId,
-    /// Rows per work-item of staged kernels (`--ilp`); `None`: the staging plan's choice.
-    pub ilp: Option<u32>,
 }
 
-/// Lowers one compute region: appends its kernels to `module` and returns its host region.
+/// Lowers one compute region with its schedules: appends its kernels to `module` and returns
+/// its host region. Each kernel is built from the first of its candidate schedules that can be
+/// built (the last, the baseline, always can); the schedules decide, this applies.
 pub fn lower_region(
     ctx: &Ctx,
     r: &RegionAst,
     deps: &DepInfo,
     index: usize,
-    module: &mut Module,
-    diags: &mut Diags,
-) -> Option<HostRegion> {
-    lower_region_with(ctx, r, deps, index, None, module, diags)
-}
-
-/// The staging decisions for one kernel of a region under `--opt share` (for `explain`).
-pub fn staging_of(
-    r: &RegionAst,
-    deps: &DepInfo,
-    kp: &crate::partition::KernelPlan,
-) -> Option<crate::transform::stage::StageSpec> {
-    KernelBuilder::new(r, deps, kp.root)
-        .with_plan(kp)
-        .staging_only()
-}
-
-/// [`lower_region`], staging the partitions of `plan` in shared memory (`--opt share`). A kernel
-/// whose staged body cannot be built falls back to the baseline.
-pub fn lower_region_with(
-    ctx: &Ctx,
-    r: &RegionAst,
-    deps: &DepInfo,
-    index: usize,
-    plan: Option<&crate::partition::RegionPlan>,
+    sched: &RegionSchedule,
     module: &mut Module,
     diags: &mut Diags,
 ) -> Option<HostRegion> {
@@ -81,37 +58,20 @@ pub fn lower_region_with(
     )?;
     let origin = origin(ctx.sources, r.dir.span);
     let mut launches = Vec::new();
-    for (k, &root) in r.ir.roots.iter().enumerate() {
+    for (k, ks) in sched.kernels.iter().enumerate() {
         let name = format!("{}_r{}_k{}", sanitize(&r.ir.func), index, k);
-        let kp = plan.and_then(|p| p.kernels.iter().find(|k| k.root == root));
         let mut built = None;
-        if let Some(kp) = kp {
-            // Staged with the chosen rows per work-item, else staged with one, else the baseline.
-            let mut request = ctx.ilp;
-            for _ in 0..2 {
-                let mut tmp = Diags::new();
-                let mut kb = KernelBuilder::new(r, deps, root)
-                    .with_plan(kp)
-                    .with_ilp(request);
-                let res = kb.build(name.clone(), origin.clone(), module.kernels.len(), &mut tmp);
-                if kb.stage_error.is_none() {
-                    diags.extend(tmp);
-                    built = Some(res);
-                    break;
-                }
-                if kb.ilp <= 1 {
-                    break;
-                }
-                request = Some(1);
+        for (c, s) in ks.candidates.iter().enumerate() {
+            let last = c + 1 == ks.candidates.len();
+            let mut tmp = Diags::new();
+            let mut kb = KernelBuilder::new(r, deps, s);
+            let res = kb.build(name.clone(), origin.clone(), module.kernels.len(), &mut tmp);
+            if kb.stage_error.is_none() || last {
+                diags.extend(tmp);
+                built = res;
+                break;
             }
         }
-        let built = match built {
-            Some(b) => b,
-            None => {
-                let mut kb = KernelBuilder::new(r, deps, root);
-                kb.build(name, origin.clone(), module.kernels.len(), diags)
-            }
-        };
         let Some((kernel, launch)) = built else {
             continue;
         };
@@ -127,40 +87,6 @@ pub fn lower_region_with(
         data_ops: Vec::new(),
         origin,
     })
-}
-
-/// The schedule φ and placement Q of every statement of a region (the paper's notation): Q the
-/// iterators mapped to the grid (thread coordinates), φ the iterators each thread runs
-/// sequentially (time). Printed after the IR by `--emit ir`.
-pub fn schedule_text(r: &RegionAst, deps: &DepInfo) -> String {
-    const DIM: [&str; 3] = ["x", "y", "z"];
-    let ir = &r.ir;
-    let mut out = String::new();
-    for &root in &ir.roots {
-        let mapped = crate::analysis::mapping::grid_mapping(ir, deps, root);
-        let in_nest = |loops: &[LoopId]| loops.first() == Some(&root);
-        for s in ir.stmts.iter().filter(|s| in_nest(&s.loops)) {
-            let q: Vec<String> = s
-                .loops
-                .iter()
-                .filter_map(|l| mapped.iter().find(|(m, _)| m == l))
-                .map(|(l, d)| format!("{}→{}", ir.loops[*l].var, DIM[*d as usize % 3]))
-                .collect();
-            let phi: Vec<&str> = s
-                .loops
-                .iter()
-                .filter(|l| !mapped.iter().any(|(m, _)| m == *l))
-                .map(|l| ir.loops[*l].var.as_str())
-                .collect();
-            out.push_str(&format!(
-                "  S{}: φ = ({}), Q = ({})\n",
-                s.id,
-                phi.join(", "),
-                q.join(", ")
-            ));
-        }
-    }
-    out
 }
 
 /// Lowers a `data` construct to its host region.
@@ -201,8 +127,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             array: var.name.name.clone(),
             elem,
             whole_array: is_true_array(sym) && var.dims.is_empty() && count.is_some(),
-            count: count.unwrap_or_else(|| "0".to_string()),
-            host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
+            count: count.unwrap_or(HostExpr::Int(0)),
             copy_in,
             copy_out,
             present,
@@ -295,8 +220,7 @@ pub fn lower_standalone(
         data_ops.push(DataOp {
             array: var.name.name.clone(),
             elem,
-            count: count.unwrap_or_else(|| "0".to_string()),
-            host_ptr: format!("({} *)({})", elem.c_name(), var.name.name),
+            count: count.unwrap_or(HostExpr::Int(0)),
             kind: op,
         });
     }
@@ -332,7 +256,7 @@ fn clause_extent_or_present(
     var: &SubArray,
     lookup: bool,
     diags: &mut Diags,
-) -> Option<(Scalar, Option<String>)> {
+) -> Option<(Scalar, Option<HostExpr>)> {
     if lookup {
         let Some((elem, _, _)) = array_shape(&sym.ty) else {
             diags.push(Diag::error(
@@ -424,7 +348,7 @@ fn partial_rows(sym: &Symbol, var: &SubArray) -> bool {
 
 /// The element type and C element-count expression of a data-clause variable, printed from the
 /// macro-expanded declaration or clause (never the source text, which may be a macro call).
-fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Scalar, String)> {
+fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Scalar, HostExpr)> {
     let Some((elem, extents, _)) = array_shape(&sym.ty) else {
         diags.push(Diag::error(
             var.name.span,
@@ -453,9 +377,9 @@ fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Sca
             match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
                 // An inner dimension is transferred whole (the rows are contiguous only so);
                 // see `partial_rows`.
-                (Some(_), Some(ext)) if i > 0 => parts.push(format!("({})", expr_to_c(ext))),
-                (Some(len), _) => parts.push(format!("({})", expr_to_c(len))),
-                (None, Some(ext)) => parts.push(format!("({})", expr_to_c(ext))),
+                (Some(_), Some(ext)) if i > 0 => parts.push(HostExpr::user(ext)),
+                (Some(len), _) => parts.push(HostExpr::user(len)),
+                (None, Some(ext)) => parts.push(HostExpr::user(ext)),
                 (None, None) => {
                     diags.push(
                         Diag::error(d.span, "the length of this dimension is unknown")
@@ -468,16 +392,16 @@ fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Sca
         // Dimensions the clause does not mention are whole.
         for ext in extents.iter().skip(var.dims.len()) {
             match ext {
-                Some(e) => parts.push(format!("({})", expr_to_c(e))),
+                Some(e) => parts.push(HostExpr::user(e)),
                 None => return None,
             }
         }
-        return Some((elem, parts.join(" * ")));
+        return Some((elem, HostExpr::product(parts)));
     }
     let mut parts = Vec::new();
     for e in &extents {
         match e {
-            Some(e) => parts.push(format!("({})", expr_to_c(e))),
+            Some(e) => parts.push(HostExpr::user(e)),
             None => {
                 diags.push(
                     Diag::error(
@@ -490,7 +414,7 @@ fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Sca
             }
         }
     }
-    Some((elem, parts.join(" * ")))
+    Some((elem, HostExpr::product(parts)))
 }
 
 /// The buffers a compute region creates: its arrays that no enclosing data construct holds.
@@ -525,7 +449,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                 };
                 let whole = var.dims.is_empty() && count.is_some();
                 let i = i || (o && partial_rows(sym, var));
-                (i, o, count.unwrap_or_else(|| "0".to_string()), whole, p)
+                (i, o, count.unwrap_or(HostExpr::Int(0)), whole, p)
             }
             None => {
                 let count = match footprint(&r.ir, a) {
@@ -561,7 +485,6 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             array: a.name.clone(),
             elem: a.elem,
             count,
-            host_ptr: format!("({} *)({})", a.elem.c_name(), a.name),
             copy_in,
             copy_out,
             present,
@@ -574,68 +497,51 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
 /// Element count of an array in a region: the product of its extents if all are known, else
 /// (a pointer) one past the largest flat index any access can reach, derived from the loop
 /// bounds (parameters are assumed non-negative).
-fn footprint(region: &Region, a: &crate::ir::ArrayInfo) -> Option<String> {
-    if a.extents.iter().all(Option::is_some) {
-        let parts: Vec<String> = a
-            .extents
-            .iter()
-            .flatten()
-            .map(|p| format!("({})", p))
-            .collect();
-        return Some(parts.join(" * "));
+fn footprint(region: &Region, a: &crate::ir::ArrayInfo) -> Option<HostExpr> {
+    let extents: Option<Vec<HostExpr>> = a
+        .extents
+        .iter()
+        .map(|e| e.as_ref().map(|p| host_poly(region, p)))
+        .collect();
+    if let Some(all) = extents {
+        return Some(HostExpr::product(all));
     }
-    if a.extents.len() != 1 {
-        // `A[][M]` / `(*A)[M]`: rows from the accesses, times the known row size.
-        let rest: Option<Vec<String>> = a.extents[1..]
-            .iter()
-            .map(|e| e.as_ref().map(|p| format!("({})", p)))
-            .collect();
-        let rows = max_index(region, a, 0)?;
-        return Some(format!("(({}) + 1) * {}", rows, rest?.join(" * ")));
-    }
-    max_index(region, a, 0).map(|m| format!("({}) + 1", m))
+    // `A[][M]` / `(*A)[M]`: rows from the accesses, times the known row sizes.
+    let rest: Option<Vec<HostExpr>> = a.extents[1..]
+        .iter()
+        .map(|e| e.as_ref().map(|p| host_poly(region, p)))
+        .collect();
+    let rows = max_index(region, a, 0)? + HostExpr::Int(1);
+    Some(HostExpr::product(std::iter::once(rows).chain(rest?)))
 }
 
-/// The largest value subscript `dim` of array `a` takes, as C text.
-fn max_index(region: &Region, a: &crate::ir::ArrayInfo, dim: usize) -> Option<String> {
+/// The largest value subscript `dim` of array `a` takes.
+fn max_index(region: &Region, a: &crate::ir::ArrayInfo, dim: usize) -> Option<HostExpr> {
     let mut maxes = Vec::new();
     for acc in region.accesses.iter().filter(|x| x.array == a.name) {
         let p = acc.subscripts.get(dim)?.as_ref()?;
-        maxes.push(poly_extreme(region, p, &acc.loops, true)?);
+        let m = region.extreme(p, &acc.loops, true)?;
+        if !maxes.contains(&m) {
+            maxes.push(m);
+        }
     }
-    let mut it = maxes.into_iter().map(|p| format!("({})", p));
-    let first = it.next()?;
-    Some(it.fold(first, |acc, x| {
-        format!("({} > {} ? {} : {})", acc, x, acc, x)
-    }))
+    maxes
+        .iter()
+        .map(|m| host_poly(region, m))
+        .reduce(|a, b| HostExpr::Max(Box::new(a), Box::new(b)))
 }
 
-/// The maximum (or minimum) of `p` over the iteration domain of `loops`, by substituting each
-/// iterator (innermost first) with the bound that maximizes the term. Needs every iterator's
-/// coefficient to have a known sign.
-fn poly_extreme(region: &Region, p: &Poly, loops: &[LoopId], max: bool) -> Option<Poly> {
-    let mut cur = p.clone();
-    for &l in loops.iter().rev() {
-        let lp = &region.loops[l];
-        let (coef, _) = cur.split(&lp.var)?;
-        if coef.is_zero() {
-            continue;
-        }
-        let nonneg = coef.terms().all(|(_, c)| c >= 0);
-        let nonpos = coef.terms().all(|(_, c)| c <= 0);
-        if !nonneg && !nonpos {
-            return None;
-        }
-        let up = max == nonneg;
-        let (lo, hi) = (lp.lower.affine()?, lp.upper.affine()?);
-        // Ascending loops run over [lower, upper - 1]; descending over [upper + 1, lower].
-        let value = match (lp.step > 0, up) {
-            (true, true) => hi.sub(&Poly::constant(1))?,
-            (true, false) => lo.clone(),
-            (false, true) => lo.clone(),
-            (false, false) => hi.add(&Poly::constant(1))?,
-        };
-        cur = cur.substitute(&lp.var, &value)?;
+/// An affine form the host evaluates: region invariants spelled as the expressions they stand
+/// for, other symbols as the function's variables.
+pub(super) fn host_poly(ir: &Region, p: &Poly) -> HostExpr {
+    HostExpr::from_poly(p, &|x| host_symbol(ir, x))
+}
+
+/// A symbol of a bound as the host spells it: a region invariant (`accshare_inv_N`) is the
+/// expression it stands for, as a `long`; anything else is the function's variable.
+pub(super) fn host_symbol(ir: &Region, x: &str) -> HostExpr {
+    match ir.invariants.iter().find(|i| i.name == x) {
+        Some(i) => HostExpr::Long(Box::new(HostExpr::user(&i.expr))),
+        None => HostExpr::var(x),
     }
-    Some(cur)
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::front::ast::{BinOp, ForInit, Scalar, Stmt, StmtKind};
 use crate::ir::Poly;
-use crate::transform::stage::{self, Primary, StageSpec, StagedArray, TileDim};
+use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, TileDim};
 
 use super::build::KernelBuilder;
 use super::walk::*;

@@ -46,7 +46,7 @@ pub fn code_platform(p: &crate::model::Platform) -> crate::model::Platform {
     q
 }
 
-/// A loop mapped to the grid, as the kernel builder maps it: iterator `min + GlobalId(dim)`.
+/// A loop mapped to the grid: its iterator is `min + GlobalId(dim)·step` (`max - …` descending).
 #[derive(Clone, Debug)]
 pub struct GridLoop {
     pub loop_id: LoopId,
@@ -148,8 +148,6 @@ pub struct StageSpec {
     pub arrays: Vec<StagedArray>,
     /// Arrays the engine chose that stay in global memory, with the reason.
     pub rejected: Vec<(String, String)>,
-    /// Rows of the block each work-item computes (1: one output per work-item).
-    pub ilp: u32,
 }
 
 impl StageSpec {
@@ -302,7 +300,7 @@ fn window(ir: &Region, l: LoopId) -> Option<(i64, i64)> {
     (min <= max && max - min < MAX_WINDOW).then_some((min, max))
 }
 
-/// Decides the staging of one kernel. `grid` is the builder's mapping (outermost first).
+/// Decides the staging of one kernel. `grid` is the schedule's mapping (outermost first).
 pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> StageSpec {
     let ir = &r.ir;
     let mut spec = StageSpec {
@@ -643,36 +641,7 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         spec.arrays.extend(tiles_of_array);
     }
     spec.strip = strip;
-    // Several rows per work-item keep to plain computations: a kernel with atomics has one.
-    let atomic = ir
-        .stmts
-        .iter()
-        .any(|s| s.atomic.is_some() && s.loops.first() == Some(&root));
-    spec.ilp = if atomic { 1 } else { choose_ilp(spec.block) };
     spec
-}
-
-/// Least work-items per block a kernel with several rows per work-item keeps (two warps).
-pub const MIN_ILP_THREADS: u32 = 64;
-/// Most rows per work-item chosen by default.
-pub const MAX_ILP: u32 = 4;
-
-/// Rows per work-item (§3.3.2): after staging, a block of `TB_Y` rows is run by `TB_Y / F` rows
-/// of work-items, each computing F outputs along y (x stays one output per work-item, so
-/// accesses stay coalesced). F is the largest power of two up to 4 that divides `TB_Y` and
-/// leaves at least two warps per block: 4 is the classic register-tiling depth (the CUDA SDK's
-/// transpose and the usual 32×8 gemm), enough independent work to hide latency without the
-/// register pressure of 8. The paper instead times every factor on the device; a compiler that
-/// runs offline cannot, and `--ilp N` overrides the choice.
-pub fn choose_ilp(block: [u32; 3]) -> u32 {
-    let mut f = 1;
-    while f < MAX_ILP
-        && block[1] % (f * 2) == 0
-        && block[0] * (block[1] / (f * 2)) * block[2] >= MIN_ILP_THREADS
-    {
-        f *= 2;
-    }
-    f
 }
 
 /// Shared-memory banks and their width (bytes) the padding is chosen for: every NVIDIA GPU

@@ -19,7 +19,10 @@ fn stage(src: &str) -> Vec<StageSpec> {
     let rp = crate::partition::analyze_region(&r.ir, &d, 0, &p, &Default::default());
     rp.kernels
         .iter()
-        .filter_map(|kp| crate::kernel::lower::staging_of(r, &d, kp))
+        .filter_map(|kp| {
+            crate::schedule::schedule_kernel(r, &d, kp.root, Some(kp), None, &mut diags)
+                .and_then(|ks| ks.preferred().stage.clone())
+        })
         .collect()
 }
 
@@ -182,13 +185,13 @@ fn column_walked_tiles_are_padded_and_row_walked_ones_are_not() {
 
 #[test]
 fn rows_per_work_item_keep_two_warps() {
-    assert_eq!(choose_ilp([32, 32, 1]), 4);
-    assert_eq!(choose_ilp([32, 8, 1]), 4);
-    assert_eq!(choose_ilp([32, 4, 1]), 2);
-    assert_eq!(choose_ilp([16, 16, 1]), 4);
-    assert_eq!(choose_ilp([64, 1, 1]), 1);
-    assert_eq!(choose_ilp([32, 2, 1]), 1);
-    assert_eq!(choose_ilp([32, 6, 2]), 2);
+    assert_eq!(crate::schedule::default_rows([32, 32, 1]), 4);
+    assert_eq!(crate::schedule::default_rows([32, 8, 1]), 4);
+    assert_eq!(crate::schedule::default_rows([32, 4, 1]), 2);
+    assert_eq!(crate::schedule::default_rows([16, 16, 1]), 4);
+    assert_eq!(crate::schedule::default_rows([64, 1, 1]), 1);
+    assert_eq!(crate::schedule::default_rows([32, 2, 1]), 1);
+    assert_eq!(crate::schedule::default_rows([32, 6, 2]), 2);
 }
 
 #[test]

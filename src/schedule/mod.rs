@@ -1,0 +1,343 @@
+//! One schedule per kernel: every decision kernel lowering applies, taken here and only here.
+//!
+//! For each loop nest of a compute region this stage decides, in one value ([`Schedule`]):
+//! - the **grid mapping** (placement Q): which loops go to the grid, on which dimension, and the
+//!   range of each mapped iterator (`analysis::mapping` says which loops may go);
+//! - the **block shape** (work-items per block; the baseline's comes from the partition engine's
+//!   `default_block`, a `vector_length` clause, or the staging plan);
+//! - the **staging** ([`stage`]): the tiles in shared memory, their padding against bank
+//!   conflicts, the strip-mined loop, what is loaded and stored back (`--opt share`);
+//! - the **rows per work-item** (ILP factor along y, §3.3.2).
+//!
+//! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the
+//! engine's staging with the chosen rows per work-item, the same with one row, then the baseline
+//! (nothing staged), which always applies. Kernel lowering builds the first candidate it can
+//! (a staged body can still fail to build, e.g. a `lastprivate` store it cannot order, and says
+//! why); it never decides anything itself. `explain` reads the same values, and a tuner varies
+//! them.
+
+use crate::analysis::dependence::DepInfo;
+use crate::diag::{Diag, Diags};
+use crate::ir::lower::RegionAst;
+use crate::ir::{LoopId, Poly, Region};
+use crate::model::Platform;
+use crate::partition::{KernelPlan, RegionPlan};
+
+pub mod stage;
+
+pub use stage::{GridLoop, StageSpec};
+
+/// How much the compiler optimizes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum OptLevel {
+    /// The baseline translation: every array in global memory.
+    #[default]
+    Naive,
+    /// Stage the partitions the engine chose in shared memory.
+    Share,
+}
+
+/// What the schedules of a compilation are chosen for.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub opt: OptLevel,
+    /// The platform the partition engine sizes for, as staged code can use it
+    /// ([`stage::code_platform`]); `None` under [`OptLevel::Naive`].
+    pub platform: Option<Platform>,
+    /// Rows per work-item of staged kernels (`--ilp`); `None`: accshare's choice.
+    pub ilp: Option<u32>,
+    /// The engine's options (values of symbolic sizes).
+    pub engine: crate::partition::Options,
+}
+
+/// Every decision of one kernel.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    /// The loop nest the kernel runs.
+    pub root: LoopId,
+    /// Loops mapped to the grid, outermost first (empty: the nest runs on one work-item).
+    pub grid: Vec<GridLoop>,
+    /// Work-items per block along x, y, z *before* rows per work-item: the rows of the grid a
+    /// block covers. The launched block is [`Schedule::launch_block`].
+    pub block: [u32; 3],
+    /// The staging plan (`--opt share` with an engine plan for this nest); it may stage no
+    /// array, and then says why in `rejected`.
+    pub stage: Option<StageSpec>,
+    /// Rows of the block each work-item computes (1 without staging).
+    pub ilp: u32,
+}
+
+impl Schedule {
+    /// The staging plan, when it stages at least one array.
+    pub fn staged(&self) -> Option<&StageSpec> {
+        self.stage.as_ref().filter(|s| !s.arrays.is_empty())
+    }
+
+    /// Work-items per block as launched: a block's rows are run by `block[1] / ilp` rows of
+    /// work-items.
+    pub fn launch_block(&self) -> [u32; 3] {
+        [
+            self.block[0],
+            self.block[1] / self.ilp.max(1),
+            self.block[2],
+        ]
+    }
+}
+
+/// The candidate schedules of one kernel, best first; the last never stages (the baseline).
+#[derive(Clone, Debug)]
+pub struct KernelSchedule {
+    pub root: LoopId,
+    pub candidates: Vec<Schedule>,
+}
+
+impl KernelSchedule {
+    /// The schedule accshare prefers (what `explain` reports).
+    pub fn preferred(&self) -> &Schedule {
+        &self.candidates[0]
+    }
+}
+
+/// The schedules of one compute region, and the engine's plan they come from.
+#[derive(Clone, Debug)]
+pub struct RegionSchedule {
+    /// The partition engine's plan (`None` under [`OptLevel::Naive`]).
+    pub plan: Option<RegionPlan>,
+    /// One entry per nest of the region (`Region::roots`), in order; a nest whose grid cannot
+    /// be mapped has no entry (its error is in the diagnostics).
+    pub kernels: Vec<KernelSchedule>,
+}
+
+/// Schedules every nest of a compute region (region `index` of the file).
+pub fn schedule_region(
+    r: &RegionAst,
+    deps: &DepInfo,
+    index: usize,
+    opts: &Options,
+    diags: &mut Diags,
+) -> RegionSchedule {
+    let plan = match (opts.opt, &opts.platform) {
+        (OptLevel::Share, Some(p)) => Some(crate::partition::analyze_region(
+            &r.ir,
+            deps,
+            index,
+            p,
+            &opts.engine,
+        )),
+        _ => None,
+    };
+    let mut kernels = Vec::new();
+    for &root in &r.ir.roots {
+        let kp = plan
+            .as_ref()
+            .and_then(|p| p.kernels.iter().find(|k| k.root == root));
+        if let Some(ks) = schedule_kernel(r, deps, root, kp, opts.ilp, diags) {
+            kernels.push(ks);
+        }
+    }
+    RegionSchedule { plan, kernels }
+}
+
+/// The candidates of nest `root`: staged as the engine planned (`kp`) with the rows per
+/// work-item asked for (`ilp`) or chosen, staged with one row, and the baseline.
+pub fn schedule_kernel(
+    r: &RegionAst,
+    deps: &DepInfo,
+    root: LoopId,
+    kp: Option<&KernelPlan>,
+    ilp: Option<u32>,
+    diags: &mut Diags,
+) -> Option<KernelSchedule> {
+    let ir = &r.ir;
+    let grid = grid_loops(ir, deps, root, diags)?;
+    let baseline = Schedule {
+        root,
+        block: baseline_block(ir, &grid),
+        grid,
+        stage: None,
+        ilp: 1,
+    };
+    let mut candidates = Vec::new();
+    if let Some(kp) = kp {
+        let spec = stage::plan(r, root, &baseline.grid, kp);
+        if spec.arrays.is_empty() {
+            // Nothing to stage: the baseline, with the plan's reasons.
+            candidates.push(Schedule {
+                stage: Some(spec),
+                ..baseline.clone()
+            });
+        } else {
+            let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp);
+            let staged = Schedule {
+                block: spec.block,
+                stage: Some(spec),
+                ilp: f,
+                ..baseline.clone()
+            };
+            if f > 1 {
+                candidates.push(staged.clone());
+            }
+            candidates.push(Schedule { ilp: 1, ..staged });
+            candidates.push(baseline);
+        }
+    } else {
+        candidates.push(baseline);
+    }
+    Some(KernelSchedule { root, candidates })
+}
+
+/// The grid loops of nest `root` (`analysis::mapping`) with the range of each iterator over the
+/// grid; `None` (with an error) when a mapped loop's range cannot be computed.
+fn grid_loops(
+    ir: &Region,
+    deps: &DepInfo,
+    root: LoopId,
+    diags: &mut Diags,
+) -> Option<Vec<GridLoop>> {
+    let mapped = crate::analysis::mapping::grid_mapping(ir, deps, root);
+    let mut grid: Vec<GridLoop> = Vec::new();
+    let mut ok = true;
+    for (loop_id, dim) in mapped {
+        let outer: Vec<LoopId> = grid.iter().map(|g| g.loop_id).collect();
+        match iter_range(ir, loop_id, &outer) {
+            Some((min, max)) => grid.push(GridLoop {
+                loop_id,
+                dim,
+                min,
+                max,
+            }),
+            None => {
+                ok = false;
+                diags.push(Diag::error(
+                    ir.loops[loop_id].header_span,
+                    "the bounds of this loop cannot be mapped to the grid",
+                ));
+            }
+        }
+    }
+    ok.then_some(grid)
+}
+
+/// Interval `[min, max]` of loop `l`'s iterator over the grid whose outer mapped loops are
+/// `outer` (polynomials in parameters).
+fn iter_range(ir: &Region, l: LoopId, outer: &[LoopId]) -> Option<(Poly, Poly)> {
+    let lp = &ir.loops[l];
+    let lo = lp.lower.affine()?;
+    let hi = lp.upper.affine()?;
+    let one = Poly::constant(1);
+    if lp.step > 0 {
+        let min = ir.extreme(lo, outer, false)?;
+        let max = ir.extreme(&hi.sub(&one)?, outer, true)?;
+        Some((min, max))
+    } else {
+        let min = ir.extreme(&hi.add(&one)?, outer, false)?;
+        let max = ir.extreme(lo, outer, true)?;
+        Some((min, max))
+    }
+}
+
+/// The block of an unstaged kernel: the engine's default shape for its grid, or `[v, 1, 1]` for
+/// a `vector_length(v)` on the innermost grid loop (a power of two up to 1024).
+fn baseline_block(ir: &Region, grid: &[GridLoop]) -> [u32; 3] {
+    if let Some(v) = grid.last().and_then(|g| ir.loops[g.loop_id].vector_len) {
+        if v.is_power_of_two() && (1..=1024).contains(&v) {
+            return [v, 1, 1];
+        }
+    }
+    crate::partition::default_block(grid.len())
+}
+
+/// Least work-items per block a kernel with several rows per work-item keeps (two warps).
+pub const MIN_ILP_THREADS: u32 = 64;
+/// Most rows per work-item chosen by default.
+pub const MAX_ILP: u32 = 4;
+
+/// Rows per work-item of a staged kernel (§3.3.2): after staging, a block of `TB_Y` rows is run
+/// by `TB_Y / F` rows of work-items, each computing F outputs along y (x stays one output per
+/// work-item, so accesses stay coalesced).
+///
+/// By default F is the largest power of two up to [`MAX_ILP`] that divides `TB_Y` and leaves at
+/// least [`MIN_ILP_THREADS`] work-items per block: 4 is the classic register-tiling depth (the
+/// CUDA SDK's transpose and the usual 32×8 gemm), enough independent work to hide latency
+/// without the register pressure of 8. The paper instead times every factor on the device; a
+/// compiler that runs offline cannot, and `--ilp N` asks for N (reduced to a power of two that
+/// divides `TB_Y`). Always 1 with fewer than two grid dimensions, with reductions of the grid
+/// loops (their trees assume one value per work-item) or with atomic statements.
+pub fn rows_per_work_item(
+    ir: &Region,
+    deps: &DepInfo,
+    grid: &[GridLoop],
+    root: LoopId,
+    block: [u32; 3],
+    request: Option<u32>,
+) -> u32 {
+    let reductions = grid
+        .iter()
+        .any(|g| !deps.loops[g.loop_id].reductions.is_empty());
+    let atomic = ir
+        .stmts
+        .iter()
+        .any(|s| s.atomic.is_some() && s.loops.first() == Some(&root));
+    if grid.len() < 2 || reductions || atomic {
+        return 1;
+    }
+    match request {
+        Some(want) => {
+            let want = want.clamp(1, 64);
+            let mut f = 1;
+            while f * 2 <= want && block[1] % (f * 2) == 0 {
+                f *= 2;
+            }
+            f
+        }
+        None => default_rows(block),
+    }
+}
+
+/// The default rows per work-item of a staged block (see [`rows_per_work_item`]).
+pub fn default_rows(block: [u32; 3]) -> u32 {
+    let mut f = 1;
+    while f < MAX_ILP
+        && block[1] % (f * 2) == 0
+        && block[0] * (block[1] / (f * 2)) * block[2] >= MIN_ILP_THREADS
+    {
+        f *= 2;
+    }
+    f
+}
+
+/// The schedule φ and placement Q of every statement of a region (the paper's notation): Q the
+/// iterators mapped to the grid (thread coordinates), φ the iterators each thread runs
+/// sequentially (time). Printed after the IR by `--emit ir`.
+pub fn phi_q_text(ir: &Region, rs: &RegionSchedule) -> String {
+    const DIM: [&str; 3] = ["x", "y", "z"];
+    let mut out = String::new();
+    for ks in &rs.kernels {
+        let grid = &ks.preferred().grid;
+        for s in ir
+            .stmts
+            .iter()
+            .filter(|s| s.loops.first() == Some(&ks.root))
+        {
+            let q: Vec<String> = s
+                .loops
+                .iter()
+                .filter_map(|l| grid.iter().find(|g| g.loop_id == *l))
+                .map(|g| format!("{}→{}", ir.loops[g.loop_id].var, DIM[g.dim as usize % 3]))
+                .collect();
+            let phi: Vec<&str> = s
+                .loops
+                .iter()
+                .filter(|l| !grid.iter().any(|g| g.loop_id == **l))
+                .map(|l| ir.loops[*l].var.as_str())
+                .collect();
+            out.push_str(&format!(
+                "  S{}: φ = ({}), Q = ({})\n",
+                s.id,
+                phi.join(", "),
+                q.join(", ")
+            ));
+        }
+    }
+    out
+}
