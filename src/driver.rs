@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::analysis::dependence;
-use crate::back::output::{self, Target};
+use crate::back::{output, Target};
 use crate::diag::{Diags, SourceMap, Span};
 use crate::front::preprocess::PpOptions;
 use crate::ir::lower::find_regions;

@@ -836,7 +836,7 @@ fn run_example(src: &Path, tag: &str, odd: bool) -> Result<(Module, ExampleRun),
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let opts = driver::Options {
-        target: accshare::back::output::Target::OpenCl,
+        target: accshare::back::Target::OpenCl,
         pp: accshare::front::preprocess::PpOptions {
             defines: defines
                 .iter()
@@ -1026,7 +1026,7 @@ fn sampled_gemm_2048_is_fast() {
     let mut diags = Diags::new();
     let n = "2048".to_string();
     let opts = driver::Options {
-        target: accshare::back::output::Target::OpenCl,
+        target: accshare::back::Target::OpenCl,
         pp: accshare::front::preprocess::PpOptions {
             defines: ["NI", "NJ", "NK"]
                 .iter()
@@ -1105,7 +1105,7 @@ fn lint_of_the_examples() {
         let mut sources = SourceMap::new();
         let mut diags = Diags::new();
         let opts = driver::Options {
-            target: accshare::back::output::Target::OpenCl,
+            target: accshare::back::Target::OpenCl,
             pp: Default::default(),
         };
         let Some(o) = driver::compile(&p, &opts, &mut sources, &mut diags) else {

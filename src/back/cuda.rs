@@ -256,7 +256,7 @@ pub fn print_module(m: &Module) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::back::samples;
+    use crate::back::tests::samples;
     use crate::runtime::nvrtc::{tests::compile_or_skip, CompileOutcome};
 
     #[test]

@@ -334,7 +334,7 @@ pub fn print_module(m: &Module) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::back::samples;
+    use crate::back::tests::samples;
     use crate::runtime::clbuild::{build_opencl_source_with_options, BuildOutcome};
 
     #[test]

@@ -1,7 +1,7 @@
 use super::*;
 use crate::back::cuda::Cuda;
 use crate::back::opencl::OpenCl;
-use crate::back::samples::*;
+use crate::back::tests::samples::*;
 use crate::kernel::Space;
 
 /// A printer with `a b c d i j: int`, `u: unsigned`, `l: long`, `x y: float`, `z: double`,

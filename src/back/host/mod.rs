@@ -30,7 +30,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::back::output::Target;
+use crate::back::Target;
 use crate::front::ast::Scalar;
 use crate::front::pragma_ast::RedOp;
 use crate::kernel::{HostArg, HostRegion, KParamKind, Module};
