@@ -209,7 +209,7 @@ pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag
         let Some((construct, refs)) = out.kernel_sources.get(k) else {
             continue;
         };
-        let Ok(items) = crate::sim::lint::lint_kernel(kernel, platform) else {
+        let Ok(items) = crate::kernel::lint::lint_kernel(kernel, platform) else {
             continue;
         };
         for item in items {

@@ -3,8 +3,9 @@
 //! sequential C.
 
 use accshare::front::ast::{BinOp, Scalar, UnOp};
+use accshare::kernel::lint::{self, Verdict};
 use accshare::kernel::*;
-use accshare::sim::lint::{self, Verdict};
+use accshare::sim::memory::dynamic_verdict;
 use accshare::sim::*;
 
 fn b<T>(x: T) -> Box<T> {
@@ -971,7 +972,7 @@ fn examples_match_the_sequential_c_and_the_checker_is_silent() {
                         let Some((_, c)) = run.counts.get(&(k.name.clone(), it.access.id)) else {
                             continue;
                         };
-                        let Some(dynv) = lint::dynamic_verdict(c) else {
+                        let Some(dynv) = dynamic_verdict(c) else {
                             continue;
                         };
                         table.push_str(&format!(

@@ -364,5 +364,7 @@ pub struct HostReduction {
     pub ty: Scalar,
     pub op: crate::front::pragma_ast::RedOp,
 }
+pub mod access;
+pub mod lint;
 pub mod lower;
 pub mod valid;

@@ -202,20 +202,8 @@ impl<'k> Compiler<'k> {
             }
         };
         let id = self.accesses.len();
-        self.accesses.push(AccessInfo {
-            id,
-            label: format!(
-                "{}#{} {}[{}]",
-                self.kernel.name,
-                id,
-                r.array,
-                print_expr(&r.index, 0)
-            ),
-            array: r.array.clone(),
-            space: r.space,
-            kind,
-            elem,
-        });
+        self.accesses
+            .push(AccessInfo::new(&self.kernel.name, id, r, kind, elem));
         Ok((id, mem, elem))
     }
 

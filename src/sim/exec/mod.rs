@@ -13,11 +13,9 @@ use crate::kernel::{
 };
 
 mod compile;
-mod print;
 mod run;
 
 pub use compile::{accesses, compile};
-pub use print::print_expr;
 pub use run::{run_kernel, run_program};
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,55 @@
-//! Index expressions printed as C for access labels.
+//! The static memory instructions of a kernel: every [`ArrayRef`] occurrence, numbered in the
+//! pre-order of the kernel body (an assignment's target before its value, an atomic's element
+//! before its operands). The simulator counts what each one does at run time; the coalescing
+//! lint ([`super::lint`]) classifies the global ones statically; both number them this way.
 
-use super::*;
+use super::{ArrayRef, Builtin, KExpr, Space};
+use crate::front::ast::{BinOp, Scalar, UnOp};
 
-// ---------------------------------------------------------------------------------------------
-// Printing index expressions for labels
-// ---------------------------------------------------------------------------------------------
+/// Load, store, or both (compound assignment to an element).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Load,
+    Store,
+    Update,
+}
+
+impl AccessKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Update => "load+store",
+        }
+    }
+}
+
+/// A static memory instruction: one `ArrayRef` occurrence in a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessInfo {
+    /// Position in the pre-order walk of the kernel body (target before value).
+    pub id: usize,
+    /// `kernel#id array[index]`, the index printed in C.
+    pub label: String,
+    pub array: String,
+    pub space: Space,
+    pub kind: AccessKind,
+    pub elem: Scalar,
+}
+
+impl AccessInfo {
+    /// The access numbered `id` of kernel `kernel`, to `r`'s array of `elem`.
+    pub fn new(kernel: &str, id: usize, r: &ArrayRef, kind: AccessKind, elem: Scalar) -> Self {
+        AccessInfo {
+            id,
+            label: format!("{}#{} {}[{}]", kernel, id, r.array, print_expr(&r.index, 0)),
+            array: r.array.clone(),
+            space: r.space,
+            kind,
+            elem,
+        }
+    }
+}
 
 fn prec(op: BinOp) -> u8 {
     match op {
