@@ -460,7 +460,10 @@ fn float_arithmetic_stays_in_single_precision() {
         store(
             "out3",
             lid(0),
-            KExpr::Call("sqrtf".to_string(), vec![load("a", lid(0))]),
+            KExpr::Call(
+                MathFn::from_c_name("sqrtf").unwrap(),
+                vec![load("a", lid(0))],
+            ),
         ),
     ];
     let m = kernel(

@@ -114,7 +114,7 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
         KExpr::Cast(t, a) => format!("({}){}", t.c_name(), print_expr(a, 11)),
         KExpr::Call(f, args) => format!(
             "{}({})",
-            f,
+            f.c_name(),
             args.iter()
                 .map(|a| print_expr(a, 0))
                 .collect::<Vec<_>>()
