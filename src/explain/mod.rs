@@ -155,8 +155,10 @@ fn add_staging(r: &crate::ir::lower::RegionAst, deps: &DepInfo, rp: &mut RegionP
             ));
         }
         for (a, why) in spec.rejected {
-            kp.rejected
-                .push((a, format!("not staged by --opt share: {}", why)));
+            kp.rejected.push(crate::partition::Rejection::new(
+                a,
+                crate::partition::Reason::NotStaged(why),
+            ));
         }
     }
 }
