@@ -4,7 +4,7 @@
 //! lint ([`super::lint`]) classifies the global ones statically; both number them this way.
 
 use super::{ArrayRef, Builtin, KExpr, Space};
-use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::front::ast::{BinOp, Scalar};
 
 /// Load, store, or both (compound assignment to an element).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -73,17 +73,7 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
         KExpr::Int(v, _) => v.to_string(),
         KExpr::Float(v, s) => format!("{}{}", v, if *s { "f" } else { "" }),
         KExpr::Load(r) => format!("{}[{}]", r.array, print_expr(&r.index, 0)),
-        KExpr::Unary(op, a) => {
-            let o = match op {
-                UnOp::Neg => "-",
-                UnOp::Plus => "+",
-                UnOp::Not => "!",
-                UnOp::BitNot => "~",
-                UnOp::Deref => "*",
-                UnOp::AddrOf => "&",
-            };
-            format!("{}{}", o, print_expr(a, 11))
-        }
+        KExpr::Unary(op, a) => format!("{}{}", op.c_op(), print_expr(a, 11)),
         KExpr::Binary(op, a, b) => {
             let p = prec(*op);
             let s = format!(

@@ -390,14 +390,7 @@ impl<'d> Printer<'d> {
             KExpr::Float(v, single) => self.float_lit(*v, *single),
             KExpr::Load(r) => (self.array_ref(r), PREC_PRIMARY),
             KExpr::Unary(op, a) => {
-                let sym = match op {
-                    UnOp::Neg => "-",
-                    UnOp::Plus => "+",
-                    UnOp::Not => "!",
-                    UnOp::BitNot => "~",
-                    UnOp::Deref => "*",
-                    UnOp::AddrOf => "&",
-                };
+                let sym = op.c_op();
                 let (t, p) = self.expr_prec(a);
                 // `- -x` must not become `--x` (nor `& &x` `&&x`).
                 let glue =
