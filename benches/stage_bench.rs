@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver::{self, OptLevel, OptOptions};
 use accshare::runtime::bench;

@@ -67,7 +67,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{Diags, SourceMap};
 use accshare::driver;
 use accshare::front::preprocess::PpOptions;

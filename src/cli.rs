@@ -335,7 +335,7 @@ fn check(args: &CheckArgs) -> i32 {
     let mut diags = Diags::new();
     if args.lint {
         let opts = driver::Options {
-            target: crate::back::output::Target::OpenCl,
+            target: crate::back::Target::OpenCl,
             pp: args.input.pp_options(),
         };
         if let Some(out) = driver::compile(&args.file, &opts, &mut sources, &mut diags) {
@@ -378,8 +378,8 @@ fn compile(args: &CompileArgs) -> i32 {
     let mut diags = Diags::new();
     let opts = driver::Options {
         target: match args.target {
-            TargetArg::Opencl => crate::back::output::Target::OpenCl,
-            TargetArg::Cuda => crate::back::output::Target::Cuda,
+            TargetArg::Opencl => crate::back::Target::OpenCl,
+            TargetArg::Cuda => crate::back::Target::Cuda,
         },
         pp: args.input.pp_options(),
     };
@@ -475,7 +475,7 @@ fn simulate(
     let mut diags = Diags::new();
     let pp = input.pp_options();
     let opts = driver::Options {
-        target: crate::back::output::Target::OpenCl,
+        target: crate::back::Target::OpenCl,
         pp: pp.clone(),
     };
     let oo = driver::OptOptions {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::analysis::dependence::{self, DepInfo};
-use crate::back::output::{self, Target};
+use crate::back::{output, Target};
 use crate::diag::{Diags, SourceMap, Span};
 use crate::front::preprocess::PpOptions;
 use crate::ir::lower::{find_regions, Regions};
@@ -283,7 +283,7 @@ pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag
         let Some((construct, refs)) = out.kernel_sources.get(k) else {
             continue;
         };
-        let Ok(items) = crate::sim::lint::lint_kernel(kernel, platform) else {
+        let Ok(items) = crate::kernel::lint::lint_kernel(kernel, platform) else {
             continue;
         };
         for item in items {

@@ -25,7 +25,7 @@ use exec_support::suite::{self, Outcome};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 

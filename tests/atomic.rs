@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 use accshare::front::ast::{BinOp, Scalar};

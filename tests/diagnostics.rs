@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 

@@ -22,7 +22,7 @@ fn programs_match_sequential_on_opencl() {
 /// callee works on the device copy and nothing stale is copied back.
 #[test]
 fn data_regions_reach_functions_in_other_files() {
-    use accshare::back::output::Target;
+    use accshare::back::Target;
     use accshare::diag::{self, Diags, SourceMap};
     use std::process::Command;
     if let Err(why) = exec_support::opencl_available() {

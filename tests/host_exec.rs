@@ -9,7 +9,8 @@ mod exec_support;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use accshare::back::output::{assemble, device_file, write_outputs, Target};
+use accshare::back::output::{assemble, device_file, write_outputs};
+use accshare::back::Target;
 use accshare::front::ast::Scalar;
 use accshare::front::pragma_ast::RedOp;
 use accshare::kernel::{

@@ -2,7 +2,7 @@
 //! them (an error), unmarked loops in `kernels` are parallel only when proven independent, and a
 //! nest whose outer loop is sequential runs on one thread with a warning.
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 

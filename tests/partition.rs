@@ -429,7 +429,7 @@ fn mapping_agrees_with_the_kernel_lowering() {
         let mut sources = SourceMap::new();
         let mut diags = Diags::new();
         let opts = accshare::driver::Options {
-            target: accshare::back::output::Target::OpenCl,
+            target: accshare::back::Target::OpenCl,
             pp: PpOptions::default(),
         };
         let Some(out) =

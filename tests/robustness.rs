@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{Diags, SourceMap};
 use accshare::driver;
 

@@ -3,8 +3,9 @@
 //! sequential C.
 
 use accshare::front::ast::{BinOp, Scalar, UnOp};
+use accshare::kernel::lint::{self, Verdict};
 use accshare::kernel::*;
-use accshare::sim::lint::{self, Verdict};
+use accshare::sim::memory::dynamic_verdict;
 use accshare::sim::*;
 
 fn b<T>(x: T) -> Box<T> {
@@ -459,7 +460,10 @@ fn float_arithmetic_stays_in_single_precision() {
         store(
             "out3",
             lid(0),
-            KExpr::Call("sqrtf".to_string(), vec![load("a", lid(0))]),
+            KExpr::Call(
+                MathFn::from_c_name("sqrtf").unwrap(),
+                vec![load("a", lid(0))],
+            ),
         ),
     ];
     let m = kernel(
@@ -836,7 +840,7 @@ fn run_example(src: &Path, tag: &str, odd: bool) -> Result<(Module, ExampleRun),
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let opts = driver::Options {
-        target: accshare::back::output::Target::OpenCl,
+        target: accshare::back::Target::OpenCl,
         pp: accshare::front::preprocess::PpOptions {
             defines: defines
                 .iter()
@@ -971,7 +975,7 @@ fn examples_match_the_sequential_c_and_the_checker_is_silent() {
                         let Some((_, c)) = run.counts.get(&(k.name.clone(), it.access.id)) else {
                             continue;
                         };
-                        let Some(dynv) = lint::dynamic_verdict(c) else {
+                        let Some(dynv) = dynamic_verdict(c) else {
                             continue;
                         };
                         table.push_str(&format!(
@@ -1026,7 +1030,7 @@ fn sampled_gemm_2048_is_fast() {
     let mut diags = Diags::new();
     let n = "2048".to_string();
     let opts = driver::Options {
-        target: accshare::back::output::Target::OpenCl,
+        target: accshare::back::Target::OpenCl,
         pp: accshare::front::preprocess::PpOptions {
             defines: ["NI", "NJ", "NK"]
                 .iter()
@@ -1105,7 +1109,7 @@ fn lint_of_the_examples() {
         let mut sources = SourceMap::new();
         let mut diags = Diags::new();
         let opts = driver::Options {
-            target: accshare::back::output::Target::OpenCl,
+            target: accshare::back::Target::OpenCl,
             pp: Default::default(),
         };
         let Some(o) = driver::compile(&p, &opts, &mut sources, &mut diags) else {

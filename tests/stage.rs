@@ -7,7 +7,7 @@ mod exec_support;
 
 use std::path::{Path, PathBuf};
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 

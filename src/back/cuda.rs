@@ -20,11 +20,10 @@
 //!   kernel names are printed as the IR gives them.
 
 use crate::back::c_like::{
-    self, CasSpelling, Dialect, MathSig, MathSpelling, TypeUse, CPP_KEYWORDS, PREC_PRIMARY,
-    PREC_UNARY,
+    self, CasSpelling, Dialect, MathSpelling, TypeUse, CPP_KEYWORDS, PREC_PRIMARY, PREC_UNARY,
 };
 use crate::front::ast::{BinOp, Scalar};
-use crate::kernel::{Builtin, KParamKind, Kernel, Module, Space};
+use crate::kernel::{Builtin, KParamKind, Kernel, MathFn, Module, Space};
 
 /// The CUDA C++ dialect.
 pub struct Cuda;
@@ -87,9 +86,9 @@ impl Dialect for Cuda {
         "__syncthreads();"
     }
 
-    fn math(&self, sig: &MathSig) -> Option<MathSpelling> {
+    fn math(&self, f: &MathFn) -> Option<MathSpelling> {
         Some(MathSpelling {
-            name: sig.c99.clone(),
+            name: f.c_name(),
             ret_cast: None,
         })
     }
@@ -112,7 +111,7 @@ impl Dialect for Cuda {
         CPP_KEYWORDS.contains(&name)
             || BUILTIN_VARS.contains(&name)
             || name.starts_with("__")
-            || c_like::c99_math(name).is_some()
+            || MathFn::from_c_name(name).is_some()
     }
 
     /// `atomicAdd`/`atomicSub`/`atomicAnd`/`atomicOr`/`atomicXor`/`atomicExch` on `int` and
@@ -256,7 +255,7 @@ pub fn print_module(m: &Module) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::back::samples;
+    use crate::back::tests::samples;
     use crate::runtime::nvrtc::{tests::compile_or_skip, CompileOutcome};
 
     #[test]

@@ -19,9 +19,10 @@
 //!   names that OpenCL reserves (`local`, `half`, `float4`, `barrier`, …) are renamed.
 
 use crate::back::c_like::{
-    self, CasSpelling, Dialect, MathSig, MathSpelling, TypeUse, PREC_PRIMARY, PREC_UNARY,
+    self, CasSpelling, Dialect, MathSpelling, TypeUse, PREC_PRIMARY, PREC_UNARY,
 };
 use crate::front::ast::{BinOp, Scalar};
+use crate::kernel::math::{MathFn, Real};
 use crate::kernel::{Builtin, KParamKind, Kernel, Module, Space};
 
 /// The OpenCL C 1.2 dialect.
@@ -142,16 +143,18 @@ impl Dialect for OpenCl {
         "barrier(CLK_LOCAL_MEM_FENCE);"
     }
 
-    fn math(&self, sig: &MathSig) -> Option<MathSpelling> {
-        let b = sig.base.as_str();
-        let (name, ret_cast) = match b {
-            "abs" | "labs" | "llabs" => ("abs", sig.ret),
-            "nearbyint" => ("rint", None),
-            "scalbn" => ("ldexp", None),
-            "scalbln" => return None,
-            "lrint" | "llrint" => ("rint", sig.ret),
-            "lround" | "llround" => ("round", sig.ret),
-            _ => (b, None),
+    fn math(&self, f: &MathFn) -> Option<MathSpelling> {
+        let (name, ret_cast) = match f {
+            MathFn::Abs | MathFn::Labs | MathFn::Llabs => ("abs", f.ret()),
+            MathFn::Real(r, _) => match r {
+                Real::Nearbyint => ("rint", None),
+                Real::Scalbn => ("ldexp", None),
+                Real::Scalbln => return None,
+                Real::Lrint | Real::Llrint => ("rint", f.ret()),
+                Real::Lround | Real::Llround => ("round", f.ret()),
+                _ => (f.base(), None),
+            },
+            MathFn::Min | MathFn::Max => (f.base(), None),
         };
         Some(MathSpelling {
             name: name.to_string(),
@@ -182,7 +185,7 @@ impl Dialect for OpenCl {
                     .is_some_and(|n| matches!(n, "2" | "3" | "4" | "8" | "16"))
             })
             || matches!(name, "min" | "max" | "abs" | "ldexp" | "ilogb" | "fma")
-            || c_like::c99_math(name).is_some_and(|s| s.base == name)
+            || MathFn::from_c_name(name).is_some_and(|f| f.base() == name)
     }
 
     /// The OpenCL 1.2 atomic functions: `atomic_*` on 32-bit integers (and `atomic_xchg` on
@@ -334,7 +337,7 @@ pub fn print_module(m: &Module) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::back::samples;
+    use crate::back::tests::samples;
     use crate::runtime::clbuild::{build_opencl_source_with_options, BuildOutcome};
 
     #[test]

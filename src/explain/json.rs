@@ -216,7 +216,7 @@ struct AlternativeJson<'a> {
 #[derive(Serialize)]
 struct ArrayReason<'a> {
     array: &'a str,
-    reason: &'a str,
+    reason: String,
 }
 
 #[derive(Serialize)]
@@ -361,9 +361,9 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
         rejected: kp
             .rejected
             .iter()
-            .map(|(a, r)| ArrayReason {
-                array: a,
-                reason: r,
+            .map(|r| ArrayReason {
+                array: &r.array,
+                reason: r.reason.to_string(),
             })
             .collect(),
         notes: &kp.notes,

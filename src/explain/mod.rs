@@ -106,8 +106,10 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
             ));
         }
         for (a, why) in &spec.rejected {
-            kp.rejected
-                .push((a.clone(), format!("not staged by --opt share: {}", why)));
+            kp.rejected.push(crate::partition::Rejection::new(
+                a.clone(),
+                crate::partition::Reason::NotStaged(why.clone()),
+            ));
         }
     }
 }

@@ -236,8 +236,8 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
     }
     if !kp.rejected.is_empty() {
         o.push_str("    left in global memory:\n");
-        for (a, r) in &kp.rejected {
-            let _ = writeln!(o, "      {}: {}", a, r);
+        for r in &kp.rejected {
+            let _ = writeln!(o, "      {}", r);
         }
     }
     for n in &kp.notes {

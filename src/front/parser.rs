@@ -427,7 +427,7 @@ impl Names {
                 None => Tok::Ident(t.text.clone()),
             },
             PpKind::Number => token::number(&t.text).unwrap_or_else(|msg| {
-                diags.push(Diag::error(t.span, msg));
+                diags.push(Diag::error(t.span, msg.to_string()));
                 Tok::IntLit(token::IntLit {
                     value: 0,
                     suffix: Default::default(),
@@ -437,13 +437,13 @@ impl Names {
             PpKind::Char => token::char_value(&t.text)
                 .map(Tok::CharLit)
                 .unwrap_or_else(|msg| {
-                    diags.push(Diag::error(t.span, msg));
+                    diags.push(Diag::error(t.span, msg.to_string()));
                     Tok::CharLit(0)
                 }),
             PpKind::Str => token::str_value(&t.text)
                 .map(Tok::StrLit)
                 .unwrap_or_else(|msg| {
-                    diags.push(Diag::error(t.span, msg));
+                    diags.push(Diag::error(t.span, msg.to_string()));
                     Tok::StrLit(String::new())
                 }),
             PpKind::Punct => token::punct(&t.text),

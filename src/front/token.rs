@@ -6,6 +6,8 @@
 //! Whether an identifier names a type (the "lexer hack") is decided by `front::parser`, which
 //! knows the `typedef`s seen so far.
 
+use std::fmt;
+
 use crate::front::ast::IntSuffix;
 
 /// An integer literal: value, suffix and radix (10, 16, 8 or 2).
@@ -235,9 +237,75 @@ pub fn punct(s: &str) -> Tok {
     }
 }
 
+/// Why a literal token is not a valid C literal; [`fmt::Display`] gives the message of the
+/// diagnostic at the token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiteralError {
+    /// `0x` or `0b` with no digits after it (the prefix as written).
+    MissingDigits(String),
+    /// A decimal digit outside an octal (`radix` 8) or binary (2) literal's digits.
+    InvalidDigit {
+        digit: char,
+        radix: u32,
+    },
+    /// The suffix of an integer literal (from the first character that is not a digit).
+    IntSuffix(String),
+    IntTooLarge,
+    /// The literal as written.
+    DecimalPoints(String),
+    /// The literal as written.
+    Invalid(String),
+    ExponentDigits,
+    FloatSuffix(String),
+    HexFloatExponent,
+    IncompleteEscape,
+    HexEscapeDigits,
+    IncompleteUcn,
+    EscapeRange,
+    HexEscapeRange,
+    InvalidUcn,
+    MalformedChar,
+    EmptyChar,
+    MalformedString,
+}
+
+impl fmt::Display for LiteralError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LiteralError::MissingDigits(prefix) => {
+                write!(f, "missing digits after the `{prefix}` prefix")
+            }
+            LiteralError::InvalidDigit { digit, radix } => {
+                let base = if *radix == 2 { "binary" } else { "octal" };
+                write!(f, "invalid digit `{digit}` in {base} literal")
+            }
+            LiteralError::IntSuffix(s) => write!(f, "invalid suffix `{s}` on integer literal"),
+            LiteralError::IntTooLarge => f.write_str("integer literal is too large"),
+            LiteralError::DecimalPoints(t) => write!(f, "too many decimal points in number `{t}`"),
+            LiteralError::Invalid(t) => write!(f, "invalid number `{t}`"),
+            LiteralError::ExponentDigits => f.write_str("exponent has no digits"),
+            LiteralError::FloatSuffix(s) => {
+                write!(f, "invalid suffix `{s}` on floating-point literal")
+            }
+            LiteralError::HexFloatExponent => {
+                f.write_str("hexadecimal floating-point literal requires an exponent")
+            }
+            LiteralError::IncompleteEscape => f.write_str("incomplete escape sequence"),
+            LiteralError::HexEscapeDigits => f.write_str("`\\x` used with no following hex digits"),
+            LiteralError::IncompleteUcn => f.write_str("incomplete universal character name"),
+            LiteralError::EscapeRange => f.write_str("escape sequence out of range"),
+            LiteralError::HexEscapeRange => f.write_str("hex escape sequence out of range"),
+            LiteralError::InvalidUcn => f.write_str("invalid universal character name"),
+            LiteralError::MalformedChar => f.write_str("malformed character literal"),
+            LiteralError::EmptyChar => f.write_str("empty character constant"),
+            LiteralError::MalformedString => f.write_str("malformed string literal"),
+        }
+    }
+}
+
 /// Converts a preprocessing number (`42`, `0x1Fu`, `1e-5f`, `.5`, `0x1.8p3`) to a literal token.
-/// The error is a message for a diagnostic at the token.
-pub fn number(text: &str) -> Result<Tok, String> {
+/// The error is for a diagnostic at the token.
+pub fn number(text: &str) -> Result<Tok, LiteralError> {
     let b = text.as_bytes();
     let is_hex = b.len() >= 2 && b[0] == b'0' && (b[1] == b'x' || b[1] == b'X');
     if is_hex {
@@ -266,14 +334,14 @@ pub fn number(text: &str) -> Result<Tok, String> {
     }
 }
 
-fn int_literal(text: &str, body: &str, radix: u32) -> Result<Tok, String> {
+fn int_literal(text: &str, body: &str, radix: u32) -> Result<Tok, LiteralError> {
     let digits_end = body
         .find(|c: char| !c.is_ascii_alphanumeric() || matches!(c, 'u' | 'U' | 'l' | 'L'))
         .unwrap_or(body.len());
     let (digits, suffix_text) = body.split_at(digits_end);
     if digits.is_empty() && radix != 8 {
         let prefix = &text[..2];
-        return Err(format!("missing digits after the `{prefix}` prefix"));
+        return Err(LiteralError::MissingDigits(prefix.to_string()));
     }
     let mut value: u64 = 0;
     for c in digits.chars() {
@@ -281,22 +349,18 @@ fn int_literal(text: &str, body: &str, radix: u32) -> Result<Tok, String> {
             Some(d) => d,
             None => {
                 return Err(match radix {
-                    8 if c.is_ascii_digit() => format!("invalid digit `{c}` in octal literal"),
-                    2 if c.is_ascii_digit() => format!("invalid digit `{c}` in binary literal"),
-                    _ => format!(
-                        "invalid suffix `{}` on integer literal",
-                        &digits[digit_pos(digits, c)..]
-                    ),
+                    8 | 2 if c.is_ascii_digit() => LiteralError::InvalidDigit { digit: c, radix },
+                    _ => LiteralError::IntSuffix(digits[digit_pos(digits, c)..].to_string()),
                 })
             }
         };
         value = value
             .checked_mul(u64::from(radix))
             .and_then(|v| v.checked_add(u64::from(d)))
-            .ok_or_else(|| "integer literal is too large".to_string())?;
+            .ok_or(LiteralError::IntTooLarge)?;
     }
-    let suffix = int_suffix(suffix_text)
-        .ok_or_else(|| format!("invalid suffix `{suffix_text}` on integer literal"))?;
+    let suffix =
+        int_suffix(suffix_text).ok_or_else(|| LiteralError::IntSuffix(suffix_text.to_string()))?;
     Ok(Tok::IntLit(IntLit {
         value,
         suffix,
@@ -342,16 +406,16 @@ fn float_suffix(s: &str) -> Option<bool> {
     }
 }
 
-fn dec_float(text: &str) -> Result<Tok, String> {
+fn dec_float(text: &str) -> Result<Tok, LiteralError> {
     let mant_end = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
     let mant = &text[..mant_end];
     if mant.matches('.').count() > 1 {
-        return Err(format!("too many decimal points in number `{text}`"));
+        return Err(LiteralError::DecimalPoints(text.to_string()));
     }
     if !mant.bytes().any(|c| c.is_ascii_digit()) {
-        return Err(format!("invalid number `{text}`"));
+        return Err(LiteralError::Invalid(text.to_string()));
     }
     let mut rest = &text[mant_end..];
     let mut exp = "";
@@ -361,16 +425,15 @@ fn dec_float(text: &str) -> Result<Tok, String> {
             .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(r.len() - sign_len);
         if digits_len == 0 {
-            return Err("exponent has no digits".to_string());
+            return Err(LiteralError::ExponentDigits);
         }
         exp = &r[..sign_len + digits_len];
         rest = &r[sign_len + digits_len..];
     }
     if rest.contains('.') {
-        return Err(format!("too many decimal points in number `{text}`"));
+        return Err(LiteralError::DecimalPoints(text.to_string()));
     }
-    let single = float_suffix(rest)
-        .ok_or_else(|| format!("invalid suffix `{rest}` on floating-point literal"))?;
+    let single = float_suffix(rest).ok_or_else(|| LiteralError::FloatSuffix(rest.to_string()))?;
     let mut norm = String::with_capacity(text.len() + 2);
     if mant.starts_with('.') {
         norm.push('0');
@@ -385,34 +448,33 @@ fn dec_float(text: &str) -> Result<Tok, String> {
     }
     let value: f64 = norm
         .parse()
-        .map_err(|_| format!("invalid number `{text}`"))?;
+        .map_err(|_| LiteralError::Invalid(text.to_string()))?;
     Ok(Tok::FloatLit(FloatLit { value, single }))
 }
 
-fn hex_float(text: &str, body: &str) -> Result<Tok, String> {
+fn hex_float(text: &str, body: &str) -> Result<Tok, LiteralError> {
     let mant_end = body
         .find(|c: char| !(c.is_ascii_hexdigit() || c == '.'))
         .unwrap_or(body.len());
     let mant = &body[..mant_end];
     if mant.matches('.').count() > 1 {
-        return Err(format!("too many decimal points in number `{text}`"));
+        return Err(LiteralError::DecimalPoints(text.to_string()));
     }
     if !mant.bytes().any(|c| c.is_ascii_hexdigit()) {
-        return Err("missing digits after the `0x` prefix".to_string());
+        return Err(LiteralError::MissingDigits("0x".to_string()));
     }
     let Some(r) = body[mant_end..].strip_prefix(['p', 'P']) else {
-        return Err("hexadecimal floating-point literal requires an exponent".to_string());
+        return Err(LiteralError::HexFloatExponent);
     };
     let sign_len = usize::from(r.starts_with(['+', '-']));
     let digits_len = r[sign_len..]
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(r.len() - sign_len);
     if digits_len == 0 {
-        return Err("exponent has no digits".to_string());
+        return Err(LiteralError::ExponentDigits);
     }
     let rest = &r[sign_len + digits_len..];
-    let single = float_suffix(rest)
-        .ok_or_else(|| format!("invalid suffix `{rest}` on floating-point literal"))?;
+    let single = float_suffix(rest).ok_or_else(|| LiteralError::FloatSuffix(rest.to_string()))?;
     // Saturate the exponent: anything this large is already 0 or infinity.
     let mut exp: i64 = 0;
     for c in r[sign_len..sign_len + digits_len].bytes() {
@@ -443,7 +505,7 @@ fn hex_float(text: &str, body: &str) -> Result<Tok, String> {
 
 /// Decodes the escapes of a literal's body into code units (bytes for plain literals, code
 /// points for prefixed ones). The error is a message.
-fn decode(body: &str, wide: bool) -> Result<Vec<u32>, String> {
+fn decode(body: &str, wide: bool) -> Result<Vec<u32>, LiteralError> {
     let mut out = Vec::new();
     let mut it = body.chars().peekable();
     while let Some(c) = it.next() {
@@ -457,7 +519,7 @@ fn decode(body: &str, wide: bool) -> Result<Vec<u32>, String> {
             continue;
         }
         let Some(e) = it.next() else {
-            return Err("incomplete escape sequence".to_string());
+            return Err(LiteralError::IncompleteEscape);
         };
         let v = match e {
             'n' => 10,
@@ -490,9 +552,9 @@ fn decode(body: &str, wide: bool) -> Result<Vec<u32>, String> {
                     it.next();
                 }
                 if n == 0 {
-                    return Err("`\\x` used with no following hex digits".to_string());
+                    return Err(LiteralError::HexEscapeDigits);
                 }
-                u32::try_from(v).map_err(|_| "hex escape sequence out of range".to_string())?
+                u32::try_from(v).map_err(|_| LiteralError::HexEscapeRange)?
             }
             'u' | 'U' => {
                 let len = if e == 'u' { 4 } else { 8 };
@@ -500,12 +562,11 @@ fn decode(body: &str, wide: bool) -> Result<Vec<u32>, String> {
                 for _ in 0..len {
                     match it.next().and_then(|c| c.to_digit(16)) {
                         Some(d) => v = v << 4 | d,
-                        None => return Err("incomplete universal character name".to_string()),
+                        None => return Err(LiteralError::IncompleteUcn),
                     }
                 }
                 if !wide {
-                    let c = char::from_u32(v)
-                        .ok_or_else(|| "invalid universal character name".to_string())?;
+                    let c = char::from_u32(v).ok_or(LiteralError::InvalidUcn)?;
                     let mut buf = [0u8; 4];
                     out.extend(c.encode_utf8(&mut buf).bytes().map(u32::from));
                     continue;
@@ -515,7 +576,7 @@ fn decode(body: &str, wide: bool) -> Result<Vec<u32>, String> {
             other => other as u32,
         };
         if !wide && v > 0xff {
-            return Err("escape sequence out of range".to_string());
+            return Err(LiteralError::EscapeRange);
         }
         out.push(v);
     }
@@ -534,12 +595,11 @@ fn literal_body(text: &str, quote: char) -> Option<(bool, &str)> {
 /// The value of a character literal (`'a'`, `'\n'`, `'\x41'`, `L'x'`). Plain single-byte
 /// literals are sign-extended as `char` is signed on the targets; multi-character constants
 /// get GCC's value.
-pub fn char_value(text: &str) -> Result<i64, String> {
-    let (wide, body) =
-        literal_body(text, '\'').ok_or_else(|| "malformed character literal".to_string())?;
+pub fn char_value(text: &str) -> Result<i64, LiteralError> {
+    let (wide, body) = literal_body(text, '\'').ok_or(LiteralError::MalformedChar)?;
     let units = decode(body, wide)?;
     match units.as_slice() {
-        [] => Err("empty character constant".to_string()),
+        [] => Err(LiteralError::EmptyChar),
         [u] if wide => Ok(i64::from(*u)),
         [u] => Ok(i64::from(*u as u8 as i8)),
         many => {
@@ -554,9 +614,8 @@ pub fn char_value(text: &str) -> Result<i64, String> {
 
 /// The decoded value of a string literal's body. Escaped bytes that are not valid UTF-8 on
 /// their own (`"\xff"`) become the code point of the same value.
-pub fn str_value(text: &str) -> Result<String, String> {
-    let (wide, body) =
-        literal_body(text, '"').ok_or_else(|| "malformed string literal".to_string())?;
+pub fn str_value(text: &str) -> Result<String, LiteralError> {
+    let (wide, body) = literal_body(text, '"').ok_or(LiteralError::MalformedString)?;
     let units = decode(body, wide)?;
     if wide {
         return Ok(units
@@ -574,6 +633,11 @@ pub fn str_value(text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The literal's value or the text of its error.
+    fn msg<T>(r: Result<T, LiteralError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
 
     fn int(text: &str) -> (u64, IntSuffix, u32) {
         match number(text) {
@@ -612,32 +676,32 @@ mod tests {
     #[test]
     fn bad_integers() {
         assert_eq!(
-            number("08"),
-            Err("invalid digit `8` in octal literal".into())
+            msg(number("08")),
+            Err("invalid digit `8` in octal literal".to_string())
         );
         assert_eq!(
-            number("18446744073709551616"),
-            Err("integer literal is too large".into())
+            msg(number("18446744073709551616")),
+            Err("integer literal is too large".to_string())
         );
         assert_eq!(
-            number("10lL"),
-            Err("invalid suffix `lL` on integer literal".into())
+            msg(number("10lL")),
+            Err("invalid suffix `lL` on integer literal".to_string())
         );
         assert_eq!(
-            number("10uu"),
-            Err("invalid suffix `uu` on integer literal".into())
+            msg(number("10uu")),
+            Err("invalid suffix `uu` on integer literal".to_string())
         );
         assert_eq!(
-            number("12abc"),
-            Err("invalid suffix `abc` on integer literal".into())
+            msg(number("12abc")),
+            Err("invalid suffix `abc` on integer literal".to_string())
         );
         assert_eq!(
-            number("0x"),
-            Err("missing digits after the `0x` prefix".into())
+            msg(number("0x")),
+            Err("missing digits after the `0x` prefix".to_string())
         );
         assert_eq!(
-            number("0xg"),
-            Err("invalid suffix `g` on integer literal".into())
+            msg(number("0xg")),
+            Err("invalid suffix `g` on integer literal".to_string())
         );
     }
 
@@ -658,45 +722,51 @@ mod tests {
     #[test]
     fn bad_floats() {
         assert_eq!(
-            number("1.2.3"),
-            Err("too many decimal points in number `1.2.3`".into())
+            msg(number("1.2.3")),
+            Err("too many decimal points in number `1.2.3`".to_string())
         );
-        assert_eq!(number("1e"), Err("exponent has no digits".into()));
-        assert_eq!(number("1e+f"), Err("exponent has no digits".into()));
+        assert_eq!(msg(number("1e")), Err("exponent has no digits".to_string()));
         assert_eq!(
-            number("1.5q"),
-            Err("invalid suffix `q` on floating-point literal".into())
-        );
-        assert_eq!(
-            number("0x1.8"),
-            Err("hexadecimal floating-point literal requires an exponent".into())
+            msg(number("1e+f")),
+            Err("exponent has no digits".to_string())
         );
         assert_eq!(
-            number("1e5.5"),
-            Err("too many decimal points in number `1e5.5`".into())
+            msg(number("1.5q")),
+            Err("invalid suffix `q` on floating-point literal".to_string())
+        );
+        assert_eq!(
+            msg(number("0x1.8")),
+            Err("hexadecimal floating-point literal requires an exponent".to_string())
+        );
+        assert_eq!(
+            msg(number("1e5.5")),
+            Err("too many decimal points in number `1e5.5`".to_string())
         );
     }
 
     #[test]
     fn chars_and_strings() {
-        assert_eq!(char_value("'a'"), Ok(97));
-        assert_eq!(char_value("'\\n'"), Ok(10));
-        assert_eq!(char_value("'\\0'"), Ok(0));
-        assert_eq!(char_value("'\\x41'"), Ok(65));
-        assert_eq!(char_value("'\\''"), Ok(39));
-        assert_eq!(char_value("'\\377'"), Ok(-1));
-        assert_eq!(char_value("L'\\x100'"), Ok(256));
-        assert_eq!(char_value("'ab'"), Ok(0x6162));
-        assert_eq!(char_value("''"), Err("empty character constant".into()));
+        assert_eq!(msg(char_value("'a'")), Ok(97));
+        assert_eq!(msg(char_value("'\\n'")), Ok(10));
+        assert_eq!(msg(char_value("'\\0'")), Ok(0));
+        assert_eq!(msg(char_value("'\\x41'")), Ok(65));
+        assert_eq!(msg(char_value("'\\''")), Ok(39));
+        assert_eq!(msg(char_value("'\\377'")), Ok(-1));
+        assert_eq!(msg(char_value("L'\\x100'")), Ok(256));
+        assert_eq!(msg(char_value("'ab'")), Ok(0x6162));
         assert_eq!(
-            char_value("'\\x100'"),
-            Err("escape sequence out of range".into())
+            msg(char_value("''")),
+            Err("empty character constant".to_string())
         );
-        assert_eq!(str_value("\"%d\\n\""), Ok("%d\n".into()));
-        assert_eq!(str_value("\"a\\\"b\""), Ok("a\"b".into()));
-        assert_eq!(str_value("\"\\xff\""), Ok("\u{ff}".into()));
-        assert_eq!(str_value("\"é\""), Ok("é".into()));
-        assert_eq!(str_value("u8\"x\""), Ok("x".into()));
+        assert_eq!(
+            msg(char_value("'\\x100'")),
+            Err("escape sequence out of range".to_string())
+        );
+        assert_eq!(msg(str_value("\"%d\\n\"")), Ok("%d\n".into()));
+        assert_eq!(msg(str_value("\"a\\\"b\"")), Ok("a\"b".into()));
+        assert_eq!(msg(str_value("\"\\xff\"")), Ok("\u{ff}".into()));
+        assert_eq!(msg(str_value("\"é\"")), Ok("é".into()));
+        assert_eq!(msg(str_value("u8\"x\"")), Ok("x".into()));
     }
 
     #[test]

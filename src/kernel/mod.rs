@@ -120,11 +120,11 @@ pub enum KExpr {
     Binary(BinOp, Box<KExpr>, Box<KExpr>),
     Cond(Box<KExpr>, Box<KExpr>, Box<KExpr>),
     Cast(Scalar, Box<KExpr>),
-    /// A math function by its C99 name (`sqrtf`, `fmaxf`, `exp`, `abs`, …); back ends map the
-    /// name to the target's spelling and convert the arguments to the C99 parameter types, so the
-    /// call means what it means in C. `min`/`max` (not C99) are integer minimum and maximum
-    /// (floats use `fminf`/`fmaxf`/`fmin`/`fmax`); unknown names are printed as written.
-    Call(String, Vec<KExpr>),
+    /// A math function (`sqrtf`, `fmaxf`, `exp`, `abs`, …, see [`MathFn`]); back ends map it to
+    /// the target's spelling and convert the arguments to the C99 parameter types, so the call
+    /// means what it means in C. `min`/`max` (not C99) are integer minimum and maximum (floats
+    /// use `fminf`/`fmaxf`/`fmin`/`fmax`).
+    Call(MathFn, Vec<KExpr>),
     Builtin(Builtin),
 }
 
@@ -470,5 +470,10 @@ pub struct HostReduction {
     pub ty: Scalar,
     pub op: crate::front::pragma_ast::RedOp,
 }
+pub mod access;
+pub mod lint;
 pub mod lower;
+pub mod math;
 pub mod valid;
+
+pub use math::MathFn;

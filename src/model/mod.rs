@@ -2,6 +2,8 @@
 //! today's GPUs): see [`platform`].
 
 pub mod device;
+pub mod memory;
 pub mod platform;
 
+pub use memory::WarpMemory;
 pub use platform::{list_platforms, Platform};

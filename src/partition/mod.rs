@@ -18,6 +18,7 @@
 pub mod candidates;
 pub mod features;
 pub mod nest;
+pub mod reject;
 pub mod search;
 pub mod subspace;
 
@@ -29,6 +30,7 @@ use crate::model::Platform;
 pub use candidates::{Candidate, Seeds};
 pub use features::{Adjacency, ArrayTb, ChunkShape};
 pub use nest::{Nest, Options};
+pub use reject::{Reason, Rejection};
 pub use search::{Choice, Constraint};
 pub use subspace::{Assign, Subspace};
 
@@ -66,7 +68,7 @@ pub struct KernelPlan {
     /// Parameter combinations evaluated (the paper's NumParaComb, over all plans).
     pub evaluated: u64,
     /// Candidate arrays left in global memory, with the reason.
-    pub rejected: Vec<(String, String)>,
+    pub rejected: Vec<Rejection>,
     /// Loops of the nest that run in order in each work-item, with the reason (`explain` says
     /// which loops were made sequential and why).
     pub sequential: Vec<(String, String)>,
@@ -340,12 +342,10 @@ fn analyze_kernel(
         .collect();
     for c in &kp.candidates {
         if nest.nonaffine.contains(&c.array) {
-            kp.rejected.push((
-                c.array.clone(),
-                "a subscript is not affine in the loop iterators".into(),
-            ));
+            kp.rejected
+                .push(Rejection::new(c.array.clone(), Reason::NonAffine));
         } else if let Some(why) = write_through_blocker(&nest, &c.array) {
-            kp.rejected.push((c.array.clone(), why));
+            kp.rejected.push(Rejection::new(c.array.clone(), why));
         } else {
             eligible.push(c.array.clone());
         }
@@ -407,25 +407,29 @@ fn analyze_kernel(
             }
             let Some(f) = b.features.get(a) else { continue };
             let reason = if !(f.in_reuse_set || f.in_coalesce_set) {
-                format!(
-                    "not in the ReuseSet (ReuseSize {} < θ_r·|DS| = {}·{}) and its references coalesce",
-                    f.reuse, platform.theta_r, f.distinct
-                )
+                Reason::NoReuse {
+                    reuse: f.reuse,
+                    theta_r: platform.theta_r,
+                    distinct: f.distinct,
+                }
             } else {
                 let g = b.gains.get(a).copied().unwrap_or((0, 0));
                 match b.shapes.get(a) {
-                    Some(c) if g.0 + g.1 > 0 && c.bytes > budget as i64 => format!(
-                        "its partition needs {} bytes, more than the {} bytes of constraint (9)",
-                        c.bytes, budget
-                    ),
-                    Some(c) if g.0 + g.1 > 0 => format!(
-                        "does not fit with the arrays staged ({} bytes more than constraint (9) leaves)",
-                        c.bytes.saturating_add(b.smem).saturating_sub(budget as i64).max(0)
-                    ),
-                    _ => "staging saves nothing: loading the partition costs the transactions it saves".into(),
+                    Some(c) if g.0 + g.1 > 0 && c.bytes > budget as i64 => Reason::TooLarge {
+                        bytes: c.bytes,
+                        budget,
+                    },
+                    Some(c) if g.0 + g.1 > 0 => Reason::DoesNotFit {
+                        over: c
+                            .bytes
+                            .saturating_add(b.smem)
+                            .saturating_sub(budget as i64)
+                            .max(0),
+                    },
+                    _ => Reason::SavesNothing,
                 }
             };
-            kp.rejected.push((a.clone(), reason));
+            kp.rejected.push(Rejection::new(a.clone(), reason));
         }
     }
     kp.best = best.filter(|b| b.profit > 0);
@@ -438,16 +442,13 @@ fn analyze_kernel(
 /// `t` are the grid loops, each once with coefficient 1 (a transpose's `out[j][i]`). Then the
 /// blocks' tiles are disjoint and a tile stored back after a barrier writes what the baseline
 /// writes. The staging pass re-checks this on the subscripts themselves.
-fn write_through_blocker(nest: &Nest, array: &str) -> Option<String> {
+fn write_through_blocker(nest: &Nest, array: &str) -> Option<Reason> {
     let refs: Vec<&nest::RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
     if !refs.iter().any(|r| r.writes) {
         return None;
     }
     if refs.iter().any(|r| r.dims != refs[0].dims) {
-        return Some(
-            "written in the kernel, and its references name different elements: a written tile needs every reference to name the thread's own element"
-                .into(),
-        );
+        return Some(Reason::WrittenThroughDifferentElements);
     }
     let mut seen = Vec::new();
     for d in &refs[0].dims {
@@ -456,19 +457,15 @@ fn write_through_blocker(nest: &Nest, array: &str) -> Option<String> {
                 continue;
             }
             if *c != 1 || !nest.is_mapped(*l) || seen.contains(l) {
-                return Some(format!(
-                    "written in the kernel through `{}`, which is not a grid index plus a constant in every dimension",
-                    refs[0].text
-                ));
+                return Some(Reason::WrittenNotPerThread {
+                    reference: refs[0].text.clone(),
+                });
             }
             seen.push(*l);
         }
     }
-    (seen.len() != nest.mapped.len()).then(|| {
-        format!(
-            "written in the kernel at `{}`, which does not depend on every grid index: threads would share an element",
-            refs[0].text
-        )
+    (seen.len() != nest.mapped.len()).then(|| Reason::WrittenShared {
+        reference: refs[0].text.clone(),
     })
 }
 

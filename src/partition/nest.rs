@@ -182,14 +182,33 @@ pub fn grid_mapping(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(LoopI
         .collect()
 }
 
-/// Builds the nest of `root`. Returns `None` for a nest the engine cannot size (a non-affine
-/// loop bound); the reason is the `Err` text.
+/// Why the engine cannot size a nest (its loop is named by its iterator).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NestError {
+    /// A bound is not affine in the outer iterators.
+    NonAffineBounds(String),
+    ZeroStep(String),
+    /// The trip count does not fit 64 bits.
+    RangeTooLarge(String),
+}
+
+impl std::fmt::Display for NestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NestError::NonAffineBounds(v) => write!(f, "the bounds of loop `{v}` are not affine"),
+            NestError::ZeroStep(v) => write!(f, "loop `{v}` has step 0"),
+            NestError::RangeTooLarge(v) => write!(f, "the range of loop `{v}` is too large"),
+        }
+    }
+}
+
+/// Builds the nest of `root`, or says why the engine cannot size it (a non-affine loop bound).
 pub fn build(
     region: &Region,
     deps: &DepInfo,
     root: LoopId,
     opts: &Options,
-) -> Result<Nest, String> {
+) -> Result<Nest, NestError> {
     let mut env = Env {
         opts,
         used: BTreeMap::new(),
@@ -216,7 +235,7 @@ pub fn build(
         let lp = &region.loops[l];
         var.insert(l, lp.var.clone());
         let (Some(lo), Some(hi)) = (lp.lower.affine(), lp.upper.affine()) else {
-            return Err(format!("the bounds of loop `{}` are not affine", lp.var));
+            return Err(NestError::NonAffineBounds(lp.var.clone()));
         };
         let extreme = |env: &mut Env, p: &Poly, max: bool, tri: &mut bool| -> Option<i64> {
             let (coef, c0) = env.linear(p, &all_iters)?;
@@ -241,10 +260,10 @@ pub fn build(
             (a, b)
         };
         let (Some(first), Some(last)) = (first, last) else {
-            return Err(format!("the bounds of loop `{}` are not affine", lp.var));
+            return Err(NestError::NonAffineBounds(lp.var.clone()));
         };
         if step == 0 {
-            return Err(format!("loop `{}` has step 0", lp.var));
+            return Err(NestError::ZeroStep(lp.var.clone()));
         }
         let span = if step > 0 {
             last.checked_sub(first)
@@ -252,7 +271,7 @@ pub fn build(
             first.checked_sub(last)
         };
         let (Some(span), Some(abs)) = (span, step.checked_abs()) else {
-            return Err(format!("the range of loop `{}` is too large", lp.var));
+            return Err(NestError::RangeTooLarge(lp.var.clone()));
         };
         let n = if span < 0 { 0 } else { span / abs + 1 };
         if tri {

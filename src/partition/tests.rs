@@ -198,7 +198,7 @@ fn gemm_on_gtx690_chooses_32x32_and_k_32() {
     let c9 = b.constraints.iter().find(|c| c.id == "(9)").unwrap();
     assert_eq!((c9.lhs, c9.rhs, c9.slack()), (8192, 12288, 4096));
     assert!(b.constraints.iter().all(|c| c.holds()));
-    assert!(kp.rejected.iter().any(|(a, _)| a == "C"));
+    assert!(kp.rejected.iter().any(|r| r.array == "C"));
     // The next best block is 64×16 (same threads, less reuse of B).
     assert_eq!(kp.alternatives[0].assign.tb, [64, 16, 1]);
     assert!(kp.alternatives[0].profit < b.profit);
@@ -654,8 +654,8 @@ void w(float out[64][64], float in[64][64])
         rp.kernels[0]
             .rejected
             .iter()
-            .find(|(a, _)| a == "out")
-            .map(|(_, w)| w.clone())
+            .find(|r| r.array == "out")
+            .map(|r| r.reason.to_string())
             .unwrap_or_default()
     };
     assert_eq!(

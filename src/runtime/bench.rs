@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::back::output::Target;
+use crate::back::Target;
 use crate::diag::{self, Diags, SourceMap};
 use crate::driver::{self, OptLevel, OptOptions};
 

@@ -18,6 +18,7 @@
 use serde::Serialize;
 
 use super::*;
+use crate::kernel::lint::Verdict;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AccessStats {
@@ -403,6 +404,23 @@ impl Report {
         }
         o
     }
+}
+
+/// The coalescing lint's verdict the simulator's counts give an access (None if it never ran):
+/// where the lint commits to a verdict, the counts agree (`tests/sim.rs`).
+pub fn dynamic_verdict(c: &AccessCounts) -> Option<Verdict> {
+    if c.requests == 0 {
+        return None;
+    }
+    Some(if c.broadcast_requests == c.requests {
+        Verdict::Broadcast
+    } else if c.sectors <= c.min_sectors && c.lines <= c.min_lines {
+        Verdict::Coalesced
+    } else if c.strided_requests >= c.misaligned_requests {
+        Verdict::UncoalescedStride
+    } else {
+        Verdict::UncoalescedAlignment
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,5 @@
 //! The SIMT simulator: an executor for the kernel IR with GPU semantics, the memory model that
-//! counts what a GPU's memory system would see, a race and bounds checker, and the static
-//! coalescing lint.
+//! counts what a GPU's memory system would see, and a race and bounds checker.
 //!
 //! - [`run_kernel`] interprets one launch of a [`Kernel`](crate::kernel::Kernel): a grid of
 //!   blocks, blocks of threads in warps of the platform's size, lock-step execution with active
@@ -11,15 +10,15 @@
 //!   threads, so dispatch costs once per node per block, not per thread. Blocks run in parallel
 //!   on `std::thread::scope` workers.
 //! - Memory model ([`memory`]): every `ArrayRef` occurrence of a kernel is a static memory
-//!   instruction ([`AccessInfo`], numbered in the pre-order of the kernel body, an assignment's
+//!   instruction ([`AccessInfo`], [`crate::kernel::access`], numbered in the pre-order of the kernel body, an assignment's
 //!   target before its value). Each execution by a warp is one request: for global memory the
 //!   distinct sectors and lines touched against the minimum for the bytes requested; for shared
 //!   memory the bank-conflict degree (distinct words in the busiest bank; the same word read by
 //!   several lanes is a broadcast, not a conflict).
 //! - Checker (`SimOptions::check`): out-of-bounds accesses, shared and global races, barriers
 //!   reached by part of a block, uninitialized shared reads ([`Finding`]).
-//! - Lint ([`lint`]): static classification of global accesses from their flat index
-//!   expressions.
+//! - The static coalescing lint is an analysis of the kernel IR ([`crate::kernel::lint`]);
+//!   [`memory::dynamic_verdict`] gives the verdict the simulator's counts agree with.
 //!
 //! Lock-step execution of a whole block (all its warps advance statement by statement together)
 //! is one legal interleaving of the warps; kernels whose result depends on the interleaving have
@@ -27,7 +26,6 @@
 
 pub mod exec;
 pub mod host;
-pub mod lint;
 pub mod memory;
 pub mod trace;
 pub mod value;
@@ -36,6 +34,7 @@ pub use exec::run_kernel;
 pub use memory::{analyze, AccessStats, KernelReport, Report};
 
 use crate::front::ast::Scalar;
+pub use crate::kernel::access::{AccessInfo, AccessKind};
 use crate::kernel::Space;
 
 /// The hardware parameters the simulator needs. Connected later to `platforms/*.toml`.
@@ -119,6 +118,17 @@ impl SimPlatform {
             sms: 120,
             bandwidth_gbs: 1228.0,
             gflops: 23100.0,
+        }
+    }
+}
+
+/// The memory geometry the coalescing lint classifies accesses against.
+impl From<&SimPlatform> for crate::model::WarpMemory {
+    fn from(p: &SimPlatform) -> Self {
+        crate::model::WarpMemory {
+            warp: p.warp,
+            sector: p.sector,
+            line: p.line,
         }
     }
 }
@@ -294,37 +304,6 @@ pub enum ArgValue {
     /// A scalar; converted to the parameter's type as C would.
     Int(i64),
     Float(f64),
-}
-
-/// Load, store, or both (compound assignment to an element).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum AccessKind {
-    Load,
-    Store,
-    Update,
-}
-
-impl AccessKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            AccessKind::Load => "load",
-            AccessKind::Store => "store",
-            AccessKind::Update => "load+store",
-        }
-    }
-}
-
-/// A static memory instruction: one `ArrayRef` occurrence in a kernel.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AccessInfo {
-    /// Position in the pre-order walk of the kernel body (target before value).
-    pub id: usize,
-    /// `kernel#id array[index]`, the index printed in C.
-    pub label: String,
-    pub array: String,
-    pub space: Space,
-    pub kind: AccessKind,
-    pub elem: Scalar,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

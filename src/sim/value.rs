@@ -12,6 +12,7 @@
 //! by zero gives 0 (the checker reports it); shift counts are masked to the width (OpenCL C).
 
 use crate::front::ast::{BinOp, Scalar};
+use crate::kernel::math::{MathFn, Real};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
@@ -290,10 +291,10 @@ pub fn f64_of(v: u64, t: Ty) -> f64 {
     }
 }
 
-/// A math function: evaluated in `f32` for the `…f` names and in `f64` otherwise; `abs`,
-/// `min`, `max` on integers.
+/// How the simulator computes a math function: in `f32` for the `…f` names and in `f64`
+/// otherwise; `abs`, `min`, `max` on integers.
 #[derive(Copy, Clone, Debug)]
-pub enum MathFn {
+pub enum MathImpl {
     F1(fn(f64) -> f64, fn(f32) -> f32),
     F2(fn(f64, f64) -> f64, fn(f32, f32) -> f32),
     F3(fn(f64, f64, f64) -> f64, fn(f32, f32, f32) -> f32),
@@ -302,53 +303,47 @@ pub enum MathFn {
     IMax,
 }
 
-/// Looks a C99 math function up: its implementation, whether it is the `float` version, and its
-/// arity.
-pub fn math_fn(name: &str) -> Option<(MathFn, bool)> {
-    let (base, single) = match name {
-        "abs" | "labs" | "llabs" => return Some((MathFn::IAbs, false)),
-        "min" => return Some((MathFn::IMin, false)),
-        "max" => return Some((MathFn::IMax, false)),
-        "fabsf" | "sqrtf" | "expf" | "exp2f" | "logf" | "log2f" | "log10f" | "sinf" | "cosf"
-        | "tanf" | "asinf" | "acosf" | "atanf" | "sinhf" | "coshf" | "tanhf" | "floorf"
-        | "ceilf" | "roundf" | "truncf" | "cbrtf" | "powf" | "fmaxf" | "fminf" | "fmodf"
-        | "atan2f" | "hypotf" | "copysignf" | "fmaf" | "expm1f" | "log1pf" => {
-            (&name[..name.len() - 1], true)
-        }
-        _ => (name, false),
+/// The implementation of a math function and whether it is the `float` version; `None` for
+/// the functions the simulator does not implement (`erf`, `lgamma`, `ldexp`, …).
+pub fn math_fn(f: &MathFn) -> Option<(MathImpl, bool)> {
+    let (r, single) = match f {
+        MathFn::Abs | MathFn::Labs | MathFn::Llabs => return Some((MathImpl::IAbs, false)),
+        MathFn::Min => return Some((MathImpl::IMin, false)),
+        MathFn::Max => return Some((MathImpl::IMax, false)),
+        MathFn::Real(r, single) => (r, *single),
     };
-    let f = match base {
-        "fabs" => MathFn::F1(f64::abs, f32::abs),
-        "sqrt" => MathFn::F1(f64::sqrt, f32::sqrt),
-        "exp" => MathFn::F1(f64::exp, f32::exp),
-        "exp2" => MathFn::F1(f64::exp2, f32::exp2),
-        "expm1" => MathFn::F1(f64::exp_m1, f32::exp_m1),
-        "log" => MathFn::F1(f64::ln, f32::ln),
-        "log2" => MathFn::F1(f64::log2, f32::log2),
-        "log10" => MathFn::F1(f64::log10, f32::log10),
-        "log1p" => MathFn::F1(f64::ln_1p, f32::ln_1p),
-        "sin" => MathFn::F1(f64::sin, f32::sin),
-        "cos" => MathFn::F1(f64::cos, f32::cos),
-        "tan" => MathFn::F1(f64::tan, f32::tan),
-        "asin" => MathFn::F1(f64::asin, f32::asin),
-        "acos" => MathFn::F1(f64::acos, f32::acos),
-        "atan" => MathFn::F1(f64::atan, f32::atan),
-        "sinh" => MathFn::F1(f64::sinh, f32::sinh),
-        "cosh" => MathFn::F1(f64::cosh, f32::cosh),
-        "tanh" => MathFn::F1(f64::tanh, f32::tanh),
-        "floor" => MathFn::F1(f64::floor, f32::floor),
-        "ceil" => MathFn::F1(f64::ceil, f32::ceil),
-        "round" => MathFn::F1(f64::round, f32::round),
-        "trunc" => MathFn::F1(f64::trunc, f32::trunc),
-        "cbrt" => MathFn::F1(f64::cbrt, f32::cbrt),
-        "pow" => MathFn::F2(f64::powf, f32::powf),
-        "fmax" => MathFn::F2(f64::max, f32::max),
-        "fmin" => MathFn::F2(f64::min, f32::min),
-        "fmod" => MathFn::F2(|a, b| a % b, |a, b| a % b),
-        "atan2" => MathFn::F2(f64::atan2, f32::atan2),
-        "hypot" => MathFn::F2(f64::hypot, f32::hypot),
-        "copysign" => MathFn::F2(f64::copysign, f32::copysign),
-        "fma" => MathFn::F3(f64::mul_add, f32::mul_add),
+    let f = match r {
+        Real::Fabs => MathImpl::F1(f64::abs, f32::abs),
+        Real::Sqrt => MathImpl::F1(f64::sqrt, f32::sqrt),
+        Real::Exp => MathImpl::F1(f64::exp, f32::exp),
+        Real::Exp2 => MathImpl::F1(f64::exp2, f32::exp2),
+        Real::Expm1 => MathImpl::F1(f64::exp_m1, f32::exp_m1),
+        Real::Log => MathImpl::F1(f64::ln, f32::ln),
+        Real::Log2 => MathImpl::F1(f64::log2, f32::log2),
+        Real::Log10 => MathImpl::F1(f64::log10, f32::log10),
+        Real::Log1p => MathImpl::F1(f64::ln_1p, f32::ln_1p),
+        Real::Sin => MathImpl::F1(f64::sin, f32::sin),
+        Real::Cos => MathImpl::F1(f64::cos, f32::cos),
+        Real::Tan => MathImpl::F1(f64::tan, f32::tan),
+        Real::Asin => MathImpl::F1(f64::asin, f32::asin),
+        Real::Acos => MathImpl::F1(f64::acos, f32::acos),
+        Real::Atan => MathImpl::F1(f64::atan, f32::atan),
+        Real::Sinh => MathImpl::F1(f64::sinh, f32::sinh),
+        Real::Cosh => MathImpl::F1(f64::cosh, f32::cosh),
+        Real::Tanh => MathImpl::F1(f64::tanh, f32::tanh),
+        Real::Floor => MathImpl::F1(f64::floor, f32::floor),
+        Real::Ceil => MathImpl::F1(f64::ceil, f32::ceil),
+        Real::Round => MathImpl::F1(f64::round, f32::round),
+        Real::Trunc => MathImpl::F1(f64::trunc, f32::trunc),
+        Real::Cbrt => MathImpl::F1(f64::cbrt, f32::cbrt),
+        Real::Pow => MathImpl::F2(f64::powf, f32::powf),
+        Real::Fmax => MathImpl::F2(f64::max, f32::max),
+        Real::Fmin => MathImpl::F2(f64::min, f32::min),
+        Real::Fmod => MathImpl::F2(|a, b| a % b, |a, b| a % b),
+        Real::Atan2 => MathImpl::F2(f64::atan2, f32::atan2),
+        Real::Hypot => MathImpl::F2(f64::hypot, f32::hypot),
+        Real::Copysign => MathImpl::F2(f64::copysign, f32::copysign),
+        Real::Fma => MathImpl::F3(f64::mul_add, f32::mul_add),
         _ => return None,
     };
     Some((f, single))

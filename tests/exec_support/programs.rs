@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use accshare::back::output::Target;
+use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 

@@ -29,7 +29,8 @@ use std::borrow::Cow;
 
 use crate::front::ast::{BinOp, Scalar, UnOp};
 use crate::kernel::{
-    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
+    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, MathFn,
+    Space,
 };
 
 /// Where a scalar type is spelled; OpenCL spells some types differently per use (`bool` cannot be
@@ -65,9 +66,9 @@ pub trait Dialect {
     fn builtin(&self, b: Builtin) -> String;
     /// The barrier statement, with its semicolon.
     fn barrier(&self) -> &'static str;
-    /// The target's spelling of the known C99 math function `sig`; `None` if it has none (the
-    /// call is then printed as written).
-    fn math(&self, sig: &MathSig) -> Option<MathSpelling>;
+    /// The target's spelling of the math function `f`; `None` if it has none (the call is then
+    /// printed with its C name).
+    fn math(&self, f: &MathFn) -> Option<MathSpelling>;
     /// A non-finite value (`v` is infinite or NaN) as an expression, and its precedence
     /// ([`PREC_PRIMARY`] or [`PREC_UNARY`]).
     fn non_finite(&self, v: f64, single: bool) -> (String, u8);
@@ -319,13 +320,10 @@ impl<'d> Printer<'d> {
             }
             KExpr::Cond(_, a, b) => Some(usual(self.type_of(a)?, self.type_of(b)?)),
             KExpr::Cast(t, _) => Some(promote(*t)),
-            KExpr::Call(f, args) => {
-                let sig = c99_math(f)?;
-                match sig.ret {
-                    Some(t) => Some(t),
-                    None => self.common_type(args),
-                }
-            }
+            KExpr::Call(f, args) => match f.ret() {
+                Some(t) => Some(t),
+                None => self.common_type(args),
+            },
             KExpr::Builtin(_) => Some(Scalar::Int),
         }
     }
@@ -392,14 +390,7 @@ impl<'d> Printer<'d> {
             KExpr::Float(v, single) => self.float_lit(*v, *single),
             KExpr::Load(r) => (self.array_ref(r), PREC_PRIMARY),
             KExpr::Unary(op, a) => {
-                let sym = match op {
-                    UnOp::Neg => "-",
-                    UnOp::Plus => "+",
-                    UnOp::Not => "!",
-                    UnOp::BitNot => "~",
-                    UnOp::Deref => "*",
-                    UnOp::AddrOf => "&",
-                };
+                let sym = op.c_op();
                 let (t, p) = self.expr_prec(a);
                 // `- -x` must not become `--x` (nor `& &x` `&&x`).
                 let glue =
@@ -501,18 +492,16 @@ impl<'d> Printer<'d> {
         (s, p)
     }
 
-    fn call(&self, f: &str, args: &[KExpr]) -> (String, u8) {
+    fn call(&self, f: &MathFn, args: &[KExpr]) -> (String, u8) {
         let plain = |name: &str, args: &[KExpr]| {
             let a: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
             format!("{name}({})", a.join(", "))
         };
-        let Some(sig) = c99_math(f).filter(|s| s.arity == args.len()) else {
-            return (plain(f, args), PREC_PRIMARY);
+        let sp = match self.d.math(f) {
+            Some(sp) if f.arity() == args.len() => sp,
+            _ => return (plain(&f.c_name(), args), PREC_PRIMARY),
         };
-        let Some(sp) = self.d.math(&sig) else {
-            return (plain(f, args), PREC_PRIMARY);
-        };
-        let conv: Vec<KExpr> = match &sig.args {
+        let conv: Vec<KExpr> = match &f.params() {
             Some(tys) => args
                 .iter()
                 .zip(tys)

@@ -30,7 +30,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::back::output::Target;
+use crate::back::Target;
 
 mod expr;
 use crate::front::ast::Scalar;

@@ -2,7 +2,8 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 use super::*;
-use crate::back::output::{assemble, Target};
+use crate::back::output::assemble;
+use crate::back::Target;
 use crate::kernel::{Buffer, HostExpr, HostReduction, KParam, Kernel, Launch};
 
 /// The byte range of the region whose pragma line contains `pragma` and whose statement ends

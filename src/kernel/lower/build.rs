@@ -848,9 +848,11 @@ impl<'a> KernelBuilder<'a> {
                     }
                 }
             }
-            ExprKind::Call(f, args) => {
-                KExpr::Call(f.name.clone(), args.iter().map(|a| self.expr(a)).collect())
-            }
+            ExprKind::Call(f, args) => math_call(
+                f,
+                args.iter().map(|a| self.expr(a)).collect(),
+                &mut self.errors,
+            ),
             ExprKind::Str(_) => {
                 self.errors.push(Diag::error(
                     e.span,

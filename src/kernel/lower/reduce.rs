@@ -2,6 +2,7 @@
 
 use crate::front::ast::{BinOp, Scalar, UnOp};
 use crate::front::pragma_ast::RedOp;
+use crate::kernel::math::{MathFn, Real};
 
 use super::*;
 
@@ -69,13 +70,12 @@ pub(super) fn combine(op: RedOp, ty: Scalar, a: KExpr, b: KExpr) -> KExpr {
         RedOp::LogOr => bin(BinOp::LogOr),
         RedOp::Max | RedOp::Min => {
             if ty.is_float() {
-                let f = match (op == RedOp::Max, ty == Scalar::Float) {
-                    (true, true) => "fmaxf",
-                    (true, false) => "fmax",
-                    (false, true) => "fminf",
-                    (false, false) => "fmin",
+                let f = if op == RedOp::Max {
+                    Real::Fmax
+                } else {
+                    Real::Fmin
                 };
-                KExpr::Call(f.to_string(), vec![a, b])
+                KExpr::Call(MathFn::Real(f, ty == Scalar::Float), vec![a, b])
             } else {
                 let cmp = if op == RedOp::Max {
                     BinOp::Gt

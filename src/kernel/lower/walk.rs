@@ -230,6 +230,24 @@ pub(super) fn free_names_stmt(
     }
 }
 
+/// A call of C function `f` in a kernel: the math function of that name (region validation
+/// lets no other call through, and `acc routine` functions are inlined before), else an error.
+pub(super) fn math_call(f: &ast::Ident, args: Vec<KExpr>, errors: &mut Vec<Diag>) -> KExpr {
+    match MathFn::from_c_name(&f.name) {
+        Some(m) => KExpr::Call(m, args),
+        None => {
+            errors.push(Diag::error(
+                f.span,
+                format!(
+                    "call to `{}` inside a compute region: not a math function a kernel can call",
+                    f.name
+                ),
+            ));
+            KExpr::Int(0, Scalar::Int)
+        }
+    }
+}
+
 pub(super) fn expr_uses_double(e: &KExpr) -> bool {
     match e {
         KExpr::Float(_, single) => !single,
@@ -240,8 +258,7 @@ pub(super) fn expr_uses_double(e: &KExpr) -> bool {
         KExpr::Cond(a, b, c) => expr_uses_double(a) || expr_uses_double(b) || expr_uses_double(c),
         KExpr::Call(f, args) => {
             // C99 double-precision math functions (`sqrt`, `exp`, …) compute in double.
-            let double_fn = !f.ends_with('f') && !matches!(f.as_str(), "abs" | "min" | "max");
-            double_fn || args.iter().any(expr_uses_double)
+            f.real_type() == Some(Scalar::Double) || args.iter().any(expr_uses_double)
         }
         KExpr::Var(_) | KExpr::Int(..) | KExpr::Builtin(_) => false,
     }

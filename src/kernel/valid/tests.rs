@@ -267,7 +267,7 @@ fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
 /// use, is valid; most tile indices are proven in bounds.
 #[test]
 fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
-    use crate::back::output::Target;
+    use crate::back::Target;
     use crate::driver::{self, OptLevel, OptOptions};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<std::path::PathBuf> = ["examples", "tests/corpus"]

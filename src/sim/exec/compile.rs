@@ -120,19 +120,19 @@ impl<'k> Compiler<'k> {
                     cargs.push(self.expr(a)?);
                 }
                 let arity = match f {
-                    MathFn::F1(..) | MathFn::IAbs => 1,
-                    MathFn::F2(..) | MathFn::IMin | MathFn::IMax => 2,
-                    MathFn::F3(..) => 3,
+                    MathImpl::F1(..) | MathImpl::IAbs => 1,
+                    MathImpl::F2(..) | MathImpl::IMin | MathImpl::IMax => 2,
+                    MathImpl::F3(..) => 3,
                 };
                 if cargs.len() != arity {
                     return Err(self.err(format!("`{}` takes {} arguments", name, arity)));
                 }
                 let t = match f {
-                    MathFn::IAbs => match cargs[0].ty {
+                    MathImpl::IAbs => match cargs[0].ty {
                         Ty::F32 | Ty::F64 => cargs[0].ty,
                         t => t,
                     },
-                    MathFn::IMin | MathFn::IMax => value::common(cargs[0].ty, cargs[1].ty),
+                    MathImpl::IMin | MathImpl::IMax => value::common(cargs[0].ty, cargs[1].ty),
                     _ if single => Ty::F32,
                     _ => Ty::F64,
                 };
@@ -202,20 +202,8 @@ impl<'k> Compiler<'k> {
             }
         };
         let id = self.accesses.len();
-        self.accesses.push(AccessInfo {
-            id,
-            label: format!(
-                "{}#{} {}[{}]",
-                self.kernel.name,
-                id,
-                r.array,
-                print_expr(&r.index, 0)
-            ),
-            array: r.array.clone(),
-            space: r.space,
-            kind,
-            elem,
-        });
+        self.accesses
+            .push(AccessInfo::new(&self.kernel.name, id, r, kind, elem));
         Ok((id, mem, elem))
     }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use super::value::{self, bin_types, convert, math_fn, to_scalar, truth, ty_of, MathFn, Ty};
+use super::value::{self, bin_types, convert, math_fn, to_scalar, truth, ty_of, MathImpl, Ty};
 use super::*;
 use crate::front::ast::{BinOp, Scalar, UnOp};
 use crate::kernel::{
@@ -13,11 +13,9 @@ use crate::kernel::{
 };
 
 mod compile;
-mod print;
 mod run;
 
 pub use compile::{accesses, compile};
-pub use print::print_expr;
 pub use run::{run_kernel, run_program};
 
 // ---------------------------------------------------------------------------------------------
@@ -60,7 +58,7 @@ enum Node {
     And(Box<CExpr>, Box<CExpr>),
     Or(Box<CExpr>, Box<CExpr>),
     Cond(Box<CExpr>, Box<CExpr>, Box<CExpr>),
-    Math(MathFn, Vec<CExpr>),
+    Math(MathImpl, Vec<CExpr>),
 }
 
 #[derive(Clone, Debug)]

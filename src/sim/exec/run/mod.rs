@@ -420,28 +420,28 @@ impl<'a, 'e> Blk<'a, 'e> {
                 let ld = f64::from_bits;
                 for i in 0..self.n {
                     out[i] = match (f, t) {
-                        (MathFn::F1(_, g), Ty::F32) => g(lf(vs[0][i])).to_bits() as u64,
-                        (MathFn::F1(g, _), _) => g(ld(vs[0][i])).to_bits(),
-                        (MathFn::F2(_, g), Ty::F32) => {
+                        (MathImpl::F1(_, g), Ty::F32) => g(lf(vs[0][i])).to_bits() as u64,
+                        (MathImpl::F1(g, _), _) => g(ld(vs[0][i])).to_bits(),
+                        (MathImpl::F2(_, g), Ty::F32) => {
                             g(lf(vs[0][i]), lf(vs[1][i])).to_bits() as u64
                         }
-                        (MathFn::F2(g, _), _) => g(ld(vs[0][i]), ld(vs[1][i])).to_bits(),
-                        (MathFn::F3(_, g), Ty::F32) => {
+                        (MathImpl::F2(g, _), _) => g(ld(vs[0][i]), ld(vs[1][i])).to_bits(),
+                        (MathImpl::F3(_, g), Ty::F32) => {
                             g(lf(vs[0][i]), lf(vs[1][i]), lf(vs[2][i])).to_bits() as u64
                         }
-                        (MathFn::F3(g, _), _) => {
+                        (MathImpl::F3(g, _), _) => {
                             g(ld(vs[0][i]), ld(vs[1][i]), ld(vs[2][i])).to_bits()
                         }
-                        (MathFn::IAbs, Ty::F32) => lf(vs[0][i]).abs().to_bits() as u64,
-                        (MathFn::IAbs, Ty::F64) => ld(vs[0][i]).abs().to_bits(),
-                        (MathFn::IAbs, _) => {
+                        (MathImpl::IAbs, Ty::F32) => lf(vs[0][i]).abs().to_bits() as u64,
+                        (MathImpl::IAbs, Ty::F64) => ld(vs[0][i]).abs().to_bits(),
+                        (MathImpl::IAbs, _) => {
                             convert((vs[0][i] as i64).wrapping_abs() as u64, Ty::I64, t)
                         }
-                        (MathFn::IMin | MathFn::IMax, _) => {
+                        (MathImpl::IMin | MathImpl::IMax, _) => {
                             let mut a = vec![vs[0][i]];
                             value::bin_lanes(BinOp::Lt, t, t, &mut a, &[vs[1][i]]);
                             let lt = a[0] != 0;
-                            if lt == matches!(f, MathFn::IMin) {
+                            if lt == matches!(f, MathImpl::IMin) {
                                 vs[0][i]
                             } else {
                                 vs[1][i]

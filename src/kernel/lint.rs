@@ -22,9 +22,10 @@
 
 use std::collections::HashMap;
 
-use super::*;
+use super::access::{AccessInfo, AccessKind};
+use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
 use crate::front::ast::{BinOp, UnOp};
-use crate::kernel::{Builtin, KExpr, KStmt, Kernel, LValue};
+use crate::model::WarpMemory;
 
 const MODULUS: i64 = 128;
 
@@ -266,10 +267,25 @@ struct Walker<'k> {
     kernel: &'k Kernel,
     env: Vec<HashMap<String, Av>>,
     next: usize,
+    /// Per access number: the abstract value of its index (at the last visit).
     found: Vec<Option<Av>>,
+    /// Per access number: the reference and what it does (at the first visit).
+    refs: Vec<Option<(ArrayRef, AccessKind)>>,
 }
 
 impl Walker<'_> {
+    /// Records access `id`: the abstract value of its index, and (once) what it is.
+    fn record(&mut self, id: usize, r: &ArrayRef, kind: AccessKind, idx: Av) {
+        if self.found.len() <= id {
+            self.found.resize(id + 1, None);
+            self.refs.resize(id + 1, None);
+        }
+        self.found[id] = Some(idx);
+        if self.refs[id].is_none() {
+            self.refs[id] = Some((r.clone(), kind));
+        }
+    }
+
     fn get(&self, n: &str) -> Av {
         self.env
             .iter()
@@ -300,10 +316,7 @@ impl Walker<'_> {
                 self.next += 1; // numbered, recorded below
                 let id = self.next - 1;
                 let idx = self.expr(&r.index);
-                if self.found.len() <= id {
-                    self.found.resize(id + 1, None);
-                }
-                self.found[id] = Some(idx.clone());
+                self.record(id, r, AccessKind::Load, idx.clone());
                 if idx.uniform() {
                     unknown()
                 } else {
@@ -564,10 +577,12 @@ impl Walker<'_> {
                     let id = self.next;
                     self.next += 1;
                     let idx = self.expr(&r.index);
-                    if self.found.len() <= id {
-                        self.found.resize(id + 1, None);
-                    }
-                    self.found[id] = Some(idx);
+                    let kind = if op.is_some() {
+                        AccessKind::Update
+                    } else {
+                        AccessKind::Store
+                    };
+                    self.record(id, r, kind, idx);
                     let _ = self.expr(value);
                 }
             },
@@ -599,16 +614,20 @@ impl Walker<'_> {
             KStmt::DoWhile { body, cond } => self.looping(Some(cond), body, &[], false),
             KStmt::Block(b) => self.scoped(b),
             KStmt::Atomic {
-                target, capture, ..
+                target,
+                op,
+                capture,
+                ..
             } => {
                 // Numbered as the simulator numbers it: the element, then the operands.
                 let id = self.next;
                 self.next += 1;
                 let idx = self.expr(&target.index);
-                if self.found.len() <= id {
-                    self.found.resize(id + 1, None);
-                }
-                self.found[id] = Some(idx);
+                let kind = match op {
+                    AtomicOp::Read => AccessKind::Load,
+                    _ => AccessKind::Update,
+                };
+                self.record(id, target, kind, idx);
                 for e in s.atomic_operands().into_iter().skip(1) {
                     let _ = self.expr(e);
                 }
@@ -621,26 +640,63 @@ impl Walker<'_> {
     }
 }
 
-/// Classifies the global accesses of a kernel (others are not listed).
-pub fn lint_kernel(kernel: &Kernel, platform: &SimPlatform) -> Result<Vec<LintItem>, SimError> {
-    let accesses = exec::accesses(kernel)?;
+/// A global access to an array that is not a buffer parameter of its kernel (the validator
+/// rejects such kernels).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownBuffer {
+    pub kernel: String,
+    pub array: String,
+}
+
+impl std::fmt::Display for UnknownBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "kernel `{}`: `{}` is not a buffer parameter",
+            self.kernel, self.array
+        )
+    }
+}
+
+/// Classifies the global accesses of a kernel (others are not listed), numbered as
+/// [`super::access`] says, against the memory geometry of `memory` (a platform).
+pub fn lint_kernel(
+    kernel: &Kernel,
+    memory: impl Into<WarpMemory>,
+) -> Result<Vec<LintItem>, UnknownBuffer> {
+    let memory = memory.into();
     let mut w = Walker {
         kernel,
         env: vec![HashMap::new()],
         next: 0,
         found: Vec::new(),
+        refs: Vec::new(),
     };
     w.scoped(&kernel.body);
     let mut out = Vec::new();
-    for a in accesses {
-        if a.space != Space::Global {
+    for (id, r) in w.refs.iter().enumerate() {
+        let Some((r, kind)) = r else {
+            continue;
+        };
+        if r.space != Space::Global {
             continue;
         }
-        let av = w.found.get(a.id).cloned().flatten().unwrap_or(Av::Top);
-        let (verdict, reason) = classify(&av, a.elem.size() as u64, kernel.block, platform);
+        let elem = kernel
+            .params
+            .iter()
+            .find_map(|p| match p.kind {
+                KParamKind::Buffer { elem, .. } if p.name == r.array => Some(elem),
+                _ => None,
+            })
+            .ok_or_else(|| UnknownBuffer {
+                kernel: kernel.name.clone(),
+                array: r.array.clone(),
+            })?;
+        let av = w.found.get(id).cloned().flatten().unwrap_or(Av::Top);
+        let (verdict, reason) = classify(&av, elem.size() as u64, kernel.block, &memory);
         out.push(LintItem {
             origin: kernel.origin.clone(),
-            access: a,
+            access: AccessInfo::new(&kernel.name, id, r, *kind, elem),
             verdict,
             reason,
         });
@@ -648,7 +704,7 @@ pub fn lint_kernel(kernel: &Kernel, platform: &SimPlatform) -> Result<Vec<LintIt
     Ok(out)
 }
 
-fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, String) {
+fn classify(av: &Av, size: u64, block: [u32; 3], p: &WarpMemory) -> (Verdict, String) {
     let Av::Lin { co, res, .. } = av else {
         return (
             Verdict::Unknown,
@@ -805,20 +861,4 @@ fn classify(av: &Av, size: u64, block: [u32; 3], p: &SimPlatform) -> (Verdict, S
     } else {
         (Verdict::Coalesced, format!("stride {}", describe()))
     }
-}
-
-/// The verdict the simulator's counts give an access (None if it never ran).
-pub fn dynamic_verdict(c: &AccessCounts) -> Option<Verdict> {
-    if c.requests == 0 {
-        return None;
-    }
-    Some(if c.broadcast_requests == c.requests {
-        Verdict::Broadcast
-    } else if c.sectors <= c.min_sectors && c.lines <= c.min_lines {
-        Verdict::Coalesced
-    } else if c.strided_requests >= c.misaligned_requests {
-        Verdict::UncoalescedStride
-    } else {
-        Verdict::UncoalescedAlignment
-    })
 }

@@ -2,7 +2,8 @@
 
 use crate::front::ast::{BinOp, Scalar, UnOp};
 use crate::kernel::{
-    ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, LocalArray, Module, Space,
+    ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, LocalArray, MathFn,
+    Module, Space,
 };
 
 pub fn var(n: &str) -> KExpr {
@@ -58,7 +59,8 @@ pub fn cond(c: KExpr, a: KExpr, b: KExpr) -> KExpr {
 }
 
 pub fn call(f: &str, args: Vec<KExpr>) -> KExpr {
-    KExpr::Call(f.to_string(), args)
+    let f = MathFn::from_c_name(f).unwrap_or_else(|| panic!("`{f}` is not a math function"));
+    KExpr::Call(f, args)
 }
 
 pub fn aref(a: &str, space: Space, i: KExpr) -> ArrayRef {
@@ -550,7 +552,7 @@ pub fn statements() -> Module {
 /// Every C99 math function the printers know (but `scalbln`, which OpenCL lacks), in float and
 /// double, with arguments of other types, plus non-finite literals.
 pub fn math() -> Module {
-    use crate::back::c_like::{REAL1, REAL2};
+    use crate::kernel::math::{REAL1, REAL2};
     let mut body = vec![
         decl("f", Scalar::Float, var("x")),
         decl("z", Scalar::Double, var("dx")),
@@ -561,11 +563,11 @@ pub fn math() -> Module {
         decl("dacc", Scalar::Double, dbl(0.0)),
     ];
     let mut fsum = |e: KExpr| body.push(set_op("acc", BinOp::Add, e));
-    for f in REAL1 {
+    for f in REAL1.iter().map(|r| r.name()) {
         fsum(call(&format!("{f}f"), vec![var("f")]));
         fsum(call(&format!("{f}f"), vec![var("i")]));
     }
-    for f in REAL2 {
+    for f in REAL2.iter().map(|r| r.name()) {
         fsum(call(&format!("{f}f"), vec![var("f"), int(2)]));
     }
     fsum(call("fmaf", vec![var("f"), var("i"), dbl(0.5)]));
@@ -582,11 +584,11 @@ pub fn math() -> Module {
     fsum(flt(f64::NAN));
     fsum(flt(f64::NEG_INFINITY));
     let mut dsum = |e: KExpr| body.push(set_op("dacc", BinOp::Add, e));
-    for f in REAL1 {
+    for f in REAL1.iter().map(|r| r.name()) {
         dsum(call(f, vec![var("z")]));
         dsum(call(f, vec![var("f")]));
     }
-    for f in REAL2 {
+    for f in REAL2.iter().map(|r| r.name()) {
         dsum(call(f, vec![var("z"), var("i")]));
     }
     dsum(call("fma", vec![var("z"), var("f"), int(1)]));

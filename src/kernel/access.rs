@@ -1,10 +1,55 @@
-//! Index expressions printed as C for access labels.
+//! The static memory instructions of a kernel: every [`ArrayRef`] occurrence, numbered in the
+//! pre-order of the kernel body (an assignment's target before its value, an atomic's element
+//! before its operands). The simulator counts what each one does at run time; the coalescing
+//! lint ([`super::lint`]) classifies the global ones statically; both number them this way.
 
-use super::*;
+use super::{ArrayRef, Builtin, KExpr, Space};
+use crate::front::ast::{BinOp, Scalar};
 
-// ---------------------------------------------------------------------------------------------
-// Printing index expressions for labels
-// ---------------------------------------------------------------------------------------------
+/// Load, store, or both (compound assignment to an element).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Load,
+    Store,
+    Update,
+}
+
+impl AccessKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Update => "load+store",
+        }
+    }
+}
+
+/// A static memory instruction: one `ArrayRef` occurrence in a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessInfo {
+    /// Position in the pre-order walk of the kernel body (target before value).
+    pub id: usize,
+    /// `kernel#id array[index]`, the index printed in C.
+    pub label: String,
+    pub array: String,
+    pub space: Space,
+    pub kind: AccessKind,
+    pub elem: Scalar,
+}
+
+impl AccessInfo {
+    /// The access numbered `id` of kernel `kernel`, to `r`'s array of `elem`.
+    pub fn new(kernel: &str, id: usize, r: &ArrayRef, kind: AccessKind, elem: Scalar) -> Self {
+        AccessInfo {
+            id,
+            label: format!("{}#{} {}[{}]", kernel, id, r.array, print_expr(&r.index, 0)),
+            array: r.array.clone(),
+            space: r.space,
+            kind,
+            elem,
+        }
+    }
+}
 
 fn prec(op: BinOp) -> u8 {
     match op {
@@ -28,17 +73,7 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
         KExpr::Int(v, _) => v.to_string(),
         KExpr::Float(v, s) => format!("{}{}", v, if *s { "f" } else { "" }),
         KExpr::Load(r) => format!("{}[{}]", r.array, print_expr(&r.index, 0)),
-        KExpr::Unary(op, a) => {
-            let o = match op {
-                UnOp::Neg => "-",
-                UnOp::Plus => "+",
-                UnOp::Not => "!",
-                UnOp::BitNot => "~",
-                UnOp::Deref => "*",
-                UnOp::AddrOf => "&",
-            };
-            format!("{}{}", o, print_expr(a, 11))
-        }
+        KExpr::Unary(op, a) => format!("{}{}", op.c_op(), print_expr(a, 11)),
         KExpr::Binary(op, a, b) => {
             let p = prec(*op);
             let s = format!(
@@ -69,7 +104,7 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
         KExpr::Cast(t, a) => format!("({}){}", t.c_name(), print_expr(a, 11)),
         KExpr::Call(f, args) => format!(
             "{}({})",
-            f,
+            f.c_name(),
             args.iter()
                 .map(|a| print_expr(a, 0))
                 .collect::<Vec<_>>()
