@@ -108,7 +108,7 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
         for (a, why) in &spec.rejected {
             kp.rejected.push(crate::partition::Rejection::new(
                 a.clone(),
-                crate::partition::Reason::NotStaged(why.clone()),
+                crate::partition::Reason::NotStaged(why.to_string()),
             ));
         }
     }

@@ -22,6 +22,9 @@ use crate::ir::lower::RegionAst;
 use crate::ir::{LoopId, Poly, Region};
 use crate::partition::KernelPlan;
 
+mod unstaged;
+pub use unstaged::Unstaged;
+
 /// Shared memory a staged kernel may use (the CUDA static limit).
 pub const SMEM_LIMIT: u64 = 48 * 1024;
 /// Most threads per block of a staged kernel (CUDA's limit).
@@ -147,7 +150,7 @@ pub struct StageSpec {
     pub strip: Option<Strip>,
     pub arrays: Vec<StagedArray>,
     /// Arrays the engine chose that stay in global memory, with the reason.
-    pub rejected: Vec<(String, String)>,
+    pub rejected: Vec<(String, Unstaged)>,
 }
 
 impl StageSpec {
@@ -310,13 +313,6 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
     let Some(best) = &kp.best else {
         return spec;
     };
-    if grid.is_empty() {
-        for a in &best.staged {
-            spec.rejected
-                .push((a.clone(), "the kernel runs on a single thread".to_string()));
-        }
-        return spec;
-    }
     let nest_dims = kp.nest.as_ref().map(|n| n.mapped.len()).unwrap_or(0);
     let mut block = [1u32; 3];
     for g in grid {
@@ -324,30 +320,28 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         block[d] = u32::try_from(kp.block[d]).unwrap_or(0);
     }
     let threads: u64 = block.iter().map(|&b| b as u64).product();
-    let why = if nest_dims != grid.len() || block.contains(&0) {
-        Some("the engine's block does not match the kernel's grid mapping".to_string())
+    let why = if grid.is_empty() {
+        Some(Unstaged::SingleThread)
+    } else if nest_dims != grid.len() || block.contains(&0) {
+        Some(Unstaged::BlockMismatch)
     } else if threads > MAX_THREADS {
-        Some(format!(
-            "the engine's block has {} threads, more than the {} the staged code supports",
-            threads, MAX_THREADS
-        ))
+        Some(Unstaged::BlockTooLarge {
+            threads,
+            max: MAX_THREADS,
+        })
     } else {
         None
     };
-    if let Some(why) = why {
+    let Some(inner) = grid.last().map(|g| g.loop_id).filter(|_| why.is_none()) else {
         for a in &best.staged {
-            spec.rejected.push((a.clone(), why.clone()));
+            spec.rejected
+                .push((a.clone(), why.clone().unwrap_or(Unstaged::SingleThread)));
         }
         return spec;
-    }
-    spec.block = block;
-    let iters: BTreeSet<String> = ir.loops.iter().map(|l| l.var.clone()).collect();
-    let Some(inner) = grid.last().map(|g| g.loop_id) else {
-        return spec;
     };
+    spec.block = block;
     let root_stmt = find_for(&r.body, ir.loops[root].span);
-    let inner_stmt = find_for(&r.body, ir.loops[inner].span);
-    let top: Vec<Span> = inner_stmt
+    let top: Vec<Span> = find_for(&r.body, ir.loops[inner].span)
         .map(|s| {
             body_stmts(s)
                 .into_iter()
@@ -355,49 +349,85 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 .collect()
         })
         .unwrap_or_default();
-    let conditional = root_stmt.map_or(true, has_conditional);
-    let tiles = kp.chosen_tiles();
-    let mut strip: Option<Strip> = None;
+    let kernel = KernelView {
+        ir,
+        root,
+        inner,
+        grid,
+        block,
+        top,
+        iters: ir.loops.iter().map(|l| l.var.clone()).collect(),
+        conditional: root_stmt.map_or(true, has_conditional),
+        tiles: kp.chosen_tiles(),
+    };
     let mut bytes = 0u64;
-    'arrays: for name in &best.staged {
-        let reject = |spec: &mut StageSpec, why: String| spec.rejected.push((name.clone(), why));
-        let Some(info) = ir.arrays.get(name) else {
-            reject(&mut spec, "not an array of the region".to_string());
-            continue;
-        };
+    for name in &best.staged {
+        match kernel.stage_array(name, spec.strip.as_ref(), bytes) {
+            Ok((tiles, strip)) => {
+                bytes += tiles
+                    .iter()
+                    .map(|t| t.len() as u64 * t.elem.size() as u64)
+                    .sum::<u64>();
+                if spec.strip.is_none() {
+                    spec.strip = strip;
+                }
+                spec.arrays.extend(tiles);
+            }
+            Err(why) => spec.rejected.push((name.clone(), why)),
+        }
+    }
+    spec
+}
+
+/// What the staging of one kernel's arrays needs to know about the kernel.
+struct KernelView<'a> {
+    ir: &'a Region,
+    root: LoopId,
+    /// The innermost grid loop.
+    inner: LoopId,
+    grid: &'a [GridLoop],
+    block: [u32; 3],
+    /// Spans of the statements at the top level of the innermost grid loop's body.
+    top: Vec<Span>,
+    iters: BTreeSet<String>,
+    /// The nest holds conditional code.
+    conditional: bool,
+    /// The engine's tile sizes of sequential loops.
+    tiles: BTreeMap<LoopId, i64>,
+}
+
+impl KernelView<'_> {
+    /// The tiles of array `name` (one per group of references that agree on which index moves
+    /// every dimension) and the strip-mined loop they use, given the strip-mined loop of the
+    /// arrays staged before (`strip`) and the shared memory they use (`bytes`).
+    fn stage_array(
+        &self,
+        name: &str,
+        strip: Option<&Strip>,
+        bytes: u64,
+    ) -> Result<(Vec<StagedArray>, Option<Strip>), Unstaged> {
+        let ir = self.ir;
+        let info = ir.arrays.get(name).ok_or(Unstaged::NotInRegion)?;
         let accs: Vec<_> = ir
             .accesses
             .iter()
-            .filter(|a| &a.array == name && a.loops.first() == Some(&root))
+            .filter(|a| a.array == name && a.loops.first() == Some(&self.root))
             .collect();
         if accs.is_empty() {
-            reject(&mut spec, "not referenced in this kernel".to_string());
-            continue;
+            return Err(Unstaged::NotReferenced);
         }
         if accs.iter().any(|a| ir.is_atomic_access(a.id)) {
-            reject(
-                &mut spec,
-                "it is accessed by `#pragma acc atomic`: atomics stay in global memory".to_string(),
-            );
-            continue;
+            return Err(Unstaged::Atomic);
         }
         let written = accs.iter().any(|a| a.writes());
         if written {
-            if let Err(why) = write_through_shape(ir, grid, &accs) {
-                reject(&mut spec, why);
-                continue;
-            }
+            write_through_shape(ir, self.grid, &accs)?;
         }
         if info.extents.iter().skip(1).any(Option::is_none) {
-            reject(
-                &mut spec,
-                "an inner extent of the array is unknown".to_string(),
-            );
-            continue;
+            return Err(Unstaged::InnerExtentUnknown);
         }
-        if info.extents.iter().any(Option::is_none) && conditional {
-            reject(&mut spec, "its extent is unknown and the kernel has conditional code: the tile loads could leave the array".to_string());
-            continue;
+        if info.extents.iter().any(Option::is_none) && self.conditional {
+            return Err(Unstaged::ExtentUnknownConditional);
         }
         let rank = info.extents.len();
         // Each reference's view of each dimension; references that agree on which index moves
@@ -407,95 +437,21 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         let mut my_strip: Option<LoopId> = None;
         for a in &accs {
             if a.subscripts.len() != rank {
-                reject(
-                    &mut spec,
-                    "a reference does not subscript every dimension".to_string(),
-                );
-                continue 'arrays;
+                return Err(Unstaged::NotEveryDimension);
             }
             let mut view: Vec<DimRef> = Vec::with_capacity(rank);
             for sub in a.subscripts.iter() {
-                let Some(p) = sub else {
-                    reject(
-                        &mut spec,
-                        format!("a subscript is not affine ({})", ir.fmt_access(a.id)),
-                    );
-                    continue 'arrays;
-                };
-                let mut primary = Primary::Fixed;
-                let mut sl = None;
-                let mut lo = p.constant_term();
-                let mut hi = lo;
-                for sym in p.symbols() {
-                    let Some((coef, _)) = p.split(sym) else {
-                        reject(&mut spec, format!("subscript `{}` is not affine", p.to_c()));
-                        continue 'arrays;
-                    };
-                    let Some(c) = coef.as_const() else {
-                        reject(
-                            &mut spec,
-                            format!("subscript `{}` has a symbolic coefficient", p.to_c()),
-                        );
-                        continue 'arrays;
-                    };
-                    let grid_loop = grid.iter().find(|g| ir.loops[g.loop_id].var == sym);
-                    let nest_loop = a
-                        .loops
-                        .iter()
-                        .copied()
-                        .find(|&l| ir.loops[l].var == sym && in_nest(ir, root, l));
-                    if let Some(g) = grid_loop {
-                        if c != 1 || ir.loops[g.loop_id].step != 1 || primary != Primary::Fixed {
-                            reject(
-                                &mut spec,
-                                format!(
-                                    "subscript `{}` is not a grid index plus constants",
-                                    p.to_c()
-                                ),
-                            );
-                            continue 'arrays;
-                        }
-                        primary = Primary::Grid {
-                            dim: g.dim,
-                            min: g.min.clone(),
-                        };
-                    } else if let Some(l) = nest_loop {
-                        if c == 1
-                            && primary == Primary::Fixed
-                            && strip_candidate(ir, l, inner, &top, &iters)
-                            && window(ir, l).is_none()
-                        {
-                            primary = Primary::Strip;
-                            sl = Some(l);
-                        } else if let Some((wmin, wmax)) = window(ir, l) {
-                            let (x, y) = (c * wmin, c * wmax);
-                            lo += x.min(y);
-                            hi += x.max(y);
-                        } else {
-                            reject(&mut spec, format!("`{}` in subscript `{}` is neither a grid index, a strip-mined loop nor a short constant loop", sym, p.to_c()));
-                            continue 'arrays;
-                        }
-                    } else {
-                        reject(&mut spec, format!("subscript `{}` depends on `{}`, which is not an iterator of the kernel", p.to_c(), sym));
-                        continue 'arrays;
-                    }
-                }
-                if let Some(l) = sl {
+                let p = sub.as_ref().ok_or_else(|| Unstaged::NonAffineAccess {
+                    access: ir.fmt_access(a.id),
+                })?;
+                let x = self.dim_ref(a, p)?;
+                if let Some(l) = x.strip {
                     if my_strip.is_some_and(|m| m != l) {
-                        reject(
-                            &mut spec,
-                            "its references are strip-mined along two loops".to_string(),
-                        );
-                        continue 'arrays;
+                        return Err(Unstaged::TwoStripLoops);
                     }
                     my_strip = Some(l);
                 }
-                view.push(DimRef {
-                    primary,
-                    strip: sl,
-                    lo,
-                    hi,
-                });
+                view.push(x);
             }
             let same = |g: &[DimRef]| {
                 g.iter()
@@ -513,82 +469,19 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 None => groups.push((view, vec![a.span])),
             }
         }
-        if let (Some(l), Some(s)) = (my_strip, &strip) {
-            if s.loop_id != l {
-                reject(
-                    &mut spec,
-                    "another staged array is strip-mined along a different loop".to_string(),
-                );
-                continue;
-            }
-        }
-        let strip_size = |l: LoopId| -> u32 {
-            let t = tiles.get(&l).copied().unwrap_or(0);
-            let mut k = if (1..=256).contains(&t) {
-                t as u32
-            } else {
-                DEFAULT_STRIP
-            };
-            let lp = &ir.loops[l];
-            if let (Some(a), Some(b)) = (
-                lp.lower.affine().and_then(Poly::as_const),
-                lp.upper.affine().and_then(Poly::as_const),
-            ) {
-                if b > a {
-                    k = k.min((b - a) as u32);
-                }
-            }
-            k.max(1)
-        };
-        let k = match (my_strip, &strip) {
+        let k = match (my_strip, strip) {
+            (Some(l), Some(s)) if s.loop_id != l => return Err(Unstaged::OtherStripLoop),
             (_, Some(s)) => s.size,
-            (Some(l), None) => strip_size(l),
+            (Some(l), None) => self.strip_size(l),
             (None, None) => 0,
         };
-        let load = !written || needs_preload(ir, grid, &accs, conditional);
+        let load = !written || needs_preload(ir, self.grid, &accs, self.conditional);
         let several = groups.len() > 1;
-        let mut tiles_of_array = Vec::new();
+        let mut tiles = Vec::new();
         for (gi, (dims, spans)) in groups.into_iter().enumerate() {
             let mut tdims = Vec::new();
             for (d, x) in dims.into_iter().enumerate() {
-                let span = (x.hi - x.lo) as u32;
-                let (extent, range) = match &x.primary {
-                    Primary::Fixed => (span + 1, (Poly::constant(x.lo), Poly::constant(x.hi))),
-                    Primary::Grid { dim, .. } => {
-                        let Some(g) = grid.iter().find(|g| g.dim == *dim) else {
-                            continue 'arrays;
-                        };
-                        let (Some(a), Some(b)) = (
-                            g.min.add(&Poly::constant(x.lo)),
-                            g.max.add(&Poly::constant(x.hi)),
-                        ) else {
-                            reject(
-                                &mut spec,
-                                "the range of a grid index cannot be computed".to_string(),
-                            );
-                            continue 'arrays;
-                        };
-                        (block[*dim as usize] + span, (a, b))
-                    }
-                    Primary::Strip => {
-                        let Some(l) = my_strip else { continue 'arrays };
-                        let lp = &ir.loops[l];
-                        let r = lp.lower.affine().zip(lp.upper.affine()).and_then(|(a, b)| {
-                            Some((
-                                a.add(&Poly::constant(x.lo))?,
-                                b.add(&Poly::constant(x.hi - 1))?,
-                            ))
-                        });
-                        let Some(r) = r else {
-                            reject(
-                                &mut spec,
-                                "the range of the strip-mined loop cannot be computed".to_string(),
-                            );
-                            continue 'arrays;
-                        };
-                        (k + span, r)
-                    }
-                };
+                let (extent, range) = self.tile_extent(&x, my_strip, k)?;
                 tdims.push(TileDim {
                     primary: x.primary,
                     lo: x.lo,
@@ -598,9 +491,9 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                     array_extent: info.extents.get(d).cloned().flatten(),
                 });
             }
-            let row_len = padded_row(&tdims, block, info.elem.size());
-            tiles_of_array.push(StagedArray {
-                name: name.clone(),
+            let row_len = padded_row(&tdims, self.block, info.elem.size());
+            tiles.push(StagedArray {
+                name: name.to_string(),
                 local: if several {
                     format!("accshare_sh_{}_{}", name, gi)
                 } else {
@@ -614,34 +507,149 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
                 load,
             });
         }
-        let b: u64 = tiles_of_array
+        let b: u64 = tiles
             .iter()
             .map(|sa| sa.len() as u64 * info.elem.size() as u64)
             .sum();
         if bytes + b > SMEM_LIMIT {
-            reject(
-                &mut spec,
-                format!(
-                    "its tile{} ({} B) does not fit in {} B of shared memory with the others",
-                    if several { "s" } else { "" },
-                    b,
-                    SMEM_LIMIT
-                ),
-            );
-            continue;
-        }
-        bytes += b;
-        if let (Some(l), None) = (my_strip, &strip) {
-            strip = Some(Strip {
-                loop_id: l,
-                var: ir.loops[l].var.clone(),
-                size: k,
+            return Err(Unstaged::DoesNotFit {
+                tiles: tiles.len(),
+                bytes: b,
+                limit: SMEM_LIMIT,
             });
         }
-        spec.arrays.extend(tiles_of_array);
+        let strip = my_strip.filter(|_| strip.is_none()).map(|l| Strip {
+            loop_id: l,
+            var: ir.loops[l].var.clone(),
+            size: k,
+        });
+        Ok((tiles, strip))
     }
-    spec.strip = strip;
-    spec
+
+    /// How reference `a` moves one dimension of its array (subscript `p`): by a grid index, by
+    /// the strip-mined loop, or by nothing, plus constant offsets and short windows.
+    fn dim_ref(&self, a: &crate::ir::Access, p: &Poly) -> Result<DimRef, Unstaged> {
+        let ir = self.ir;
+        let subscript = || p.to_c();
+        let mut primary = Primary::Fixed;
+        let mut sl = None;
+        let mut lo = p.constant_term();
+        let mut hi = lo;
+        for sym in p.symbols() {
+            let (coef, _) = p.split(sym).ok_or_else(|| Unstaged::NonAffineSubscript {
+                subscript: subscript(),
+            })?;
+            let c = coef
+                .as_const()
+                .ok_or_else(|| Unstaged::SymbolicCoefficient {
+                    subscript: subscript(),
+                })?;
+            let grid_loop = self.grid.iter().find(|g| ir.loops[g.loop_id].var == sym);
+            let nest_loop = a
+                .loops
+                .iter()
+                .copied()
+                .find(|&l| ir.loops[l].var == sym && in_nest(ir, self.root, l));
+            if let Some(g) = grid_loop {
+                if c != 1 || ir.loops[g.loop_id].step != 1 || primary != Primary::Fixed {
+                    return Err(Unstaged::NotGridPlusConstants {
+                        subscript: subscript(),
+                    });
+                }
+                primary = Primary::Grid {
+                    dim: g.dim,
+                    min: g.min.clone(),
+                };
+            } else if let Some(l) = nest_loop {
+                if c == 1
+                    && primary == Primary::Fixed
+                    && strip_candidate(ir, l, self.inner, &self.top, &self.iters)
+                    && window(ir, l).is_none()
+                {
+                    primary = Primary::Strip;
+                    sl = Some(l);
+                } else if let Some((wmin, wmax)) = window(ir, l) {
+                    let (x, y) = (c * wmin, c * wmax);
+                    lo += x.min(y);
+                    hi += x.max(y);
+                } else {
+                    return Err(Unstaged::NotTileable {
+                        iterator: sym.to_string(),
+                        subscript: subscript(),
+                    });
+                }
+            } else {
+                return Err(Unstaged::NotAnIterator {
+                    subscript: subscript(),
+                    name: sym.to_string(),
+                });
+            }
+        }
+        Ok(DimRef {
+            primary,
+            strip: sl,
+            lo,
+            hi,
+        })
+    }
+
+    /// Iterations per strip of loop `l`: the engine's tile size (else [`DEFAULT_STRIP`]), at
+    /// most the loop's constant trip count.
+    fn strip_size(&self, l: LoopId) -> u32 {
+        let t = self.tiles.get(&l).copied().unwrap_or(0);
+        let mut k = if (1..=256).contains(&t) {
+            t as u32
+        } else {
+            DEFAULT_STRIP
+        };
+        let lp = &self.ir.loops[l];
+        if let (Some(a), Some(b)) = (
+            lp.lower.affine().and_then(Poly::as_const),
+            lp.upper.affine().and_then(Poly::as_const),
+        ) {
+            if b > a {
+                k = k.min((b - a) as u32);
+            }
+        }
+        k.max(1)
+    }
+
+    /// The extent of a tile dimension and the global indices it covers.
+    fn tile_extent(
+        &self,
+        x: &DimRef,
+        strip: Option<LoopId>,
+        k: u32,
+    ) -> Result<(u32, (Poly, Poly)), Unstaged> {
+        let span = (x.hi - x.lo) as u32;
+        Ok(match &x.primary {
+            Primary::Fixed => (span + 1, (Poly::constant(x.lo), Poly::constant(x.hi))),
+            Primary::Grid { dim, .. } => {
+                let g = self
+                    .grid
+                    .iter()
+                    .find(|g| g.dim == *dim)
+                    .ok_or(Unstaged::GridRange)?;
+                let (Some(a), Some(b)) = (
+                    g.min.add(&Poly::constant(x.lo)),
+                    g.max.add(&Poly::constant(x.hi)),
+                ) else {
+                    return Err(Unstaged::GridRange);
+                };
+                (self.block[*dim as usize] + span, (a, b))
+            }
+            Primary::Strip => {
+                let lp = &self.ir.loops[strip.ok_or(Unstaged::StripRange)?];
+                let r = lp.lower.affine().zip(lp.upper.affine()).and_then(|(a, b)| {
+                    Some((
+                        a.add(&Poly::constant(x.lo))?,
+                        b.add(&Poly::constant(x.hi - 1))?,
+                    ))
+                });
+                (k + span, r.ok_or(Unstaged::StripRange)?)
+            }
+        })
+    }
 }
 
 /// Shared-memory banks and their width (bytes) the padding is chosen for: every NVIDIA GPU
@@ -715,13 +723,10 @@ fn write_through_shape(
     ir: &Region,
     grid: &[GridLoop],
     accs: &[&crate::ir::Access],
-) -> Result<(), String> {
+) -> Result<(), Unstaged> {
     let first = &accs[0].subscripts;
     if accs.iter().any(|a| &a.subscripts != first) {
-        return Err(
-            "written in the kernel, and its references name different elements: a written tile needs every reference to name the work-item's own element"
-                .to_string(),
-        );
+        return Err(Unstaged::WrittenThroughDifferentElements);
     }
     let mut used = BTreeSet::new();
     for p in first.iter().flatten() {
@@ -734,19 +739,15 @@ fn write_through_shape(
             match g {
                 Some(g) if unit && used.insert(g.dim) => {}
                 _ => {
-                    return Err(format!(
-                        "written in the kernel through `{}`, which is not a grid index plus a constant: a written tile needs one element per work-item",
-                        p.to_c()
-                    ))
+                    return Err(Unstaged::WrittenNotPerWorkItem {
+                        subscript: p.to_c(),
+                    })
                 }
             }
         }
     }
     if used.len() != grid.len() {
-        return Err(
-            "written in the kernel at an element that does not depend on every grid index: work-items would share it"
-                .to_string(),
-        );
+        return Err(Unstaged::WrittenShared);
     }
     Ok(())
 }
@@ -785,7 +786,7 @@ pub fn summary(spec: &StageSpec) -> BTreeMap<String, Option<String>> {
         out.insert(a.name.clone(), None);
     }
     for (a, why) in &spec.rejected {
-        out.insert(a.clone(), Some(why.clone()));
+        out.insert(a.clone(), Some(why.to_string()));
     }
     out
 }

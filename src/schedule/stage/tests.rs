@@ -113,7 +113,14 @@ for (i = 0; i < 256; i++) {
     assert!(s[0].arrays.is_empty());
     let (a, why) = &s[0].rejected[0];
     assert_eq!(a, "A");
-    assert_eq!(why, "`j` in subscript `2*j` is neither a grid index, a strip-mined loop nor a short constant loop");
+    assert_eq!(
+        why,
+        &Unstaged::NotTileable {
+            iterator: "j".into(),
+            subscript: "2*j".into()
+        }
+    );
+    assert_eq!(why.to_string(), "`j` in subscript `2*j` is neither a grid index, a strip-mined loop nor a short constant loop");
 }
 
 #[test]
