@@ -58,6 +58,32 @@ error_case!(vendor_clauses, "vendor_clauses.c", true);
 error_case!(routine_early_return, "routine_early_return.c", false);
 error_case!(loop_interchange, "loop_interchange.c", true);
 error_case!(update_partial_rows, "update_partial_rows.c", false);
+
+/// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
+#[test]
+fn share_not_staged() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::set_current_dir(root).expect("cd");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let share = driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        ..Default::default()
+    };
+    let out = driver::compile_with(
+        Path::new("tests/errors/share_not_staged.c"),
+        &opts,
+        &share,
+        &mut sources,
+        &mut diags,
+    );
+    assert!(out.is_some());
+    insta::assert_snapshot!(diag::render(&sources, &diags.0));
+}
 error_case!(atomic_max, "atomic_max.c", false);
 error_case!(atomic_capture_mismatch, "atomic_capture_mismatch.c", false);
 error_case!(atomic_short, "atomic_short.c", false);

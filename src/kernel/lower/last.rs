@@ -119,7 +119,7 @@ impl KernelBuilder<'_> {
                     }
                     Ok(_) => {
                         self.stage_error = Some(format!(
-                            "the final value of `{}` is stored by the baseline kernel",
+                            "the function reads `{}` after the region, and only the unstaged kernel stores its final value",
                             name
                         ));
                         continue;

@@ -61,6 +61,7 @@ pub fn lower_region(
     for (k, ks) in sched.kernels.iter().enumerate() {
         let name = format!("{}_r{}_k{}", sanitize(&r.ir.func), index, k);
         let mut built = None;
+        let mut unstaged = None;
         for (c, s) in ks.candidates.iter().enumerate() {
             let last = c + 1 == ks.candidates.len();
             let mut tmp = Diags::new();
@@ -69,8 +70,19 @@ pub fn lower_region(
             if kb.stage_error.is_none() || last {
                 diags.extend(tmp);
                 built = res;
+                // The user's `share` pragma asked for staging the kernel does not get.
+                if let (Some(why), Some(sp), None) = (unstaged, &r.ir.share, s.staged()) {
+                    diags.push(
+                        Diag::warning(
+                            sp.span,
+                            format!("kernel `{name}` does not stage this pragma's partitions: {why}"),
+                        )
+                        .note("the kernel keeps its arrays in global memory: it computes the same values, more slowly"),
+                    );
+                }
                 break;
             }
+            unstaged = unstaged.or(kb.stage_error);
         }
         let Some((kernel, launch)) = built else {
             continue;
