@@ -348,6 +348,78 @@ fn tile_read_by_column_conflicts_32_ways_and_padding_removes_it() {
     }
 }
 
+/// A block of `threads` work-items copying `a` into a tile of `elem` and back, each reading
+/// the tile at `lid(0) * stride`.
+fn strided_tile_kernel(elem: Scalar, threads: u32, stride: i64) -> Module {
+    kernel(
+        "strided",
+        [threads, 1, 1],
+        vec![buf("a", elem), buf("out", elem)],
+        vec![LocalArray {
+            name: "t".to_string(),
+            elem,
+            len: threads * stride as u32,
+        }],
+        vec![
+            sstore("t", bin(BinOp::Mul, lid(0), int(stride)), load("a", lid(0))),
+            KStmt::Barrier,
+            store(
+                "out",
+                lid(0),
+                sload("t", bin(BinOp::Mul, lid(0), int(stride))),
+            ),
+        ],
+    )
+}
+
+/// Bank-conflict degrees are relative to what the banks can serve: a warp reading 32
+/// consecutive doubles (256 bytes on 32 banks of 4 bytes) takes two wavefronts and has no
+/// conflict; a 64-wide AMD wavefront is served in two halves of 32 lanes; a stride of two
+/// floats is a real 2-way conflict on both.
+#[test]
+fn bank_conflict_degrees_are_relative_to_the_hardware() {
+    let amd = SimPlatform::amd_cdna();
+    let cases = [
+        // (platform, elem, threads, stride, wavefronts per warp, degree)
+        (SimPlatform::nvidia(), Scalar::Double, 32, 1, 2, 1),
+        (SimPlatform::nvidia(), Scalar::Float, 32, 1, 1, 1),
+        (SimPlatform::nvidia(), Scalar::Float, 32, 2, 2, 2),
+        (amd.clone(), Scalar::Float, 64, 1, 2, 1),
+        (amd.clone(), Scalar::Float, 64, 2, 4, 2),
+        (amd, Scalar::Double, 64, 1, 4, 1),
+    ];
+    for (platform, elem, threads, stride, waves, degree) in cases {
+        let m = strided_tile_kernel(elem, threads, stride);
+        let n = threads as usize;
+        let mut bufs = vec![BufData::zeroed(elem, n), BufData::zeroed(elem, n)];
+        let opts = SimOptions {
+            check: true,
+            ..Default::default()
+        };
+        let r = run_kernel(
+            &m,
+            0,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            &platform,
+            &opts,
+        )
+        .expect("runs");
+        let read = counts(&r, "t[");
+        let what = format!(
+            "{} {:?} x{} stride {}",
+            platform.name, elem, threads, stride
+        );
+        assert_eq!(read.requests, 1, "{what}");
+        assert_eq!(
+            (read.wavefronts, read.max_degree),
+            (waves, degree),
+            "{what}"
+        );
+    }
+}
+
 #[test]
 fn divergent_branches_loops_and_c_arithmetic() {
     // out[t] = t odd ? (loop: s = 0; for i < t: if i == 5 continue; if i == 9 break; s += i)

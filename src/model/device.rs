@@ -212,6 +212,7 @@ pub fn from_facts(index: usize, facts: &str) -> Result<Platform, String> {
         smem_per_block: local,
         banks: if cpu { 1 } else { 32 },
         bank_width: to_u32(if cpu { tran } else { 4 }),
+        shared_lanes: to_u32(warp.min(32)),
         transaction_bytes: to_u32(tran),
         sector_bytes: to_u32(if cpu { tran } else { tran.min(32) }),
         bandwidth_gbs: 0.0,

@@ -45,6 +45,8 @@ pub struct Platform {
     pub smem_per_block: u64,
     pub banks: u32,
     pub bank_width: u32,
+    /// Lanes whose shared-memory accesses the banks serve together (default: the warp).
+    pub shared_lanes: u32,
     /// Global memory transaction size: the paper's `TranSize`.
     pub transaction_bytes: u32,
     pub sector_bytes: u32,
@@ -115,6 +117,10 @@ struct SharedTable {
     max_bytes_per_block: NonZeroU32,
     banks: NonZeroU32,
     bank_width: NonZeroU32,
+    /// Lanes the banks serve together (AMD GCN/CDNA: half a 64-wide wavefront); default: the
+    /// warp size.
+    #[serde(default)]
+    lanes_per_cycle: Option<NonZeroU32>,
 }
 
 /// `[global]`: global memory transactions.
@@ -174,6 +180,10 @@ impl PlatformFile {
             smem_per_block: m.max_bytes_per_block.get().into(),
             banks: m.banks.get(),
             bank_width: m.bank_width.get(),
+            shared_lanes: m
+                .lanes_per_cycle
+                .map_or(s.warp_size.get(), NonZeroU32::get)
+                .min(s.warp_size.get()),
             transaction_bytes: g.transaction_bytes.get(),
             sector_bytes: g.sector_bytes.get(),
             bandwidth_gbs: g.bandwidth_gbs,

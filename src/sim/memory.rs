@@ -7,9 +7,12 @@
 //!   coalesced request for the same bytes would need; the ratio is transactions / minimum;
 //! - *compulsory transactions* of a kernel: the distinct sectors holding an element it reads,
 //!   plus those holding an element it writes (every input read once, every output written once);
-//! - *bank-conflict degree* of a shared request: the largest number of distinct bank-width words
-//!   that fall in one bank (several lanes reading the same word is a broadcast, degree 1); it is
-//!   the number of wavefronts the request takes;
+//! - *wavefronts* of a shared request: per group of lanes the banks serve together
+//!   (`SimPlatform::shared_lanes`: a warp on NVIDIA, half a 64-wide wavefront on AMD), the largest
+//!   number of distinct bank-width words that fall in one bank (several lanes reading the same
+//!   word is a broadcast); the *minimum* for the same words is `ceil(words / banks)` per group;
+//! - *bank-conflict degree*: wavefronts over that minimum, relative to what the hardware can do
+//!   (consecutive 8-byte elements on 4-byte banks take two wavefronts and have degree 1);
 //! - *occupancy*: resident warps per multiprocessor over the maximum, limited by threads, blocks
 //!   and shared memory per multiprocessor (registers are not modelled);
 //! - *time*: a roofline **model estimate**, `max(global sector bytes / bandwidth, flops / peak)`;
@@ -36,12 +39,13 @@ impl AccessStats {
         }
     }
 
-    /// Mean bank-conflict degree of a shared access.
+    /// Mean bank-conflict degree of a shared access: wavefronts over the fewest the hardware
+    /// needs for the same words.
     pub fn mean_degree(&self) -> f64 {
-        if self.counts.requests == 0 {
+        if self.counts.min_wavefronts == 0 {
             0.0
         } else {
-            self.counts.wavefronts as f64 / self.counts.requests as f64
+            self.counts.wavefronts as f64 / self.counts.min_wavefronts as f64
         }
     }
 }
@@ -136,6 +140,7 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
             .sum::<u64>();
     }
     for k in &mut kernels {
+        let mut shared_min_wavefronts = 0u64;
         for a in &k.accesses {
             match a.info.space {
                 Space::Global => {
@@ -146,15 +151,16 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
                 Space::Local => {
                     k.shared_requests += a.counts.requests;
                     k.shared_wavefronts += a.counts.wavefronts;
+                    shared_min_wavefronts += a.counts.min_wavefronts;
                     k.bank_max = k.bank_max.max(a.counts.max_degree);
                 }
                 Space::Private => {}
             }
         }
-        k.bank_mean = if k.shared_requests == 0 {
+        k.bank_mean = if shared_min_wavefronts == 0 {
             0.0
         } else {
-            k.shared_wavefronts as f64 / k.shared_requests as f64
+            k.shared_wavefronts as f64 / shared_min_wavefronts as f64
         };
         let threads: u32 = k.block.iter().map(|&b| b.max(1)).product();
         let warp = platform.warp.max(1);

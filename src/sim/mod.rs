@@ -46,6 +46,9 @@ pub struct SimPlatform {
     /// Shared-memory banks and the width of one bank in bytes.
     pub banks: u32,
     pub bank_width: u32,
+    /// Lanes whose shared-memory accesses the banks serve together (the whole warp on NVIDIA;
+    /// half a 64-wide wavefront on AMD GCN/CDNA).
+    pub shared_lanes: u32,
     /// Global-memory sector (the transaction unit) and cache line, in bytes.
     pub sector: u32,
     pub line: u32,
@@ -68,6 +71,7 @@ impl SimPlatform {
             warp: 32,
             banks: 32,
             bank_width: 4,
+            shared_lanes: 32,
             sector: 32,
             line: 128,
             max_threads_per_block: 1024,
@@ -91,6 +95,7 @@ impl SimPlatform {
             warp: p.warp_size.max(1),
             banks: p.banks.max(1),
             bank_width: p.bank_width.max(1),
+            shared_lanes: p.shared_lanes.max(1),
             sector: p.sector_bytes.max(1),
             line: p.transaction_bytes.max(1),
             max_threads_per_block: p.max_threads_per_block.max(1),
@@ -109,6 +114,7 @@ impl SimPlatform {
             warp: 64,
             banks: 32,
             bank_width: 4,
+            shared_lanes: 32,
             sector: 64,
             line: 128,
             max_threads_per_block: 1024,
@@ -425,8 +431,11 @@ pub struct AccessCounts {
     pub misaligned_requests: u64,
     /// Requests above the minimum whose footprint has holes (stride).
     pub strided_requests: u64,
-    /// Shared: wavefronts (sum of conflict degrees) and the largest degree.
+    /// Shared: wavefronts the requests take, the fewest the hardware needs for the same words
+    /// (the bytes over what the banks serve per wavefront, per group of lanes served together),
+    /// and the largest conflict degree (wavefronts over that minimum, in one request).
     pub wavefronts: u64,
+    pub min_wavefronts: u64,
     pub max_degree: u32,
 }
 
@@ -443,6 +452,7 @@ impl AccessCounts {
         self.misaligned_requests += o.misaligned_requests;
         self.strided_requests += o.strided_requests;
         self.wavefronts += o.wavefronts;
+        self.min_wavefronts += o.min_wavefronts;
         self.max_degree = self.max_degree.max(o.max_degree);
     }
 
@@ -459,6 +469,7 @@ impl AccessCounts {
         s(&mut self.misaligned_requests);
         s(&mut self.strided_requests);
         s(&mut self.wavefronts);
+        s(&mut self.min_wavefronts);
     }
 }
 

@@ -87,6 +87,8 @@ impl<'a, 'e> Blk<'a, 'e> {
         let bw = env.platform.bank_width as u64;
         let banks = env.platform.banks as usize;
         let ws = env.platform.warp as usize;
+        // Lanes the banks serve together: each group takes its own wavefronts.
+        let group = (env.platform.shared_lanes as usize).clamp(1, ws.max(1));
         let mut words: Vec<u64> = Vec::with_capacity(128);
         let mut per_bank = vec![0u32; banks];
         for w in 0..self.warps() {
@@ -94,34 +96,54 @@ impl<'a, 'e> Blk<'a, 'e> {
             if bits == 0 {
                 continue;
             }
-            words.clear();
-            let mut x = bits;
-            let mut k = 0;
-            while x != 0 {
-                let l = x.trailing_zeros() as usize;
-                x &= x - 1;
-                k += 1;
-                let t = w * ws + l;
-                let i = Self::index(ix[t], ity);
-                let b = base.wrapping_add((i as u64).wrapping_mul(size));
-                let mut wd = b / bw;
-                while wd <= (b + size - 1) / bw {
-                    words.push(wd);
-                    wd += 1;
+            let (mut waves, mut min_waves, mut degree, mut k, mut nbytes) =
+                (0u64, 0u64, 1u32, 0u64, 0u64);
+            for g in (0..ws).step_by(group) {
+                let mask = if group >= 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << group) - 1) << g
+                };
+                let mut x = bits & mask;
+                if x == 0 {
+                    continue;
                 }
+                words.clear();
+                while x != 0 {
+                    let l = x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    k += 1;
+                    let t = w * ws + l;
+                    let i = Self::index(ix[t], ity);
+                    let b = base.wrapping_add((i as u64).wrapping_mul(size));
+                    let mut wd = b / bw;
+                    while wd <= (b + size - 1) / bw {
+                        words.push(wd);
+                        wd += 1;
+                    }
+                }
+                words.sort_unstable();
+                words.dedup();
+                per_bank.iter_mut().for_each(|x| *x = 0);
+                for wd in &words {
+                    per_bank[(*wd % banks as u64) as usize] += 1;
+                }
+                // Distinct words in the busiest bank; the banks serve at least
+                // `ceil(words / banks)` wavefronts for these words (8-byte elements on 4-byte
+                // banks take two without any conflict).
+                let w_g = per_bank.iter().copied().max().unwrap_or(1).max(1) as u64;
+                let min_g = (words.len() as u64).div_ceil(banks as u64).max(1);
+                waves += w_g;
+                min_waves += min_g;
+                nbytes += words.len() as u64 * bw;
+                degree = degree.max(w_g.div_ceil(min_g) as u32);
             }
-            words.sort_unstable();
-            words.dedup();
-            per_bank.iter_mut().for_each(|x| *x = 0);
-            for wd in &words {
-                per_bank[(*wd % banks as u64) as usize] += 1;
-            }
-            let degree = per_bank.iter().copied().max().unwrap_or(1).max(1);
             let c = &mut self.counts[acc];
             c.requests += 1;
             c.lanes += k;
-            c.bytes += words.len() as u64 * bw;
-            c.wavefronts += degree as u64;
+            c.bytes += nbytes;
+            c.wavefronts += waves;
+            c.min_wavefronts += min_waves;
             c.max_degree = c.max_degree.max(degree);
         }
     }
