@@ -46,7 +46,8 @@ pub enum Command {
     /// Time the program's kernels on the OpenCL device: naive, share with one output per
     /// work-item, and share as compiled by default, side by side.
     Bench(BenchArgs),
-    /// List the OpenCL and CUDA devices of this machine.
+    /// List the devices of this machine: every OpenCL device of every platform (`opencl:N`),
+    /// the CUDA devices (`cuda:N`) and the simulator (`sim`).
     Devices,
     /// List the shipped platform descriptions.
     Platforms,
@@ -89,9 +90,9 @@ pub struct ExplainArgs {
 /// The target description, shared by every command that models a GPU.
 #[derive(Args, Debug, Clone)]
 pub struct PlatformArgs {
-    /// A shipped platform name (`accshare platforms`), a `.toml` file, or `device:N` (an OpenCL
-    /// device of this machine, queried).
-    #[arg(long, value_name = "NAME|FILE.toml|device:N", default_value = "a100")]
+    /// A shipped platform name (`accshare platforms`), a `.toml` file, or `opencl:N` (an OpenCL
+    /// device of this machine as `accshare devices` numbers them, queried; `device:N` is an alias).
+    #[arg(long, value_name = "NAME|FILE.toml|opencl:N", default_value = "a100")]
     pub platform: String,
 }
 

@@ -9,6 +9,23 @@ fn accshare() -> Command {
     c
 }
 
+/// True when an OpenCL device can build kernels; else prints `SKIP: WHAT needs …` (or fails under
+/// `ACCSHARE_REQUIRE_DEVICES=1`).
+fn opencl_or_skip(what: &str) -> bool {
+    match accshare::runtime::clbuild::opencl_available() {
+        Ok(()) => true,
+        Err(why) => {
+            assert!(
+                !accshare::runtime::require_devices(),
+                "no OpenCL device: {}",
+                why
+            );
+            eprintln!("SKIP: {} needs an OpenCL device: {}", what, why);
+            false
+        }
+    }
+}
+
 fn tmpdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("accshare-cli-{}-{}", std::process::id(), tag));
     let _ = std::fs::remove_dir_all(&d);
@@ -242,11 +259,7 @@ fn bench_runs_the_variants_side_by_side() {
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
-    if let Err(why) = accshare::runtime::clbuild::opencl_available() {
-        if accshare::runtime::require_devices() {
-            panic!("no OpenCL device: {}", why);
-        }
-        eprintln!("SKIP: bench needs an OpenCL device: {}", why);
+    if !opencl_or_skip("bench") {
         return;
     }
     let dir = tmpdir("bench");
@@ -291,7 +304,84 @@ fn devices_lists_opencl_and_cuda() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("OpenCL ("), "{}", text);
     assert!(text.contains("\nCUDA:\n"), "{}", text);
+    assert!(text.ends_with("\nSimulator:\n  sim        accshare's SIMT simulator (run --device sim; always available)\n"), "{}", text);
     if accshare::runtime::require_devices() {
-        assert!(text.contains("\n  device:0 "), "{}", text);
+        assert!(text.contains("\n  opencl:0 "), "{}", text);
     }
+}
+
+/// `--platform opencl:N` queries the N-th OpenCL device; `device:N` names the same device, and a
+/// device the machine does not have is a usage error naming it.
+#[test]
+fn platform_opencl_n_and_its_alias_device_n() {
+    let explain = |platform: &str| {
+        accshare()
+            .args(["explain", "examples/gemm.c", "--platform", platform])
+            .output()
+            .expect("run")
+    };
+    let out = explain("opencl:99999");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: "), "{}", err);
+    let out = explain("opencl:x");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("expected `opencl:N`"), "{}", err);
+    if !opencl_or_skip("--platform opencl:0") {
+        return;
+    }
+    let out = explain("opencl:99999");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no OpenCL device opencl:99999"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = explain("opencl:0");
+    let b = explain("device:0");
+    assert_eq!(
+        a.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&a.stderr)
+    );
+    assert_eq!(a.stdout, b.stdout);
+    assert!(String::from_utf8_lossy(&a.stdout).contains("opencl:0"));
+}
+
+/// Without an OpenCL platform (the ICD loader pointed at an empty vendor directory) every
+/// command that wants a device says so and exits cleanly: no panic, no C compiler involved.
+#[test]
+fn no_opencl_platform_is_a_clean_error() {
+    let empty = tmpdir("no-icd");
+    let run = |args: &[&str]| {
+        accshare()
+            .args(args)
+            .env("OCL_ICD_VENDORS", &empty)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["devices"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("  none: ")),
+        "{}",
+        text
+    );
+    let out = run(&["explain", "examples/gemm.c", "--platform", "opencl:0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: no OpenCL "), "{}", err);
+    let out = run(&["bench", "examples/mt.c"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: `bench` runs on an OpenCL device: no OpenCL "),
+        "{}",
+        err
+    );
+    let _ = std::fs::remove_dir_all(&empty);
 }

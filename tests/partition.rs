@@ -360,7 +360,7 @@ fn chosen_configuration_satisfies_every_constraint() {
                 for a in &b.staged {
                     let sh = &b.shapes[a];
                     for (e, x) in nest.extents[a].iter().zip(&sh.extents) {
-                        assert!(e.map_or(true, |e| *x <= e), "{}", ctx);
+                        assert!(e.is_none_or(|e| *x <= e), "{}", ctx);
                     }
                 }
                 for v in b.assign.k.values() {

@@ -199,8 +199,12 @@ impl PlatformFile {
 /// Why a platform could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlatformError {
-    /// An unknown name, an unreadable file, a device that cannot be queried or described.
+    /// An unknown name, an unreadable file.
     Load(String),
+    /// `opencl:N` (`device:N`): a malformed name.
+    DeviceName(super::device::DeviceNameError),
+    /// `opencl:N` (`device:N`): a device that cannot be queried or described.
+    Device(super::device::DeviceError),
     /// A platform file that is not valid TOML or not a valid description.
     File(FileError),
 }
@@ -222,8 +226,8 @@ impl PlatformError {
     /// The whole report for a terminal: `error: …` and, for a file, where in it.
     pub fn render(&self) -> String {
         match self {
-            PlatformError::Load(m) => format!("error: {}\n", m),
             PlatformError::File(f) => f.rendered.clone(),
+            e => format!("error: {}\n", e),
         }
     }
 }
@@ -233,6 +237,8 @@ impl fmt::Display for PlatformError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlatformError::Load(m) => f.write_str(m),
+            PlatformError::DeviceName(e) => write!(f, "{}", e),
+            PlatformError::Device(e) => write!(f, "{}", e),
             PlatformError::File(e) => {
                 write!(f, "{}: {}", e.location, e.message)?;
                 match &e.key {
@@ -263,19 +269,22 @@ fn invalid(key: &'static str, message: impl Into<String>) -> Invalid {
 
 impl Platform {
     /// Loads a shipped platform by name, or a platform file by path (anything ending in
-    /// `.toml` or containing a path separator), or `device:N` (the N-th OpenCL device of this
-    /// machine, queried: see `model::device`). A shipped name is looked up in the
+    /// `.toml` or containing a path separator), or `opencl:N` (alias `device:N`: the N-th OpenCL
+    /// device of this machine in the global order, queried: see `model::device`). A shipped name is looked up in the
     /// `platforms/` directory of the source tree first (so edits are seen without a rebuild),
     /// then in the copies embedded in the binary.
     pub fn load(name_or_path: &str) -> Result<Platform, PlatformError> {
-        if let Some(n) = name_or_path.strip_prefix("device:") {
-            let index: usize = n.trim().parse().map_err(|_| {
-                PlatformError::Load(format!(
-                    "`{}`: expected `device:N` with N a device number",
-                    name_or_path
-                ))
-            })?;
-            return super::device::load(index).map_err(PlatformError::Load);
+        if name_or_path.starts_with("opencl:") || name_or_path.starts_with("device:") {
+            use super::device::{DeviceName, DeviceNameError};
+            return match name_or_path.parse::<DeviceName>() {
+                Ok(DeviceName::OpenCl(index)) => {
+                    super::device::load(index).map_err(PlatformError::Device)
+                }
+                Ok(_) => Err(PlatformError::DeviceName(DeviceNameError::Unknown(
+                    name_or_path.to_string(),
+                ))),
+                Err(e) => Err(PlatformError::DeviceName(e)),
+            };
         }
         let is_path = name_or_path.ends_with(".toml")
             || name_or_path.contains('/')
@@ -484,7 +493,7 @@ pub fn list_platforms() -> String {
             Err(e) => out.push_str(&format!("{:<10} error: {}\n", name, e)),
         }
     }
-    out.push_str("device:N   the N-th OpenCL device of this machine, queried\n");
+    out.push_str("opencl:N   the N-th OpenCL device of this machine (`accshare devices`), queried; also device:N\n");
     out.push_str("FILE.toml  a platform file (see platforms/*.toml for the keys)\n");
     out
 }

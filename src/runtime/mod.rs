@@ -1,8 +1,9 @@
-//! Probes of the device runtimes, used by tests and by the commands that run generated code:
-//! building OpenCL C with the installed OpenCL platform, compiling CUDA C++ with NVRTC.
+//! The device runtimes, in-process, used by tests and by the commands that run generated code:
+//! building OpenCL C on the installed OpenCL platform (`opencl3`), compiling CUDA C++ with NVRTC
+//! (cudarc), listing devices; `bench` times whole programs built with `cc`.
 //!
-//! A missing runtime is not an error: the probes report `Skipped(reason)`. Tests print
-//! `SKIP: …` and pass then, unless [`require_devices`] (`ACCSHARE_REQUIRE_DEVICES=1`).
+//! A missing runtime is not an error: builds report `Skipped(reason)`. Tests print `SKIP: …` and
+//! pass then, unless [`require_devices`] (`ACCSHARE_REQUIRE_DEVICES=1`).
 
 pub mod bench;
 pub mod clbuild;

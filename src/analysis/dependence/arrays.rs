@@ -498,11 +498,11 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
     let scope_b = side(b, &mut sp);
     let (la, lb) = (scope_a[pa].1, scope_b[pb].1);
     // Whether both references execute in every iteration of their loops inside L.
-    let stmt_cond = |acc: &Access| !region.stmts.get(acc.stmt).is_some_and(|s| !s.conditional);
+    let stmt_cond = |acc: &Access| region.stmts.get(acc.stmt).is_none_or(|s| s.conditional);
     let loops_cond = |acc: &Access| {
         acc.loops[pa + 1..]
             .iter()
-            .any(|&x| !region.loops.get(x).is_some_and(|x| !x.conditional))
+            .any(|&x| region.loops.get(x).is_none_or(|x| x.conditional))
     };
     if stmt_cond(a) || stmt_cond(b) || loops_cond(a) || loops_cond(b) {
         sp.inexact(format!(

@@ -54,7 +54,7 @@ impl Pp<'_> {
                     let space = f.pos == 0
                         || f.toks
                             .get(f.pos - 1)
-                            .map_or(true, |p| p.kind == RawKind::Newline || p.hi != raw.lo);
+                            .is_none_or(|p| p.kind == RawKind::Newline || p.hi != raw.lo);
                     f.pos += 1;
                     f.bol = false;
                     let sym = self.int.intern(f.text.get(raw.lo..raw.hi).unwrap_or(""));
@@ -573,7 +573,7 @@ impl Pp<'_> {
         if func {
             for (k, b) in body.iter().enumerate() {
                 if self.is_punct(&b.tok, self.s.hash)
-                    && !body.get(k + 1).is_some_and(|n| n.param.is_some())
+                    && body.get(k + 1).is_none_or(|n| n.param.is_none())
                 {
                     let d = Diag::error(b.tok.span, "`#` is not followed by a macro parameter");
                     self.error(d);

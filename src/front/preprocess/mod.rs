@@ -542,7 +542,7 @@ impl<'a> Pp<'a> {
     fn active(&self) -> bool {
         self.conds
             .last()
-            .map_or(true, |c| c.state == CondState::Taking)
+            .is_none_or(|c| c.state == CondState::Taking)
     }
 
     fn cond_base(&self) -> usize {
