@@ -240,7 +240,7 @@ pub fn search(
                     if let Some(c) = evaluate(
                         nest, plan, plan_idx, arrays, p, &assign, &feats, blocks, budget, x_min,
                     ) {
-                        if best.as_ref().map_or(true, |b| c.better(b)) {
+                        if best.as_ref().is_none_or(|b| c.better(b)) {
                             best = Some(c);
                         }
                     }
@@ -316,7 +316,7 @@ fn evaluate(
             .map(|ext| {
                 ext.iter()
                     .zip(&c.extents)
-                    .all(|(e, x)| e.map_or(true, |e| *x <= e))
+                    .all(|(e, x)| e.is_none_or(|e| *x <= e))
             })
             .unwrap_or(true);
         shapes.insert(a.clone(), c);

@@ -176,7 +176,7 @@ impl KernelBuilder<'_> {
     pub(super) fn shared_atomic_scalar(&self, name: &str) -> bool {
         let ir = self.ir();
         if self.mapped.is_empty()
-            || !ir.scalars.get(name).is_some_and(|s| s.local.is_none())
+            || ir.scalars.get(name).is_none_or(|s| s.local.is_some())
             || self.privatized.contains(name)
             || self.reductions.iter().any(|(_, n, _)| n == name)
             || self.locals.contains_key(name)

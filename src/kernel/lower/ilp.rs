@@ -251,7 +251,7 @@ impl Coarsen {
     fn uniform_stmt(&self, s: &KStmt) -> bool {
         match s {
             KStmt::Decl { name, init, .. } => {
-                !self.renamed.contains(name) && init.as_ref().map_or(true, |e| self.uniform(e))
+                !self.renamed.contains(name) && init.as_ref().is_none_or(|e| self.uniform(e))
             }
             KStmt::Assign {
                 target: LValue::Var(v),
@@ -276,7 +276,7 @@ impl Coarsen {
             return false;
         };
         init.iter().chain(step).all(|h| self.uniform_stmt(h))
-            && cond.as_ref().map_or(true, |c| self.uniform(c))
+            && cond.as_ref().is_none_or(|c| self.uniform(c))
             && !has_jump(body)
     }
 

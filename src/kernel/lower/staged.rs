@@ -225,7 +225,7 @@ fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
         g.clone(),
         poly_to_kexpr(&td.range.1, Scalar::Int),
     ));
-    if rmin.map_or(true, |v| v < 0) {
+    if rmin.is_none_or(|v| v < 0) {
         conds.push(bin(BinOp::Ge, g.clone(), int(0)));
     }
     if let Some(ext) = &td.array_extent {

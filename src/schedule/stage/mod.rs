@@ -357,7 +357,7 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         block,
         top,
         iters: ir.loops.iter().map(|l| l.var.clone()).collect(),
-        conditional: root_stmt.map_or(true, has_conditional),
+        conditional: root_stmt.is_none_or(has_conditional),
         tiles: kp.chosen_tiles(),
     };
     let mut bytes = 0u64;
