@@ -108,12 +108,6 @@ impl PlatformArgs {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DeviceArg {
-    /// accshare's SIMT simulator (always available).
-    Sim,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     Text,
     Json,
@@ -124,9 +118,10 @@ pub struct RunArgs {
     /// The C file (a whole program with `main`).
     #[arg(value_name = "FILE.c")]
     pub file: PathBuf,
-    /// Where to run the regions.
-    #[arg(long, value_enum, default_value = "sim")]
-    pub device: DeviceArg,
+    /// Where to run the regions: `sim` (accshare's SIMT simulator), `opencl:N` (the N-th OpenCL
+    /// device of `accshare devices`; `device:N` is the same).
+    #[arg(long, value_name = "sim|opencl:N", default_value = "sim")]
+    pub device: String,
     /// Optimization level of the kernels to run.
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
@@ -277,15 +272,7 @@ pub struct CheckArgs {
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Some(Command::Check(args)) => check(&args),
-        Some(Command::Run(args)) => simulate(
-            &args.file,
-            &args.input,
-            &args.platform,
-            args.opt,
-            None,
-            None,
-            args.ilp,
-        ),
+        Some(Command::Run(args)) => run_regions(&args),
         Some(Command::Analyze(args)) => simulate(
             &args.file,
             &args.input,
@@ -455,6 +442,131 @@ fn bench(args: &BenchArgs) -> i32 {
         eprintln!("error: a variant failed or printed a different output");
         1
     }
+}
+
+/// `run`: every region instance of the program replayed on the simulator or an OpenCL device
+/// and compared with the sequential program.
+fn run_regions(args: &RunArgs) -> i32 {
+    use crate::model::device::DeviceName;
+    let index = match args.device.parse::<DeviceName>() {
+        Ok(DeviceName::Sim) => {
+            return simulate(
+                &args.file,
+                &args.input,
+                &args.platform,
+                args.opt,
+                None,
+                None,
+                args.ilp,
+            )
+        }
+        Ok(DeviceName::OpenCl(n)) => n,
+        Ok(DeviceName::Cuda(n)) => {
+            eprintln!(
+                "error: `--device cuda:{}`: running kernels on CUDA devices is not supported yet (use `sim` or `opencl:N`)",
+                n
+            );
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("error: `--device`: {}", e);
+            return 2;
+        }
+    };
+    let loaded = match args.platform.load() {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let pp = args.input.pp_options();
+    let opts = driver::Options {
+        target: crate::back::Target::OpenCl,
+        pp: pp.clone(),
+    };
+    let oo = driver::OptOptions {
+        opt: args.opt.level(),
+        platform: Some(loaded),
+        ilp: args.ilp,
+    };
+    let out = driver::compile_with(&args.file, &opts, &oo, &mut sources, &mut diags);
+    let code = finish(&sources, &diags);
+    let Some(out) = out else { return code.max(1) };
+    let mut launcher = match crate::runtime::run::OpenClLauncher::new(index, &out.kernel_source) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: opencl:{}: {}", index, e);
+            return 1;
+        }
+    };
+    let work = std::env::temp_dir().join(format!("accshare-run-{}", std::process::id()));
+    let result = crate::sim::trace::build_and_trace(
+        &args.file,
+        &out.module,
+        &pp.defines,
+        &pp.include_dirs,
+        &work,
+    )
+    .and_then(|trace| {
+        // Floating-point outputs within a relative 1e-5: OpenCL lets a device fuse `a * b + c`.
+        let compare = crate::sim::trace::Compare::Relative(1e-5);
+        crate::sim::trace::replay_with(&out.module, &trace, Some(compare), &mut launcher)
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    let replay = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return 1;
+        }
+    };
+    print!("{}", device_run_text(&out.module, &replay, index));
+    if replay.mismatches.is_empty() {
+        0
+    } else {
+        for m in &replay.mismatches {
+            eprintln!("error: {}", m);
+        }
+        1
+    }
+}
+
+/// The kernel times of a device run: launches and event-timed seconds per kernel.
+fn device_run_text(
+    m: &crate::kernel::Module,
+    r: &crate::sim::trace::Replay,
+    index: usize,
+) -> String {
+    let mut out = format!(
+        "opencl:{}: {} region instance(s), {} launch(es), {}\n",
+        index,
+        r.instances,
+        r.kernel_seconds.len(),
+        if r.mismatches.is_empty() {
+            "every output equal to the sequential program's (floating point within a relative 1e-5)"
+        } else {
+            "OUTPUTS DIFFER from the sequential program's"
+        }
+    );
+    for (ki, k) in m.kernels.iter().enumerate() {
+        let times: Vec<f64> = r
+            .kernel_seconds
+            .iter()
+            .filter(|(i, _)| *i == ki)
+            .map(|(_, t)| *t)
+            .collect();
+        if times.is_empty() {
+            continue;
+        }
+        let total: f64 = times.iter().sum();
+        out.push_str(&format!(
+            "  {}: {} launch(es), {:.3} ms in the kernel (event-timed)\n",
+            k.name,
+            times.len(),
+            total * 1e3
+        ));
+    }
+    out
 }
 
 /// `run --device sim` (format `None`: check results and report findings) and `analyze`.

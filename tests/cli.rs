@@ -250,6 +250,57 @@ fn run_on_the_simulator_matches_the_sequential_program() {
     );
 }
 
+/// `run --device opencl:0` runs every region instance's kernels on the device, in-process, and
+/// compares the outputs with the sequential program's, at each optimization level; CUDA devices
+/// and unknown names are usage errors.
+#[test]
+fn run_on_an_opencl_device_matches_the_sequential_program() {
+    for (device, what) in [("cuda:0", "not supported yet"), ("gpu", "`gpu`")] {
+        let out = accshare()
+            .args(["run", "examples/mt.c", "--device", device])
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}", err);
+        assert!(err.contains(what), "{}", err);
+    }
+    if !opencl_or_skip("run --device opencl:0") {
+        return;
+    }
+    for opt in ["naive", "share"] {
+        let out = accshare()
+            .args([
+                "run",
+                "examples/jacobi.c",
+                "--device",
+                "opencl:0",
+                "--opt",
+                opt,
+                "-D",
+                "N=40",
+                "-D",
+                "TSTEPS=3",
+            ])
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}{}",
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.starts_with("opencl:0: 6 region instance(s), 6 launch(es), every output equal to the sequential program's"),
+            "{}",
+            text
+        );
+        assert!(text.contains("jacobi_2d_r0_k0: 3 launch(es), "), "{}", text);
+        assert!(text.contains(" ms in the kernel (event-timed)"), "{}", text);
+    }
+}
+
 /// `accshare bench` builds naive, share --ilp 1 and share, runs them on the OpenCL device and
 /// reports ratios; without a device it says so (exit 1), and bad options are usage errors.
 #[test]

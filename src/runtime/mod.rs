@@ -9,6 +9,7 @@ pub mod bench;
 pub mod clbuild;
 pub mod devices;
 pub mod nvrtc;
+pub mod run;
 
 /// True if `ACCSHARE_REQUIRE_DEVICES=1`: a missing runtime must fail the tests.
 pub fn require_devices() -> bool {

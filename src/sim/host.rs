@@ -175,6 +175,11 @@ pub fn raw_from_f64(v: f64, ty: Scalar) -> u64 {
     }
 }
 
+/// An integer as C converts it to `ty`, in the simulator's raw representation.
+pub fn raw_from_i64(v: i64, ty: Scalar) -> u64 {
+    to_scalar(v as u64, Ty::I64, ty)
+}
+
 pub fn f64_from_raw(v: u64, ty: Scalar) -> f64 {
     value::f64_of(v, ty_of(ty))
 }

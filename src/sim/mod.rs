@@ -272,6 +272,25 @@ impl BufData {
         }
     }
 
+    /// The elements' bytes in the host's (little-endian) layout.
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        fn bytes<T: Copy, const N: usize>(v: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {
+            v.iter().flat_map(|x| f(*x)).collect()
+        }
+        match self {
+            BufData::I8(v) => bytes(v, i8::to_le_bytes),
+            BufData::U8(v) => v.clone(),
+            BufData::I16(v) => bytes(v, i16::to_le_bytes),
+            BufData::U16(v) => bytes(v, u16::to_le_bytes),
+            BufData::I32(v) => bytes(v, i32::to_le_bytes),
+            BufData::U32(v) => bytes(v, u32::to_le_bytes),
+            BufData::I64(v) => bytes(v, i64::to_le_bytes),
+            BufData::U64(v) => bytes(v, u64::to_le_bytes),
+            BufData::F32(v) => bytes(v, f32::to_le_bytes),
+            BufData::F64(v) => bytes(v, f64::to_le_bytes),
+        }
+    }
+
     /// A buffer of `elem` from its bytes in the host's (little-endian) layout.
     pub fn from_le_bytes(elem: Scalar, bytes: &[u8]) -> Option<BufData> {
         let size = elem.size() as usize;

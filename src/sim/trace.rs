@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use super::host::{self, combine_partials};
 use super::*;
 use crate::back::host::host_expr;
-use crate::kernel::{Buffer, HostArg, HostRegion, Module};
+use crate::kernel::{Buffer, HostArg, HostRegion, Launch, Module};
 
 const PRELUDE: &str = r#"#include <stdio.h>
 #include <string.h>
@@ -182,20 +182,101 @@ pub struct Replay {
     pub instances: usize,
     /// Differences from the sequential run (empty when sampling: outputs are then partial).
     pub mismatches: Vec<String>,
+    /// On a device: each launch's kernel and its event-timed seconds, in order.
+    pub kernel_seconds: Vec<(usize, f64)>,
 }
 
-/// Replays a trace written by a program built from [`instrument`]'s output. Reductions are
-/// compared within a relative 1e-5 (the tree order differs from the sequential one); arrays
-/// must be bit-identical.
+/// What runs the launches of a replay: the simulator ([`SimLauncher`]) or a device.
+pub trait Launcher {
+    /// Who runs them, for messages (`simulator`, `opencl:0`).
+    fn name(&self) -> String;
+    /// Runs one launch on the arrays (by the user's names, updated in place); `scalar(i, ty)`
+    /// is the value of the launch's argument `i`, `extent` the work-items per dimension.
+    fn launch(
+        &mut self,
+        m: &Module,
+        launch: &Launch,
+        arrays: &mut BTreeMap<String, BufData>,
+        scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
+        extent: [u64; 3],
+    ) -> Result<Launched, String>;
+}
+
+/// What one launch gave back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launched {
+    /// Per reduction of the launch: its variable and the partial results (one per work-group).
+    pub partials: Vec<(String, BufData)>,
+    /// The simulator's statistics (`None` on a device).
+    pub run: Option<RunResult>,
+    /// Time the kernel took on the device (event-timed), seconds (`None` on the simulator).
+    pub seconds: Option<f64>,
+}
+
+/// The simulator as a [`Launcher`].
+pub struct SimLauncher<'a> {
+    pub platform: &'a SimPlatform,
+    pub opts: &'a SimOptions,
+}
+
+impl Launcher for SimLauncher<'_> {
+    fn name(&self) -> String {
+        "simulator".to_string()
+    }
+
+    fn launch(
+        &mut self,
+        m: &Module,
+        launch: &Launch,
+        arrays: &mut BTreeMap<String, BufData>,
+        scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
+        extent: [u64; 3],
+    ) -> Result<Launched, String> {
+        let o = host::run_launch(m, launch, arrays, scalar, extent, self.platform, self.opts)
+            .map_err(|e| e.to_string())?;
+        Ok(Launched {
+            partials: o.partials,
+            run: Some(o.run),
+            seconds: None,
+        })
+    }
+}
+
+/// Replays a trace written by a program built from [`instrument`]'s output on the simulator.
+/// Reductions are compared within a relative 1e-5 (the tree order differs from the sequential
+/// one); arrays must be bit-identical.
 pub fn replay(
     m: &Module,
     trace: &[u8],
     platform: &SimPlatform,
     opts: &SimOptions,
 ) -> Result<Replay, String> {
+    let compare = opts.sample_blocks.is_none().then_some(Compare::Exact);
+    replay_with(m, trace, compare, &mut SimLauncher { platform, opts })
+}
+
+/// How a replay's arrays are compared with the sequential program's.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Compare {
+    /// Bit for bit (the simulator computes what C computes).
+    Exact,
+    /// Floating-point elements within a relative `tolerance` (at least that much of 1.0):
+    /// OpenCL allows a device to contract `a * b + c` into a fused multiply-add, whose rounding
+    /// differs from the sequential program's. Integers stay exact.
+    Relative(f64),
+}
+
+/// [`replay`] with the launches run by `launcher`; outputs are compared with the sequential
+/// run as `compare` says (`None`: not compared).
+pub fn replay_with(
+    m: &Module,
+    trace: &[u8],
+    compare: Option<Compare>,
+    launcher: &mut dyn Launcher,
+) -> Result<Replay, String> {
+    let who = launcher.name();
     let recs = parse(trace);
     let mut res = Replay::default();
-    let compare = opts.sample_blocks.is_none();
     let mut i = 0;
     while i < recs.len() {
         let Some(ri) = recs[i]
@@ -247,7 +328,8 @@ pub fn replay(
                 let v = i64::from_le_bytes(b.as_slice().try_into().map_err(|_| "bad extent")?);
                 *e = v.max(0) as u64;
             }
-            let outcome = host::run_launch(m, l, &mut arrays, &scalar, extent, platform, opts)
+            let outcome = launcher
+                .launch(m, l, &mut arrays, &scalar, extent)
                 .map_err(|e| format!("{} (instance {}): {}", region.origin, inst, e))?;
             for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
                 let init = match red_vals.get(&red.var) {
@@ -267,11 +349,22 @@ pub fn replay(
                     combine_partials(red.op, red.ty, init, parts),
                 );
             }
-            res.runs.push(outcome.run);
+            if let Some(run) = outcome.run {
+                res.runs.push(run);
+            }
+            if let Some(t) = outcome.seconds {
+                res.kernel_seconds.push((l.kernel, t));
+            }
         }
-        if !compare {
+        let Some(how) = compare else {
             continue;
-        }
+        };
+        let differs = |w: Option<f64>, g: Option<f64>, float: bool| match (how, w, g) {
+            (Compare::Relative(t), Some(w), Some(g)) if float => {
+                !((w - g).abs() <= t * w.abs().max(1.0) || (w.is_nan() && g.is_nan()))
+            }
+            _ => w.map(f64::to_bits) != g.map(f64::to_bits),
+        };
         for (name, got) in &arrays {
             let b = buffer_info(m, region, name).ok_or("no buffer")?;
             let Some(want) = after
@@ -280,19 +373,27 @@ pub fn replay(
             else {
                 return Err(format!("`{}` after the region is not in the trace", name));
             };
-            if &want != got {
-                let bad: Vec<usize> = (0..want.len())
-                    .filter(|&k| want.get_f64(k) != got.get_f64(k))
-                    .collect();
+            let float = b.elem.is_float();
+            let bad: Vec<usize> = if &want == got {
+                Vec::new()
+            } else if want.len() != got.len() {
+                vec![want.len().min(got.len())]
+            } else {
+                (0..want.len())
+                    .filter(|&k| differs(want.get_f64(k), got.get_f64(k), float))
+                    .collect()
+            };
+            if !bad.is_empty() {
                 let k = bad.first().copied().unwrap_or(0);
                 res.mismatches.push(format!(
-                    "{} (instance {}): `{}` differs at {} elements, first [{}]: sequential {:?}, simulator {:?}",
+                    "{} (instance {}): `{}` differs at {} elements, first [{}]: sequential {:?}, {} {:?}",
                     region.origin,
                     inst,
                     name,
                     bad.len(),
                     k,
                     want.get_f64(k),
+                    who,
                     got.get_f64(k)
                 ));
             }
@@ -310,8 +411,8 @@ pub fn replay(
                     .unwrap_or(f64::NAN);
                 if (want - got).abs() > 1e-5 * want.abs().max(1.0) {
                     res.mismatches.push(format!(
-                        "{} (instance {}): reduction `{}`: sequential {}, simulator {}",
-                        region.origin, inst, red.var, want, got
+                        "{} (instance {}): reduction `{}`: sequential {}, {} {}",
+                        region.origin, inst, red.var, want, who, got
                     ));
                 }
             }

@@ -1,0 +1,277 @@
+//! `accshare run --device opencl:N`: every region instance of a program replayed with its
+//! kernels executed on an OpenCL device, in-process through `opencl3`.
+//!
+//! The program is built once with the instrumentation `sim::trace` writes (every region's inputs
+//! and outputs as the sequential program computes them); each launch then runs on the device
+//! from those inputs, timed by its profiling event, and the arrays and reductions it leaves are
+//! compared with the sequential ones (`sim::trace::replay_with`, the simulator's replay with a
+//! device as the launcher).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::CL_BLOCKING;
+
+use crate::front::ast::Scalar;
+use crate::kernel::{HostArg, KParamKind, Launch, Module};
+use crate::model::device::{self, DeviceError};
+use crate::sim::host::{grid_for, raw_from_f64, raw_from_i64};
+use crate::sim::trace::{Launched, Launcher};
+use crate::sim::{ArgValue, BufData};
+
+/// Why a program's kernels cannot run on the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// No such device, or an OpenCL call failed.
+    Device(DeviceError),
+    /// The kernels do not build on the device (its build log).
+    Build(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Device(e) => write!(f, "{}", e),
+            RunError::Build(log) => write!(f, "the kernels do not build on the device: {}", log),
+        }
+    }
+}
+
+/// The module's kernels built on `opencl:index`, ready to launch.
+pub struct OpenClLauncher {
+    index: usize,
+    context: Context,
+    queue: CommandQueue,
+    program: Program,
+}
+
+impl OpenClLauncher {
+    /// Builds `source` (the module printed by `back::opencl`) on `opencl:index`.
+    pub fn new(index: usize, source: &str) -> Result<OpenClLauncher, RunError> {
+        let dev = device::opencl_device(index).map_err(RunError::Device)?;
+        let context = Context::from_device(&dev.device)
+            .map_err(|e| RunError::Device(DeviceError::from_code("clCreateContext", e.0)))?;
+        let queue =
+            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
+                .map_err(|e| {
+                    RunError::Device(DeviceError::from_code("clCreateCommandQueue", e.0))
+                })?;
+        let program = Program::create_and_build_from_source(
+            &context,
+            source,
+            super::clbuild::DEFAULT_OPTIONS,
+        )
+        .map_err(RunError::Build)?;
+        Ok(OpenClLauncher {
+            index,
+            context,
+            queue,
+            program,
+        })
+    }
+
+    fn buffer(&self, data: &BufData) -> Result<Buffer<u8>, String> {
+        let mut bytes = data.to_le_bytes();
+        if bytes.is_empty() {
+            bytes.push(0);
+        }
+        // SAFETY: the host pointer is valid for `bytes.len()` bytes and only read during the
+        // call (`CL_MEM_COPY_HOST_PTR`).
+        unsafe {
+            Buffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                bytes.len(),
+                bytes.as_mut_ptr().cast(),
+            )
+        }
+        .map_err(|e| format!("clCreateBuffer: {}", device::cl_error_name(e.0)))
+    }
+
+    fn read(&self, buf: &Buffer<u8>, like: &BufData, elem: Scalar) -> Result<BufData, String> {
+        let mut bytes = vec![0u8; like.len() * elem.size() as usize];
+        if !bytes.is_empty() {
+            // SAFETY: `bytes` is as long as the buffer's contents; the read is blocking.
+            unsafe {
+                self.queue
+                    .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut bytes, &[])
+                    .map_err(|e| format!("clEnqueueReadBuffer: {}", device::cl_error_name(e.0)))?;
+            }
+        }
+        BufData::from_le_bytes(elem, &bytes).ok_or_else(|| "a truncated buffer".to_string())
+    }
+}
+
+/// Sets argument `i` of `kernel` to a scalar of type `ty` (the value in the simulator's raw
+/// representation of `ty`, as `host::raw_from_f64` makes it).
+fn set_scalar(kernel: &Kernel, i: u32, ty: Scalar, raw: u64) -> Result<(), String> {
+    // SAFETY: each value is of the size of the parameter's OpenCL type (LP64 host types).
+    let r = unsafe {
+        match ty {
+            Scalar::Bool | Scalar::UChar => kernel.set_arg(i, &(raw as u8)),
+            Scalar::Char | Scalar::SChar => kernel.set_arg(i, &(raw as i8)),
+            Scalar::Short => kernel.set_arg(i, &(raw as i16)),
+            Scalar::UShort => kernel.set_arg(i, &(raw as u16)),
+            Scalar::Int => kernel.set_arg(i, &(raw as i32)),
+            Scalar::UInt => kernel.set_arg(i, &(raw as u32)),
+            Scalar::Long | Scalar::LongLong => kernel.set_arg(i, &(raw as i64)),
+            Scalar::ULong | Scalar::ULongLong | Scalar::SizeT => kernel.set_arg(i, &raw),
+            Scalar::Float => kernel.set_arg(i, &f32::from_bits(raw as u32)),
+            Scalar::Double => kernel.set_arg(i, &f64::from_bits(raw)),
+        }
+    };
+    r.map_err(|e| format!("clSetKernelArg {}: {}", i, device::cl_error_name(e.0)))
+}
+
+impl Launcher for OpenClLauncher {
+    fn name(&self) -> String {
+        format!("opencl:{}", self.index)
+    }
+
+    fn launch(
+        &mut self,
+        m: &Module,
+        launch: &Launch,
+        arrays: &mut BTreeMap<String, BufData>,
+        scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
+        extent: [u64; 3],
+    ) -> Result<Launched, String> {
+        let k = m
+            .kernels
+            .get(launch.kernel)
+            .ok_or_else(|| format!("no kernel {}", launch.kernel))?;
+        let kernel = Kernel::create(&self.program, &k.name).map_err(|e| {
+            format!(
+                "clCreateKernel `{}`: {}",
+                k.name,
+                device::cl_error_name(e.0)
+            )
+        })?;
+        let grid = grid_for(k, extent);
+        let groups: usize = grid.iter().map(|&g| g as usize).product();
+        // Buffers made for this launch: (user array or None, buffer, element type, data shape).
+        let mut made: Vec<(Option<String>, Buffer<u8>, Scalar, BufData)> = Vec::new();
+        let mut partials = Vec::new();
+        let mut arg = 0u32;
+        let value = |i: usize, ty: Scalar| -> Result<u64, String> {
+            match scalar(i, ty) {
+                Some(ArgValue::Int(v)) => Ok(raw_from_i64(v, ty)),
+                Some(ArgValue::Float(v)) => Ok(raw_from_f64(v, ty)),
+                _ => Err(format!("no value for argument {} of `{}`", i, k.name)),
+            }
+        };
+        for (i, (a, p)) in launch.args.iter().zip(&k.params).enumerate() {
+            match (a, &p.kind) {
+                (HostArg::Scalar { .. }, KParamKind::Scalar(ty)) => {
+                    set_scalar(&kernel, arg, *ty, value(i, *ty)?)?;
+                    arg += 1;
+                }
+                (_, KParamKind::Buffer { elem, .. }) => {
+                    let (owner, data) = match a {
+                        HostArg::Buffer(name) => {
+                            let d = arrays
+                                .get(name)
+                                .ok_or_else(|| format!("no data for `{}`", name))?;
+                            (Some(name.clone()), d.clone())
+                        }
+                        HostArg::Partials(r) => {
+                            let red = launch
+                                .reductions
+                                .get(*r)
+                                .ok_or("a partials buffer without its reduction")?;
+                            partials.push((red.var.clone(), made.len()));
+                            (None, BufData::zeroed(*elem, groups))
+                        }
+                        HostArg::LastValue { ty, .. } => {
+                            let mut d = BufData::zeroed(*elem, 1);
+                            d.set_raw(0, value(i, *ty)?);
+                            (None, d)
+                        }
+                        HostArg::Scalar { .. } => {
+                            return Err(format!("a scalar passed for buffer `{}`", p.name))
+                        }
+                    };
+                    let buf = self.buffer(&data)?;
+                    // SAFETY: the argument is a buffer object, then its `long` element offset.
+                    unsafe {
+                        kernel
+                            .set_arg(arg, &buf.get())
+                            .and_then(|()| kernel.set_arg(arg + 1, &0i64))
+                    }
+                    .map_err(|e| {
+                        format!("clSetKernelArg {}: {}", arg, device::cl_error_name(e.0))
+                    })?;
+                    arg += 2;
+                    made.push((owner, buf, *elem, data));
+                }
+                (HostArg::Buffer(_) | HostArg::Partials(_) | HostArg::LastValue { .. }, _) => {
+                    return Err(format!("a buffer passed for scalar `{}`", p.name))
+                }
+            }
+        }
+        let dims = usize::from(k.dims.clamp(1, 3));
+        let local: Vec<usize> = (0..dims).map(|d| k.block[d].max(1) as usize).collect();
+        let global: Vec<usize> = (0..dims).map(|d| grid[d] as usize * local[d]).collect();
+        // SAFETY: every argument is set; the sizes hold `dims` entries each.
+        let event = unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                kernel.get(),
+                dims as u32,
+                std::ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                &[],
+            )
+        }
+        .map_err(|e| {
+            format!(
+                "clEnqueueNDRangeKernel `{}`: {}",
+                k.name,
+                device::cl_error_name(e.0)
+            )
+        })?;
+        event
+            .wait()
+            .map_err(|e| format!("kernel `{}`: {}", k.name, device::cl_error_name(e.0)))?;
+        let seconds = match (
+            event.profiling_command_start(),
+            event.profiling_command_end(),
+        ) {
+            (Ok(a), Ok(b)) if b >= a => Some((b - a) as f64 * 1e-9),
+            _ => None,
+        };
+        let mut out = Launched {
+            partials: Vec::new(),
+            run: None,
+            seconds,
+        };
+        for (var, slot) in partials {
+            let (_, buf, elem, like) = &made[slot];
+            out.partials.push((var, self.read(buf, like, *elem)?));
+        }
+        for (owner, buf, elem, like) in &made {
+            if let Some(name) = owner {
+                let written = k.params.iter().any(|p| {
+                    &p.name == name
+                        && matches!(
+                            p.kind,
+                            KParamKind::Buffer {
+                                read_only: false,
+                                ..
+                            }
+                        )
+                });
+                if written {
+                    let data = self.read(buf, like, *elem)?;
+                    arrays.insert(name.clone(), data);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
