@@ -213,3 +213,38 @@ fn staged_kernels_pass_the_simulator_checker() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// On a device whose local memory is its global memory (a CPU: the `pocl-cpu` platform, or
+/// `opencl:N` of such a device) nothing is staged: every example's kernels are the naive
+/// translation's, so none is slower than it.
+#[test]
+fn nothing_is_staged_where_local_memory_is_global_memory() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cpu = accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu");
+    assert_eq!(
+        cpu.local_memory,
+        accshare::model::platform::LocalMemory::Global
+    );
+    for name in STAGED {
+        let src = root.join(format!("examples/{}.c", name));
+        let kernels = |opt: driver::OptOptions| {
+            let mut sources = SourceMap::new();
+            let mut diags = Diags::new();
+            let opts = driver::Options {
+                target: Target::OpenCl,
+                pp: Default::default(),
+            };
+            driver::compile_with(&src, &opts, &opt, &mut sources, &mut diags)
+                .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)))
+                .kernel_source
+        };
+        let on_cpu = kernels(driver::OptOptions {
+            platform: Some(cpu.clone()),
+            ..share()
+        });
+        assert!(!on_cpu.contains("__local"), "{}: {}", name, on_cpu);
+        assert_eq!(on_cpu, kernels(driver::OptOptions::default()), "{}", name);
+        // On a GPU the same file is staged.
+        assert!(kernels(share()).contains("__local"), "{}", name);
+    }
+}

@@ -437,6 +437,10 @@ pub fn from_facts(index: usize, facts: &DeviceFacts) -> Result<Platform, DeviceE
         banks: if cpu { 1 } else { 32 },
         bank_width: to_u32(if cpu { tran } else { 4 }),
         shared_lanes: to_u32(warp.min(32)),
+        local_memory: match facts.local_mem_kind {
+            LocalMemKind::Local => super::platform::LocalMemory::Dedicated,
+            LocalMemKind::Global | LocalMemKind::None => super::platform::LocalMemory::Global,
+        },
         transaction_bytes: to_u32(tran),
         sector_bytes: to_u32(if cpu { tran } else { tran.min(32) }),
         bandwidth_gbs: 0.0,

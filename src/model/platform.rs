@@ -47,6 +47,9 @@ pub struct Platform {
     pub bank_width: u32,
     /// Lanes whose shared-memory accesses the banks serve together (default: the warp).
     pub shared_lanes: u32,
+    /// Whether shared (local) memory is memory of its own or the device's global memory (CPU
+    /// OpenCL devices: `CL_DEVICE_LOCAL_MEM_TYPE = CL_GLOBAL`), where a tile saves no traffic.
+    pub local_memory: LocalMemory,
     /// Global memory transaction size: the paper's `TranSize`.
     pub transaction_bytes: u32,
     pub sector_bytes: u32,
@@ -56,6 +59,17 @@ pub struct Platform {
     pub theta_s: f64,
     /// θ_r: an array is in the ReuseSet when `ReuseSize ≥ θ_r·|DS|` (equation (3)).
     pub theta_r: f64,
+}
+
+/// What a device's shared (local) memory is.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LocalMemory {
+    /// On-chip memory of its own (GPUs).
+    #[default]
+    Dedicated,
+    /// A part of global memory, reached through the same caches (CPU devices).
+    Global,
 }
 
 /// The platforms shipped with accshare: (name, file text).
@@ -121,6 +135,9 @@ struct SharedTable {
     /// warp size.
     #[serde(default)]
     lanes_per_cycle: Option<NonZeroU32>,
+    /// `dedicated` (default) or `global` (local memory is global memory: CPU devices).
+    #[serde(default)]
+    kind: LocalMemory,
 }
 
 /// `[global]`: global memory transactions.
@@ -184,6 +201,7 @@ impl PlatformFile {
                 .lanes_per_cycle
                 .map_or(s.warp_size.get(), NonZeroU32::get)
                 .min(s.warp_size.get()),
+            local_memory: m.kind,
             transaction_bytes: g.transaction_bytes.get(),
             sector_bytes: g.sector_bytes.get(),
             bandwidth_gbs: g.bandwidth_gbs,

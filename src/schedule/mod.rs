@@ -131,6 +131,14 @@ pub fn schedule_region(
         let kp = plan
             .as_ref()
             .and_then(|p| p.kernels.iter().find(|k| k.root == root));
+        let local_is_global = opts
+            .platform
+            .as_ref()
+            .is_some_and(|p| p.local_memory == crate::model::platform::LocalMemory::Global);
+        let kp = kp.map(|kp| Staging {
+            plan: kp,
+            local_is_global,
+        });
         if let Some(ks) = schedule_kernel(r, deps, root, kp, opts.ilp, diags) {
             kernels.push(ks);
         }
@@ -138,13 +146,24 @@ pub fn schedule_region(
     RegionSchedule { plan, kernels }
 }
 
-/// The candidates of nest `root`: staged as the engine planned (`kp`) with the rows per
+/// What staging a kernel starts from: the engine's plan, and whether the target's local memory
+/// is its global memory.
+#[derive(Copy, Clone, Debug)]
+pub struct Staging<'a> {
+    pub plan: &'a KernelPlan,
+    /// Local memory is global memory (CPU OpenCL devices): a tile saves no memory traffic and
+    /// its barriers split the work-item loops, so nothing is staged (each array the plan chose
+    /// says why in `explain`).
+    pub local_is_global: bool,
+}
+
+/// The candidates of nest `root`: staged as the engine planned (`staging`) with the rows per
 /// work-item asked for (`ilp`) or chosen, staged with one row, and the baseline.
 pub fn schedule_kernel(
     r: &RegionAst,
     deps: &DepInfo,
     root: LoopId,
-    kp: Option<&KernelPlan>,
+    staging: Option<Staging>,
     ilp: Option<u32>,
     diags: &mut Diags,
 ) -> Option<KernelSchedule> {
@@ -158,8 +177,18 @@ pub fn schedule_kernel(
         ilp: 1,
     };
     let mut candidates = Vec::new();
-    if let Some(kp) = kp {
-        let spec = stage::plan(r, root, &baseline.grid, kp);
+    if let Some(st) = staging {
+        let mut spec = stage::plan(r, root, &baseline.grid, st.plan);
+        if st.local_is_global {
+            let mut names: Vec<String> = spec.arrays.drain(..).map(|a| a.name).collect();
+            names.dedup();
+            for a in names {
+                spec.rejected
+                    .push((a, stage::Unstaged::LocalMemoryIsGlobal));
+            }
+            spec.strip = None;
+            spec.block = baseline.block;
+        }
         if spec.arrays.is_empty() {
             // Nothing to stage: the baseline, with the plan's reasons.
             candidates.push(Schedule {

@@ -20,8 +20,18 @@ fn stage(src: &str) -> Vec<StageSpec> {
     rp.kernels
         .iter()
         .filter_map(|kp| {
-            crate::schedule::schedule_kernel(r, &d, kp.root, Some(kp), None, &mut diags)
-                .and_then(|ks| ks.preferred().stage.clone())
+            crate::schedule::schedule_kernel(
+                r,
+                &d,
+                kp.root,
+                Some(crate::schedule::Staging {
+                    plan: kp,
+                    local_is_global: false,
+                }),
+                None,
+                &mut diags,
+            )
+            .and_then(|ks| ks.preferred().stage.clone())
         })
         .collect()
 }

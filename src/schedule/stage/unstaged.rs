@@ -55,6 +55,8 @@ pub enum Unstaged {
     OtherStripLoop,
     GridRange,
     StripRange,
+    /// The target's local memory is its global memory (a CPU device).
+    LocalMemoryIsGlobal,
     /// The tiles of the array (`bytes`) do not fit in `limit` bytes beside the others.
     DoesNotFit {
         tiles: usize,
@@ -113,6 +115,9 @@ impl fmt::Display for Unstaged {
             }
             GridRange => f.write_str("the range of a grid index cannot be computed"),
             StripRange => f.write_str("the range of the strip-mined loop cannot be computed"),
+            LocalMemoryIsGlobal => f.write_str(
+                "the target's local memory is its global memory (a CPU device): a tile saves no memory traffic and its barriers split the work-item loops",
+            ),
             DoesNotFit { tiles, bytes, limit } => write!(
                 f,
                 "its tile{} ({bytes} B) does not fit in {limit} B of shared memory with the others",
