@@ -25,7 +25,10 @@
 //! - it is correct when executed many times (inside a loop of the user's code): buffers live
 //!   exactly as long as their region, kernels and the program are created once;
 //! - a zero-byte buffer is allocated with one byte and never transferred; a launch with an
-//!   extent ≤ 0 in any dimension is skipped.
+//!   extent ≤ 0 in any dimension is skipped;
+//! - on an OpenCL device that shares host memory, a buffer may be the user's array itself
+//!   (zero-copy) only where OpenACC's copying semantics cannot tell (`may_share`,
+//!   `docs/host-memory.md`); what the program computes is the same on both kinds of device.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -70,7 +73,8 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
                  *   build: cc FILE.c -lOpenCL -lm\n \
                  *   run:   ACCSHARE_DEVICE=<index or part of the device name> picks the device (default:\n \
                  *          the first GPU, else the first device); ACCSHARE_VERBOSE=1 prints it;\n \
-                 *          ACCSHARE_BUILD_OPTIONS is passed to the OpenCL compiler. */\n",
+                 *          ACCSHARE_BUILD_OPTIONS is passed to the OpenCL compiler; ACCSHARE_NO_ZERO_COPY=1\n \
+                 *          copies arrays even to a device that shares host memory. */\n",
             );
             let mut tables = String::from(
                 "/* The kernels, as separate string literals (C99 limits one literal to 4095 characters). */\n\
