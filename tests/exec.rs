@@ -79,8 +79,8 @@ fn data_regions_reach_functions_in_other_files() {
 
 /// Both ways of holding data on a device that shares host memory (PoCL's CPU device reports
 /// `CL_DEVICE_HOST_UNIFIED_MEMORY`): zero-copy buffers on the user's arrays (the default there)
-/// and device copies (`ACCSHARE_NO_ZERO_COPY=1`). `tests/host_memory/` checks OpenACC's data
-/// semantics (a written `copyin` array, `create` arrays, `update` between kernels, host code
+/// and device copies (`ACCSHARE_NO_ZERO_COPY=1`). `tests/corpus/zero_copy_*.c` check OpenACC's
+/// data semantics (a written `copyin` array, `create` arrays, `update` between kernels, host code
 /// inside data regions), with a few corpus programs (pointers into present arrays, device-only
 /// memory) and an example; every run must match the sequential program. The generated code says
 /// which path it takes under ACCSHARE_VERBOSE=1.
@@ -92,11 +92,15 @@ fn data_semantics_with_and_without_zero_copy() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut progs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("tests/host_memory"))
-        .expect("tests/host_memory")
+    let mut progs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("tests/corpus"))
+        .expect("tests/corpus")
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "c")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("zero_copy_"))
+        })
         .collect();
     progs.sort();
     assert!(progs.len() >= 2, "{:?}", progs);

@@ -1,23 +1,14 @@
-/* data_updates.c - a `data` region and `enter`/`exit data` around compute constructs, with
- * `update host`/`update device` between kernels and host code that reads and writes the arrays
+/* zero_copy_data_updates.c - a `data` region and `enter`/`exit data` around compute
+ * constructs, with `update host`/`update device` between kernels and host code that reads and writes the arrays
  * while they are on the device: the host sees the device's values only after `update host`,
  * the device the host's only after `update device`, a `create`/`delete` array never reaches
  * the host. The sequential build undoes what OpenACC's copies hide, so both builds print the
- * same. Run with and without ACCSHARE_NO_ZERO_COPY=1 by tests/host_exec.rs. */
-#include <stdio.h>
-#include <stdlib.h>
+ * same. Run with and without ACCSHARE_NO_ZERO_COPY=1 by tests/exec.rs. */
+#include "corpus_common.h"
 
 #ifndef N
 #define N 777
 #endif
-
-static void dump_float(const char *name, const float *a, long n)
-{
-    long k;
-    printf("== %s %ld\n", name, n);
-    for (k = 0; k < n; k++)
-        printf("%.9g\n", (double)a[k]);
-}
 
 /* A callee's `copy`: present in the caller's data region, so nothing moves here. */
 static void bump(int n, float *p, float by)

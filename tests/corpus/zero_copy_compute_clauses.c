@@ -1,23 +1,14 @@
-/* compute_clauses.c - OpenACC's data clauses on compute constructs, which accshare may satisfy
- * with zero-copy buffers where the device shares host memory (docs/host-memory.md): a written
+/* zero_copy_compute_clauses.c - OpenACC's data clauses on compute constructs, which accshare
+ * may satisfy with zero-copy buffers where the device shares host memory (docs/host-memory.md): a written
  * `copyin` array must not change on the host, a `create` array's device values must not appear
  * in it, `copyout` and `copy` bring the kernels' results back. The sequential build undoes what
  * OpenACC's copies keep from the host, so both builds print the same. Run with and without
- * ACCSHARE_NO_ZERO_COPY=1 by tests/host_exec.rs. */
-#include <stdio.h>
-#include <stdlib.h>
+ * ACCSHARE_NO_ZERO_COPY=1 by tests/exec.rs. */
+#include "corpus_common.h"
 
 #ifndef N
 #define N 1000
 #endif
-
-static void dump_float(const char *name, const float *a, long n)
-{
-    long k;
-    printf("== %s %ld\n", name, n);
-    for (k = 0; k < n; k++)
-        printf("%.9g\n", (double)a[k]);
-}
 
 /* The kernel writes its `copyin` array: the device copy changes, the host array does not. */
 static void written_copyin(int n, float *a, float *b)
