@@ -242,8 +242,9 @@ static ACCSHARE_UNUSED void accshare_query_zero_copy(const char *origin)
     const char *off = getenv("ACCSHARE_NO_ZERO_COPY");
     const char *verbose = getenv("ACCSHARE_VERBOSE");
     int disabled = off != NULL && off[0] != '\0' && strcmp(off, "0") != 0;
-    accshare_check(clGetDeviceInfo(accshare_device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL),
-                   "clGetDeviceInfo", "CL_DEVICE_HOST_UNIFIED_MEMORY", origin);
+    /* Deprecated since OpenCL 2.0: a runtime that no longer answers gets the copying path. */
+    if (clGetDeviceInfo(accshare_device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+        unified = CL_FALSE;
     accshare_check(clGetDeviceInfo(accshare_device, CL_DEVICE_TYPE, sizeof t, &t, NULL), "clGetDeviceInfo", "CL_DEVICE_TYPE", origin);
     accshare_check(clGetDeviceInfo(accshare_device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL),
                    "clGetDeviceInfo", "CL_DEVICE_MEM_BASE_ADDR_ALIGN", origin);
