@@ -76,3 +76,69 @@ fn data_regions_reach_functions_in_other_files() {
     assert_eq!(expected.trim(), "4160");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Both ways of holding data on a device that shares host memory (PoCL's CPU device reports
+/// `CL_DEVICE_HOST_UNIFIED_MEMORY`): zero-copy buffers on the user's arrays (the default there)
+/// and device copies (`ACCSHARE_NO_ZERO_COPY=1`). `tests/corpus/zero_copy_*.c` check OpenACC's
+/// data semantics (a written `copyin` array, `create` arrays, `update` between kernels, host code
+/// inside data regions), with a few corpus programs (pointers into present arrays, device-only
+/// memory) and an example; every run must match the sequential program. The generated code says
+/// which path it takes under ACCSHARE_VERBOSE=1.
+#[test]
+fn data_semantics_with_and_without_zero_copy() {
+    use std::path::Path;
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut progs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("tests/corpus"))
+        .expect("tests/corpus")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "c")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("zero_copy_"))
+        })
+        .collect();
+    progs.sort();
+    assert!(progs.len() >= 2, "{:?}", progs);
+    for extra in [
+        "tests/corpus/present_parts.c",
+        "tests/corpus/vadd_1d.c",
+        "tests/corpus/share_write_accumulate.c",
+        "examples/mv.c",
+    ] {
+        progs.push(root.join(extra));
+    }
+    let naive = driver::OptOptions {
+        opt: driver::OptLevel::Naive,
+        platform: None,
+        ilp: None,
+    };
+    let default = driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        platform: None,
+        ilp: None,
+    };
+    let variants = [("naive", naive), ("default", default)];
+    let mut failures = Vec::new();
+    for (i, p) in progs.iter().enumerate() {
+        for (j, env) in [
+            vec![("ACCSHARE_VERBOSE", "0")],
+            vec![("ACCSHARE_NO_ZERO_COPY", "1")],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let tag = format!("zc-{}-{}", i, j);
+            if let Err(e) =
+                exec_support::programs::check_variants_with_env(p, &[], &tag, &variants, env)
+            {
+                failures.push(format!("{} {:?}: {}", p.display(), env, e));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -686,6 +686,29 @@ fn runtime_device_selection_and_error_messages() {
         );
         exec_support::compare_dumps(&expected, &out, 0.0, 0.0).unwrap();
     }
+    // Verbose mode says whether buffers may be the host's arrays (zero-copy): on for a device
+    // sharing host memory (PoCL's CPU device), off under ACCSHARE_NO_ZERO_COPY.
+    let zc = err
+        .lines()
+        .find(|l| l.starts_with("accshare: zero-copy buffers: "))
+        .unwrap_or_else(|| panic!("no zero-copy line in {:?}", err));
+    if device.starts_with("pthread") || device.starts_with("cpu") {
+        assert_eq!(zc, "accshare: zero-copy buffers: on");
+    }
+    let (code, out, err) = exec_support::run_with_env(
+        &ok,
+        &[("ACCSHARE_NO_ZERO_COPY", "1"), ("ACCSHARE_VERBOSE", "1")],
+    )
+    .unwrap();
+    assert_eq!(code, Some(0), "{}", err);
+    exec_support::compare_dumps(&expected, &out, 0.0, 0.0).unwrap();
+    assert!(
+        err.lines()
+            .any(|l| l == "accshare: zero-copy buffers: off (ACCSHARE_NO_ZERO_COPY)")
+            || err.contains("zero-copy buffers: off (the device does not share host memory)"),
+        "{}",
+        err
+    );
     // Quiet without ACCSHARE_VERBOSE.
     let (_, _, err) = exec_support::run_with_env(&ok, &[]).unwrap();
     assert!(err.is_empty(), "{}", err);

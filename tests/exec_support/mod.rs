@@ -128,7 +128,12 @@ pub fn compile_c_with(
 
 /// Runs `exe` (no arguments) with a 120 s timeout; its stdout if it exits with status 0.
 pub fn run(exe: &Path) -> Result<String, String> {
-    run_with_env(exe, &[]).and_then(|(code, out, err)| {
+    run_ok_with_env(exe, &[])
+}
+
+/// [`run`] with extra environment variables.
+pub fn run_ok_with_env(exe: &Path, env: &[(&str, &str)]) -> Result<String, String> {
+    run_with_env(exe, env).and_then(|(code, out, err)| {
         if code == Some(0) {
             Ok(out)
         } else {

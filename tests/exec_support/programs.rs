@@ -75,6 +75,18 @@ pub fn check_variants(
     tag: &str,
     variants: &[(&str, driver::OptOptions)],
 ) -> Result<(), String> {
+    check_variants_with_env(src, defines, tag, variants, &[])
+}
+
+/// [`check_variants`], running the accshare builds with extra environment variables (e.g.
+/// `ACCSHARE_NO_ZERO_COPY=1`, the copying path on a device that shares host memory).
+pub fn check_variants_with_env(
+    src: &Path,
+    defines: &[(String, String)],
+    tag: &str,
+    variants: &[(&str, driver::OptOptions)],
+    env: &[(&str, &str)],
+) -> Result<(), String> {
     let dir = super::scratch_dir(tag);
     let defs: Vec<(&str, &str)> = defines
         .iter()
@@ -132,7 +144,7 @@ pub fn check_variants(
         }
         let gpu = vdir.join("gpu");
         super::compile_c(&local_copy, &gpu, &defs, true).map_err(named)?;
-        let actual = super::run(&gpu).map_err(named)?;
+        let actual = super::run_ok_with_env(&gpu, env).map_err(named)?;
         super::compare_dumps(&expected, &actual, 1e-4, 1e-5).map_err(named)?;
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -25,7 +25,10 @@
 //! - it is correct when executed many times (inside a loop of the user's code): buffers live
 //!   exactly as long as their region, kernels and the program are created once;
 //! - a zero-byte buffer is allocated with one byte and never transferred; a launch with an
-//!   extent ≤ 0 in any dimension is skipped.
+//!   extent ≤ 0 in any dimension is skipped;
+//! - on an OpenCL device that shares host memory, a buffer may be the user's array itself
+//!   (zero-copy) only where OpenACC's copying semantics cannot tell (`may_share`,
+//!   `docs/host-memory.md`); what the program computes is the same on both kinds of device.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -70,7 +73,8 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
                  *   build: cc FILE.c -lOpenCL -lm\n \
                  *   run:   ACCSHARE_DEVICE=<index or part of the device name> picks the device (default:\n \
                  *          the first GPU, else the first device); ACCSHARE_VERBOSE=1 prints it;\n \
-                 *          ACCSHARE_BUILD_OPTIONS is passed to the OpenCL compiler. */\n",
+                 *          ACCSHARE_BUILD_OPTIONS is passed to the OpenCL compiler; ACCSHARE_NO_ZERO_COPY=1\n \
+                 *          copies arrays even to a device that shares host memory. */\n",
             );
             let mut tables = String::from(
                 "/* The kernels, as separate string literals (C99 limits one literal to 4095 characters). */\n\
@@ -332,6 +336,7 @@ pub fn region_code(
     if !region.buffers.is_empty() || !region.launches.is_empty() || !region.data_ops.is_empty() {
         g.line(&format!("accshare_init({});", origin));
     }
+    let written = written_arrays(module, region);
     for b in &region.buffers {
         let ty = host_type(b.elem);
         let name = ident(&b.array);
@@ -363,11 +368,15 @@ pub fn region_code(
         // for a part of an array present on the device). OpenCL kernels take it in elements
         // (a parameter after the buffer); CUDA adds it to the device pointer here.
         g.line(&format!("size_t accshare_o_{};", name));
+        // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies).
+        let share =
+            target == Target::OpenCl && !is_data && may_share(b, written.contains(&b.array));
         let enter = format!(
-            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {w}, {o}, &accshare_o_{n})",
+            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {s}, {w}, {o}, &accshare_o_{n})",
             n = name,
             i = u8::from(b.copy_in),
             p = u8::from(b.present),
+            s = u8::from(share),
             w = what,
             o = origin
         );
@@ -429,6 +438,52 @@ impl Gen {
     }
 }
 
+/// Whether a buffer a compute region makes may be the user's array itself where the device
+/// shares host memory (zero-copy: `CL_MEM_USE_HOST_PTR`, no copy in or back; the run time
+/// still decides, see `accshare_enter`), given whether a kernel of the region writes it. Only
+/// where that cannot change what the program sees under OpenACC's (copying) semantics:
+/// - `copy`: the host array ends with what the kernels wrote, as after the copy back;
+/// - `copyout`: likewise; elements no kernel writes keep their host values, one of the values
+///   OpenACC leaves them undefined with;
+/// - `copyin` that no kernel writes: the device reads what it would have copied;
+/// - a written `copyin`: never (the kernels' writes must not reach the host array);
+/// - `create`: never (its device values must not appear in the host array; nothing is copied
+///   anyway).
+///
+/// The caller shares only buffers of compute regions: no host code runs while they live. A data
+/// construct's buffers (and `enter data`'s) live across the user's host code, which may read
+/// or write the array between kernels and must see, and leave, OpenACC's copies; they copy.
+fn may_share(b: &crate::kernel::Buffer, written: bool) -> bool {
+    match (b.copy_in, b.copy_out) {
+        (_, true) => true,
+        (true, false) => !written,
+        (false, false) => false,
+    }
+}
+
+/// The arrays a kernel of `region` may store into: passed to a buffer parameter that is not
+/// read-only.
+fn written_arrays(module: &Module, region: &HostRegion) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for launch in &region.launches {
+        let Some(kernel) = module.kernels.get(launch.kernel) else {
+            continue;
+        };
+        for (arg, param) in launch.args.iter().zip(&kernel.params) {
+            if let (
+                HostArg::Buffer(a),
+                KParamKind::Buffer {
+                    read_only: false, ..
+                },
+            ) = (arg, &param.kind)
+            {
+                out.insert(a.clone());
+            }
+        }
+    }
+    out
+}
+
 /// The end of every buffer's data lifetime: the last reference to an array copies it back
 /// (`copy_out`) and frees it.
 fn release_code(g: &mut Gen, region: &HostRegion) {
@@ -475,7 +530,7 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
             origin
         ),
         crate::kernel::DataOpKind::Enter { copy_in } => format!(
-            "{{ size_t accshare_off; (void)accshare_enter({}, {}, {}, 0, {}, {}, &accshare_off); }}",
+            "{{ size_t accshare_off; (void)accshare_enter({}, {}, {}, 0, 0, {}, {}, &accshare_off); }}",
             ptr,
             bytes,
             u8::from(copy_in),

@@ -67,4 +67,17 @@ static ACCSHARE_UNUSED unsigned accshare_blocks(long long extent, unsigned block
 
 /* A device buffer, as the present table holds it. */
 typedef void *accshare_dev;
+
+/* Zero-copy buffers (docs/host-memory.md) are OpenCL's: CUDA host code always copies (the
+ * devices it targets are discrete GPUs), so no buffer is ever shared with the host. */
+static ACCSHARE_UNUSED int accshare_share(const void *host, size_t bytes, const char *array, const char *origin, accshare_dev *dev)
+{
+    (void)host, (void)bytes, (void)array, (void)origin, (void)dev;
+    return 0;
+}
+
+static ACCSHARE_UNUSED void accshare_sync_shared(accshare_dev dev, size_t off, size_t bytes, int to_host, const char *array, const char *origin)
+{
+    (void)dev, (void)off, (void)bytes, (void)to_host, (void)array, (void)origin;
+}
 #define ACCSHARE_ACC_DEVICE_TYPE acc_device_nvidia

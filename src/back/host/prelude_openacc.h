@@ -86,7 +86,7 @@ static ACCSHARE_UNUSED void *acc_malloc(size_t bytes)
     if (key == NULL)
         return NULL;
     accshare_init("acc_malloc");
-    (void)accshare_enter(key, bytes, 0, 0, "acc_malloc", "acc_malloc", &off);
+    (void)accshare_enter(key, bytes, 0, 0, 0, "acc_malloc", "acc_malloc", &off);
     return key;
 }
 

@@ -28,6 +28,12 @@ ACCSHARE_SHARED cl_device_id accshare_device;
 ACCSHARE_SHARED cl_context accshare_context;
 ACCSHARE_SHARED cl_command_queue accshare_queue;
 ACCSHARE_SHARED int accshare_ready;
+/* Zero-copy (see docs/host-memory.md): 1 when the device shares the host's memory
+ * (CL_DEVICE_HOST_UNIFIED_MEMORY) and ACCSHARE_NO_ZERO_COPY is not set; a buffer may then use
+ * the user's array (CL_MEM_USE_HOST_PTR) when its address is a multiple of
+ * `accshare_zc_align` bytes. Set once, by accshare_init. */
+ACCSHARE_SHARED int accshare_zero_copy;
+ACCSHARE_SHARED size_t accshare_zc_align;
 /* This file's kernels (built in the shared context on first use). */
 static cl_program accshare_program;
 static cl_kernel accshare_kernels[ACCSHARE_NKERNELS];
@@ -221,6 +227,37 @@ static ACCSHARE_UNUSED int accshare_device_count(void)
     return (int)total;
 }
 
+/* Whether buffers may use the user's arrays on `accshare_device` (zero-copy), and the alignment
+ * their addresses need: the device must report CL_DEVICE_HOST_UNIFIED_MEMORY (CPUs, integrated
+ * GPUs) and ACCSHARE_NO_ZERO_COPY must be unset, empty or 0. A CPU device's memory is the
+ * host's: an address aligned for its element type is used as it is (PoCL's CPU devices do so at
+ * any alignment). Other devices want CL_DEVICE_MEM_BASE_ADDR_ALIGN and whole pages (Intel's
+ * zero-copy rule for processor graphics: 4096 bytes); elsewhere their runtime copies behind
+ * the pointer, so the copying path is taken instead. ACCSHARE_VERBOSE=1 prints the choice. */
+static ACCSHARE_UNUSED void accshare_query_zero_copy(const char *origin)
+{
+    cl_bool unified = CL_FALSE;
+    cl_device_type t = 0;
+    cl_uint bits = 0;
+    const char *off = getenv("ACCSHARE_NO_ZERO_COPY");
+    const char *verbose = getenv("ACCSHARE_VERBOSE");
+    int disabled = off != NULL && off[0] != '\0' && strcmp(off, "0") != 0;
+    /* Deprecated since OpenCL 2.0: a runtime that no longer answers gets the copying path. */
+    if (clGetDeviceInfo(accshare_device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+        unified = CL_FALSE;
+    accshare_check(clGetDeviceInfo(accshare_device, CL_DEVICE_TYPE, sizeof t, &t, NULL), "clGetDeviceInfo", "CL_DEVICE_TYPE", origin);
+    accshare_check(clGetDeviceInfo(accshare_device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL),
+                   "clGetDeviceInfo", "CL_DEVICE_MEM_BASE_ADDR_ALIGN", origin);
+    accshare_zero_copy = unified == CL_TRUE && !disabled;
+    if (t & CL_DEVICE_TYPE_CPU)
+        accshare_zc_align = 1; /* the element type's alignment, which every C array has */
+    else
+        accshare_zc_align = bits / 8 > 4096 ? bits / 8 : 4096;
+    if (verbose != NULL && verbose[0] != '\0' && strcmp(verbose, "0") != 0)
+        fprintf(stderr, "accshare: zero-copy buffers: %s\n",
+                accshare_zero_copy ? "on" : unified == CL_TRUE ? "off (ACCSHARE_NO_ZERO_COPY)" : "off (the device does not share host memory)");
+}
+
 /* Picks the device (acc_set_device_num's, else ACCSHARE_DEVICE = index or name substring; else
  * the first GPU; else the first device), creates the context and the in-order queue. Runs once. */
 static ACCSHARE_UNUSED void accshare_init(const char *origin)
@@ -322,6 +359,7 @@ static ACCSHARE_UNUSED void accshare_init(const char *origin)
             exit(1);
         }
     }
+    accshare_query_zero_copy(origin);
     props[0] = CL_CONTEXT_PLATFORM;
     props[1] = (cl_context_properties)accshare_platform;
     props[2] = 0;
@@ -384,6 +422,44 @@ static ACCSHARE_UNUSED cl_mem accshare_alloc(size_t bytes, const char *array, co
     m = clCreateBuffer(accshare_context, CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1, NULL, &err);
     accshare_check(err, "clCreateBuffer", array, origin);
     return m;
+}
+
+/* A buffer on the user's array `host` itself (CL_MEM_USE_HOST_PTR: no copy in, no copy back)
+ * when zero-copy is on and `host` is suitably aligned: 1 and the buffer in `*dev`; else 0 (the
+ * caller makes a buffer and copies). A device that refuses the host pointer gets the copying
+ * path too. */
+static ACCSHARE_UNUSED int accshare_share(const void *host, size_t bytes, const char *array, const char *origin, cl_mem *dev)
+{
+    cl_int err;
+    cl_mem m;
+    accshare_init(origin);
+    if (!accshare_zero_copy || bytes == 0 || accshare_zc_align == 0 || (size_t)host % accshare_zc_align != 0)
+        return 0;
+    if (accshare_zc_align > 1 && bytes % 64 != 0)
+        return 0;
+    m = clCreateBuffer(accshare_context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, (void *)host, &err);
+    (void)array;
+    if (err != CL_SUCCESS || m == NULL)
+        return 0;
+    *dev = m;
+    return 1;
+}
+
+/* The synchronisation OpenCL requires for the host to use the memory of a CL_MEM_USE_HOST_PTR
+ * buffer: a blocking map of the `bytes` at byte offset `off` (after it, the host array holds the
+ * device's latest writes: `to_host`) or a map that invalidates them (the device then sees what the
+ * host wrote: `!to_host`), then the unmap, and the queue finished, so that no kernel still uses
+ * the memory when the host goes on. */
+static ACCSHARE_UNUSED void accshare_sync_shared(cl_mem m, size_t off, size_t bytes, int to_host, const char *array, const char *origin)
+{
+    cl_int err;
+    void *p;
+    if (bytes == 0)
+        return;
+    p = clEnqueueMapBuffer(accshare_queue, m, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION, off, bytes, 0, NULL, NULL, &err);
+    accshare_check(err, "clEnqueueMapBuffer", array, origin);
+    accshare_check(clEnqueueUnmapMemObject(accshare_queue, m, p, 0, NULL, NULL), "clEnqueueUnmapMemObject", array, origin);
+    accshare_check(clFinish(accshare_queue), "clFinish", array, origin);
 }
 
 static ACCSHARE_UNUSED void accshare_write(cl_mem m, const void *host, size_t bytes, const char *array, const char *origin)

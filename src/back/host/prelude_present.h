@@ -13,6 +13,9 @@ typedef struct {
     size_t bytes;
     accshare_dev dev;
     long refs;
+    /* The buffer is the host array itself (zero-copy, `accshare_share`): nothing is copied in
+     * or back; the host syncs with a map when the last reference goes. */
+    int shared;
 } accshare_entry;
 
 ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
@@ -45,13 +48,33 @@ static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, size_t 
     return -1;
 }
 
+/* Whether the `bytes` at `host` overlap an array entered zero-copy: two buffers on overlapping
+ * host memory are undefined in OpenCL (and would see each other's writes), so the second one
+ * is a copy. */
+static ACCSHARE_UNUSED int accshare_overlaps_shared(const void *host, size_t bytes)
+{
+    const char *p = (const char *)host;
+    size_t n = bytes > 0 ? bytes : 1;
+    int i;
+    for (i = 0; i < accshare_npresent; i++) {
+        const accshare_entry *e = &accshare_present_table[i];
+        size_t span = e->bytes > 0 ? e->bytes : 1;
+        if (e->shared && p < e->host + span && e->host < p + n)
+            return 1;
+    }
+    return 0;
+}
+
 /* Enters `host` into a data lifetime: an array already present gains a reference; otherwise a
  * buffer is made (and filled if `copy_in`), unless `must_be_present` (the `present` clause):
- * then the program stops with OpenACC's error. Returns the device buffer, and in `*off` the
+ * then the program stops with OpenACC's error. With `may_share` (the generated code's decision,
+ * see docs/host-memory.md), a new buffer is the host array itself where the device shares host
+ * memory (`accshare_share`), and nothing is copied. Returns the device buffer, and in `*off` the
  * byte offset of `host` in it (non-zero for a part of a present array). */
-static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t bytes, int copy_in, int must_be_present, const char *array, const char *origin, size_t *off)
+static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t bytes, int copy_in, int must_be_present, int may_share, const char *array, const char *origin, size_t *off)
 {
     int i = accshare_find(host, bytes, off, array, origin);
+    int shared = 0;
     accshare_dev dev;
     if (i >= 0) {
         accshare_present_table[i].refs++;
@@ -65,19 +88,26 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
         fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
         exit(1);
     }
-    dev = accshare_alloc(bytes, array, origin);
-    if (copy_in)
-        accshare_write(dev, host, bytes, array, origin);
+    if (may_share && !accshare_overlaps_shared(host, bytes))
+        shared = accshare_share(host, bytes, array, origin, &dev);
+    if (!shared) {
+        dev = accshare_alloc(bytes, array, origin);
+        if (copy_in)
+            accshare_write(dev, host, bytes, array, origin);
+    }
     accshare_present_table[accshare_npresent].host = (const char *)host;
     accshare_present_table[accshare_npresent].bytes = bytes;
     accshare_present_table[accshare_npresent].dev = dev;
     accshare_present_table[accshare_npresent].refs = 1;
+    accshare_present_table[accshare_npresent].shared = shared;
     accshare_npresent++;
     return dev;
 }
 
 /* Leaves a data lifetime: the last reference copies the array back if `copy_out` (or
- * `finalize`) and frees its buffer. An array that is not present is an error. */
+ * `finalize`) and frees its buffer; a zero-copy buffer is mapped instead (the host array then
+ * holds what the kernels wrote, and no kernel uses it any more). An array that is not present
+ * is an error. */
 static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int finalize, const char *array, const char *origin)
 {
     size_t off;
@@ -94,7 +124,9 @@ static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int fi
         e->refs--;
     if (e->refs > 0)
         return;
-    if (copy_out)
+    if (e->shared)
+        accshare_sync_shared(e->dev, 0, e->bytes, 1, array, origin);
+    else if (copy_out)
         accshare_read(e->dev, (void *)e->host, e->bytes, array, origin);
     accshare_release(e->dev, array, origin);
     accshare_present_table[i] = accshare_present_table[accshare_npresent - 1];
@@ -113,7 +145,9 @@ static ACCSHARE_UNUSED void accshare_update(const void *host, size_t bytes, int 
         fprintf(stderr, "accshare: `%s` is not present on the device (an `update` directive) at %s\n", array, origin);
         exit(1);
     }
-    if (to_host)
+    if (accshare_present_table[i].shared)
+        accshare_sync_shared(accshare_present_table[i].dev, off, bytes, to_host, array, origin);
+    else if (to_host)
         accshare_read_at(accshare_present_table[i].dev, off, (void *)host, bytes, array, origin);
     else
         accshare_write_at(accshare_present_table[i].dev, off, host, bytes, array, origin);

@@ -305,10 +305,10 @@ fn region_code_of_compute_region_is_one_block() {
     // Through the present table: in for a and b, out for c only; every buffer left.
     assert_eq!(code.open.matches("accshare_enter(").count(), 3);
     assert!(code.open.contains(
-        "cl_mem accshare_d_a = accshare_enter(accshare_h_a, accshare_nb_a, 1, 0, \"a\", \"vadd.c:7\", &accshare_o_a);"
+        "cl_mem accshare_d_a = accshare_enter(accshare_h_a, accshare_nb_a, 1, 0, 1, \"a\", \"vadd.c:7\", &accshare_o_a);"
     ));
     assert!(code.open.contains(
-        "cl_mem accshare_d_c = accshare_enter(accshare_h_c, accshare_nb_c, 0, 0, \"c\", \"vadd.c:7\", &accshare_o_c);"
+        "cl_mem accshare_d_c = accshare_enter(accshare_h_c, accshare_nb_c, 0, 0, 1, \"c\", \"vadd.c:7\", &accshare_o_c);"
     ));
     assert_eq!(code.open.matches("accshare_exit(").count(), 3);
     assert!(code
@@ -321,6 +321,49 @@ fn region_code_of_compute_region_is_one_block() {
     assert!(code
         .open
         .contains("float *const accshare_h_a = (float *)(a);\n"));
+}
+
+/// Zero-copy is asked for only where it cannot change what the program sees: `copy`,
+/// `copyout` and a `copyin` no kernel writes; never a written `copyin`, a `create`, a data
+/// construct's buffer or CUDA's.
+#[test]
+fn buffers_share_host_memory_only_where_openacc_cannot_tell() {
+    let mut m = vadd_module();
+    // The first region's kernel now also writes `a` (copyin) and `d` (create), reads `e`
+    // (create).
+    m.kernels[0].params[0] = buf("a", false);
+    for (name, ro) in [("d", false), ("e", true)] {
+        m.kernels[0].params.push(buf(name, ro));
+        m.host[0].launches[0]
+            .args
+            .push(HostArg::Buffer(name.to_string()));
+        m.host[0].buffers.push(buffer(name, "n", false, false));
+    }
+    let code = region_code(&m, &m.host[0], "", Target::OpenCl, &BTreeSet::new()).unwrap();
+    let flag = |a: &str| {
+        let at = code
+            .open
+            .find(&format!("accshare_enter(accshare_h_{a}, accshare_nb_{a}, "))
+            .expect("enter");
+        let args: Vec<&str> = code.open[at..].split(", ").skip(2).take(3).collect();
+        args[2].to_string()
+    };
+    assert_eq!(flag("a"), "0", "a written copyin copies");
+    assert_eq!(flag("b"), "1", "a read-only copyin shares");
+    assert_eq!(flag("c"), "1", "copyout shares");
+    assert_eq!(flag("d"), "0", "a written create never shares");
+    assert_eq!(flag("e"), "0", "a create never shares");
+    let cuda = region_code(&m, &m.host[0], "", Target::Cuda, &BTreeSet::new()).unwrap();
+    assert!(!cuda.open.contains(", 0, 1, \""), "{}", cuda.open);
+    let s = smooth_module();
+    let dr = s
+        .host
+        .iter()
+        .find(|r| r.keep_body.is_some())
+        .expect("a data region");
+    let data = region_code(&s, dr, "", Target::OpenCl, &BTreeSet::new()).unwrap();
+    assert!(data.open.contains("accshare_enter("));
+    assert!(!data.open.contains(", 0, 1, \""), "{}", data.open);
 }
 
 #[test]
