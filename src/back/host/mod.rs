@@ -671,85 +671,7 @@ fn launch_code(
     let mut cuda_args = Vec::new();
     let mut cl_index = 0usize;
     for (i, (arg, param)) in launch.args.iter().zip(&kernel.params).enumerate() {
-        let value = match (arg, &param.kind) {
-            (HostArg::Buffer(a), KParamKind::Buffer { .. }) => {
-                if !own.contains(a) && !enclosing.contains(a) {
-                    return Err(format!(
-                        "launch of `{}` at {} uses the buffer of `{}`, which no region holds",
-                        kernel.name, region.origin, a
-                    ));
-                }
-                format!("accshare_d_{}", ident(a))
-            }
-            (HostArg::Scalar { expr, .. }, KParamKind::Scalar(ty)) => {
-                // The kernel's parameter type decides the bytes passed.
-                g.line(&format!(
-                    "const {} accshare_a{} = ({});",
-                    host_type(*ty),
-                    i,
-                    host_expr(expr)
-                ));
-                format!("accshare_a{}", i)
-            }
-            (HostArg::LastValue { var, ty }, KParamKind::Buffer { elem, .. }) => {
-                if ty != elem {
-                    return Err(format!(
-                        "launch of `{}` at {}: the final value of `{}` is {} in the kernel but {} on the host",
-                        kernel.name,
-                        region.origin,
-                        var,
-                        elem.c_name(),
-                        ty.c_name()
-                    ));
-                }
-                let t = host_type(*ty);
-                let what = c_string(&format!("final value of {}", var));
-                g.line(&format!(
-                    "{t} accshare_lh{i} = ({t})({v});",
-                    t = t,
-                    i = i,
-                    v = var
-                ));
-                let bytes = format!("sizeof({})", t);
-                alloc_line(g, &format!("accshare_l{}", i), t, &bytes, &what, &origin);
-                g.line(&format!(
-                    "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
-                    i = i,
-                    t = t,
-                    w = what,
-                    o = origin
-                ));
-                format!("accshare_l{}", i)
-            }
-            (HostArg::Partials(r), KParamKind::Buffer { elem, .. }) => {
-                let Some(red) = launch.reductions.get(*r) else {
-                    return Err(format!(
-                        "launch of `{}` at {} passes the partials of reduction #{} of {}",
-                        kernel.name,
-                        region.origin,
-                        r,
-                        launch.reductions.len()
-                    ));
-                };
-                if red.ty != *elem {
-                    return Err(format!(
-                        "launch of `{}` at {}: the partials of `{}` are {} in the kernel but {} on the host",
-                        kernel.name,
-                        region.origin,
-                        red.var,
-                        elem.c_name(),
-                        red.ty.c_name()
-                    ));
-                }
-                format!("accshare_p{}", r)
-            }
-            _ => {
-                return Err(format!(
-                    "launch of `{}` at {}: argument {} does not match parameter `{}`",
-                    kernel.name, region.origin, i, param.name
-                ))
-            }
-        };
+        let value = arg_value(g, kernel, region, launch, i, arg, param, own, enclosing)?;
         match target {
             Target::OpenCl => {
                 g.line(&format!(
@@ -794,6 +716,18 @@ fn launch_code(
             g.line(&format!("{}({});", launcher_name(kernel), args.join(", ")));
         }
     }
+    after_launch(g, launch);
+    g.pop();
+    g.line("}");
+    g.pop();
+    g.line("}");
+    Ok(())
+}
+
+/// After a launch: the final values of scalars the kernel assigned read back, and the
+/// reductions' partial results combined into the user's variables.
+fn after_launch(g: &mut Gen, launch: &crate::kernel::Launch) {
+    let origin = g.origin.clone();
     // Final values of scalars the kernel assigned.
     for (i, arg) in launch.args.iter().enumerate() {
         if let HostArg::LastValue { var, ty } = arg {
@@ -845,11 +779,102 @@ fn launch_code(
         g.pop();
         g.line("}");
     }
-    g.pop();
-    g.line("}");
-    g.pop();
-    g.line("}");
-    Ok(())
+}
+
+/// The host expression a launch passes for argument `i` (declaring what it needs: a scalar's
+/// typed copy, a last value's one-element buffer), or why the plan is inconsistent.
+#[allow(clippy::too_many_arguments)]
+fn arg_value(
+    g: &mut Gen,
+    kernel: &crate::kernel::Kernel,
+    region: &HostRegion,
+    launch: &crate::kernel::Launch,
+    i: usize,
+    arg: &HostArg,
+    param: &crate::kernel::KParam,
+    own: &BTreeSet<String>,
+    enclosing: &BTreeSet<String>,
+) -> Result<String, String> {
+    let origin = g.origin.clone();
+    Ok(match (arg, &param.kind) {
+        (HostArg::Buffer(a), KParamKind::Buffer { .. }) => {
+            if !own.contains(a) && !enclosing.contains(a) {
+                return Err(format!(
+                    "launch of `{}` at {} uses the buffer of `{}`, which no region holds",
+                    kernel.name, region.origin, a
+                ));
+            }
+            format!("accshare_d_{}", ident(a))
+        }
+        (HostArg::Scalar { expr, .. }, KParamKind::Scalar(ty)) => {
+            // The kernel's parameter type decides the bytes passed.
+            g.line(&format!(
+                "const {} accshare_a{} = ({});",
+                host_type(*ty),
+                i,
+                host_expr(expr)
+            ));
+            format!("accshare_a{}", i)
+        }
+        (HostArg::LastValue { var, ty }, KParamKind::Buffer { elem, .. }) => {
+            if ty != elem {
+                return Err(format!(
+                    "launch of `{}` at {}: the final value of `{}` is {} in the kernel but {} on the host",
+                    kernel.name,
+                    region.origin,
+                    var,
+                    elem.c_name(),
+                    ty.c_name()
+                ));
+            }
+            let t = host_type(*ty);
+            let what = c_string(&format!("final value of {}", var));
+            g.line(&format!(
+                "{t} accshare_lh{i} = ({t})({v});",
+                t = t,
+                i = i,
+                v = var
+            ));
+            let bytes = format!("sizeof({})", t);
+            alloc_line(g, &format!("accshare_l{}", i), t, &bytes, &what, &origin);
+            g.line(&format!(
+                "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
+                i = i,
+                t = t,
+                w = what,
+                o = origin
+            ));
+            format!("accshare_l{}", i)
+        }
+        (HostArg::Partials(r), KParamKind::Buffer { elem, .. }) => {
+            let Some(red) = launch.reductions.get(*r) else {
+                return Err(format!(
+                    "launch of `{}` at {} passes the partials of reduction #{} of {}",
+                    kernel.name,
+                    region.origin,
+                    r,
+                    launch.reductions.len()
+                ));
+            };
+            if red.ty != *elem {
+                return Err(format!(
+                    "launch of `{}` at {}: the partials of `{}` are {} in the kernel but {} on the host",
+                    kernel.name,
+                    region.origin,
+                    red.var,
+                    elem.c_name(),
+                    red.ty.c_name()
+                ));
+            }
+            format!("accshare_p{}", r)
+        }
+        _ => {
+            return Err(format!(
+                "launch of `{}` at {}: argument {} does not match parameter `{}`",
+                kernel.name, region.origin, i, param.name
+            ))
+        }
+    })
 }
 
 /// `name = accshare_alloc(bytes, …)`, declared with the target's device pointer type (a
