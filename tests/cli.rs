@@ -220,14 +220,17 @@ fn explain_and_platforms() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn run_on_the_simulator_matches_the_sequential_program() {
+/// `accshare run examples/jacobi.c` at a small size on `device` and `opt`: its standard output,
+/// after checking that it exits 0.
+fn run_small_jacobi(device: &str, opt: &str) -> String {
     let out = accshare()
         .args([
             "run",
             "examples/jacobi.c",
             "--device",
-            "sim",
+            device,
+            "--opt",
+            opt,
             "-D",
             "N=40",
             "-D",
@@ -235,7 +238,7 @@ fn run_on_the_simulator_matches_the_sequential_program() {
         ])
         .output()
         .expect("run");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -243,6 +246,12 @@ fn run_on_the_simulator_matches_the_sequential_program() {
         text,
         String::from_utf8_lossy(&out.stderr)
     );
+    text
+}
+
+#[test]
+fn run_on_the_simulator_matches_the_sequential_program() {
+    let text = run_small_jacobi("sim", "share");
     assert!(
         text.contains("results identical to the sequential program, no findings"),
         "{}",
@@ -268,29 +277,7 @@ fn run_on_an_opencl_device_matches_the_sequential_program() {
         return;
     }
     for opt in ["naive", "share"] {
-        let out = accshare()
-            .args([
-                "run",
-                "examples/jacobi.c",
-                "--device",
-                "opencl:0",
-                "--opt",
-                opt,
-                "-D",
-                "N=40",
-                "-D",
-                "TSTEPS=3",
-            ])
-            .output()
-            .expect("run");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}{}",
-            text,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = run_small_jacobi("opencl:0", opt);
         assert!(
             text.starts_with("opencl:0: 6 region instance(s), 6 launch(es), every output equal to the sequential program's"),
             "{}",

@@ -10,6 +10,11 @@ use accshare::driver;
 
 /// Compiles a file and renders its diagnostics with paths relative to the crate.
 fn diagnose(rel: &str) -> (bool, String) {
+    diagnose_with(rel, &driver::OptOptions::default())
+}
+
+/// [`diagnose`] at an optimization level.
+fn diagnose_with(rel: &str, opt: &driver::OptOptions) -> (bool, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::env::set_current_dir(root).expect("cd");
     let mut sources = SourceMap::new();
@@ -18,7 +23,7 @@ fn diagnose(rel: &str) -> (bool, String) {
         target: Target::OpenCl,
         pp: Default::default(),
     };
-    let ok = driver::compile(Path::new(rel), &opts, &mut sources, &mut diags).is_some();
+    let ok = driver::compile_with(Path::new(rel), &opts, opt, &mut sources, &mut diags).is_some();
     (ok, diag::render(&sources, &diags.0))
 }
 
@@ -62,64 +67,11 @@ error_case!(update_partial_rows, "update_partial_rows.c", false);
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]
 fn share_not_staged() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    std::env::set_current_dir(root).expect("cd");
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
-    let opts = driver::Options {
-        target: Target::OpenCl,
-        pp: Default::default(),
-    };
     let share = driver::OptOptions {
         opt: driver::OptLevel::Share,
         ..Default::default()
     };
-    let out = driver::compile_with(
-        Path::new("tests/errors/share_not_staged.c"),
-        &opts,
-        &share,
-        &mut sources,
-        &mut diags,
-    );
-    assert!(out.is_some());
-    insta::assert_snapshot!(diag::render(&sources, &diags.0));
-}
-error_case!(atomic_max, "atomic_max.c", false);
-error_case!(atomic_capture_mismatch, "atomic_capture_mismatch.c", false);
-error_case!(atomic_short, "atomic_short.c", false);
-
-#[test]
-fn check_summaries_of_examples() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut names: Vec<_> = std::fs::read_dir(root.join("examples"))
-        .expect("examples")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".c"))
-        .collect();
-    names.sort();
-    let mut out = String::new();
-    for n in names {
-        let rel = format!("examples/{}", n);
-        std::env::set_current_dir(root).expect("cd");
-        let mut sources = SourceMap::new();
-        let mut diags = Diags::new();
-        let parsed = accshare::front::load(
-            Path::new(&rel),
-            &Default::default(),
-            &mut sources,
-            &mut diags,
-        )
-        .expect("readable");
-        assert!(
-            !diags.has_errors(),
-            "{}:\n{}",
-            rel,
-            diag::render(&sources, &diags.0)
-        );
-        for r in accshare::front::region::summarize(&parsed.tu, &sources) {
-            out.push_str(&format!("{}\n", r));
-        }
-    }
-    insta::assert_snapshot!(out);
+    let (ok, text) = diagnose_with("tests/errors/share_not_staged.c", &share);
+    assert!(ok, "{}", text);
+    insta::assert_snapshot!(text);
 }
