@@ -75,3 +75,42 @@ fn share_not_staged() {
     assert!(ok, "{}", text);
     insta::assert_snapshot!(text);
 }
+error_case!(atomic_max, "atomic_max.c", false);
+error_case!(atomic_capture_mismatch, "atomic_capture_mismatch.c", false);
+error_case!(atomic_short, "atomic_short.c", false);
+
+#[test]
+fn check_summaries_of_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = std::fs::read_dir(root.join("examples"))
+        .expect("examples")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c"))
+        .collect();
+    names.sort();
+    let mut out = String::new();
+    for n in names {
+        let rel = format!("examples/{}", n);
+        std::env::set_current_dir(root).expect("cd");
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let parsed = accshare::front::load(
+            Path::new(&rel),
+            &Default::default(),
+            &mut sources,
+            &mut diags,
+        )
+        .expect("readable");
+        assert!(
+            !diags.has_errors(),
+            "{}:\n{}",
+            rel,
+            diag::render(&sources, &diags.0)
+        );
+        for r in accshare::front::region::summarize(&parsed.tu, &sources) {
+            out.push_str(&format!("{}\n", r));
+        }
+    }
+    insta::assert_snapshot!(out);
+}
