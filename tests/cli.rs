@@ -286,6 +286,28 @@ fn run_on_an_opencl_device_matches_the_sequential_program() {
         assert!(text.contains("jacobi_2d_r0_k0: 3 launch(es), "), "{}", text);
         assert!(text.contains(" ms in the kernel (event-timed)"), "{}", text);
     }
+    // Device-only memory (`acc_malloc` + `deviceptr`) has no data in the trace: refused, never
+    // a kernel running past a buffer in this process.
+    let out = accshare()
+        .args([
+            "run",
+            "tests/corpus/present_parts.c",
+            "-I",
+            "tests/corpus",
+            "--device",
+            "opencl:0",
+        ])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", err);
+    assert!(
+        err.contains(
+            "`t` has no known length in the host plan (`deviceptr`, or `present` without one)"
+        ),
+        "{}",
+        err
+    );
 }
 
 /// `accshare bench` builds naive, share --ilp 1 and share, runs them on the OpenCL device and

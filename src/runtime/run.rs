@@ -177,6 +177,15 @@ impl Launcher for OpenClLauncher {
                             let d = arrays
                                 .get(name)
                                 .ok_or_else(|| format!("no data for `{}`", name))?;
+                            // A kernel must never reach past its buffers in this process: an
+                            // array the host plan cannot size (`deviceptr`, `present` without a
+                            // length) has no data in the trace to run on.
+                            if d.is_empty() {
+                                return Err(format!(
+                                    "`{}` has no known length in the host plan (`deviceptr`, or `present` without one): the replay has no data to run `{}` on",
+                                    name, k.name
+                                ));
+                            }
                             (Some(name.clone()), d.clone())
                         }
                         HostArg::Partials(r) => {
