@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 
 use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
-use crate::ir::{LoopId, Region};
+use crate::ir::{LoopId, Poly, Region};
 
 use super::candidates::{Seed, SeedDim, SeedOrigin, Seeds, StarParam};
 use super::nest::{Lin, Nest};
@@ -158,6 +158,78 @@ fn block_extent(d: TbDim, halo: i64, region: &Region) -> PartExpr {
     )
 }
 
+/// The least and greatest value of subscript `p` of a reference enclosed by `loops`, as
+/// polynomials over the region's parameters: each iterator with coefficient 1 spans its loop's
+/// range (step ±1), each other term must be a constant multiple of a short constant loop's
+/// iterator or a constant. `None` where that is not the shape.
+fn subscript_range(region: &Region, loops: &[LoopId], p: &Poly) -> Option<(Poly, Poly)> {
+    let mut rest = p.clone();
+    let (mut lo, mut hi) = (Poly::zero(), Poly::zero());
+    for sym in p.symbols() {
+        let Some(&l) = loops.iter().find(|&&l| region.loops[l].var == sym) else {
+            continue;
+        };
+        let (coef, r) = rest.split(sym)?;
+        rest = r;
+        let c = coef.as_const()?;
+        let lp = &region.loops[l];
+        let (first, last) = match lp.step {
+            1 => (
+                lp.lower.affine()?.clone(),
+                lp.upper.affine()?.sub(&Poly::constant(1))?,
+            ),
+            -1 => (
+                lp.upper.affine()?.add(&Poly::constant(1))?,
+                lp.lower.affine()?.clone(),
+            ),
+            _ => return None,
+        };
+        let (a, b) = (first.scale(c)?, last.scale(c)?);
+        let (a, b) = if c >= 0 { (a, b) } else { (b, a) };
+        lo = lo.add(&a)?;
+        hi = hi.add(&b)?;
+    }
+    rest.as_const()?;
+    Some((lo.add(&rest)?, hi.add(&rest)?))
+}
+
+/// Whether every reference of `array` in the nest provably stays inside the array's declared
+/// extents (where they are known). The staged tile is loaded only inside them, so a program
+/// that walks past the end of a row into the next (`C[k][j]` with `j` up to another size than
+/// the row length, as some PolyBench ports do) would read elements the tile never loaded.
+fn within_extents(region: &Region, nest: &Nest, array: &str) -> Result<(), String> {
+    let Some(info) = region.arrays.get(array) else {
+        return Err("not an array of the region".into());
+    };
+    for a in region
+        .accesses
+        .iter()
+        .filter(|a| a.array == array && a.loops.first() == Some(&nest.root))
+    {
+        for (d, (sub, ext)) in a.subscripts.iter().zip(&info.extents).enumerate() {
+            let (Some(sub), Some(ext)) = (sub, ext) else {
+                continue;
+            };
+            let inside = subscript_range(region, &a.loops, sub).is_some_and(|(lo, hi)| {
+                lo.as_const().is_some_and(|v| v >= 0)
+                    && ext
+                        .sub(&hi)
+                        .and_then(|x| x.as_const())
+                        .is_some_and(|v| v >= 1)
+            });
+            if !inside {
+                return Err(format!(
+                    "`{}` may leave dimension {} of the array (extent {}): the tile is loaded only inside it",
+                    region.fmt_access(a.id),
+                    d + 1,
+                    ext.to_c()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The seed of one array from its references, or why it has none.
 fn seed_of(
     region: &Region,
@@ -176,6 +248,7 @@ fn seed_of(
     if refs.iter().any(|r| r.dims.len() != rank) {
         return Err("its references subscript different numbers of dimensions".into());
     }
+    within_extents(region, nest, array)?;
     // Per dimension: the common mover (`agree` false when references disagree) and the hull of
     // the offsets.
     let mut dims: Vec<(Mover, i64, i64, bool)> = Vec::with_capacity(rank);
