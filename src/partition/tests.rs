@@ -706,7 +706,7 @@ fn induced_gemm_is_the_tiled_gemm_pragma() {
     assert!(kp.candidates.iter().all(|c| c.seed));
     // As with `share(B[*][TB_X], A[TB_Y][*])`: one plan tiling `k` by k1 = k2, both staged.
     assert_eq!(kp.plans.len(), 1);
-    let best = kp.best.expect("the tiled gemm pays");
+    let best = kp.best.clone().expect("the tiled gemm pays");
     assert_eq!(best.staged, ["A", "B"]);
     assert!(
         kp.block[0] > 1 && kp.block[1] > 1,
@@ -733,7 +733,7 @@ void st(float out[256][256], float in[256][256])
 }
 ";
     let (seeds, unseeded, kp) = induced(src);
-    assert_eq!(seeds, ["out[TB_Y][TB_X]", "in[TB_Y + 2][TB_X + 2]"]);
+    assert_eq!(seeds, ["in[TB_Y + 2][TB_X + 2]", "out[TB_Y][TB_X]"]);
     assert!(unseeded.is_empty());
     // No strip-mined loop: one plan, the block's tile; no warning for an induced seed.
     assert_eq!(kp.plans.len(), 1);
@@ -775,7 +775,7 @@ void mt(float out[512][512], float in[512][512])
 }
 ";
     let (seeds, unseeded, _) = induced(src);
-    assert_eq!(seeds, ["out[TB_X][TB_Y]", "in[TB_Y][TB_X]"]);
+    assert_eq!(seeds, ["in[TB_Y][TB_X]", "out[TB_X][TB_Y]"]);
     assert!(unseeded.is_empty());
 }
 
@@ -790,7 +790,7 @@ void vadd(float c[4096], float a[4096], float b[4096])
 }
 ";
     let (seeds, _, kp) = induced(src);
-    assert_eq!(seeds, ["c[TB_X]", "a[TB_X]", "b[TB_X]"]);
+    assert_eq!(seeds, ["a[TB_X]", "b[TB_X]", "c[TB_X]"]);
     assert!(kp.best.is_none(), "{:?}", kp.best);
 }
 
