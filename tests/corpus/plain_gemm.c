@@ -32,15 +32,15 @@ void gemm(float alpha, float beta, float C[NI][NJ], float A[NI][NK], float B[NK]
 int main(void)
 {
     static float A[NI][NK], B[NK][NJ], C[NI][NJ];
-    for (int i = 0; i < NI; i++)
+    for (int i = 0; i < NI; i++) {
         for (int k = 0; k < NK; k++)
             A[i][k] = INIT2(i, k);
-    for (int k = 0; k < NK; k++)
-        for (int j = 0; j < NJ; j++)
-            B[k][j] = (float)((k * 5 + j * 11) % 13) / 13.0f - 0.5f;
-    for (int i = 0; i < NI; i++)
         for (int j = 0; j < NJ; j++)
             C[i][j] = (float)((i + 2 * j) % 7) / 7.0f;
+    }
+    for (int k = 0; k < NK; k++)
+        for (int j = 0; j < NJ; j++)
+            B[k][j] = INIT2(j, k) - 0.5f;
     gemm(1.5f, 1.2f, C, A, B);
     dump_float("C", &C[0][0], (long)NI * NJ);
     return 0;
