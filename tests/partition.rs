@@ -56,6 +56,20 @@ fn explain_snapshots_text() {
     }
 }
 
+/// A plain OpenACC gemm (no share pragma): the seeds are induced (`B[k2][TB_X]`,
+/// `A[TB_Y][k1]`, as the pragma of examples/gemm.c) and shown as such.
+#[test]
+fn explain_snapshots_plain_gemm_induced_seeds() {
+    let file = "tests/corpus/plain_gemm.c";
+    let text = explain_file(file, "gtx690", Format::Text);
+    assert!(text.contains("seeds: induced (no share pragma): A[TB_Y][k1], B[k2][TB_X]"));
+    insta::assert_snapshot!("explain_plain_gemm_gtx690", text);
+    insta::assert_snapshot!(
+        "explain_json_plain_gemm_gtx690",
+        explain_file(file, "gtx690", Format::Json)
+    );
+}
+
 #[test]
 fn explain_snapshots_json() {
     for ex in EXAMPLES {

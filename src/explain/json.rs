@@ -93,6 +93,9 @@ struct Analyzed<'a> {
     analyzed: bool,
     mapping: MappingJson<'a>,
     trip_counts: Pairs<&'a str, i64>,
+    /// `null` when the region has hints (its seeds are the region's).
+    induced_seeds: Option<Vec<SeedJson<'a>>>,
+    unseeded: Vec<ArrayReason<'a>>,
     candidates: Vec<CandidateJson<'a>>,
     not_candidates: &'a [String],
     references: Vec<ReferenceJson<'a>>,
@@ -236,40 +239,43 @@ impl<K: Serialize, V: Serialize> Serialize for Pairs<K, V> {
     }
 }
 
-fn region<'a>(rp: &'a RegionPlan, loc: &'a str, p: &Platform) -> RegionJson<'a> {
-    let seeds = rp
-        .seeds
+fn seeds_json(seeds: &Seeds) -> Vec<SeedJson<'_>> {
+    seeds
         .seeds
         .iter()
         .map(|s| SeedJson {
             array: &s.array,
-            partition: rp.seeds.show(s),
+            partition: seeds.show(s),
             coalesce: s.coalesce,
             origin: match s.origin {
                 partition::candidates::SeedOrigin::Share => "share",
                 partition::candidates::SeedOrigin::Cache => "cache",
+                partition::candidates::SeedOrigin::Induced => "induced",
             },
             params: s
                 .dims
                 .iter()
                 .filter_map(|d| match d {
-                    SeedDim::Star(q) => rp.seeds.params.get(*q).map(|x| x.name.as_str()),
+                    SeedDim::Star(q) => seeds.params.get(*q).map(|x| x.name.as_str()),
                     _ => None,
                 })
                 .collect(),
         })
-        .collect();
+        .collect()
+}
+
+fn region<'a>(rp: &'a RegionPlan, loc: &'a str, p: &Platform) -> RegionJson<'a> {
     RegionJson {
         index: rp.index,
         function: &rp.func,
         location: loc,
-        seeds,
+        seeds: seeds_json(&rp.seeds),
         kernels: rp.kernels.iter().map(|k| kernel(rp, k, p)).collect(),
     }
 }
 
 fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJson<'a> {
-    let seeds = &rp.seeds;
+    let seeds = rp.seeds_of(kp);
     let Some(nest) = &kp.nest else {
         return KernelJson::Unanalyzed {
             name: &kp.name,
@@ -297,6 +303,16 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
                 .map(|l| (nest.name(*l), nest.trip_of(*l)))
                 .collect(),
         ),
+        induced_seeds: kp.induced.as_ref().map(|i| seeds_json(&i.seeds)),
+        unseeded: kp
+            .induced
+            .iter()
+            .flat_map(|i| &i.unseeded)
+            .map(|(a, why)| ArrayReason {
+                array: a,
+                reason: why.clone(),
+            })
+            .collect(),
         candidates: kp
             .candidates
             .iter()

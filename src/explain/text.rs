@@ -24,7 +24,9 @@ pub(super) fn text(plans: &[RegionPlan], locs: &[String], p: &Platform) -> Strin
     }
     for (rp, loc) in plans.iter().zip(locs) {
         let _ = writeln!(o, "\nregion {} in {} ({})", rp.index, rp.func, loc);
-        if rp.seeds.seeds.is_empty() {
+        if rp.seeds.seeds.is_empty() && rp.kernels.iter().any(|k| k.induced.is_some()) {
+            o.push_str("  seeds: none (no share pragma, no cache directive): induced per kernel\n");
+        } else if rp.seeds.seeds.is_empty() {
             o.push_str("  seeds: none (no share pragma, no cache directive)\n");
         } else {
             let _ = writeln!(o, "  seeds: {}", seed_list(&rp.seeds).join(", "));
@@ -37,7 +39,7 @@ pub(super) fn text(plans: &[RegionPlan], locs: &[String], p: &Platform) -> Strin
 }
 
 fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
-    let seeds = &rp.seeds;
+    let seeds = rp.seeds_of(kp);
     let _ = writeln!(o, "  kernel {}", kp.name);
     let Some(nest) = &kp.nest else {
         for n in &kp.notes {
@@ -55,6 +57,21 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
         .map(|l| format!("{} {}", nest.name(*l), nest.trip_of(*l)))
         .collect();
     let _ = writeln!(o, "    trip counts: {}", trips.join(", "));
+    if let Some(i) = &kp.induced {
+        let list = seed_list(&i.seeds);
+        let _ = writeln!(
+            o,
+            "    seeds: induced (no share pragma): {}",
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join(", ")
+            }
+        );
+        for (a, why) in &i.unseeded {
+            let _ = writeln!(o, "      ({} has no seed: {})", a, why);
+        }
+    }
     o.push_str("    candidates:\n");
     for c in &kp.candidates {
         let _ = writeln!(o, "      {}: {}", c.array, c.reason);

@@ -12,7 +12,9 @@
 //! - between statements through an array: one writes the array, the other accesses it.
 //!
 //! Read-read pairs (input "dependences") are not edges: they carry no value. Without any seed,
-//! every array of the region is a candidate, as the paper says.
+//! every array of the region is a candidate, as the paper says. A region without hints gets
+//! seeds induced per kernel ([`super::induce`]); only a kernel none of whose arrays has one is
+//! left without seeds.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -26,6 +28,8 @@ use super::nest::Nest;
 pub enum SeedOrigin {
     Share,
     Cache,
+    /// Induced from the references of a region without hints ([`super::induce`]).
+    Induced,
 }
 
 /// One dimension of a seed partition.
@@ -293,6 +297,7 @@ pub fn select(region: &Region, nest: &Nest, seeds: &Seeds) -> Vec<Candidate> {
                 reason: match seed.origin {
                     SeedOrigin::Share => "seed (share pragma)".into(),
                     SeedOrigin::Cache => "seed (cache directive)".into(),
+                    SeedOrigin::Induced => "seed (induced: no share pragma)".into(),
                 },
             });
             continue;

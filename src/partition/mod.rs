@@ -5,7 +5,8 @@
 //! Per kernel (a root loop nest of a region):
 //! 1. [`nest`]: the mapping to the grid (φ: sequential loops, Q: loops on the grid), trip
 //!    counts, references as affine functions;
-//! 2. [`candidates`]: seeds and the candidate set (closure over dependences);
+//! 2. [`candidates`]: seeds and the candidate set (closure over dependences); in a region
+//!    without hints, [`induce`] gives each nest the seeds a programmer would write;
 //! 3. [`subspace`]: iteration subspaces of the seed references and their intersection into
 //!    candidate partition plans `IS_m`;
 //! 4. [`features`]: ReuseSize / ReuseSet / CoalesceSet / CoalesceTran, candidate partitions
@@ -17,6 +18,7 @@
 
 pub mod candidates;
 pub mod features;
+pub mod induce;
 pub mod nest;
 pub mod reject;
 pub mod search;
@@ -29,6 +31,7 @@ use crate::model::Platform;
 
 pub use candidates::{Candidate, Seeds};
 pub use features::{Adjacency, ArrayTb, ChunkShape};
+pub use induce::Induced;
 pub use nest::{Nest, Options};
 pub use reject::{Reason, Rejection};
 pub use search::{Choice, Constraint};
@@ -41,8 +44,17 @@ pub struct RegionPlan {
     pub index: usize,
     pub func: String,
     pub span: Span,
+    /// The seeds of the region's hints (empty without hints: then each kernel has its own
+    /// induced seeds, [`KernelPlan::induced`]).
     pub seeds: Seeds,
     pub kernels: Vec<KernelPlan>,
+}
+
+impl RegionPlan {
+    /// The seeds a kernel was analyzed with: its induced ones, else the region's.
+    pub fn seeds_of<'a>(&'a self, kp: &'a KernelPlan) -> &'a Seeds {
+        kp.induced.as_ref().map_or(&self.seeds, |i| &i.seeds)
+    }
 }
 
 /// The engine's decisions for one kernel.
@@ -53,6 +65,9 @@ pub struct KernelPlan {
     pub root: LoopId,
     /// `None` when the nest could not be sized (the reason is in `notes`).
     pub nest: Option<Nest>,
+    /// Seeds induced from the nest's references when the region has no hints (`None` when it
+    /// has a `share` pragma or a `cache` directive, or the nest could not be sized).
+    pub induced: Option<Induced>,
     pub candidates: Vec<Candidate>,
     /// Arrays of the kernel outside the candidate set.
     pub not_candidates: Vec<String>,
@@ -257,6 +272,7 @@ fn analyze_kernel(
         name,
         root,
         nest: None,
+        induced: None,
         candidates: Vec::new(),
         not_candidates: Vec::new(),
         subspaces: Vec::new(),
@@ -278,6 +294,8 @@ fn analyze_kernel(
         }
     };
     kp.block = baseline_block(&nest, platform);
+    let induced = induce::applies(region).then(|| induce::induce(region, &nest));
+    let seeds = induced.as_ref().map_or(seeds, |i| &i.seeds);
     kp.candidates = candidates::select(region, &nest, seeds);
     let mut all: Vec<String> = nest.refs.iter().map(|r| r.array.clone()).collect();
     all.extend(nest.nonaffine.iter().cloned());
@@ -356,6 +374,7 @@ fn analyze_kernel(
                 .into(),
         );
         kp.nest = Some(nest);
+        kp.induced = induced;
         return kp;
     }
     kp.subspaces = subspace::split(&nest, seeds);
@@ -434,6 +453,7 @@ fn analyze_kernel(
     }
     kp.best = best.filter(|b| b.profit > 0);
     kp.nest = Some(nest);
+    kp.induced = induced;
     kp
 }
 

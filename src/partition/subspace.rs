@@ -22,7 +22,7 @@ use crate::diag::Span;
 use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
 use crate::ir::LoopId;
 
-use super::candidates::{show_part, SeedDim, Seeds};
+use super::candidates::{show_part, Seed, SeedDim, SeedOrigin, Seeds};
 use super::nest::Nest;
 
 /// A tile extent as a function of the parameters.
@@ -267,7 +267,7 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                     r.text,
                     r.dims.len()
                 ));
-                is.warnings = is.notes.iter().map(|n| (seed.span, n.clone())).collect();
+                is.warnings = warnings(seed, &is.notes);
                 out.push(is);
                 continue;
             }
@@ -379,11 +379,20 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                     }
                 }
             }
-            is.warnings = is.notes.iter().map(|n| (seed.span, n.clone())).collect();
+            is.warnings = warnings(seed, &is.notes);
             out.push(is);
         }
     }
     out
+}
+
+/// The remarks on a seed as warnings at its span; none for an induced seed (the user wrote
+/// nothing to warn about: `explain` shows the remarks).
+fn warnings(seed: &Seed, notes: &[String]) -> Vec<(Span, String)> {
+    if seed.origin == SeedOrigin::Induced {
+        return Vec::new();
+    }
+    notes.iter().map(|n| (seed.span, n.clone())).collect()
 }
 
 fn simplify(e: TExpr) -> TExpr {

@@ -667,3 +667,165 @@ void w(float out[64][64], float in[64][64])
         "written in the kernel, and its references name different elements: a written tile needs every reference to name the thread's own element"
     );
 }
+
+// ---- Seeds induced without pragmas (`induce`) ----
+
+/// The induced seeds of the first kernel of a source's first region, as `explain` shows them.
+fn induced(src: &str) -> (Vec<String>, Vec<(String, String)>, KernelPlan) {
+    let rp = plan(src, "a100");
+    let kp = rp.kernels[0].clone();
+    let i = kp
+        .induced
+        .clone()
+        .expect("a region without hints has induced seeds");
+    let shown = i.seeds.seeds.iter().map(|s| i.seeds.show(s)).collect();
+    (shown, i.unseeded, kp)
+}
+
+const PLAIN_GEMM: &str = "
+void gemm(float alpha, float C[512][512], float A[512][512], float B[512][512])
+{
+#pragma acc parallel loop copyin(A, B) copyout(C)
+    for (int i = 0; i < 512; i++) {
+#pragma acc loop
+        for (int j = 0; j < 512; j++) {
+            float sum = 0.0f;
+            for (int k = 0; k < 512; k++)
+                sum += A[i][k] * B[k][j];
+            C[i][j] = alpha * sum;
+        }
+    }
+}
+";
+
+#[test]
+fn induced_gemm_is_the_tiled_gemm_pragma() {
+    let (seeds, unseeded, kp) = induced(PLAIN_GEMM);
+    assert_eq!(seeds, ["A[TB_Y][k1]", "B[k2][TB_X]", "C[TB_Y][TB_X]"]);
+    assert!(unseeded.is_empty());
+    assert!(kp.candidates.iter().all(|c| c.seed));
+    // As with `share(B[*][TB_X], A[TB_Y][*])`: one plan tiling `k` by k1 = k2, both staged.
+    assert_eq!(kp.plans.len(), 1);
+    let best = kp.best.clone().expect("the tiled gemm pays");
+    assert_eq!(best.staged, ["A", "B"]);
+    assert!(
+        kp.block[0] > 1 && kp.block[1] > 1,
+        "2-D block: {:?}",
+        kp.block
+    );
+    let tiles = kp.chosen_tiles();
+    let nest = kp.nest.as_ref().unwrap();
+    let k = nest.sequential()[0];
+    assert!(tiles[&k] < 512, "k is strip-mined: {:?}", tiles);
+}
+
+#[test]
+fn induced_stencil_has_the_halo() {
+    let src = "
+void st(float out[256][256], float in[256][256])
+{
+#pragma acc parallel loop copyin(in) copyout(out)
+    for (int i = 1; i < 255; i++) {
+#pragma acc loop
+        for (int j = 1; j < 255; j++)
+            out[i][j] = 0.2f * (in[i][j] + in[i-1][j] + in[i+1][j] + in[i][j-1] + in[i][j+1]);
+    }
+}
+";
+    let (seeds, unseeded, kp) = induced(src);
+    assert_eq!(seeds, ["in[TB_Y + 2][TB_X + 2]", "out[TB_Y][TB_X]"]);
+    assert!(unseeded.is_empty());
+    // No strip-mined loop: one plan, the block's tile; no warning for an induced seed.
+    assert_eq!(kp.plans.len(), 1);
+    assert!(kp.plans[0].warnings.is_empty());
+}
+
+#[test]
+fn induced_mv_strips_the_row_loop() {
+    let src = "
+void mv(float y[1024], float A[1024][1024], float x[1024])
+{
+#pragma acc parallel loop copyin(A, x) copyout(y)
+    for (int i = 0; i < 1024; i++) {
+        float s = 0.0f;
+        for (int j = 0; j < 1024; j++)
+            s += A[i][j] * x[j];
+        y[i] = s;
+    }
+}
+";
+    let (seeds, unseeded, kp) = induced(src);
+    assert_eq!(seeds, ["A[TB_X][k1]", "x[k2]", "y[TB_X]"]);
+    assert!(unseeded.is_empty());
+    assert_eq!(kp.plans.len(), 1);
+    assert_eq!(kp.plans[0].free_params().len(), 1, "k1 = k2: one strip");
+}
+
+#[test]
+fn induced_transpose_swaps_the_block_extents() {
+    let src = "
+void mt(float out[512][512], float in[512][512])
+{
+#pragma acc parallel loop copyin(in) copyout(out)
+    for (int i = 0; i < 512; i++) {
+#pragma acc loop
+        for (int j = 0; j < 512; j++)
+            out[j][i] = in[i][j];
+    }
+}
+";
+    let (seeds, unseeded, _) = induced(src);
+    assert_eq!(seeds, ["in[TB_Y][TB_X]", "out[TB_X][TB_Y]"]);
+    assert!(unseeded.is_empty());
+}
+
+#[test]
+fn induced_seeds_without_reuse_stage_nothing() {
+    let src = "
+void vadd(float c[4096], float a[4096], float b[4096])
+{
+#pragma acc parallel loop copyin(a, b) copyout(c)
+    for (int i = 0; i < 4096; i++)
+        c[i] = a[i] + b[i];
+}
+";
+    let (seeds, _, kp) = induced(src);
+    assert_eq!(seeds, ["a[TB_X]", "b[TB_X]", "c[TB_X]"]);
+    assert!(kp.best.is_none(), "{:?}", kp.best);
+}
+
+#[test]
+fn induced_seeds_skip_what_staging_refuses_and_keep_filters_whole() {
+    let src = "
+void f(float out[256][256], float in[512][512], float w[3][3], float v[1024])
+{
+#pragma acc parallel loop copyin(in, w, v) copyout(out)
+    for (int i = 1; i < 255; i++) {
+#pragma acc loop
+        for (int j = 1; j < 255; j++) {
+            float s = v[2 * j];
+            for (int di = -1; di <= 1; di++)
+                for (int dj = -1; dj <= 1; dj++)
+                    s += w[di + 1][dj + 1] * in[2 * i + di][j + dj];
+            out[i][j] = s;
+        }
+    }
+}
+";
+    let (seeds, unseeded, _) = induced(src);
+    assert_eq!(seeds, ["w[hull][hull]", "out[TB_Y][TB_X]"]);
+    let names: Vec<&str> = unseeded.iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(names, ["v", "in"]);
+    assert!(
+        unseeded[1].1.contains("not one grid index"),
+        "{:?}",
+        unseeded
+    );
+}
+
+#[test]
+fn pragmas_win_over_induced_seeds() {
+    let rp = plan(GEMM, "a100");
+    assert!(rp.kernels.iter().all(|k| k.induced.is_none()));
+    assert_eq!(rp.seeds.seeds.len(), 2);
+}

@@ -1,0 +1,328 @@
+//! Seeds induced for regions without hints ("staging without pragmas").
+//!
+//! Real OpenACC code has no `share` pragma. For a region with neither a `share` pragma nor a
+//! `cache` directive, every array of each nest gets the seed a GPU programmer would write for
+//! it, read off its references:
+//! - a dimension moved by the strip-mine candidate (a sequential loop of step 1 at the top level
+//!   of the innermost grid loop's body, with bounds no iterator changes: gemm's `k`, mv's `j`)
+//!   is a `*` parameter, so the search chooses how deep the strip is;
+//! - a dimension moved by a grid loop is that loop's block extent plus the constant halo of the
+//!   array's references around it (`in[i-1][j]`, `in[i+1][j]` give `TB_Y + 2`);
+//! - a dimension moved by nothing but constants and short constant loops (a filter's `di`), or
+//!   moved differently by different references (syrk's `A[i][k]` and `A[j][k]`), is the hull
+//!   of the references ([`SeedDim::Derived`], as `cache` seeds are).
+//!
+//! An array with a subscript outside these shapes (a coefficient other than 1 on a grid or
+//! strip iterator, two moving iterators in one dimension, another sequential loop, a
+//! non-affine subscript, two strip loops) stays unseeded, with the reason: those are the
+//! shapes the staging pass refuses. The seeds only propose; the engine's profit model and
+//! constraints decide what is staged, which may be nothing.
+
+use std::collections::BTreeSet;
+
+use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
+use crate::ir::{LoopId, Poly, Region};
+
+use super::candidates::{Seed, SeedDim, SeedOrigin, Seeds, StarParam};
+use super::nest::{Lin, Nest};
+
+/// Longest loop with constant bounds whose iterator counts as a halo offset (a filter loop).
+pub const WINDOW: i64 = 64;
+
+/// The induced seeds of one kernel and the arrays left without one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Induced {
+    pub seeds: Seeds,
+    /// Arrays of the nest without a seed, with the reason.
+    pub unseeded: Vec<(String, String)>,
+}
+
+/// Whether the engine induces seeds for `region`: it has no `share` pragma and no `cache`
+/// directive (hints, where present, win).
+pub fn applies(region: &Region) -> bool {
+    region.share.is_none() && region.cache.is_empty()
+}
+
+/// What moves one dimension of one reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mover {
+    Nothing,
+    Grid(TbDim),
+    Strip(LoopId),
+}
+
+/// One dimension of one reference: its mover and the constant offsets around it (inclusive).
+#[derive(Clone, Copy, Debug)]
+struct DimView {
+    mover: Mover,
+    lo: i64,
+    hi: i64,
+}
+
+/// A loop with constant bounds, step ±1 and at most [`WINDOW`] iterations.
+fn is_window(region: &Region, nest: &Nest, l: LoopId) -> bool {
+    let lp = &region.loops[l];
+    let constant = |b: &crate::ir::Bound| b.affine().and_then(|p| p.as_const()).is_some();
+    lp.step.abs() == 1 && constant(&lp.lower) && constant(&lp.upper) && nest.trip_of(l) <= WINDOW
+}
+
+/// The strip-mine candidate test: a sequential loop of step 1, directly (and unconditionally)
+/// in the body of the innermost grid loop, whose bounds mention no iterator, and that is not a
+/// short constant loop.
+fn is_strip(region: &Region, nest: &Nest, iters: &BTreeSet<&str>, l: LoopId) -> bool {
+    let Some(&(inner, _)) = nest.mapped.last() else {
+        return false;
+    };
+    let lp = &region.loops[l];
+    let invariant = |b: &crate::ir::Bound| {
+        b.affine()
+            .is_some_and(|p| p.symbols().iter().all(|s| !iters.contains(s)))
+    };
+    !nest.is_mapped(l)
+        && lp.parent == Some(inner)
+        && !lp.conditional
+        && lp.step == 1
+        && invariant(&lp.lower)
+        && invariant(&lp.upper)
+        && !is_window(region, nest, l)
+}
+
+/// The view of one subscript, or why it has no seed.
+fn view(
+    region: &Region,
+    nest: &Nest,
+    iters: &BTreeSet<&str>,
+    lin: &Lin,
+    text: &str,
+) -> Result<DimView, String> {
+    let mut v = DimView {
+        mover: Mover::Nothing,
+        lo: lin.base,
+        hi: lin.base,
+    };
+    for (&l, &c) in &lin.coef {
+        if c == 0 || nest.trip_of(l) <= 1 {
+            continue;
+        }
+        let name = nest.name(l);
+        if let Some(d) = nest.tb_of(l) {
+            if c != 1 || region.loops[l].step != 1 || v.mover != Mover::Nothing {
+                return Err(format!(
+                    "`{}` is not one grid index plus constants in `{}`",
+                    name, text
+                ));
+            }
+            v.mover = Mover::Grid(d);
+        } else if is_strip(region, nest, iters, l) {
+            if c != 1 || v.mover != Mover::Nothing {
+                return Err(format!(
+                    "the strip-mined loop `{}` is not alone with coefficient 1 in `{}`",
+                    name, text
+                ));
+            }
+            v.mover = Mover::Strip(l);
+        } else if is_window(region, nest, l) {
+            let span = c.saturating_mul(nest.trip_of(l) - 1);
+            v.lo = v.lo.saturating_add(span.min(0));
+            v.hi = v.hi.saturating_add(span.max(0));
+        } else {
+            return Err(format!(
+                "`{}` in `{}` is neither a grid index, the strip-mined loop nor a short constant loop",
+                name, text
+            ));
+        }
+    }
+    Ok(v)
+}
+
+fn part(kind: PartExprKind, region: &Region) -> PartExpr {
+    PartExpr {
+        kind,
+        span: region.span,
+    }
+}
+
+/// `TB_d + halo` (`TB_d` alone without a halo).
+fn block_extent(d: TbDim, halo: i64, region: &Region) -> PartExpr {
+    let tb = part(PartExprKind::Tb(d), region);
+    if halo == 0 {
+        return tb;
+    }
+    part(
+        PartExprKind::Bin(
+            PartOp::Add,
+            Box::new(tb),
+            Box::new(part(PartExprKind::Int(halo), region)),
+        ),
+        region,
+    )
+}
+
+/// The least and greatest value of subscript `p` of a reference enclosed by `loops`, as
+/// polynomials over the region's parameters: each iterator with coefficient 1 spans its loop's
+/// range (step ±1), each other term must be a constant multiple of a short constant loop's
+/// iterator or a constant. `None` where that is not the shape.
+fn subscript_range(region: &Region, loops: &[LoopId], p: &Poly) -> Option<(Poly, Poly)> {
+    let mut rest = p.clone();
+    let (mut lo, mut hi) = (Poly::zero(), Poly::zero());
+    for sym in p.symbols() {
+        let Some(&l) = loops.iter().find(|&&l| region.loops[l].var == sym) else {
+            continue;
+        };
+        let (coef, r) = rest.split(sym)?;
+        rest = r;
+        let c = coef.as_const()?;
+        let lp = &region.loops[l];
+        let (first, last) = match lp.step {
+            1 => (
+                lp.lower.affine()?.clone(),
+                lp.upper.affine()?.sub(&Poly::constant(1))?,
+            ),
+            -1 => (
+                lp.upper.affine()?.add(&Poly::constant(1))?,
+                lp.lower.affine()?.clone(),
+            ),
+            _ => return None,
+        };
+        let (a, b) = (first.scale(c)?, last.scale(c)?);
+        let (a, b) = if c >= 0 { (a, b) } else { (b, a) };
+        lo = lo.add(&a)?;
+        hi = hi.add(&b)?;
+    }
+    rest.as_const()?;
+    Some((lo.add(&rest)?, hi.add(&rest)?))
+}
+
+/// Whether every reference of `array` in the nest provably stays inside the array's declared
+/// extents (where they are known). The staged tile is loaded only inside them, so a program
+/// that walks past the end of a row into the next (`C[k][j]` with `j` up to another size than
+/// the row length, as some PolyBench ports do) would read elements the tile never loaded.
+fn within_extents(region: &Region, nest: &Nest, array: &str) -> Result<(), String> {
+    let Some(info) = region.arrays.get(array) else {
+        return Err("not an array of the region".into());
+    };
+    for a in region
+        .accesses
+        .iter()
+        .filter(|a| a.array == array && a.loops.first() == Some(&nest.root))
+    {
+        for (d, (sub, ext)) in a.subscripts.iter().zip(&info.extents).enumerate() {
+            let (Some(sub), Some(ext)) = (sub, ext) else {
+                continue;
+            };
+            let inside = subscript_range(region, &a.loops, sub).is_some_and(|(lo, hi)| {
+                lo.as_const().is_some_and(|v| v >= 0)
+                    && ext
+                        .sub(&hi)
+                        .and_then(|x| x.as_const())
+                        .is_some_and(|v| v >= 1)
+            });
+            if !inside {
+                return Err(format!(
+                    "`{}` may leave dimension {} of the array (extent {}): the tile is loaded only inside it",
+                    region.fmt_access(a.id),
+                    d + 1,
+                    ext.to_c()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The seed of one array from its references, or why it has none.
+fn seed_of(
+    region: &Region,
+    nest: &Nest,
+    iters: &BTreeSet<&str>,
+    array: &str,
+) -> Result<Vec<(Mover, i64, i64, bool)>, String> {
+    if nest.nonaffine.contains(array) {
+        return Err("a subscript is not affine".into());
+    }
+    let refs: Vec<_> = nest.refs.iter().filter(|r| r.array == array).collect();
+    let rank = refs.first().map_or(0, |r| r.dims.len());
+    if rank == 0 {
+        return Err("it is not subscripted".into());
+    }
+    if refs.iter().any(|r| r.dims.len() != rank) {
+        return Err("its references subscript different numbers of dimensions".into());
+    }
+    within_extents(region, nest, array)?;
+    // Per dimension: the common mover (`agree` false when references disagree) and the hull of
+    // the offsets.
+    let mut dims: Vec<(Mover, i64, i64, bool)> = Vec::with_capacity(rank);
+    let mut strip: Option<LoopId> = None;
+    for (i, r) in refs.iter().enumerate() {
+        for (d, lin) in r.dims.iter().enumerate() {
+            let v = view(region, nest, iters, lin, &r.text)?;
+            if let Mover::Strip(l) = v.mover {
+                if strip.is_some_and(|s| s != l) {
+                    return Err("its references are strip-mined along two loops".into());
+                }
+                strip = Some(l);
+            }
+            if i == 0 {
+                dims.push((v.mover, v.lo, v.hi, true));
+            } else if let Some(x) = dims.get_mut(d) {
+                x.3 &= x.0 == v.mover;
+                x.1 = x.1.min(v.lo);
+                x.2 = x.2.max(v.hi);
+            }
+        }
+    }
+    Ok(dims)
+}
+
+/// The seeds of one nest of a region without hints: one per array the staging can handle, in
+/// the order of the arrays' first references; `*` parameters are named `k1, k2, …` in order.
+pub fn induce(region: &Region, nest: &Nest) -> Induced {
+    let mut out = Induced::default();
+    let iters: BTreeSet<&str> = region.loops.iter().map(|l| l.var.as_str()).collect();
+    let mut arrays: Vec<&str> = Vec::new();
+    for r in &nest.refs {
+        if !arrays.contains(&r.array.as_str()) {
+            arrays.push(&r.array);
+        }
+    }
+    for a in &nest.nonaffine {
+        if !arrays.contains(&a.as_str()) {
+            arrays.push(a);
+        }
+    }
+    for array in arrays {
+        let dims = match seed_of(region, nest, &iters, array) {
+            Ok(d) => d,
+            Err(why) => {
+                out.unseeded.push((array.to_string(), why));
+                continue;
+            }
+        };
+        let mut seed_dims = Vec::with_capacity(dims.len());
+        for (d, (mover, lo, hi, agree)) in dims.into_iter().enumerate() {
+            seed_dims.push(match (mover, agree) {
+                (Mover::Strip(_), true) => {
+                    let n = out.seeds.params.len() + 1;
+                    out.seeds.params.push(StarParam {
+                        name: format!("k{}", n),
+                        array: array.to_string(),
+                        dim: d,
+                    });
+                    SeedDim::Star(n - 1)
+                }
+                (Mover::Grid(t), true) => {
+                    SeedDim::Expr(block_extent(t, hi.saturating_sub(lo), region))
+                }
+                _ => SeedDim::Derived,
+            });
+        }
+        out.seeds.seeds.push(Seed {
+            array: array.to_string(),
+            dims: seed_dims,
+            coalesce: false,
+            origin: SeedOrigin::Induced,
+            span: region.span,
+        });
+    }
+    out
+}
