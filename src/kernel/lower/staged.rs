@@ -615,13 +615,19 @@ impl<'a> KernelBuilder<'a> {
                         return Err(format!("`{}` would be declared twice", name));
                     }
                     taken.insert(name.clone());
+                    // A constant initializer stays on the declaration, for every work-item
+                    // (it reads nothing). Assigned under the edge guard instead, an
+                    // accumulator live across the strip loop's barriers made PoCL 3/5 (CPU)
+                    // miscompile the kernel: work-items outside the guard wrote past the
+                    // output (accsuite gemm with `share(A[TB_Y][*])` at MINI size).
+                    let constant = matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
                     body.push(KStmt::Decl {
                         name: name.clone(),
                         ty,
                         len,
-                        init: None,
+                        init: if constant { init.clone() } else { None },
                     });
-                    if let Some(v) = init {
+                    if let (Some(v), false) = (init, constant) {
                         pre_guarded.push(KStmt::Assign {
                             target: LValue::Var(name),
                             op: None,
