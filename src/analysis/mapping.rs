@@ -58,3 +58,42 @@ fn mappable(region: &Region, l: LoopId, chain: &[LoopId]) -> bool {
             .iter()
             .all(|v| !lp.lower.affine().is_some_and(|p| p.mentions(v)))
 }
+
+/// Longest loop with constant bounds whose iterator counts as a constant offset (a stencil's
+/// filter loop): its references are staged with a halo instead of strip-mined.
+pub const MAX_WINDOW: i64 = 64;
+
+/// A short loop with constant bounds and step ±1 (at most [`MAX_WINDOW`] iterations, at least
+/// one): `(min, max)` of its iterator.
+pub fn window(region: &Region, l: LoopId) -> Option<(i64, i64)> {
+    let lp = &region.loops[l];
+    let lo = lp.lower.affine()?.as_const()?;
+    let up = lp.upper.affine()?.as_const()?;
+    let (min, max) = match lp.step {
+        1 => (lo, up - 1),
+        -1 => (up + 1, lo),
+        _ => return None,
+    };
+    (min <= max && max - min < MAX_WINDOW).then_some((min, max))
+}
+
+/// The strip-mine candidate of a nest whose innermost grid loop is `inner`: loop `l` is a
+/// sequential loop of step 1 directly (and unconditionally) in `inner`'s body, whose bounds
+/// mention no iterator, and that is not a [`window`] (gemm's `k`, mv's `j`). The partition engine
+/// makes its dimensions `*` parameters; staging strip-mines it.
+pub fn strip_candidate(region: &Region, inner: LoopId, l: LoopId) -> bool {
+    let lp = &region.loops[l];
+    let invariant = |b: &Bound| {
+        b.affine().is_some_and(|p| {
+            p.symbols()
+                .iter()
+                .all(|s| !region.loops.iter().any(|o| o.var == *s))
+        })
+    };
+    lp.parent == Some(inner)
+        && !lp.conditional
+        && lp.step == 1
+        && invariant(&lp.lower)
+        && invariant(&lp.upper)
+        && window(region, l).is_none()
+}

@@ -18,16 +18,12 @@
 //! shapes the staging pass refuses. The seeds only propose; the engine's profit model and
 //! constraints decide what is staged, which may be nothing.
 
-use std::collections::BTreeSet;
-
+use crate::analysis::mapping::{strip_candidate, window};
 use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
 use crate::ir::{LoopId, Poly, Region};
 
 use super::candidates::{Seed, SeedDim, SeedOrigin, Seeds, StarParam};
 use super::nest::{Lin, Nest};
-
-/// Longest loop with constant bounds whose iterator counts as a halo offset (a filter loop).
-pub const WINDOW: i64 = 64;
 
 /// The induced seeds of one kernel and the arrays left without one.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -59,42 +55,17 @@ struct DimView {
     hi: i64,
 }
 
-/// A loop with constant bounds, step ±1 and at most [`WINDOW`] iterations.
-fn is_window(region: &Region, nest: &Nest, l: LoopId) -> bool {
-    let lp = &region.loops[l];
-    let constant = |b: &crate::ir::Bound| b.affine().and_then(|p| p.as_const()).is_some();
-    lp.step.abs() == 1 && constant(&lp.lower) && constant(&lp.upper) && nest.trip_of(l) <= WINDOW
-}
-
-/// The strip-mine candidate test: a sequential loop of step 1, directly (and unconditionally)
-/// in the body of the innermost grid loop, whose bounds mention no iterator, and that is not a
-/// short constant loop.
-fn is_strip(region: &Region, nest: &Nest, iters: &BTreeSet<&str>, l: LoopId) -> bool {
-    let Some(&(inner, _)) = nest.mapped.last() else {
-        return false;
-    };
-    let lp = &region.loops[l];
-    let invariant = |b: &crate::ir::Bound| {
-        b.affine()
-            .is_some_and(|p| p.symbols().iter().all(|s| !iters.contains(s)))
-    };
+/// The strip-mine candidate of the nest (`analysis::mapping::strip_candidate`).
+fn is_strip(region: &Region, nest: &Nest, l: LoopId) -> bool {
     !nest.is_mapped(l)
-        && lp.parent == Some(inner)
-        && !lp.conditional
-        && lp.step == 1
-        && invariant(&lp.lower)
-        && invariant(&lp.upper)
-        && !is_window(region, nest, l)
+        && nest
+            .mapped
+            .last()
+            .is_some_and(|&(inner, _)| strip_candidate(region, inner, l))
 }
 
 /// The view of one subscript, or why it has no seed.
-fn view(
-    region: &Region,
-    nest: &Nest,
-    iters: &BTreeSet<&str>,
-    lin: &Lin,
-    text: &str,
-) -> Result<DimView, String> {
+fn view(region: &Region, nest: &Nest, lin: &Lin, text: &str) -> Result<DimView, String> {
     let mut v = DimView {
         mover: Mover::Nothing,
         lo: lin.base,
@@ -113,7 +84,7 @@ fn view(
                 ));
             }
             v.mover = Mover::Grid(d);
-        } else if is_strip(region, nest, iters, l) {
+        } else if is_strip(region, nest, l) {
             if c != 1 || v.mover != Mover::Nothing {
                 return Err(format!(
                     "the strip-mined loop `{}` is not alone with coefficient 1 in `{}`",
@@ -121,7 +92,7 @@ fn view(
                 ));
             }
             v.mover = Mover::Strip(l);
-        } else if is_window(region, nest, l) {
+        } else if window(region, l).is_some() {
             let span = c.saturating_mul(nest.trip_of(l) - 1);
             v.lo = v.lo.saturating_add(span.min(0));
             v.hi = v.hi.saturating_add(span.max(0));
@@ -234,7 +205,6 @@ fn within_extents(region: &Region, nest: &Nest, array: &str) -> Result<(), Strin
 fn seed_of(
     region: &Region,
     nest: &Nest,
-    iters: &BTreeSet<&str>,
     array: &str,
 ) -> Result<Vec<(Mover, i64, i64, bool)>, String> {
     if nest.nonaffine.contains(array) {
@@ -255,7 +225,7 @@ fn seed_of(
     let mut strip: Option<LoopId> = None;
     for (i, r) in refs.iter().enumerate() {
         for (d, lin) in r.dims.iter().enumerate() {
-            let v = view(region, nest, iters, lin, &r.text)?;
+            let v = view(region, nest, lin, &r.text)?;
             if let Mover::Strip(l) = v.mover {
                 if strip.is_some_and(|s| s != l) {
                     return Err("its references are strip-mined along two loops".into());
@@ -278,7 +248,6 @@ fn seed_of(
 /// the order of the arrays' first references; `*` parameters are named `k1, k2, …` in order.
 pub fn induce(region: &Region, nest: &Nest) -> Induced {
     let mut out = Induced::default();
-    let iters: BTreeSet<&str> = region.loops.iter().map(|l| l.var.as_str()).collect();
     let mut arrays: Vec<&str> = Vec::new();
     for r in &nest.refs {
         if !arrays.contains(&r.array.as_str()) {
@@ -291,7 +260,7 @@ pub fn induce(region: &Region, nest: &Nest) -> Induced {
         }
     }
     for array in arrays {
-        let dims = match seed_of(region, nest, &iters, array) {
+        let dims = match seed_of(region, nest, array) {
             Ok(d) => d,
             Err(why) => {
                 out.unseeded.push((array.to_string(), why));

@@ -93,8 +93,8 @@ impl OpenClLauncher {
         .map_err(|e| format!("clCreateBuffer: {}", device::cl_error_name(e.0)))
     }
 
-    fn read(&self, buf: &Buffer<u8>, like: &BufData, elem: Scalar) -> Result<BufData, String> {
-        let mut bytes = vec![0u8; like.len() * elem.size() as usize];
+    fn read(&self, buf: &Buffer<u8>, len: usize, elem: Scalar) -> Result<BufData, String> {
+        let mut bytes = vec![0u8; len * elem.size() as usize];
         if !bytes.is_empty() {
             // SAFETY: `bytes` is as long as the buffer's contents; the read is blocking.
             unsafe {
@@ -154,8 +154,9 @@ impl Launcher for OpenClLauncher {
         })?;
         let grid = grid_for(k, extent);
         let groups: usize = grid.iter().map(|&g| g as usize).product();
-        // Buffers made for this launch: (user array or None, buffer, element type, data shape).
-        let mut made: Vec<(Option<String>, Buffer<u8>, Scalar, BufData)> = Vec::new();
+        // Buffers made for this launch: the user array the kernel writes back to (if any), the
+        // buffer, its element type and length.
+        let mut made: Vec<(Option<String>, Buffer<u8>, Scalar, usize)> = Vec::new();
         let mut partials = Vec::new();
         let mut arg = 0u32;
         let value = |i: usize, ty: Scalar| -> Result<u64, String> {
@@ -171,8 +172,8 @@ impl Launcher for OpenClLauncher {
                     set_scalar(&kernel, arg, *ty, value(i, *ty)?)?;
                     arg += 1;
                 }
-                (_, KParamKind::Buffer { elem, .. }) => {
-                    let (owner, data) = match a {
+                (_, KParamKind::Buffer { elem, read_only }) => {
+                    let (owner, buf, len) = match a {
                         HostArg::Buffer(name) => {
                             let d = arrays
                                 .get(name)
@@ -186,7 +187,8 @@ impl Launcher for OpenClLauncher {
                                     name, k.name
                                 ));
                             }
-                            (Some(name.clone()), d.clone())
+                            let owner = (!read_only).then(|| name.clone());
+                            (owner, self.buffer(d)?, d.len())
                         }
                         HostArg::Partials(r) => {
                             let red = launch
@@ -194,18 +196,17 @@ impl Launcher for OpenClLauncher {
                                 .get(*r)
                                 .ok_or("a partials buffer without its reduction")?;
                             partials.push((red.var.clone(), made.len()));
-                            (None, BufData::zeroed(*elem, groups))
+                            (None, self.buffer(&BufData::zeroed(*elem, groups))?, groups)
                         }
                         HostArg::LastValue { ty, .. } => {
                             let mut d = BufData::zeroed(*elem, 1);
                             d.set_raw(0, value(i, *ty)?);
-                            (None, d)
+                            (None, self.buffer(&d)?, 1)
                         }
                         HostArg::Scalar { .. } => {
                             return Err(format!("a scalar passed for buffer `{}`", p.name))
                         }
                     };
-                    let buf = self.buffer(&data)?;
                     // SAFETY: the argument is a buffer object, then its `long` element offset.
                     unsafe {
                         kernel
@@ -216,7 +217,7 @@ impl Launcher for OpenClLauncher {
                         format!("clSetKernelArg {}: {}", arg, device::cl_error_name(e.0))
                     })?;
                     arg += 2;
-                    made.push((owner, buf, *elem, data));
+                    made.push((owner, buf, *elem, len));
                 }
                 (HostArg::Buffer(_) | HostArg::Partials(_) | HostArg::LastValue { .. }, _) => {
                     return Err(format!("a buffer passed for scalar `{}`", p.name))
@@ -260,25 +261,14 @@ impl Launcher for OpenClLauncher {
             seconds,
         };
         for (var, slot) in partials {
-            let (_, buf, elem, like) = &made[slot];
-            out.partials.push((var, self.read(buf, like, *elem)?));
+            let (_, buf, elem, len) = &made[slot];
+            out.partials.push((var, self.read(buf, *len, *elem)?));
         }
-        for (owner, buf, elem, like) in &made {
+        // The arrays the kernel writes come back.
+        for (owner, buf, elem, len) in &made {
             if let Some(name) = owner {
-                let written = k.params.iter().any(|p| {
-                    &p.name == name
-                        && matches!(
-                            p.kind,
-                            KParamKind::Buffer {
-                                read_only: false,
-                                ..
-                            }
-                        )
-                });
-                if written {
-                    let data = self.read(buf, like, *elem)?;
-                    arrays.insert(name.clone(), data);
-                }
+                let data = self.read(buf, *len, *elem)?;
+                arrays.insert(name.clone(), data);
             }
         }
         Ok(out)

@@ -126,20 +126,20 @@ pub fn schedule_region(
         )),
         _ => None,
     };
+    let local_is_global = opts
+        .platform
+        .as_ref()
+        .is_some_and(|p| p.local_memory == crate::model::platform::LocalMemory::Global);
     let mut kernels = Vec::new();
     for &root in &r.ir.roots {
-        let kp = plan
+        let staging = plan
             .as_ref()
-            .and_then(|p| p.kernels.iter().find(|k| k.root == root));
-        let local_is_global = opts
-            .platform
-            .as_ref()
-            .is_some_and(|p| p.local_memory == crate::model::platform::LocalMemory::Global);
-        let kp = kp.map(|kp| Staging {
-            plan: kp,
-            local_is_global,
-        });
-        if let Some(ks) = schedule_kernel(r, deps, root, kp, opts.ilp, diags) {
+            .and_then(|p| p.kernels.iter().find(|k| k.root == root))
+            .map(|kp| Staging {
+                plan: kp,
+                local_is_global,
+            });
+        if let Some(ks) = schedule_kernel(r, deps, root, staging, opts.ilp, diags) {
             kernels.push(ks);
         }
     }

@@ -16,6 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::analysis::mapping::{strip_candidate, window};
 use crate::diag::Span;
 use crate::front::ast::{BinOp, ExprKind, Scalar, Stmt, StmtKind};
 use crate::ir::lower::RegionAst;
@@ -31,8 +32,6 @@ pub const SMEM_LIMIT: u64 = 48 * 1024;
 pub const MAX_THREADS: u64 = 1024;
 /// Strip size when the engine did not choose one.
 pub const DEFAULT_STRIP: u32 = 32;
-/// Longest constant loop treated as a window (a stencil's filter loop).
-pub const MAX_WINDOW: i64 = 64;
 
 /// The platform as staged code can use it: blocks of at most [`MAX_THREADS`] work-items and
 /// [`SMEM_LIMIT`] bytes of shared memory (the same kernel source is emitted for CUDA, whose
@@ -269,40 +268,6 @@ fn in_nest(ir: &Region, root: LoopId, l: LoopId) -> bool {
     ir.loop_path(l).first() == Some(&root)
 }
 
-/// A loop whose iterator may move a tile from strip to strip.
-fn strip_candidate(
-    ir: &Region,
-    l: LoopId,
-    inner: LoopId,
-    top: &[Span],
-    iters: &BTreeSet<String>,
-) -> bool {
-    let lp = &ir.loops[l];
-    let uniform = |b: &crate::ir::Bound| {
-        b.affine()
-            .is_some_and(|p| p.symbols().iter().all(|s| !iters.contains(*s)))
-    };
-    lp.parent == Some(inner)
-        && !lp.conditional
-        && lp.step == 1
-        && uniform(&lp.lower)
-        && uniform(&lp.upper)
-        && top.contains(&lp.span)
-}
-
-/// A short loop with constant bounds: `(min, max)` of its iterator.
-fn window(ir: &Region, l: LoopId) -> Option<(i64, i64)> {
-    let lp = &ir.loops[l];
-    let lo = lp.lower.affine()?.as_const()?;
-    let up = lp.upper.affine()?.as_const()?;
-    let (min, max) = match lp.step {
-        1 => (lo, up - 1),
-        -1 => (up + 1, lo),
-        _ => return None,
-    };
-    (min <= max && max - min < MAX_WINDOW).then_some((min, max))
-}
-
 /// Decides the staging of one kernel. `grid` is the schedule's mapping (outermost first).
 pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> StageSpec {
     let ir = &r.ir;
@@ -356,7 +321,6 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         grid,
         block,
         top,
-        iters: ir.loops.iter().map(|l| l.var.clone()).collect(),
         conditional: root_stmt.is_none_or(has_conditional),
         tiles: kp.chosen_tiles(),
     };
@@ -389,7 +353,6 @@ struct KernelView<'a> {
     block: [u32; 3],
     /// Spans of the statements at the top level of the innermost grid loop's body.
     top: Vec<Span>,
-    iters: BTreeSet<String>,
     /// The nest holds conditional code.
     conditional: bool,
     /// The engine's tile sizes of sequential loops.
@@ -563,8 +526,8 @@ impl KernelView<'_> {
             } else if let Some(l) = nest_loop {
                 if c == 1
                     && primary == Primary::Fixed
-                    && strip_candidate(ir, l, self.inner, &self.top, &self.iters)
-                    && window(ir, l).is_none()
+                    && strip_candidate(ir, self.inner, l)
+                    && self.top.contains(&ir.loops[l].span)
                 {
                     primary = Primary::Strip;
                     sl = Some(l);
