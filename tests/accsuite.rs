@@ -20,13 +20,11 @@
 
 mod exec_support;
 
-use exec_support::suite::{self, Outcome};
+use exec_support::suite::{self, accshare_compile, Compiled, Outcome};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use accshare::back::Target;
-use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 
 /// The dataset sizes every program is run at (`-D<size>`).
@@ -107,70 +105,6 @@ fn cc(src: &Path, out: &Path, incs: &[PathBuf], size: &str, opencl: bool) -> Res
     Ok(())
 }
 
-/// What accshare made of one program at one size and level.
-enum Compiled {
-    /// The generated `.c` file.
-    Ok(PathBuf),
-    /// accshare returned errors: the rendered diagnostics.
-    Refused(String),
-    /// accshare panicked or could not write its output.
-    Broken(String),
-}
-
-/// Compiles `src` through accshare (in process, on a thread with a large stack as the command
-/// line does) and writes the output under `dir`.
-fn accshare_compile(
-    src: &Path,
-    incs: &[PathBuf],
-    size: &str,
-    opt: &driver::OptOptions,
-    dir: &Path,
-) -> Compiled {
-    let src = src.to_path_buf();
-    let incs = incs.to_vec();
-    let size = size.to_string();
-    let opt = opt.clone();
-    let dir = dir.to_path_buf();
-    let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || {
-            let mut sources = SourceMap::new();
-            let mut diags = Diags::new();
-            let opts = driver::Options {
-                target: Target::OpenCl,
-                pp: accshare::front::preprocess::PpOptions {
-                    defines: vec![(size, None)],
-                    include_dirs: incs,
-                },
-            };
-            match driver::compile_with(&src, &opts, &opt, &mut sources, &mut diags) {
-                None => Compiled::Refused(diag::render(&sources, &diags.0)),
-                Some(out) => match driver::write(&out, &src, &dir, Target::OpenCl) {
-                    Err(e) => Compiled::Broken(format!("cannot write the output: {}", e)),
-                    Ok(paths) => match paths
-                        .into_iter()
-                        .find(|p| p.extension().is_some_and(|e| e == "c"))
-                    {
-                        Some(c) => Compiled::Ok(c),
-                        None => Compiled::Broken("accshare wrote no .c file".to_string()),
-                    },
-                },
-            }
-        });
-    match worker.map(|h| h.join()) {
-        Ok(Ok(c)) => c,
-        Ok(Err(panic)) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "(no message)".to_string());
-            Compiled::Broken(format!("accshare panicked: {}", msg))
-        }
-        Err(e) => Compiled::Broken(format!("cannot start the compiler thread: {}", e)),
-    }
-}
-
 /// Whether rendered diagnostics locate the problem: a `….c:LINE:COL` or `….h:LINE:COL`.
 fn has_location(rendered: &str) -> bool {
     rendered.split_whitespace().any(|w| {
@@ -219,7 +153,15 @@ fn check_program(name: &str, scratch: &Path) -> Outcome {
         for (vi, (label, opt)) in variants(size).iter().enumerate() {
             let at = format!("{} {}", size, label);
             let vdir = dir.join(format!("v{}", vi));
-            let c_file = match accshare_compile(&src, &incs, size, opt, &vdir.join("out")) {
+            let c_file = match accshare_compile(
+                &src,
+                accshare::front::preprocess::PpOptions {
+                    defines: vec![(size.to_string(), None)],
+                    include_dirs: incs.clone(),
+                },
+                opt,
+                &vdir.join("out"),
+            ) {
                 Compiled::Ok(c) => c,
                 Compiled::Broken(e) => return Outcome::Fail(format!("[{}] {}", at, e)),
                 Compiled::Refused(rendered) => {

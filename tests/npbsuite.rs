@@ -29,13 +29,11 @@
 
 mod exec_support;
 
-use exec_support::suite::{self, Outcome};
+use exec_support::suite::{self, accshare_compile, Compiled, Outcome};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use accshare::back::Target;
-use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 
 /// The line every benchmark prints when its verification succeeds.
@@ -124,69 +122,6 @@ fn cc(srcs: &[PathBuf], out: &Path, incs: &[PathBuf], opencl: bool) -> Result<()
         ));
     }
     Ok(())
-}
-
-/// What accshare made of one file at one level.
-enum Compiled {
-    /// The generated `.c` file.
-    Ok(PathBuf),
-    /// accshare returned errors: the rendered diagnostics.
-    Refused(String),
-    /// accshare panicked or could not write its output.
-    Broken(String),
-}
-
-/// Compiles `src` through accshare (in process, on a thread with a large stack as the command
-/// line does) and writes the output under `dir`.
-fn accshare_compile(
-    src: &Path,
-    incs: &[PathBuf],
-    opt: &driver::OptOptions,
-    dir: &Path,
-) -> Compiled {
-    let name = src_name(src);
-    let src = src.to_path_buf();
-    let incs = incs.to_vec();
-    let opt = opt.clone();
-    let dir = dir.to_path_buf();
-    let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || {
-            let mut sources = SourceMap::new();
-            let mut diags = Diags::new();
-            let opts = driver::Options {
-                target: Target::OpenCl,
-                pp: accshare::front::preprocess::PpOptions {
-                    defines: Vec::new(),
-                    include_dirs: incs,
-                },
-            };
-            match driver::compile_with(&src, &opts, &opt, &mut sources, &mut diags) {
-                None => Compiled::Refused(diag::render(&sources, &diags.0)),
-                Some(out) => match driver::write(&out, &src, &dir, Target::OpenCl) {
-                    Err(e) => Compiled::Broken(format!("cannot write the output: {}", e)),
-                    Ok(paths) => match paths
-                        .into_iter()
-                        .find(|p| p.extension().is_some_and(|e| e == "c"))
-                    {
-                        Some(c) => Compiled::Ok(c),
-                        None => Compiled::Broken("accshare wrote no .c file".to_string()),
-                    },
-                },
-            }
-        });
-    match worker.map(|h| h.join()) {
-        Ok(Ok(c)) => c,
-        Ok(Err(panic)) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "(no message)".to_string());
-            Compiled::Broken(format!("accshare panicked on {}: {}", name, msg))
-        }
-        Err(e) => Compiled::Broken(format!("cannot start the compiler thread: {}", e)),
-    }
 }
 
 fn src_name(p: &Path) -> String {
@@ -382,7 +317,15 @@ fn run_variant(bm: &str, opt: &driver::OptOptions, vdir: &Path, expected: &str) 
     let mut refusals = Vec::new();
     for (folder, src) in sources(bm) {
         let out_dir = vdir.join("out").join(folder);
-        match accshare_compile(&src, &incs, opt, &out_dir) {
+        match accshare_compile(
+            &src,
+            accshare::front::preprocess::PpOptions {
+                defines: Vec::new(),
+                include_dirs: incs.clone(),
+            },
+            opt,
+            &out_dir,
+        ) {
             Compiled::Ok(c) => outputs.push(c),
             Compiled::Broken(e) => return Outcome::Fail(e),
             Compiled::Refused(rendered) => {

@@ -3,8 +3,13 @@
 //! programs accshare refuses.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+use accshare::back::Target;
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+use accshare::front::preprocess::PpOptions;
 
 /// What became of one program of a suite.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,4 +109,63 @@ pub fn refused_list_problems(
         ));
     }
     problems
+}
+
+/// What accshare made of one program at one level.
+pub enum Compiled {
+    /// The generated `.c` file.
+    Ok(PathBuf),
+    /// accshare returned errors: the rendered diagnostics.
+    Refused(String),
+    /// accshare panicked or could not write its output.
+    Broken(String),
+}
+
+/// Compiles `src` for OpenCL through accshare (in process, on a thread with a large stack as
+/// the command line does) and writes the output under `dir`.
+pub fn accshare_compile(
+    src: &Path,
+    pp: PpOptions,
+    opt: &driver::OptOptions,
+    dir: &Path,
+) -> Compiled {
+    let name = src.display().to_string();
+    let src = src.to_path_buf();
+    let opt = opt.clone();
+    let dir = dir.to_path_buf();
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let mut sources = SourceMap::new();
+            let mut diags = Diags::new();
+            let opts = driver::Options {
+                target: Target::OpenCl,
+                pp,
+            };
+            match driver::compile_with(&src, &opts, &opt, &mut sources, &mut diags) {
+                None => Compiled::Refused(diag::render(&sources, &diags.0)),
+                Some(out) => match driver::write(&out, &src, &dir, Target::OpenCl) {
+                    Err(e) => Compiled::Broken(format!("cannot write the output: {}", e)),
+                    Ok(paths) => match paths
+                        .into_iter()
+                        .find(|p| p.extension().is_some_and(|e| e == "c"))
+                    {
+                        Some(c) => Compiled::Ok(c),
+                        None => Compiled::Broken("accshare wrote no .c file".to_string()),
+                    },
+                },
+            }
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(c)) => c,
+        Ok(Err(panic)) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "(no message)".to_string());
+            Compiled::Broken(format!("accshare panicked on {}: {}", name, msg))
+        }
+        Err(e) => Compiled::Broken(format!("cannot start the compiler thread: {}", e)),
+    }
 }
