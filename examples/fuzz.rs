@@ -894,6 +894,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
                 platform,
                 format,
                 &popts,
+                &Default::default(),
                 &mut sources,
                 &mut diags,
             );

@@ -46,6 +46,9 @@ pub enum Command {
     /// Time the program's kernels on the OpenCL device: naive, share with one output per
     /// work-item, and share as compiled by default, side by side.
     Bench(BenchArgs),
+    /// Measure each kernel's schedules on an OpenCL device and cache the fastest for later
+    /// compilations for that device (`--platform opencl:N`, or `--tuned`).
+    Tune(TuneArgs),
     /// List the devices of this machine: every OpenCL device of every platform (`opencl:N`),
     /// the CUDA devices (`cuda:N`) and the simulator (`sim`).
     Devices,
@@ -71,6 +74,95 @@ pub struct BenchArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// The C file (a whole program with `main`: its own data is what the kernels run on).
+    #[arg(value_name = "FILE.c")]
+    pub file: PathBuf,
+    /// The OpenCL device to measure on (`accshare devices` numbers them).
+    #[arg(long, value_name = "opencl:N", default_value = "opencl:0")]
+    pub device: String,
+    /// Seconds for measuring variants beyond the model's choice and the baseline (always
+    /// measured).
+    #[arg(long, value_name = "SECONDS", default_value = "120")]
+    pub budget: f64,
+    /// Timed runs per variant after the one that verifies it; the median is kept.
+    #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub reps: u32,
+    /// The platform the partition engine sizes for (default: the device itself).
+    #[arg(long, value_name = "NAME|FILE.toml|opencl:N")]
+    pub platform: Option<String>,
+    /// Measure and report, but do not write the cache.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Whether a compilation uses the schedules `accshare tune` measured.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TunedArgs {
+    /// Schedule the kernels `accshare tune` measured on DEVICE as measured (default: the device
+    /// `--platform opencl:N` names, else opencl:0). Implied by `--platform opencl:N`.
+    #[arg(long, value_name = "DEVICE", num_args = 0..=1, default_missing_value = "auto")]
+    pub tuned: Option<String>,
+    /// Ignore the tune cache (the model's schedules only).
+    #[arg(long, conflicts_with = "tuned")]
+    pub no_tuned: bool,
+}
+
+impl TunedArgs {
+    /// The measured schedules this compilation uses (empty when none apply). A device that
+    /// cannot be queried is a usage error when asked for by `--tuned`.
+    pub fn load(&self, platform: &str) -> Result<crate::schedule::tuned::Tuned, i32> {
+        use crate::model::device::DeviceName;
+        use crate::runtime::tune::cache;
+        let from_platform = match platform.parse::<DeviceName>() {
+            Ok(DeviceName::OpenCl(n)) => Some(n),
+            _ => None,
+        };
+        let index = match (self.no_tuned, self.tuned.as_deref()) {
+            (true, _) => return Ok(Default::default()),
+            (false, None) => match from_platform {
+                Some(n) => n,
+                None => return Ok(Default::default()),
+            },
+            (false, Some("auto")) => from_platform.unwrap_or(0),
+            (false, Some(d)) => match d.parse::<DeviceName>() {
+                Ok(DeviceName::OpenCl(n)) => n,
+                Ok(_) => {
+                    eprintln!(
+                        "error: `--tuned {}`: the tune cache holds OpenCL devices (`opencl:N`)",
+                        d
+                    );
+                    return Err(2);
+                }
+                Err(e) => {
+                    eprintln!("error: `--tuned`: {}", e);
+                    return Err(2);
+                }
+            },
+        };
+        let facts = match crate::model::device::opencl_device(index) {
+            Ok(d) => crate::model::device::DeviceFacts::of(&d),
+            Err(e) => {
+                eprintln!("error: `--tuned`: opencl:{}: {}", index, e);
+                return Err(2);
+            }
+        };
+        let Some(path) = cache::path() else {
+            return Ok(Default::default());
+        };
+        match cache::load(&path) {
+            Ok(c) => Ok(c.tuned_for(&cache::device_key(&facts))),
+            Err(e) => {
+                eprintln!("warning: the tune cache is unreadable, not used: {}", e);
+                Ok(Default::default())
+            }
+        }
+    }
+}
+
+#[derive(Args, Debug)]
 pub struct ExplainArgs {
     /// The C file to explain.
     #[arg(value_name = "FILE.c")]
@@ -83,6 +175,8 @@ pub struct ExplainArgs {
     /// Value of a symbolic problem size (`--size n=2048`); others default to 4096.
     #[arg(long = "size", value_name = "NAME=VALUE")]
     pub sizes: Vec<String>,
+    #[command(flatten)]
+    pub tuned: TunedArgs,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -131,6 +225,8 @@ pub struct RunArgs {
     pub ilp: Option<u32>,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    #[command(flatten)]
+    pub tuned: TunedArgs,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -250,6 +346,8 @@ pub struct CompileArgs {
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
+    pub tuned: TunedArgs,
+    #[command(flatten)]
     pub input: InputArgs,
 }
 
@@ -281,9 +379,11 @@ pub fn run(cli: Cli) -> i32 {
             Some(args.format),
             args.sample,
             args.ilp,
+            &Default::default(),
         ),
         Some(Command::Explain(args)) => explain(&args),
         Some(Command::Bench(args)) => bench(&args),
+        Some(Command::Tune(args)) => tune(&args),
         Some(Command::Devices) => {
             print!("{}", crate::runtime::devices::report());
             0
@@ -376,7 +476,11 @@ fn compile(args: &CompileArgs) -> i32 {
         platform: args.platform.load().ok(),
         ilp: args.ilp,
     };
-    let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
+    let tuned = match args.tuned.load(&args.platform.platform) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let out = driver::compile_tuned(file, &opts, &oo, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     if code != 0 {
         return code;
@@ -448,6 +552,10 @@ fn bench(args: &BenchArgs) -> i32 {
 /// and compared with the sequential program.
 fn run_regions(args: &RunArgs) -> i32 {
     use crate::model::device::DeviceName;
+    let tuned = match args.tuned.load(&args.platform.platform) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     let index = match args.device.parse::<DeviceName>() {
         Ok(DeviceName::Sim) => {
             return simulate(
@@ -458,6 +566,7 @@ fn run_regions(args: &RunArgs) -> i32 {
                 None,
                 None,
                 args.ilp,
+                &tuned,
             )
         }
         Ok(DeviceName::OpenCl(n)) => n,
@@ -489,7 +598,7 @@ fn run_regions(args: &RunArgs) -> i32 {
         platform: Some(loaded),
         ilp: args.ilp,
     };
-    let out = driver::compile_with(&args.file, &opts, &oo, &mut sources, &mut diags);
+    let out = driver::compile_tuned(&args.file, &opts, &oo, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
     let mut launcher = match crate::runtime::run::OpenClLauncher::new(index, &out.kernel_source) {
@@ -570,6 +679,7 @@ fn device_run_text(
 }
 
 /// `run --device sim` (format `None`: check results and report findings) and `analyze`.
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     file: &std::path::Path,
     input: &InputArgs,
@@ -578,6 +688,7 @@ fn simulate(
     format: Option<FormatArg>,
     sample: Option<usize>,
     ilp: Option<u32>,
+    tuned: &crate::schedule::tuned::Tuned,
 ) -> i32 {
     let loaded = match platform.load() {
         Ok(p) => p,
@@ -596,7 +707,7 @@ fn simulate(
         platform: Some(loaded),
         ilp,
     };
-    let out = driver::compile_with(file, &opts, &oo, &mut sources, &mut diags);
+    let out = driver::compile_tuned(file, &opts, &oo, tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
     let sim_opts = crate::sim::SimOptions {
@@ -676,6 +787,10 @@ fn explain(args: &ExplainArgs) -> i32 {
         FormatArg::Text => crate::explain::Format::Text,
         FormatArg::Json => crate::explain::Format::Json,
     };
+    let tuned = match args.tuned.load(&args.platform.platform) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let out = crate::driver::explain(
@@ -684,6 +799,7 @@ fn explain(args: &ExplainArgs) -> i32 {
         &platform,
         format,
         &opts,
+        &tuned,
         &mut sources,
         &mut diags,
     );
@@ -694,5 +810,124 @@ fn explain(args: &ExplainArgs) -> i32 {
             0
         }
         _ => code.max(1),
+    }
+}
+
+/// `tune`: measures every kernel's variants on the device, prints them, records the fastest
+/// in the tune cache. Exit 1 when the program does not compile or run, or a variant computed
+/// wrong results (a bug of accshare, reported).
+fn tune(args: &TuneArgs) -> i32 {
+    use crate::model::device::DeviceName;
+    use crate::runtime::tune::{self, cache};
+    let device = match args.device.parse::<DeviceName>() {
+        Ok(DeviceName::OpenCl(n)) => n,
+        Ok(_) => {
+            eprintln!(
+                "error: `--device {}`: accshare tunes on OpenCL devices (`opencl:N`)",
+                args.device
+            );
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("error: `--device`: {}", e);
+            return 2;
+        }
+    };
+    if !(args.budget.is_finite() && args.budget >= 0.0) {
+        eprintln!(
+            "error: `--budget {}`: expected a number of seconds",
+            args.budget
+        );
+        return 2;
+    }
+    let platform_name = args
+        .platform
+        .clone()
+        .unwrap_or_else(|| format!("opencl:{}", device));
+    let platform = match (PlatformArgs {
+        platform: platform_name,
+    })
+    .load()
+    {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let opts = tune::TuneOptions {
+        pp: args.input.pp_options(),
+        platform,
+        budget: std::time::Duration::from_secs_f64(args.budget),
+        reps: args.reps as usize,
+        work_dir: std::env::temp_dir().join(format!("accshare-tune-{}", std::process::id())),
+    };
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} variants {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let report = tune::tune(
+        &args.file,
+        device,
+        &opts,
+        &mut sources,
+        &mut diags,
+        &mut |p| {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(p.what.to_string());
+        },
+    );
+    bar.finish_and_clear();
+    let code = finish(&sources, &diags);
+    let report = match report {
+        Ok(r) => r,
+        Err(tune::TuneError::Compile) => return code.max(1),
+        Err(tune::TuneError::Run(e)) => {
+            eprintln!("error: {}", e);
+            return 1;
+        }
+    };
+    print!("{}", tune::text(&report, &args.file));
+    let file = args.file.display().to_string();
+    let entries: Vec<_> = report
+        .kernels
+        .iter()
+        .filter_map(|k| k.entry(&file))
+        .collect();
+    let wrong = report.kernels.iter().any(|k| {
+        k.trials
+            .iter()
+            .any(|t| matches!(t.outcome, tune::Outcome::Wrong(_)))
+    });
+    if !args.dry_run && !entries.is_empty() {
+        let Some(path) = cache::path() else {
+            eprintln!("error: no cache directory: set ACCSHARE_CACHE_DIR, XDG_CACHE_HOME or HOME");
+            return 1;
+        };
+        let mut c = match cache::load(&path) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "warning: the tune cache is unreadable and is replaced: {}",
+                    e
+                );
+                cache::CacheFile::default()
+            }
+        };
+        let n = entries.len();
+        c.record(&report.device, entries);
+        if let Err(e) = cache::save(&path, &c) {
+            eprintln!("error: {}", e);
+            return 1;
+        }
+        println!("accshare: {} kernel(s) recorded in {}", n, path.display());
+    }
+    if wrong {
+        eprintln!("error: a variant computed results different from the sequential program's (a bug of accshare; it was not chosen)");
+        1
+    } else {
+        code
     }
 }

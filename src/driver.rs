@@ -10,6 +10,7 @@ use crate::front::preprocess::PpOptions;
 use crate::ir::lower::{find_regions, Regions};
 use crate::kernel::lower::{lower_data, lower_region, lower_standalone, Ctx};
 use crate::kernel::Module;
+use crate::schedule::tuned::Tuned;
 pub use crate::schedule::OptLevel;
 use crate::schedule::{stage, RegionSchedule};
 
@@ -107,12 +108,14 @@ pub fn schedule(
 
 /// `accshare explain`: the pipeline up to the schedules, for `platform` (as if `--opt share`),
 /// reported by [`crate::explain::report`]. `None` when the front end reported errors.
+#[allow(clippy::too_many_arguments)]
 pub fn explain(
     file: &Path,
     pp: &PpOptions,
     platform: &crate::model::Platform,
     format: crate::explain::Format,
     engine: &crate::partition::Options,
+    tuned: &Tuned,
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<String> {
@@ -121,7 +124,8 @@ pub fn explain(
         platform: Some(platform.clone()),
         ilp: None,
     };
-    let s = schedule(file, pp, &opt, engine, sources, diags)?;
+    let mut s = schedule(file, pp, &opt, engine, sources, diags)?;
+    apply_tuned(&mut s, tuned, sources, diags);
     // The plans are made, and the budget reported, for the platform as staged code can use it.
     Some(crate::explain::report(
         &s.schedules,
@@ -149,12 +153,20 @@ pub fn compile_with(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<Output> {
-    let Scheduled {
-        parsed,
-        regions,
-        deps,
-        schedules,
-    } = schedule(
+    compile_tuned(file, opts, opt, &Tuned::default(), sources, diags)
+}
+
+/// [`compile_with`], with the kernels `tuned` has a measured schedule for scheduled as measured
+/// (`accshare tune`'s cache; `schedule::tuned`).
+pub fn compile_tuned(
+    file: &Path,
+    opts: &Options,
+    opt: &OptOptions,
+    tuned: &Tuned,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Output> {
+    let mut s = schedule(
         file,
         &opts.pp,
         opt,
@@ -162,6 +174,41 @@ pub fn compile_with(
         sources,
         diags,
     )?;
+    apply_tuned(&mut s, tuned, sources, diags);
+    lower(&s, &s.schedules, opts, sources, diags)
+}
+
+/// Replaces the schedules of the kernels `tuned` knows with the measured ones.
+pub fn apply_tuned(s: &mut Scheduled, tuned: &Tuned, sources: &SourceMap, diags: &mut Diags) {
+    if tuned.is_empty() {
+        return;
+    }
+    for ((r, d), rs) in s
+        .regions
+        .compute
+        .iter()
+        .zip(&s.deps)
+        .zip(s.schedules.iter_mut())
+    {
+        crate::schedule::tuned::apply(r, d, rs, tuned, sources, diags);
+    }
+}
+
+/// Lowers a scheduled file with `schedules` (one per compute region, as in `s.schedules`, or a
+/// variation of them) to kernels and host code, and prints them.
+pub fn lower(
+    s: &Scheduled,
+    schedules: &[RegionSchedule],
+    opts: &Options,
+    sources: &SourceMap,
+    diags: &mut Diags,
+) -> Option<Output> {
+    let Scheduled {
+        parsed,
+        regions,
+        deps,
+        ..
+    } = s;
     let ctx = Ctx {
         sources,
         pp: &parsed.pp,
@@ -170,13 +217,7 @@ pub fn compile_with(
     let mut module = Module::default();
     let mut ir_text = String::new();
     let mut kernel_sources = Vec::new();
-    for (i, ((r, deps), sched)) in regions
-        .compute
-        .iter()
-        .zip(&deps)
-        .zip(&schedules)
-        .enumerate()
-    {
+    for (i, ((r, deps), sched)) in regions.compute.iter().zip(deps).zip(schedules).enumerate() {
         ir_text.push_str(&format!("// {}\n{}\n", sources.location(r.ir.span), r.ir));
         ir_text.push_str("  schedule φ and placement Q:\n");
         ir_text.push_str(&crate::schedule::phi_q_text(&r.ir, sched));

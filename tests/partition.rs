@@ -35,6 +35,7 @@ fn explain_file(file: &str, platform: &str, format: Format) -> String {
         &p,
         format,
         &Options::default(),
+        &Default::default(),
         &mut sources,
         &mut diags,
     );
@@ -412,6 +413,7 @@ fn explain_never_panics_on_the_corpora() {
                     &plat,
                     Format::Json,
                     &Options::default(),
+                    &Default::default(),
                     &mut sources,
                     &mut diags,
                 );

@@ -7,6 +7,7 @@ use crate::model::Platform;
 use crate::partition::candidates::SeedDim;
 use crate::partition::subspace::{TExpr, Tile};
 use crate::partition::{self, KernelPlan, Nest, RegionPlan, Seeds, Subspace};
+use crate::schedule::tuned::{Origin, TunedKernel};
 use crate::schedule::{KernelSchedule, RegionSchedule};
 
 mod json;
@@ -47,6 +48,13 @@ pub fn report(
 /// generated code, and the staging-time reasons of the others in `rejected`.
 fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
     for kp in &mut rp.kernels {
+        if let Some(Origin::Tuned { device, entry }) = kernels
+            .iter()
+            .find(|k| k.root == kp.root)
+            .map(|k| &k.origin)
+        {
+            kp.notes.push(tuned_note(device, entry));
+        }
         if kp.best.is_none() {
             continue;
         }
@@ -112,6 +120,25 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
             ));
         }
     }
+}
+
+/// What a measured schedule replaces: the variant `accshare tune` found fastest on `device`,
+/// and the model's choice with its time in the same run.
+fn tuned_note(device: &str, e: &TunedKernel) -> String {
+    let model = match e.model_seconds {
+        Some(m) if e.model != e.variant => format!(
+            "; the model chose {} ({:.4} s, {:.2}× slower)",
+            e.model,
+            m,
+            m / e.seconds.max(1e-12)
+        ),
+        Some(_) => "; the model chose the same".to_string(),
+        None => format!("; the model chose {} (it did not run)", e.model),
+    };
+    format!(
+        "tuned on {} (accshare tune cache): {}, {:.4} s per run{}",
+        device, e.variant, e.seconds, model
+    )
 }
 
 /// The report of plans already computed.

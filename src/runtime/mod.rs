@@ -10,6 +10,7 @@ pub mod clbuild;
 pub mod devices;
 pub mod nvrtc;
 pub mod run;
+pub mod tune;
 
 /// True if `ACCSHARE_REQUIRE_DEVICES=1`: a missing runtime must fail the tests.
 pub fn require_devices() -> bool {

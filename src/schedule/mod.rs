@@ -24,6 +24,8 @@ use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
 pub mod stage;
+pub mod tuned;
+pub mod variant;
 
 pub use stage::{GridLoop, StageSpec};
 
@@ -89,12 +91,19 @@ impl Schedule {
 pub struct KernelSchedule {
     pub root: LoopId,
     pub candidates: Vec<Schedule>,
+    /// Whether the preferred schedule is the model's or was measured (`accshare tune`).
+    pub origin: tuned::Origin,
 }
 
 impl KernelSchedule {
     /// The schedule accshare prefers (what `explain` reports).
     pub fn preferred(&self) -> &Schedule {
         &self.candidates[0]
+    }
+
+    /// The schedule that stages nothing, always buildable (the last candidate).
+    pub fn baseline(&self) -> &Schedule {
+        &self.candidates[self.candidates.len() - 1]
     }
 }
 
@@ -212,7 +221,11 @@ pub fn schedule_kernel(
     } else {
         candidates.push(baseline);
     }
-    Some(KernelSchedule { root, candidates })
+    Some(KernelSchedule {
+        root,
+        candidates,
+        origin: tuned::Origin::Model,
+    })
 }
 
 /// The grid loops of nest `root` (`analysis::mapping`) with the range of each iterator over the

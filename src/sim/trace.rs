@@ -69,6 +69,20 @@ pub fn region_arrays(r: &HostRegion) -> Vec<String> {
 
 /// The user's main file with trace writes around every compute region.
 pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
+    instrument_variants(text, &[m])
+}
+
+/// [`instrument`] for several compilations of one file that differ only in their schedules
+/// (`accshare tune`'s variants): the arrays are written once, each variant's launch arguments
+/// and extents under its index, so that one run of the sequential program serves them all
+/// ([`Select::variant`]).
+pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, String> {
+    let Some(m) = modules.first() else {
+        return Err("no module to instrument".to_string());
+    };
+    if modules.iter().any(|v| v.host.len() != m.host.len()) {
+        return Err("the variants do not have the same regions".to_string());
+    }
     let mut inserts: Vec<(usize, String)> = Vec::new();
     for (ri, r) in m.host.iter().enumerate() {
         if r.keep_body.is_some() {
@@ -98,25 +112,28 @@ pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
             "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}",
             ri, dump_arrays, vars
         );
-        for (li, l) in r.launches.iter().enumerate() {
-            for (ai, a) in l.args.iter().enumerate() {
-                let (e, ty) = match a {
-                    HostArg::Scalar { expr, ty } => (host_expr(expr), ty),
-                    HostArg::LastValue { var, ty } => (var.clone(), ty),
-                    _ => continue,
-                };
-                before.push_str(&format!(
-                    "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
-                    t = ty.c_name(),
-                ));
-            }
-            for (d, e) in l.extent.iter().enumerate() {
-                before.push_str(&format!(
-                    "{{ long accshare_v = (long)({}); accshare_w(\"E:{}:{}\", &accshare_v, 8); }}\n",
-                    host_expr(e),
-                    li,
-                    d
-                ));
+        for (vi, v) in modules.iter().enumerate() {
+            for (li, l) in v.host[ri].launches.iter().enumerate() {
+                for (ai, a) in l.args.iter().enumerate() {
+                    let (e, ty) = match a {
+                        HostArg::Scalar { expr, ty } => (host_expr(expr), ty),
+                        HostArg::LastValue { var, ty } => (var.clone(), ty),
+                        _ => continue,
+                    };
+                    before.push_str(&format!(
+                        "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{vi}:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
+                        t = ty.c_name(),
+                    ));
+                }
+                for (d, e) in l.extent.iter().enumerate() {
+                    before.push_str(&format!(
+                        "{{ long accshare_v = (long)({}); accshare_w(\"E:{}:{}:{}\", &accshare_v, 8); }}\n",
+                        host_expr(e),
+                        vi,
+                        li,
+                        d
+                    ));
+                }
             }
         }
         before.push_str("accshare_w(\"mid\", 0, 0);\n");
@@ -274,7 +291,30 @@ pub fn replay_with(
     compare: Option<Compare>,
     launcher: &mut dyn Launcher,
 ) -> Result<Replay, String> {
+    replay_select(m, trace, compare, &Select::default(), launcher)
+}
+
+/// Which part of a trace a replay runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Select {
+    /// The variant `m` is, in [`instrument_variants`]' list (0 for [`instrument`]).
+    pub variant: usize,
+    /// Only the instances of this region (index into `m.host`).
+    pub region: Option<usize>,
+    /// At most this many region instances (after `region`'s filter).
+    pub max_instances: Option<usize>,
+}
+
+/// [`replay_with`] of the instances `select` picks, with variant `select.variant`'s launches.
+pub fn replay_select(
+    m: &Module,
+    trace: &[u8],
+    compare: Option<Compare>,
+    select: &Select,
+    launcher: &mut dyn Launcher,
+) -> Result<Replay, String> {
     let who = launcher.name();
+    let vi = select.variant;
     let recs = parse(trace);
     let mut res = Replay::default();
     let mut i = 0;
@@ -303,6 +343,11 @@ pub fn replay_with(
             i += 1;
         }
         i += 1;
+        if select.region.is_some_and(|r| r != ri)
+            || select.max_instances.is_some_and(|n| res.instances >= n)
+        {
+            continue;
+        }
         res.instances += 1;
         let inst = res.instances;
         let mut arrays = BTreeMap::new();
@@ -318,12 +363,13 @@ pub fn replay_with(
         }
         let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
         for (li, l) in region.launches.iter().enumerate() {
-            let scalar =
-                |ai: usize, ty: Scalar| scalar_arg(before.get(&format!("S:{}:{}", li, ai))?, ty);
+            let scalar = |ai: usize, ty: Scalar| {
+                scalar_arg(before.get(&format!("S:{}:{}:{}", vi, li, ai))?, ty)
+            };
             let mut extent = [1u64; 3];
             for (d, e) in extent.iter_mut().enumerate() {
                 let b = before
-                    .get(&format!("E:{}:{}", li, d))
+                    .get(&format!("E:{}:{}:{}", vi, li, d))
                     .ok_or("launch extent not in the trace")?;
                 let v = i64::from_le_bytes(b.as_slice().try_into().map_err(|_| "bad extent")?);
                 *e = v.max(0) as u64;
@@ -431,6 +477,18 @@ pub fn build_and_trace(
     include_dirs: &[std::path::PathBuf],
     work_dir: &std::path::Path,
 ) -> Result<Vec<u8>, String> {
+    build_and_trace_variants(src, &[module], defines, include_dirs, work_dir)
+}
+
+/// [`build_and_trace`] for the variants of [`instrument_variants`]: one run of the sequential
+/// program records the launches of them all.
+pub fn build_and_trace_variants(
+    src: &std::path::Path,
+    modules: &[&Module],
+    defines: &[(String, Option<String>)],
+    include_dirs: &[std::path::PathBuf],
+    work_dir: &std::path::Path,
+) -> Result<Vec<u8>, String> {
     use std::process::{Command, Stdio};
     let text = std::fs::read_to_string(src).map_err(|e| format!("{}: {}", src.display(), e))?;
     std::fs::create_dir_all(work_dir).map_err(|e| e.to_string())?;
@@ -438,7 +496,7 @@ pub fn build_and_trace(
     let exe = work_dir.join("accshare_traced");
     let trace = work_dir.join("accshare_trace.bin");
     let _ = std::fs::remove_file(&trace);
-    std::fs::write(&c, instrument(&text, module)?).map_err(|e| e.to_string())?;
+    std::fs::write(&c, instrument_variants(&text, modules)?).map_err(|e| e.to_string())?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let mut cmd = Command::new(&cc);
     cmd.args(["-std=gnu99", "-O1", "-ffp-contract=off", "-w"])

@@ -37,6 +37,11 @@ pub struct Ctx<'a> {
     pub main: FileId,
 }
 
+/// The name of kernel `k` of compute region `index` (region `r`): `{function}_r{index}_k{k}`.
+pub fn kernel_name(r: &RegionAst, index: usize, k: usize) -> String {
+    format!("{}_r{}_k{}", sanitize(&r.ir.func), index, k)
+}
+
 /// Lowers one compute region with its schedules: appends its kernels to `module` and returns
 /// its host region. Each kernel is built from the first of its candidate schedules that can be
 /// built (the last, the baseline, always can); the schedules decide, this applies.
@@ -59,7 +64,7 @@ pub fn lower_region(
     let origin = origin(ctx.sources, r.dir.span);
     let mut launches = Vec::new();
     for (k, ks) in sched.kernels.iter().enumerate() {
-        let name = format!("{}_r{}_k{}", sanitize(&r.ir.func), index, k);
+        let name = kernel_name(r, index, k);
         let mut built = None;
         let mut unstaged = None;
         for (c, s) in ks.candidates.iter().enumerate() {

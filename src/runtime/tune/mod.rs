@@ -1,0 +1,457 @@
+//! `accshare tune`: each kernel's schedule space measured on an OpenCL device.
+//!
+//! For every kernel of a program the tuner takes the schedule space (`schedule::variant::space`:
+//! the model's choice, the baseline, other block shapes, each configuration the partition engine
+//! kept with each number of rows per work-item), compiles the whole program once per variant
+//! (only that kernel changes), and runs the sequential program once, instrumented to record the
+//! launches of every variant (`sim::trace::instrument_variants`). Each variant is then replayed
+//! on the device from the program's own data: the first replay checks every region instance
+//! against the sequential program (a variant that differs is a bug of accshare, reported and
+//! never chosen), the next ones time the kernel with device events (median of `reps`). The
+//! model's choice and the baseline are always timed; the others while the budget lasts, in the
+//! model's order. The fastest verified variant of each kernel goes into the cache ([`cache`]),
+//! which later compilations for that device read.
+
+pub mod cache;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::back::Target;
+use crate::diag::{Diags, SourceMap};
+use crate::driver::{self, OptLevel, OptOptions};
+use crate::front::preprocess::PpOptions;
+use crate::kernel::Module;
+use crate::model::Platform;
+use crate::schedule::tuned::{self, TunedKernel};
+use crate::schedule::variant::{self, Variant};
+use crate::schedule::{RegionSchedule, Schedule};
+use crate::sim::trace::{self, Compare, Launcher, Select};
+
+/// What `tune` is asked to do.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    pub pp: PpOptions,
+    /// The platform the partition engine sizes for (the device's own description by default).
+    pub platform: Platform,
+    /// Time for measuring variants beyond the model's choice and the baseline.
+    pub budget: Duration,
+    /// Timed replays per variant (after one that verifies); the median is kept.
+    pub reps: usize,
+    /// Where the traced program is built.
+    pub work_dir: PathBuf,
+}
+
+/// One variant of a kernel, and what its runs gave.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    pub variant: Variant,
+    /// Median kernel seconds per program run (`None`: not timed, see `outcome`).
+    pub seconds: Option<f64>,
+    pub outcome: Outcome,
+}
+
+/// How a variant's measurement ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Verified and timed.
+    Timed,
+    /// It generates the same kernel as an earlier variant (its index in the trials).
+    SameAs(usize),
+    /// Not measured: the budget ran out.
+    OverBudget,
+    /// Its outputs differ from the sequential program's (a bug of accshare: reported).
+    Wrong(String),
+    /// It did not compile, build or run (the reason).
+    Failed(String),
+}
+
+/// The measurements of one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelTune {
+    pub name: String,
+    /// `file:line` of its compute construct.
+    pub origin: String,
+    pub fingerprint: String,
+    pub size_class: Option<u32>,
+    /// The variants, the model's choice first.
+    pub trials: Vec<Trial>,
+}
+
+impl KernelTune {
+    /// The fastest verified trial.
+    pub fn best(&self) -> Option<usize> {
+        self.trials
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((i, t.seconds?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    }
+
+    /// The cache entry of this kernel (`None` when no variant ran).
+    pub fn entry(&self, file: &str) -> Option<TunedKernel> {
+        let best = &self.trials[self.best()?];
+        let model = self.trials.first()?;
+        Some(TunedKernel {
+            fingerprint: self.fingerprint.clone(),
+            size_class: self.size_class,
+            name: self.name.clone(),
+            file: file.to_string(),
+            variant: best.variant.clone(),
+            seconds: best.seconds?,
+            model: model.variant.clone(),
+            model_seconds: model.seconds,
+        })
+    }
+}
+
+/// What a tuning run found.
+#[derive(Clone, Debug)]
+pub struct TuneReport {
+    /// The device as the cache names it.
+    pub device: String,
+    pub kernels: Vec<KernelTune>,
+    pub seconds: f64,
+}
+
+/// Why a program cannot be tuned.
+#[derive(Clone, Debug)]
+pub enum TuneError {
+    /// It does not compile (the diagnostics are in the caller's `Diags`).
+    Compile,
+    /// The device or the traced program failed.
+    Run(String),
+}
+
+/// Makes the launcher of a variant from its kernel source.
+pub type MakeLauncher<'l> = dyn FnMut(&str) -> Result<Box<dyn Launcher + 'l>, String> + 'l;
+
+/// Progress of a run: `total` variants to consider, `done` so far, what is being measured.
+pub struct Progress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub what: &'a str,
+}
+
+/// The program compiled with one kernel scheduled as `variant`.
+struct Candidate {
+    /// Its index in the kernel's trials.
+    trial: usize,
+    variant: Variant,
+    module: Module,
+    source: String,
+}
+
+/// Measures every kernel of `file` on `opencl:device`; see the module's documentation.
+pub fn tune(
+    file: &Path,
+    device: usize,
+    opts: &TuneOptions,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<TuneReport, TuneError> {
+    let start = Instant::now();
+    let facts = crate::model::device::opencl_device(device)
+        .map(|d| crate::model::device::DeviceFacts::of(&d))
+        .map_err(|e| TuneError::Run(format!("opencl:{}: {}", device, e)))?;
+    let max_threads = u32::try_from(facts.max_work_group).unwrap_or(u32::MAX);
+    let mut launch = |source: &str| -> Result<Box<dyn Launcher>, String> {
+        super::run::OpenClLauncher::new(device, source)
+            .map(|l| Box::new(l) as Box<dyn Launcher>)
+            .map_err(|e| e.to_string())
+    };
+    let kernels = tune_with(
+        file,
+        opts,
+        max_threads,
+        &mut launch,
+        sources,
+        diags,
+        progress,
+    )?;
+    Ok(TuneReport {
+        device: cache::device_key(&facts),
+        kernels,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// [`tune`] with the launches run by the launchers `launch` makes from a variant's kernel
+/// source (an OpenCL device, or the simulator in tests: every variant is checked against the
+/// sequential program either way); `max_threads` is the largest block the launcher takes.
+pub fn tune_with<'l>(
+    file: &Path,
+    opts: &TuneOptions,
+    max_threads: u32,
+    launch: &mut MakeLauncher<'l>,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<KernelTune>, TuneError> {
+    let start = Instant::now();
+    let oo = OptOptions {
+        opt: OptLevel::Share,
+        platform: Some(opts.platform.clone()),
+        ilp: None,
+    };
+    let engine = crate::partition::Options::default();
+    let s =
+        driver::schedule(file, &opts.pp, &oo, &engine, sources, diags).ok_or(TuneError::Compile)?;
+    let dopts = driver::Options {
+        target: Target::OpenCl,
+        pp: opts.pp.clone(),
+    };
+    let base = driver::lower(&s, &s.schedules, &dopts, sources, diags).ok_or(TuneError::Compile)?;
+    let kernels = compile_variants(&s, &dopts, max_threads, sources);
+
+    // One run of the sequential program records every variant's launches.
+    let mut modules: Vec<&Module> = vec![&base.module];
+    for (_, cands) in &kernels {
+        modules.extend(cands.iter().map(|c| &c.module));
+    }
+    let traced = trace::build_and_trace_variants(
+        file,
+        &modules,
+        &opts.pp.defines,
+        &opts.pp.include_dirs,
+        &opts.work_dir,
+    );
+    let _ = std::fs::remove_dir_all(&opts.work_dir);
+    let trace = traced.map_err(TuneError::Run)?;
+
+    let total: usize = kernels.iter().map(|(_, c)| c.len()).sum();
+    let mut done = 0;
+    let mut index = 1; // the variant's index in `modules`
+    let mut out = Vec::new();
+    for (mut kt, cands) in kernels {
+        for (n, c) in cands.iter().enumerate() {
+            let what = format!("{}: {}", kt.name, c.variant);
+            progress(Progress {
+                done,
+                total,
+                what: &what,
+            });
+            // The model's choice and the baseline always; the rest within the budget.
+            let t = &mut kt.trials[c.trial];
+            if n >= 2 && start.elapsed() > opts.budget {
+                t.outcome = Outcome::OverBudget;
+            } else {
+                let measured = launch(&c.source)
+                    .map_err(Outcome::Failed)
+                    .and_then(|mut l| measure(c, &kt.name, index, &trace, opts.reps, l.as_mut()));
+                match measured {
+                    Ok(secs) => t.seconds = Some(secs),
+                    Err(o) => t.outcome = o,
+                }
+            }
+            done += 1;
+            index += 1;
+        }
+        out.push(kt);
+    }
+    progress(Progress {
+        done,
+        total,
+        what: "",
+    });
+    Ok(out)
+}
+
+/// Every variant of every kernel of `s`, compiled (variants that generate the same kernel as
+/// an earlier one are not compiled twice: their trial says which).
+fn compile_variants(
+    s: &driver::Scheduled,
+    dopts: &driver::Options,
+    max_threads: u32,
+    sources: &SourceMap,
+) -> Vec<(KernelTune, Vec<Candidate>)> {
+    let mut kernels = Vec::new();
+    for (ri, ((r, d), rs)) in s
+        .regions
+        .compute
+        .iter()
+        .zip(&s.deps)
+        .zip(&s.schedules)
+        .enumerate()
+    {
+        for (ki, ks) in rs.kernels.iter().enumerate() {
+            let plan = rs
+                .plan
+                .as_ref()
+                .and_then(|p| p.kernels.iter().find(|k| k.root == ks.root));
+            let mut kt = KernelTune {
+                name: crate::kernel::lower::kernel_name(r, ri, ki),
+                origin: sources.location(r.dir.span),
+                fingerprint: tuned::fingerprint(r, ks.root, sources),
+                size_class: tuned::size_class(ks.baseline()),
+                trials: Vec::new(),
+            };
+            let mut cands: Vec<Candidate> = Vec::new();
+            for (v, sched) in variant::space(r, d, ks, plan, max_threads) {
+                let schedules = with_kernel(&s.schedules, ri, ki, sched);
+                let mut scratch = Diags::new();
+                let outcome = match driver::lower(s, &schedules, dopts, sources, &mut scratch) {
+                    Some(out) => {
+                        let k = find_kernel(&out.module, &kt.name);
+                        match cands
+                            .iter()
+                            .position(|c| find_kernel(&c.module, &kt.name) == k)
+                        {
+                            Some(j) => Outcome::SameAs(cands[j].trial),
+                            None => {
+                                cands.push(Candidate {
+                                    trial: kt.trials.len(),
+                                    variant: v.clone(),
+                                    module: out.module,
+                                    source: out.kernel_source,
+                                });
+                                Outcome::Timed
+                            }
+                        }
+                    }
+                    None => Outcome::Failed("it does not compile".to_string()),
+                };
+                kt.trials.push(Trial {
+                    variant: v,
+                    seconds: None,
+                    outcome,
+                });
+            }
+            kernels.push((kt, cands));
+        }
+    }
+    kernels
+}
+
+/// The schedules with kernel `ki` of region `ri` scheduled as `s` alone (the baseline kept as
+/// its fallback when `s` stages).
+fn with_kernel(
+    schedules: &[RegionSchedule],
+    ri: usize,
+    ki: usize,
+    s: Schedule,
+) -> Vec<RegionSchedule> {
+    let mut out = schedules.to_vec();
+    let ks = &mut out[ri].kernels[ki];
+    let base = ks.baseline().clone();
+    ks.candidates = if s.staged().is_some() {
+        vec![s, base]
+    } else {
+        vec![s]
+    };
+    out
+}
+
+/// Kernel `name` of a module (two variants that generate the same kernel are measured once).
+fn find_kernel<'m>(m: &'m Module, name: &str) -> Option<&'m crate::kernel::Kernel> {
+    m.kernels.iter().find(|k| k.name == name)
+}
+
+/// Verifies candidate `c` (variant `index` of the trace) and times kernel `name`: median of
+/// `reps` replays of its region, seconds per program run.
+fn measure(
+    c: &Candidate,
+    name: &str,
+    index: usize,
+    trace: &[u8],
+    reps: usize,
+    launcher: &mut dyn Launcher,
+) -> Result<f64, Outcome> {
+    let Some(region) = c.module.host.iter().position(|h| {
+        h.launches.iter().any(|l| {
+            c.module
+                .kernels
+                .get(l.kernel)
+                .is_some_and(|k| k.name == name)
+        })
+    }) else {
+        return Err(Outcome::Failed("the kernel is not launched".to_string()));
+    };
+    let select = Select {
+        variant: index,
+        region: Some(region),
+        max_instances: None,
+    };
+    let seconds = |r: &trace::Replay| -> f64 {
+        r.kernel_seconds
+            .iter()
+            .filter(|(k, _)| c.module.kernels.get(*k).is_some_and(|k| k.name == name))
+            .map(|(_, t)| t)
+            .sum()
+    };
+    // Floating point within a relative 1e-5, as `accshare run`: a device may contract `a*b+c`.
+    let first = trace::replay_select(
+        &c.module,
+        trace,
+        Some(Compare::Relative(1e-5)),
+        &select,
+        launcher,
+    )
+    .map_err(Outcome::Failed)?;
+    if let Some(m) = first.mismatches.first() {
+        return Err(Outcome::Wrong(m.clone()));
+    }
+    let mut times = Vec::new();
+    for _ in 0..reps.max(1) {
+        let r = trace::replay_select(&c.module, trace, None, &select, launcher)
+            .map_err(Outcome::Failed)?;
+        times.push(seconds(&r));
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+/// The report as a table: per kernel, every variant with its time and its speed-up over the
+/// model's choice; `*` marks the fastest, `m` the model's choice.
+pub fn text(r: &TuneReport, file: &Path) -> String {
+    let variants: usize = r.kernels.iter().map(|k| k.trials.len()).sum();
+    let mut out = format!(
+        "{}: {}: {} kernel(s), {} variant(s), {:.1} s\n",
+        r.device,
+        file.display(),
+        r.kernels.len(),
+        variants,
+        r.seconds
+    );
+    for k in &r.kernels {
+        let class = k
+            .size_class
+            .map(|c| format!(", about 2^{} grid points", c))
+            .unwrap_or_default();
+        out.push_str(&format!("\n{} ({}){}\n", k.name, k.origin, class));
+        let best = k.best();
+        let model = k.trials.first().and_then(|t| t.seconds);
+        for (i, t) in k.trials.iter().enumerate() {
+            let mark = match (Some(i) == best, i == 0) {
+                (true, true) => "*m",
+                (true, false) => "* ",
+                (false, true) => " m",
+                (false, false) => "  ",
+            };
+            let (time, ratio) = match (t.seconds, model) {
+                (Some(s), Some(m)) => (format!("{:.6} s", s), format!("{:.2}×", m / s.max(1e-12))),
+                (Some(s), None) => (format!("{:.6} s", s), String::new()),
+                (None, _) => ("-".to_string(), String::new()),
+            };
+            let why = match &t.outcome {
+                Outcome::Timed => String::new(),
+                Outcome::SameAs(j) => format!(": the same kernel as #{}", j + 1),
+                Outcome::OverBudget => ": not measured (budget)".to_string(),
+                Outcome::Wrong(m) => format!(": WRONG RESULTS, not used: {}", m),
+                Outcome::Failed(m) => format!(": failed: {}", m),
+            };
+            out.push_str(&format!(
+                "  {} #{:<3} {:>12} {:>8}  {}{}\n",
+                mark,
+                i + 1,
+                time,
+                ratio,
+                t.variant,
+                why
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,392 @@
+//! A kernel's schedule space: the points a tuner measures ([`space`]) and the one its cache
+//! brings back ([`apply`]).
+//!
+//! A point is a [`Variant`]: which of the partition engine's configurations is staged (its best,
+//! or the best for another block shape), or nothing staged and then any block shape; and the
+//! rows per work-item. Every variant is built by the same functions as the model's choice
+//! (`stage::plan`, [`rows_per_work_item`]), so a variant is legal exactly when the model's
+//! choice would be: the space adds no transformation, only choices.
+//!
+//! One thing the model decides that a variant may undo: on devices whose local memory is global
+//! memory the model stages nothing (`Unstaged::LocalMemoryIsGlobal`), because on average it
+//! does not pay; a variant may stage there, since for some kernels it does (gemm on PoCL).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{rows_per_work_item, KernelSchedule, Schedule};
+use crate::analysis::dependence::DepInfo;
+use crate::ir::lower::RegionAst;
+use crate::partition::KernelPlan;
+
+/// One point of a kernel's schedule space.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Variant {
+    /// The engine configuration staged: 0 its best, `i` its `i`-th alternative (the best for
+    /// another block shape); `None` stages nothing.
+    pub config: Option<usize>,
+    /// Work-items per block along x, y, z before rows per work-item ([`Schedule::block`]).
+    pub block: [u32; 3],
+    /// Rows of the block each work-item computes.
+    pub ilp: u32,
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.config {
+            None => write!(f, "global memory")?,
+            Some(0) => write!(f, "staged")?,
+            Some(i) => write!(f, "staged (alternative {})", i)?,
+        }
+        let b = self.block;
+        match b {
+            [x, 1, 1] => write!(f, ", block {}", x)?,
+            [x, y, 1] => write!(f, ", block {}×{}", x, y)?,
+            [x, y, z] => write!(f, ", block {}×{}×{}", x, y, z)?,
+        }
+        if self.ilp > 1 {
+            write!(f, ", {} rows per work-item", self.ilp)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a variant does not apply to a kernel (a cache entry written for other code, or by
+/// another version of accshare).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariantError {
+    /// The engine has no such configuration (or no plan: `--opt naive`).
+    NoConfig(usize),
+    /// The configuration stages nothing in this kernel.
+    NothingStaged,
+    /// The block is not the configuration's, or does not fit the grid or the device.
+    Block,
+    /// The rows per work-item do not divide the block, or the kernel cannot have several.
+    Rows,
+}
+
+impl fmt::Display for VariantError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VariantError::NoConfig(i) => {
+                write!(f, "the partition engine has no configuration {}", i)
+            }
+            VariantError::NothingStaged => write!(f, "the configuration stages no array"),
+            VariantError::Block => write!(f, "the block shape does not fit this kernel"),
+            VariantError::Rows => write!(f, "the rows per work-item do not fit this kernel"),
+        }
+    }
+}
+
+/// The variant a schedule is (the model's choice stages the engine's best configuration).
+pub fn variant_of(s: &Schedule) -> Variant {
+    Variant {
+        config: s.staged().map(|_| 0),
+        block: s.block,
+        ilp: s.ilp,
+    }
+}
+
+/// Block shapes tried for an unstaged kernel with `dims` grid dimensions: the usual shapes of
+/// hand-written kernels, wide along x (coalescing) first.
+fn unstaged_blocks(dims: usize) -> &'static [[u32; 3]] {
+    match dims {
+        0 => &[[1, 1, 1]],
+        1 => &[
+            [256, 1, 1],
+            [128, 1, 1],
+            [64, 1, 1],
+            [512, 1, 1],
+            [1024, 1, 1],
+            [32, 1, 1],
+        ],
+        2 => &[
+            [32, 8, 1],
+            [16, 16, 1],
+            [64, 4, 1],
+            [32, 4, 1],
+            [128, 2, 1],
+            [16, 8, 1],
+            [8, 8, 1],
+            [256, 1, 1],
+            [32, 16, 1],
+            [64, 8, 1],
+        ],
+        _ => &[
+            [32, 4, 2],
+            [32, 8, 1],
+            [16, 8, 2],
+            [64, 2, 2],
+            [16, 4, 4],
+            [8, 8, 4],
+        ],
+    }
+}
+
+/// Rows per work-item tried for a staged configuration.
+const ROWS: [u32; 4] = [1, 2, 4, 8];
+
+/// The schedule space of kernel `ks` (from [`super::schedule_kernel`]), the model's choice
+/// first, then the baseline, then the other variants; `plan` is the engine's plan of the nest
+/// (`None` under `--opt naive`), `max_threads` the device's largest block. Each variant comes
+/// with its schedule.
+pub fn space(
+    r: &RegionAst,
+    deps: &DepInfo,
+    ks: &KernelSchedule,
+    plan: Option<&KernelPlan>,
+    max_threads: u32,
+) -> Vec<(Variant, Schedule)> {
+    let mut out: Vec<(Variant, Schedule)> = Vec::new();
+    let mut push = |v: Variant, s: Schedule| {
+        if !out.iter().any(|(w, _)| *w == v) {
+            out.push((v, s));
+        }
+    };
+    let preferred = ks.preferred();
+    push(variant_of(preferred), preferred.clone());
+    let base = ks.baseline();
+    push(variant_of(base), base.clone());
+    let fixed_block = base
+        .grid
+        .last()
+        .is_some_and(|g| r.ir.loops[g.loop_id].vector_len.is_some());
+    if !fixed_block {
+        for &block in unstaged_blocks(base.grid.len()) {
+            let v = Variant {
+                config: None,
+                block,
+                ilp: 1,
+            };
+            if let Ok(s) = apply_with_limit(r, deps, ks, plan, &v, max_threads) {
+                push(v, s);
+            }
+        }
+    }
+    if let Some(kp) = plan {
+        for config in 0..=kp.alternatives.len() {
+            let Some(block) = staged_block(r, ks, kp, config) else {
+                continue;
+            };
+            for ilp in ROWS {
+                let v = Variant {
+                    config: Some(config),
+                    block,
+                    ilp,
+                };
+                if let Ok(s) = apply_with_limit(r, deps, ks, plan, &v, max_threads) {
+                    push(v, s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The block of engine configuration `config` when it stages something in this kernel.
+fn staged_block(
+    r: &RegionAst,
+    ks: &KernelSchedule,
+    kp: &KernelPlan,
+    config: usize,
+) -> Option<[u32; 3]> {
+    let kp = with_config(kp, config).ok()?;
+    let spec = super::stage::plan(r, ks.root, &ks.baseline().grid, &kp);
+    (!spec.arrays.is_empty()).then_some(spec.block)
+}
+
+/// The engine's plan with configuration `config` as its choice.
+fn with_config(kp: &KernelPlan, config: usize) -> Result<KernelPlan, VariantError> {
+    let choice = if config == 0 {
+        kp.best.clone()
+    } else {
+        kp.alternatives.get(config - 1).cloned()
+    }
+    .ok_or(VariantError::NoConfig(config))?;
+    let mut kp = kp.clone();
+    kp.block = choice.assign.tb;
+    kp.best = Some(choice);
+    Ok(kp)
+}
+
+/// The schedule of variant `v` of kernel `ks` (see [`space`]).
+pub fn apply(
+    r: &RegionAst,
+    deps: &DepInfo,
+    ks: &KernelSchedule,
+    plan: Option<&KernelPlan>,
+    v: &Variant,
+) -> Result<Schedule, VariantError> {
+    apply_with_limit(
+        r,
+        deps,
+        ks,
+        plan,
+        v,
+        crate::schedule::stage::MAX_THREADS as u32,
+    )
+}
+
+fn apply_with_limit(
+    r: &RegionAst,
+    deps: &DepInfo,
+    ks: &KernelSchedule,
+    plan: Option<&KernelPlan>,
+    v: &Variant,
+    max_threads: u32,
+) -> Result<Schedule, VariantError> {
+    let base = ks.baseline();
+    let used = |d: usize| base.grid.iter().any(|g| g.dim as usize == d);
+    let threads: u64 = v.block.iter().map(|&b| b as u64).product();
+    if v.block.contains(&0)
+        || (0..3).any(|d| !used(d) && v.block[d] != 1)
+        || threads > max_threads.min(crate::schedule::stage::MAX_THREADS as u32) as u64
+    {
+        return Err(VariantError::Block);
+    }
+    let Some(config) = v.config else {
+        if v.ilp != 1 {
+            return Err(VariantError::Rows);
+        }
+        return Ok(Schedule {
+            block: v.block,
+            stage: None,
+            ilp: 1,
+            ..base.clone()
+        });
+    };
+    let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config)?;
+    let spec = super::stage::plan(r, ks.root, &base.grid, &kp);
+    if spec.arrays.is_empty() {
+        return Err(VariantError::NothingStaged);
+    }
+    if spec.block != v.block {
+        return Err(VariantError::Block);
+    }
+    let f = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.ilp));
+    if f != v.ilp {
+        return Err(VariantError::Rows);
+    }
+    Ok(Schedule {
+        block: spec.block,
+        stage: Some(spec),
+        ilp: f,
+        ..base.clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::dependence;
+    use crate::diag::{Diags, SourceMap};
+    use crate::front::preprocess::PpOptions;
+    use crate::ir::lower::find_regions;
+    use crate::model::Platform;
+
+    const GEMM: &str = "
+void gemm(float C[256][256], float A[256][256], float B[256][256])
+{
+#pragma acc parallel loop copyin(A, B) copy(C)
+for (int i = 0; i < 256; i++)
+  #pragma acc loop
+  for (int j = 0; j < 256; j++) {
+    float s = 0;
+    for (int k = 0; k < 256; k++)
+      s += A[i][k] * B[k][j];
+    C[i][j] = s;
+  }
+}
+";
+
+    /// The space of the first kernel of `src` on `platform` (with its schedule and plan).
+    fn space_of(src: &str, platform: &str) -> (Vec<(Variant, Schedule)>, KernelSchedule) {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let main = sources.add("t.c", "t.c".into(), src.to_string());
+        let parsed =
+            crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+        let rs = find_regions(&parsed.tu, &sources, &mut diags);
+        assert!(!diags.has_errors());
+        let r = &rs.compute[0];
+        let d = dependence::analyze(&r.ir);
+        // As the driver does: the platform as staged code can use it.
+        let p = crate::schedule::stage::code_platform(&Platform::load(platform).unwrap());
+        let rp = crate::partition::analyze_region(&r.ir, &d, 0, &p, &Default::default());
+        let kp = &rp.kernels[0];
+        let staging = crate::schedule::Staging {
+            plan: kp,
+            local_is_global: p.local_memory == crate::model::platform::LocalMemory::Global,
+        };
+        let ks = crate::schedule::schedule_kernel(r, &d, kp.root, Some(staging), None, &mut diags)
+            .unwrap();
+        let sp = space(r, &d, &ks, Some(kp), 1024);
+        // Every variant rebuilds to the schedule the space gave.
+        for (v, s) in &sp {
+            let again = apply(r, &d, &ks, Some(kp), v).unwrap();
+            assert_eq!((again.block, again.ilp), (s.block, s.ilp), "{}", v);
+            assert_eq!(again.staged().is_some(), v.config.is_some(), "{}", v);
+        }
+        // Errors name what does not fit.
+        let bad = |v: Variant| apply(r, &d, &ks, Some(kp), &v).unwrap_err();
+        let plain = Variant {
+            config: None,
+            block: [32, 8, 1],
+            ilp: 1,
+        };
+        assert_eq!(
+            bad(Variant {
+                ilp: 2,
+                ..plain.clone()
+            }),
+            VariantError::Rows
+        );
+        assert_eq!(
+            bad(Variant {
+                block: [32, 8, 2],
+                ..plain.clone()
+            }),
+            VariantError::Block
+        );
+        assert_eq!(
+            bad(Variant {
+                config: Some(99),
+                ..plain
+            }),
+            VariantError::NoConfig(99)
+        );
+        (sp, ks)
+    }
+
+    #[test]
+    fn the_space_starts_with_the_model_and_the_baseline_and_has_no_duplicates() {
+        let (sp, ks) = space_of(GEMM, "a100");
+        assert_eq!(sp[0].0, variant_of(ks.preferred()));
+        assert_eq!(sp[1].0, variant_of(ks.baseline()));
+        assert!(sp[0].0.config.is_some(), "{}", sp[0].0);
+        for (i, (v, _)) in sp.iter().enumerate() {
+            assert!(!sp[..i].iter().any(|(w, _)| w == v), "{} twice", v);
+        }
+        let staged = sp.iter().filter(|(v, _)| v.config.is_some()).count();
+        let configs: std::collections::BTreeSet<_> = sp.iter().map(|(v, _)| v.config).collect();
+        assert!(staged >= 6 && configs.len() >= 3, "{:?}", configs);
+        assert_eq!(
+            sp[0].0.to_string(),
+            format!(
+                "staged, block {}×{}, {} rows per work-item",
+                sp[0].0.block[0], sp[0].0.block[1], sp[0].0.ilp
+            )
+        );
+    }
+
+    /// Where local memory is global the model stages nothing, but the space still holds the
+    /// staged variants (they pay for some kernels there).
+    #[test]
+    fn staging_stays_in_the_space_where_the_model_declines_it() {
+        let (sp, _) = space_of(GEMM, "pocl-cpu");
+        assert_eq!(sp[0].0.config, None);
+        assert!(sp.iter().any(|(v, _)| v.config == Some(0)));
+        assert_eq!(sp[0].0.to_string(), "global memory, block 32×8");
+    }
+}
