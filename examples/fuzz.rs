@@ -28,7 +28,8 @@
 //! `-DMINI_DATASET` for the accsuite programs (and sometimes a random value for one of the
 //! program's size macros). Diagnostics are rendered; an accepted input has its outputs written
 //! with `driver::write` and, for a fraction of inputs, goes through `driver::lint`; another
-//! fraction goes through `accshare::driver::explain` (text or JSON).
+//! fraction goes through `accshare::driver::explain` (text or JSON); one in eight has every
+//! variant of the tuner's schedule space compiled (`accshare::runtime::tune::compile_space`).
 //!
 //! Compilation runs on a worker thread with the CLI's 256 MB stack. A panic is caught
 //! (`catch_unwind`; a quiet panic hook records the message, location and a backtrace) and the
@@ -755,6 +756,8 @@ struct Job {
     explain: Option<accshare::explain::Format>,
     explain_sizes: BTreeMap<String, i64>,
     lint: bool,
+    /// Also compile every variant of the tuner's schedule space (`accshare tune`).
+    variants: bool,
 }
 
 impl Job {
@@ -788,6 +791,14 @@ impl Job {
             plat,
             args
         );
+        if self.variants {
+            s.push_str(&format!(
+                "\naccshare tune {} --platform {} --budget 0 --dry-run{}",
+                file.display(),
+                plat,
+                args
+            ));
+        }
         if self.lint {
             s.push_str(&format!(
                 "\naccshare check --lint {}{}",
@@ -900,6 +911,27 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
             );
             rendered.push_str(&accshare::diag::render(&sources, &diags.0));
             std::hint::black_box(text);
+        }
+        if job.variants {
+            let mut sources = SourceMap::new();
+            let mut diags = Diags::new();
+            let share = driver::OptOptions {
+                opt: driver::OptLevel::Share,
+                platform: Some(platform.clone()),
+                ilp: None,
+            };
+            let engine = accshare::partition::Options::default();
+            if let Some(s) =
+                driver::schedule(input, &job.pp, &share, &engine, &mut sources, &mut diags)
+            {
+                let opts = driver::Options {
+                    target: Target::OpenCl,
+                    pp: job.pp.clone(),
+                };
+                std::hint::black_box(accshare::runtime::tune::compile_space(
+                    &s, &opts, 1024, &sources,
+                ));
+            }
         }
         std::hint::black_box(rendered);
         accepted
@@ -1053,6 +1085,7 @@ fn make_job(sh: &Shared, rng: &mut Rng, index: u64, pool: &[(String, usize)]) ->
         explain,
         explain_sizes,
         lint: rng.one_in(4),
+        variants: rng.one_in(8),
     }
 }
 

@@ -81,8 +81,8 @@ pub struct TuneArgs {
     /// The OpenCL device to measure on (`accshare devices` numbers them).
     #[arg(long, value_name = "opencl:N", default_value = "opencl:0")]
     pub device: String,
-    /// Seconds for measuring variants beyond the model's choice and the baseline (always
-    /// measured).
+    /// Seconds for measuring variants, counted after the variants are compiled and the program
+    /// traced; the model's choice and the baseline are always measured.
     #[arg(long, value_name = "SECONDS", default_value = "120")]
     pub budget: f64,
     /// Timed runs per variant after the one that verifies it; the median is kept.

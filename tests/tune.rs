@@ -46,7 +46,7 @@ fn tune_on_simulator(file: &str, platform: &str) -> Vec<tune::KernelTune> {
     };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let mut launch = |_: &str| -> Result<Box<dyn Launcher + '_>, String> {
+    let mut launch = |_: &str, _strict: bool| -> Result<Box<dyn Launcher + '_>, String> {
         Ok(Box::new(SimLauncher {
             platform: &sim,
             opts: &sim_opts,

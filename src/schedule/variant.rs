@@ -128,7 +128,8 @@ fn unstaged_blocks(dims: usize) -> &'static [[u32; 3]] {
 const ROWS: [u32; 4] = [1, 2, 4, 8];
 
 /// The schedule space of kernel `ks` (from [`super::schedule_kernel`]), the model's choice
-/// first, then the baseline, then the other variants; `plan` is the engine's plan of the nest
+/// first, then the baseline, then the other variants (staged configurations with their default
+/// rows and unstaged block shapes in turn, then the other rows); `plan` is the engine's plan of the nest
 /// (`None` under `--opt naive`), `max_threads` the device's largest block. Each variant comes
 /// with its schedule.
 pub fn space(
@@ -152,33 +153,52 @@ pub fn space(
         .grid
         .last()
         .is_some_and(|g| r.ir.loops[g.loop_id].vector_len.is_some());
-    if !fixed_block {
-        for &block in unstaged_blocks(base.grid.len()) {
-            let v = Variant {
-                config: None,
-                block,
-                ilp: 1,
-            };
-            if let Ok(s) = apply_with_limit(r, deps, ks, plan, &v, max_threads) {
-                push(v, s);
-            }
-        }
-    }
+    let unstaged: Vec<Variant> = unstaged_blocks(base.grid.len())
+        .iter()
+        .filter(|_| !fixed_block)
+        .map(|&block| Variant {
+            config: None,
+            block,
+            ilp: 1,
+        })
+        .collect();
+    // Staged configurations with their default rows first, the other rows after.
+    let mut staged_default = Vec::new();
+    let mut staged_other = Vec::new();
     if let Some(kp) = plan {
         for config in 0..=kp.alternatives.len() {
             let Some(block) = staged_block(r, ks, kp, config) else {
                 continue;
             };
+            let default = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, block, None);
             for ilp in ROWS {
                 let v = Variant {
                     config: Some(config),
                     block,
                     ilp,
                 };
-                if let Ok(s) = apply_with_limit(r, deps, ks, plan, &v, max_threads) {
-                    push(v, s);
+                if ilp == default {
+                    staged_default.push(v);
+                } else {
+                    staged_other.push(v);
                 }
             }
+        }
+    }
+    // A budget that stops early has then sampled both kinds of schedule: staged and unstaged
+    // variants alternate, the less likely rows come last.
+    let mut order = Vec::new();
+    let (mut a, mut b) = (staged_default.into_iter(), unstaged.into_iter());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => break,
+            (x, y) => order.extend(x.into_iter().chain(y)),
+        }
+    }
+    order.extend(staged_other);
+    for v in order {
+        if let Ok(s) = apply_with_limit(r, deps, ks, plan, &v, max_threads) {
+            push(v, s);
         }
     }
     out

@@ -5,9 +5,11 @@
 //! kept with each number of rows per work-item), compiles the whole program once per variant
 //! (only that kernel changes), and runs the sequential program once, instrumented to record the
 //! launches of every variant (`sim::trace::instrument_variants`). Each variant is then replayed
-//! on the device from the program's own data: the first replay checks every region instance
-//! against the sequential program (a variant that differs is a bug of accshare, reported and
-//! never chosen), the next ones time the kernel with device events (median of `reps`). The
+//! on the device from the program's own data: a first replay, built without floating-point
+//! contraction as the sequential program is, checks every region instance against the
+//! sequential program (a variant that differs is a bug of accshare, reported and never
+//! chosen); the next ones, built as compiled, time the kernel with device events (median of
+//! `reps`). The
 //! model's choice and the baseline are always timed; the others while the budget lasts, in the
 //! model's order. The fastest verified variant of each kernel goes into the cache ([`cache`]),
 //! which later compilations for that device read.
@@ -56,6 +58,9 @@ pub struct Trial {
 pub enum Outcome {
     /// Verified and timed.
     Timed,
+    /// Verified and timed once (those seconds): the run took more than [`CUTOFF`] times the
+    /// best so far.
+    Slow(f64),
     /// It generates the same kernel as an earlier variant (its index in the trials).
     SameAs(usize),
     /// Not measured: the budget ran out.
@@ -80,13 +85,24 @@ pub struct KernelTune {
 
 impl KernelTune {
     /// The fastest verified trial.
-    pub fn best(&self) -> Option<usize> {
+    pub fn fastest(&self) -> Option<usize> {
         self.trials
             .iter()
             .enumerate()
             .filter_map(|(i, t)| Some((i, t.seconds?)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(i, _)| i)
+    }
+
+    /// The trial chosen: the fastest, unless the model's choice is within [`NOISE`] of it (a
+    /// difference that small is as likely the device's noise as the schedule).
+    pub fn best(&self) -> Option<usize> {
+        let fastest = self.fastest()?;
+        let f = self.trials[fastest].seconds?;
+        match self.trials.first().and_then(|m| m.seconds) {
+            Some(m) if m <= f * (1.0 + NOISE) => Some(0),
+            _ => Some(fastest),
+        }
     }
 
     /// The cache entry of this kernel (`None` when no variant ran).
@@ -124,8 +140,17 @@ pub enum TuneError {
     Run(String),
 }
 
-/// Makes the launcher of a variant from its kernel source.
-pub type MakeLauncher<'l> = dyn FnMut(&str) -> Result<Box<dyn Launcher + 'l>, String> + 'l;
+/// The model's choice is kept unless a variant is faster by more than this fraction.
+pub const NOISE: f64 = 0.03;
+
+/// A variant whose first (verifying) run is this many times slower than the best so far is not
+/// timed again. The first run includes the device's warm-up, so it is, if anything, slower.
+pub const CUTOFF: f64 = 1.5;
+
+/// Makes the launcher of a variant from its kernel source;
+/// `strict` asks for the arithmetic of the sequential program: no contraction of `a * b + c`
+/// into a fused multiply-add (the verifying run; the timed runs allow it, as compiled kernels do).
+pub type MakeLauncher<'l> = dyn FnMut(&str, bool) -> Result<Box<dyn Launcher + 'l>, String> + 'l;
 
 /// Progress of a run: `total` variants to consider, `done` so far, what is being measured.
 pub struct Progress<'a> {
@@ -157,8 +182,13 @@ pub fn tune(
         .map(|d| crate::model::device::DeviceFacts::of(&d))
         .map_err(|e| TuneError::Run(format!("opencl:{}: {}", device, e)))?;
     let max_threads = u32::try_from(facts.max_work_group).unwrap_or(u32::MAX);
-    let mut launch = |source: &str| -> Result<Box<dyn Launcher>, String> {
-        super::run::OpenClLauncher::new(device, source)
+    let mut launch = |source: &str, strict: bool| -> Result<Box<dyn Launcher>, String> {
+        let source = if strict {
+            format!("#pragma OPENCL FP_CONTRACT OFF\n{}", source)
+        } else {
+            source.to_string()
+        };
+        super::run::OpenClLauncher::new(device, &source)
             .map(|l| Box::new(l) as Box<dyn Launcher>)
             .map_err(|e| e.to_string())
     };
@@ -190,7 +220,6 @@ pub fn tune_with<'l>(
     diags: &mut Diags,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<KernelTune>, TuneError> {
-    let start = Instant::now();
     let oo = OptOptions {
         opt: OptLevel::Share,
         platform: Some(opts.platform.clone()),
@@ -221,6 +250,9 @@ pub fn tune_with<'l>(
     let _ = std::fs::remove_dir_all(&opts.work_dir);
     let trace = traced.map_err(TuneError::Run)?;
 
+    // The budget counts from here: compiling the variants and tracing the program are fixed
+    // costs, the same for any budget.
+    let start = Instant::now();
     let total: usize = kernels.iter().map(|(_, c)| c.len()).sum();
     let mut done = 0;
     let mut index = 1; // the variant's index in `modules`
@@ -234,13 +266,12 @@ pub fn tune_with<'l>(
                 what: &what,
             });
             // The model's choice and the baseline always; the rest within the budget.
+            let best = kt.fastest().and_then(|b| kt.trials[b].seconds);
             let t = &mut kt.trials[c.trial];
             if n >= 2 && start.elapsed() > opts.budget {
                 t.outcome = Outcome::OverBudget;
             } else {
-                let measured = launch(&c.source)
-                    .map_err(Outcome::Failed)
-                    .and_then(|mut l| measure(c, &kt.name, index, &trace, opts.reps, l.as_mut()));
+                let measured = measure(c, &kt.name, index, &trace, opts.reps, best, launch);
                 match measured {
                     Ok(secs) => t.seconds = Some(secs),
                     Err(o) => t.outcome = o,
@@ -257,6 +288,20 @@ pub fn tune_with<'l>(
         what: "",
     });
     Ok(out)
+}
+
+/// Every variant of every kernel of `s` compiled, nothing run: the trials a tuning run would
+/// measure (`Outcome::Timed` for each distinct kernel, which is not yet timed).
+pub fn compile_space(
+    s: &driver::Scheduled,
+    dopts: &driver::Options,
+    max_threads: u32,
+    sources: &SourceMap,
+) -> Vec<KernelTune> {
+    compile_variants(s, dopts, max_threads, sources)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// Every variant of every kernel of `s`, compiled (variants that generate the same kernel as
@@ -351,13 +396,23 @@ fn find_kernel<'m>(m: &'m Module, name: &str) -> Option<&'m crate::kernel::Kerne
 
 /// Verifies candidate `c` (variant `index` of the trace) and times kernel `name`: median of
 /// `reps` replays of its region, seconds per program run.
+///
+/// The verifying replay runs the kernels without floating-point contraction, as the sequential
+/// program is traced (`-ffp-contract=off`): a fused multiply-add is allowed in OpenCL, but its
+/// rounding differs, and in a stencil with cancellation (hotspot's `t_n + t_s - 2 t`) that
+/// difference exceeds any tolerance that would still catch a wrong schedule. So the variant is
+/// checked against the sequential program's arithmetic (within a relative 1e-5, for math
+/// functions), and timed as compiled. When the first timed replay takes more than [`CUTOFF`]
+/// times the `best` time so far, that one time is kept (the variant cannot win, and timing it
+/// again would only spend the budget).
 fn measure(
     c: &Candidate,
     name: &str,
     index: usize,
     trace: &[u8],
     reps: usize,
-    launcher: &mut dyn Launcher,
+    best: Option<f64>,
+    launch: &mut MakeLauncher,
 ) -> Result<f64, Outcome> {
     let Some(region) = c.module.host.iter().position(|h| {
         h.launches.iter().any(|l| {
@@ -381,30 +436,36 @@ fn measure(
             .map(|(_, t)| t)
             .sum()
     };
-    // Floating point within a relative 1e-5, as `accshare run`: a device may contract `a*b+c`.
-    let first = trace::replay_select(
+    let mut strict = launch(&c.source, true).map_err(Outcome::Failed)?;
+    let checked = trace::replay_select(
         &c.module,
         trace,
         Some(Compare::Relative(1e-5)),
         &select,
-        launcher,
+        strict.as_mut(),
     )
     .map_err(Outcome::Failed)?;
-    if let Some(m) = first.mismatches.first() {
+    drop(strict);
+    if let Some(m) = checked.mismatches.first() {
         return Err(Outcome::Wrong(m.clone()));
     }
+    let mut launcher = launch(&c.source, false).map_err(Outcome::Failed)?;
     let mut times = Vec::new();
     for _ in 0..reps.max(1) {
-        let r = trace::replay_select(&c.module, trace, None, &select, launcher)
+        let r = trace::replay_select(&c.module, trace, None, &select, launcher.as_mut())
             .map_err(Outcome::Failed)?;
-        times.push(seconds(&r));
+        let t = seconds(&r);
+        if times.is_empty() && best.is_some_and(|b| t > CUTOFF * b) {
+            return Err(Outcome::Slow(t));
+        }
+        times.push(t);
     }
     times.sort_by(f64::total_cmp);
     Ok(times[times.len() / 2])
 }
 
 /// The report as a table: per kernel, every variant with its time and its speed-up over the
-/// model's choice; `*` marks the fastest, `m` the model's choice.
+/// model's choice; `*` marks the one recorded ([`KernelTune::best`]), `m` the model's choice.
 pub fn text(r: &TuneReport, file: &Path) -> String {
     let variants: usize = r.kernels.iter().map(|k| k.trials.len()).sum();
     let mut out = format!(
@@ -430,13 +491,18 @@ pub fn text(r: &TuneReport, file: &Path) -> String {
                 (false, true) => " m",
                 (false, false) => "  ",
             };
-            let (time, ratio) = match (t.seconds, model) {
+            let shown = match t.outcome {
+                Outcome::Slow(s) => Some(s),
+                _ => t.seconds,
+            };
+            let (time, ratio) = match (shown, model) {
                 (Some(s), Some(m)) => (format!("{:.6} s", s), format!("{:.2}×", m / s.max(1e-12))),
                 (Some(s), None) => (format!("{:.6} s", s), String::new()),
                 (None, _) => ("-".to_string(), String::new()),
             };
             let why = match &t.outcome {
                 Outcome::Timed => String::new(),
+                Outcome::Slow(_) => format!(": one run (over {}× the best so far)", CUTOFF),
                 Outcome::SameAs(j) => format!(": the same kernel as #{}", j + 1),
                 Outcome::OverBudget => ": not measured (budget)".to_string(),
                 Outcome::Wrong(m) => format!(": WRONG RESULTS, not used: {}", m),
