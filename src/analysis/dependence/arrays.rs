@@ -182,7 +182,7 @@ impl<'r> Space<'r> {
     /// Creates the variable of loop `l` with its bounds, resolved in `scope`.
     fn loop_var(&mut self, l: LoopId, scope: &[(String, Var)]) -> Var {
         let region = self.region;
-        let Some(lp) = region.loops.get(l) else {
+        let Some(lp) = region.loops.get(l.index()) else {
             let v = self.new_var(None);
             self.inexact("the loop structure is inconsistent".into());
             return v;
@@ -345,7 +345,7 @@ pub(super) fn quick_dims(region: &Region, l: LoopId, acc: &Access) -> QuickDims 
     let names: Vec<&str> = match acc.loops.iter().position(|&x| x == l) {
         Some(p) => acc.loops[p..]
             .iter()
-            .filter_map(|&x| region.loops.get(x).map(|lp| lp.var.as_str()))
+            .filter_map(|&x| region.loops.get(x.index()).map(|lp| lp.var.as_str()))
             .collect(),
         None => return vec![None; acc.subscripts.len()],
     };
@@ -455,7 +455,7 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
             reason: None,
         };
     };
-    let Some(lp) = region.loops.get(l) else {
+    let Some(lp) = region.loops.get(l.index()) else {
         return maybe("the loop structure is inconsistent".into());
     };
     if pa != pb || a.loops[..pa] != b.loops[..pb] || a.subscripts.len() != b.subscripts.len() {
@@ -479,7 +479,10 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
     for &o in &a.loops[..pa] {
         let v = sp.loop_var(o, &shared);
         shared.push((
-            region.loops.get(o).map_or(String::new(), |x| x.var.clone()),
+            region
+                .loops
+                .get(o.index())
+                .map_or(String::new(), |x| x.var.clone()),
             v,
         ));
     }
@@ -488,7 +491,10 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
         for &o in &acc.loops[pa..] {
             let v = sp.loop_var(o, &scope);
             scope.push((
-                region.loops.get(o).map_or(String::new(), |x| x.var.clone()),
+                region
+                    .loops
+                    .get(o.index())
+                    .map_or(String::new(), |x| x.var.clone()),
                 v,
             ));
         }
@@ -498,11 +504,16 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
     let scope_b = side(b, &mut sp);
     let (la, lb) = (scope_a[pa].1, scope_b[pb].1);
     // Whether both references execute in every iteration of their loops inside L.
-    let stmt_cond = |acc: &Access| region.stmts.get(acc.stmt).is_none_or(|s| s.conditional);
+    let stmt_cond = |acc: &Access| {
+        region
+            .stmts
+            .get(acc.stmt.index())
+            .is_none_or(|s| s.conditional)
+    };
     let loops_cond = |acc: &Access| {
         acc.loops[pa + 1..]
             .iter()
-            .any(|&x| region.loops.get(x).is_none_or(|x| x.conditional))
+            .any(|&x| region.loops.get(x.index()).is_none_or(|x| x.conditional))
     };
     if stmt_cond(a) || stmt_cond(b) || loops_cond(a) || loops_cond(b) {
         sp.inexact(format!(
