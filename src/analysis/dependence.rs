@@ -99,6 +99,13 @@ pub struct DepInfo {
     pub loops: Vec<LoopDeps>,
 }
 
+impl std::ops::Index<LoopId> for Vec<LoopDeps> {
+    type Output = LoopDeps;
+    fn index(&self, l: LoopId) -> &LoopDeps {
+        &self[l.index()]
+    }
+}
+
 /// Most witnesses kept per loop.
 const MAX_WITNESSES: usize = 16;
 
@@ -110,7 +117,7 @@ const MAX_PAIR_TESTS: usize = 2000;
 pub fn analyze(region: &Region) -> DepInfo {
     DepInfo {
         loops: (0..region.loops.len())
-            .map(|l| analyze_loop(region, l))
+            .map(|l| analyze_loop(region, LoopId(l)))
             .collect(),
     }
 }
@@ -142,7 +149,7 @@ fn analyze_loop(region: &Region, l: LoopId) -> LoopDeps {
                 if unknown.is_none() {
                     unknown = Some(format!(
                         "loop `{}` has too many pairs of array references to analyze",
-                        region.loops.get(l).map_or("?", |x| x.var.as_str())
+                        region.loops.get(l.index()).map_or("?", |x| x.var.as_str())
                     ));
                 }
                 break 'pairs;
@@ -218,7 +225,7 @@ fn witness_rank(w: &Witness) -> (DepKind, bool, bool, Ref, Ref) {
 /// `auto` loop only when proven independent (with its private scalars and reductions), never a
 /// `seq` loop or a loop of a `serial` construct.
 pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
-    let (Some(lp), Some(d)) = (region.loops.get(l), deps.loops.get(l)) else {
+    let (Some(lp), Some(d)) = (region.loops.get(l.index()), deps.loops.get(l.index())) else {
         return false;
     };
     if matches!(region.construct, Construct::Serial | Construct::SerialLoop) {
@@ -244,7 +251,7 @@ pub fn check_claims(region: &Region, deps: &DepInfo, sources: Option<&SourceMap>
             if let Some(LoopDeps {
                 verdict: Verdict::Carried(ws),
                 ..
-            }) = deps.loops.get(lp.id)
+            }) = deps.loops.get(lp.id.index())
             {
                 if let Some(w) = ws.first() {
                     out.push(claim_error(region, lp.id, w, sources));
@@ -259,7 +266,7 @@ pub fn check_claims(region: &Region, deps: &DepInfo, sources: Option<&SourceMap>
 /// How a reference reads in a message: its source text when short, else the IR form.
 fn ref_text(region: &Region, r: Ref, sources: Option<&SourceMap>) -> String {
     let (span, fallback) = match r {
-        Ref::Array(a) => match region.accesses.get(a) {
+        Ref::Array(a) => match region.accesses.get(a.index()) {
             Some(acc) => (acc.span, region.fmt_access(a)),
             None => return "?".into(),
         },
@@ -276,7 +283,7 @@ fn ref_text(region: &Region, r: Ref, sources: Option<&SourceMap>) -> String {
 
 fn ref_span(region: &Region, r: Ref) -> Option<crate::diag::Span> {
     match r {
-        Ref::Array(a) => region.accesses.get(a).map(|x| x.span),
+        Ref::Array(a) => region.accesses.get(a.index()).map(|x| x.span),
         Ref::Scalar(s) => region.scalar_refs.get(s).map(|x| x.span),
     }
 }
@@ -286,7 +293,7 @@ fn ref_span(region: &Region, r: Ref) -> Option<crate::diag::Span> {
 fn invariant_in(region: &Region, l: LoopId, r: Ref) -> bool {
     match r {
         Ref::Array(a) => {
-            let Some(acc) = region.accesses.get(a) else {
+            let Some(acc) = region.accesses.get(a.index()) else {
                 return false;
             };
             let Some(p) = acc.loops.iter().position(|&x| x == l) else {
@@ -294,7 +301,7 @@ fn invariant_in(region: &Region, l: LoopId, r: Ref) -> bool {
             };
             let inner: Vec<&str> = acc.loops[p..]
                 .iter()
-                .filter_map(|&x| region.loops.get(x).map(|lp| lp.var.as_str()))
+                .filter_map(|&x| region.loops.get(x.index()).map(|lp| lp.var.as_str()))
                 .collect();
             acc.subscripts.iter().all(|s| {
                 s.as_ref()

@@ -71,7 +71,7 @@ fn candidates(ir: &Region, deps: &DepInfo) -> Vec<(LoopId, LoopId)> {
         let (Some(&j), 1) = (o.children.first(), o.children.len()) else {
             continue;
         };
-        let Some(inner) = ir.loops.get(j) else {
+        let Some(inner) = ir.loops.get(j.index()) else {
             continue;
         };
         // `j` can join the grid only when the loops around `i` are perfectly nested.
@@ -79,7 +79,7 @@ fn candidates(ir: &Region, deps: &DepInfo) -> Vec<(LoopId, LoopId)> {
             .loop_path(o.id)
             .into_iter()
             .filter(|&a| a != o.id)
-            .all(|a| ir.loops.get(a).is_some_and(|l| l.perfect));
+            .all(|a| ir.loops.get(a.index()).is_some_and(|l| l.perfect));
         let clean = |l: &crate::ir::Loop| {
             l.collapse <= 1 && l.reductions.is_empty() && l.private.is_empty()
         };
@@ -115,17 +115,17 @@ fn try_one(
 ) -> Option<(RegionAst, DepInfo, Diag)> {
     let next = interchange(r, i, j, sources)?;
     let next_deps = dependence::analyze(&next.ir);
-    let (old_i, old_j) = (r.ir.loops.get(i)?, r.ir.loops.get(j)?);
+    let (old_i, old_j) = (r.ir.loops.get(i.index())?, r.ir.loops.get(j.index())?);
     // The new outer loop takes the old outer loop's place in the arena (loops are numbered
     // outer before inner, in program order).
-    let new_j = next.ir.loops.get(i)?;
+    let new_j = next.ir.loops.get(i.index())?;
     if new_j.var != old_j.var
-        || next_deps.loops.get(i)?.verdict != dependence::Verdict::Independent
+        || next_deps.loops.get(i.index())?.verdict != dependence::Verdict::Independent
         || !is_parallel(&next_deps, &next.ir, i)
     {
         return None;
     }
-    let why = match &deps.loops.get(i)?.verdict {
+    let why = match &deps.loops.get(i.index())?.verdict {
         dependence::Verdict::Carried(_) => "carries a dependence",
         _ => "is not proven independent",
     };

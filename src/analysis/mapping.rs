@@ -13,7 +13,9 @@ pub fn grid_mapping(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(LoopI
     let mut chain: Vec<LoopId> = Vec::new();
     let mut cur = Some(root);
     while let Some(l) = cur {
-        let Some(lp) = region.loops.get(l) else { break };
+        let Some(lp) = region.loops.get(l.index()) else {
+            break;
+        };
         if chain.len() == 3
             || !dependence::is_parallel(deps, region, l)
             || !mappable(region, l, &chain)
@@ -41,7 +43,7 @@ fn mappable(region: &Region, l: LoopId, chain: &[LoopId]) -> bool {
     let lp = &region.loops[l];
     let outer: Vec<&str> = chain
         .iter()
-        .filter_map(|&c| region.loops.get(c).map(|x| x.var.as_str()))
+        .filter_map(|&c| region.loops.get(c.index()).map(|x| x.var.as_str()))
         .collect();
     let ok = |b: &Bound| match b.affine() {
         Some(p) => outer.iter().all(|v| match p.split(v) {

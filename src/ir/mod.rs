@@ -1,9 +1,10 @@
 //! The loop-nest IR of a compute region: loops with affine bounds, statements, and every array
 //! reference with its access function (the paper's §3.2.1 `F(I) = M·(I, params, 1)`).
 //!
-//! Built from the AST by [`lower`]. This is an *analysis view*: it identifies loops and
-//! statements by index and keeps their spans; code generation walks the AST again with the
-//! decisions the analyses took (`kernel::lower`).
+//! Built from the AST by [`lower`]. This is an *analysis view*: it identifies loops, statements
+//! and array references by typed indices into its arenas ([`LoopId`], [`StmtId`], [`AccessId`])
+//! and keeps their spans; code generation walks the AST again with the decisions the analyses
+//! took (`kernel::lower`).
 //!
 //! Invariant: the IR is built for every region of the subset; what is not affine is marked so
 //! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
@@ -19,9 +20,58 @@ use crate::front::ast::Scalar;
 use crate::front::pragma_ast::{Construct, RedOp, SharePragma, SubArray};
 pub use poly::Poly;
 
-pub type LoopId = usize;
-pub type StmtId = usize;
-pub type AccessId = usize;
+/// Defines a typed index into one of a region's arenas: a newtype over the position, so that
+/// loops, statements and accesses cannot be taken for each other or for plain integers.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident, $elem:ty) => {
+        $(#[$doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub usize);
+
+        impl $name {
+            /// The position in the arena.
+            pub fn index(self) -> usize {
+                self.0
+            }
+        }
+
+        /// The bare number (`L3`, `S7` in the printed IR).
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+
+        impl std::ops::Index<$name> for Vec<$elem> {
+            type Output = $elem;
+            fn index(&self, id: $name) -> &$elem {
+                &self[id.0]
+            }
+        }
+
+        impl std::ops::IndexMut<$name> for Vec<$elem> {
+            fn index_mut(&mut self, id: $name) -> &mut $elem {
+                &mut self[id.0]
+            }
+        }
+    };
+}
+
+handle!(
+    /// A loop of a region: its position in [`Region::loops`].
+    LoopId,
+    Loop
+);
+handle!(
+    /// A statement of a region: its position in [`Region::stmts`].
+    StmtId,
+    Statement
+);
+handle!(
+    /// An array reference of a region: its position in [`Region::accesses`].
+    AccessId,
+    Access
+);
 
 /// One compute region (an OpenACC `kernels`/`parallel`/`serial` construct).
 #[derive(Clone, Debug, PartialEq)]
@@ -285,9 +335,9 @@ impl Region {
     /// Access `a` is the location of an atomic statement (`h[k]` in `#pragma acc atomic` /
     /// `h[k]++;`, not the read of `k`).
     pub fn is_atomic_access(&self, a: AccessId) -> bool {
-        self.accesses.get(a).is_some_and(|acc| {
+        self.accesses.get(a.index()).is_some_and(|acc| {
             self.stmts
-                .get(acc.stmt)
+                .get(acc.stmt.index())
                 .is_some_and(|s| s.atomic == Some(Target::Array(a)))
         })
     }
@@ -296,7 +346,7 @@ impl Region {
     pub fn is_atomic_ref(&self, r: usize) -> bool {
         self.scalar_refs.get(r).is_some_and(|sr| {
             sr.stmt
-                .and_then(|s| self.stmts.get(s))
+                .and_then(|s| self.stmts.get(s.index()))
                 .is_some_and(|s| s.atomic.as_ref() == Some(&Target::Scalar(sr.name.clone())))
         })
     }
@@ -312,7 +362,7 @@ impl Region {
         let mut out = Vec::new();
         let mut stack = vec![root];
         while let Some(l) = stack.pop() {
-            let Some(lp) = self.loops.get(l) else {
+            let Some(lp) = self.loops.get(l.index()) else {
                 continue;
             };
             out.push(l);

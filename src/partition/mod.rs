@@ -232,13 +232,13 @@ fn sequential_loops(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(Strin
         if mapped.contains(&l) || lp.var == crate::ir::lower::ONCE_VAR {
             continue;
         }
-        let verdict = deps.loops.get(l).map(|d| &d.verdict);
+        let verdict = deps.loops.get(l.index()).map(|d| &d.verdict);
         let why = match (lp.marking, verdict) {
             (Marking::Seq, _) => "marked `seq`, or a loop without a directive in a `parallel` construct".to_string(),
             (Marking::Implicit, Some(Verdict::Carried(_))) => "a `loop` of a `parallel` construct (independent by default) that carries a dependence: run in order so that the result is the sequential program's".to_string(),
             (_, Some(Verdict::Carried(_))) => "carries a dependence".to_string(),
             (Marking::Auto, Some(Verdict::Unknown(why))) => format!("its independence cannot be proven: {}", why),
-            _ => match deps.loops.get(l).map(|d| &d.reductions) {
+            _ => match deps.loops.get(l.index()).map(|d| &d.reductions) {
                 Some(r) if !r.is_empty() => format!(
                     "a reduction of {}: run in order in each work-item",
                     r.iter()

@@ -218,7 +218,7 @@ pub fn build(
     let mut stack = vec![root];
     while let Some(l) = stack.pop() {
         loops.push(l);
-        if let Some(lp) = region.loops.get(l) {
+        if let Some(lp) = region.loops.get(l.index()) {
             for &c in lp.children.iter().rev() {
                 stack.push(c);
             }

@@ -119,6 +119,9 @@ struct Range {
     max: Option<Aff>,
 }
 
+/// The iterators in scope at a reference: name and variable, outermost first.
+type Scope = Vec<(String, Var)>;
+
 /// The variables and constraints of one pair of references.
 struct Space<'r> {
     region: &'r Region,
@@ -182,7 +185,7 @@ impl<'r> Space<'r> {
     /// Creates the variable of loop `l` with its bounds, resolved in `scope`.
     fn loop_var(&mut self, l: LoopId, scope: &[(String, Var)]) -> Var {
         let region = self.region;
-        let Some(lp) = region.loops.get(l) else {
+        let Some(lp) = region.loops.get(l.index()) else {
             let v = self.new_var(None);
             self.inexact("the loop structure is inconsistent".into());
             return v;
@@ -345,7 +348,7 @@ pub(super) fn quick_dims(region: &Region, l: LoopId, acc: &Access) -> QuickDims 
     let names: Vec<&str> = match acc.loops.iter().position(|&x| x == l) {
         Some(p) => acc.loops[p..]
             .iter()
-            .filter_map(|&x| region.loops.get(x).map(|lp| lp.var.as_str()))
+            .filter_map(|&x| region.loops.get(x.index()).map(|lp| lp.var.as_str()))
             .collect(),
         None => return vec![None; acc.subscripts.len()],
     };
@@ -434,17 +437,6 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
         tri: Tri::No,
         distance: None,
     };
-    let maybe = |why: String| PairResult {
-        a_first: Direction {
-            tri: Tri::Maybe,
-            distance: None,
-        },
-        b_first: Direction {
-            tri: if a.id == b.id { Tri::No } else { Tri::Maybe },
-            distance: None,
-        },
-        reason: Some(why),
-    };
     let (Some(pa), Some(pb)) = (
         a.loops.iter().position(|&x| x == l),
         b.loops.iter().position(|&x| x == l),
@@ -455,187 +447,47 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
             reason: None,
         };
     };
-    let Some(lp) = region.loops.get(l) else {
-        return maybe("the loop structure is inconsistent".into());
+    let Some(lp) = region.loops.get(l.index()) else {
+        return PairResult::maybe(a, b, "the loop structure is inconsistent".into());
     };
     if pa != pb || a.loops[..pa] != b.loops[..pb] || a.subscripts.len() != b.subscripts.len() {
-        return maybe(format!(
-            "`{}` and `{}` have different shapes",
-            region.fmt_access(a.id),
-            region.fmt_access(b.id)
-        ));
+        return PairResult::maybe(
+            a,
+            b,
+            format!(
+                "`{}` and `{}` have different shapes",
+                region.fmt_access(a.id),
+                region.fmt_access(b.id)
+            ),
+        );
     }
-    let mut sp = Space {
-        region,
-        iters: region.loops.iter().map(|x| x.var.as_str()).collect(),
-        ranges: Vec::new(),
-        geqs: Vec::new(),
-        eqs: Vec::new(),
-        exact: true,
-        reasons: Vec::new(),
-    };
-    // Loops around L: one variable for both references.
-    let mut shared: Vec<(String, Var)> = Vec::new();
-    for &o in &a.loops[..pa] {
-        let v = sp.loop_var(o, &shared);
-        shared.push((
-            region.loops.get(o).map_or(String::new(), |x| x.var.clone()),
-            v,
-        ));
-    }
-    let side = |acc: &Access, sp: &mut Space| -> Vec<(String, Var)> {
-        let mut scope = shared.clone();
-        for &o in &acc.loops[pa..] {
-            let v = sp.loop_var(o, &scope);
-            scope.push((
-                region.loops.get(o).map_or(String::new(), |x| x.var.clone()),
-                v,
-            ));
-        }
-        scope
-    };
-    let scope_a = side(a, &mut sp);
-    let scope_b = side(b, &mut sp);
+    let (mut sp, scope_a, scope_b) = Space::for_pair(region, pa, a, b);
     let (la, lb) = (scope_a[pa].1, scope_b[pb].1);
-    // Whether both references execute in every iteration of their loops inside L.
-    let stmt_cond = |acc: &Access| region.stmts.get(acc.stmt).is_none_or(|s| s.conditional);
-    let loops_cond = |acc: &Access| {
-        acc.loops[pa + 1..]
-            .iter()
-            .any(|&x| region.loops.get(x).is_none_or(|x| x.conditional))
-    };
-    if stmt_cond(a) || stmt_cond(b) || loops_cond(a) || loops_cond(b) {
+    if runs_conditionally(region, pa, a) || runs_conditionally(region, pa, b) {
         sp.inexact(format!(
             "`{}` and `{}` may refer to the same element, but only under a condition",
             region.fmt_access(a.id),
             region.fmt_access(b.id)
         ));
     }
-    // One equation (or set of alternatives) per dimension.
-    let mut dims: Vec<Vec<Vec<Lin>>> = Vec::new();
-    for (sa, sb) in a.subscripts.iter().zip(&b.subscripts) {
-        let (Some(sa), Some(sb)) = (sa, sb) else {
-            let which = if sa.is_none() { a } else { b };
-            sp.inexact(format!(
-                "a subscript of `{}` is not an affine function of the loop iterators",
-                region.fmt_access(which.id)
-            ));
-            continue;
-        };
-        let d = match (sp.to_aff(sa, &scope_a), sp.to_aff(sb, &scope_b)) {
-            (Some(fa), Some(fb)) => fa.sub(&fb),
-            _ => None,
-        };
-        match d.and_then(|d| sp.expand(&d, 0)) {
-            Some(alts) => dims.push(alts),
-            None => sp.inexact(format!(
-                "the subscripts of `{}` and `{}` have symbolic coefficients that cannot be compared",
-                region.fmt_access(a.id),
-                region.fmt_access(b.id)
-            )),
-        }
-    }
-    // The cartesian product of the alternatives of the dimensions.
-    let mut combos: Vec<Vec<Lin>> = vec![Vec::new()];
-    for alts in &dims {
-        let mut next = Vec::new();
-        for c in &combos {
-            for alt in alts {
-                let mut n = c.clone();
-                n.extend(alt.iter().cloned());
-                next.push(n);
-            }
-        }
-        combos = next;
-        if combos.len() > MAX_ALTERNATIVES {
-            return maybe(format!(
+    let dims = sp.subscript_equations(a, b, &scope_a, &scope_b);
+    let Some(combos) = combine_alternatives(&dims) else {
+        return PairResult::maybe(
+            a,
+            b,
+            format!(
                 "the dependence test between `{}` and `{}` is too complex",
                 region.fmt_access(a.id),
                 region.fmt_access(b.id)
-            ));
-        }
-    }
-    let step = lp.step;
-    let mut budget = Budget(50_000);
-    let order = |first: Var, second: Var, budget: &mut Budget| -> Direction {
-        // `first` runs in an earlier iteration of L.
-        let dir = if step > 0 {
-            Lin::var(second).sub(&Lin::var(first))
-        } else {
-            Lin::var(first).sub(&Lin::var(second))
-        }
-        .and_then(|d| d.add(&Lin::constant(Poly::constant(-1))));
-        let Some(dir) = dir else {
-            return Direction {
-                tri: Tri::Maybe,
-                distance: None,
-            };
-        };
-        let track = Lin::var(second).sub(&Lin::var(first)).unwrap_or_default();
-        let mut tri = Tri::No;
-        let mut dists: BTreeSet<Option<i64>> = BTreeSet::new();
-        for combo in &combos {
-            let mut eqs = sp.eqs.clone();
-            eqs.extend(combo.iter().cloned());
-            let mut geqs = sp.geqs.clone();
-            geqs.push(dir.clone());
-            let sys = System {
-                eqs,
-                geqs,
-                nvars: sp.ranges.len(),
-            };
-            let (r, t) = system::solve(sys, track.clone(), budget);
-            if r != Tri::No {
-                let d = if t.is_constant() {
-                    t.konst
-                        .as_const()
-                        .and_then(|d| d.checked_div(step))
-                        .map(i64::abs)
-                } else {
-                    None
-                };
-                dists.insert(d);
-            }
-            tri = tri.or(r);
-            if tri == Tri::Yes && dists.len() > 1 {
-                break;
-            }
-        }
-        let mut distance = match (dists.len(), dists.iter().next()) {
-            (1, Some(d)) => *d,
-            _ => None,
-        };
-        if tri == Tri::Yes && distance.is_none() {
-            // Not fixed by the subscripts: is it one iteration anyway (bounds)?
-            let two = step
-                .checked_abs()
-                .filter(|s| *s <= 1 << 20)
-                .and_then(|s| dir.add(&Lin::constant(Poly::constant(1 - 2 * s))));
-            if let Some(two) = two {
-                let farther = combos.iter().map(|combo| {
-                    let mut eqs = sp.eqs.clone();
-                    eqs.extend(combo.iter().cloned());
-                    let mut geqs = sp.geqs.clone();
-                    geqs.push(two.clone());
-                    let sys = System {
-                        eqs,
-                        geqs,
-                        nvars: sp.ranges.len(),
-                    };
-                    system::solve(sys, Lin::default(), budget).0
-                });
-                if farther.fold(Tri::No, Tri::or) == Tri::No {
-                    distance = Some(1);
-                }
-            }
-        }
-        Direction { tri, distance }
+            ),
+        );
     };
-    let mut a_first = order(la, lb, &mut budget);
+    let mut budget = Budget(50_000);
+    let mut a_first = sp.direction(&combos, lp.step, la, lb, &mut budget);
     let mut b_first = if a.id == b.id {
         no
     } else {
-        order(lb, la, &mut budget)
+        sp.direction(&combos, lp.step, lb, la, &mut budget)
     };
     let mut reason = None;
     for d in [&mut a_first, &mut b_first] {
@@ -657,5 +509,227 @@ pub(super) fn test_pair(region: &Region, l: LoopId, a: &Access, b: &Access) -> P
         a_first,
         b_first,
         reason,
+    }
+}
+
+impl PairResult {
+    /// Undecided in both orders (only one order for a reference with itself), for `why`.
+    fn maybe(a: &Access, b: &Access, why: String) -> PairResult {
+        PairResult {
+            a_first: Direction {
+                tri: Tri::Maybe,
+                distance: None,
+            },
+            b_first: Direction {
+                tri: if a.id == b.id { Tri::No } else { Tri::Maybe },
+                distance: None,
+            },
+            reason: Some(why),
+        }
+    }
+}
+
+/// Whether `acc` may not run in every iteration of its loops inside the loop at position `pa`
+/// (its statement or one of those loops is conditional).
+fn runs_conditionally(region: &Region, pa: usize, acc: &Access) -> bool {
+    region
+        .stmts
+        .get(acc.stmt.index())
+        .is_none_or(|s| s.conditional)
+        || acc.loops[pa + 1..]
+            .iter()
+            .any(|&x| region.loops.get(x.index()).is_none_or(|x| x.conditional))
+}
+
+/// The cartesian product of the alternatives of the dimensions (each combination a list of
+/// equations), or `None` beyond [`MAX_ALTERNATIVES`].
+fn combine_alternatives(dims: &[Vec<Vec<Lin>>]) -> Option<Vec<Vec<Lin>>> {
+    let mut combos: Vec<Vec<Lin>> = vec![Vec::new()];
+    for alts in dims {
+        let mut next = Vec::new();
+        for c in &combos {
+            for alt in alts {
+                let mut n = c.clone();
+                n.extend(alt.iter().cloned());
+                next.push(n);
+            }
+        }
+        combos = next;
+        if combos.len() > MAX_ALTERNATIVES {
+            return None;
+        }
+    }
+    Some(combos)
+}
+
+impl<'r> Space<'r> {
+    /// The space of a pair whose common loops around `L` are `a.loops[..pa]`: one variable per
+    /// loop around `L` (shared), one per loop from `L` inward for each reference; with the
+    /// iterator scopes of `a` and `b` (name and variable, outermost first).
+    fn for_pair(
+        region: &'r Region,
+        pa: usize,
+        a: &Access,
+        b: &Access,
+    ) -> (Space<'r>, Scope, Scope) {
+        let mut sp = Space {
+            region,
+            iters: region.loops.iter().map(|x| x.var.as_str()).collect(),
+            ranges: Vec::new(),
+            geqs: Vec::new(),
+            eqs: Vec::new(),
+            exact: true,
+            reasons: Vec::new(),
+        };
+        let name = |o: LoopId| {
+            region
+                .loops
+                .get(o.index())
+                .map_or(String::new(), |x| x.var.clone())
+        };
+        // Loops around L: one variable for both references.
+        let mut shared: Vec<(String, Var)> = Vec::new();
+        for &o in &a.loops[..pa] {
+            let v = sp.loop_var(o, &shared);
+            shared.push((name(o), v));
+        }
+        let side = |acc: &Access, sp: &mut Space| -> Scope {
+            let mut scope = shared.clone();
+            for &o in &acc.loops[pa..] {
+                let v = sp.loop_var(o, &scope);
+                scope.push((name(o), v));
+            }
+            scope
+        };
+        let scope_a = side(a, &mut sp);
+        let scope_b = side(b, &mut sp);
+        (sp, scope_a, scope_b)
+    }
+
+    /// One equation (or set of alternatives) per dimension: `a`'s subscript equals `b`'s.
+    /// A dimension that cannot be written so is left out, making the space inexact.
+    fn subscript_equations(
+        &mut self,
+        a: &Access,
+        b: &Access,
+        scope_a: &[(String, Var)],
+        scope_b: &[(String, Var)],
+    ) -> Vec<Vec<Vec<Lin>>> {
+        let region = self.region;
+        let mut dims: Vec<Vec<Vec<Lin>>> = Vec::new();
+        for (sa, sb) in a.subscripts.iter().zip(&b.subscripts) {
+            let (Some(sa), Some(sb)) = (sa, sb) else {
+                let which = if sa.is_none() { a } else { b };
+                self.inexact(format!(
+                    "a subscript of `{}` is not an affine function of the loop iterators",
+                    region.fmt_access(which.id)
+                ));
+                continue;
+            };
+            let d = match (self.to_aff(sa, scope_a), self.to_aff(sb, scope_b)) {
+                (Some(fa), Some(fb)) => fa.sub(&fb),
+                _ => None,
+            };
+            match d.and_then(|d| self.expand(&d, 0)) {
+                Some(alts) => dims.push(alts),
+                None => self.inexact(format!(
+                    "the subscripts of `{}` and `{}` have symbolic coefficients that cannot be compared",
+                    region.fmt_access(a.id),
+                    region.fmt_access(b.id)
+                )),
+            }
+        }
+        dims
+    }
+
+    /// The system of one combination of subscript equations, with `extra` as one more
+    /// inequality.
+    fn system(&self, combo: &[Lin], extra: Lin) -> System {
+        let mut eqs = self.eqs.clone();
+        eqs.extend(combo.iter().cloned());
+        let mut geqs = self.geqs.clone();
+        geqs.push(extra);
+        System {
+            eqs,
+            geqs,
+            nvars: self.ranges.len(),
+        }
+    }
+
+    /// Whether the iteration of `L` of variable `first` may come before the one of `second`
+    /// (loop step `step`) with the subscripts equal, and the distance when it is fixed.
+    fn direction(
+        &self,
+        combos: &[Vec<Lin>],
+        step: i64,
+        first: Var,
+        second: Var,
+        budget: &mut Budget,
+    ) -> Direction {
+        // `first` runs in an earlier iteration of L.
+        let dir = if step > 0 {
+            Lin::var(second).sub(&Lin::var(first))
+        } else {
+            Lin::var(first).sub(&Lin::var(second))
+        }
+        .and_then(|d| d.add(&Lin::constant(Poly::constant(-1))));
+        let Some(dir) = dir else {
+            return Direction {
+                tri: Tri::Maybe,
+                distance: None,
+            };
+        };
+        let track = Lin::var(second).sub(&Lin::var(first)).unwrap_or_default();
+        let mut tri = Tri::No;
+        let mut dists: BTreeSet<Option<i64>> = BTreeSet::new();
+        for combo in combos {
+            let (r, t) = system::solve(self.system(combo, dir.clone()), track.clone(), budget);
+            if r != Tri::No {
+                let d = if t.is_constant() {
+                    t.konst
+                        .as_const()
+                        .and_then(|d| d.checked_div(step))
+                        .map(i64::abs)
+                } else {
+                    None
+                };
+                dists.insert(d);
+            }
+            tri = tri.or(r);
+            if tri == Tri::Yes && dists.len() > 1 {
+                break;
+            }
+        }
+        let mut distance = match (dists.len(), dists.iter().next()) {
+            (1, Some(d)) => *d,
+            _ => None,
+        };
+        // Not fixed by the subscripts: is it one iteration anyway (bounds)?
+        if tri == Tri::Yes && distance.is_none() && self.never_farther(combos, step, &dir, budget) {
+            distance = Some(1);
+        }
+        Direction { tri, distance }
+    }
+
+    /// Whether the subscripts are never equal in two iterations of `L` at least two steps apart
+    /// in the order `dir` (then a dependence in that order has distance one).
+    fn never_farther(
+        &self,
+        combos: &[Vec<Lin>],
+        step: i64,
+        dir: &Lin,
+        budget: &mut Budget,
+    ) -> bool {
+        let two = step
+            .checked_abs()
+            .filter(|s| *s <= 1 << 20)
+            .and_then(|s| dir.add(&Lin::constant(Poly::constant(1 - 2 * s))));
+        let Some(two) = two else {
+            return false;
+        };
+        let farther = combos
+            .iter()
+            .map(|combo| system::solve(self.system(combo, two.clone()), Lin::default(), budget).0);
+        farther.fold(Tri::No, Tri::or) == Tri::No
     }
 }

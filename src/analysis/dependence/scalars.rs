@@ -6,7 +6,7 @@ use super::{DepKind, Ref, Witness};
 use crate::diag::Diag;
 use crate::front::ast::BinOp;
 use crate::front::pragma_ast::RedOp;
-use crate::ir::{AccessKind, Bound, LoopId, Region, ScalarRef, Statement, Target};
+use crate::ir::{AccessKind, Bound, LoopId, Region, ScalarRef, Statement, StmtId, Target};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct ScalarResult {
@@ -19,14 +19,16 @@ pub(super) struct ScalarResult {
 /// Loop `l` and the enclosing loops whose `collapse` covers it (their clauses apply to `l`).
 pub(super) fn covering_loops(region: &Region, l: LoopId) -> Vec<LoopId> {
     let mut out = vec![l];
-    let Some(lp) = region.loops.get(l) else {
+    let Some(lp) = region.loops.get(l.index()) else {
         return out;
     };
     let mut cur = lp.parent;
     let mut guard = 0;
     while let Some(p) = cur {
         guard += 1;
-        let Some(pl) = region.loops.get(p) else { break };
+        let Some(pl) = region.loops.get(p.index()) else {
+            break;
+        };
         if guard > region.loops.len() {
             break;
         }
@@ -64,7 +66,7 @@ pub(super) fn stmt_reduction(st: &Statement) -> Option<RedOp> {
 /// The statement a use belongs to, when the use is part of it (a read in an `if` condition is
 /// attributed to the next statement but lies outside its span).
 fn stmt_of<'r>(region: &'r Region, r: &ScalarRef) -> Option<&'r Statement> {
-    let st = region.stmts.get(r.stmt?)?;
+    let st = region.stmts.get(r.stmt?.index())?;
     st.span.contains(r.span).then_some(st)
 }
 
@@ -76,7 +78,7 @@ fn writes_scalar(st: &Statement, name: &str) -> bool {
 /// ones of those updates (one each).
 fn reduction_op(region: &Region, name: &str, refs: &[usize]) -> Option<RedOp> {
     let mut op: Option<RedOp> = None;
-    let mut update_stmts: BTreeSet<usize> = BTreeSet::new();
+    let mut update_stmts: BTreeSet<StmtId> = BTreeSet::new();
     for &i in refs {
         let r = region.scalar_refs.get(i)?;
         // Reads, and the write an `if`/`else` makes as a whole (its branches' updates are
@@ -84,7 +86,7 @@ fn reduction_op(region: &Region, name: &str, refs: &[usize]) -> Option<RedOp> {
         if r.kind == AccessKind::Read || (r.kind == AccessKind::Write && r.stmt.is_none()) {
             continue;
         }
-        let st = region.stmts.get(r.stmt?)?;
+        let st = region.stmts.get(r.stmt?.index())?;
         if !writes_scalar(st, name) {
             return None;
         }
@@ -184,7 +186,7 @@ pub(super) fn analyze_loop(region: &Region, l: LoopId) -> ScalarResult {
         }
         let refs = refs_in(region, l, name);
         let declared_red = covering.iter().find_map(|&c| {
-            region.loops.get(c).and_then(|lp| {
+            region.loops.get(c.index()).and_then(|lp| {
                 lp.reductions
                     .iter()
                     .find(|(_, v)| v == name)
@@ -200,7 +202,7 @@ pub(super) fn analyze_loop(region: &Region, l: LoopId) -> ScalarResult {
         let lists_private = |c: LoopId| {
             region
                 .loops
-                .get(c)
+                .get(c.index())
                 .is_some_and(|lp| lp.private.iter().any(|v| v == name))
         };
         let inner_private = region.loops.iter().any(|lp| {
@@ -222,7 +224,7 @@ pub(super) fn analyze_loop(region: &Region, l: LoopId) -> ScalarResult {
                 out.unknown = Some(format!(
                     "`{}` is assigned in the loop and used in the bounds of loop `{}`",
                     name,
-                    region.loops.get(b).map_or("?", |x| x.var.as_str())
+                    region.loops.get(b.index()).map_or("?", |x| x.var.as_str())
                 ));
             }
             continue;
@@ -285,7 +287,7 @@ fn carried_witness(region: &Region, l: LoopId, refs: &[usize]) -> Witness {
 /// Warnings about the `reduction` clauses of loop `l` that do not match the loop's code.
 pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
     let mut out = Vec::new();
-    let Some(lp) = region.loops.get(l) else {
+    let Some(lp) = region.loops.get(l.index()) else {
         return out;
     };
     for (op, name) in &lp.reductions {
@@ -315,7 +317,7 @@ pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
             if r.kind == AccessKind::Read {
                 return false;
             }
-            let Some(st) = r.stmt.and_then(|s| region.stmts.get(s)) else {
+            let Some(st) = r.stmt.and_then(|s| region.stmts.get(s.index())) else {
                 return true;
             };
             match stmt_reduction(st) {
@@ -344,7 +346,7 @@ pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
             );
             continue;
         }
-        let update_stmts: BTreeSet<usize> = rs
+        let update_stmts: BTreeSet<StmtId> = rs
             .iter()
             .filter(|r| r.kind != AccessKind::Read)
             .filter_map(|r| r.stmt)

@@ -7,7 +7,8 @@ use super::*;
 use crate::diag::{render, Span};
 use crate::front::ast::{BinOp, Scalar};
 use crate::ir::{
-    Access, AccessKind, ArrayInfo, Bound, Loop, Poly, ScalarInfo, ScalarRef, Statement, Target,
+    Access, AccessKind, ArrayInfo, Bound, Loop, Poly, ScalarInfo, ScalarRef, Statement, StmtId,
+    Target,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ impl B {
         hi: &str,
         step: i64,
     ) -> LoopId {
-        let id = self.r.loops.len();
+        let id = LoopId(self.r.loops.len());
         let depth = parent.map_or(0, |p| self.r.loops[p].depth + 1);
         let mut header_span = Span::default();
         if let Some(p) = self.src[self.cursor..].find(&format!("for ({}", var)) {
@@ -318,7 +319,7 @@ impl B {
         self.r.iter_names(&self.r.loop_path(l))
     }
 
-    fn scalar_ref(&mut self, l: LoopId, name: &str, kind: AccessKind, sid: usize, span: Span) {
+    fn scalar_ref(&mut self, l: LoopId, name: &str, kind: AccessKind, sid: StmtId, span: Span) {
         if self.iters_of(l).iter().any(|v| v == name) {
             return;
         }
@@ -343,15 +344,15 @@ impl B {
                 .r
                 .loop_path(l)
                 .iter()
-                .map(|&x| x as u32)
-                .chain(self.cond.then_some(10_000 + sid as u32))
+                .map(|&x| x.index() as u32)
+                .chain(self.cond.then_some(10_000 + sid.index() as u32))
                 .collect(),
             span,
         });
     }
 
     /// Records a reference (reads inside subscripts first); returns the access id for arrays.
-    fn record(&mut self, l: LoopId, t: &Tok, kind: AccessKind, sid: usize) -> Option<AccessId> {
+    fn record(&mut self, l: LoopId, t: &Tok, kind: AccessKind, sid: StmtId) -> Option<AccessId> {
         match t {
             Tok::Scalar { name, lo, hi } => {
                 let span = self.span(*lo, *hi);
@@ -373,7 +374,7 @@ impl B {
                         poly(s)
                     });
                 }
-                let id = self.r.accesses.len();
+                let id = AccessId(self.r.accesses.len());
                 self.r.accesses.push(Access {
                     id,
                     array: name.clone(),
@@ -403,13 +404,13 @@ impl B {
 
     /// `target op= rhs` in loop `l`; the statement's reduction shape is derived from a compound
     /// operator, or given.
-    fn stmt_red(&mut self, l: LoopId, text: &str, red: Option<RedOp>) -> usize {
+    fn stmt_red(&mut self, l: LoopId, text: &str, red: Option<RedOp>) -> StmtId {
         let base = if self.src.is_empty() {
             0
         } else {
             self.locate(text)
         };
-        let sid = self.r.stmts.len();
+        let sid = StmtId(self.r.stmts.len());
         // Split at the assignment operator.
         let b = text.as_bytes();
         let mut at = None;
@@ -460,7 +461,7 @@ impl B {
                 } else {
                     AccessKind::Write
                 };
-                Target::Array(self.record(l, &lhs, kind, sid).unwrap_or(0))
+                Target::Array(self.record(l, &lhs, kind, sid).unwrap_or(AccessId(0)))
             }
         };
         let reduction = red.or(match (op, &target) {
@@ -482,12 +483,12 @@ impl B {
         sid
     }
 
-    fn stmt(&mut self, l: LoopId, text: &str) -> usize {
+    fn stmt(&mut self, l: LoopId, text: &str) -> StmtId {
         self.stmt_red(l, text, None)
     }
 
     /// The access ids of statement `s`, in order.
-    fn accs(&self, s: usize) -> Vec<AccessId> {
+    fn accs(&self, s: StmtId) -> Vec<AccessId> {
         self.r
             .accesses
             .iter()
@@ -1176,7 +1177,13 @@ fn scalar_used_in_an_inner_bound_is_unknown() {
     let i = b.lp(None, "i", "0", "n");
     let j = b.lp(Some(i), "j", "0", "len");
     // The bound of `j` reads `len` (as the IR lowering records it, before the loop) ...
-    push_use(&mut b, "len", AccessKind::Read, vec![i], vec![i as u32]);
+    push_use(
+        &mut b,
+        "len",
+        AccessKind::Read,
+        vec![i],
+        vec![i.index() as u32],
+    );
     b.stmt(j, "c[i][j] = 0");
     // ... before the iteration assigns it: the previous iteration's value.
     b.stmt(i, "len = a[i]");
@@ -1196,7 +1203,13 @@ fn scalar_assigned_before_an_inner_bound_is_private() {
     let mut b = B::new();
     let i = b.lp(None, "i", "0", "n");
     b.stmt(i, "lo = a[i]");
-    push_use(&mut b, "lo", AccessKind::Read, vec![i], vec![i as u32]);
+    push_use(
+        &mut b,
+        "lo",
+        AccessKind::Read,
+        vec![i],
+        vec![i.index() as u32],
+    );
     let j = b.lp(Some(i), "j", "0", "m");
     b.r.loops[j].lower = Bound::NonAffine("lo".into());
     b.stmt(j, "c[i][j] = 0");
@@ -1214,7 +1227,13 @@ fn scalar_written_and_read_under_one_condition_is_private() {
     let k = b.lp(None, "k", "0", "n");
     let i = b.lp(Some(k), "i", "0", "4");
     for kind in [AccessKind::Write, AccessKind::Read] {
-        push_use(&mut b, "t", kind, vec![k, i], vec![k as u32, i as u32, 7]);
+        push_use(
+            &mut b,
+            "t",
+            kind,
+            vec![k, i],
+            vec![k.index() as u32, i.index() as u32, 7],
+        );
     }
     b.r.scalars.insert(
         "t".into(),
@@ -1230,7 +1249,7 @@ fn scalar_written_and_read_under_one_condition_is_private() {
     assert_eq!(deps.loops[k].privatized, vec!["t".to_string()]);
     assert_eq!(deps.loops[k].verdict, Verdict::Independent);
     // The read in the other branch (a scope of its own) sees an older value.
-    b.r.scalar_refs[1].scopes = vec![k as u32, i as u32, 8];
+    b.r.scalar_refs[1].scopes = vec![k.index() as u32, i.index() as u32, 8];
     let deps = analyze(&b.r);
     assert!(matches!(deps.loops[k].verdict, Verdict::Carried(_)));
 }
@@ -1320,8 +1339,8 @@ fn reduction_shapes_from_c() {
             vec![],
         ]
     );
-    assert!(matches!(verdict(&rs[3], 0), Verdict::Carried(_)));
-    assert!(matches!(verdict(&rs[5], 0), Verdict::Carried(_)));
+    assert!(matches!(verdict(&rs[3], LoopId(0)), Verdict::Carried(_)));
+    assert!(matches!(verdict(&rs[5], LoopId(0)), Verdict::Carried(_)));
 }
 
 #[test]
@@ -1355,11 +1374,11 @@ warning: loop `i` carries a dependence: this loop nest runs on one work-item
 
 ";
     assert_eq!(trim_lines(&text), expected, "\n{}", text);
-    assert_eq!(rs[0].loops[0].marking, Marking::Implicit);
+    assert_eq!(rs[0].loops[LoopId(0)].marking, Marking::Implicit);
     // The inner loop without a directive runs sequentially in each thread.
-    assert_eq!(rs[0].loops[1].marking, Marking::Seq);
-    assert!(!is_parallel(&deps, &rs[0], 0));
-    assert!(!is_parallel(&deps, &rs[0], 1));
+    assert_eq!(rs[0].loops[LoopId(1)].marking, Marking::Seq);
+    assert!(!is_parallel(&deps, &rs[0], LoopId(0)));
+    assert!(!is_parallel(&deps, &rs[0], LoopId(1)));
 
     let explicit = implicit.replace("parallel loop", "parallel loop independent");
     let (sm, rs) = lowered(&explicit);
@@ -1382,7 +1401,7 @@ error: loop `i` is marked independent but carries a dependence
 
 ";
     assert_eq!(trim_lines(&text), expected, "\n{}", text);
-    assert!(is_parallel(&deps, &rs[0], 0));
+    assert!(is_parallel(&deps, &rs[0], LoopId(0)));
 }
 
 /// The examples and the corpus are correct programs: no claim is refuted, and the verdicts of
@@ -1470,11 +1489,11 @@ fn conditions_from_c() {
 ";
     let (_, rs) = lowered(src);
     // The inner loop may not run: the output dependence on b[0] is not proven.
-    assert!(rs[0].loops[1].conditional);
-    assert!(is_unknown(&rs[0], 0));
-    assert!(!witnesses(&rs[1], 0).is_empty());
+    assert!(rs[0].loops[LoopId(1)].conditional);
+    assert!(is_unknown(&rs[0], LoopId(0)));
+    assert!(!witnesses(&rs[1], LoopId(0)).is_empty());
     // The max idiom without a `reduction(max:m)` clause: `m` is read, then maybe written.
-    let w = witnesses(&rs[2], 0);
+    let w = witnesses(&rs[2], LoopId(0));
     assert_eq!(w[0].kind, DepKind::Flow);
     assert!(matches!(w[0].src, Ref::Scalar(_)));
 }

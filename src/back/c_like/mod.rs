@@ -621,33 +621,7 @@ impl<'d> Printer<'d> {
                 let e = self.expr(e);
                 self.line(&format!("{e};"));
             }
-            KStmt::If { cond, then, els } => {
-                let c = self.expr(cond);
-                self.line(&format!("if ({c}) {{"));
-                self.body(then);
-                let mut els = els;
-                loop {
-                    match els.as_slice() {
-                        [] => break,
-                        [KStmt::If {
-                            cond,
-                            then,
-                            els: e2,
-                        }] => {
-                            let c = self.expr(cond);
-                            self.line(&format!("}} else if ({c}) {{"));
-                            self.body(then);
-                            els = e2;
-                        }
-                        other => {
-                            self.line("} else {");
-                            self.body(other);
-                            break;
-                        }
-                    }
-                }
-                self.line("}");
-            }
+            KStmt::If { cond, then, els } => self.if_chain(cond, then, els),
             KStmt::For {
                 init,
                 cond,
@@ -689,6 +663,35 @@ impl<'d> Printer<'d> {
                 capture,
             } => self.atomic(target, *ty, op, capture.as_ref()),
         }
+    }
+
+    /// An `if`, with an `else` that is a lone `if` printed as `else if` (repeatedly).
+    fn if_chain(&mut self, cond: &KExpr, then: &[KStmt], els: &[KStmt]) {
+        let c = self.expr(cond);
+        self.line(&format!("if ({c}) {{"));
+        self.body(then);
+        let mut els = els;
+        loop {
+            match els {
+                [] => break,
+                [KStmt::If {
+                    cond,
+                    then,
+                    els: e2,
+                }] => {
+                    let c = self.expr(cond);
+                    self.line(&format!("}} else if ({c}) {{"));
+                    self.body(then);
+                    els = e2;
+                }
+                other => {
+                    self.line("} else {");
+                    self.body(other);
+                    break;
+                }
+            }
+        }
+        self.line("}");
     }
 
     /// An atomic statement: the target's atomic function when it computes what C computes,

@@ -305,6 +305,42 @@ pub fn region_code(
         origin: c_string(&region.origin),
     };
     let is_data = region.keep_body.is_some();
+    let own = own_buffers(region, is_data)?;
+    g.line(&format!(
+        "{{ /* accshare: {} at {} */",
+        if is_data {
+            "data region"
+        } else if !region.data_ops.is_empty() {
+            "data directive"
+        } else {
+            "compute region"
+        },
+        comment_safe(&region.origin)
+    ));
+    g.push();
+    if !region.buffers.is_empty() || !region.launches.is_empty() || !region.data_ops.is_empty() {
+        let origin = g.origin.clone();
+        g.line(&format!("accshare_init({});", origin));
+    }
+    let written = written_arrays(module, region);
+    for b in &region.buffers {
+        // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies).
+        let share =
+            target == Target::OpenCl && !is_data && may_share(b, written.contains(&b.array));
+        buffer_code(&mut g, b, share);
+    }
+    for op in &region.data_ops {
+        data_op_code(&mut g, op);
+    }
+    for launch in &region.launches {
+        launch_code(&mut g, module, region, launch, &own, enclosing)?;
+    }
+    Ok(close_region(g, region, is_data))
+}
+
+/// The arrays whose buffers `region` holds itself, or why its plan is inconsistent (a data
+/// region with launches, a buffer listed twice).
+fn own_buffers(region: &HostRegion, is_data: bool) -> Result<BTreeSet<String>, String> {
     if is_data && !region.launches.is_empty() {
         return Err(format!(
             "data region at {} has kernel launches",
@@ -320,98 +356,82 @@ pub fn region_code(
             ));
         }
     }
-    g.line(&format!(
-        "{{ /* accshare: {} at {} */",
-        if is_data {
-            "data region"
-        } else if !region.data_ops.is_empty() {
-            "data directive"
-        } else {
-            "compute region"
-        },
-        comment_safe(&region.origin)
-    ));
-    g.push();
+    Ok(own)
+}
+
+/// The start of a buffer's data lifetime: its size, host pointer and device buffer (present
+/// already, or made and filled; the user's array itself where `share` allows zero-copy).
+fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
     let origin = g.origin.clone();
-    if !region.buffers.is_empty() || !region.launches.is_empty() || !region.data_ops.is_empty() {
-        g.line(&format!("accshare_init({});", origin));
-    }
-    let written = written_arrays(module, region);
-    for b in &region.buffers {
-        let ty = host_type(b.elem);
-        let name = ident(&b.array);
-        let what = c_string(&b.array);
+    let ty = host_type(b.elem);
+    let name = ident(&b.array);
+    let what = c_string(&b.array);
+    g.line(&format!(
+        "const size_t accshare_nb_{n} = ({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0;",
+        n = name,
+        c = host_expr(&b.count),
+        t = ty
+    ));
+    if b.whole_array {
         g.line(&format!(
-            "const size_t accshare_nb_{n} = ({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0;",
+            "accshare_check_extent(accshare_nb_{n}, sizeof({a}), {w}, {o});",
             n = name,
-            c = host_expr(&b.count),
-            t = ty
-        ));
-        if b.whole_array {
-            g.line(&format!(
-                "accshare_check_extent(accshare_nb_{n}, sizeof({a}), {w}, {o});",
-                n = name,
-                a = b.array,
-                w = what,
-                o = origin
-            ));
-        }
-        g.line(&format!(
-            "{t} *const accshare_h_{n} = {p};",
-            t = ty,
-            n = name,
-            p = host_ptr(ty, &b.array)
-        ));
-        // Present already (a caller's data region, `enter data`): used as it is; otherwise made
-        // and filled (see the present table in `prelude_present.h`).
-        // `accshare_o_<name>`: the byte offset of the host pointer in the device copy (non-zero
-        // for a part of an array present on the device). OpenCL kernels take it in elements
-        // (a parameter after the buffer); CUDA adds it to the device pointer here.
-        g.line(&format!("size_t accshare_o_{};", name));
-        // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies).
-        let share =
-            target == Target::OpenCl && !is_data && may_share(b, written.contains(&b.array));
-        let enter = format!(
-            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {s}, {w}, {o}, &accshare_o_{n})",
-            n = name,
-            i = u8::from(b.copy_in),
-            p = u8::from(b.present),
-            s = u8::from(share),
+            a = b.array,
             w = what,
             o = origin
-        );
-        match target {
-            Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
-            Target::Cuda => g.line(&format!(
-                "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
-                t = ty,
-                n = name,
-                e = enter
-            )),
-        }
+        ));
     }
-    for op in &region.data_ops {
-        data_op_code(&mut g, op);
+    g.line(&format!(
+        "{t} *const accshare_h_{n} = {p};",
+        t = ty,
+        n = name,
+        p = host_ptr(ty, &b.array)
+    ));
+    // Present already (a caller's data region, `enter data`): used as it is; otherwise made
+    // and filled (see the present table in `prelude_present.h`).
+    // `accshare_o_<name>`: the byte offset of the host pointer in the device copy (non-zero
+    // for a part of an array present on the device). OpenCL kernels take it in elements
+    // (a parameter after the buffer); CUDA adds it to the device pointer here.
+    g.line(&format!("size_t accshare_o_{};", name));
+    let enter = format!(
+        "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {s}, {w}, {o}, &accshare_o_{n})",
+        n = name,
+        i = u8::from(b.copy_in),
+        p = u8::from(b.present),
+        s = u8::from(share),
+        w = what,
+        o = origin
+    );
+    match g.target {
+        Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
+        Target::Cuda => g.line(&format!(
+            "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
+            t = ty,
+            n = name,
+            e = enter
+        )),
     }
-    for launch in &region.launches {
-        launch_code(&mut g, module, region, launch, &own, enclosing)?;
-    }
-    if is_data {
-        let open = std::mem::take(&mut g.out);
-        release_code(&mut g, region);
-        g.pop();
-        g.out.push_str(&g.indent);
-        g.out.push('}');
-        Ok(RegionCode { open, close: g.out })
+}
+
+/// The end of the region's block: the buffers released and the braces closed. A data region's
+/// body goes between `open` and `close`.
+fn close_region(mut g: Gen, region: &HostRegion, is_data: bool) -> RegionCode {
+    let open = if is_data {
+        std::mem::take(&mut g.out)
     } else {
-        release_code(&mut g, region);
-        g.pop();
-        g.out.push_str(&g.indent);
-        g.out.push('}');
-        Ok(RegionCode {
+        String::new()
+    };
+    release_code(&mut g, region);
+    g.pop();
+    g.out.push_str(&g.indent);
+    g.out.push('}');
+    if is_data {
+        RegionCode { open, close: g.out }
+    } else {
+        RegionCode {
             open: g.out,
             close: String::new(),
-        })
+        }
     }
 }
 
@@ -795,7 +815,6 @@ fn arg_value(
     own: &BTreeSet<String>,
     enclosing: &BTreeSet<String>,
 ) -> Result<String, String> {
-    let origin = g.origin.clone();
     Ok(match (arg, &param.kind) {
         (HostArg::Buffer(a), KParamKind::Buffer { .. }) => {
             if !own.contains(a) && !enclosing.contains(a) {
@@ -827,24 +846,7 @@ fn arg_value(
                     ty.c_name()
                 ));
             }
-            let t = host_type(*ty);
-            let what = c_string(&format!("final value of {}", var));
-            g.line(&format!(
-                "{t} accshare_lh{i} = ({t})({v});",
-                t = t,
-                i = i,
-                v = var
-            ));
-            let bytes = format!("sizeof({})", t);
-            alloc_line(g, &format!("accshare_l{}", i), t, &bytes, &what, &origin);
-            g.line(&format!(
-                "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
-                i = i,
-                t = t,
-                w = what,
-                o = origin
-            ));
-            format!("accshare_l{}", i)
+            last_value_arg(g, i, var, *ty)
         }
         (HostArg::Partials(r), KParamKind::Buffer { elem, .. }) => {
             let Some(red) = launch.reductions.get(*r) else {
@@ -875,6 +877,30 @@ fn arg_value(
             ))
         }
     })
+}
+
+/// Argument `i` carrying the final value of scalar `var` out of the kernel: a one-element
+/// buffer `accshare_l<i>` holding the value `var` has before the launch (`accshare_lh<i>`).
+fn last_value_arg(g: &mut Gen, i: usize, var: &str, ty: Scalar) -> String {
+    let origin = g.origin.clone();
+    let t = host_type(ty);
+    let what = c_string(&format!("final value of {}", var));
+    g.line(&format!(
+        "{t} accshare_lh{i} = ({t})({v});",
+        t = t,
+        i = i,
+        v = var
+    ));
+    let bytes = format!("sizeof({})", t);
+    alloc_line(g, &format!("accshare_l{}", i), t, &bytes, &what, &origin);
+    g.line(&format!(
+        "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",
+        i = i,
+        t = t,
+        w = what,
+        o = origin
+    ));
+    format!("accshare_l{}", i)
 }
 
 /// `name = accshare_alloc(bytes, …)`, declared with the target's device pointer type (a

@@ -23,7 +23,7 @@ impl RegionBuilder<'_> {
             AtomicUpdate::Read => {}
             AtomicUpdate::Write(e) => {
                 self.reads(e);
-                let id = self.region.stmts.len();
+                let id = StmtId(self.region.stmts.len());
                 self.write_lvalue(&form.x, None, span);
                 self.mark_atomic(id);
             }
@@ -33,12 +33,12 @@ impl RegionBuilder<'_> {
                 reversed,
             } => {
                 self.reads(value);
-                let id = self.region.stmts.len();
+                let id = StmtId(self.region.stmts.len());
                 self.read_lvalue(&form.x, id);
                 self.write_lvalue(&form.x, Some(*op), span);
                 self.mark_atomic(id);
                 if *reversed {
-                    if let Some(st) = self.region.stmts.get_mut(id) {
+                    if let Some(st) = self.region.stmts.get_mut(id.index()) {
                         st.op = None;
                     }
                 }
@@ -51,7 +51,7 @@ impl RegionBuilder<'_> {
 
     /// Statement `id` (just pushed) updates its target atomically.
     fn mark_atomic(&mut self, id: StmtId) {
-        if let Some(st) = self.region.stmts.get_mut(id) {
+        if let Some(st) = self.region.stmts.get_mut(id.index()) {
             if !matches!(&st.target, Target::Scalar(n) if n.is_empty()) {
                 st.atomic = Some(st.target.clone());
             }
@@ -60,17 +60,17 @@ impl RegionBuilder<'_> {
 
     /// `v = x`, reading `x` atomically.
     fn atomic_copy(&mut self, v: &Expr, x: &Expr, span: Span) {
-        let id = self.region.stmts.len();
+        let id = StmtId(self.region.stmts.len());
         let before = self.region.accesses.len();
         self.reads(x);
         let location = match &x.kind {
             ExprKind::Ident(n) => Some(Target::Scalar(n.clone())),
             // The location is recorded after the reads of its subscripts.
             _ => (self.region.accesses.len() > before)
-                .then(|| Target::Array(self.region.accesses.len() - 1)),
+                .then(|| Target::Array(AccessId(self.region.accesses.len() - 1))),
         };
         self.write_lvalue(v, None, span);
-        if let Some(st) = self.region.stmts.get_mut(id) {
+        if let Some(st) = self.region.stmts.get_mut(id.index()) {
             st.atomic = location;
         }
     }

@@ -22,7 +22,10 @@ pub fn interchange(
     inner: LoopId,
     sources: &SourceMap,
 ) -> Option<RegionAst> {
-    let (o, i) = (r.ir.loops.get(outer)?, r.ir.loops.get(inner)?);
+    let (o, i) = (
+        r.ir.loops.get(outer.index())?,
+        r.ir.loops.get(inner.index())?,
+    );
     if i.parent != Some(outer) || has_tile(&r.dir) {
         return None;
     }

@@ -371,7 +371,7 @@ impl<'a> RegionBuilder<'a> {
                 .accesses
                 .iter()
                 .enumerate()
-                .map(|(i, a)| (a.id, i))
+                .map(|(i, a)| (a.id, AccessId(i)))
                 .collect();
             for a in &mut self.region.accesses {
                 a.id = renumber[&a.id];
@@ -383,7 +383,7 @@ impl<'a> RegionBuilder<'a> {
                     }
                 }
             }
-            if let Some(lp) = self.region.loops.get_mut(l) {
+            if let Some(lp) = self.region.loops.get_mut(l.index()) {
                 *(if upper { &mut lp.upper } else { &mut lp.lower }) = Bound::Affine(p);
             }
         }
@@ -523,7 +523,7 @@ impl<'a> RegionBuilder<'a> {
         let iters = self.open_iters();
         let lower = self.bound(&lower_e, &iters, 0, false);
         let upper = self.bound(&upper_e, &iters, inclusive_adj, true);
-        let id = self.region.loops.len();
+        let id = LoopId(self.region.loops.len());
         let parent = self.open.last().copied();
         let mut marking = if self.region.construct == Construct::Parallel
             || self.region.construct == Construct::ParallelLoop
@@ -639,7 +639,7 @@ impl<'a> RegionBuilder<'a> {
             _ => {
                 self.reads(e);
                 self.non_affine
-                    .push((self.region.loops.len(), upper, e.clone(), adj));
+                    .push((LoopId(self.region.loops.len()), upper, e.clone(), adj));
                 Bound::NonAffine(crate::front::pragma::expr_to_c(e))
             }
         }
@@ -780,7 +780,7 @@ impl<'a> RegionBuilder<'a> {
     }
 
     fn push_stmt(&mut self, target: Target, op: Option<BinOp>, span: Span) -> StmtId {
-        let id = self.region.stmts.len();
+        let id = StmtId(self.region.stmts.len());
         self.region.stmts.push(Statement {
             id,
             loops: self.open.clone(),
@@ -798,18 +798,18 @@ impl<'a> RegionBuilder<'a> {
     fn expr_effects(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Assign(op, lhs, rhs) => {
-                let stmt_id = self.region.stmts.len();
+                let stmt_id = StmtId(self.region.stmts.len());
                 self.reads(rhs);
                 if op.is_some() {
                     self.read_lvalue(lhs, stmt_id);
                 }
                 self.write_lvalue(lhs, *op, e.span);
-                if let Some(st) = self.region.stmts.get_mut(stmt_id) {
+                if let Some(st) = self.region.stmts.get_mut(stmt_id.index()) {
                     st.reduction = reduction_shape(lhs, *op, rhs);
                 }
             }
             ExprKind::IncDec { arg, .. } => {
-                let stmt_id = self.region.stmts.len();
+                let stmt_id = StmtId(self.region.stmts.len());
                 self.read_lvalue(arg, stmt_id);
                 self.write_lvalue(arg, Some(BinOp::Add), e.span);
             }
@@ -830,12 +830,12 @@ impl<'a> RegionBuilder<'a> {
     fn write_lvalue(&mut self, lhs: &Expr, op: Option<BinOp>, span: Span) {
         match &lhs.kind {
             ExprKind::Ident(n) => {
-                let stmt = self.region.stmts.len();
+                let stmt = StmtId(self.region.stmts.len());
                 self.scalar_write(n, Some(stmt), lhs.span, false);
                 self.push_stmt(Target::Scalar(n.clone()), op, span);
             }
             ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) => {
-                let stmt = self.region.stmts.len();
+                let stmt = StmtId(self.region.stmts.len());
                 let kind = if op.is_some() {
                     AccessKind::ReadWrite
                 } else {
@@ -935,7 +935,7 @@ impl<'a> RegionBuilder<'a> {
 
     /// Records every read in an expression.
     fn reads(&mut self, e: &Expr) {
-        let stmt = self.region.stmts.len();
+        let stmt = StmtId(self.region.stmts.len());
         match &e.kind {
             ExprKind::Ident(n) => self.scalar_ref(n, AccessKind::Read, Some(stmt), e.span),
             ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) => {
@@ -1088,7 +1088,7 @@ impl<'a> RegionBuilder<'a> {
         if kind != AccessKind::Write {
             info.read = true;
         }
-        let id = self.region.accesses.len();
+        let id = AccessId(self.region.accesses.len());
         self.region.accesses.push(Access {
             id,
             array: name.clone(),
