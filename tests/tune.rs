@@ -295,3 +295,66 @@ fn tune_records_the_fastest_variant_and_compilations_use_it() {
     assert!(err.contains("tests/corpus/plain_gemm.c:21:5"), "{}", err);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// A device may fuse `a * b - d` (OpenCL allows it): with cancellation the rounding differs
+/// from the sequential program's by far more than any tolerance. `run` and `tune` check such
+/// kernels again built without contraction: equal there, it is rounding, not a wrong result.
+#[test]
+fn fused_multiply_add_rounding_is_not_a_wrong_result() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&format!("`accshare run` needs an OpenCL device: {}", why));
+        return;
+    }
+    let cache = exec_support::scratch_dir("tune-fma");
+    let out = accshare(&cache)
+        .args(["run", "tests/fma/fma_cancel.c", "--device", "opencl:0"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text, err);
+    // PoCL contracts; a device that does not gives equal outputs outright.
+    if !text.contains("every output equal to the sequential program's") {
+        assert!(
+            text.contains("outputs equal to the sequential program's up to the rounding of fused multiply-adds"),
+            "{}",
+            text
+        );
+        assert!(
+            err.contains("warning: fma_cancel.c:18 (instance 1): `c` differs at "),
+            "{}",
+            err
+        );
+        assert!(
+            err.contains("note: built with `#pragma OPENCL FP_CONTRACT OFF` every output is equal to the sequential program's"),
+            "{}",
+            err
+        );
+    }
+    let out = accshare(&cache)
+        .args([
+            "tune",
+            "tests/fma/fma_cancel.c",
+            "--budget",
+            "0",
+            "--reps",
+            "1",
+            "--dry-run",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!text.contains("WRONG"), "{}", text);
+    assert!(
+        !cache.join("tune.json").exists(),
+        "--dry-run wrote the cache"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
