@@ -30,6 +30,9 @@ pub struct Variant {
     pub block: [u32; 3],
     /// Rows of the block each work-item computes.
     pub ilp: u32,
+    /// Arrays the configuration stages that this variant leaves in global memory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skip: Vec<String>,
 }
 
 impl fmt::Display for Variant {
@@ -48,6 +51,9 @@ impl fmt::Display for Variant {
         if self.ilp > 1 {
             write!(f, ", {} rows per work-item", self.ilp)?;
         }
+        if !self.skip.is_empty() {
+            write!(f, ", {} in global memory", self.skip.join(", "))?;
+        }
         Ok(())
     }
 }
@@ -64,6 +70,8 @@ pub enum VariantError {
     Block,
     /// The rows per work-item do not divide the block, or the kernel cannot have several.
     Rows,
+    /// An array to leave in global memory that the configuration does not stage (its name).
+    Skip(String),
 }
 
 impl fmt::Display for VariantError {
@@ -75,6 +83,7 @@ impl fmt::Display for VariantError {
             VariantError::NothingStaged => write!(f, "the configuration stages no array"),
             VariantError::Block => write!(f, "the block shape does not fit this kernel"),
             VariantError::Rows => write!(f, "the rows per work-item do not fit this kernel"),
+            VariantError::Skip(a) => write!(f, "the configuration does not stage `{}`", a),
         }
     }
 }
@@ -85,6 +94,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
         config: s.staged().map(|_| 0),
         block: s.block,
         ilp: s.ilp,
+        skip: Vec::new(),
     }
 }
 
@@ -160,6 +170,7 @@ pub fn space(
             config: None,
             block,
             ilp: 1,
+            skip: Vec::new(),
         })
         .collect();
     // Staged configurations with their default rows first, the other rows after.
@@ -176,11 +187,27 @@ pub fn space(
                     config: Some(config),
                     block,
                     ilp,
+                    skip: Vec::new(),
                 };
                 if ilp == default {
                     staged_default.push(v);
                 } else {
                     staged_other.push(v);
+                }
+            }
+            // Each staged array left in global memory in turn (the engine's best
+            // configuration, default rows): which arrays pay is the device's question too.
+            if config == 0 {
+                let staged = staged_arrays(r, ks, kp, config);
+                if staged.len() > 1 {
+                    for a in staged {
+                        staged_other.push(Variant {
+                            config: Some(config),
+                            block,
+                            ilp: default,
+                            skip: vec![a],
+                        });
+                    }
                 }
             }
         }
@@ -211,19 +238,45 @@ fn staged_block(
     kp: &KernelPlan,
     config: usize,
 ) -> Option<[u32; 3]> {
-    let kp = with_config(kp, config).ok()?;
+    let kp = with_config(kp, config, &[]).ok()?;
     let spec = super::stage::plan(r, ks.root, &ks.baseline().grid, &kp);
     (!spec.arrays.is_empty()).then_some(spec.block)
 }
 
-/// The engine's plan with configuration `config` as its choice.
-fn with_config(kp: &KernelPlan, config: usize) -> Result<KernelPlan, VariantError> {
-    let choice = if config == 0 {
+/// The arrays configuration `config` stages in this kernel (each once).
+fn staged_arrays(
+    r: &RegionAst,
+    ks: &KernelSchedule,
+    kp: &KernelPlan,
+    config: usize,
+) -> Vec<String> {
+    let Ok(kp) = with_config(kp, config, &[]) else {
+        return Vec::new();
+    };
+    let spec = super::stage::plan(r, ks.root, &ks.baseline().grid, &kp);
+    let mut names: Vec<String> = spec.arrays.into_iter().map(|a| a.name).collect();
+    names.dedup();
+    names
+}
+
+/// The engine's plan with configuration `config` as its choice, the arrays `skip` left out.
+fn with_config(
+    kp: &KernelPlan,
+    config: usize,
+    skip: &[String],
+) -> Result<KernelPlan, VariantError> {
+    let mut choice = if config == 0 {
         kp.best.clone()
     } else {
         kp.alternatives.get(config - 1).cloned()
     }
     .ok_or(VariantError::NoConfig(config))?;
+    for a in skip {
+        if !choice.staged.contains(a) {
+            return Err(VariantError::Skip(a.clone()));
+        }
+    }
+    choice.staged.retain(|a| !skip.contains(a));
     let mut kp = kp.clone();
     kp.block = choice.assign.tb;
     kp.best = Some(choice);
@@ -269,6 +322,9 @@ fn apply_with_limit(
         if v.ilp != 1 {
             return Err(VariantError::Rows);
         }
+        if let Some(a) = v.skip.first() {
+            return Err(VariantError::Skip(a.clone()));
+        }
         return Ok(Schedule {
             block: v.block,
             stage: None,
@@ -276,7 +332,7 @@ fn apply_with_limit(
             ..base.clone()
         });
     };
-    let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config)?;
+    let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config, &v.skip)?;
     let spec = super::stage::plan(r, ks.root, &base.grid, &kp);
     if spec.arrays.is_empty() {
         return Err(VariantError::NothingStaged);
@@ -354,6 +410,7 @@ for (int i = 0; i < 256; i++)
             config: None,
             block: [32, 8, 1],
             ilp: 1,
+            skip: Vec::new(),
         };
         assert_eq!(
             bad(Variant {
@@ -368,6 +425,13 @@ for (int i = 0; i < 256; i++)
                 ..plain.clone()
             }),
             VariantError::Block
+        );
+        assert_eq!(
+            bad(Variant {
+                skip: vec!["C".to_string()],
+                ..plain.clone()
+            }),
+            VariantError::Skip("C".to_string())
         );
         assert_eq!(
             bad(Variant {
@@ -389,6 +453,24 @@ for (int i = 0; i < 256; i++)
             assert!(!sp[..i].iter().any(|(w, _)| w == v), "{} twice", v);
         }
         let staged = sp.iter().filter(|(v, _)| v.config.is_some()).count();
+        // gemm stages A and B: each left in global memory in turn.
+        let skips: Vec<String> = sp.iter().flat_map(|(v, _)| v.skip.clone()).collect();
+        assert_eq!(skips, ["A", "B"], "{:?}", skips);
+        let only_b = sp.iter().find(|(v, _)| v.skip == ["A"]).unwrap();
+        let names: Vec<&str> = only_b
+            .1
+            .staged()
+            .unwrap()
+            .arrays
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert!(names.iter().all(|n| *n == "B"), "{:?}", names);
+        assert!(
+            only_b.0.to_string().ends_with(", A in global memory"),
+            "{}",
+            only_b.0
+        );
         let configs: std::collections::BTreeSet<_> = sp.iter().map(|(v, _)| v.config).collect();
         assert!(staged >= 6 && configs.len() >= 3, "{:?}", configs);
         assert_eq!(

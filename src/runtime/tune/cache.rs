@@ -130,12 +130,14 @@ mod tests {
                 config: None,
                 block: [64, 4, 1],
                 ilp: 1,
+                skip: Vec::new(),
             },
             seconds,
             model: Variant {
                 config: Some(0),
                 block: [32, 8, 1],
                 ilp: 4,
+                skip: Vec::new(),
             },
             model_seconds: Some(2.0 * seconds),
         }
