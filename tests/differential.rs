@@ -134,6 +134,9 @@ fn program(seed: u64) -> String {
     // a statement at its top level, a row sum over a loop that carries a dependence, column sums
     // whose outer loop carries it (interchanged), array parameters declared through a macro).
     let acc_style = r.chance(40);
+    // Drawn after it, for the same reason: the nest written column by column (`j` outside `i`,
+    // as code ported from Fortran often is), so that the choice of the loop on x is exercised.
+    let col_order = !acc_style && j_start == "2" && r.chance(30);
 
     let mut body = String::new();
     body.push_str(&format!("            {} s = {};\n", t, ty.lit(0)));
@@ -222,6 +225,15 @@ fn program(seed: u64) -> String {
     }}"#,
             first = ty.lit(3),
             decay = ty.lit(1),
+        )
+    } else if col_order {
+        format!(
+            r#"{share}#pragma acc kernels loop independent
+    for (int j = 2; j < M - 2; j++) {{
+#pragma acc loop independent
+        for (int i = 2; i < N - 2; i++) {{
+{body}        }}
+    }}"#
         )
     } else {
         format!(
@@ -378,6 +390,7 @@ fn the_generator_is_deterministic_and_varied() {
         "ARR2D(o, N, M)",
         "rs[i] = rs[i] + in[i][j];",
         "cs[j] = cs[j] * ",
+        "for (int j = 2; j < M - 2; j++) {\n#pragma acc loop independent\n        for (int i = 2;",
     ] {
         assert!(
             all.iter().any(|p| p.contains(needle)),

@@ -109,3 +109,67 @@ fn innermost_parallel_loop_goes_to_x_and_triangles_are_guarded() {
         cl
     );
 }
+
+#[test]
+fn the_loop_walking_the_last_dimension_goes_to_x_without_hints() {
+    // Fortran-style order: the outer loop walks the contiguous dimension. With `i` on x every
+    // warp would touch 32 rows; seed 000's permutation puts `j` on x.
+    let src = "void f(int n, int m, float A[n][m], float B[n][m]) {\n\
+               #pragma acc parallel loop collapse(2)\n\
+               for (int j = 0; j < m; j++)\n\
+                 for (int i = 0; i < n; i++)\n\
+                   B[i][j] = 2.0f * A[i][j];\n}\n";
+    let (out, diags) = compile("colwalk.c", src);
+    let out = out.unwrap_or_else(|| panic!("{}", diags));
+    let cl = &out.kernel_source;
+    assert!(cl.contains("int j = (int)get_global_id(0)"), "{}", cl);
+    assert!(cl.contains("int i = (int)get_global_id(1)"), "{}", cl);
+}
+
+#[test]
+fn a_triangular_column_walk_keeps_its_guard_with_x_permuted() {
+    let src = "void f(int n, float A[n][n]) {\n\
+               #pragma acc parallel loop collapse(2)\n\
+               for (int j = 0; j < n; j++)\n\
+                 for (int i = 0; i <= j; i++)\n\
+                   A[i][j] = A[i][j] + 1.0f;\n}\n";
+    let (out, diags) = compile("coltri.c", src);
+    let out = out.unwrap_or_else(|| panic!("{}", diags));
+    let cl = &out.kernel_source;
+    assert!(cl.contains("int j = (int)get_global_id(0)"), "{}", cl);
+    assert!(cl.contains("int i = (int)get_global_id(1)"), "{}", cl);
+    assert!(cl.contains("i < j + 1") || cl.contains("i <= j"), "{}", cl);
+}
+
+#[test]
+fn share_pragmas_and_vector_lengths_keep_the_innermost_loop_on_x() {
+    // `TB_X` in a `share` pragma names the innermost loop's block dimension, and
+    // `vector_length` asks for a block along the loop it is on: neither is permuted.
+    for (name, pragma) in [
+        (
+            "share.c",
+            "#pragma acc share(A[TB_Y][TB_X])\n#pragma acc parallel loop collapse(2)\n",
+        ),
+        (
+            "vlen.c",
+            "#pragma acc parallel loop collapse(2) vector_length(64)\n",
+        ),
+    ] {
+        let src = format!(
+            "void f(int n, int m, float A[n][m], float B[n][m]) {{\n{}\
+             for (int j = 0; j < m; j++)\n\
+               for (int i = 0; i < n; i++)\n\
+                 B[i][j] = 2.0f * A[i][j];\n}}\n",
+            pragma
+        );
+        let (out, diags) = compile(name, &src);
+        let out = out.unwrap_or_else(|| panic!("{}", diags));
+        let cl = &out.kernel_source;
+        assert!(
+            cl.contains("int i = (int)get_global_id(0)"),
+            "{}: {}",
+            name,
+            cl
+        );
+    }
+}

@@ -48,11 +48,11 @@ pub fn report(
 /// generated code, and the staging-time reasons of the others in `rejected`.
 fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
     for kp in &mut rp.kernels {
-        if let Some(Origin::Tuned { device, entry }) = kernels
-            .iter()
-            .find(|k| k.root == kp.root)
-            .map(|k| &k.origin)
-        {
+        let ks = kernels.iter().find(|k| k.root == kp.root);
+        if let Some(note) = ks.and_then(mapping_note) {
+            kp.notes.push(note);
+        }
+        if let Some(Origin::Tuned { device, entry }) = ks.map(|k| &k.origin) {
             kp.notes.push(tuned_note(device, entry));
         }
         if kp.best.is_none() {
@@ -120,6 +120,34 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
             ));
         }
     }
+}
+
+/// Which loop goes on x, when the candidates differ: each with the memory sectors a warp's
+/// accesses touch (`analysis::mapping::mapping_costs`).
+fn mapping_note(ks: &KernelSchedule) -> Option<String> {
+    let (first, rest) = ks.mapping.split_first()?;
+    if rest.iter().all(|c| c.2 == first.2) {
+        return None;
+    }
+    let x = ks.preferred().grid.iter().find(|g| g.dim == 0)?.loop_id;
+    let chosen = ks.mapping.iter().find(|c| c.0 == x)?;
+    let all: Vec<String> = ks
+        .mapping
+        .iter()
+        .map(|(_, v, n)| format!("`{}` {}", v, n))
+        .collect();
+    let fewest = ks.mapping.iter().map(|c| c.2).min().unwrap_or(chosen.2);
+    let kept = if chosen.2 > fewest {
+        "; kept on x because a `share` pragma, `cache` directive or `vector_length` names the block's dimensions"
+    } else {
+        ""
+    };
+    Some(format!(
+        "loop `{}` on x (consecutive work-items): memory sectors per warp, weighted by the loops around each reference: {}{}",
+        chosen.1,
+        all.join(", "),
+        kept
+    ))
 }
 
 /// What a measured schedule replaces: the variant `accshare tune` found fastest on `device`,

@@ -93,6 +93,9 @@ pub struct KernelSchedule {
     pub candidates: Vec<Schedule>,
     /// Whether the preferred schedule is the model's or was measured (`accshare tune`).
     pub origin: tuned::Origin,
+    /// The loops that could go on x with the memory sectors a warp touches for each
+    /// (`analysis::mapping::mapping_costs`; empty with fewer than two grid loops).
+    pub mapping: Vec<(LoopId, String, u64)>,
 }
 
 impl KernelSchedule {
@@ -221,10 +224,15 @@ pub fn schedule_kernel(
     } else {
         candidates.push(baseline);
     }
+    let mapping = crate::analysis::mapping::mapping_costs(ir, deps, root)
+        .into_iter()
+        .map(|c| (c.x, ir.loops[c.x].var.clone(), c.sectors))
+        .collect();
     Some(KernelSchedule {
         root,
         candidates,
         origin: tuned::Origin::Model,
+        mapping,
     })
 }
 
