@@ -89,7 +89,8 @@ fn sim_sectors(
         &SimPlatform::nvidia(),
         &sim_opts,
         dir,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let mut m = std::collections::BTreeMap::new();
     for r in &rep.runs {
         if !r.findings.is_empty() {

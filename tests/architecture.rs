@@ -124,3 +124,118 @@ fn the_checker_sees_imports() {
         vec!["ir".to_string(), "kernel".to_string()]
     );
 }
+
+/// The `crate::<module>` paths a text names, one per occurrence (a use site).
+fn import_sites(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("crate::") {
+        if text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let name: String = text[i + 7..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The stage-level import graph of the sources under `src`: `(from, to) → use sites`, test
+/// code excepted (as in [`no_module_imports_a_later_stage`]).
+fn stage_graph(src: &Path) -> std::collections::BTreeMap<(String, String), usize> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut edges = std::collections::BTreeMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(src).unwrap();
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        if parts.iter().any(|p| p == "tests" || p == "tests.rs") {
+            continue;
+        }
+        let module = parts[0].trim_end_matches(".rs").to_string();
+        let text = std::fs::read_to_string(f).unwrap();
+        for m in import_sites(non_test_text(&text)) {
+            if m != module {
+                *edges.entry((module.clone(), m)).or_insert(0) += 1;
+            }
+        }
+    }
+    edges
+}
+
+/// The strongly connected components of more than one stage (the cycles), each sorted.
+fn cycles(edges: &std::collections::BTreeMap<(String, String), usize>) -> Vec<Vec<String>> {
+    let nodes: BTreeSet<&String> = edges.keys().flat_map(|(a, b)| [a, b]).collect();
+    let nodes: Vec<&String> = nodes.into_iter().collect();
+    let n = nodes.len();
+    let idx = |s: &String| nodes.iter().position(|x| *x == s).unwrap();
+    let mut reach = vec![vec![false; n]; n];
+    for (a, b) in edges.keys() {
+        reach[idx(a)][idx(b)] = true;
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if reach[i][k] && reach[k][j] {
+                    reach[i][j] = true;
+                }
+            }
+        }
+    }
+    let mut seen = vec![false; n];
+    let mut out = Vec::new();
+    for i in 0..n {
+        if seen[i] {
+            continue;
+        }
+        let scc: Vec<usize> = (0..n)
+            .filter(|&j| j == i || (reach[i][j] && reach[j][i]))
+            .collect();
+        for &j in &scc {
+            seen[j] = true;
+        }
+        if scc.len() > 1 {
+            out.push(scc.iter().map(|&j| nodes[j].clone()).collect());
+        }
+    }
+    out
+}
+
+/// Prints the stage-level import graph of `$ACCSHARE_SRC` (default: this crate's `src/`) as
+/// edges `from → to (use sites)`, and its cycles. A dev tool, not a check:
+/// `ACCSHARE_SRC=/path/src cargo test --test architecture -- --ignored --nocapture print_stage_graph`.
+#[test]
+#[ignore]
+fn print_stage_graph() {
+    let src = std::env::var_os("ACCSHARE_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let edges = stage_graph(&src);
+    println!("import graph of {}:", src.display());
+    for ((a, b), n) in &edges {
+        println!("{a} → {b} ({n})");
+    }
+    let cs = cycles(&edges);
+    if cs.is_empty() {
+        println!("cycles: none");
+    }
+    for c in cs {
+        println!("cycle: {{{}}}", c.join(", "));
+    }
+}
+
+#[test]
+fn the_graph_finds_cycles() {
+    let mut e = std::collections::BTreeMap::new();
+    for (a, b) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")] {
+        e.insert((a.to_string(), b.to_string()), 1);
+    }
+    assert_eq!(cycles(&e), vec![vec!["a", "b", "c"]]);
+}

@@ -931,7 +931,8 @@ fn run_example(src: &Path, tag: &str, odd: bool) -> Result<(Module, ExampleRun),
         check: true,
         ..Default::default()
     };
-    let (rep, report) = trace::run_module(src, &m, &opts.pp, &platform, &sim_opts, &dir)?;
+    let (rep, report) = trace::run_module(src, &m, &opts.pp, &platform, &sim_opts, &dir)
+        .map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&dir);
     if report.kernels.is_empty() {
         return Err("no kernel ran".to_string());

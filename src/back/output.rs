@@ -334,7 +334,7 @@ fn splice(
                     }
                 },
                 Err(e) => {
-                    errors.push(e);
+                    errors.push(e.to_string());
                     pieces.push(Work::Str(text[region.replace.clone()].to_string()));
                 }
             }

@@ -310,7 +310,7 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
             .flat_map(|i| &i.unseeded)
             .map(|(a, why)| ArrayReason {
                 array: a,
-                reason: why.clone(),
+                reason: why.to_string(),
             })
             .collect(),
         candidates: kp

@@ -278,6 +278,14 @@ pub struct Invalid {
     pub message: String,
 }
 
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 fn invalid(key: &'static str, message: impl Into<String>) -> Invalid {
     Invalid {
         key,
@@ -385,8 +393,8 @@ impl Platform {
     }
 
     /// Consistency checks (the model divides by several of these).
-    pub fn validate(&self) -> Result<(), String> {
-        self.check().map_err(|i| i.message)
+    pub fn validate(&self) -> Result<(), Invalid> {
+        self.check()
     }
 
     /// [`Platform::validate`], naming the key of the file each check is about.

@@ -30,8 +30,78 @@ use super::nest::{Lin, Nest};
 pub struct Induced {
     pub seeds: Seeds,
     /// Arrays of the nest without a seed, with the reason.
-    pub unseeded: Vec<(String, String)>,
+    pub unseeded: Vec<(String, NoSeed)>,
 }
+
+/// Why an array of a nest gets no induced seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoSeed {
+    /// A subscript is not affine.
+    NotAffine,
+    /// The array is not subscripted.
+    NotSubscripted,
+    /// Its references subscript different numbers of dimensions.
+    RankDiffers,
+    /// Its references are strip-mined along two loops.
+    TwoStripLoops,
+    /// Not an array of the region.
+    NotAnArray,
+    /// A reference (`access`, as printed) may leave dimension `dim` (from 1) of the array,
+    /// whose extent is `extent` (C text).
+    MayLeave {
+        access: String,
+        dim: usize,
+        extent: String,
+    },
+    /// Iterator `var` in subscript `text` is a grid index with a coefficient other than 1, a
+    /// step other than 1, or beside another moving iterator.
+    NotOneGridIndex { var: String, text: String },
+    /// The strip-mined loop `var` is not alone with coefficient 1 in subscript `text`.
+    StripNotAlone { var: String, text: String },
+    /// Iterator `var` in subscript `text` is neither a grid index, the strip-mined loop nor a
+    /// short constant loop.
+    OtherLoop { var: String, text: String },
+}
+
+impl std::fmt::Display for NoSeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoSeed::NotAffine => write!(f, "a subscript is not affine"),
+            NoSeed::NotSubscripted => write!(f, "it is not subscripted"),
+            NoSeed::RankDiffers => {
+                write!(f, "its references subscript different numbers of dimensions")
+            }
+            NoSeed::TwoStripLoops => write!(f, "its references are strip-mined along two loops"),
+            NoSeed::NotAnArray => write!(f, "not an array of the region"),
+            NoSeed::MayLeave {
+                access,
+                dim,
+                extent,
+            } => write!(
+                f,
+                "`{}` may leave dimension {} of the array (extent {}): the tile is loaded only inside it",
+                access, dim, extent
+            ),
+            NoSeed::NotOneGridIndex { var, text } => write!(
+                f,
+                "`{}` is not one grid index plus constants in `{}`",
+                var, text
+            ),
+            NoSeed::StripNotAlone { var, text } => write!(
+                f,
+                "the strip-mined loop `{}` is not alone with coefficient 1 in `{}`",
+                var, text
+            ),
+            NoSeed::OtherLoop { var, text } => write!(
+                f,
+                "`{}` in `{}` is neither a grid index, the strip-mined loop nor a short constant loop",
+                var, text
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoSeed {}
 
 /// Whether the engine induces seeds for `region`: it has no `share` pragma and no `cache`
 /// directive (hints, where present, win).
@@ -65,7 +135,7 @@ fn is_strip(region: &Region, nest: &Nest, l: LoopId) -> bool {
 }
 
 /// The view of one subscript, or why it has no seed.
-fn view(region: &Region, nest: &Nest, lin: &Lin, text: &str) -> Result<DimView, String> {
+fn view(region: &Region, nest: &Nest, lin: &Lin, text: &str) -> Result<DimView, NoSeed> {
     let mut v = DimView {
         mover: Mover::Nothing,
         lo: lin.base,
@@ -78,18 +148,18 @@ fn view(region: &Region, nest: &Nest, lin: &Lin, text: &str) -> Result<DimView, 
         let name = nest.name(l);
         if let Some(d) = nest.tb_of(l) {
             if c != 1 || region.loops[l].step != 1 || v.mover != Mover::Nothing {
-                return Err(format!(
-                    "`{}` is not one grid index plus constants in `{}`",
-                    name, text
-                ));
+                return Err(NoSeed::NotOneGridIndex {
+                    var: name.to_string(),
+                    text: text.to_string(),
+                });
             }
             v.mover = Mover::Grid(d);
         } else if is_strip(region, nest, l) {
             if c != 1 || v.mover != Mover::Nothing {
-                return Err(format!(
-                    "the strip-mined loop `{}` is not alone with coefficient 1 in `{}`",
-                    name, text
-                ));
+                return Err(NoSeed::StripNotAlone {
+                    var: name.to_string(),
+                    text: text.to_string(),
+                });
             }
             v.mover = Mover::Strip(l);
         } else if window(region, l).is_some() {
@@ -97,10 +167,10 @@ fn view(region: &Region, nest: &Nest, lin: &Lin, text: &str) -> Result<DimView, 
             v.lo = v.lo.saturating_add(span.min(0));
             v.hi = v.hi.saturating_add(span.max(0));
         } else {
-            return Err(format!(
-                "`{}` in `{}` is neither a grid index, the strip-mined loop nor a short constant loop",
-                name, text
-            ));
+            return Err(NoSeed::OtherLoop {
+                var: name.to_string(),
+                text: text.to_string(),
+            });
         }
     }
     Ok(v)
@@ -168,9 +238,9 @@ fn subscript_range(region: &Region, loops: &[LoopId], p: &Poly) -> Option<(Poly,
 /// extents (where they are known). The staged tile is loaded only inside them, so a program
 /// that walks past the end of a row into the next (`C[k][j]` with `j` up to another size than
 /// the row length, as some PolyBench ports do) would read elements the tile never loaded.
-fn within_extents(region: &Region, nest: &Nest, array: &str) -> Result<(), String> {
+fn within_extents(region: &Region, nest: &Nest, array: &str) -> Result<(), NoSeed> {
     let Some(info) = region.arrays.get(array) else {
-        return Err("not an array of the region".into());
+        return Err(NoSeed::NotAnArray);
     };
     for a in region
         .accesses
@@ -189,12 +259,11 @@ fn within_extents(region: &Region, nest: &Nest, array: &str) -> Result<(), Strin
                         .is_some_and(|v| v >= 1)
             });
             if !inside {
-                return Err(format!(
-                    "`{}` may leave dimension {} of the array (extent {}): the tile is loaded only inside it",
-                    region.fmt_access(a.id),
-                    d + 1,
-                    ext.to_c()
-                ));
+                return Err(NoSeed::MayLeave {
+                    access: region.fmt_access(a.id),
+                    dim: d + 1,
+                    extent: ext.to_c(),
+                });
             }
         }
     }
@@ -206,17 +275,17 @@ fn seed_of(
     region: &Region,
     nest: &Nest,
     array: &str,
-) -> Result<Vec<(Mover, i64, i64, bool)>, String> {
+) -> Result<Vec<(Mover, i64, i64, bool)>, NoSeed> {
     if nest.nonaffine.contains(array) {
-        return Err("a subscript is not affine".into());
+        return Err(NoSeed::NotAffine);
     }
     let refs: Vec<_> = nest.refs.iter().filter(|r| r.array == array).collect();
     let rank = refs.first().map_or(0, |r| r.dims.len());
     if rank == 0 {
-        return Err("it is not subscripted".into());
+        return Err(NoSeed::NotSubscripted);
     }
     if refs.iter().any(|r| r.dims.len() != rank) {
-        return Err("its references subscript different numbers of dimensions".into());
+        return Err(NoSeed::RankDiffers);
     }
     within_extents(region, nest, array)?;
     // Per dimension: the common mover (`agree` false when references disagree) and the hull of
@@ -228,7 +297,7 @@ fn seed_of(
             let v = view(region, nest, lin, &r.text)?;
             if let Mover::Strip(l) = v.mover {
                 if strip.is_some_and(|s| s != l) {
-                    return Err("its references are strip-mined along two loops".into());
+                    return Err(NoSeed::TwoStripLoops);
                 }
                 strip = Some(l);
             }

@@ -31,7 +31,7 @@ use crate::model::Platform;
 
 pub use candidates::{Candidate, Seeds};
 pub use features::{Adjacency, ArrayTb, ChunkShape};
-pub use induce::Induced;
+pub use induce::{Induced, NoSeed};
 pub use nest::{Nest, Options};
 pub use reject::{Reason, Rejection};
 pub use search::{Choice, Constraint};

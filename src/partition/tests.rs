@@ -671,7 +671,7 @@ void w(float out[64][64], float in[64][64])
 // ---- Seeds induced without pragmas (`induce`) ----
 
 /// The induced seeds of the first kernel of a source's first region, as `explain` shows them.
-fn induced(src: &str) -> (Vec<String>, Vec<(String, String)>, KernelPlan) {
+fn induced(src: &str) -> (Vec<String>, Vec<(String, NoSeed)>, KernelPlan) {
     let rp = plan(src, "a100");
     let kp = rp.kernels[0].clone();
     let i = kp
@@ -817,7 +817,8 @@ void f(float out[256][256], float in[512][512], float w[3][3], float v[1024])
     let names: Vec<&str> = unseeded.iter().map(|(a, _)| a.as_str()).collect();
     assert_eq!(names, ["v", "in"]);
     assert!(
-        unseeded[1].1.contains("not one grid index"),
+        matches!(unseeded[1].1, NoSeed::NotOneGridIndex { .. })
+            && unseeded[1].1.to_string().contains("not one grid index"),
         "{:?}",
         unseeded
     );

@@ -12,6 +12,7 @@
 //! every call into cudarc runs under `catch_unwind`.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -27,6 +28,60 @@ pub enum CompileOutcome {
     Compiled { ptx: String, log: String },
     /// NVRTC rejected the program: its log.
     Failed(String),
+}
+
+/// Why NVRTC cannot be used, or a call into it failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NvrtcError {
+    /// The library path holds a NUL byte.
+    BadLibraryPath(String),
+    /// `dlopen` refused the library: its name and the loader's message.
+    Load { name: String, message: String },
+    /// No `libnvrtc.so.12` on the loader's path.
+    NotFound,
+    /// The library loaded but its first call panicked.
+    NotLoaded,
+    /// A call panicked.
+    Panicked,
+    /// An NVRTC call returned an error: the call (`nvrtcVersion`) and the result code.
+    Call { call: &'static str, code: String },
+    /// `nvrtcCompileProgram` failed other than by rejecting the program: the code and the log.
+    Compile { code: String, log: String },
+    /// The CUDA source holds a NUL byte.
+    NulInSource,
+    /// The architecture holds a NUL byte.
+    NulInArch,
+}
+
+impl fmt::Display for NvrtcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NvrtcError::BadLibraryPath(name) => write!(f, "bad library path {name:?}"),
+            NvrtcError::Load { name, message } => write!(f, "cannot load {name}: {message}"),
+            NvrtcError::NotFound => write!(
+                f,
+                "libnvrtc.so.12 not found: put its directory on LD_LIBRARY_PATH \
+                 (`bash .ci/nvrtc-libdir.sh` prints it) or set ACCSHARE_NVRTC_LIB"
+            ),
+            NvrtcError::NotLoaded => write!(f, "NVRTC could not be loaded"),
+            NvrtcError::Panicked => write!(f, "NVRTC panicked"),
+            NvrtcError::Call { call, code } => write!(f, "{call} failed: {code}"),
+            NvrtcError::Compile { code, log } => {
+                write!(f, "nvrtcCompileProgram failed: {code}\n{log}")
+            }
+            NvrtcError::NulInSource => write!(f, "the CUDA source contains a NUL byte"),
+            NvrtcError::NulInArch => write!(f, "the architecture contains a NUL byte"),
+        }
+    }
+}
+
+impl std::error::Error for NvrtcError {}
+
+fn call_failed(call: &'static str, code: impl fmt::Debug) -> NvrtcError {
+    NvrtcError::Call {
+        call,
+        code: format!("{code:?}"),
+    }
 }
 
 extern "C" {
@@ -46,14 +101,14 @@ fn preloaded() -> &'static Mutex<Vec<String>> {
 /// Loads NVRTC from an explicit path (a file, or a directory holding `libnvrtc.so.12`), so that
 /// later compilations find it without `LD_LIBRARY_PATH`. Call it before the first
 /// [`compile_cuda`]: NVRTC's presence is probed once.
-pub fn preload(path: &Path) -> Result<(), String> {
+pub fn preload(path: &Path) -> Result<(), NvrtcError> {
     let file = if path.is_dir() {
         path.join("libnvrtc.so.12")
     } else {
         path.to_path_buf()
     };
     let name = file.to_string_lossy().into_owned();
-    let c = CString::new(name.clone()).map_err(|_| format!("bad library path {name:?}"))?;
+    let c = CString::new(name.clone()).map_err(|_| NvrtcError::BadLibraryPath(name.clone()))?;
     // SAFETY: `c` is a valid C string; the handle is deliberately never closed.
     let h = unsafe { dlopen(c.as_ptr(), RTLD_NOW | RTLD_GLOBAL) };
     if h.is_null() {
@@ -64,7 +119,7 @@ pub fn preload(path: &Path) -> Result<(), String> {
         } else {
             unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
         };
-        return Err(format!("cannot load {name}: {msg}"));
+        return Err(NvrtcError::Load { name, message: msg });
     }
     if let Ok(mut p) = preloaded().lock() {
         p.push(name);
@@ -73,8 +128,8 @@ pub fn preload(path: &Path) -> Result<(), String> {
 }
 
 /// `Ok(())` if NVRTC can be used, else why not. Probed once.
-fn availability() -> &'static Result<(), String> {
-    static A: OnceLock<Result<(), String>> = OnceLock::new();
+fn availability() -> &'static Result<(), NvrtcError> {
+    static A: OnceLock<Result<(), NvrtcError>> = OnceLock::new();
     A.get_or_init(|| {
         if let Some(p) = std::env::var_os("ACCSHARE_NVRTC_LIB") {
             preload(Path::new(&p))?;
@@ -82,11 +137,7 @@ fn availability() -> &'static Result<(), String> {
         // SAFETY: only tries to dlopen candidate names.
         let present = catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false);
         if !present {
-            return Err(
-                "libnvrtc.so.12 not found: put its directory on LD_LIBRARY_PATH \
-                 (`bash .ci/nvrtc-libdir.sh` prints it) or set ACCSHARE_NVRTC_LIB"
-                    .to_string(),
-            );
+            return Err(NvrtcError::NotFound);
         }
         // The first call loads the library and the version symbol.
         let mut major = 0;
@@ -96,14 +147,14 @@ fn availability() -> &'static Result<(), String> {
         }));
         match v {
             Ok(sys::nvrtcResult::NVRTC_SUCCESS) => Ok(()),
-            Ok(e) => Err(format!("nvrtcVersion failed: {e:?}")),
-            Err(_) => Err("NVRTC could not be loaded".to_string()),
+            Ok(e) => Err(call_failed("nvrtcVersion", e)),
+            Err(_) => Err(NvrtcError::NotLoaded),
         }
     })
 }
 
 /// The NVRTC version (`(12, 9)`), or why NVRTC is unavailable.
-pub fn version() -> Result<(i32, i32), String> {
+pub fn version() -> Result<(i32, i32), NvrtcError> {
     availability().clone()?;
     let mut major = 0;
     let mut minor = 0;
@@ -111,8 +162,8 @@ pub fn version() -> Result<(i32, i32), String> {
         sys::nvrtcVersion(&mut major, &mut minor)
     })) {
         Ok(sys::nvrtcResult::NVRTC_SUCCESS) => Ok((major, minor)),
-        Ok(e) => Err(format!("nvrtcVersion failed: {e:?}")),
-        Err(_) => Err("NVRTC panicked".to_string()),
+        Ok(e) => Err(call_failed("nvrtcVersion", e)),
+        Err(_) => Err(NvrtcError::Panicked),
     }
 }
 
@@ -129,18 +180,18 @@ fn c_text(v: &[c_char]) -> String {
 ///
 /// `Err` is for misuse (a NUL byte in the source or the architecture) and NVRTC malfunctions,
 /// not for a missing NVRTC (`Skipped`) or a rejected program (`Failed`).
-pub fn compile_cuda(src: &str, arch: &str) -> Result<CompileOutcome, String> {
-    let csrc = CString::new(src).map_err(|_| "the CUDA source contains a NUL byte".to_string())?;
+pub fn compile_cuda(src: &str, arch: &str) -> Result<CompileOutcome, NvrtcError> {
+    let csrc = CString::new(src).map_err(|_| NvrtcError::NulInSource)?;
     if arch.contains('\0') {
-        return Err("the architecture contains a NUL byte".to_string());
+        return Err(NvrtcError::NulInArch);
     }
     if let Err(reason) = availability() {
-        return Ok(CompileOutcome::Skipped(reason.clone()));
+        return Ok(CompileOutcome::Skipped(reason.to_string()));
     }
     let options = [format!("--gpu-architecture={arch}")];
-    let run = || -> Result<CompileOutcome, String> {
+    let run = || -> Result<CompileOutcome, NvrtcError> {
         let prog = result::create_program(&csrc, Some(c"accshare.cu"))
-            .map_err(|e| format!("nvrtcCreateProgram failed: {e:?}"))?;
+            .map_err(|e| call_failed("nvrtcCreateProgram", e))?;
         // SAFETY: `prog` was created above and is destroyed once, below.
         let compiled = unsafe { result::compile_program(prog, &options) };
         let log = unsafe { result::get_program_log(prog) }
@@ -152,17 +203,20 @@ pub fn compile_cuda(src: &str, arch: &str) -> Result<CompileOutcome, String> {
                     ptx: c_text(&ptx),
                     log: log.trim().to_string(),
                 }),
-                Err(e) => Err(format!("nvrtcGetPTX failed: {e:?}")),
+                Err(e) => Err(call_failed("nvrtcGetPTX", e)),
             },
             Err(e) if e.0 == sys::nvrtcResult::NVRTC_ERROR_COMPILATION => {
                 Ok(CompileOutcome::Failed(log))
             }
-            Err(e) => Err(format!("nvrtcCompileProgram failed: {e:?}\n{log}")),
+            Err(e) => Err(NvrtcError::Compile {
+                code: format!("{e:?}"),
+                log,
+            }),
         };
         let _ = unsafe { result::destroy_program(prog) };
         outcome
     };
-    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| Err("NVRTC panicked".to_string()))
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or(Err(NvrtcError::Panicked))
 }
 
 #[cfg(test)]
@@ -236,7 +290,7 @@ pub(crate) mod tests {
         match compile_cuda("extern \"C\" __global__ void k() {}\n", "compute_1") {
             Ok(CompileOutcome::Skipped(_)) => {}
             Ok(o) => panic!("{o:?}"),
-            Err(e) => assert!(e.contains("INVALID_OPTION"), "{e}"),
+            Err(e) => assert!(e.to_string().contains("INVALID_OPTION"), "{e}"),
         }
     }
 }

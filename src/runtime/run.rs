@@ -21,7 +21,7 @@ use crate::front::ast::Scalar;
 use crate::kernel::{HostArg, KParamKind, Launch, Module};
 use crate::model::device::{self, DeviceError};
 use crate::sim::host::{grid_for, raw_from_f64, raw_from_i64};
-use crate::sim::trace::{Launched, Launcher};
+use crate::sim::trace::{LaunchError, Launched, Launcher};
 use crate::sim::{ArgValue, BufData};
 
 /// Why a program's kernels cannot run on the device.
@@ -39,6 +39,14 @@ impl fmt::Display for RunError {
             RunError::Device(e) => write!(f, "{}", e),
             RunError::Build(log) => write!(f, "the kernels do not build on the device: {}", log),
         }
+    }
+}
+
+/// The error of a failed OpenCL call: `call` as printed, and the name of `code`.
+fn cl_failed(call: impl Into<String>, code: i32) -> LaunchError {
+    LaunchError::Cl {
+        call: call.into(),
+        error: device::cl_error_name(code),
     }
 }
 
@@ -75,7 +83,7 @@ impl OpenClLauncher {
         })
     }
 
-    fn buffer(&self, data: &BufData) -> Result<Buffer<u8>, String> {
+    fn buffer(&self, data: &BufData) -> Result<Buffer<u8>, LaunchError> {
         let mut bytes = data.to_le_bytes();
         if bytes.is_empty() {
             bytes.push(0);
@@ -90,26 +98,26 @@ impl OpenClLauncher {
                 bytes.as_mut_ptr().cast(),
             )
         }
-        .map_err(|e| format!("clCreateBuffer: {}", device::cl_error_name(e.0)))
+        .map_err(|e| cl_failed("clCreateBuffer", e.0))
     }
 
-    fn read(&self, buf: &Buffer<u8>, len: usize, elem: Scalar) -> Result<BufData, String> {
+    fn read(&self, buf: &Buffer<u8>, len: usize, elem: Scalar) -> Result<BufData, LaunchError> {
         let mut bytes = vec![0u8; len * elem.size() as usize];
         if !bytes.is_empty() {
             // SAFETY: `bytes` is as long as the buffer's contents; the read is blocking.
             unsafe {
                 self.queue
                     .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut bytes, &[])
-                    .map_err(|e| format!("clEnqueueReadBuffer: {}", device::cl_error_name(e.0)))?;
+                    .map_err(|e| cl_failed("clEnqueueReadBuffer", e.0))?;
             }
         }
-        BufData::from_le_bytes(elem, &bytes).ok_or_else(|| "a truncated buffer".to_string())
+        BufData::from_le_bytes(elem, &bytes).ok_or(LaunchError::TruncatedBuffer)
     }
 }
 
 /// Sets argument `i` of `kernel` to a scalar of type `ty` (the value in the simulator's raw
 /// representation of `ty`, as `host::raw_from_f64` makes it).
-fn set_scalar(kernel: &Kernel, i: u32, ty: Scalar, raw: u64) -> Result<(), String> {
+fn set_scalar(kernel: &Kernel, i: u32, ty: Scalar, raw: u64) -> Result<(), LaunchError> {
     // SAFETY: each value is of the size of the parameter's OpenCL type (LP64 host types).
     let r = unsafe {
         match ty {
@@ -125,7 +133,7 @@ fn set_scalar(kernel: &Kernel, i: u32, ty: Scalar, raw: u64) -> Result<(), Strin
             Scalar::Double => kernel.set_arg(i, &f64::from_bits(raw)),
         }
     };
-    r.map_err(|e| format!("clSetKernelArg {}: {}", i, device::cl_error_name(e.0)))
+    r.map_err(|e| cl_failed(format!("clSetKernelArg {}", i), e.0))
 }
 
 impl Launcher for OpenClLauncher {
@@ -140,18 +148,13 @@ impl Launcher for OpenClLauncher {
         arrays: &mut BTreeMap<String, BufData>,
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
-    ) -> Result<Launched, String> {
+    ) -> Result<Launched, LaunchError> {
         let k = m
             .kernels
             .get(launch.kernel)
-            .ok_or_else(|| format!("no kernel {}", launch.kernel))?;
-        let kernel = Kernel::create(&self.program, &k.name).map_err(|e| {
-            format!(
-                "clCreateKernel `{}`: {}",
-                k.name,
-                device::cl_error_name(e.0)
-            )
-        })?;
+            .ok_or(LaunchError::NoKernel(launch.kernel))?;
+        let kernel = Kernel::create(&self.program, &k.name)
+            .map_err(|e| cl_failed(format!("clCreateKernel `{}`", k.name), e.0))?;
         let grid = grid_for(k, extent);
         let groups: usize = grid.iter().map(|&g| g as usize).product();
         // Buffers made for this launch: the user array the kernel writes back to (if any), the
@@ -159,11 +162,14 @@ impl Launcher for OpenClLauncher {
         let mut made: Vec<(Option<String>, Buffer<u8>, Scalar, usize)> = Vec::new();
         let mut partials = Vec::new();
         let mut arg = 0u32;
-        let value = |i: usize, ty: Scalar| -> Result<u64, String> {
+        let value = |i: usize, ty: Scalar| -> Result<u64, LaunchError> {
             match scalar(i, ty) {
                 Some(ArgValue::Int(v)) => Ok(raw_from_i64(v, ty)),
                 Some(ArgValue::Float(v)) => Ok(raw_from_f64(v, ty)),
-                _ => Err(format!("no value for argument {} of `{}`", i, k.name)),
+                _ => Err(LaunchError::NoArgValue {
+                    index: i,
+                    kernel: k.name.clone(),
+                }),
             }
         };
         for (i, (a, p)) in launch.args.iter().zip(&k.params).enumerate() {
@@ -177,15 +183,15 @@ impl Launcher for OpenClLauncher {
                         HostArg::Buffer(name) => {
                             let d = arrays
                                 .get(name)
-                                .ok_or_else(|| format!("no data for `{}`", name))?;
+                                .ok_or_else(|| LaunchError::NoData(name.clone()))?;
                             // A kernel must never reach past its buffers in this process: an
                             // array the host plan cannot size (`deviceptr`, `present` without a
                             // length) has no data in the trace to run on.
                             if d.is_empty() {
-                                return Err(format!(
-                                    "`{}` has no known length in the host plan (`deviceptr`, or `present` without one): the replay has no data to run `{}` on",
-                                    name, k.name
-                                ));
+                                return Err(LaunchError::UnknownLength {
+                                    array: name.clone(),
+                                    kernel: k.name.clone(),
+                                });
                             }
                             let owner = (!read_only).then(|| name.clone());
                             (owner, self.buffer(d)?, d.len())
@@ -194,7 +200,7 @@ impl Launcher for OpenClLauncher {
                             let red = launch
                                 .reductions
                                 .get(*r)
-                                .ok_or("a partials buffer without its reduction")?;
+                                .ok_or(LaunchError::PartialsWithoutReduction)?;
                             partials.push((red.var.clone(), made.len()));
                             (None, self.buffer(&BufData::zeroed(*elem, groups))?, groups)
                         }
@@ -204,7 +210,7 @@ impl Launcher for OpenClLauncher {
                             (None, self.buffer(&d)?, 1)
                         }
                         HostArg::Scalar { .. } => {
-                            return Err(format!("a scalar passed for buffer `{}`", p.name))
+                            return Err(LaunchError::ScalarForBuffer(p.name.clone()))
                         }
                     };
                     // SAFETY: the argument is a buffer object, then its `long` element offset.
@@ -213,14 +219,12 @@ impl Launcher for OpenClLauncher {
                             .set_arg(arg, &buf.get())
                             .and_then(|()| kernel.set_arg(arg + 1, &0i64))
                     }
-                    .map_err(|e| {
-                        format!("clSetKernelArg {}: {}", arg, device::cl_error_name(e.0))
-                    })?;
+                    .map_err(|e| cl_failed(format!("clSetKernelArg {}", arg), e.0))?;
                     arg += 2;
                     made.push((owner, buf, *elem, len));
                 }
                 (HostArg::Buffer(_) | HostArg::Partials(_) | HostArg::LastValue { .. }, _) => {
-                    return Err(format!("a buffer passed for scalar `{}`", p.name))
+                    return Err(LaunchError::BufferForScalar(p.name.clone()))
                 }
             }
         }
@@ -238,16 +242,10 @@ impl Launcher for OpenClLauncher {
                 &[],
             )
         }
-        .map_err(|e| {
-            format!(
-                "clEnqueueNDRangeKernel `{}`: {}",
-                k.name,
-                device::cl_error_name(e.0)
-            )
-        })?;
+        .map_err(|e| cl_failed(format!("clEnqueueNDRangeKernel `{}`", k.name), e.0))?;
         event
             .wait()
-            .map_err(|e| format!("kernel `{}`: {}", k.name, device::cl_error_name(e.0)))?;
+            .map_err(|e| cl_failed(format!("kernel `{}`", k.name), e.0))?;
         let seconds = match (
             event.profiling_command_start(),
             event.profiling_command_end(),

@@ -16,6 +16,8 @@
 //! host's transfer schedule.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
 
 use super::host::{self, combine_partials};
 use super::*;
@@ -67,8 +69,80 @@ pub fn region_arrays(r: &HostRegion) -> Vec<String> {
     v
 }
 
+/// Why a program cannot be instrumented, built or traced ([`instrument`], [`build_and_trace`],
+/// [`run_module`]).
+#[derive(Debug)]
+pub enum TraceError {
+    /// [`instrument_variants`] was given no module.
+    NoModule,
+    /// The variants of [`instrument_variants`] do not have the same regions.
+    VariantsDiffer,
+    /// A region's launches use an array without a buffer in the host plan.
+    NoBuffer(String),
+    /// A region's boundary (a byte offset) is outside the file.
+    BoundaryOutside(usize),
+    /// The source file cannot be read.
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// Writing the traced program, or running it, failed.
+    Io(std::io::Error),
+    /// The C compiler `cc` cannot be run.
+    CannotRun { cc: String, error: std::io::Error },
+    /// The C compiler `cc` rejected the traced program (its standard error).
+    CompileFailed { cc: String, stderr: String },
+    /// The traced program did not exit successfully.
+    Exited(std::process::ExitStatus),
+    /// The traced program wrote no trace.
+    NoTrace(std::io::Error),
+    /// The replay of the trace failed.
+    Replay(ReplayError),
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::NoModule => write!(f, "no module to instrument"),
+            TraceError::VariantsDiffer => write!(f, "the variants do not have the same regions"),
+            TraceError::NoBuffer(a) => write!(f, "no buffer for `{}`", a),
+            TraceError::BoundaryOutside(p) => {
+                write!(f, "region boundary {} is outside the file", p)
+            }
+            TraceError::Read { path, error } => write!(f, "{}: {}", path.display(), error),
+            TraceError::Io(error) => write!(f, "{}", error),
+            TraceError::CannotRun { cc, error } => write!(f, "cannot run `{}`: {}", cc, error),
+            TraceError::CompileFailed { cc, stderr } => {
+                write!(f, "`{}` failed on the traced program:\n{}", cc, stderr)
+            }
+            TraceError::Exited(status) => write!(f, "the traced program exited with {}", status),
+            TraceError::NoTrace(error) => write!(f, "no trace: {}", error),
+            TraceError::Replay(e) => write!(f, "{}", e),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TraceError::Read { error, .. }
+            | TraceError::Io(error)
+            | TraceError::CannotRun { error, .. }
+            | TraceError::NoTrace(error) => Some(error),
+            TraceError::Replay(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ReplayError> for TraceError {
+    fn from(e: ReplayError) -> Self {
+        TraceError::Replay(e)
+    }
+}
+
 /// The user's main file with trace writes around every compute region.
-pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
+pub fn instrument(text: &str, m: &Module) -> Result<String, TraceError> {
     instrument_variants(text, &[m])
 }
 
@@ -76,12 +150,12 @@ pub fn instrument(text: &str, m: &Module) -> Result<String, String> {
 /// (`accshare tune`'s variants): the arrays are written once, each variant's launch arguments
 /// and extents under its index, so that one run of the sequential program serves them all
 /// ([`Select::variant`]).
-pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, String> {
+pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, TraceError> {
     let Some(m) = modules.first() else {
-        return Err("no module to instrument".to_string());
+        return Err(TraceError::NoModule);
     };
     if modules.iter().any(|v| v.host.len() != m.host.len()) {
-        return Err("the variants do not have the same regions".to_string());
+        return Err(TraceError::VariantsDiffer);
     }
     let mut inserts: Vec<(usize, String)> = Vec::new();
     for (ri, r) in m.host.iter().enumerate() {
@@ -90,7 +164,7 @@ pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, St
         }
         let mut dump_arrays = String::new();
         for a in region_arrays(r) {
-            let b = buffer_info(m, r, &a).ok_or(format!("no buffer for `{}`", a))?;
+            let b = buffer_info(m, r, &a).ok_or_else(|| TraceError::NoBuffer(a.clone()))?;
             dump_arrays.push_str(&format!(
                 "accshare_w(\"A:{}\", {}, (long)({}) * (long)sizeof({}));\n",
                 a,
@@ -145,7 +219,7 @@ pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, St
     let mut out = text.to_string();
     for (p, s) in inserts {
         if p > out.len() || !out.is_char_boundary(p) {
-            return Err(format!("region boundary {} is outside the file", p));
+            return Err(TraceError::BoundaryOutside(p));
         }
         out.insert_str(p, &s);
     }
@@ -203,6 +277,59 @@ pub struct Replay {
     pub kernel_seconds: Vec<(usize, f64)>,
 }
 
+/// Why a [`Launcher`] could not run a launch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LaunchError {
+    /// The simulator failed.
+    Sim(SimError),
+    /// An OpenCL call failed: the call as printed (`clSetKernelArg 3`, ``clCreateKernel `k` ``)
+    /// and the error's name.
+    Cl { call: String, error: &'static str },
+    /// The launch names a kernel the module does not have.
+    NoKernel(usize),
+    /// No value for scalar argument `index` of `kernel`.
+    NoArgValue { index: usize, kernel: String },
+    /// No data for the array.
+    NoData(String),
+    /// The host plan does not know the array's length, so the replay has no data for `kernel`.
+    UnknownLength { array: String, kernel: String },
+    /// A partials buffer whose reduction the launch does not have.
+    PartialsWithoutReduction,
+    /// A scalar argument for a buffer parameter.
+    ScalarForBuffer(String),
+    /// A buffer argument for a scalar parameter.
+    BufferForScalar(String),
+    /// A buffer read back from the device is shorter than its contents.
+    TruncatedBuffer,
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::Sim(e) => write!(f, "{}", e),
+            LaunchError::Cl { call, error } => write!(f, "{}: {}", call, error),
+            LaunchError::NoKernel(k) => write!(f, "no kernel {}", k),
+            LaunchError::NoArgValue { index, kernel } => {
+                write!(f, "no value for argument {} of `{}`", index, kernel)
+            }
+            LaunchError::NoData(a) => write!(f, "no data for `{}`", a),
+            LaunchError::UnknownLength { array, kernel } => write!(
+                f,
+                "`{}` has no known length in the host plan (`deviceptr`, or `present` without one): the replay has no data to run `{}` on",
+                array, kernel
+            ),
+            LaunchError::PartialsWithoutReduction => {
+                write!(f, "a partials buffer without its reduction")
+            }
+            LaunchError::ScalarForBuffer(p) => write!(f, "a scalar passed for buffer `{}`", p),
+            LaunchError::BufferForScalar(p) => write!(f, "a buffer passed for scalar `{}`", p),
+            LaunchError::TruncatedBuffer => write!(f, "a truncated buffer"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
 /// What runs the launches of a replay: the simulator ([`SimLauncher`]) or a device.
 pub trait Launcher {
     /// Who runs them, for messages (`simulator`, `opencl:0`).
@@ -216,7 +343,7 @@ pub trait Launcher {
         arrays: &mut BTreeMap<String, BufData>,
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
-    ) -> Result<Launched, String>;
+    ) -> Result<Launched, LaunchError>;
 }
 
 /// What one launch gave back.
@@ -248,9 +375,9 @@ impl Launcher for SimLauncher<'_> {
         arrays: &mut BTreeMap<String, BufData>,
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
-    ) -> Result<Launched, String> {
+    ) -> Result<Launched, LaunchError> {
         let o = host::run_launch(m, launch, arrays, scalar, extent, self.platform, self.opts)
-            .map_err(|e| e.to_string())?;
+            .map_err(LaunchError::Sim)?;
         Ok(Launched {
             partials: o.partials,
             run: Some(o.run),
@@ -267,7 +394,7 @@ pub fn replay(
     trace: &[u8],
     platform: &SimPlatform,
     opts: &SimOptions,
-) -> Result<Replay, String> {
+) -> Result<Replay, ReplayError> {
     let compare = opts.sample_blocks.is_none().then_some(Compare::Exact);
     replay_with(m, trace, compare, &mut SimLauncher { platform, opts })
 }
@@ -290,8 +417,74 @@ pub fn replay_with(
     trace: &[u8],
     compare: Option<Compare>,
     launcher: &mut dyn Launcher,
-) -> Result<Replay, String> {
+) -> Result<Replay, ReplayError> {
     replay_select(m, trace, compare, &Select::default(), launcher)
+}
+
+/// Why a trace cannot be replayed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplayError {
+    /// A record where a region instance should begin.
+    UnexpectedRecord(String),
+    /// The trace names a region the module does not have.
+    UnknownRegion,
+    /// A launch uses an array without a buffer in the host plan.
+    NoBuffer,
+    /// The array's contents before the region are not in the trace.
+    ArrayNotInTrace(String),
+    /// The array's contents after the region are not in the trace.
+    ArrayAfterNotInTrace(String),
+    /// An array in the trace is shorter than its element type.
+    TruncatedArray,
+    /// A launch extent is not in the trace.
+    NoExtent,
+    /// A launch extent in the trace is not 8 bytes.
+    BadExtent,
+    /// A reduction variable is not in the trace.
+    NoReductionVariable,
+    /// A reduction variable in the trace has no value of its type.
+    BadReductionVariable,
+    /// A launch of region instance `instance` (from 1) of the region at `origin` failed.
+    Launch {
+        origin: String,
+        instance: usize,
+        error: LaunchError,
+    },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::UnexpectedRecord(r) => write!(f, "unexpected trace record `{}`", r),
+            ReplayError::UnknownRegion => {
+                write!(f, "the trace names a region the module does not have")
+            }
+            ReplayError::NoBuffer => write!(f, "no buffer"),
+            ReplayError::ArrayNotInTrace(a) => write!(f, "`{}` is not in the trace", a),
+            ReplayError::ArrayAfterNotInTrace(a) => {
+                write!(f, "`{}` after the region is not in the trace", a)
+            }
+            ReplayError::TruncatedArray => write!(f, "truncated array in the trace"),
+            ReplayError::NoExtent => write!(f, "launch extent not in the trace"),
+            ReplayError::BadExtent => write!(f, "bad extent"),
+            ReplayError::NoReductionVariable => write!(f, "reduction variable not in the trace"),
+            ReplayError::BadReductionVariable => write!(f, "bad reduction variable"),
+            ReplayError::Launch {
+                origin,
+                instance,
+                error,
+            } => write!(f, "{} (instance {}): {}", origin, instance, error),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReplayError::Launch { error, .. } => Some(error),
+            _ => None,
+        }
+    }
 }
 
 /// Which part of a trace a replay runs.
@@ -312,7 +505,7 @@ pub fn replay_select(
     compare: Option<Compare>,
     select: &Select,
     launcher: &mut dyn Launcher,
-) -> Result<Replay, String> {
+) -> Result<Replay, ReplayError> {
     let who = launcher.name();
     let vi = select.variant;
     let recs = parse(trace);
@@ -324,12 +517,9 @@ pub fn replay_select(
             .strip_prefix("begin:")
             .and_then(|x| x.parse::<usize>().ok())
         else {
-            return Err(format!("unexpected trace record `{}`", recs[i].0));
+            return Err(ReplayError::UnexpectedRecord(recs[i].0.clone()));
         };
-        let region = m
-            .host
-            .get(ri)
-            .ok_or("the trace names a region the module does not have")?;
+        let region = m.host.get(ri).ok_or(ReplayError::UnknownRegion)?;
         let mut before = BTreeMap::new();
         i += 1;
         while i < recs.len() && recs[i].0 != "mid" {
@@ -352,13 +542,13 @@ pub fn replay_select(
         let inst = res.instances;
         let mut arrays = BTreeMap::new();
         for a in region_arrays(region) {
-            let b = buffer_info(m, region, &a).ok_or("no buffer")?;
+            let b = buffer_info(m, region, &a).ok_or(ReplayError::NoBuffer)?;
             let data = before
                 .get(&format!("A:{}", a))
-                .ok_or_else(|| format!("`{}` is not in the trace", a))?;
+                .ok_or_else(|| ReplayError::ArrayNotInTrace(a.clone()))?;
             arrays.insert(
                 a.clone(),
-                BufData::from_le_bytes(b.elem, data).ok_or("truncated array in the trace")?,
+                BufData::from_le_bytes(b.elem, data).ok_or(ReplayError::TruncatedArray)?,
             );
         }
         let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
@@ -370,23 +560,31 @@ pub fn replay_select(
             for (d, e) in extent.iter_mut().enumerate() {
                 let b = before
                     .get(&format!("E:{}:{}:{}", vi, li, d))
-                    .ok_or("launch extent not in the trace")?;
-                let v = i64::from_le_bytes(b.as_slice().try_into().map_err(|_| "bad extent")?);
+                    .ok_or(ReplayError::NoExtent)?;
+                let v = i64::from_le_bytes(
+                    b.as_slice()
+                        .try_into()
+                        .map_err(|_| ReplayError::BadExtent)?,
+                );
                 *e = v.max(0) as u64;
             }
             let outcome = launcher
                 .launch(m, l, &mut arrays, &scalar, extent)
-                .map_err(|e| format!("{} (instance {}): {}", region.origin, inst, e))?;
+                .map_err(|error| ReplayError::Launch {
+                    origin: region.origin.clone(),
+                    instance: inst,
+                    error,
+                })?;
             for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
                 let init = match red_vals.get(&red.var) {
                     Some(v) => *v,
                     None => {
                         let b = before
                             .get(&format!("V:{}", red.var))
-                            .ok_or("reduction variable not in the trace")?;
+                            .ok_or(ReplayError::NoReductionVariable)?;
                         BufData::from_le_bytes(red.ty, b)
                             .filter(|b| !b.is_empty())
-                            .ok_or("bad reduction variable")?
+                            .ok_or(ReplayError::BadReductionVariable)?
                             .raw_value(0)
                     }
                 };
@@ -412,12 +610,12 @@ pub fn replay_select(
             _ => w.map(f64::to_bits) != g.map(f64::to_bits),
         };
         for (name, got) in &arrays {
-            let b = buffer_info(m, region, name).ok_or("no buffer")?;
+            let b = buffer_info(m, region, name).ok_or(ReplayError::NoBuffer)?;
             let Some(want) = after
                 .get(&format!("A:{}", name))
                 .and_then(|d| BufData::from_le_bytes(b.elem, d))
             else {
-                return Err(format!("`{}` after the region is not in the trace", name));
+                return Err(ReplayError::ArrayAfterNotInTrace(name.clone()));
             };
             let float = b.elem.is_float();
             let bad: Vec<usize> = if &want == got {
@@ -450,7 +648,7 @@ pub fn replay_select(
                     .get(&format!("V:{}", red.var))
                     .and_then(|b| BufData::from_le_bytes(red.ty, b))
                     .and_then(|b| b.get_f64(0))
-                    .ok_or("reduction variable not in the trace")?;
+                    .ok_or(ReplayError::NoReductionVariable)?;
                 let got = red_vals
                     .get(&red.var)
                     .map(|v| host::f64_from_raw(*v, red.ty))
@@ -476,7 +674,7 @@ pub fn build_and_trace(
     defines: &[(String, Option<String>)],
     include_dirs: &[std::path::PathBuf],
     work_dir: &std::path::Path,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, TraceError> {
     build_and_trace_variants(src, &[module], defines, include_dirs, work_dir)
 }
 
@@ -488,15 +686,18 @@ pub fn build_and_trace_variants(
     defines: &[(String, Option<String>)],
     include_dirs: &[std::path::PathBuf],
     work_dir: &std::path::Path,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, TraceError> {
     use std::process::{Command, Stdio};
-    let text = std::fs::read_to_string(src).map_err(|e| format!("{}: {}", src.display(), e))?;
-    std::fs::create_dir_all(work_dir).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(src).map_err(|error| TraceError::Read {
+        path: src.to_path_buf(),
+        error,
+    })?;
+    std::fs::create_dir_all(work_dir).map_err(TraceError::Io)?;
     let c = work_dir.join("accshare_traced.c");
     let exe = work_dir.join("accshare_traced");
     let trace = work_dir.join("accshare_trace.bin");
     let _ = std::fs::remove_file(&trace);
-    std::fs::write(&c, instrument_variants(&text, modules)?).map_err(|e| e.to_string())?;
+    std::fs::write(&c, instrument_variants(&text, modules)?).map_err(TraceError::Io)?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let mut cmd = Command::new(&cc);
     cmd.args(["-std=gnu99", "-O1", "-ffp-contract=off", "-w"])
@@ -523,24 +724,26 @@ pub fn build_and_trace_variants(
         .arg(&exe)
         .arg("-lm")
         .output()
-        .map_err(|e| format!("cannot run `{}`: {}", cc, e))?;
+        .map_err(|error| TraceError::CannotRun {
+            cc: cc.clone(),
+            error,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "`{}` failed on the traced program:\n{}",
+        return Err(TraceError::CompileFailed {
             cc,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     let st = Command::new(&exe)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|e| e.to_string())?;
+        .map_err(TraceError::Io)?;
     if !st.success() {
-        return Err(format!("the traced program exited with {}", st));
+        return Err(TraceError::Exited(st));
     }
-    std::fs::read(&trace).map_err(|e| format!("no trace: {}", e))
+    std::fs::read(&trace).map_err(TraceError::NoTrace)
 }
 
 /// Everything `accshare run --device sim` and `accshare analyze` need for one compiled file:
@@ -553,7 +756,7 @@ pub fn run_module(
     platform: &SimPlatform,
     opts: &SimOptions,
     work_dir: &std::path::Path,
-) -> Result<(Replay, Report), String> {
+) -> Result<(Replay, Report), TraceError> {
     let trace = build_and_trace(src, module, &pp.defines, &pp.include_dirs, work_dir)?;
     let rep = replay(module, &trace, platform, opts)?;
     let report = analyze(&rep.runs, platform);

@@ -288,6 +288,175 @@ pub struct RegionCode {
     pub close: String,
 }
 
+/// Why a host plan is inconsistent: a kernel, argument or buffer it names does not exist or
+/// does not match. `region` is the region's origin (`file.c:7`), `kernel` a kernel's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostPlanError {
+    /// A data region with kernel launches.
+    DataRegionLaunches { region: String },
+    /// A region lists the buffer of `array` twice.
+    BufferTwice { region: String, array: String },
+    /// A launch of kernel number `kernel` in a module of `count` kernels.
+    NoKernel {
+        region: String,
+        kernel: usize,
+        count: usize,
+    },
+    /// A launch passes `args` arguments for `params` parameters.
+    ArgCount {
+        kernel: String,
+        region: String,
+        args: usize,
+        params: usize,
+    },
+    /// A launch uses dimension `dim` of a `dims`-D kernel.
+    Dimension {
+        kernel: String,
+        region: String,
+        dim: usize,
+        dims: usize,
+    },
+    /// A launch uses the buffer of `array`, which no region holds.
+    BufferNotHeld {
+        kernel: String,
+        region: String,
+        array: String,
+    },
+    /// The final value of `var` has type `kernel_ty` in the kernel but `host_ty` on the host.
+    LastValueType {
+        kernel: String,
+        region: String,
+        var: String,
+        kernel_ty: Scalar,
+        host_ty: Scalar,
+    },
+    /// A launch passes the partials of reduction number `reduction` of `count`.
+    NoReduction {
+        kernel: String,
+        region: String,
+        reduction: usize,
+        count: usize,
+    },
+    /// The partials of `var` have type `kernel_ty` in the kernel but `host_ty` on the host.
+    PartialsType {
+        kernel: String,
+        region: String,
+        var: String,
+        kernel_ty: Scalar,
+        host_ty: Scalar,
+    },
+    /// Argument `index` does not match parameter `param`.
+    ArgMismatch {
+        kernel: String,
+        region: String,
+        index: usize,
+        param: String,
+    },
+}
+
+impl std::fmt::Display for HostPlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostPlanError::DataRegionLaunches { region } => {
+                write!(f, "data region at {} has kernel launches", region)
+            }
+            HostPlanError::BufferTwice { region, array } => {
+                write!(f, "region at {} lists buffer `{}` twice", region, array)
+            }
+            HostPlanError::NoKernel {
+                region,
+                kernel,
+                count,
+            } => write!(
+                f,
+                "region at {} launches kernel #{} but the module has {} kernels",
+                region, kernel, count
+            ),
+            HostPlanError::ArgCount {
+                kernel,
+                region,
+                args,
+                params,
+            } => write!(
+                f,
+                "launch of `{}` at {} passes {} arguments for {} parameters",
+                kernel, region, args, params
+            ),
+            HostPlanError::Dimension {
+                kernel,
+                region,
+                dim,
+                dims,
+            } => write!(
+                f,
+                "launch of `{}` at {} uses dimension {} of a {}-D kernel",
+                kernel, region, dim, dims
+            ),
+            HostPlanError::BufferNotHeld {
+                kernel,
+                region,
+                array,
+            } => write!(
+                f,
+                "launch of `{}` at {} uses the buffer of `{}`, which no region holds",
+                kernel, region, array
+            ),
+            HostPlanError::LastValueType {
+                kernel,
+                region,
+                var,
+                kernel_ty,
+                host_ty,
+            } => write!(
+                f,
+                "launch of `{}` at {}: the final value of `{}` is {} in the kernel but {} on the host",
+                kernel,
+                region,
+                var,
+                kernel_ty.c_name(),
+                host_ty.c_name()
+            ),
+            HostPlanError::NoReduction {
+                kernel,
+                region,
+                reduction,
+                count,
+            } => write!(
+                f,
+                "launch of `{}` at {} passes the partials of reduction #{} of {}",
+                kernel, region, reduction, count
+            ),
+            HostPlanError::PartialsType {
+                kernel,
+                region,
+                var,
+                kernel_ty,
+                host_ty,
+            } => write!(
+                f,
+                "launch of `{}` at {}: the partials of `{}` are {} in the kernel but {} on the host",
+                kernel,
+                region,
+                var,
+                kernel_ty.c_name(),
+                host_ty.c_name()
+            ),
+            HostPlanError::ArgMismatch {
+                kernel,
+                region,
+                index,
+                param,
+            } => write!(
+                f,
+                "launch of `{}` at {}: argument {} does not match parameter `{}`",
+                kernel, region, index, param
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HostPlanError {}
+
 /// Generates the code of `region`, indented by `indent` (the indentation of its statement).
 /// `enclosing` lists the arrays whose buffers enclosing data constructs hold. An inconsistent
 /// host plan (a kernel index, argument or buffer that does not exist) is an `Err` describing it.
@@ -297,7 +466,7 @@ pub fn region_code(
     indent: &str,
     target: Target,
     enclosing: &BTreeSet<String>,
-) -> Result<RegionCode, String> {
+) -> Result<RegionCode, HostPlanError> {
     let mut g = Gen {
         out: String::new(),
         indent: indent.to_string(),
@@ -340,20 +509,19 @@ pub fn region_code(
 
 /// The arrays whose buffers `region` holds itself, or why its plan is inconsistent (a data
 /// region with launches, a buffer listed twice).
-fn own_buffers(region: &HostRegion, is_data: bool) -> Result<BTreeSet<String>, String> {
+fn own_buffers(region: &HostRegion, is_data: bool) -> Result<BTreeSet<String>, HostPlanError> {
     if is_data && !region.launches.is_empty() {
-        return Err(format!(
-            "data region at {} has kernel launches",
-            region.origin
-        ));
+        return Err(HostPlanError::DataRegionLaunches {
+            region: region.origin.clone(),
+        });
     }
     let mut own = BTreeSet::new();
     for b in &region.buffers {
         if !own.insert(b.array.clone()) {
-            return Err(format!(
-                "region at {} lists buffer `{}` twice",
-                region.origin, b.array
-            ));
+            return Err(HostPlanError::BufferTwice {
+                region: region.origin.clone(),
+                array: b.array.clone(),
+            });
         }
     }
     Ok(own)
@@ -576,32 +744,32 @@ fn launch_code(
     launch: &crate::kernel::Launch,
     own: &BTreeSet<String>,
     enclosing: &BTreeSet<String>,
-) -> Result<(), String> {
+) -> Result<(), HostPlanError> {
     let origin = g.origin.clone();
     let Some(kernel) = module.kernels.get(launch.kernel) else {
-        return Err(format!(
-            "region at {} launches kernel #{} but the module has {} kernels",
-            region.origin,
-            launch.kernel,
-            module.kernels.len()
-        ));
+        return Err(HostPlanError::NoKernel {
+            region: region.origin.clone(),
+            kernel: launch.kernel,
+            count: module.kernels.len(),
+        });
     };
     if launch.args.len() != kernel.params.len() {
-        return Err(format!(
-            "launch of `{}` at {} passes {} arguments for {} parameters",
-            kernel.name,
-            region.origin,
-            launch.args.len(),
-            kernel.params.len()
-        ));
+        return Err(HostPlanError::ArgCount {
+            kernel: kernel.name.clone(),
+            region: region.origin.clone(),
+            args: launch.args.len(),
+            params: kernel.params.len(),
+        });
     }
     let dims = usize::from(kernel.dims.clamp(1, 3));
     for d in dims..3 {
         if !launch.extent[d].is_int(1) || kernel.block[d] > 1 {
-            return Err(format!(
-                "launch of `{}` at {} uses dimension {} of a {}-D kernel",
-                kernel.name, region.origin, d, dims
-            ));
+            return Err(HostPlanError::Dimension {
+                kernel: kernel.name.clone(),
+                region: region.origin.clone(),
+                dim: d,
+                dims,
+            });
         }
     }
     let block: Vec<u32> = (0..dims).map(|d| kernel.block[d].max(1)).collect();
@@ -814,14 +982,15 @@ fn arg_value(
     param: &crate::kernel::KParam,
     own: &BTreeSet<String>,
     enclosing: &BTreeSet<String>,
-) -> Result<String, String> {
+) -> Result<String, HostPlanError> {
     Ok(match (arg, &param.kind) {
         (HostArg::Buffer(a), KParamKind::Buffer { .. }) => {
             if !own.contains(a) && !enclosing.contains(a) {
-                return Err(format!(
-                    "launch of `{}` at {} uses the buffer of `{}`, which no region holds",
-                    kernel.name, region.origin, a
-                ));
+                return Err(HostPlanError::BufferNotHeld {
+                    kernel: kernel.name.clone(),
+                    region: region.origin.clone(),
+                    array: a.clone(),
+                });
             }
             format!("accshare_d_{}", ident(a))
         }
@@ -837,44 +1006,43 @@ fn arg_value(
         }
         (HostArg::LastValue { var, ty }, KParamKind::Buffer { elem, .. }) => {
             if ty != elem {
-                return Err(format!(
-                    "launch of `{}` at {}: the final value of `{}` is {} in the kernel but {} on the host",
-                    kernel.name,
-                    region.origin,
-                    var,
-                    elem.c_name(),
-                    ty.c_name()
-                ));
+                return Err(HostPlanError::LastValueType {
+                    kernel: kernel.name.clone(),
+                    region: region.origin.clone(),
+                    var: var.clone(),
+                    kernel_ty: *elem,
+                    host_ty: *ty,
+                });
             }
             last_value_arg(g, i, var, *ty)
         }
         (HostArg::Partials(r), KParamKind::Buffer { elem, .. }) => {
             let Some(red) = launch.reductions.get(*r) else {
-                return Err(format!(
-                    "launch of `{}` at {} passes the partials of reduction #{} of {}",
-                    kernel.name,
-                    region.origin,
-                    r,
-                    launch.reductions.len()
-                ));
+                return Err(HostPlanError::NoReduction {
+                    kernel: kernel.name.clone(),
+                    region: region.origin.clone(),
+                    reduction: *r,
+                    count: launch.reductions.len(),
+                });
             };
             if red.ty != *elem {
-                return Err(format!(
-                    "launch of `{}` at {}: the partials of `{}` are {} in the kernel but {} on the host",
-                    kernel.name,
-                    region.origin,
-                    red.var,
-                    elem.c_name(),
-                    red.ty.c_name()
-                ));
+                return Err(HostPlanError::PartialsType {
+                    kernel: kernel.name.clone(),
+                    region: region.origin.clone(),
+                    var: red.var.clone(),
+                    kernel_ty: *elem,
+                    host_ty: red.ty,
+                });
             }
             format!("accshare_p{}", r)
         }
         _ => {
-            return Err(format!(
-                "launch of `{}` at {}: argument {} does not match parameter `{}`",
-                kernel.name, region.origin, i, param.name
-            ))
+            return Err(HostPlanError::ArgMismatch {
+                kernel: kernel.name.clone(),
+                region: region.origin.clone(),
+                index: i,
+                param: param.name.clone(),
+            })
         }
     })
 }

@@ -466,19 +466,25 @@ fn inconsistent_plans_are_errors_not_panics() {
     let mut bad = m.clone();
     bad.host[0].launches[0].kernel = 7;
     assert_eq!(
-        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "region at vadd.c:7 launches kernel #7 but the module has 2 kernels"
     );
     let mut bad = m.clone();
     bad.host[0].launches[0].args.pop();
     assert_eq!(
-        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "launch of `vadd_r0_k0` at vadd.c:7 passes 3 arguments for 4 parameters"
     );
     let mut bad = m.clone();
     bad.host[0].buffers.remove(0);
     assert_eq!(
-        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "launch of `vadd_r0_k0` at vadd.c:7 uses the buffer of `a`, which no region holds"
     );
     // ... unless an enclosing data construct holds it.
@@ -487,31 +493,39 @@ fn inconsistent_plans_are_errors_not_panics() {
     let mut bad = m.clone();
     bad.host[1].launches[0].args[2] = HostArg::Partials(3);
     assert_eq!(
-        region_code(&bad, &bad.host[1], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[1], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "launch of `vadd_r1_k0` at vadd.c:10 passes the partials of reduction #3 of 1"
     );
     let mut bad = m.clone();
     bad.host[1].launches[0].reductions[0].ty = Scalar::Float;
     assert_eq!(
-        region_code(&bad, &bad.host[1], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[1], "", Target::OpenCl, &none).unwrap_err().to_string(),
         "launch of `vadd_r1_k0` at vadd.c:10: the partials of `s` are double in the kernel but float on the host"
     );
     let mut bad = m.clone();
     bad.host[0].launches[0].args.swap(0, 3);
     assert_eq!(
-        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "launch of `vadd_r0_k0` at vadd.c:7: argument 0 does not match parameter `a`"
     );
     let mut bad = m.clone();
     bad.host[0].launches[0].extent[1] = HostExpr::var("n");
     assert_eq!(
-        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "launch of `vadd_r0_k0` at vadd.c:7 uses dimension 1 of a 1-D kernel"
     );
     let mut bad = m;
     bad.host[0].buffers.push(buffer("a", "n", true, false));
     assert_eq!(
-        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none).unwrap_err(),
+        region_code(&bad, &bad.host[0], "", Target::OpenCl, &none)
+            .unwrap_err()
+            .to_string(),
         "region at vadd.c:7 lists buffer `a` twice"
     );
 }

@@ -44,7 +44,7 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) reductions: Vec<(RedOp, String, Scalar)>,
     pub(super) errors: Vec<Diag>,
     /// Why the staged body could not be built (the caller tries the next candidate schedule).
-    pub(super) stage_error: Option<String>,
+    pub(super) stage_error: Option<super::staged::StageError>,
     /// Rows per work-item (`sched.ilp`; 1: one output per work-item).
     pub(super) ilp: u32,
     /// Variables with one copy per row (set when the staged body is coarsened).

@@ -19,6 +19,7 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use crate::front::ast::{BinOp, Scalar};
 use crate::kernel::{ArrayRef, AtomicCapture, AtomicOp, KExpr, KStmt, LValue};
@@ -163,6 +164,28 @@ fn has_barrier(stmts: &[KStmt]) -> bool {
     })
 }
 
+/// Why a computation cannot be coarsened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CoarsenError {
+    /// The computation holds a barrier or an atomic.
+    Barrier,
+    /// A loop that differs between copies has an iterator the copies would share.
+    SharedIterator(String),
+}
+
+impl fmt::Display for CoarsenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoarsenError::Barrier => write!(f, "the computation holds a barrier or an atomic"),
+            CoarsenError::SharedIterator(v) => {
+                write!(f, "loop iterator `{}` would be shared by the copies", v)
+            }
+        }
+    }
+}
+
+impl std::error::Error for CoarsenError {}
+
 impl Coarsen {
     /// The renaming for the computation `pieces` of a kernel whose y iterator is `y`, or why the
     /// computation cannot be coarsened.
@@ -172,13 +195,13 @@ impl Coarsen {
         y: &str,
         pieces: &[&[KStmt]],
         arrays: &BTreeMap<String, Scalar>,
-    ) -> Result<Coarsen, String> {
+    ) -> Result<Coarsen, CoarsenError> {
         let mut renamed = BTreeSet::new();
         let mut headers = BTreeSet::new();
         let mut written = BTreeSet::new();
         for p in pieces {
             if has_barrier(p) {
-                return Err("the computation holds a barrier or an atomic".into());
+                return Err(CoarsenError::Barrier);
             }
             assigned(p, &mut renamed, &mut headers);
             stored(p, &mut written);
@@ -207,7 +230,7 @@ impl Coarsen {
         &self,
         stmts: &[KStmt],
         headers: &BTreeSet<String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), CoarsenError> {
         for s in stmts {
             match s {
                 KStmt::For { init, body, .. } => {
@@ -219,10 +242,7 @@ impl Coarsen {
                             } = h
                             {
                                 if !self.renamed.contains(v) && headers.contains(v) {
-                                    return Err(format!(
-                                        "loop iterator `{}` would be shared by the copies",
-                                        v
-                                    ));
+                                    return Err(CoarsenError::SharedIterator(v.clone()));
                                 }
                             }
                         }
@@ -702,12 +722,15 @@ mod tests {
         // for (k = 0; k < i; k++): `k` is declared outside and the loop differs per row.
         let body = vec![kloop(var("i"), vec![update()])];
         assert_eq!(
-            Coarsen::new(2, "i", &[&body], &arrays()).err().as_deref(),
-            Some("loop iterator `k` would be shared by the copies")
+            Coarsen::new(2, "i", &[&body], &arrays()).err(),
+            Some(CoarsenError::SharedIterator("k".into()))
         );
         let body = vec![update(), KStmt::Barrier];
         assert_eq!(
-            Coarsen::new(2, "i", &[&body], &arrays()).err().as_deref(),
+            Coarsen::new(2, "i", &[&body], &arrays())
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("the computation holds a barrier or an atomic")
         );
     }

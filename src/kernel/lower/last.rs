@@ -17,6 +17,7 @@
 //! it unchanged.
 
 use super::build::KernelBuilder;
+use super::staged::StageError;
 use super::walk::find_loop;
 use super::*;
 use crate::front::ast::{BinOp, ExprKind, StmtKind};
@@ -118,10 +119,7 @@ impl KernelBuilder<'_> {
                         });
                     }
                     Ok(_) => {
-                        self.stage_error = Some(format!(
-                            "the function reads `{}` after the region, and only the unstaged kernel stores its final value",
-                            name
-                        ));
+                        self.stage_error = Some(StageError::FinalValueUnstaged(name.clone()));
                         continue;
                     }
                     Err(why) => {

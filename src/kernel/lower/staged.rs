@@ -9,8 +9,77 @@ use crate::ir::Poly;
 use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, TileDim};
 
 use super::build::KernelBuilder;
+use super::ilp::CoarsenError;
 use super::walk::*;
 use super::*;
+
+/// Why a kernel's staged body cannot be built (the kernel then takes its next candidate; the
+/// reason is the warning's when a `share` pragma asked for the staging).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StageError {
+    /// The schedule stages nothing.
+    NothingToStage,
+    /// The loop nest is not in the region's AST.
+    NestNotFound,
+    /// The extents of a staged array are unknown.
+    UnknownExtents(String),
+    /// No loop is mapped to the grid.
+    NoGridLoop,
+    /// The innermost grid loop is not in the region's AST.
+    GridLoopNotFound,
+    /// No loop is mapped to the grid's y dimension (several rows per work-item need one).
+    NoGridLoopOnY,
+    /// The strip-mined loop is not at the top of the innermost grid loop's body.
+    StripNotAtTop,
+    /// The strip-mined loop is not a `for`.
+    StripNotFor,
+    /// The strip-mined loop's iterator is used after it.
+    StripVarUsedAfter(String),
+    /// A declaration hoisted to the kernel's top would declare a name twice.
+    DeclaredTwice(String),
+    /// The computation cannot be jammed for several rows per work-item.
+    Coarsen(CoarsenError),
+    /// The function reads a scalar after the region whose final value only the unstaged kernel
+    /// stores.
+    FinalValueUnstaged(String),
+}
+
+impl std::fmt::Display for StageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StageError::NothingToStage => write!(f, "nothing to stage"),
+            StageError::NestNotFound => write!(f, "the loop nest was not found"),
+            StageError::UnknownExtents(a) => write!(f, "the extents of `{}` are unknown", a),
+            StageError::NoGridLoop => write!(f, "no grid loop"),
+            StageError::GridLoopNotFound => write!(f, "grid loop not found"),
+            StageError::NoGridLoopOnY => write!(f, "no grid loop on y"),
+            StageError::StripNotAtTop => write!(
+                f,
+                "the strip-mined loop is not at the top of the grid loop's body"
+            ),
+            StageError::StripNotFor => write!(f, "the strip-mined loop is not a `for`"),
+            StageError::StripVarUsedAfter(v) => {
+                write!(f, "`{}` is used after the strip-mined loop", v)
+            }
+            StageError::DeclaredTwice(v) => write!(f, "`{}` would be declared twice", v),
+            StageError::Coarsen(why) => write!(f, "several rows per work-item: {}", why),
+            StageError::FinalValueUnstaged(v) => write!(
+                f,
+                "the function reads `{}` after the region, and only the unstaged kernel stores its final value",
+                v
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StageError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StageError::Coarsen(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Shared-memory staging (`--opt share`)
@@ -416,7 +485,7 @@ impl<'a> KernelBuilder<'a> {
 
     /// The coarsening of the computation `pieces`, when the kernel computes several rows per
     /// work-item.
-    fn coarsen(&mut self, pieces: &[&[KStmt]]) -> Result<Option<super::ilp::Coarsen>, String> {
+    fn coarsen(&mut self, pieces: &[&[KStmt]]) -> Result<Option<super::ilp::Coarsen>, StageError> {
         if self.ilp <= 1 {
             return Ok(None);
         }
@@ -426,7 +495,7 @@ impl<'a> KernelBuilder<'a> {
             .iter()
             .find(|m| m.dim == 1)
             .map(|m| ir.loops[m.loop_id].var.clone())
-            .ok_or("no grid loop on y")?;
+            .ok_or(StageError::NoGridLoopOnY)?;
         // Element types of what the computation may load: the tiles and the global arrays.
         let mut arrays: BTreeMap<String, Scalar> =
             ir.arrays.iter().map(|(n, a)| (n.clone(), a.elem)).collect();
@@ -435,8 +504,8 @@ impl<'a> KernelBuilder<'a> {
                 arrays.insert(a.local.clone(), a.elem);
             }
         }
-        let c = super::ilp::Coarsen::new(self.ilp, &y, pieces, &arrays)
-            .map_err(|why| format!("several rows per work-item: {}", why))?;
+        let c =
+            super::ilp::Coarsen::new(self.ilp, &y, pieces, &arrays).map_err(StageError::Coarsen)?;
         self.ilp_renamed = c.renamed.clone();
         Ok(Some(c))
     }
@@ -450,12 +519,12 @@ impl<'a> KernelBuilder<'a> {
         block: [u32; 3],
         body: &mut Vec<KStmt>,
         locals: &mut Vec<LocalArray>,
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         let Some(spec) = self.staging().cloned() else {
-            return Err("nothing to stage".to_string());
+            return Err(StageError::NothingToStage);
         };
         let Some(root_stmt) = root_stmt else {
-            return Err("the loop nest was not found".to_string());
+            return Err(StageError::NestNotFound);
         };
         // The block as launched (fewer rows with several rows per work-item); tile origins use
         // the logical `block`.
@@ -500,7 +569,7 @@ impl<'a> KernelBuilder<'a> {
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
             let Some(ext) = self.global_extents(&a.name) else {
-                return Err(format!("the extents of `{}` are unknown", a.name));
+                return Err(StageError::UnknownExtents(a.name.clone()));
             };
             extents.insert(a.name.clone(), ext);
             locals.push(LocalArray {
@@ -549,15 +618,15 @@ impl<'a> KernelBuilder<'a> {
             .mapped
             .last()
             .map(|m| m.loop_id)
-            .ok_or("no grid loop")?;
+            .ok_or(StageError::NoGridLoop)?;
         let inner_for =
-            find_loop(&self.r.body, ir.loops[inner_id].span).ok_or("grid loop not found")?;
+            find_loop(&self.r.body, ir.loops[inner_id].span).ok_or(StageError::GridLoopNotFound)?;
         let stmts = stage::body_stmts(inner_for);
         let slp = &ir.loops[strip.loop_id];
         let idx = stmts
             .iter()
             .position(|s| stage::unwrap_acc(s).span == slp.span)
-            .ok_or("the strip-mined loop is not at the top of the grid loop's body")?;
+            .ok_or(StageError::StripNotAtTop)?;
         let strip_for = stage::unwrap_acc(stmts[idx]);
         let StmtKind::For {
             init: sinit,
@@ -565,7 +634,7 @@ impl<'a> KernelBuilder<'a> {
             ..
         } = &strip_for.kind
         else {
-            return Err("the strip-mined loop is not a `for`".to_string());
+            return Err(StageError::StripNotFor);
         };
         let declared_in_init = matches!(sinit, ForInit::Decl(_));
         let mut pre = Vec::new();
@@ -583,10 +652,7 @@ impl<'a> KernelBuilder<'a> {
             free_names_stmt(s, &mut arrs, &mut vars);
         }
         if vars.contains(&strip.var) {
-            return Err(format!(
-                "`{}` is used after the strip-mined loop",
-                strip.var
-            ));
+            return Err(StageError::StripVarUsedAfter(strip.var.clone()));
         }
         let lower = self.bound_expr(&slp.lower, Scalar::Int);
         let upper = self.bound_expr(&slp.upper, Scalar::Int);
@@ -612,7 +678,7 @@ impl<'a> KernelBuilder<'a> {
                     init,
                 } => {
                     if taken.contains(&name) || name == strip.var {
-                        return Err(format!("`{}` would be declared twice", name));
+                        return Err(StageError::DeclaredTwice(name));
                     }
                     taken.insert(name.clone());
                     // A constant initializer stays on the declaration, for every work-item

@@ -6,6 +6,7 @@
 //! A new measurement of a kernel replaces the older one for that device and size class. The
 //! file is written whole to a temporary file and renamed, so a crash never leaves half a file.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -59,30 +60,79 @@ pub fn path() -> Option<PathBuf> {
     Some(dir.join("tune.json"))
 }
 
+/// Why the cache file cannot be read or written.
+#[derive(Debug)]
+pub enum CacheError {
+    /// Reading, writing or renaming `path` (a file or the cache's folder) failed.
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The file at `path` is not JSON, or not a cache of this version.
+    Parse {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+    /// The cache could not be serialized.
+    Serialize(serde_json::Error),
+}
+
+impl fmt::Display for CacheError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CacheError::Io { path, error } => write!(f, "{}: {}", path.display(), error),
+            CacheError::Parse { path, error } => write!(f, "{}: {}", path.display(), error),
+            CacheError::Serialize(error) => write!(f, "{}", error),
+        }
+    }
+}
+
+impl std::error::Error for CacheError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CacheError::Io { error, .. } => Some(error),
+            CacheError::Parse { error, .. } | CacheError::Serialize(error) => Some(error),
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
+    move |error| CacheError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+fn parse_error(path: &Path) -> impl FnOnce(serde_json::Error) -> CacheError + '_ {
+    move |error| CacheError::Parse {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
 /// Reads a cache file; a missing file is an empty cache, a file of another version too.
-pub fn load(path: &Path) -> Result<CacheFile, String> {
+pub fn load(path: &Path) -> Result<CacheFile, CacheError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(CacheFile::default()),
-        Err(e) => return Err(format!("{}: {}", path.display(), e)),
+        Err(e) => return Err(io_error(path)(e)),
     };
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(parse_error(path))?;
     if v.get("version").and_then(|v| v.as_u64()) != Some(VERSION as u64) {
         return Ok(CacheFile::default());
     }
-    serde_json::from_value(v).map_err(|e| format!("{}: {}", path.display(), e))
+    serde_json::from_value(v).map_err(parse_error(path))
 }
 
 /// Writes a cache file (creating its folder).
-pub fn save(path: &Path, cache: &CacheFile) -> Result<(), String> {
+pub fn save(path: &Path, cache: &CacheFile) -> Result<(), CacheError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     }
-    let text = serde_json::to_string_pretty(cache).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(cache).map_err(CacheError::Serialize)?;
     let tmp = path.with_extension(format!("json.{}", std::process::id()));
-    std::fs::write(&tmp, text + "\n").map_err(|e| format!("{}: {}", tmp.display(), e))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {}", path.display(), e))
+    std::fs::write(&tmp, text + "\n").map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_error(path))
 }
 
 impl CacheFile {
@@ -175,8 +225,10 @@ mod tests {
         assert!(load(&p).unwrap().entries.is_empty());
         std::fs::write(&p, "not json").unwrap();
         let e = load(&p).unwrap_err();
+        assert!(matches!(e, CacheError::Parse { .. }), "{e:?}");
         assert!(
-            e.starts_with(&format!("{}: expected ident", p.display())),
+            e.to_string()
+                .starts_with(&format!("{}: expected ident", p.display())),
             "{e}"
         );
         assert!(load(&dir.join("missing.json")).unwrap().entries.is_empty());

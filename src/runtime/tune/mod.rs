@@ -248,7 +248,7 @@ pub fn tune_with<'l>(
         &opts.work_dir,
     );
     let _ = std::fs::remove_dir_all(&opts.work_dir);
-    let trace = traced.map_err(TuneError::Run)?;
+    let trace = traced.map_err(|e| TuneError::Run(e.to_string()))?;
 
     // The budget counts from here: compiling the variants and tracing the program are fixed
     // costs, the same for any budget.
@@ -444,7 +444,7 @@ fn measure(
         &select,
         strict.as_mut(),
     )
-    .map_err(Outcome::Failed)?;
+    .map_err(|e| Outcome::Failed(e.to_string()))?;
     drop(strict);
     if let Some(m) = checked.mismatches.first() {
         return Err(Outcome::Wrong(m.clone()));
@@ -453,7 +453,7 @@ fn measure(
     let mut times = Vec::new();
     for _ in 0..reps.max(1) {
         let r = trace::replay_select(&c.module, trace, None, &select, launcher.as_mut())
-            .map_err(Outcome::Failed)?;
+            .map_err(|e| Outcome::Failed(e.to_string()))?;
         let t = seconds(&r);
         if times.is_empty() && best.is_some_and(|b| t > CUTOFF * b) {
             return Err(Outcome::Slow(t));
