@@ -23,8 +23,9 @@
 //! - *time*: a **model estimate**, never a measurement: the largest of the terms
 //!   `dram` (DRAM sector bytes / bandwidth), `l2` (L2 sector bytes / L2 bandwidth), `shared`
 //!   (wavefronts / (SMs × wavefronts per clock × clock)), `issue` (warp instructions / (SMs ×
-//!   issue rate × clock)), `latency` (Little's law: global warp requests × latency / (warps in
-//!   flight × clock), warps in flight = resident blocks of the launch × warps per block) and
+//!   issue rate × clock)), `latency` (Little's law with one load in flight per warp: global
+//!   warp requests that read × latency / (warps in flight × clock), warps in flight = resident
+//!   blocks of the launch × warps per block; stores do not stall a warp) and
 //!   `flops` (flops / peak); the report names the largest (`bound`). Rates come from the
 //!   platform file's `[timing]` and `[cache]` (`docs/model.md` says what the model ignores).
 
@@ -81,8 +82,10 @@ pub struct KernelReport {
     pub shared_bytes: u32,
     pub blocks_per_sm: u32,
     pub occupancy: f64,
-    /// Global warp requests (loads, stores and atomics).
+    /// Global warp requests (loads, stores and atomics), and those that read (loads and
+    /// atomics: what a warp waits for; stores do not stall it).
     pub global_requests: u64,
+    pub global_load_requests: u64,
     /// What the caches saw: L1 hits, L2 sectors, DRAM sectors read and written.
     pub l1_hits: u64,
     pub l2_sectors: u64,
@@ -171,6 +174,7 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
                     blocks_per_sm: 0,
                     occupancy: 0.0,
                     global_requests: 0,
+                    global_load_requests: 0,
                     l1_hits: 0,
                     l2_sectors: 0,
                     dram_reads: 0,
@@ -206,6 +210,9 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
             match a.info.space {
                 Space::Global => {
                     k.global_requests += a.counts.requests;
+                    if a.info.kind != AccessKind::Store {
+                        k.global_load_requests += a.counts.requests;
+                    }
                     k.global_transactions += a.counts.sectors;
                     k.global_lines += a.counts.lines;
                     k.min_transactions += a.counts.min_sectors;
@@ -263,7 +270,7 @@ fn terms(k: &KernelReport, p: &SimPlatform, warps: u32) -> Terms {
         shared: per(k.shared_wavefronts, sms * t.shared_per_clock * mhz),
         issue: per(k.instructions, sms * t.issue_per_clock * mhz),
         latency: if t.latency_cycles > 0 && in_flight > 0.0 {
-            k.global_requests as f64 * t.latency_cycles as f64 / (in_flight * mhz)
+            k.global_load_requests as f64 * t.latency_cycles as f64 / (in_flight * mhz)
         } else {
             0.0
         },
