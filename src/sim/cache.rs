@@ -40,10 +40,10 @@ pub struct BlockStream {
 
 impl BlockStream {
     /// Records one request's sectors (`sector << 1 | store` each), unless the block's budget
-    /// is spent.
+    /// is spent (a block's first request is always recorded: at most 64 sectors).
     pub fn push(&mut self, entries: impl ExactSizeIterator<Item = u64>, cap: usize) {
         let n = entries.len();
-        if self.dropped > 0 || self.sectors.len() + n > cap {
+        if self.dropped > 0 || (!self.ends.is_empty() && self.sectors.len() + n > cap) {
             self.dropped += n as u64;
             return;
         }
@@ -386,6 +386,9 @@ mod tests {
         s.push([4u64, 6].into_iter(), 3);
         s.push([8u64].into_iter(), 3);
         assert_eq!((s.sectors.len(), s.dropped), (2, 3));
+        let mut t = BlockStream::default();
+        t.push([0u64, 2].into_iter(), 1);
+        assert_eq!((t.sectors.len(), t.dropped), (2, 0));
         let c = replay(&[s], &Caches::default(), 32, 1, 1);
         assert_eq!(c.sectors, 5);
         assert_eq!(c.dram_reads, 5);
