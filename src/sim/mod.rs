@@ -15,6 +15,9 @@
 //!   distinct sectors and lines touched against the minimum for the bytes requested; for shared
 //!   memory the bank-conflict degree (distinct words in the busiest bank; the same word read by
 //!   several lanes is a broadcast, not a conflict).
+//! - Caches ([`cache`]): each block records its sector stream; after the launch the streams are
+//!   replayed through per-SM L1s and an L2 in a fixed order (deterministic whatever the
+//!   workers), giving the L1 hits, L2 sectors and DRAM sectors the time estimate uses.
 //! - Checker (`SimOptions::check`): out-of-bounds accesses, shared and global races, barriers
 //!   reached by part of a block, uninitialized shared reads ([`Finding`]).
 //! - The static coalescing lint is an analysis of the kernel IR ([`crate::kernel::lint`]);
