@@ -446,6 +446,8 @@ pub fn from_facts(index: usize, facts: &DeviceFacts) -> Result<Platform, DeviceE
         bandwidth_gbs: 0.0,
         theta_s: DEFAULT_THETA_S,
         theta_r: DEFAULT_THETA_R,
+        cache: Default::default(),
+        timing: Default::default(),
     };
     p.check().map_err(|m| DeviceError::Invalid {
         index,

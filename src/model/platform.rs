@@ -59,6 +59,77 @@ pub struct Platform {
     pub theta_s: f64,
     /// θ_r: an array is in the ReuseSet when `ReuseSize ≥ θ_r·|DS|` (equation (3)).
     pub theta_r: f64,
+    /// `[cache]`: the caches the simulator replays global requests through (none by default).
+    pub cache: Caches,
+    /// `[timing]`: the throughputs and latency of the simulator's time estimate.
+    pub timing: Timing,
+}
+
+/// `[cache]` of a platform file: per-SM L1 and the chip's L2, as the simulator's memory model
+/// replays global requests through them (`src/sim/cache.rs`). Every key is optional; a size of
+/// 0 means no such cache (the default: every sector goes to DRAM, the model before caches).
+/// Caches are sectored: a line of `*_line` bytes holds `global.sector_bytes` sectors, each
+/// filled on its own miss; replacement is LRU within a set.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Caches {
+    /// L1 data cache per SM, bytes (the part of the configurable L1/shared storage left when
+    /// shared memory takes `shared.bytes_per_sm`).
+    pub l1_bytes: u32,
+    pub l1_line: u32,
+    pub l1_ways: u32,
+    /// Whether global loads are cached in L1 (Fermi, Maxwell and later: yes; Kepler GK104:
+    /// no, L1 holds local memory only). Global stores never allocate in L1 (write-through,
+    /// the line is invalidated).
+    pub l1_global_loads: bool,
+    /// L2 of the whole chip, bytes: write-back, stores allocate without a read.
+    pub l2_bytes: u32,
+    pub l2_line: u32,
+    pub l2_ways: u32,
+    /// L2 bandwidth, GB/s (0: not a bound of the estimate).
+    pub l2_bandwidth_gbs: f64,
+}
+
+impl Default for Caches {
+    fn default() -> Caches {
+        Caches {
+            l1_bytes: 0,
+            l1_line: 128,
+            l1_ways: 4,
+            l1_global_loads: false,
+            l2_bytes: 0,
+            l2_line: 128,
+            l2_ways: 16,
+            l2_bandwidth_gbs: 0.0,
+        }
+    }
+}
+
+/// `[timing]` of a platform file: the rates of the simulator's time estimate (`analyze`,
+/// `docs/model.md`). Every key is optional; the defaults give the estimate before caches (64
+/// FMA lanes per SM; no issue, shared or latency bound).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Timing {
+    /// FP32 lanes per SM (a fused multiply-add is two flops per lane per clock).
+    pub fma_lanes: u32,
+    /// Warp instructions an SM issues per clock (0: no issue bound).
+    pub issue_per_clock: f64,
+    /// Shared-memory wavefronts an SM serves per clock (0: no shared bound).
+    pub shared_per_clock: f64,
+    /// Latency of a global load that misses L1, cycles (0: no latency bound).
+    pub latency_cycles: u32,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            fma_lanes: 64,
+            issue_per_clock: 0.0,
+            shared_per_clock: 0.0,
+            latency_cycles: 0,
+        }
+    }
 }
 
 /// What a device's shared (local) memory is.
@@ -105,6 +176,10 @@ struct PlatformFile {
     global: GlobalTable,
     #[serde(default)]
     model: ModelTable,
+    #[serde(default)]
+    cache: Caches,
+    #[serde(default)]
+    timing: Timing,
 }
 
 /// `[simt]`: threads, blocks and multiprocessors.
@@ -207,6 +282,8 @@ impl PlatformFile {
             bandwidth_gbs: g.bandwidth_gbs,
             theta_s: self.model.theta_s,
             theta_r: self.model.theta_r,
+            cache: self.cache,
+            timing: self.timing,
             name: self.name,
             description: self.description,
             vendor: self.vendor,
@@ -799,7 +876,7 @@ mod tests {
    ┌─ t.toml:32:2
    │
 32 │ [gloabl]
-   │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`
+   │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`
 
 ",
             ),

@@ -15,8 +15,19 @@
 //!   (consecutive 8-byte elements on 4-byte banks take two wavefronts and have degree 1);
 //! - *occupancy*: resident warps per multiprocessor over the maximum, limited by threads, blocks
 //!   and shared memory per multiprocessor (registers are not modelled);
-//! - *time*: a roofline **model estimate**, `max(global sector bytes / bandwidth, flops / peak)`;
-//!   it ignores caches, latency and overlap and is never a measurement.
+//! - *L1 hits*, *L2 sectors*, *DRAM sectors*: the global requests' sectors replayed through the
+//!   platform's caches after the launch ([`super::cache`]): loads an L1 served, sectors that
+//!   reached the L2 (L1 misses and every store), and the sectors DRAM read (L2 misses of loads)
+//!   plus wrote (dirty sectors evicted or flushed at the end of the launch). Without caches in
+//!   the platform file, every sector is a DRAM sector;
+//! - *time*: a **model estimate**, never a measurement: the largest of the terms
+//!   `dram` (DRAM sector bytes / bandwidth), `l2` (L2 sector bytes / L2 bandwidth), `shared`
+//!   (wavefronts / (SMs × wavefronts per clock × clock)), `issue` (warp instructions / (SMs ×
+//!   issue rate × clock)), `latency` (Little's law with one load in flight per warp: global
+//!   warp requests that read × latency / (warps in flight × clock), warps in flight = resident
+//!   blocks of the launch × warps per block; stores do not stall a warp) and
+//!   `flops` (flops / peak); the report names the largest (`bound`). Rates come from the
+//!   platform file's `[timing]` and `[cache]` (`docs/model.md` says what the model ignores).
 
 use serde::Serialize;
 
@@ -71,8 +82,51 @@ pub struct KernelReport {
     pub shared_bytes: u32,
     pub blocks_per_sm: u32,
     pub occupancy: f64,
-    /// Roofline model estimate, microseconds.
+    /// Global warp requests (loads, stores and atomics), and those that read (loads and
+    /// atomics: what a warp waits for; stores do not stall it).
+    pub global_requests: u64,
+    pub global_load_requests: u64,
+    /// What the caches saw: L1 hits, L2 sectors, DRAM sectors read and written.
+    pub l1_hits: u64,
+    pub l2_sectors: u64,
+    pub dram_reads: u64,
+    pub dram_writes: u64,
+    /// The terms of the estimate, microseconds.
+    pub terms: Terms,
+    /// Model estimate, microseconds: the largest term.
     pub estimate_us: f64,
+}
+
+/// The terms of the time estimate, microseconds (0 when the platform gives no rate for one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Terms {
+    pub dram: f64,
+    pub l2: f64,
+    pub shared: f64,
+    pub issue: f64,
+    pub latency: f64,
+    pub flops: f64,
+}
+
+impl Terms {
+    /// (name, microseconds) of every term, in the order the report lists them.
+    pub fn all(&self) -> [(&'static str, f64); 6] {
+        [
+            ("dram", self.dram),
+            ("l2", self.l2),
+            ("shared", self.shared),
+            ("issue", self.issue),
+            ("latency", self.latency),
+            ("flops", self.flops),
+        ]
+    }
+
+    /// The largest term: what bounds the kernel (the first listed on a tie).
+    pub fn bound(&self) -> (&'static str, f64) {
+        self.all()
+            .into_iter()
+            .fold(("dram", 0.0), |b, t| if t.1 > b.1 { t } else { b })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,6 +173,13 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
                     shared_bytes: s.shared_bytes,
                     blocks_per_sm: 0,
                     occupancy: 0.0,
+                    global_requests: 0,
+                    global_load_requests: 0,
+                    l1_hits: 0,
+                    l2_sectors: 0,
+                    dram_reads: 0,
+                    dram_writes: 0,
+                    terms: Terms::default(),
                     estimate_us: 0.0,
                 });
                 kernels.len() - 1
@@ -130,6 +191,10 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
         k.blocks_simulated += s.blocks_simulated;
         k.instructions += s.instructions;
         k.flops += s.flops;
+        k.l1_hits += s.cache.l1_hits;
+        k.l2_sectors += s.cache.l2_sectors;
+        k.dram_reads += s.cache.dram_reads;
+        k.dram_writes += s.cache.dram_writes;
         for (a, c) in k.accesses.iter_mut().zip(s.counts.iter()) {
             a.counts.add(c);
         }
@@ -144,6 +209,10 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
         for a in &k.accesses {
             match a.info.space {
                 Space::Global => {
+                    k.global_requests += a.counts.requests;
+                    if a.info.kind != AccessKind::Store {
+                        k.global_load_requests += a.counts.requests;
+                    }
                     k.global_transactions += a.counts.sectors;
                     k.global_lines += a.counts.lines;
                     k.min_transactions += a.counts.min_sectors;
@@ -165,22 +234,47 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
         let threads: u32 = k.block.iter().map(|&b| b.max(1)).product();
         let warp = platform.warp.max(1);
         let warps = threads.div_ceil(warp);
-        let by_threads = platform.max_threads_per_sm / (warps * warp).max(1);
-        let by_shared = platform
-            .shared_per_sm
-            .checked_div(k.shared_bytes)
-            .unwrap_or(u32::MAX);
-        k.blocks_per_sm = by_threads.min(platform.max_blocks_per_sm).min(by_shared);
+        k.blocks_per_sm = platform.blocks_per_sm(threads, k.shared_bytes);
         k.occupancy = (k.blocks_per_sm * warps * warp) as f64 / platform.max_threads_per_sm as f64;
-        let bytes = k.global_transactions as f64 * platform.sector as f64;
-        let t_mem = bytes / (platform.bandwidth_gbs * 1e3);
-        let t_flop = k.flops as f64 / (platform.gflops * 1e3);
-        k.estimate_us = t_mem.max(t_flop);
+        k.terms = terms(k, platform, warps);
+        k.estimate_us = k.terms.bound().1;
     }
     Report {
         platform: platform.name.clone(),
         kernels,
         findings,
+    }
+}
+
+/// The terms of the time estimate of a kernel whose counts are summed (see the module header).
+fn terms(k: &KernelReport, p: &SimPlatform, warps: u32) -> Terms {
+    let t = &p.timing;
+    let mhz = p.clock_mhz.max(1.0);
+    let sms = p.sms.max(1) as f64;
+    let per = |x: u64, rate: f64| {
+        if rate > 0.0 {
+            x as f64 / rate
+        } else {
+            0.0
+        }
+    };
+    let sector = p.sector as f64;
+    // Warps in flight in one launch: its blocks, at most the resident ones on every SM.
+    let launches = k.launches.max(1);
+    let blocks = (k.blocks_total / launches).min(p.sms as u64 * k.blocks_per_sm.max(1) as u64);
+    let in_flight = (blocks * warps as u64) as f64;
+    Terms {
+        // bytes / (GB/s × 1e3) = microseconds
+        dram: per(k.dram_reads + k.dram_writes, p.bandwidth_gbs * 1e3 / sector),
+        l2: per(k.l2_sectors, p.cache.l2_bandwidth_gbs * 1e3 / sector),
+        shared: per(k.shared_wavefronts, sms * t.shared_per_clock * mhz),
+        issue: per(k.instructions, sms * t.issue_per_clock * mhz),
+        latency: if t.latency_cycles > 0 && in_flight > 0.0 {
+            k.global_load_requests as f64 * t.latency_cycles as f64 / (in_flight * mhz)
+        } else {
+            0.0
+        },
+        flops: per(k.flops, p.gflops * 1e3),
     }
 }
 
@@ -226,7 +320,25 @@ struct KernelJson<'a> {
     flops: u64,
     occupancy: f64,
     model_estimate_us: f64,
+    global_requests: u64,
+    l1_hits: u64,
+    l2_sectors: u64,
+    dram_sectors: u64,
+    dram_reads: u64,
+    dram_writes: u64,
+    bound: &'static str,
+    terms_us: TermsJson,
     accesses: Vec<AccessJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct TermsJson {
+    dram: f64,
+    l2: f64,
+    shared: f64,
+    issue: f64,
+    latency: f64,
+    flops: f64,
 }
 
 #[derive(Serialize)]
@@ -290,6 +402,21 @@ impl Report {
                 flops: k.flops,
                 occupancy: round4(k.occupancy),
                 model_estimate_us: round4(k.estimate_us),
+                global_requests: k.global_requests,
+                l1_hits: k.l1_hits,
+                l2_sectors: k.l2_sectors,
+                dram_sectors: k.dram_reads + k.dram_writes,
+                dram_reads: k.dram_reads,
+                dram_writes: k.dram_writes,
+                bound: k.terms.bound().0,
+                terms_us: TermsJson {
+                    dram: round4(k.terms.dram),
+                    l2: round4(k.terms.l2),
+                    shared: round4(k.terms.shared),
+                    issue: round4(k.terms.issue),
+                    latency: round4(k.terms.latency),
+                    flops: round4(k.terms.flops),
+                },
                 accesses: k
                     .accesses
                     .iter()
@@ -374,8 +501,23 @@ impl Report {
                 k.blocks_per_sm
             ));
             o.push_str(&format!(
-                "  time: {:.1} us (model estimate: roofline, no caches)\n",
-                k.estimate_us
+                "  caches: {} L1 hits, {} L2 sectors, {} DRAM sectors ({} read, {} written)\n",
+                k.l1_hits,
+                k.l2_sectors,
+                k.dram_reads + k.dram_writes,
+                k.dram_reads,
+                k.dram_writes
+            ));
+            o.push_str(&format!(
+                "  time: {:.1} us (model estimate, bound: {}; {})\n",
+                k.estimate_us,
+                k.terms.bound().0,
+                k.terms
+                    .all()
+                    .iter()
+                    .map(|(n, t)| format!("{} {:.1}", n, t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
             for a in &k.accesses {
                 let c = &a.counts;

@@ -15,6 +15,9 @@
 //!   distinct sectors and lines touched against the minimum for the bytes requested; for shared
 //!   memory the bank-conflict degree (distinct words in the busiest bank; the same word read by
 //!   several lanes is a broadcast, not a conflict).
+//! - Caches ([`cache`]): each block records its sector stream; after the launch the streams are
+//!   replayed through per-SM L1s and an L2 in a fixed order (deterministic whatever the
+//!   workers), giving the L1 hits, L2 sectors and DRAM sectors the time estimate uses.
 //! - Checker (`SimOptions::check`): out-of-bounds accesses, shared and global races, barriers
 //!   reached by part of a block, uninitialized shared reads ([`Finding`]).
 //! - The static coalescing lint is an analysis of the kernel IR ([`crate::kernel::lint`]);
@@ -24,6 +27,7 @@
 //! is one legal interleaving of the warps; kernels whose result depends on the interleaving have
 //! a race, which the checker reports.
 
+pub mod cache;
 pub mod exec;
 pub mod host;
 pub mod memory;
@@ -58,9 +62,15 @@ pub struct SimPlatform {
     /// Shared memory per multiprocessor, bytes.
     pub shared_per_sm: u32,
     pub sms: u32,
-    /// DRAM bandwidth (GB/s) and peak arithmetic (GFLOP/s) for the roofline estimate.
+    /// DRAM bandwidth (GB/s) and peak arithmetic (GFLOP/s) for the time estimate.
     pub bandwidth_gbs: f64,
     pub gflops: f64,
+    /// Core clock, MHz (the issue, shared-memory and latency terms of the estimate).
+    pub clock_mhz: f64,
+    /// The caches global requests are replayed through ([`cache`]); none by default.
+    pub cache: crate::model::platform::Caches,
+    /// The rates of the time estimate ([`memory`]).
+    pub timing: crate::model::platform::Timing,
 }
 
 impl SimPlatform {
@@ -81,14 +91,17 @@ impl SimPlatform {
             sms: 80,
             bandwidth_gbs: 900.0,
             gflops: 15700.0,
+            clock_mhz: 1530.0,
+            cache: Default::default(),
+            timing: Default::default(),
         }
     }
 
     /// An AMD CDNA GPU (MI100-like numbers): 64-wide wavefronts, 32 LDS banks of 4 bytes,
     /// 64-byte transactions.
     /// The simulator's view of a platform description (`platforms/*.toml`). Peak arithmetic
-    /// throughput is not in the descriptions: it is estimated as 64 FMA lanes per SM per clock,
-    /// used only by the roofline "model estimate".
+    /// is `timing.fma_lanes` (default 64) fused multiply-adds per SM per clock, used only by
+    /// the time estimate.
     pub fn from_platform(p: &crate::model::Platform) -> Self {
         SimPlatform {
             name: p.name.clone(),
@@ -104,7 +117,11 @@ impl SimPlatform {
             shared_per_sm: p.smem_per_sm as u32,
             sms: p.sm_count.max(1),
             bandwidth_gbs: p.bandwidth_gbs,
-            gflops: p.sm_count as f64 * p.clock_mhz as f64 * 128.0 / 1000.0,
+            gflops: p.sm_count as f64 * p.clock_mhz as f64 * 2.0 * p.timing.fma_lanes as f64
+                / 1000.0,
+            clock_mhz: p.clock_mhz.max(1) as f64,
+            cache: p.cache.clone(),
+            timing: p.timing.clone(),
         }
     }
 
@@ -124,7 +141,26 @@ impl SimPlatform {
             sms: 120,
             bandwidth_gbs: 1228.0,
             gflops: 23100.0,
+            clock_mhz: 1502.0,
+            cache: Default::default(),
+            timing: Default::default(),
         }
+    }
+}
+
+impl SimPlatform {
+    /// Blocks of `threads` threads using `shared_bytes` of shared memory each that an SM holds
+    /// at once: limited by threads, blocks and shared memory per SM (registers are not
+    /// modelled).
+    pub fn blocks_per_sm(&self, threads: u32, shared_bytes: u32) -> u32 {
+        let warp = self.warp.max(1);
+        let warps = threads.max(1).div_ceil(warp);
+        let by_threads = self.max_threads_per_sm / (warps * warp).max(1);
+        let by_shared = self
+            .shared_per_sm
+            .checked_div(shared_bytes)
+            .unwrap_or(u32::MAX);
+        by_threads.min(self.max_blocks_per_sm).min(by_shared)
     }
 }
 
@@ -524,6 +560,10 @@ pub struct LaunchStats {
     pub footprints: Vec<Footprint>,
     /// Shared memory per block, bytes.
     pub shared_bytes: u32,
+    /// Resident blocks per SM (the occupancy the cache replay assumes).
+    pub blocks_per_sm: u32,
+    /// What the caches saw (scaled like the counts).
+    pub cache: cache::CacheCounts,
 }
 
 /// The result of [`run_kernel`].

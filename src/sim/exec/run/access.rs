@@ -13,12 +13,24 @@ impl<'a, 'e> Blk<'a, 'e> {
 
     // ---- memory -----------------------------------------------------------------------------
 
-    fn global_request(&mut self, acc: usize, g: usize, ix: &[u64], ity: Ty, m: &[u64]) {
+    /// One warp request per warp with active lanes; `store`: a store or an atomic (the sectors
+    /// become dirty in the L2).
+    #[allow(clippy::too_many_arguments)]
+    fn global_request(
+        &mut self,
+        acc: usize,
+        g: usize,
+        ix: &[u64],
+        ity: Ty,
+        m: &[u64],
+        store: bool,
+    ) {
         let env = self.env;
         let buf = &env.globals[g];
         let (sector, line) = (env.platform.sector as u64, env.platform.line as u64);
         let ws = env.platform.warp as usize;
         let mut addrs = [0u64; 64];
+        let mut secs = [0u64; 64];
         for w in 0..self.warps() {
             let bits = self.warp_bits(m, w);
             if bits == 0 {
@@ -49,12 +61,26 @@ impl<'a, 'e> Blk<'a, 'e> {
                 // Elements never straddle a sector: sizes are powers of two ≤ 8 and aligned.
                 if ad / sector != last_s {
                     last_s = ad / sector;
+                    secs[sectors as usize] = last_s << 1 | store as u64;
                     sectors += 1;
                 }
                 if ad / line != last_l {
                     last_l = ad / line;
                     lines += 1;
                 }
+            }
+            if env.record {
+                let cap = env.stream_cap;
+                self.stream
+                    .push(secs[..sectors as usize].iter().copied(), cap);
+            } else {
+                self.direct.sectors += sectors;
+                if store {
+                    self.direct.dram_writes += sectors;
+                } else {
+                    self.direct.dram_reads += sectors;
+                }
+                self.direct.l2_sectors += sectors;
             }
             let bytes = u as u64 * buf.size;
             let c = &mut self.counts[acc];
@@ -160,7 +186,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         let check = self.env.opts.check;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m);
+                self.global_request(acc, g, ix, ity, m, false);
                 let env = self.env;
                 let buf = &env.globals[g];
                 let len = buf.data.len() as i64;
@@ -329,7 +355,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         let check = self.env.opts.check;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m);
+                self.global_request(acc, g, ix, ity, m, true);
                 let env = self.env;
                 let buf = &env.globals[g];
                 let len = buf.data.len() as i64;
@@ -515,7 +541,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         let mut oob = None;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m);
+                self.global_request(acc, g, ix, ity, m, true);
                 let buf = &self.env.globals[g];
                 let len = buf.data.len() as i64;
                 for_each(m, |t| {

@@ -34,6 +34,10 @@ struct Env<'a> {
     block: [u32; 3],
     threads: usize,
     params: Vec<u64>,
+    /// Whether blocks record their sector streams (the platform has caches), and the most
+    /// sectors one block records.
+    record: bool,
+    stream_cap: usize,
 }
 
 impl Env<'_> {
@@ -101,6 +105,10 @@ struct Blk<'a, 'e> {
     findings: Vec<Finding>,
     seen: HashMap<(FindingKind, usize), usize>,
     iterations: u64,
+    /// The block's sector stream for the cache replay (when `Env::record`), or, without
+    /// caches, what DRAM sees directly.
+    stream: cache::BlockStream,
+    direct: cache::CacheCounts,
 }
 
 const NO_ACC: usize = usize::MAX;
@@ -177,6 +185,8 @@ impl<'a, 'e> Blk<'a, 'e> {
             findings: Vec::new(),
             seen: HashMap::new(),
             iterations: 0,
+            stream: cache::BlockStream::default(),
+            direct: cache::CacheCounts::default(),
         }
     }
 
@@ -790,6 +800,9 @@ pub fn run_program(
             }
         }
     }
+    let total = grid.iter().map(|&g| g as u64).product::<u64>();
+    let chosen = chosen_blocks(total, opts.sample_blocks);
+    let caches = &platform.cache;
     let env = Env {
         p,
         globals,
@@ -799,9 +812,9 @@ pub fn run_program(
         block: [p.block[0].max(1), p.block[1].max(1), p.block[2].max(1)],
         threads,
         params,
+        record: caches.l2_bytes > 0 || (caches.l1_global_loads && caches.l1_bytes > 0),
+        stream_cap: cache::STREAM_BUDGET / chosen.len().max(1),
     };
-    let total = grid.iter().map(|&g| g as u64).product::<u64>();
-    let chosen = chosen_blocks(total, opts.sample_blocks);
     let workers = if opts.check {
         1
     } else {
@@ -815,10 +828,18 @@ pub fn run_program(
             .min(chosen.len().max(1))
     };
     let next = AtomicUsize::new(0);
-    type Part = (Vec<AccessCounts>, u64, u64, Vec<Finding>);
+    type Part = (
+        Vec<AccessCounts>,
+        u64,
+        u64,
+        Vec<Finding>,
+        Vec<(usize, cache::BlockStream)>,
+        cache::CacheCounts,
+    );
     let results: Mutex<Vec<Part>> = Mutex::new(Vec::new());
     let work = || {
         let mut blk = Blk::new(&env);
+        let mut streams = Vec::new();
         loop {
             let i = next.fetch_add(1, Relaxed);
             let Some(&b) = chosen.get(i) else { break };
@@ -832,9 +853,19 @@ pub fn run_program(
             blk.reset(group, b);
             let full = blk.full.clone();
             let _ = blk.exec_list(&p.body, full);
+            if env.record {
+                streams.push((i, std::mem::take(&mut blk.stream)));
+            }
         }
         if let Ok(mut r) = results.lock() {
-            r.push((blk.counts, blk.instructions, blk.flops, blk.findings));
+            r.push((
+                blk.counts,
+                blk.instructions,
+                blk.flops,
+                blk.findings,
+                streams,
+                blk.direct,
+            ));
         }
     };
     if workers == 1 {
@@ -850,13 +881,30 @@ pub fn run_program(
     let mut counts = vec![AccessCounts::default(); p.accesses.len()];
     let (mut instructions, mut flops) = (0u64, 0u64);
     let mut findings = Vec::new();
-    for (c, i, f, fs) in parts {
+    let mut streams = Vec::new();
+    let mut cache_counts = cache::CacheCounts::default();
+    for (c, i, f, fs, st, direct) in parts {
         for (a, b) in counts.iter_mut().zip(c.iter()) {
             a.add(b);
         }
         instructions += i;
         flops += f;
         findings.extend(fs);
+        streams.extend(st);
+        cache_counts.add(&direct);
+    }
+    // The cache replay, in block order whatever the workers did.
+    let blocks_per_sm = platform.blocks_per_sm(threads as u32, p.shared_bytes);
+    if env.record {
+        streams.sort_by_key(|(i, _)| *i);
+        let streams: Vec<cache::BlockStream> = streams.into_iter().map(|(_, s)| s).collect();
+        cache_counts = cache::replay(
+            &streams,
+            &platform.cache,
+            platform.sector,
+            platform.sms,
+            blocks_per_sm,
+        );
     }
     findings.sort_by(|a, b| (a.kind, &a.access, a.thread).cmp(&(b.kind, &b.access, b.thread)));
     let scale = if chosen.is_empty() {
@@ -868,6 +916,7 @@ pub fn run_program(
         counts.iter_mut().for_each(|c| c.scale(scale));
         instructions = (instructions as f64 * scale).round() as u64;
         flops = (flops as f64 * scale).round() as u64;
+        cache_counts.scale(scale);
     }
     let sector = platform.sector as u64;
     let mut footprints = Vec::new();
@@ -950,6 +999,8 @@ pub fn run_program(
             flops,
             footprints,
             shared_bytes: p.shared_bytes,
+            blocks_per_sm,
+            cache: cache_counts,
         },
         findings,
     })
