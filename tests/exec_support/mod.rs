@@ -376,5 +376,6 @@ pub fn compare_dumps(
     }
     Ok(())
 }
+pub mod generate;
 pub mod programs;
 pub mod suite;
