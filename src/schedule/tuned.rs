@@ -70,7 +70,10 @@ pub enum Origin {
     #[default]
     Model,
     /// A measurement on `device` (`accshare tune`).
-    Tuned { device: String, entry: TunedKernel },
+    Tuned {
+        device: String,
+        entry: Box<TunedKernel>,
+    },
 }
 
 /// A stable identity of kernel `root` of region `r`: its loop nest as written (whitespace
@@ -162,6 +165,6 @@ fn set_tuned(ks: &mut KernelSchedule, s: Schedule, device: &str, entry: &TunedKe
     };
     ks.origin = Origin::Tuned {
         device: device.to_string(),
-        entry: entry.clone(),
+        entry: Box::new(entry.clone()),
     };
 }
