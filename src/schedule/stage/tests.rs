@@ -27,6 +27,7 @@ fn stage(src: &str) -> Vec<StageSpec> {
                 Some(crate::schedule::Staging {
                     plan: kp,
                     local_is_global: false,
+                    options: Default::default(),
                 }),
                 None,
                 &mut diags,
