@@ -108,7 +108,8 @@ impl OpenClLauncher {
 }
 
 /// The copy kernel of [`copy_seconds`]: one 32-bit word per work-item.
-const COPY_KERNEL: &str = "__kernel void accshare_copy(__global const uint *in, __global uint *out, ulong n)\n\
+const COPY_KERNEL: &str =
+    "__kernel void accshare_copy(__global const uint *in, __global uint *out, ulong n)\n\
 {\n    size_t i = get_global_id(0);\n    if (i < n)\n        out[i] = in[i];\n}\n";
 
 /// Seconds `opencl:index` takes to move `bytes` bytes through its global memory with the copy
@@ -136,14 +137,8 @@ pub fn copy_seconds(index: usize, bytes: u64, reps: usize) -> Result<f64, String
     for rep in 0..=reps.max(1) {
         // SAFETY: every argument is set; one dimension.
         let event = unsafe {
-            l.queue.enqueue_nd_range_kernel(
-                kernel.get(),
-                1,
-                std::ptr::null(),
-                &global,
-                &local,
-                &[],
-            )
+            l.queue
+                .enqueue_nd_range_kernel(kernel.get(), 1, std::ptr::null(), &global, &local, &[])
         }
         .map_err(|e| format!("clEnqueueNDRangeKernel: {}", device::cl_error_name(e.0)))?;
         event

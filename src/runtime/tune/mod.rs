@@ -456,12 +456,9 @@ pub fn measure_kernel(
     launch: &mut MakeLauncher,
 ) -> Result<f64, Outcome> {
     let Some(region) = module.host.iter().position(|h| {
-        h.launches.iter().any(|l| {
-            module
-                .kernels
-                .get(l.kernel)
-                .is_some_and(|k| k.name == name)
-        })
+        h.launches
+            .iter()
+            .any(|l| module.kernels.get(l.kernel).is_some_and(|k| k.name == name))
     }) else {
         return Err(Outcome::Failed("the kernel is not launched".to_string()));
     };
