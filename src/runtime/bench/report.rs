@@ -14,16 +14,28 @@ pub fn fmt_time(s: f64) -> String {
     }
 }
 
-/// One cell of the table: the time and its speed-up over naive, or why there is none.
-fn cell(status: &Status, seconds: Option<f64>, speedup: Option<f64>) -> String {
+/// One cell of the table: the time and its speed-up over naive, or why there is none; `same`
+/// marks a level whose kernel is the previous level's (its time repeated, `=`).
+fn cell(status: &Status, seconds: Option<f64>, speedup: Option<f64>, same: bool) -> String {
+    let mark = if same { '=' } else { ' ' };
     match (status, seconds) {
         (Status::Ok, Some(s)) => format!(
-            "{:>10} {:>6}",
+            "{:>10} {:>6}{}",
             fmt_time(s),
-            speedup.map(|x| format!("{:.2}x", x)).unwrap_or_default()
+            speedup.map(|x| format!("{:.2}x", x)).unwrap_or_default(),
+            mark
         ),
-        (Status::Wrong, _) => format!("{:>17}", "WRONG"),
-        _ => format!("{:>17}", "failed"),
+        (Status::Wrong, _) => format!("{:>17}{}", "WRONG", mark),
+        _ => format!("{:>17}{}", "failed", mark),
+    }
+}
+
+/// A fraction as a percentage with two significant digits or more.
+fn percent(f: f64) -> String {
+    if f < 0.1 {
+        format!("{:.1}%", f * 100.0)
+    } else {
+        format!("{:.0}%", f * 100.0)
     }
 }
 
@@ -36,6 +48,7 @@ pub fn table(r: &BenchReport) -> String {
         "measured: kernels compiled for {}, verified against the sequential program, median of {} event-timed run(s) after a warm-up; model: the roofline estimate of `accshare analyze`\n",
         r.compiled_for, r.reps
     ));
+    out.push_str("`=`: the same kernel as the level before (not measured again); `% of copy`: the copy bandwidth a memory-bound kernel reaches\n");
     for d in &r.devices {
         out.push_str(&format!("{}: {}\n", d.device, d.name));
     }
@@ -58,7 +71,7 @@ pub fn table(r: &BenchReport) -> String {
         out.push_str(&format!("\n{}\n", p.file));
         out.push_str(&format!("{:<name_w$}  {:<on_w$}", "kernel", "on"));
         for l in Level::ALL {
-            out.push_str(&format!("  {:>17}", l.label()));
+            out.push_str(&format!("  {:>17} ", l.label()));
         }
         out.push('\n');
         for k in &p.kernels {
@@ -71,7 +84,10 @@ pub fn table(r: &BenchReport) -> String {
             for m in &k.measured {
                 out.push_str(&format!("{:<name_w$}  {:<on_w$}", name(), m.device));
                 for l in &m.levels {
-                    out.push_str(&format!("  {}", cell(&l.status, l.seconds, l.speedup)));
+                    out.push_str(&format!(
+                        "  {}",
+                        cell(&l.status, l.seconds, l.speedup, l.same_as.is_some())
+                    ));
                 }
                 out.push('\n');
                 if m.levels.iter().any(|l| l.copy_fraction.is_some()) {
@@ -79,9 +95,9 @@ pub fn table(r: &BenchReport) -> String {
                     for l in &m.levels {
                         let f = l
                             .copy_fraction
-                            .map(|f| format!("{:.0}%", f * 100.0))
+                            .map(percent)
                             .unwrap_or_else(|| "-".to_string());
-                        out.push_str(&format!("  {:>17}", f));
+                        out.push_str(&format!("  {:>17} ", f));
                     }
                     out.push('\n');
                 }
@@ -93,7 +109,10 @@ pub fn table(r: &BenchReport) -> String {
                     format!("{} (model)", m.platform)
                 ));
                 for l in &m.levels {
-                    out.push_str(&format!("  {}", cell(&l.status, l.seconds, l.speedup)));
+                    out.push_str(&format!(
+                        "  {}",
+                        cell(&l.status, l.seconds, l.speedup, false)
+                    ));
                 }
                 out.push('\n');
             }
@@ -262,7 +281,10 @@ mod tests {
                             level(Level::Naive, Some(0.004), Status::Ok),
                             level(Level::Share, Some(0.002), Status::Ok),
                             level(Level::Bank, None, Status::Wrong),
-                            level(Level::Ilp, Some(0.001), Status::Ok),
+                            LevelTime {
+                                same_as: Some(Level::Share),
+                                ..level(Level::Ilp, Some(0.001), Status::Ok)
+                            },
                         ],
                         copy_seconds: Some(0.001),
                         roofline: None,
@@ -290,24 +312,28 @@ mod tests {
     fn the_table_gives_times_ratios_and_failures_per_level() {
         let t = table(&report());
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[3].split_whitespace().collect::<Vec<_>>(), ["mt.c"]);
+        assert_eq!(lines[4].split_whitespace().collect::<Vec<_>>(), ["mt.c"]);
         assert_eq!(
-            lines[4].split_whitespace().collect::<Vec<_>>(),
+            lines[5].split_whitespace().collect::<Vec<_>>(),
             ["kernel", "on", "naive", "+share", "+bank", "+ILP"]
         );
         assert_eq!(
-            lines[5].split_whitespace().collect::<Vec<_>>(),
+            lines[6].split_whitespace().collect::<Vec<_>>(),
             [
                 "mt_r0_k0", "opencl:0", "4.000", "ms", "1.00x", "2.000", "ms", "2.00x", "WRONG",
-                "1.000", "ms", "4.00x"
+                "1.000", "ms", "4.00x="
             ]
         );
         assert_eq!(
-            lines[6].split_whitespace().collect::<Vec<_>>(),
+            lines[7].split_whitespace().collect::<Vec<_>>(),
             ["%", "of", "copy", "25%", "50%", "-", "100%"]
         );
-        assert!(lines[7].contains("a100 (model)") && lines[7].contains("2.00 us"));
+        assert!(lines[8].contains("a100 (model)") && lines[8].contains("2.00 us"));
         assert_eq!(failures(&report()).len(), 1);
+        assert_eq!(
+            (percent(0.0123), percent(0.5)),
+            ("1.2%".to_string(), "50%".to_string())
+        );
     }
 
     #[test]
@@ -321,6 +347,11 @@ mod tests {
             "mt.c,mt_r0_k0,measured,opencl:0,naive,ok,4e-3,1e0,,,1e-3,2.5e-1"
         );
         assert!(lines[3].starts_with("mt.c,mt_r0_k0,measured,opencl:0,+bank,wrong,,"));
+        assert!(
+            lines[4].contains(",+ILP,ok,1e-3,4e0,+share,"),
+            "{}",
+            lines[4]
+        );
         assert_eq!(lines[5], "mt.c,mt_r0_k0,model,a100,naive,ok,2e-6,1e0,,,,");
     }
 }
