@@ -118,7 +118,8 @@ pub fn table(r: &BenchReport) -> String {
             }
         }
     }
-    out
+    // The cells end in a mark column, blank on most lines.
+    out.lines().map(|l| format!("{}\n", l.trim_end())).collect()
 }
 
 /// The CSV header of [`csv`].
