@@ -133,8 +133,8 @@ fn main() {
         &std::env::var("ACCSHARE_BENCH_PLATFORM").unwrap_or_else(|_| "a100".to_string()),
     )
     .expect("ACCSHARE_BENCH_PLATFORM");
-    let devices: Vec<usize> = match accshare::runtime::devices::opencl_devices() {
-        Ok(d) if !d.is_empty() => vec![d[0].0],
+    let devices: Vec<(usize, String)> = match accshare::runtime::devices::opencl_devices() {
+        Ok(d) if !d.is_empty() => vec![(d[0].0, format!("{} ({})", d[0].1.name, d[0].1.platform))],
         _ => {
             println!("SKIP: no OpenCL device: the levels are only estimated");
             Vec::new()
@@ -154,7 +154,7 @@ fn main() {
                 include_dirs: Vec::new(),
             },
             platform: platform.clone(),
-            devices: devices.clone(),
+            devices: devices.iter().map(|(i, _)| *i).collect(),
             platforms: Vec::new(),
             reps,
             sample: None,
@@ -182,9 +182,9 @@ fn main() {
         reps,
         devices: devices
             .iter()
-            .map(|&i| bench::DeviceInfo {
+            .map(|(i, name)| bench::DeviceInfo {
                 device: format!("opencl:{}", i),
-                name: String::new(),
+                name: name.clone(),
             })
             .collect(),
         platforms: Vec::new(),
