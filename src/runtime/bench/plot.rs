@@ -92,7 +92,8 @@ pub fn svg(r: &BenchReport, path: &Path) -> Result<(), String> {
             .margin(12)
             .x_label_area_size(170)
             .y_label_area_size(56)
-            .build_cartesian_2d(0f64..gs.len() as f64, 0f64..top * 1.15)
+            // Every panel on the widest one's scale: bars of the same width, left-aligned.
+            .build_cartesian_2d(0f64..most as f64, 0f64..top * 1.15)
             .map_err(e)?;
         chart
             .configure_mesh()
