@@ -1,12 +1,12 @@
-//! Naive vs `--opt share` on PoCL, side by side: `cargo bench --bench stage_bench`.
+//! The levels of `accshare bench` on the first OpenCL device (PoCL on CI), at larger sizes:
+//! `cargo bench --bench stage_bench`.
 //!
-//! Each benchmark program is compiled three ways at a larger size — naive, share with one output
-//! per work-item (`--ilp 1`) and share as compiled by default (several rows per work-item where
-//! accshare chooses it) — built with `cc -O2 -lOpenCL` and run `REPS` times; the generated host
-//! code is patched so that every kernel launch is timed between two `clFinish` calls (kernel
-//! time only, without transfers or program build). The table shows the best kernel time of each,
-//! the ratios naive / share and share ilp=1 / share, and whether all outputs are the same bytes. Set `ACCSHARE_BENCH_REPS` to change the number of runs, `ACCSHARE_BENCH_ONLY` to a
-//! comma list of example names to run a subset.
+//! Each benchmark program is measured by `runtime::bench` — naive, `+share` (staged, one row per
+//! work-item, no padding), `+bank` (padded against bank conflicts) and `+ILP` (the default
+//! compilation) — each kernel verified against the sequential program and event-timed (median of
+//! `ACCSHARE_BENCH_REPS` replays, default 3, after a warm-up), the partitions sized for
+//! `ACCSHARE_BENCH_PLATFORM` (default a100). `ACCSHARE_BENCH_ONLY` is a comma list of example
+//! names to run a subset.
 
 use std::path::Path;
 
@@ -130,59 +130,70 @@ fn main() {
         .map(|v| v.split(',').map(str::to_string).collect());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = std::env::temp_dir().join(format!("accshare-bench-{}", std::process::id()));
-    println!(
-        "naive vs --opt share on PoCL, kernel time (best of {} runs)",
-        reps
-    );
-    println!(
-        "{:<9} {:<28} {:>10} {:>14} {:>10} {:>8} {:>8}  same output",
-        "program", "size", "naive ms", "share ilp=1 ms", "share ms", "n/share", "ilp gain"
-    );
-    let platform = match std::env::var("ACCSHARE_BENCH_PLATFORM") {
-        Ok(name) => Some(accshare::model::Platform::load(&name).expect("ACCSHARE_BENCH_PLATFORM")),
-        Err(_) => None,
+    let platform = accshare::model::Platform::load(
+        &std::env::var("ACCSHARE_BENCH_PLATFORM").unwrap_or_else(|_| "a100".to_string()),
+    )
+    .expect("ACCSHARE_BENCH_PLATFORM");
+    let devices: Vec<(usize, String)> = match accshare::runtime::devices::opencl_devices() {
+        Ok(d) if !d.is_empty() => vec![(d[0].0, format!("{} ({})", d[0].1.name, d[0].1.platform))],
+        _ => {
+            println!("SKIP: no OpenCL device: the levels are only estimated");
+            Vec::new()
+        }
     };
-    let variants = bench::default_variants(platform);
+    let mut programs = Vec::new();
     for (name, path, defs) in CASES {
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
         }
-        let src = root.join(path);
-        let dir = tmp.join(name);
-        let _ = std::fs::create_dir_all(&dir);
-        let size = defs
-            .iter()
-            .map(|(a, b)| format!("{}={}", a, b))
-            .collect::<Vec<_>>()
-            .join(" ");
         let opts = bench::BenchOptions {
-            defines: defs
-                .iter()
-                .map(|(a, b)| (a.to_string(), Some(b.to_string())))
-                .collect(),
-            include_dirs: Vec::new(),
+            pp: accshare::front::preprocess::PpOptions {
+                defines: defs
+                    .iter()
+                    .map(|(a, b)| (a.to_string(), Some(b.to_string())))
+                    .collect(),
+                include_dirs: Vec::new(),
+            },
+            platform: platform.clone(),
+            devices: devices.iter().map(|(i, _)| *i).collect(),
+            platforms: Vec::new(),
             reps,
+            sample: None,
+            work_dir: tmp.join(name),
         };
-        let rows = bench::bench(&src, &opts, &variants, &dir);
-        let res: Vec<&Result<bench::Timing, String>> = rows.iter().map(|r| &r.result).collect();
-        match (res[0], res[1], res[2]) {
-            (Ok(n), Ok(s1), Ok(s)) => println!(
-                "{:<9} {:<28} {:>10.3} {:>14.3} {:>10.3} {:>7.2}x {:>7.2}x  {}",
-                name,
-                size,
-                n.kernel * 1e3,
-                s1.kernel * 1e3,
-                s.kernel * 1e3,
-                n.kernel / s.kernel,
-                s1.kernel / s.kernel,
-                if bench::all_agree(&rows) { "yes" } else { "NO" }
-            ),
-            (a, b, c) => {
-                for e in [a, b, c].into_iter().filter_map(|r| r.as_ref().err()) {
-                    println!("{:<9} error: {}", name, e);
-                }
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        match bench::bench_file(
+            &root.join(path),
+            &opts,
+            &mut sources,
+            &mut diags,
+            &mut |_| {},
+        ) {
+            Ok(p) => programs.push(p),
+            Err(bench::BenchError::Compile) => {
+                println!("{:<9} error:\n{}", name, diag::render(&sources, &diags.0))
             }
+            Err(bench::BenchError::Run(e)) => println!("{:<9} error: {}", name, e),
         }
+    }
+    let report = bench::BenchReport {
+        version: 1,
+        compiled_for: platform.name.clone(),
+        reps,
+        devices: devices
+            .iter()
+            .map(|(i, name)| bench::DeviceInfo {
+                device: format!("opencl:{}", i),
+                name: name.clone(),
+            })
+            .collect(),
+        platforms: Vec::new(),
+        programs,
+    };
+    print!("{}", bench::report::table(&report));
+    for f in bench::report::failures(&report) {
+        println!("error: {}", f);
     }
     if std::env::var("ACCSHARE_BENCH_NO_SIM").is_err() {
         println!();

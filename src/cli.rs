@@ -43,8 +43,8 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Show the partition engine's decisions: candidates, partitions, profit, parameters.
     Explain(ExplainArgs),
-    /// Time the program's kernels on the OpenCL device: naive, share with one output per
-    /// work-item, and share as compiled by default, side by side.
+    /// Measure what each optimization gives, per kernel: naive, +share, +bank and +ILP,
+    /// verified and event-timed on OpenCL devices, and the model's estimate per platform.
     Bench(BenchArgs),
     /// Measure each kernel's schedules on an OpenCL device and cache the fastest for later
     /// compilations for that device (`--platform opencl:N`, or `--tuned`).
@@ -58,19 +58,46 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// The C file (a whole program with `main`, built with `cc` and the OpenCL library).
-    #[arg(value_name = "FILE.c")]
-    pub file: PathBuf,
-    /// Runs per variant; the best time is kept.
-    #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    /// The C files (whole programs with `main`: their own data is what the kernels run on).
+    #[arg(value_name = "FILE.c", required = true)]
+    pub files: Vec<PathBuf>,
+    /// The OpenCL devices to measure on: `all` (every `opencl:N` of `accshare devices`), a
+    /// comma list (`opencl:0,opencl:1`), or `none` (the model's estimates only).
+    #[arg(long, value_name = "all|none|LIST", default_value = "all")]
+    pub devices: String,
+    /// The platform descriptions to estimate on: `all` (every shipped platform), a comma list
+    /// of names or files, or `none`.
+    #[arg(long, value_name = "all|none|LIST", default_value = "all")]
+    pub platforms: String,
+    /// Timed runs per level after a warm-up; the median is kept.
+    #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub reps: u32,
-    /// Where to build the variants (default: a temporary directory, removed afterwards).
-    #[arg(long, value_name = "DIR")]
-    pub work_dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: BenchFormat,
+    /// Also draw the speed-ups as an SVG chart.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Simulate only this many thread blocks per launch for the model's estimates and scale
+    /// the counts (as `analyze --sample`).
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// The platform the partition engine sizes the measured kernels for.
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// `bench`'s output formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    /// Aligned text, with speed-ups over naive.
+    Table,
+    /// One line per program, kernel, device or platform, and level.
+    Csv,
+    /// `docs/bench-json.md`.
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -505,45 +532,176 @@ fn compile(args: &CompileArgs) -> i32 {
     0
 }
 
-/// `bench`: exit 0 when every variant ran and printed the same output, 1 otherwise.
+/// The devices `--devices` names: `all` (every OpenCL device; an error when there is none),
+/// `none`, or a comma list of `opencl:N`. `cuda:N` is refused: no CUDA launcher exists yet.
+fn bench_devices(spec: &str) -> Result<Vec<(usize, String)>, i32> {
+    use crate::model::device::DeviceName;
+    let all = || match crate::runtime::devices::opencl_devices() {
+        Ok(d) if !d.is_empty() => Ok(d),
+        Ok(_) => Err("no OpenCL device".to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match spec.trim() {
+        "none" => Ok(Vec::new()),
+        "all" => match all() {
+            Ok(d) => Ok(d
+                .into_iter()
+                .map(|(i, f)| (i, format!("{} ({})", f.name, f.platform)))
+                .collect()),
+            Err(why) => {
+                eprintln!("error: `bench` runs on an OpenCL device: {}", why);
+                Err(1)
+            }
+        },
+        list => {
+            let mut out = Vec::new();
+            for item in list.split(',').map(str::trim) {
+                match item.parse::<DeviceName>() {
+                    Ok(DeviceName::OpenCl(n)) => {
+                        if out.iter().any(|(i, _)| *i == n) {
+                            continue;
+                        }
+                        match crate::model::device::query(n) {
+                            Ok(f) => out.push((n, format!("{} ({})", f.name, f.platform))),
+                            Err(e) => {
+                                eprintln!("error: `--devices`: opencl:{}: {}", n, e);
+                                return Err(2);
+                            }
+                        }
+                    }
+                    Ok(DeviceName::Cuda(n)) => {
+                        eprintln!(
+                            "error: `--devices cuda:{}`: benchmarking on CUDA devices is not supported yet (no CUDA launcher); use `opencl:N`",
+                            n
+                        );
+                        return Err(2);
+                    }
+                    Ok(DeviceName::Sim) => {
+                        eprintln!("error: `--devices sim`: the simulator's times are the model's estimates (`--platforms`); `--devices` takes `opencl:N`");
+                        return Err(2);
+                    }
+                    Err(e) => {
+                        eprintln!("error: `--devices`: {}", e);
+                        return Err(2);
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// The platforms `--platforms` names: `all` (every shipped description), `none`, or a comma
+/// list of names or files.
+fn bench_platforms(spec: &str) -> Result<Vec<crate::model::Platform>, i32> {
+    let names: Vec<String> = match spec.trim() {
+        "none" => Vec::new(),
+        "all" => crate::model::platform::BUILTIN
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect(),
+        list => list.split(',').map(|s| s.trim().to_string()).collect(),
+    };
+    names
+        .iter()
+        .map(|n| {
+            PlatformArgs {
+                platform: n.clone(),
+            }
+            .load()
+        })
+        .collect()
+}
+
+/// `bench`: every level of every kernel of every program, measured and estimated. Exit 1 when
+/// a program does not compile or run, or a level failed or computed wrong results.
 fn bench(args: &BenchArgs) -> i32 {
+    use crate::runtime::bench::{self, report};
     let platform = match args.platform.load() {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if let Err(why) = crate::runtime::clbuild::opencl_available() {
-        eprintln!("error: `bench` runs on an OpenCL device: {}", why);
-        return 1;
+    let platforms = match bench_platforms(&args.platforms) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let devices = match bench_devices(&args.devices) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    if devices.is_empty() && platforms.is_empty() {
+        eprintln!("error: `--devices none --platforms none`: nothing to measure or estimate");
+        return 2;
     }
-    let pp = args.input.pp_options();
-    let opts = crate::runtime::bench::BenchOptions {
-        defines: pp.defines,
-        include_dirs: pp.include_dirs,
+    let opts = bench::BenchOptions {
+        pp: args.input.pp_options(),
+        platform: platform.clone(),
+        devices: devices.iter().map(|(i, _)| *i).collect(),
+        platforms: platforms.clone(),
         reps: args.reps as usize,
+        sample: args.sample,
+        work_dir: std::env::temp_dir().join(format!("accshare-bench-{}", std::process::id())),
     };
-    let (dir, temporary) = match &args.work_dir {
-        Some(d) => (d.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!("accshare-bench-{}", std::process::id())),
-            true,
-        ),
-    };
-    let variants = crate::runtime::bench::default_variants(Some(platform.clone()));
-    println!(
-        "{}: kernel time on the OpenCL device, best of {} run(s); partitions sized for {}",
-        args.file.display(),
-        args.reps,
-        platform.name
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let rows = crate::runtime::bench::bench(&args.file, &opts, &variants, &dir);
-    print!("{}", crate::runtime::bench::table(&rows));
-    if temporary {
-        let _ = std::fs::remove_dir_all(&dir);
+    let mut programs = Vec::new();
+    let mut code = 0;
+    for file in &args.files {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let r = bench::bench_file(file, &opts, &mut sources, &mut diags, &mut |p| {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(p.what.to_string());
+        });
+        bar.suspend(|| code = code.max(finish(&sources, &diags)));
+        match r {
+            Ok(p) => programs.push(p),
+            Err(bench::BenchError::Compile) => code = code.max(1),
+            Err(bench::BenchError::Run(e)) => {
+                bar.suspend(|| eprintln!("error: {}: {}", file.display(), e));
+                code = code.max(1);
+            }
+        }
     }
-    if crate::runtime::bench::all_agree(&rows) {
-        0
+    bar.finish_and_clear();
+    let r = bench::BenchReport {
+        version: 1,
+        compiled_for: platform.name.clone(),
+        reps: args.reps as usize,
+        devices: devices
+            .iter()
+            .map(|(i, name)| bench::DeviceInfo {
+                device: format!("opencl:{}", i),
+                name: name.clone(),
+            })
+            .collect(),
+        platforms: platforms.iter().map(|p| p.name.clone()).collect(),
+        programs,
+    };
+    match args.format {
+        BenchFormat::Table if r.programs.is_empty() => {}
+        BenchFormat::Table => print!("{}", report::table(&r)),
+        BenchFormat::Csv => print!("{}", report::csv(&r)),
+        BenchFormat::Json => println!("{}", report::json(&r)),
+    }
+    if let Some(path) = &args.plot {
+        if let Err(e) = bench::plot::svg(&r, path) {
+            eprintln!("error: `--plot`: {}", e);
+            code = code.max(1);
+        }
+    }
+    let failures = report::failures(&r);
+    for f in &failures {
+        eprintln!("error: {}", f);
+    }
+    if failures.is_empty() {
+        code
     } else {
-        eprintln!("error: a variant failed or printed a different output");
         1
     }
 }

@@ -68,6 +68,28 @@ pub fn schedule(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<Scheduled> {
+    schedule_with(
+        file,
+        pp,
+        opt,
+        &stage::StageOptions::default(),
+        engine,
+        sources,
+        diags,
+    )
+}
+
+/// [`schedule`] with the staging's own choices as `staging` says (`accshare bench` turns the
+/// padding against bank conflicts off to measure it).
+pub fn schedule_with(
+    file: &Path,
+    pp: &PpOptions,
+    opt: &OptOptions,
+    staging: &stage::StageOptions,
+    engine: &crate::partition::Options,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Scheduled> {
     let platform = match (&opt.opt, &opt.platform) {
         (OptLevel::Naive, _) => None,
         (OptLevel::Share, Some(p)) => Some(stage::code_platform(p)),
@@ -80,6 +102,7 @@ pub fn schedule(
         platform,
         ilp: opt.ilp,
         engine: engine.clone(),
+        stage: *staging,
     };
     let parsed = crate::front::load(file, pp, sources, diags)?;
     if diags.has_errors() {

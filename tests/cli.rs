@@ -310,32 +310,142 @@ fn run_on_an_opencl_device_matches_the_sequential_program() {
     );
 }
 
-/// `accshare bench` builds naive, share --ilp 1 and share, runs them on the OpenCL device and
-/// reports ratios; without a device it says so (exit 1), and bad options are usage errors.
+/// `accshare bench`'s usage errors exit 2 without running anything: CUDA devices (no launcher
+/// yet), an unknown format, an unknown platform, zero repetitions.
 #[test]
-fn bench_runs_the_variants_side_by_side() {
+fn bench_usage_errors() {
+    let run = |args: &[&str]| {
+        let out = accshare()
+            .arg("bench")
+            .arg("examples/mt.c")
+            .args(args)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["--devices", "cuda:0"]);
+    assert_eq!(code, Some(2), "{}", err);
+    assert!(
+        err.starts_with("error: `--devices cuda:0`: benchmarking on CUDA devices is not supported yet (no CUDA launcher)"),
+        "{}",
+        err
+    );
+    let (code, err) = run(&["--format", "bogus"]);
+    assert_eq!(code, Some(2), "{}", err);
+    assert!(
+        err.contains("invalid value 'bogus' for '--format"),
+        "{}",
+        err
+    );
+    let (code, _) = run(&["--platforms", "nosuch", "--devices", "none"]);
+    assert_eq!(code, Some(2));
+    let (code, _) = run(&["--reps", "0"]);
+    assert_eq!(code, Some(2));
+    let (code, _) = run(&["--devices", "none", "--platforms", "none"]);
+    assert_eq!(code, Some(2));
+    let out = accshare().arg("bench").output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `accshare bench --devices none`: the model's estimates only (no device, no kernel built),
+/// as a table and as CSV; a file that does not compile is reported with diagnostics, exit 1.
+#[test]
+fn bench_estimates_every_level_per_platform() {
+    let bench = |args: &[&str]| {
+        accshare()
+            .args(["bench", "examples/mt.c", "-D", "N=70", "-D", "M=45"])
+            .args(["--devices", "none", "--platforms", "a100,pocl-cpu"])
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    let out = bench(&[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("kernel "))
+        .expect("a header");
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["kernel", "on", "naive", "+share", "+bank", "+ILP"]
+    );
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("(model)")).collect();
+    assert_eq!(rows.len(), 2, "{}", text);
+    assert!(rows[0].starts_with("transpose_r0_k0 ") && rows[0].contains("a100 (model)"));
+    assert!(rows[1].contains("pocl-cpu (model)"), "{}", text);
+    for r in &rows {
+        assert_eq!(r.matches("1.00x").count().min(1), 1, "{}", r);
+        assert_eq!(r.matches(" us ").count(), 4, "{}", r);
+    }
+    let out = bench(&["--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction"
+    );
+    assert_eq!(lines.len(), 1 + 2 * 4, "{}", text);
+    let levels: Vec<&str> = lines[1..5]
+        .iter()
+        .map(|l| l.split(',').nth(4).unwrap())
+        .collect();
+    assert_eq!(levels, ["naive", "+share", "+bank", "+ILP"]);
+    assert!(lines[1].starts_with("examples/mt.c,transpose_r0_k0,model,a100,naive,ok,"));
+
+    let dir = tmpdir("bench-bad");
+    let bad = dir.join("bad.c");
+    std::fs::write(
+        &bad,
+        "void f(float *a)\n{\n#pragma acc kernels loop independent copy(a[0:10])\n    for (int i = 0; i < 10; i++)\n        a[i] = ;\n}\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
     let out = accshare()
-        .args(["bench", "examples/mt.c", "--reps", "0"])
+        .args(["bench", "--devices", "none", "--platforms", "a100"])
+        .arg(&bad)
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: expected expression, found `;`") && err.contains("bad.c:5:16"),
+        "{}",
+        err
+    );
+    assert!(out.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `accshare bench` on the OpenCL device: every level measured and verified, as JSON with the
+/// fields `docs/bench-json.md` documents, and the SVG chart naming the kernel.
+#[test]
+fn bench_measures_every_level_on_the_device() {
     if !opencl_or_skip("bench") {
         return;
     }
     let dir = tmpdir("bench");
+    let svg = dir.join("bench.svg");
     let out = accshare()
+        .args(["bench", "examples/mt.c", "-D", "N=70", "-D", "M=45"])
         .args([
-            "bench",
-            "examples/mt.c",
-            "-D",
-            "N=70",
-            "-D",
-            "M=45",
+            "--devices",
+            "opencl:0",
+            "--platforms",
+            "a100",
             "--reps",
             "1",
         ])
-        .arg("--work-dir")
-        .arg(&dir)
+        .args(["--format", "json", "--plot"])
+        .arg(&svg)
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -346,13 +456,59 @@ fn bench_runs_the_variants_side_by_side() {
         text,
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Vec<&str> = text.lines().skip(2).collect();
-    assert_eq!(rows.len(), 3, "{}", text);
-    for (row, label) in rows.iter().zip(["naive ", "share --ilp 1 ", "share "]) {
-        assert!(row.starts_with(label), "{}", text);
-        assert!(row.ends_with("yes"), "{}", text);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["compiled_for"], "a100");
+    assert_eq!(v["reps"], 1);
+    assert_eq!(v["devices"][0]["device"], "opencl:0");
+    assert_eq!(v["platforms"], serde_json::json!(["a100"]));
+    let p = &v["programs"][0];
+    assert_eq!(p["file"], "examples/mt.c");
+    let k = &p["kernels"][0];
+    assert_eq!(k["kernel"], "transpose_r0_k0");
+    assert!(k["origin"].as_str().unwrap().starts_with("examples/mt.c:"));
+    let m = &k["measured"][0];
+    assert_eq!(m["device"], "opencl:0");
+    let levels: Vec<&str> = m["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["level"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["naive", "+share", "+bank", "+ILP"]);
+    for l in m["levels"].as_array().unwrap() {
+        assert_eq!(l["status"], "ok", "{}", l);
+        assert!(l["seconds"].as_f64().unwrap() > 0.0, "{}", l);
+        assert!(l["speedup"].as_f64().is_some(), "{}", l);
+        assert!(l.get("same_as").is_some() && l.get("copy_fraction").is_some());
     }
-    assert!(dir.join("naive").exists() && dir.join("share").exists());
+    assert_eq!(m["levels"][0]["speedup"], 1.0);
+    assert!(m["copy_seconds"].as_f64().unwrap() > 0.0);
+    let roof = &m["roofline"];
+    for f in [
+        "flops",
+        "compulsory_bytes",
+        "intensity",
+        "ridge",
+        "memory_bound",
+    ] {
+        assert!(roof.get(f).is_some(), "{} in {}", f, roof);
+    }
+    // A transpose does no arithmetic: memory-bound, so each level is a fraction of the copy.
+    assert_eq!(roof["memory_bound"], true);
+    assert!(m["levels"][3]["copy_fraction"].as_f64().unwrap() > 0.0);
+    let e = &k["model"][0];
+    assert_eq!(e["platform"], "a100");
+    assert_eq!(e["levels"].as_array().unwrap().len(), 4);
+    assert!(e["levels"][3]["seconds"].as_f64().unwrap() > 0.0);
+    let chart = std::fs::read_to_string(&svg).expect("the SVG is written");
+    assert!(
+        chart.starts_with("<svg"),
+        "{}",
+        &chart[..chart.len().min(200)]
+    );
+    assert!(chart.contains("transpose_r0_k0 @ opencl:0"));
+    assert!(chart.contains("transpose_r0_k0 @ a100"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -435,7 +591,7 @@ fn no_opencl_platform_is_a_clean_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: no OpenCL "), "{}", err);
-    let out = run(&["bench", "examples/mt.c"]);
+    let out = run(&["bench", "examples/mt.c", "--platforms", "none"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -1,6 +1,7 @@
 //! The device runtimes, in-process, used by tests and by the commands that run generated code:
 //! building OpenCL C on the installed OpenCL platform (`opencl3`), compiling CUDA C++ with NVRTC
-//! (cudarc), listing devices; `bench` times whole programs built with `cc`.
+//! (cudarc), listing devices; `run`, `tune` and `bench` replay a program's kernels on a device from
+//! its own data.
 //!
 //! A missing runtime is not an error: builds report `Skipped(reason)`. Tests print `SKIP: …` and
 //! pass then, unless [`require_devices`] (`ACCSHARE_REQUIRE_DEVICES=1`).

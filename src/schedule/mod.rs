@@ -50,6 +50,8 @@ pub struct Options {
     pub ilp: Option<u32>,
     /// The engine's options (values of symbolic sizes).
     pub engine: crate::partition::Options,
+    /// The staging's own choices (padding against bank conflicts).
+    pub stage: stage::StageOptions,
 }
 
 /// Every decision of one kernel.
@@ -150,6 +152,7 @@ pub fn schedule_region(
             .map(|kp| Staging {
                 plan: kp,
                 local_is_global,
+                options: opts.stage,
             });
         if let Some(ks) = schedule_kernel(r, deps, root, staging, opts.ilp, diags) {
             kernels.push(ks);
@@ -167,6 +170,8 @@ pub struct Staging<'a> {
     /// its barriers split the work-item loops, so nothing is staged (each array the plan chose
     /// says why in `explain`).
     pub local_is_global: bool,
+    /// The staging's own choices.
+    pub options: stage::StageOptions,
 }
 
 /// The candidates of nest `root`: staged as the engine planned (`staging`) with the rows per
@@ -190,7 +195,7 @@ pub fn schedule_kernel(
     };
     let mut candidates = Vec::new();
     if let Some(st) = staging {
-        let mut spec = stage::plan(r, root, &baseline.grid, st.plan);
+        let mut spec = stage::plan_with(r, root, &baseline.grid, st.plan, &st.options);
         if st.local_is_global {
             let mut names: Vec<String> = spec.arrays.drain(..).map(|a| a.name).collect();
             names.dedup();

@@ -394,6 +394,7 @@ for (int i = 0; i < 256; i++)
         let staging = crate::schedule::Staging {
             plan: kp,
             local_is_global: p.local_memory == crate::model::platform::LocalMemory::Global,
+            options: Default::default(),
         };
         let ks = crate::schedule::schedule_kernel(r, &d, kp.root, Some(staging), None, &mut diags)
             .unwrap();

@@ -152,6 +152,23 @@ pub const CUTOFF: f64 = 1.5;
 /// into a fused multiply-add (the verifying run; the timed runs allow it, as compiled kernels do).
 pub type MakeLauncher<'l> = dyn FnMut(&str, bool) -> Result<Box<dyn Launcher + 'l>, String> + 'l;
 
+/// The launcher of a variant's kernels `source` on `opencl:device` (a [`MakeLauncher`]):
+/// `strict` builds them with `#pragma OPENCL FP_CONTRACT OFF`.
+pub fn opencl_launcher(
+    device: usize,
+    source: &str,
+    strict: bool,
+) -> Result<Box<dyn Launcher>, String> {
+    let source = if strict {
+        format!("#pragma OPENCL FP_CONTRACT OFF\n{}", source)
+    } else {
+        source.to_string()
+    };
+    super::run::OpenClLauncher::new(device, &source)
+        .map(|l| Box::new(l) as Box<dyn Launcher>)
+        .map_err(|e| e.to_string())
+}
+
 /// Progress of a run: `total` variants to consider, `done` so far, what is being measured.
 pub struct Progress<'a> {
     pub done: usize,
@@ -182,16 +199,7 @@ pub fn tune(
         .map(|d| crate::model::device::DeviceFacts::of(&d))
         .map_err(|e| TuneError::Run(format!("opencl:{}: {}", device, e)))?;
     let max_threads = u32::try_from(facts.max_work_group).unwrap_or(u32::MAX);
-    let mut launch = |source: &str, strict: bool| -> Result<Box<dyn Launcher>, String> {
-        let source = if strict {
-            format!("#pragma OPENCL FP_CONTRACT OFF\n{}", source)
-        } else {
-            source.to_string()
-        };
-        super::run::OpenClLauncher::new(device, &source)
-            .map(|l| Box::new(l) as Box<dyn Launcher>)
-            .map_err(|e| e.to_string())
-    };
+    let mut launch = |source: &str, strict: bool| opencl_launcher(device, source, strict);
     let kernels = tune_with(
         file,
         opts,
@@ -395,16 +403,9 @@ fn find_kernel<'m>(m: &'m Module, name: &str) -> Option<&'m crate::kernel::Kerne
 }
 
 /// Verifies candidate `c` (variant `index` of the trace) and times kernel `name`: median of
-/// `reps` replays of its region, seconds per program run.
-///
-/// The verifying replay runs the kernels without floating-point contraction, as the sequential
-/// program is traced (`-ffp-contract=off`): a fused multiply-add is allowed in OpenCL, but its
-/// rounding differs, and in a stencil with cancellation (hotspot's `t_n + t_s - 2 t`) that
-/// difference exceeds any tolerance that would still catch a wrong schedule. So the variant is
-/// checked against the sequential program's arithmetic (within a relative 1e-5, for math
-/// functions), and timed as compiled. When the first timed replay takes more than [`CUTOFF`]
-/// times the `best` time so far, that one time is kept (the variant cannot win, and timing it
-/// again would only spend the budget).
+/// `reps` replays of its region, seconds per program run ([`measure_kernel`]). When the first
+/// timed replay takes more than [`CUTOFF`] times the `best` time so far, that one time is kept
+/// (the variant cannot win, and timing it again would only spend the budget).
 fn measure(
     c: &Candidate,
     name: &str,
@@ -414,31 +415,68 @@ fn measure(
     best: Option<f64>,
     launch: &mut MakeLauncher,
 ) -> Result<f64, Outcome> {
-    let Some(region) = c.module.host.iter().position(|h| {
-        h.launches.iter().any(|l| {
-            c.module
-                .kernels
-                .get(l.kernel)
-                .is_some_and(|k| k.name == name)
-        })
+    let timing = Timing {
+        reps,
+        warmup: false,
+        limit: best.map(|b| CUTOFF * b),
+    };
+    measure_kernel(&c.module, &c.source, name, index, trace, &timing, launch)
+}
+
+/// How [`measure_kernel`] times a kernel.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Timing {
+    /// Timed replays; the median is kept.
+    pub reps: usize,
+    /// One untimed replay on the timing build first (the device's warm-up).
+    pub warmup: bool,
+    /// When the first timed replay takes longer than this (seconds), stop there
+    /// ([`Outcome::Slow`] with that time).
+    pub limit: Option<f64>,
+}
+
+/// Verifies kernel `name` of `module` (variant `variant` of the trace, its kernels printed as
+/// `source`) against the sequential program, then times it: the median of `timing.reps`
+/// replays of its region on the device, seconds per program run (its launches summed).
+///
+/// The verifying replay runs the kernels without floating-point contraction, as the sequential
+/// program is traced (`-ffp-contract=off`): a fused multiply-add is allowed in OpenCL, but its
+/// rounding differs, and in a stencil with cancellation (hotspot's `t_n + t_s - 2 t`) that
+/// difference exceeds any tolerance that would still catch a wrong schedule. So the variant is
+/// checked against the sequential program's arithmetic (within a relative 1e-5, for math
+/// functions), and timed as compiled. A difference is [`Outcome::Wrong`]; a kernel that does
+/// not build or run, [`Outcome::Failed`].
+pub fn measure_kernel(
+    module: &Module,
+    source: &str,
+    name: &str,
+    variant: usize,
+    trace: &[u8],
+    timing: &Timing,
+    launch: &mut MakeLauncher,
+) -> Result<f64, Outcome> {
+    let Some(region) = module.host.iter().position(|h| {
+        h.launches
+            .iter()
+            .any(|l| module.kernels.get(l.kernel).is_some_and(|k| k.name == name))
     }) else {
         return Err(Outcome::Failed("the kernel is not launched".to_string()));
     };
     let select = Select {
-        variant: index,
+        variant,
         region: Some(region),
         max_instances: None,
     };
     let seconds = |r: &trace::Replay| -> f64 {
         r.kernel_seconds
             .iter()
-            .filter(|(k, _)| c.module.kernels.get(*k).is_some_and(|k| k.name == name))
+            .filter(|(k, _)| module.kernels.get(*k).is_some_and(|k| k.name == name))
             .map(|(_, t)| t)
             .sum()
     };
-    let mut strict = launch(&c.source, true).map_err(Outcome::Failed)?;
+    let mut strict = launch(source, true).map_err(Outcome::Failed)?;
     let checked = trace::replay_select(
-        &c.module,
+        module,
         trace,
         Some(Compare::Relative(1e-5)),
         &select,
@@ -449,13 +487,17 @@ fn measure(
     if let Some(m) = checked.mismatches.first() {
         return Err(Outcome::Wrong(m.clone()));
     }
-    let mut launcher = launch(&c.source, false).map_err(Outcome::Failed)?;
+    let mut launcher = launch(source, false).map_err(Outcome::Failed)?;
+    if timing.warmup {
+        trace::replay_select(module, trace, None, &select, launcher.as_mut())
+            .map_err(|e| Outcome::Failed(e.to_string()))?;
+    }
     let mut times = Vec::new();
-    for _ in 0..reps.max(1) {
-        let r = trace::replay_select(&c.module, trace, None, &select, launcher.as_mut())
+    for _ in 0..timing.reps.max(1) {
+        let r = trace::replay_select(module, trace, None, &select, launcher.as_mut())
             .map_err(|e| Outcome::Failed(e.to_string()))?;
         let t = seconds(&r);
-        if times.is_empty() && best.is_some_and(|b| t > CUTOFF * b) {
+        if times.is_empty() && timing.limit.is_some_and(|l| t > l) {
             return Err(Outcome::Slow(t));
         }
         times.push(t);

@@ -48,6 +48,21 @@ pub fn code_platform(p: &crate::model::Platform) -> crate::model::Platform {
     q
 }
 
+/// Choices of the staging that are not the partition engine's: what `accshare bench` turns off to
+/// measure each optimization on its own.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StageOptions {
+    /// Pad tile rows against shared-memory bank conflicts where a warp walks a tile down a
+    /// column (the default); off, every row is the tile's extent.
+    pub bank_padding: bool,
+}
+
+impl Default for StageOptions {
+    fn default() -> Self {
+        StageOptions { bank_padding: true }
+    }
+}
+
 /// A loop mapped to the grid: its iterator is `min + GlobalId(dim)·step` (`max - …` descending).
 #[derive(Clone, Debug)]
 pub struct GridLoop {
@@ -270,6 +285,17 @@ fn in_nest(ir: &Region, root: LoopId, l: LoopId) -> bool {
 
 /// Decides the staging of one kernel. `grid` is the schedule's mapping (outermost first).
 pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> StageSpec {
+    plan_with(r, root, grid, kp, &StageOptions::default())
+}
+
+/// [`plan`] with the staging's own choices as `opts` says (padding against bank conflicts).
+pub fn plan_with(
+    r: &RegionAst,
+    root: LoopId,
+    grid: &[GridLoop],
+    kp: &KernelPlan,
+    opts: &StageOptions,
+) -> StageSpec {
     let ir = &r.ir;
     let mut spec = StageSpec {
         block: [1, 1, 1],
@@ -323,6 +349,7 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
         top,
         conditional: root_stmt.is_none_or(has_conditional),
         tiles: kp.chosen_tiles(),
+        bank_padding: opts.bank_padding,
     };
     let mut bytes = 0u64;
     for name in &best.staged {
@@ -357,6 +384,8 @@ struct KernelView<'a> {
     conditional: bool,
     /// The engine's tile sizes of sequential loops.
     tiles: BTreeMap<LoopId, i64>,
+    /// Pad rows against bank conflicts ([`StageOptions::bank_padding`]).
+    bank_padding: bool,
 }
 
 impl KernelView<'_> {
@@ -454,7 +483,11 @@ impl KernelView<'_> {
                     array_extent: info.extents.get(d).cloned().flatten(),
                 });
             }
-            let row_len = padded_row(&tdims, self.block, info.elem.size());
+            let row_len = if self.bank_padding {
+                padded_row(&tdims, self.block, info.elem.size())
+            } else {
+                tdims.last().map(|d| d.extent).unwrap_or(1)
+            };
             tiles.push(StagedArray {
                 name: name.to_string(),
                 local: if several {

@@ -7,6 +7,11 @@ use crate::model::Platform;
 
 /// The staging of every kernel of the first region of `src` (a100).
 fn stage(src: &str) -> Vec<StageSpec> {
+    stage_with(src, StageOptions::default())
+}
+
+/// [`stage`] with the staging's own choices as `options` says.
+fn stage_with(src: &str, options: StageOptions) -> Vec<StageSpec> {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let main = sources.add("t.c", "t.c".into(), src.to_string());
@@ -27,6 +32,7 @@ fn stage(src: &str) -> Vec<StageSpec> {
                 Some(crate::schedule::Staging {
                     plan: kp,
                     local_is_global: false,
+                    options,
                 }),
                 None,
                 &mut diags,
@@ -265,4 +271,44 @@ fn the_engine_plans_within_what_staged_code_can_use() {
         code_platform(&a).max_threads_per_block,
         a.max_threads_per_block
     );
+}
+
+/// `StageOptions { bank_padding: false }` keeps every row at the tile's extent (what `accshare
+/// bench` measures as `+share`); the tiles are otherwise the same.
+#[test]
+fn padding_can_be_turned_off() {
+    let src = "
+void gram(float G[256][256], float A[256][512])
+{
+int i, j, k;
+#pragma acc share(A[TB_Y][*])
+#pragma acc kernels loop independent
+for (i = 0; i < 256; i++) {
+#pragma acc loop independent
+    for (j = 0; j < 256; j++) {
+        float s = 0.0f;
+        for (k = 0; k < 512; k++)
+            s += A[i][k] * A[j][k];
+        G[i][j] = s;
+    }
+}
+}
+";
+    let padded = stage(src);
+    let plain = stage_with(
+        src,
+        StageOptions {
+            bank_padding: false,
+        },
+    );
+    let (a, b) = (&padded[0].arrays, &plain[0].arrays);
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().any(|t| t.row_len > t.dims.last().unwrap().extent));
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(y.row_len, y.dims.last().unwrap().extent);
+        assert_eq!(
+            (&x.name, &x.local, x.dims.len()),
+            (&y.name, &y.local, y.dims.len())
+        );
+    }
 }

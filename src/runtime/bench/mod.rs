@@ -1,0 +1,612 @@
+//! `accshare bench`: what each optimization gives, kernel by kernel, measured on devices and
+//! estimated by the model.
+//!
+//! A program is compiled at four cumulative **levels** ([`Level`]): the baseline (`--opt
+//! naive`), staged in shared memory with one row per work-item and no padding (`+share`), the
+//! same with the rows padded against bank conflicts as the compiler chooses (`+bank`), and the
+//! default compilation, with the rows per work-item it chooses (`+ILP`). The sequential program
+//! is run once, instrumented to record the launches of every level
+//! (`sim::trace::build_and_trace_variants`); then
+//!
+//! - on each OpenCL device, each kernel of each level is verified against the sequential program
+//!   and timed from the program's own data by the tuner's measurement
+//!   ([`super::tune::measure_kernel`]: a replay without floating-point contraction compared with
+//!   the sequential results, a warm-up, the median of `reps` event-timed replays). A level whose
+//!   kernel is the same as the previous level's is not measured again (`same_as`). A level that
+//!   differs from the sequential program is a failed row, never a time;
+//! - on each platform description, each level is compiled for that platform and replayed on the
+//!   simulator, and the time is the roofline *model estimate* `accshare analyze` prints
+//!   (`sim::analyze`, `KernelReport::estimate_us`);
+//! - a kernel is **memory-bound** on a device when moving its compulsory bytes (every input read
+//!   once, every output written once, as the simulator counts them on the device's own
+//!   description) at the device's measured copy speed takes longer than its floating-point
+//!   operations at the device's peak: its arithmetic intensity (flops per compulsory byte) is
+//!   below the ridge point of a roofline whose bandwidth is the measured copy bandwidth. For
+//!   those, every level is also reported as a fraction of the copy: `copy_time / kernel_time`,
+//!   the copy kernel (`out[i] = in[i]`, [`super::run::copy_seconds`]) moving the same bytes on
+//!   the same device. On a platform description the same test uses the description's bandwidth
+//!   and peak.
+
+pub mod plot;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::back::Target;
+use crate::diag::{Diags, SourceMap};
+use crate::driver::{self, OptLevel, OptOptions};
+use crate::front::preprocess::PpOptions;
+use crate::kernel::Module;
+use crate::model::Platform;
+use crate::schedule::stage::StageOptions;
+use crate::sim::trace::{self, Select, SimLauncher};
+use crate::sim::{SimOptions, SimPlatform};
+
+use super::tune::{self, Outcome, Timing};
+
+/// One level of optimization; each includes the ones before it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Level {
+    /// `--opt naive`: every array in global memory.
+    #[serde(rename = "naive")]
+    Naive,
+    /// Staged in shared memory, one row per work-item, tile rows not padded.
+    #[serde(rename = "+share")]
+    Share,
+    /// `+share` with the rows padded against bank conflicts as the compiler chooses.
+    #[serde(rename = "+bank")]
+    Bank,
+    /// The default compilation: `+bank` with the rows per work-item the compiler chooses.
+    #[serde(rename = "+ILP")]
+    Ilp,
+}
+
+impl Level {
+    pub const ALL: [Level; 4] = [Level::Naive, Level::Share, Level::Bank, Level::Ilp];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::Naive => "naive",
+            Level::Share => "+share",
+            Level::Bank => "+bank",
+            Level::Ilp => "+ILP",
+        }
+    }
+
+    /// The compilation of this level for `platform`.
+    pub fn options(self, platform: &Platform) -> (OptOptions, StageOptions) {
+        let (opt, ilp, bank_padding) = match self {
+            Level::Naive => (OptLevel::Naive, None, true),
+            Level::Share => (OptLevel::Share, Some(1), false),
+            Level::Bank => (OptLevel::Share, Some(1), true),
+            Level::Ilp => (OptLevel::Share, None, true),
+        };
+        (
+            OptOptions {
+                opt,
+                platform: Some(platform.clone()),
+                ilp,
+            },
+            StageOptions { bank_padding },
+        )
+    }
+}
+
+/// What `bench` is asked to do for each program.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub pp: PpOptions,
+    /// The platform the partition engine sizes the measured kernels for.
+    pub platform: Platform,
+    /// The OpenCL devices to measure on (`opencl:N`).
+    pub devices: Vec<usize>,
+    /// The platform descriptions to estimate on.
+    pub platforms: Vec<Platform>,
+    /// Timed replays per level (after a warm-up); the median is kept.
+    pub reps: usize,
+    /// Simulate only this many blocks per launch for the estimates (`analyze --sample`).
+    pub sample: Option<usize>,
+    /// Where the traced program is built (removed afterwards).
+    pub work_dir: PathBuf,
+}
+
+/// How a level's measurement or estimate ended.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Verified against the sequential program (measurements) and timed, or estimated.
+    Ok,
+    /// Its outputs differ from the sequential program's (a bug of accshare).
+    Wrong,
+    /// It did not compile, build or run.
+    Failed,
+}
+
+/// One level of one kernel on one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct LevelTime {
+    pub level: Level,
+    pub status: Status,
+    /// Median kernel seconds per program run (its launches summed); `None` unless `ok`.
+    pub seconds: Option<f64>,
+    /// Naive's time over this one.
+    pub speedup: Option<f64>,
+    /// The kernel is the same as this earlier level's: its measurement is reused.
+    pub same_as: Option<Level>,
+    /// `copy_seconds / seconds`, for memory-bound kernels.
+    pub copy_fraction: Option<f64>,
+    /// Why it is not `ok`.
+    pub error: Option<String>,
+}
+
+/// The arithmetic intensity of a kernel against a roofline's ridge point.
+#[derive(Clone, Debug, Serialize)]
+pub struct Roofline {
+    /// Floating-point operations per program run (the simulator's count).
+    pub flops: u64,
+    /// Bytes every input read once and every output written once take (compulsory sectors
+    /// times the sector size).
+    pub compulsory_bytes: u64,
+    /// flops / compulsory bytes.
+    pub intensity: f64,
+    /// Peak flops over bandwidth (flop per byte); `None` when the bandwidth is unknown.
+    pub ridge: Option<f64>,
+    /// `intensity < ridge`.
+    pub memory_bound: bool,
+}
+
+impl Roofline {
+    /// `bandwidth` in bytes per second, `peak` in flop per second.
+    fn new(flops: u64, compulsory_bytes: u64, peak: f64, bandwidth: f64) -> Roofline {
+        let intensity = flops as f64 / compulsory_bytes.max(1) as f64;
+        let ridge = (bandwidth > 0.0 && peak > 0.0).then(|| peak / bandwidth);
+        Roofline {
+            flops,
+            compulsory_bytes,
+            intensity,
+            ridge,
+            memory_bound: ridge.is_some_and(|r| intensity < r),
+        }
+    }
+}
+
+/// A kernel measured on one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measured {
+    /// `opencl:N`.
+    pub device: String,
+    pub levels: Vec<LevelTime>,
+    /// The copy kernel moving the kernel's compulsory bytes on this device, median seconds.
+    pub copy_seconds: Option<f64>,
+    /// Against the device's peak (its description) and measured copy bandwidth.
+    pub roofline: Option<Roofline>,
+}
+
+/// One level of one kernel as the model estimates it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LevelEstimate {
+    pub level: Level,
+    pub status: Status,
+    /// The roofline model estimate (`accshare analyze`), seconds.
+    pub seconds: Option<f64>,
+    pub speedup: Option<f64>,
+    pub error: Option<String>,
+}
+
+/// A kernel estimated on one platform description.
+#[derive(Clone, Debug, Serialize)]
+pub struct Modelled {
+    pub platform: String,
+    pub levels: Vec<LevelEstimate>,
+    /// The naive level against the description's bandwidth and peak.
+    pub roofline: Option<Roofline>,
+}
+
+/// One kernel of a program.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelBench {
+    pub kernel: String,
+    /// `file:line:col` of its compute construct.
+    pub origin: String,
+    pub measured: Vec<Measured>,
+    pub model: Vec<Modelled>,
+}
+
+/// One program.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramBench {
+    pub file: String,
+    pub kernels: Vec<KernelBench>,
+}
+
+impl ProgramBench {
+    /// True when every level of every kernel was verified and timed (or estimated).
+    pub fn all_ok(&self) -> bool {
+        self.kernels.iter().all(|k| {
+            k.measured
+                .iter()
+                .all(|m| m.levels.iter().all(|l| l.status == Status::Ok))
+                && k.model
+                    .iter()
+                    .all(|m| m.levels.iter().all(|l| l.status == Status::Ok))
+        })
+    }
+}
+
+/// Why a program cannot be benchmarked.
+#[derive(Clone, Debug)]
+pub enum BenchError {
+    /// It does not compile (the diagnostics are in the caller's `Diags`).
+    Compile,
+    /// The traced program failed.
+    Run(String),
+}
+
+/// Progress of a run: `total` steps, `done` so far, what is being done.
+pub struct Progress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub what: &'a str,
+}
+
+/// Compiles `file` at `level` for `platform` (OpenCL). `None` when it does not compile (the
+/// diagnostics are in `diags`).
+pub fn compile_level(
+    file: &Path,
+    pp: &PpOptions,
+    level: Level,
+    platform: &Platform,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<driver::Output> {
+    let (oo, staging) = level.options(platform);
+    let s = driver::schedule_with(
+        file,
+        pp,
+        &oo,
+        &staging,
+        &crate::partition::Options::default(),
+        sources,
+        diags,
+    )?;
+    let dopts = driver::Options {
+        target: Target::OpenCl,
+        pp: pp.clone(),
+    };
+    driver::lower(&s, &s.schedules, &dopts, sources, diags)
+}
+
+/// Kernel `name` of a module.
+fn find_kernel<'m>(m: &'m Module, name: &str) -> Option<&'m crate::kernel::Kernel> {
+    m.kernels.iter().find(|k| k.name == name)
+}
+
+/// Benchmarks one program; see the module's documentation. Its diagnostics (those of the
+/// default compilation for `opts.platform`) go to `diags`.
+pub fn bench_file(
+    file: &Path,
+    opts: &BenchOptions,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ProgramBench, BenchError> {
+    // The default compilation reports its diagnostics; the others would repeat them.
+    let mut compile = |level: Level, platform: &Platform, report: bool| {
+        let mut scratch = Diags::new();
+        let d = if report { &mut *diags } else { &mut scratch };
+        let out = compile_level(file, &opts.pp, level, platform, sources, d);
+        if out.is_none() && !report {
+            diags.0.extend(scratch.0);
+        }
+        out
+    };
+    let mut outputs: Vec<driver::Output> = Vec::new();
+    let default = compile(Level::Ilp, &opts.platform, true).ok_or(BenchError::Compile)?;
+    for level in [Level::Naive, Level::Share, Level::Bank] {
+        outputs.push(compile(level, &opts.platform, false).ok_or(BenchError::Compile)?);
+    }
+    outputs.push(default);
+    let mut estimated: Vec<Vec<driver::Output>> = Vec::new();
+    for p in &opts.platforms {
+        let mut levels = Vec::new();
+        for level in Level::ALL {
+            levels.push(compile(level, p, false).ok_or(BenchError::Compile)?);
+        }
+        estimated.push(levels);
+    }
+
+    // The kernels, as the naive compilation names them.
+    let kernels: Vec<(String, String)> = outputs[0]
+        .module
+        .kernels
+        .iter()
+        .zip(&outputs[0].kernel_sources)
+        .map(|(k, (span, _))| (k.name.clone(), sources.location(*span)))
+        .collect();
+
+    // One run of the sequential program records the launches of every compilation: the
+    // measured levels are variants 0..4, platform `p`'s levels 4 + 4p ...
+    let mut modules: Vec<&Module> = outputs.iter().map(|o| &o.module).collect();
+    for levels in &estimated {
+        modules.extend(levels.iter().map(|o| &o.module));
+    }
+    let total = opts.devices.len() * (1 + Level::ALL.len() * kernels.len())
+        + opts.platforms.len() * Level::ALL.len()
+        + 1;
+    let mut done = 0;
+    let mut step = |what: &str, progress: &mut dyn FnMut(Progress)| {
+        progress(Progress { done, total, what });
+        done += 1;
+    };
+    step(
+        &format!("{}: tracing the program", file.display()),
+        progress,
+    );
+    let traced = trace::build_and_trace_variants(
+        file,
+        &modules,
+        &opts.pp.defines,
+        &opts.pp.include_dirs,
+        &opts.work_dir,
+    );
+    let _ = std::fs::remove_dir_all(&opts.work_dir);
+    let trace = traced.map_err(|e| BenchError::Run(e.to_string()))?;
+
+    let mut out: Vec<KernelBench> = kernels
+        .iter()
+        .map(|(name, origin)| KernelBench {
+            kernel: name.clone(),
+            origin: origin.clone(),
+            measured: Vec::new(),
+            model: Vec::new(),
+        })
+        .collect();
+
+    let sim_opts = SimOptions {
+        sample_blocks: opts.sample,
+        ..Default::default()
+    };
+
+    // The model's estimates.
+    for (pi, (p, levels)) in opts.platforms.iter().zip(&estimated).enumerate() {
+        let plat = SimPlatform::from_platform(p);
+        let mut reports = Vec::new();
+        for (li, o) in levels.iter().enumerate() {
+            step(
+                &format!(
+                    "{}: {} on {} (model)",
+                    file.display(),
+                    Level::ALL[li].label(),
+                    p.name
+                ),
+                progress,
+            );
+            reports.push(simulate(
+                &o.module,
+                &trace,
+                4 + 4 * pi + li,
+                &plat,
+                &sim_opts,
+            ));
+        }
+        for k in &mut out {
+            let mut levels = Vec::new();
+            for (li, r) in reports.iter().enumerate() {
+                let level = Level::ALL[li];
+                let est = match r {
+                    Ok(rep) => match rep.kernels.iter().find(|x| x.kernel == k.kernel) {
+                        Some(x) => Ok(x.estimate_us * 1e-6),
+                        None => Err("the kernel is not launched".to_string()),
+                    },
+                    Err(e) => Err(e.clone()),
+                };
+                levels.push(match est {
+                    Ok(s) => LevelEstimate {
+                        level,
+                        status: Status::Ok,
+                        seconds: Some(s),
+                        speedup: None,
+                        error: None,
+                    },
+                    Err(e) => LevelEstimate {
+                        level,
+                        status: Status::Failed,
+                        seconds: None,
+                        speedup: None,
+                        error: Some(e),
+                    },
+                });
+            }
+            let naive = levels[0].seconds;
+            for l in &mut levels {
+                l.speedup = ratio(naive, l.seconds);
+            }
+            let roofline = reports[0].as_ref().ok().and_then(|rep| {
+                let x = rep.kernels.iter().find(|x| x.kernel == k.kernel)?;
+                Some(Roofline::new(
+                    x.flops,
+                    x.compulsory_transactions * u64::from(plat.sector),
+                    plat.gflops * 1e9,
+                    plat.bandwidth_gbs * 1e9,
+                ))
+            });
+            k.model.push(Modelled {
+                platform: p.name.clone(),
+                levels,
+                roofline,
+            });
+        }
+    }
+
+    // The measurements.
+    for &device in &opts.devices {
+        let name = format!("opencl:{}", device);
+        step(
+            &format!("{}: compulsory traffic on {}", file.display(), name),
+            progress,
+        );
+        // The compulsory traffic and the flops, on the device's own description.
+        let described = crate::model::device::load(device)
+            .map(|p| SimPlatform::from_platform(&p))
+            .map_err(|e| e.to_string());
+        let traffic = described.and_then(|plat| {
+            simulate(&outputs[0].module, &trace, 0, &plat, &sim_opts).map(|r| (plat, r))
+        });
+        let mut launch = |source: &str, strict: bool| tune::opencl_launcher(device, source, strict);
+        for (ki, (kname, _)) in kernels.iter().enumerate() {
+            let mut levels: Vec<LevelTime> = Vec::new();
+            for (li, level) in Level::ALL.into_iter().enumerate() {
+                step(
+                    &format!(
+                        "{}: {} {} on {}",
+                        file.display(),
+                        kname,
+                        level.label(),
+                        name
+                    ),
+                    progress,
+                );
+                let m = &outputs[li].module;
+                let same = (0..li).rev().find(|&j| {
+                    find_kernel(&outputs[j].module, kname) == find_kernel(m, kname)
+                        && find_kernel(m, kname).is_some()
+                });
+                let mut lt = LevelTime {
+                    level,
+                    status: Status::Ok,
+                    seconds: None,
+                    speedup: None,
+                    same_as: None,
+                    copy_fraction: None,
+                    error: None,
+                };
+                if let Some(j) = same {
+                    let earlier = &levels[j];
+                    lt.status = earlier.status.clone();
+                    lt.seconds = earlier.seconds;
+                    lt.error = earlier.error.clone();
+                    lt.same_as = Some(earlier.same_as.unwrap_or(Level::ALL[j]));
+                } else {
+                    let timing = Timing {
+                        reps: opts.reps,
+                        warmup: true,
+                        limit: None,
+                    };
+                    match tune::measure_kernel(
+                        m,
+                        &outputs[li].kernel_source,
+                        kname,
+                        li,
+                        &trace,
+                        &timing,
+                        &mut launch,
+                    ) {
+                        Ok(s) => lt.seconds = Some(s),
+                        Err(Outcome::Wrong(e)) => {
+                            lt.status = Status::Wrong;
+                            lt.error = Some(e);
+                        }
+                        Err(o) => {
+                            lt.status = Status::Failed;
+                            lt.error = Some(match o {
+                                Outcome::Failed(e) => e,
+                                other => format!("{:?}", other),
+                            });
+                        }
+                    }
+                }
+                levels.push(lt);
+            }
+            let naive = levels[0].seconds;
+            for l in &mut levels {
+                l.speedup = ratio(naive, l.seconds);
+            }
+            // Memory-bound: the copy of the compulsory bytes at the device's speed takes
+            // longer than the flops at its peak.
+            let (mut copy_seconds, mut roofline) = (None, None);
+            if let Ok((plat, rep)) = &traffic {
+                if let Some(x) = rep.kernels.iter().find(|x| &x.kernel == kname) {
+                    let bytes = x.compulsory_transactions * u64::from(plat.sector);
+                    if let Ok(c) = super::run::copy_seconds(device, bytes, opts.reps) {
+                        copy_seconds = Some(c);
+                        let r = Roofline::new(x.flops, bytes, plat.gflops * 1e9, bytes as f64 / c);
+                        if r.memory_bound {
+                            for l in &mut levels {
+                                l.copy_fraction = l.seconds.map(|s| c / s.max(1e-12));
+                            }
+                        }
+                        roofline = Some(r);
+                    }
+                }
+            }
+            out[ki].measured.push(Measured {
+                device: name.clone(),
+                levels,
+                copy_seconds,
+                roofline,
+            });
+        }
+    }
+    progress(Progress {
+        done: total,
+        total,
+        what: "",
+    });
+    Ok(ProgramBench {
+        file: file.display().to_string(),
+        kernels: out,
+    })
+}
+
+/// `a / b` when both are known and `b` is positive.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+/// Variant `variant` of the trace replayed on the simulator for `platform`, and the memory
+/// model's report of it (what `accshare analyze` prints).
+fn simulate(
+    m: &Module,
+    trace: &[u8],
+    variant: usize,
+    platform: &SimPlatform,
+    opts: &SimOptions,
+) -> Result<crate::sim::Report, String> {
+    let select = Select {
+        variant,
+        ..Default::default()
+    };
+    let mut launcher = SimLauncher { platform, opts };
+    let rep =
+        trace::replay_select(m, trace, None, &select, &mut launcher).map_err(|e| e.to_string())?;
+    Ok(crate::sim::analyze(&rep.runs, platform))
+}
+
+/// Every program's results, and what they were measured with (the JSON document).
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// The schema's version (`docs/bench-json.md`).
+    pub version: u32,
+    /// The platform the measured kernels were compiled for.
+    pub compiled_for: String,
+    /// Timed replays per level.
+    pub reps: usize,
+    pub devices: Vec<DeviceInfo>,
+    /// The platform descriptions estimated on.
+    pub platforms: Vec<String>,
+    pub programs: Vec<ProgramBench>,
+}
+
+/// A device measured on.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceInfo {
+    /// `opencl:N`.
+    pub device: String,
+    /// Its name and OpenCL platform.
+    pub name: String,
+}
