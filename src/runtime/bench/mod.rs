@@ -15,7 +15,7 @@
 //!   kernel is the same as the previous level's is not measured again (`same_as`). A level that
 //!   differs from the sequential program is a failed row, never a time;
 //! - on each platform description, each level is compiled for that platform and replayed on the
-//!   simulator, and the time is the roofline *model estimate* `accshare analyze` prints
+//!   simulator, and the time is the *model estimate* `accshare analyze` prints (`docs/model.md`)
 //!   (`sim::analyze`, `KernelReport::estimate_us`);
 //! - a kernel is **memory-bound** on a device when moving its compulsory bytes (every input read
 //!   once, every output written once, as the simulator counts them on the device's own
@@ -189,7 +189,7 @@ pub struct Measured {
 pub struct LevelEstimate {
     pub level: Level,
     pub status: Status,
-    /// The roofline model estimate (`accshare analyze`), seconds.
+    /// The model estimate (`accshare analyze`, `docs/model.md`), seconds.
     pub seconds: Option<f64>,
     pub speedup: Option<f64>,
     pub error: Option<String>,

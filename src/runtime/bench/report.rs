@@ -45,7 +45,7 @@ fn percent(f: f64) -> String {
 pub fn table(r: &BenchReport) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "measured: kernels compiled for {}, verified against the sequential program, median of {} event-timed run(s) after a warm-up; model: the roofline estimate of `accshare analyze`\n",
+        "measured: kernels compiled for {}, verified against the sequential program, median of {} event-timed run(s) after a warm-up; model: the time estimate of `accshare analyze`\n",
         r.compiled_for, r.reps
     ));
     out.push_str("`=`: the same kernel as the level before (not measured again); `% of copy`: the copy bandwidth a memory-bound kernel reaches\n");
