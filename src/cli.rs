@@ -240,8 +240,9 @@ pub struct RunArgs {
     #[arg(value_name = "FILE.c")]
     pub file: PathBuf,
     /// Where to run the regions: `sim` (accshare's SIMT simulator), `opencl:N` (the N-th OpenCL
-    /// device of `accshare devices`; `device:N` is the same).
-    #[arg(long, value_name = "sim|opencl:N", default_value = "sim")]
+    /// device of `accshare devices`; `device:N` is the same), `cuda:N` (the N-th CUDA device,
+    /// kernels compiled by NVRTC; needs the NVIDIA driver).
+    #[arg(long, value_name = "sim|opencl:N|cuda:N", default_value = "sim")]
     pub device: String,
     /// Optimization level of the kernels to run.
     #[arg(long, value_enum, default_value = "share")]
@@ -533,7 +534,8 @@ fn compile(args: &CompileArgs) -> i32 {
 }
 
 /// The devices `--devices` names: `all` (every OpenCL device; an error when there is none),
-/// `none`, or a comma list of `opencl:N`. `cuda:N` is refused: no CUDA launcher exists yet.
+/// `none`, or a comma list of `opencl:N`. `cuda:N` is refused: `bench` measures through the
+/// OpenCL launcher only (`run --device cuda:N` has the CUDA one).
 fn bench_devices(spec: &str) -> Result<Vec<(usize, String)>, i32> {
     use crate::model::device::DeviceName;
     let all = || match crate::runtime::devices::opencl_devices() {
@@ -706,15 +708,15 @@ fn bench(args: &BenchArgs) -> i32 {
     }
 }
 
-/// `run`: every region instance of the program replayed on the simulator or an OpenCL device
-/// and compared with the sequential program.
+/// `run`: every region instance of the program replayed on the simulator, an OpenCL device or
+/// a CUDA device, and compared with the sequential program.
 fn run_regions(args: &RunArgs) -> i32 {
     use crate::model::device::DeviceName;
     let tuned = match args.tuned.load(&args.platform.platform) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let index = match args.device.parse::<DeviceName>() {
+    let device = match args.device.parse::<DeviceName>() {
         Ok(DeviceName::Sim) => {
             return simulate(
                 &args.file,
@@ -727,14 +729,7 @@ fn run_regions(args: &RunArgs) -> i32 {
                 &tuned,
             )
         }
-        Ok(DeviceName::OpenCl(n)) => n,
-        Ok(DeviceName::Cuda(n)) => {
-            eprintln!(
-                "error: `--device cuda:{}`: running kernels on CUDA devices is not supported yet (use `sim` or `opencl:N`)",
-                n
-            );
-            return 2;
-        }
+        Ok(d) => d,
         Err(e) => {
             eprintln!("error: `--device`: {}", e);
             return 2;
@@ -747,8 +742,13 @@ fn run_regions(args: &RunArgs) -> i32 {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let pp = args.input.pp_options();
+    let cuda = matches!(device, DeviceName::Cuda(_));
     let opts = driver::Options {
-        target: crate::back::Target::OpenCl,
+        target: if cuda {
+            crate::back::Target::Cuda
+        } else {
+            crate::back::Target::OpenCl
+        },
         pp: pp.clone(),
     };
     let oo = driver::OptOptions {
@@ -759,10 +759,33 @@ fn run_regions(args: &RunArgs) -> i32 {
     let out = driver::compile_tuned(&args.file, &opts, &oo, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
-    let mut launcher = match crate::runtime::run::OpenClLauncher::new(index, &out.kernel_source) {
+    // The kernels on the device; `strict`: without contracting `a * b + c` into fused
+    // multiply-adds (`#pragma OPENCL FP_CONTRACT OFF`, NVRTC's `--fmad=false`).
+    let open = |strict: bool| -> Result<Box<dyn crate::sim::trace::Launcher>, String> {
+        match device {
+            DeviceName::Cuda(n) => {
+                let extra: &[&str] = if strict { &["--fmad=false"] } else { &[] };
+                crate::runtime::cuda_run::CudaLauncher::new(n, &out.kernel_source, extra)
+                    .map(|l| Box::new(l) as Box<dyn crate::sim::trace::Launcher>)
+                    .map_err(|e| e.to_string())
+            }
+            DeviceName::Sim => Err("the simulator runs no kernel source".to_string()),
+            DeviceName::OpenCl(n) => {
+                let src = if strict {
+                    format!("#pragma OPENCL FP_CONTRACT OFF\n{}", out.kernel_source)
+                } else {
+                    out.kernel_source.clone()
+                };
+                crate::runtime::run::OpenClLauncher::new(n, &src)
+                    .map(|l| Box::new(l) as Box<dyn crate::sim::trace::Launcher>)
+                    .map_err(|e| e.to_string())
+            }
+        }
+    };
+    let mut launcher = match open(false) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("error: opencl:{}: {}", index, e);
+            eprintln!("error: {}: {}", device, e);
             return 1;
         }
     };
@@ -775,22 +798,20 @@ fn run_regions(args: &RunArgs) -> i32 {
         &work,
     )
     .and_then(|trace| {
-        // Floating-point outputs within a relative 1e-5: OpenCL lets a device fuse `a * b + c`.
+        // Floating-point outputs within a relative 1e-5: OpenCL and CUDA let a device fuse
+        // `a * b + c`.
         let compare = Some(crate::sim::trace::Compare::Relative(1e-5));
-        let r = crate::sim::trace::replay_with(&out.module, &trace, compare, &mut launcher)?;
+        let r = crate::sim::trace::replay_with(&out.module, &trace, compare, &mut *launcher)?;
         // Differences beyond that, in stencils with cancellation, can still be the rounding of
         // fused multiply-adds: the same kernels built without contraction (the arithmetic of
         // the traced sequential program) tell them apart from wrong results.
         let fma_only = !r.mismatches.is_empty()
-            && crate::runtime::run::OpenClLauncher::new(
-                index,
-                &format!("#pragma OPENCL FP_CONTRACT OFF\n{}", out.kernel_source),
-            )
-            .ok()
-            .and_then(|mut strict| {
-                crate::sim::trace::replay_with(&out.module, &trace, compare, &mut strict).ok()
-            })
-            .is_some_and(|s| s.mismatches.is_empty());
+            && open(true)
+                .ok()
+                .and_then(|mut strict| {
+                    crate::sim::trace::replay_with(&out.module, &trace, compare, &mut *strict).ok()
+                })
+                .is_some_and(|s| s.mismatches.is_empty());
         Ok((r, fma_only))
     });
     let _ = std::fs::remove_dir_all(&work);
@@ -801,14 +822,19 @@ fn run_regions(args: &RunArgs) -> i32 {
             return 1;
         }
     };
-    print!("{}", device_run_text(&out.module, &replay, index, fma_only));
+    let name = device.to_string();
+    print!("{}", device_run_text(&out.module, &replay, &name, fma_only));
     if replay.mismatches.is_empty() {
         0
     } else if fma_only {
         for m in &replay.mismatches {
             eprintln!("warning: {}", m);
         }
-        eprintln!("note: built with `#pragma OPENCL FP_CONTRACT OFF` every output is equal to the sequential program's: the differences are the rounding of fused multiply-adds, which OpenCL allows");
+        if cuda {
+            eprintln!("note: compiled with NVRTC's `--fmad=false` every output is equal to the sequential program's: the differences are the rounding of fused multiply-adds, which CUDA allows");
+        } else {
+            eprintln!("note: built with `#pragma OPENCL FP_CONTRACT OFF` every output is equal to the sequential program's: the differences are the rounding of fused multiply-adds, which OpenCL allows");
+        }
         0
     } else {
         for m in &replay.mismatches {
@@ -822,12 +848,12 @@ fn run_regions(args: &RunArgs) -> i32 {
 fn device_run_text(
     m: &crate::kernel::Module,
     r: &crate::sim::trace::Replay,
-    index: usize,
+    device: &str,
     fma_only: bool,
 ) -> String {
     let mut out = format!(
-        "opencl:{}: {} region instance(s), {} launch(es), {}\n",
-        index,
+        "{}: {} region instance(s), {} launch(es), {}\n",
+        device,
         r.instances,
         r.kernel_seconds.len(),
         if r.mismatches.is_empty() {

@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod clbuild;
+pub mod cuda_run;
 pub mod devices;
 pub mod nvrtc;
 pub mod run;

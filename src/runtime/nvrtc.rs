@@ -49,7 +49,7 @@ pub enum NvrtcError {
     Compile { code: String, log: String },
     /// The CUDA source holds a NUL byte.
     NulInSource,
-    /// The architecture holds a NUL byte.
+    /// The architecture or an extra option holds a NUL byte.
     NulInArch,
 }
 
@@ -70,7 +70,9 @@ impl fmt::Display for NvrtcError {
                 write!(f, "nvrtcCompileProgram failed: {code}\n{log}")
             }
             NvrtcError::NulInSource => write!(f, "the CUDA source contains a NUL byte"),
-            NvrtcError::NulInArch => write!(f, "the architecture contains a NUL byte"),
+            NvrtcError::NulInArch => {
+                write!(f, "the architecture or an NVRTC option contains a NUL byte")
+            }
         }
     }
 }
@@ -181,6 +183,15 @@ fn c_text(v: &[c_char]) -> String {
 /// `Err` is for misuse (a NUL byte in the source or the architecture) and NVRTC malfunctions,
 /// not for a missing NVRTC (`Skipped`) or a rejected program (`Failed`).
 pub fn compile_cuda(src: &str, arch: &str) -> Result<CompileOutcome, NvrtcError> {
+    compile_cuda_with(src, arch, &[])
+}
+
+/// [`compile_cuda`] with more NVRTC options after `--gpu-architecture` (`--fmad=false`).
+pub fn compile_cuda_with(
+    src: &str,
+    arch: &str,
+    extra: &[&str],
+) -> Result<CompileOutcome, NvrtcError> {
     let csrc = CString::new(src).map_err(|_| NvrtcError::NulInSource)?;
     if arch.contains('\0') {
         return Err(NvrtcError::NulInArch);
@@ -188,7 +199,11 @@ pub fn compile_cuda(src: &str, arch: &str) -> Result<CompileOutcome, NvrtcError>
     if let Err(reason) = availability() {
         return Ok(CompileOutcome::Skipped(reason.to_string()));
     }
-    let options = [format!("--gpu-architecture={arch}")];
+    if extra.iter().any(|o| o.contains('\0')) {
+        return Err(NvrtcError::NulInArch);
+    }
+    let mut options = vec![format!("--gpu-architecture={arch}")];
+    options.extend(extra.iter().map(|o| o.to_string()));
     let run = || -> Result<CompileOutcome, NvrtcError> {
         let prog = result::create_program(&csrc, Some(c"accshare.cu"))
             .map_err(|e| call_failed("nvrtcCreateProgram", e))?;

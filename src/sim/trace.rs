@@ -285,6 +285,9 @@ pub enum LaunchError {
     /// An OpenCL call failed: the call as printed (`clSetKernelArg 3`, ``clCreateKernel `k` ``)
     /// and the error's name.
     Cl { call: String, error: &'static str },
+    /// A CUDA driver call failed: the call as printed (``cuModuleGetFunction `k` ``) and the
+    /// error's name (`CUDA_ERROR_LAUNCH_FAILED`).
+    Cuda { call: String, error: String },
     /// The launch names a kernel the module does not have.
     NoKernel(usize),
     /// No value for scalar argument `index` of `kernel`.
@@ -308,6 +311,7 @@ impl fmt::Display for LaunchError {
         match self {
             LaunchError::Sim(e) => write!(f, "{}", e),
             LaunchError::Cl { call, error } => write!(f, "{}: {}", call, error),
+            LaunchError::Cuda { call, error } => write!(f, "{}: {}", call, error),
             LaunchError::NoKernel(k) => write!(f, "no kernel {}", k),
             LaunchError::NoArgValue { index, kernel } => {
                 write!(f, "no value for argument {} of `{}`", index, kernel)
