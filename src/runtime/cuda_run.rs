@@ -26,10 +26,10 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use crate::front::ast::Scalar;
-use crate::kernel::{HostArg, KParamKind, Launch, Module};
+use crate::kernel::{Launch, Module};
 use crate::model::device::DeviceName;
+use crate::runtime::args::{self, Arg};
 use crate::runtime::nvrtc::{self, CompileOutcome};
-use crate::sim::host::{grid_for, raw_from_f64, raw_from_i64};
 use crate::sim::trace::{LaunchError, Launched, Launcher};
 use crate::sim::{ArgValue, BufData};
 
@@ -121,90 +121,47 @@ pub fn plan_launch(
     scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
     extent: [u64; 3],
 ) -> Result<CudaLaunchPlan, LaunchError> {
-    let k = m
-        .kernels
-        .get(launch.kernel)
-        .ok_or(LaunchError::NoKernel(launch.kernel))?;
+    let r = args::resolve(m, launch, arrays, scalar, extent)?;
+    let k = r.kernel;
     let dims = usize::from(k.dims.clamp(1, 3));
-    let g = grid_for(k, extent);
     let mut grid = [1u32; 3];
     let mut block = [1u32; 3];
     for d in 0..dims {
-        grid[d] = g[d];
+        grid[d] = r.grid[d];
         block[d] = k.block[d].max(1);
     }
-    let groups: usize = grid.iter().map(|&g| g as usize).product();
-    let value = |i: usize, ty: Scalar| -> Result<u64, LaunchError> {
-        match scalar(i, ty) {
-            Some(ArgValue::Int(v)) => Ok(raw_from_i64(v, ty)),
-            Some(ArgValue::Float(v)) => Ok(raw_from_f64(v, ty)),
-            _ => Err(LaunchError::NoArgValue {
-                index: i,
-                kernel: k.name.clone(),
-            }),
-        }
-    };
-    let mut args = Vec::new();
-    let mut partials = Vec::new();
-    for (i, (a, p)) in launch.args.iter().zip(&k.params).enumerate() {
-        let c_type = crate::back::cuda::param_type(&p.kind);
-        match (a, &p.kind) {
-            (HostArg::Scalar { .. }, KParamKind::Scalar(ty)) => args.push(CudaArg::Scalar {
-                c_type,
-                value: CudaScalar::from_raw(*ty, value(i, *ty)?),
-            }),
-            (_, KParamKind::Buffer { elem, read_only }) => {
-                let (write_back, data) = match a {
-                    HostArg::Buffer(name) => {
-                        let d = arrays
-                            .get(name)
-                            .ok_or_else(|| LaunchError::NoData(name.clone()))?;
-                        // As on OpenCL: no kernel reaches past a buffer the trace cannot size.
-                        if d.is_empty() {
-                            return Err(LaunchError::UnknownLength {
-                                array: name.clone(),
-                                kernel: k.name.clone(),
-                            });
-                        }
-                        ((!read_only).then(|| name.clone()), d.clone())
-                    }
-                    HostArg::Partials(r) => {
-                        let red = launch
-                            .reductions
-                            .get(*r)
-                            .ok_or(LaunchError::PartialsWithoutReduction)?;
-                        partials.push((red.var.clone(), args.len()));
-                        (None, BufData::zeroed(*elem, groups))
-                    }
-                    HostArg::LastValue { ty, .. } => {
-                        let mut d = BufData::zeroed(*elem, 1);
-                        d.set_raw(0, value(i, *ty)?);
-                        (None, d)
-                    }
-                    HostArg::Scalar { .. } => {
-                        return Err(LaunchError::ScalarForBuffer(p.name.clone()))
-                    }
-                };
-                args.push(CudaArg::Buffer {
+    let args = r
+        .args
+        .into_iter()
+        .zip(&k.params)
+        .map(|(a, p)| {
+            let c_type = crate::back::cuda::param_type(&p.kind);
+            match a {
+                Arg::Scalar { ty, raw } => CudaArg::Scalar {
                     c_type,
-                    elem: *elem,
-                    len: data.len(),
+                    value: CudaScalar::from_raw(ty, raw),
+                },
+                Arg::Buffer {
+                    elem,
                     data,
                     write_back,
-                });
+                } => CudaArg::Buffer {
+                    c_type,
+                    elem,
+                    len: data.len(),
+                    data: data.into_owned(),
+                    write_back,
+                },
             }
-            (HostArg::Buffer(_) | HostArg::Partials(_) | HostArg::LastValue { .. }, _) => {
-                return Err(LaunchError::BufferForScalar(p.name.clone()))
-            }
-        }
-    }
+        })
+        .collect();
     Ok(CudaLaunchPlan {
         function: k.name.clone(),
         grid,
         block,
         shared_bytes: 0,
         args,
-        partials,
+        partials: r.partials,
     })
 }
 

@@ -6,6 +6,7 @@
 //! A missing runtime is not an error: builds report `Skipped(reason)`. Tests print `SKIP: …` and
 //! pass then, unless [`require_devices`] (`ACCSHARE_REQUIRE_DEVICES=1`).
 
+pub mod args;
 pub mod bench;
 pub mod clbuild;
 pub mod cuda_run;

@@ -18,9 +18,9 @@ use opencl3::program::Program;
 use opencl3::types::CL_BLOCKING;
 
 use crate::front::ast::Scalar;
-use crate::kernel::{HostArg, KParamKind, Launch, Module};
+use crate::kernel::{Launch, Module};
 use crate::model::device::{self, DeviceError};
-use crate::sim::host::{grid_for, raw_from_f64, raw_from_i64};
+use crate::runtime::args::{self, Arg};
 use crate::sim::trace::{LaunchError, Launched, Launcher};
 use crate::sim::{ArgValue, BufData};
 
@@ -194,6 +194,15 @@ fn set_scalar(kernel: &Kernel, i: u32, ty: Scalar, raw: u64) -> Result<(), Launc
     r.map_err(|e| cl_failed(format!("clSetKernelArg {}", i), e.0))
 }
 
+/// A buffer made for a launch argument: its element type and length, and the user array it is
+/// read back into when the kernel writes it.
+struct Made {
+    buf: Buffer<u8>,
+    elem: Scalar,
+    len: usize,
+    write_back: Option<String>,
+}
+
 impl Launcher for OpenClLauncher {
     fn name(&self) -> String {
         format!("opencl:{}", self.index)
@@ -207,70 +216,27 @@ impl Launcher for OpenClLauncher {
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
     ) -> Result<Launched, LaunchError> {
-        let k = m
-            .kernels
-            .get(launch.kernel)
-            .ok_or(LaunchError::NoKernel(launch.kernel))?;
+        let r = args::resolve(m, launch, arrays, scalar, extent)?;
+        let k = r.kernel;
+        let grid = r.grid;
         let kernel = Kernel::create(&self.program, &k.name)
             .map_err(|e| cl_failed(format!("clCreateKernel `{}`", k.name), e.0))?;
-        let grid = grid_for(k, extent);
-        let groups: usize = grid.iter().map(|&g| g as usize).product();
-        // Buffers made for this launch: the user array the kernel writes back to (if any), the
-        // buffer, its element type and length.
-        let mut made: Vec<(Option<String>, Buffer<u8>, Scalar, usize)> = Vec::new();
-        let mut partials = Vec::new();
+        // Per argument, the buffer made for it; `None` for scalars.
+        let mut made: Vec<Option<Made>> = Vec::new();
         let mut arg = 0u32;
-        let value = |i: usize, ty: Scalar| -> Result<u64, LaunchError> {
-            match scalar(i, ty) {
-                Some(ArgValue::Int(v)) => Ok(raw_from_i64(v, ty)),
-                Some(ArgValue::Float(v)) => Ok(raw_from_f64(v, ty)),
-                _ => Err(LaunchError::NoArgValue {
-                    index: i,
-                    kernel: k.name.clone(),
-                }),
-            }
-        };
-        for (i, (a, p)) in launch.args.iter().zip(&k.params).enumerate() {
-            match (a, &p.kind) {
-                (HostArg::Scalar { .. }, KParamKind::Scalar(ty)) => {
-                    set_scalar(&kernel, arg, *ty, value(i, *ty)?)?;
+        for a in r.args {
+            match a {
+                Arg::Scalar { ty, raw } => {
+                    set_scalar(&kernel, arg, ty, raw)?;
                     arg += 1;
+                    made.push(None);
                 }
-                (_, KParamKind::Buffer { elem, read_only }) => {
-                    let (owner, buf, len) = match a {
-                        HostArg::Buffer(name) => {
-                            let d = arrays
-                                .get(name)
-                                .ok_or_else(|| LaunchError::NoData(name.clone()))?;
-                            // A kernel must never reach past its buffers in this process: an
-                            // array the host plan cannot size (`deviceptr`, `present` without a
-                            // length) has no data in the trace to run on.
-                            if d.is_empty() {
-                                return Err(LaunchError::UnknownLength {
-                                    array: name.clone(),
-                                    kernel: k.name.clone(),
-                                });
-                            }
-                            let owner = (!read_only).then(|| name.clone());
-                            (owner, self.buffer(d)?, d.len())
-                        }
-                        HostArg::Partials(r) => {
-                            let red = launch
-                                .reductions
-                                .get(*r)
-                                .ok_or(LaunchError::PartialsWithoutReduction)?;
-                            partials.push((red.var.clone(), made.len()));
-                            (None, self.buffer(&BufData::zeroed(*elem, groups))?, groups)
-                        }
-                        HostArg::LastValue { ty, .. } => {
-                            let mut d = BufData::zeroed(*elem, 1);
-                            d.set_raw(0, value(i, *ty)?);
-                            (None, self.buffer(&d)?, 1)
-                        }
-                        HostArg::Scalar { .. } => {
-                            return Err(LaunchError::ScalarForBuffer(p.name.clone()))
-                        }
-                    };
+                Arg::Buffer {
+                    elem,
+                    data,
+                    write_back,
+                } => {
+                    let buf = self.buffer(&data)?;
                     // SAFETY: the argument is a buffer object, then its `long` element offset.
                     unsafe {
                         kernel
@@ -279,13 +245,16 @@ impl Launcher for OpenClLauncher {
                     }
                     .map_err(|e| cl_failed(format!("clSetKernelArg {}", arg), e.0))?;
                     arg += 2;
-                    made.push((owner, buf, *elem, len));
-                }
-                (HostArg::Buffer(_) | HostArg::Partials(_) | HostArg::LastValue { .. }, _) => {
-                    return Err(LaunchError::BufferForScalar(p.name.clone()))
+                    made.push(Some(Made {
+                        buf,
+                        elem,
+                        len: data.len(),
+                        write_back,
+                    }));
                 }
             }
         }
+        let partials = r.partials;
         let dims = usize::from(k.dims.clamp(1, 3));
         let local: Vec<usize> = (0..dims).map(|d| k.block[d].max(1) as usize).collect();
         let global: Vec<usize> = (0..dims).map(|d| grid[d] as usize * local[d]).collect();
@@ -317,13 +286,15 @@ impl Launcher for OpenClLauncher {
             seconds,
         };
         for (var, slot) in partials {
-            let (_, buf, elem, len) = &made[slot];
-            out.partials.push((var, self.read(buf, *len, *elem)?));
+            let Some(Some(b)) = made.get(slot) else {
+                return Err(LaunchError::TruncatedBuffer);
+            };
+            out.partials.push((var, self.read(&b.buf, b.len, b.elem)?));
         }
         // The arrays the kernel writes come back.
-        for (owner, buf, elem, len) in &made {
-            if let Some(name) = owner {
-                let data = self.read(buf, *len, *elem)?;
+        for b in made.iter().flatten() {
+            if let Some(name) = &b.write_back {
+                let data = self.read(&b.buf, b.len, b.elem)?;
                 arrays.insert(name.clone(), data);
             }
         }

@@ -392,51 +392,7 @@ pub fn bench_file(
             ));
         }
         for k in &mut out {
-            let mut levels = Vec::new();
-            for (li, r) in reports.iter().enumerate() {
-                let level = Level::ALL[li];
-                let est = match r {
-                    Ok(rep) => match rep.kernels.iter().find(|x| x.kernel == k.kernel) {
-                        Some(x) => Ok(x.estimate_us * 1e-6),
-                        None => Err("the kernel is not launched".to_string()),
-                    },
-                    Err(e) => Err(e.clone()),
-                };
-                levels.push(match est {
-                    Ok(s) => LevelEstimate {
-                        level,
-                        status: Status::Ok,
-                        seconds: Some(s),
-                        speedup: None,
-                        error: None,
-                    },
-                    Err(e) => LevelEstimate {
-                        level,
-                        status: Status::Failed,
-                        seconds: None,
-                        speedup: None,
-                        error: Some(e),
-                    },
-                });
-            }
-            let naive = levels[0].seconds;
-            for l in &mut levels {
-                l.speedup = ratio(naive, l.seconds);
-            }
-            let roofline = reports[0].as_ref().ok().and_then(|rep| {
-                let x = rep.kernels.iter().find(|x| x.kernel == k.kernel)?;
-                Some(Roofline::new(
-                    x.flops,
-                    x.compulsory_transactions * u64::from(plat.sector),
-                    plat.gflops * 1e9,
-                    plat.bandwidth_gbs * 1e9,
-                ))
-            });
-            k.model.push(Modelled {
-                platform: p.name.clone(),
-                levels,
-                roofline,
-            });
+            k.model.push(modelled(&k.kernel, &p.name, &reports, &plat));
         }
     }
 
@@ -494,7 +450,7 @@ pub fn bench_file(
                         warmup: true,
                         limit: None,
                     };
-                    match tune::measure_kernel(
+                    let measured = tune::measure_kernel(
                         m,
                         &outputs[li].kernel_source,
                         kname,
@@ -502,20 +458,8 @@ pub fn bench_file(
                         &trace,
                         &timing,
                         &mut launch,
-                    ) {
-                        Ok(s) => lt.seconds = Some(s),
-                        Err(Outcome::Wrong(e)) => {
-                            lt.status = Status::Wrong;
-                            lt.error = Some(e);
-                        }
-                        Err(o) => {
-                            lt.status = Status::Failed;
-                            lt.error = Some(match o {
-                                Outcome::Failed(e) => e,
-                                other => format!("{:?}", other),
-                            });
-                        }
-                    }
+                    );
+                    lt.record(measured);
                 }
                 levels.push(lt);
             }
@@ -523,24 +467,10 @@ pub fn bench_file(
             for l in &mut levels {
                 l.speedup = ratio(naive, l.seconds);
             }
-            // Memory-bound: the copy of the compulsory bytes at the device's speed takes
-            // longer than the flops at its peak.
-            let (mut copy_seconds, mut roofline) = (None, None);
-            if let Ok((plat, rep)) = &traffic {
-                if let Some(x) = rep.kernels.iter().find(|x| &x.kernel == kname) {
-                    let bytes = x.compulsory_transactions * u64::from(plat.sector);
-                    if let Ok(c) = super::run::copy_seconds(device, bytes, opts.reps) {
-                        copy_seconds = Some(c);
-                        let r = Roofline::new(x.flops, bytes, plat.gflops * 1e9, bytes as f64 / c);
-                        if r.memory_bound {
-                            for l in &mut levels {
-                                l.copy_fraction = l.seconds.map(|s| c / s.max(1e-12));
-                            }
-                        }
-                        roofline = Some(r);
-                    }
-                }
-            }
+            let (copy_seconds, roofline) = match &traffic {
+                Ok((plat, rep)) => copy_bound(device, kname, plat, rep, opts.reps, &mut levels),
+                Err(_) => (None, None),
+            };
             out[ki].measured.push(Measured {
                 device: name.clone(),
                 levels,
@@ -585,6 +515,109 @@ fn simulate(
     let rep =
         trace::replay_select(m, trace, None, &select, &mut launcher).map_err(|e| e.to_string())?;
     Ok(crate::sim::analyze(&rep.runs, platform))
+}
+
+/// Kernel `kernel`'s estimates on platform `platform` from the simulator's reports of each level
+/// (`reports[i]` for `Level::ALL[i]`), with speed-ups over naive and its roofline.
+fn modelled(
+    kernel: &str,
+    platform: &str,
+    reports: &[Result<crate::sim::Report, String>],
+    plat: &SimPlatform,
+) -> Modelled {
+    let mut levels = Vec::new();
+    for (li, r) in reports.iter().enumerate() {
+        let level = Level::ALL[li];
+        let est = match r {
+            Ok(rep) => match rep.kernels.iter().find(|x| x.kernel == kernel) {
+                Some(x) => Ok(x.estimate_us * 1e-6),
+                None => Err("the kernel is not launched".to_string()),
+            },
+            Err(e) => Err(e.clone()),
+        };
+        levels.push(match est {
+            Ok(s) => LevelEstimate {
+                level,
+                status: Status::Ok,
+                seconds: Some(s),
+                speedup: None,
+                error: None,
+            },
+            Err(e) => LevelEstimate {
+                level,
+                status: Status::Failed,
+                seconds: None,
+                speedup: None,
+                error: Some(e),
+            },
+        });
+    }
+    let naive = levels[0].seconds;
+    for l in &mut levels {
+        l.speedup = ratio(naive, l.seconds);
+    }
+    let roofline = reports[0].as_ref().ok().and_then(|rep| {
+        let x = rep.kernels.iter().find(|x| x.kernel == kernel)?;
+        Some(Roofline::new(
+            x.flops,
+            x.compulsory_transactions * u64::from(plat.sector),
+            plat.gflops * 1e9,
+            plat.bandwidth_gbs * 1e9,
+        ))
+    });
+    Modelled {
+        platform: platform.to_string(),
+        levels,
+        roofline,
+    }
+}
+
+impl LevelTime {
+    /// Records what the tuner's measurement of this level gave.
+    fn record(&mut self, measured: Result<f64, Outcome>) {
+        match measured {
+            Ok(s) => self.seconds = Some(s),
+            Err(Outcome::Wrong(e)) => {
+                self.status = Status::Wrong;
+                self.error = Some(e);
+            }
+            Err(o) => {
+                self.status = Status::Failed;
+                self.error = Some(match o {
+                    Outcome::Failed(e) => e,
+                    other => format!("{:?}", other),
+                });
+            }
+        }
+    }
+}
+
+/// Memory-bound: the copy of kernel `kernel`'s compulsory bytes (from `rep`, simulated on the
+/// device's own description `plat`) at the speed of the device's copy kernel takes longer than
+/// its flops at peak. Gives the copy's seconds and the roofline; for a memory-bound kernel each
+/// level's fraction of the copy bandwidth goes into `levels`.
+fn copy_bound(
+    device: usize,
+    kernel: &str,
+    plat: &SimPlatform,
+    rep: &crate::sim::Report,
+    reps: usize,
+    levels: &mut [LevelTime],
+) -> (Option<f64>, Option<Roofline>) {
+    let Some(x) = rep.kernels.iter().find(|x| x.kernel == kernel) else {
+        return (None, None);
+    };
+    let bytes = x.compulsory_transactions * u64::from(plat.sector);
+    let Ok(c) = super::run::copy_seconds(device, bytes, reps) else {
+        return (None, None);
+    };
+    let r = Roofline::new(x.flops, bytes, plat.gflops * 1e9, bytes as f64 / c);
+    if r.memory_bound {
+        for l in levels.iter_mut() {
+            l.copy_fraction = l.seconds.map(|s| c / s.max(1e-12));
+        }
+    }
+    (Some(c), Some(r))
 }
 
 /// Every program's results, and what they were measured with (the JSON document).
