@@ -247,10 +247,10 @@ pub struct RunArgs {
     /// Optimization level of the kernels to run.
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
-    /// Rows each work-item of a staged kernel computes (a power of two dividing the block's
-    /// height; default: accshare's choice, 1 turns it off).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub ilp: Option<u32>,
+    /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
+    /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
+    #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
+    pub ilp: Option<Ilp>,
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
@@ -272,10 +272,10 @@ pub struct AnalyzeArgs {
     /// Optimization level of the kernels to analyze.
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
-    /// Rows each work-item of a staged kernel computes (a power of two dividing the block's
-    /// height; default: accshare's choice, 1 turns it off).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub ilp: Option<u32>,
+    /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
+    /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
+    #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
+    pub ilp: Option<Ilp>,
     /// Simulate only this many thread blocks per launch and scale the counts.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
@@ -364,10 +364,10 @@ pub struct CompileArgs {
     /// baseline translation).
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
-    /// Rows each work-item of a staged kernel computes (a power of two dividing the block's
-    /// height; default: accshare's choice, 1 turns it off).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub ilp: Option<u32>,
+    /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
+    /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
+    #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
+    pub ilp: Option<Ilp>,
     /// Print one stage to stdout instead of writing the output files.
     #[arg(long, value_enum)]
     pub emit: Option<EmitArg>,
@@ -502,7 +502,8 @@ fn compile(args: &CompileArgs) -> i32 {
     let oo = driver::OptOptions {
         opt: args.opt.level(),
         platform: args.platform.load().ok(),
-        ilp: args.ilp,
+        ilp: args.ilp.map(|i| i.rows),
+        cols: args.ilp.map(|i| i.cols),
     };
     let tuned = match args.tuned.load(&args.platform.platform) {
         Ok(t) => t,
@@ -754,7 +755,8 @@ fn run_regions(args: &RunArgs) -> i32 {
     let oo = driver::OptOptions {
         opt: args.opt.level(),
         platform: Some(loaded),
-        ilp: args.ilp,
+        ilp: args.ilp.map(|i| i.rows),
+        cols: args.ilp.map(|i| i.cols),
     };
     let out = driver::compile_tuned(&args.file, &opts, &oo, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
@@ -894,7 +896,7 @@ fn simulate(
     opt: OptLevel,
     format: Option<FormatArg>,
     sample: Option<usize>,
-    ilp: Option<u32>,
+    ilp: Option<Ilp>,
     tuned: &crate::schedule::tuned::Tuned,
 ) -> i32 {
     let loaded = match platform.load() {
@@ -912,7 +914,8 @@ fn simulate(
     let oo = driver::OptOptions {
         opt: opt.level(),
         platform: Some(loaded),
-        ilp,
+        ilp: ilp.map(|i| i.rows),
+        cols: ilp.map(|i| i.cols),
     };
     let out = driver::compile_tuned(file, &opts, &oo, tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
@@ -1136,5 +1139,31 @@ fn tune(args: &TuneArgs) -> i32 {
         1
     } else {
         code
+    }
+}
+
+/// `--ilp RY[xRX]`: outputs per work-item along y and x.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Ilp {
+    pub rows: u32,
+    pub cols: u32,
+}
+
+fn parse_ilp(s: &str) -> Result<Ilp, String> {
+    let factor = |t: &str| -> Result<u32, String> {
+        match t.trim().parse::<u32>() {
+            Ok(n) if (1..=64).contains(&n) => Ok(n),
+            _ => Err(format!("`{}` is not a number from 1 to 64", t)),
+        }
+    };
+    match s.split_once(['x', 'X', '×']) {
+        Some((r, c)) => Ok(Ilp {
+            rows: factor(r)?,
+            cols: factor(c)?,
+        }),
+        None => Ok(Ilp {
+            rows: factor(s)?,
+            cols: 1,
+        }),
     }
 }

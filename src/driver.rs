@@ -26,8 +26,10 @@ pub struct OptOptions {
     pub opt: OptLevel,
     /// The platform the partition engine sizes for (`None`: the default, `a100`).
     pub platform: Option<crate::model::Platform>,
-    /// Rows per work-item of staged kernels (`--ilp`; `None`: accshare's choice).
+    /// Rows per work-item (`--ilp RY[xRX]`; `None`: accshare's choice).
     pub ilp: Option<u32>,
+    /// Columns per work-item (`--ilp RYxRX`; `None`: accshare's choice).
+    pub cols: Option<u32>,
 }
 
 /// What one compilation produced.
@@ -101,6 +103,7 @@ pub fn schedule_with(
         opt: opt.opt,
         platform,
         ilp: opt.ilp,
+        cols: opt.cols,
         engine: engine.clone(),
         stage: *staging,
     };
@@ -146,6 +149,7 @@ pub fn explain(
         opt: OptLevel::Share,
         platform: Some(platform.clone()),
         ilp: None,
+        cols: None,
     };
     let mut s = schedule(file, pp, &opt, engine, sources, diags)?;
     apply_tuned(&mut s, tuned, sources, diags);

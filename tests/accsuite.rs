@@ -57,16 +57,19 @@ fn variants(size: &str) -> Vec<(&'static str, driver::OptOptions)> {
         opt: driver::OptLevel::Naive,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let share = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let ilp2 = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: Some(2),
+        cols: None,
     };
     let quick = std::env::var("ACCSHARE_SUITE_QUICK").is_ok_and(|v| v == "1");
     if size == SIZES[0] || !quick {

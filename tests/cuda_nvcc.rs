@@ -280,6 +280,7 @@ fn check_with(
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let Some(out) = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags) else {
         return Err(format!(

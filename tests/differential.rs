@@ -29,6 +29,7 @@ fn generated_programs_match_sequential_on_opencl() {
         opt,
         platform: None,
         ilp,
+        cols: None,
     };
     let variants = [
         ("naive", opt(OptLevel::Naive, None)),

@@ -13,6 +13,7 @@ fn programs_match_sequential_on_opencl() {
         opt: driver::OptLevel::Naive,
         platform: None,
         ilp: None,
+        cols: None,
     };
     exec_support::programs::all_match_sequential(&naive, "naive");
 }
@@ -116,11 +117,13 @@ fn data_semantics_with_and_without_zero_copy() {
         opt: driver::OptLevel::Naive,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let default = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let variants = [("naive", naive), ("default", default)];
     let mut failures = Vec::new();

@@ -77,6 +77,7 @@ fn measure(
         opt: level,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let out = driver::compile_with(src, &opts, &opt, &mut sources, &mut diags)
         .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;

@@ -289,16 +289,19 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
         opt: driver::OptLevel::Naive,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let share = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let ilp2 = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: Some(2),
+        cols: None,
     };
     vec![("naive", naive), ("share", share), ("share --ilp 2", ilp2)]
 }

@@ -16,6 +16,7 @@ fn share() -> driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
+        cols: None,
     }
 }
 
@@ -30,6 +31,30 @@ fn share_programs_with_two_rows_per_work_item_match_sequential_on_opencl() {
     let mut opt = share();
     opt.ilp = Some(2);
     exec_support::programs::all_match_sequential(&opt, "share-ilp2");
+}
+
+/// Register micro-tiles without staging (a CPU platform, where nothing is staged): 4×4 outputs
+/// per work-item in every kernel that can have several, rows and columns cyclic, edge guards
+/// per output (the odd sizes leave partial tiles).
+#[test]
+fn unstaged_micro_tiles_match_sequential_on_opencl() {
+    let opt = driver::OptOptions {
+        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
+        ilp: Some(4),
+        cols: Some(4),
+        ..share()
+    };
+    exec_support::programs::all_match_sequential(&opt, "tile4x4");
+}
+
+/// Staged kernels with a 2×2 micro-tile (2 rows, 2 cyclic columns per work-item): the tile
+/// loads stride by the narrower launched block.
+#[test]
+fn staged_micro_tiles_match_sequential_on_opencl() {
+    let mut opt = share();
+    opt.ilp = Some(2);
+    opt.cols = Some(2);
+    exec_support::programs::all_match_sequential(&opt, "share-2x2");
 }
 
 const STAGED: &[&str] = &["gemm", "mt", "mv", "gauss", "hotspot", "conv3x3"];
@@ -216,7 +241,8 @@ fn staged_kernels_pass_the_simulator_checker() {
 
 /// On a device whose local memory is its global memory (a CPU: the `pocl-cpu` platform, or
 /// `opencl:N` of such a device) nothing is staged: every example's kernels are the naive
-/// translation's, so none is slower than it.
+/// translation's, or, where operands are shared across outputs (gemm, mv), the naive kernel
+/// with a register micro-tile (several outputs per work-item, no local memory).
 #[test]
 fn nothing_is_staged_where_local_memory_is_global_memory() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -243,8 +269,72 @@ fn nothing_is_staged_where_local_memory_is_global_memory() {
             ..share()
         });
         assert!(!on_cpu.contains("__local"), "{}: {}", name, on_cpu);
-        assert_eq!(on_cpu, kernels(driver::OptOptions::default()), "{}", name);
+        let naive = kernels(driver::OptOptions::default());
+        let tiled = matches!(*name, "gemm" | "mv");
+        if tiled {
+            assert!(on_cpu.contains("accshare_ilp1_"), "{}: {}", name, on_cpu);
+            // `--ilp 1` turns the micro-tile off: the naive kernels again.
+            let one = kernels(driver::OptOptions {
+                platform: Some(cpu.clone()),
+                ilp: Some(1),
+                cols: Some(1),
+                ..share()
+            });
+            assert_eq!(one, naive, "{}", name);
+        } else {
+            assert_eq!(on_cpu, naive, "{}", name);
+        }
         // On a GPU the same file is staged.
         assert!(kernels(share()).contains("__local"), "{}", name);
     }
+}
+
+/// Register micro-tiles compile as CUDA (NVRTC), staged and unstaged.
+#[test]
+fn micro_tile_cuda_compiles_with_nvrtc() {
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    let require = accshare::runtime::require_devices();
+    let cpu = accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu");
+    let mut failures = Vec::new();
+    for n in ["gemm", "mv", "conv3x3"] {
+        for platform in [None, Some(cpu.clone())] {
+            let opt = driver::OptOptions {
+                platform: platform.clone(),
+                ilp: Some(2),
+                cols: Some(2),
+                ..share()
+            };
+            let mut sources = SourceMap::new();
+            let mut diags = Diags::new();
+            let opts = driver::Options {
+                target: Target::Cuda,
+                pp: Default::default(),
+            };
+            let out = driver::compile_with(&example(n), &opts, &opt, &mut sources, &mut diags)
+                .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+            let cu = out.kernel_source;
+            assert!(
+                cu.contains("accshare_ilp1_"),
+                "{}: no micro-tile\n{}",
+                n,
+                cu
+            );
+            match compile_cuda(&cu, "compute_75") {
+                Ok(CompileOutcome::Compiled { log, .. }) if log.trim().is_empty() => {}
+                Ok(CompileOutcome::Compiled { log, .. }) => {
+                    failures.push(format!("{} (NVRTC warnings):\n{}", n, log))
+                }
+                Ok(CompileOutcome::Skipped(why)) => {
+                    assert!(!require, "NVRTC required but unavailable: {}", why);
+                    println!("SKIP: NVRTC compile of {}: {}", n, why);
+                    return;
+                }
+                Ok(CompileOutcome::Failed(log)) => {
+                    failures.push(format!("{}:\n{}\n{}", n, log, cu))
+                }
+                Err(e) => failures.push(format!("{}: {}", n, e)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

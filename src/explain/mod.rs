@@ -55,6 +55,23 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
         if let Some(Origin::Tuned { device, entry }) = ks.map(|k| &k.origin) {
             kp.notes.push(tuned_note(device, entry));
         }
+        if let Some(s) = ks.map(|k| k.preferred()).filter(|s| s.staged().is_none()) {
+            if s.ilp * s.cols > 1 {
+                let [x, y, z] = s.launch_block();
+                kp.notes.push(format!(
+                    "register micro-tile without shared memory: {} outputs per work-item ({} rows × {} columns, cyclic), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once",
+                    s.ilp * s.cols,
+                    s.ilp,
+                    s.cols,
+                    s.block[0],
+                    s.block[1],
+                    s.block[2],
+                    x,
+                    y,
+                    z
+                ));
+            }
+        }
         if kp.best.is_none() {
             continue;
         }
@@ -96,11 +113,17 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
                 .as_ref()
                 .map(|s| format!(", loop `{}` strip-mined by {}", s.var, s.size))
                 .unwrap_or_default();
-            if sched.ilp > 1 {
+            if sched.ilp > 1 && sched.cols == 1 {
                 let [x, y, z] = sched.launch_block();
                 strip.push_str(&format!(
                     ", {} rows per work-item: launched as [{}, {}, {}]",
                     sched.ilp, x, y, z
+                ));
+            } else if sched.cols > 1 {
+                let [x, y, z] = sched.launch_block();
+                strip.push_str(&format!(
+                    ", {}×{} outputs per work-item (rows × columns): launched as [{}, {}, {}]",
+                    sched.ilp, sched.cols, x, y, z
                 ));
             }
             kp.notes.push(format!(

@@ -30,9 +30,20 @@ pub struct Variant {
     pub block: [u32; 3],
     /// Rows of the block each work-item computes.
     pub ilp: u32,
+    /// Columns of the block each work-item computes (cyclically).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cols: u32,
     /// Arrays the configuration stages that this variant leaves in global memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl fmt::Display for Variant {
@@ -48,7 +59,9 @@ impl fmt::Display for Variant {
             [x, y, 1] => write!(f, ", block {}×{}", x, y)?,
             [x, y, z] => write!(f, ", block {}×{}×{}", x, y, z)?,
         }
-        if self.ilp > 1 {
+        if self.cols > 1 {
+            write!(f, ", {}×{} outputs per work-item", self.ilp, self.cols)?;
+        } else if self.ilp > 1 {
             write!(f, ", {} rows per work-item", self.ilp)?;
         }
         if !self.skip.is_empty() {
@@ -68,7 +81,8 @@ pub enum VariantError {
     NothingStaged,
     /// The block is not the configuration's, or does not fit the grid or the device.
     Block,
-    /// The rows per work-item do not divide the block, or the kernel cannot have several.
+    /// The rows or columns per work-item do not divide the block, or the kernel cannot have
+    /// several.
     Rows,
     /// An array to leave in global memory that the configuration does not stage (its name).
     Skip(String),
@@ -82,7 +96,9 @@ impl fmt::Display for VariantError {
             }
             VariantError::NothingStaged => write!(f, "the configuration stages no array"),
             VariantError::Block => write!(f, "the block shape does not fit this kernel"),
-            VariantError::Rows => write!(f, "the rows per work-item do not fit this kernel"),
+            VariantError::Rows => {
+                write!(f, "the outputs per work-item do not fit this kernel")
+            }
             VariantError::Skip(a) => write!(f, "the configuration does not stage `{}`", a),
         }
     }
@@ -94,6 +110,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
         config: s.staged().map(|_| 0),
         block: s.block,
         ilp: s.ilp,
+        cols: s.cols,
         skip: Vec::new(),
     }
 }
@@ -170,9 +187,27 @@ pub fn space(
             config: None,
             block,
             ilp: 1,
+            cols: 1,
             skip: Vec::new(),
         })
         .collect();
+    // Register micro-tiles without staging: the first block shapes, each with a few tiles (the
+    // launched block is the shape; the variant's block is the area its work-items cover).
+    let mut tiles = Vec::new();
+    for v in unstaged.iter().take(3) {
+        let shapes: &[(u32, u32)] = match base.grid.len() {
+            1 => &[(1, 4), (1, 2), (1, 8)],
+            _ => &[(4, 4), (2, 2), (4, 2), (2, 4), (8, 4)],
+        };
+        for &(rows, cols) in shapes {
+            tiles.push(Variant {
+                block: [v.block[0] * cols, v.block[1] * rows, v.block[2]],
+                ilp: rows,
+                cols,
+                ..v.clone()
+            });
+        }
+    }
     // Staged configurations with their default rows first, the other rows after.
     let mut staged_default = Vec::new();
     let mut staged_other = Vec::new();
@@ -187,6 +222,7 @@ pub fn space(
                     config: Some(config),
                     block,
                     ilp,
+                    cols: 1,
                     skip: Vec::new(),
                 };
                 if ilp == default {
@@ -205,9 +241,20 @@ pub fn space(
                             config: Some(config),
                             block,
                             ilp: default,
+                            cols: 1,
                             skip: vec![a],
                         });
                     }
+                }
+                // A 2-D register micro-tile of the staged configuration.
+                if default > 1 {
+                    staged_other.push(Variant {
+                        config: Some(config),
+                        block,
+                        ilp: default,
+                        cols: 2,
+                        skip: Vec::new(),
+                    });
                 }
             }
         }
@@ -222,6 +269,7 @@ pub fn space(
             (x, y) => order.extend(x.into_iter().chain(y)),
         }
     }
+    order.extend(tiles);
     order.extend(staged_other);
     for v in order {
         if let Ok(s) = apply_with_limit(r, deps, ks, plan, &v, max_threads) {
@@ -311,7 +359,11 @@ fn apply_with_limit(
 ) -> Result<Schedule, VariantError> {
     let base = ks.baseline();
     let used = |d: usize| base.grid.iter().any(|g| g.dim as usize == d);
-    let threads: u64 = v.block.iter().map(|&b| b as u64).product();
+    if v.ilp == 0 || v.cols == 0 || v.block[1] % v.ilp != 0 || v.block[0] % v.cols != 0 {
+        return Err(VariantError::Rows);
+    }
+    let launched = [v.block[0] / v.cols, v.block[1] / v.ilp, v.block[2]];
+    let threads: u64 = launched.iter().map(|&b| b as u64).product();
     if v.block.contains(&0)
         || (0..3).any(|d| !used(d) && v.block[d] != 1)
         || threads > max_threads.min(crate::schedule::stage::MAX_THREADS as u32) as u64
@@ -319,16 +371,21 @@ fn apply_with_limit(
         return Err(VariantError::Block);
     }
     let Some(config) = v.config else {
-        if v.ilp != 1 {
-            return Err(VariantError::Rows);
-        }
         if let Some(a) = v.skip.first() {
             return Err(VariantError::Skip(a.clone()));
+        }
+        // A register micro-tile: rows need a grid loop on y, columns one on x.
+        if v.ilp * v.cols > 1 {
+            let coarsenable = super::coarsenable(&r.ir, deps, &base.grid, ks.root);
+            if !coarsenable || (v.ilp > 1 && !used(1)) || (v.cols > 1 && !used(0)) {
+                return Err(VariantError::Rows);
+            }
         }
         return Ok(Schedule {
             block: v.block,
             stage: None,
-            ilp: 1,
+            ilp: v.ilp,
+            cols: v.cols,
             ..base.clone()
         });
     };
@@ -341,13 +398,15 @@ fn apply_with_limit(
         return Err(VariantError::Block);
     }
     let f = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.ilp));
-    if f != v.ilp {
+    let c = super::cols_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.cols));
+    if f != v.ilp || c != v.cols {
         return Err(VariantError::Rows);
     }
     Ok(Schedule {
         block: spec.block,
         stage: Some(spec),
         ilp: f,
+        cols: c,
         ..base.clone()
     })
 }
@@ -396,8 +455,15 @@ for (int i = 0; i < 256; i++)
             local_is_global: p.local_memory == crate::model::platform::LocalMemory::Global,
             options: Default::default(),
         };
-        let ks = crate::schedule::schedule_kernel(r, &d, kp.root, Some(staging), None, &mut diags)
-            .unwrap();
+        let ks = crate::schedule::schedule_kernel(
+            r,
+            &d,
+            kp.root,
+            Some(staging),
+            Default::default(),
+            &mut diags,
+        )
+        .unwrap();
         let sp = space(r, &d, &ks, Some(kp), 1024);
         // Every variant rebuilds to the schedule the space gave.
         for (v, s) in &sp {
@@ -411,11 +477,12 @@ for (int i = 0; i < 256; i++)
             config: None,
             block: [32, 8, 1],
             ilp: 1,
+            cols: 1,
             skip: Vec::new(),
         };
         assert_eq!(
             bad(Variant {
-                ilp: 2,
+                ilp: 3,
                 ..plain.clone()
             }),
             VariantError::Rows

@@ -47,7 +47,9 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) stage_error: Option<super::staged::StageError>,
     /// Rows per work-item (`sched.ilp`; 1: one output per work-item).
     pub(super) ilp: u32,
-    /// Variables with one copy per row (set when the staged body is coarsened).
+    /// Columns per work-item (`sched.cols`).
+    pub(super) cols: u32,
+    /// Variables with one copy per output (set when the computation is coarsened).
     pub(super) ilp_renamed: BTreeSet<String>,
 }
 
@@ -65,7 +67,8 @@ impl<'a> KernelBuilder<'a> {
             reductions: Vec::new(),
             errors: Vec::new(),
             stage_error: None,
-            ilp: sched.ilp,
+            ilp: sched.ilp.max(1),
+            cols: sched.cols.max(1),
             ilp_renamed: BTreeSet::new(),
         }
     }
@@ -108,9 +111,20 @@ impl<'a> KernelBuilder<'a> {
                 self.stage_error = Some(why);
                 return None;
             }
-            if self.ilp > 1 {
-                body = self.declare_row_copies(body, block);
-            }
+            body = self.declare_row_copies(body, block);
+        } else if self.ilp * self.cols > 1 {
+            // A register micro-tile without staging.
+            let inner = root_stmt.map(|s| self.stmt(s)).unwrap_or_default();
+            let coarsen = match self.coarsen(&[&inner]) {
+                Ok(c) => c,
+                Err(why) => {
+                    self.stage_error = Some(why);
+                    return None;
+                }
+            };
+            self.row_guards(&cond, coarsen.as_ref(), &mut body);
+            body.extend(self.computation(&cond, coarsen.as_ref(), inner));
+            body = self.declare_row_copies(body, block);
         } else {
             let inner = root_stmt.map(|s| self.stmt(s)).unwrap_or_default();
             match cond {
@@ -122,7 +136,8 @@ impl<'a> KernelBuilder<'a> {
                 }),
             }
         }
-        // A block's rows are run by `block[1] / ilp` rows of work-items.
+        // A block's rows are run by `block[1] / ilp` rows of work-items, its columns by
+        // `block[0] / cols`.
         let block = self.sched.launch_block();
         // Scalars whose final value the host needs.
         let last_values = self.last_values(&all_guards, &mut body, diags);
@@ -244,7 +259,11 @@ impl<'a> KernelBuilder<'a> {
     fn grid_iterators(&mut self, body: &mut Vec<KStmt>) -> (Vec<KExpr>, [HostExpr; 3]) {
         let ir = self.ir();
         let block = self.sched.block;
-        let ilp = self.ilp;
+        let factor = |d: u8| match d {
+            0 => self.cols,
+            1 => self.ilp,
+            _ => 1,
+        };
         let mut guard: Vec<KExpr> = Vec::new();
         let mut extent = [HostExpr::Int(1), HostExpr::Int(1), HostExpr::Int(1)];
         for idx in 0..self.mapped.len() {
@@ -252,17 +271,18 @@ impl<'a> KernelBuilder<'a> {
             let lp = &ir.loops[m.loop_id];
             let (min, max) = (&m.min, &m.max);
             let s = lp.step.unsigned_abs() as i64;
-            // Several rows per work-item: the first row of a work-item is the block's first row
-            // plus its local id (the others are `ilp::copy_name` below).
-            let t = if m.dim == 1 && ilp > 1 {
+            // Several outputs per work-item along this dimension: the first of a work-item is
+            // the block's first plus its local id (the others are `ilp::copy_name`, declared by
+            // `declare_row_copies`).
+            let t = if factor(m.dim) > 1 {
                 KExpr::Binary(
                     BinOp::Add,
                     Box::new(KExpr::Binary(
                         BinOp::Mul,
-                        Box::new(KExpr::Builtin(Builtin::GroupId(1))),
-                        Box::new(KExpr::Int(block[1] as i64, Scalar::Int)),
+                        Box::new(KExpr::Builtin(Builtin::GroupId(m.dim))),
+                        Box::new(KExpr::Int(block[m.dim as usize] as i64, Scalar::Int)),
                     )),
-                    Box::new(KExpr::Builtin(Builtin::LocalId(1))),
+                    Box::new(KExpr::Builtin(Builtin::LocalId(m.dim))),
                 )
             } else {
                 KExpr::Builtin(Builtin::GlobalId(m.dim))
@@ -352,11 +372,14 @@ impl<'a> KernelBuilder<'a> {
                 Some(p) => host_poly(ir, &p) / HostExpr::Int(s),
                 None => HostExpr::Int(0),
             };
-            if m.dim == 1 && ilp > 1 {
-                // Whole blocks of `block[1]` rows, each run by `block[1] / ilp` work-items.
-                extent[1] = std::mem::replace(&mut extent[1], HostExpr::Int(0))
-                    .round_up(block[1] as i64)
-                    / HostExpr::Int(ilp as i64);
+            let f = factor(m.dim);
+            if f > 1 {
+                // Whole blocks of `block[d]` rows (columns), each run by `block[d] / f`
+                // work-items.
+                let d = m.dim as usize;
+                extent[d] = std::mem::replace(&mut extent[d], HostExpr::Int(0))
+                    .round_up(block[d] as i64)
+                    / HostExpr::Int(f as i64);
             }
         }
         (guard, extent)

@@ -1,21 +1,28 @@
-//! Several outputs per work-item (the paper's §3.3.2, "ILP enhancement"): a staged kernel whose
-//! block has `TB_Y` rows is launched with `TB_Y / F` rows of work-items, and each work-item
-//! computes the rows `ly + f·TB_Y/F` (`f < F`) of its block — a cyclic distribution, so
-//! consecutive work-items along x still touch consecutive elements and the tile loads keep their
-//! shape. The cooperative parts of the kernel (tile loads and stores, barriers) are not changed
-//! (their loops stride by the launched block); the computation between barriers is replicated
-//! and *jammed*: loops and conditions that are the same for every copy run once with the copies'
-//! statements interleaved inside (gemm's `k` loop then reads `B[k][j]` once for F outputs, a
-//! stencil's filter loops read the weight once), everything else is copied per row, each copy
+//! Several outputs per work-item (the paper's §3.3.2, "ILP enhancement", and the register
+//! tiles of hand-written gemm kernels): a kernel whose block covers `TB_Y` rows and `TB_X`
+//! columns is launched with `TB_Y / RY` rows and `TB_X / RX` columns of work-items, and each
+//! work-item computes the RY×RX outputs `(ly + a·TB_Y/RY, lx + b·TB_X/RX)` (`a < RY`, `b < RX`)
+//! of its block — a cyclic distribution in both directions, so consecutive work-items along x
+//! still touch consecutive elements (loads and stores stay coalesced) and the tile loads keep
+//! their shape. The cooperative parts of a staged kernel (tile loads and stores, barriers) are
+//! not changed (their loops stride by the launched block); the computation between barriers is
+//! replicated and *jammed*: loops and conditions that are the same for every copy run once with
+//! the copies' statements interleaved inside, everything else is copied per output, each copy
 //! under its own edge guard.
 //!
+//! Loads that several copies make at the same address are made once into a register
+//! ([`Coarsen::jam`]): gemm's `B[k][j]` once per column of the micro-tile and `A[i][k]` once per
+//! row, so an RY×RX tile makes RY + RX loads for RY·RX multiply-adds (the outer-product update);
+//! a filter weight once for all.
+//!
 //! This is Algorithm 1 of the paper, with its "array expansion" done by renaming: every scalar
-//! the computation assigns or declares gets one name per copy (`accshare_ilp1_s`); the copies
-//! of one thread are iterations of a parallel loop, so interleaving them is legal.
+//! the computation assigns or declares gets one name per copy (`accshare_ilp1_s`), the y
+//! iterator one per row of the micro-tile and the x iterator one per column; the copies of one
+//! thread are iterations of parallel loops, so interleaving them is legal.
 //!
 //! Where the paper departs: it searches the factor by running every candidate on the device;
-//! accshare picks it from the block shape ([`crate::schedule::stage`]) so that compilation stays
-//! deterministic and offline, and `--ilp N` overrides it.
+//! accshare picks it from the block shape ([`crate::schedule`]) so that compilation stays
+//! deterministic and offline, `--ilp RY[xRX]` overrides it, and `accshare tune` measures.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,9 +41,14 @@ pub(super) fn copy_name(v: &str, f: u32) -> String {
 }
 
 pub(super) struct Coarsen {
+    /// Outputs per work-item (`rows · cols`); copy `f` is row `f / cols`, column `f % cols`.
     pub f: u32,
-    /// Variables with one copy per row: the y iterator and every scalar the computation assigns
-    /// or declares (outside `for` headers).
+    cols: u32,
+    /// The y iterator (one copy per row) and the x iterator (one copy per column).
+    y: Option<String>,
+    x: Option<String>,
+    /// Variables with one copy per output: the grid iterators and every scalar the computation
+    /// assigns or declares (outside `for` headers).
     pub renamed: BTreeSet<String>,
     /// Element types of the arrays whose loads may be shared by the copies (never written by
     /// the computation).
@@ -187,12 +199,13 @@ impl fmt::Display for CoarsenError {
 impl std::error::Error for CoarsenError {}
 
 impl Coarsen {
-    /// The renaming for the computation `pieces` of a kernel whose y iterator is `y`, or why the
-    /// computation cannot be coarsened.
+    /// The renaming for the computation `pieces` of a kernel computing `rows` outputs along its
+    /// y iterator `y` and `cols` along its x iterator `x`, or why the computation cannot be
+    /// coarsened.
     /// `arrays`: the element type of every array the kernel may read (tiles and global arrays).
     pub fn new(
-        f: u32,
-        y: &str,
+        (rows, y): (u32, Option<&str>),
+        (cols, x): (u32, Option<&str>),
         pieces: &[&[KStmt]],
         arrays: &BTreeMap<String, Scalar>,
     ) -> Result<Coarsen, CoarsenError> {
@@ -206,14 +219,19 @@ impl Coarsen {
             assigned(p, &mut renamed, &mut headers);
             stored(p, &mut written);
         }
-        renamed.insert(y.to_string());
+        let y = y.filter(|_| rows > 1).map(str::to_string);
+        let x = x.filter(|_| cols > 1).map(str::to_string);
+        renamed.extend(y.iter().chain(&x).cloned());
         let shareable = arrays
             .iter()
             .filter(|(a, _)| !written.contains(*a) && !renamed.contains(*a))
             .map(|(a, t)| (a.clone(), *t))
             .collect();
         let c = Coarsen {
-            f,
+            f: rows.max(1) * cols.max(1),
+            cols: cols.max(1),
+            y,
+            x,
             renamed,
             shareable,
             temps: Cell::new(0),
@@ -349,9 +367,9 @@ impl Coarsen {
                     }
                 }
                 KStmt::Assign { .. } | KStmt::Expr(_) => {
-                    let s = self.share_loads(s, guard, &mut out);
-                    for f in 0..self.f {
-                        out.extend(self.guarded(guard, f, vec![self.stmt(&s, f)]));
+                    let copies = self.share_loads(s, guard, &mut out);
+                    for (f, c) in copies.into_iter().enumerate() {
+                        out.extend(self.guarded(guard, f as u32, vec![c]));
                     }
                 }
                 _ => {
@@ -364,84 +382,142 @@ impl Coarsen {
         out
     }
 
-    /// Loads that every copy of a simple statement makes at the same address (gemm's
-    /// `B[k][j]`, a filter weight) are made once into a register before the copies, under the
-    /// union of their guards (so a load happens only where the program would make it), and the
-    /// statement reads the register. Loads under `?:`, `&&` and `||` stay where they are.
-    fn share_loads(&self, s: &KStmt, guard: Option<&[KExpr]>, out: &mut Vec<KStmt>) -> KStmt {
-        let mut loads: Vec<(KExpr, String)> = Vec::new();
-        let mut rewrite = |e: &KExpr| self.hoist_expr(e, &mut loads);
-        let new = match s {
-            KStmt::Assign { target, op, value } => {
-                let target = match target {
-                    LValue::Elem(r) => LValue::Elem(ArrayRef {
-                        array: r.array.clone(),
-                        space: r.space,
-                        index: Box::new(rewrite(&r.index)),
-                    }),
-                    t => t.clone(),
-                };
-                KStmt::Assign {
-                    target,
-                    op: *op,
-                    value: rewrite(value),
+    /// Loads that several copies of a simple statement make at the same address (gemm's
+    /// `B[k][j]` for the copies of one column, `A[i][k]` for those of one row, a filter weight
+    /// for all) are made once into a register before the copies, under the union of the guards
+    /// of the copies that read it (so a load happens only where the program would make it), and
+    /// those copies read the register. Only arrays the computation never stores are shared;
+    /// loads under `?:`, `&&` and `||` stay where they are. Returns the statement of each copy.
+    fn share_loads(&self, s: &KStmt, guard: Option<&[KExpr]>, out: &mut Vec<KStmt>) -> Vec<KStmt> {
+        let mut loads: Vec<KExpr> = Vec::new();
+        self.stmt_loads(s, &mut loads);
+        // regs[f]: (load of copy f as written, register) for the loads copy f shares.
+        let mut regs: Vec<Vec<(KExpr, String)>> = vec![Vec::new(); self.f as usize];
+        for load in &loads {
+            let copies: Vec<KExpr> = (0..self.f).map(|f| self.expr(load, f)).collect();
+            let mut seen: Vec<usize> = Vec::new();
+            for (f, e) in copies.iter().enumerate() {
+                if seen.contains(&f) {
+                    continue;
                 }
-            }
-            KStmt::Expr(e) => KStmt::Expr(rewrite(e)),
-            other => other.clone(),
-        };
-        let any = guard.and_then(|g| {
-            g.iter()
-                .cloned()
-                .reduce(|a, b| KExpr::Binary(BinOp::LogOr, Box::new(a), Box::new(b)))
-        });
-        for (load, name) in loads {
-            let ty = match &load {
-                KExpr::Load(r) => self.shareable.get(&r.array).copied(),
-                _ => None,
-            }
-            .unwrap_or(Scalar::Float);
-            match &any {
-                None => out.push(KStmt::Decl {
-                    name,
-                    ty,
-                    len: None,
-                    init: Some(load),
-                }),
-                Some(g) => {
-                    out.push(KStmt::Decl {
-                        name: name.clone(),
-                        ty,
-                        len: None,
-                        init: None,
-                    });
-                    out.push(KStmt::If {
-                        cond: g.clone(),
-                        then: vec![KStmt::Assign {
-                            target: LValue::Var(name),
-                            op: None,
-                            value: load,
-                        }],
-                        els: Vec::new(),
-                    });
-                }
-            }
-        }
-        new
-    }
-
-    fn hoist_expr(&self, e: &KExpr, loads: &mut Vec<(KExpr, String)>) -> KExpr {
-        let mut go = |x: &KExpr| self.hoist_expr(x, loads);
-        match e {
-            KExpr::Load(r) if self.shareable.contains_key(&r.array) && self.uniform(e) => {
-                if let Some((_, n)) = loads.iter().find(|(l, _)| l == e) {
-                    return KExpr::Var(n.clone());
+                let group: Vec<usize> = (f..copies.len()).filter(|&g| copies[g] == *e).collect();
+                seen.extend(&group);
+                if group.len() < 2 {
+                    continue;
                 }
                 let n = self.temps.get();
                 self.temps.set(n + 1);
                 let name = format!("accshare_reg{}", n);
-                loads.push((e.clone(), name.clone()));
-                KExpr::Var(name)
+                let ty = match load {
+                    KExpr::Load(r) => self.shareable.get(&r.array).copied(),
+                    _ => None,
+                }
+                .unwrap_or(Scalar::Float);
+                let any = guard.and_then(|g| {
+                    group
+                        .iter()
+                        .filter_map(|&c| g.get(c).cloned())
+                        .reduce(|a, b| KExpr::Binary(BinOp::LogOr, Box::new(a), Box::new(b)))
+                });
+                match any {
+                    None => out.push(KStmt::Decl {
+                        name: name.clone(),
+                        ty,
+                        len: None,
+                        init: Some(e.clone()),
+                    }),
+                    Some(g) => {
+                        out.push(KStmt::Decl {
+                            name: name.clone(),
+                            ty,
+                            len: None,
+                            init: None,
+                        });
+                        out.push(KStmt::If {
+                            cond: g,
+                            then: vec![KStmt::Assign {
+                                target: LValue::Var(name.clone()),
+                                op: None,
+                                value: e.clone(),
+                            }],
+                            els: Vec::new(),
+                        });
+                    }
+                }
+                for &c in &group {
+                    regs[c].push((load.clone(), name.clone()));
+                }
+            }
+        }
+        (0..self.f)
+            .map(|f| {
+                let rewrite = |e: &KExpr| self.replace_loads(e, &regs[f as usize]);
+                let shared = match s {
+                    KStmt::Assign { target, op, value } => KStmt::Assign {
+                        target: match target {
+                            LValue::Elem(r) => LValue::Elem(ArrayRef {
+                                array: r.array.clone(),
+                                space: r.space,
+                                index: Box::new(rewrite(&r.index)),
+                            }),
+                            t => t.clone(),
+                        },
+                        op: *op,
+                        value: rewrite(value),
+                    },
+                    KStmt::Expr(e) => KStmt::Expr(rewrite(e)),
+                    other => other.clone(),
+                };
+                self.stmt(&shared, f)
+            })
+            .collect()
+    }
+
+    /// The loads of shareable arrays in a simple statement, in order, each once.
+    fn stmt_loads(&self, s: &KStmt, out: &mut Vec<KExpr>) {
+        match s {
+            KStmt::Assign { target, value, .. } => {
+                if let LValue::Elem(r) = target {
+                    self.loads(&r.index, out);
+                }
+                self.loads(value, out);
+            }
+            KStmt::Expr(e) => self.loads(e, out),
+            _ => {}
+        }
+    }
+
+    fn loads(&self, e: &KExpr, out: &mut Vec<KExpr>) {
+        match e {
+            KExpr::Load(r) if self.shareable.contains_key(&r.array) => {
+                if !out.contains(e) {
+                    out.push(e.clone());
+                }
+            }
+            KExpr::Load(r) => self.loads(&r.index, out),
+            KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.loads(a, out),
+            KExpr::Binary(BinOp::LogAnd | BinOp::LogOr, a, _) | KExpr::Cond(a, _, _) => {
+                self.loads(a, out)
+            }
+            KExpr::Binary(_, a, b) => {
+                self.loads(a, out);
+                self.loads(b, out);
+            }
+            KExpr::Call(_, args) => args.iter().for_each(|a| self.loads(a, out)),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        }
+    }
+
+    /// `e` with the loads of `regs` replaced by their registers (where [`Self::loads`] finds
+    /// them).
+    fn replace_loads(&self, e: &KExpr, regs: &[(KExpr, String)]) -> KExpr {
+        let go = |x: &KExpr| self.replace_loads(x, regs);
+        match e {
+            KExpr::Load(r) if self.shareable.contains_key(&r.array) => {
+                match regs.iter().find(|(l, _)| l == e) {
+                    Some((_, n)) => KExpr::Var(n.clone()),
+                    None => e.clone(),
+                }
             }
             KExpr::Load(r) => KExpr::Load(ArrayRef {
                 array: r.array.clone(),
@@ -472,7 +548,11 @@ impl Coarsen {
     }
 
     fn name(&self, v: &str, f: u32) -> String {
-        if self.renamed.contains(v) {
+        if self.y.as_deref() == Some(v) {
+            copy_name(v, f / self.cols)
+        } else if self.x.as_deref() == Some(v) {
+            copy_name(v, f % self.cols)
+        } else if self.renamed.contains(v) {
             copy_name(v, f)
         } else {
             v.to_string()
@@ -647,7 +727,7 @@ mod tests {
     #[test]
     fn a_uniform_loop_is_jammed_and_its_shared_load_made_once() {
         let body = vec![kloop(var("n"), vec![update()])];
-        let c = Coarsen::new(2, "i", &[&body], &arrays()).unwrap();
+        let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
         assert!(c.renamed.contains("s") && c.renamed.contains("i"));
         assert!(!c.renamed.contains("k"));
         let guards = [var("ok0"), var("ok1")];
@@ -711,7 +791,7 @@ mod tests {
             body: vec![update()],
         };
         let body = vec![lp];
-        let c = Coarsen::new(4, "i", &[&body], &arrays()).unwrap();
+        let c = Coarsen::new((4, Some("i")), (1, None), &[&body], &arrays()).unwrap();
         let out = c.jam(&body, None);
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|s| matches!(s, KStmt::For { .. })));
@@ -722,12 +802,12 @@ mod tests {
         // for (k = 0; k < i; k++): `k` is declared outside and the loop differs per row.
         let body = vec![kloop(var("i"), vec![update()])];
         assert_eq!(
-            Coarsen::new(2, "i", &[&body], &arrays()).err(),
+            Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).err(),
             Some(CoarsenError::SharedIterator("k".into()))
         );
         let body = vec![update(), KStmt::Barrier];
         assert_eq!(
-            Coarsen::new(2, "i", &[&body], &arrays())
+            Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays())
                 .err()
                 .map(|e| e.to_string())
                 .as_deref(),
@@ -748,11 +828,66 @@ mod tests {
             value: load("B", Space::Local, var("k")),
         };
         let body = vec![kloop(var("n"), vec![st])];
-        let c = Coarsen::new(2, "i", &[&body], &arrays()).unwrap();
+        let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
         let out = c.jam(&body, None);
         let KStmt::For { body: jammed, .. } = &out[0] else {
             panic!()
         };
         assert_eq!(jammed.len(), 2, "{:#?}", jammed);
+    }
+    /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
+    #[test]
+    fn a_micro_tile_loads_each_row_and_column_operand_once() {
+        let st = KStmt::Assign {
+            target: LValue::Var("s".into()),
+            op: Some(BinOp::Add),
+            value: bin(
+                BinOp::Mul,
+                load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
+                load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
+            ),
+        };
+        let body = vec![kloop(var("n"), vec![st])];
+        let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
+        assert_eq!(c.f, 4);
+        let out = c.jam(&body, None);
+        let KStmt::For { body: jammed, .. } = &out[0] else {
+            panic!("{:?}", out)
+        };
+        // Four registers (A per row, B per column), then four updates.
+        assert_eq!(jammed.len(), 8, "{:#?}", jammed);
+        let regs: Vec<&KExpr> = jammed[..4]
+            .iter()
+            .map(|s| match s {
+                KStmt::Decl { init: Some(e), .. } => e,
+                other => panic!("{:?}", other),
+            })
+            .collect();
+        assert_eq!(
+            regs,
+            [
+                &load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
+                &load(
+                    "A",
+                    Space::Local,
+                    bin(BinOp::Add, var("accshare_ilp1_i"), var("k"))
+                ),
+                &load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
+                &load(
+                    "B",
+                    Space::Local,
+                    bin(BinOp::Add, var("accshare_ilp1_j"), var("k"))
+                ),
+            ]
+        );
+        // Copy 3 is row 1, column 1: its own accumulator, A's second row, B's second column.
+        assert_eq!(
+            jammed[7],
+            KStmt::Assign {
+                target: LValue::Var("accshare_ilp3_s".into()),
+                op: Some(BinOp::Add),
+                value: bin(BinOp::Mul, var("accshare_reg1"), var("accshare_reg3")),
+            }
+        );
     }
 }

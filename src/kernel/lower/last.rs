@@ -105,7 +105,10 @@ impl KernelBuilder<'_> {
                 self.locals.insert(name.clone(), info.ty);
             } else if self.privatized.contains(name) {
                 match self.last_iteration(name) {
-                    Ok(last) if self.staging().is_none() => {
+                    // A kernel computing several outputs per work-item has no one last
+                    // iteration per work-item: like a staged one, it leaves this to the
+                    // baseline.
+                    Ok(last) if self.staging().is_none() && self.ilp * self.cols == 1 => {
                         let cond = guard
                             .iter()
                             .cloned()

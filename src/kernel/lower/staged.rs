@@ -62,7 +62,7 @@ impl std::fmt::Display for StageError {
                 write!(f, "`{}` is used after the strip-mined loop", v)
             }
             StageError::DeclaredTwice(v) => write!(f, "`{}` would be declared twice", v),
-            StageError::Coarsen(why) => write!(f, "several rows per work-item: {}", why),
+            StageError::Coarsen(why) => write!(f, "several outputs per work-item: {}", why),
             StageError::FinalValueUnstaged(v) => write!(
                 f,
                 "the function reads `{}` after the region, and only the unstaged kernel stores its final value",
@@ -397,16 +397,29 @@ impl<'a> KernelBuilder<'a> {
             .collect()
     }
 
-    /// Copies of the top-level declarations of renamed variables, one per extra row: the y
-    /// iterator of row `f` is the first row's plus `f` times the launched block's height.
+    /// Copies of the top-level declarations of renamed variables: the y iterator of row `a` of
+    /// the micro-tile is the first row's plus `a` times the launched block's height, the x
+    /// iterator of column `b` the first column's plus `b` times its width, and every other
+    /// renamed variable gets one copy per output.
     pub(super) fn declare_row_copies(&self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
         let ir = self.ir();
-        let Some(y) = self.mapped.iter().find(|m| m.dim == 1) else {
+        let outputs = self.ilp * self.cols;
+        if outputs <= 1 {
             return body;
-        };
-        let lp = &ir.loops[y.loop_id];
-        let rows = (block[1] / self.ilp) as i64 * lp.step.unsigned_abs() as i64;
-        let op = if lp.step > 0 { BinOp::Add } else { BinOp::Sub };
+        }
+        // (iterator, copies, distance between copies) per coarsened grid dimension.
+        let mut iters: Vec<(&str, u32, i64, BinOp)> = Vec::new();
+        for (dim, f) in [(1u8, self.ilp), (0u8, self.cols)] {
+            if f <= 1 {
+                continue;
+            }
+            if let Some(m) = self.mapped.iter().find(|m| m.dim == dim) {
+                let lp = &ir.loops[m.loop_id];
+                let dist = (block[dim as usize] / f) as i64 * lp.step.unsigned_abs() as i64;
+                let op = if lp.step > 0 { BinOp::Add } else { BinOp::Sub };
+                iters.push((lp.var.as_str(), f, dist, op));
+            }
+        }
         let mut out = Vec::new();
         for st in body {
             let mut extra = Vec::new();
@@ -417,21 +430,23 @@ impl<'a> KernelBuilder<'a> {
                 init,
             } = &st
             {
-                for f in 1..self.ilp {
-                    if *name == lp.var {
+                if let Some(&(_, f, dist, op)) = iters.iter().find(|(v, ..)| *v == name) {
+                    for c in 1..f {
                         extra.push(KStmt::Decl {
-                            name: super::ilp::copy_name(name, f),
+                            name: super::ilp::copy_name(name, c),
                             ty: *ty,
                             len: None,
                             init: Some(KExpr::Binary(
                                 op,
                                 Box::new(KExpr::Var(name.clone())),
-                                Box::new(KExpr::Int(rows * f as i64, Scalar::Int)),
+                                Box::new(KExpr::Int(dist * c as i64, Scalar::Int)),
                             )),
                         });
-                    } else if self.ilp_renamed.contains(name) {
+                    }
+                } else if self.ilp_renamed.contains(name) {
+                    for c in 1..outputs {
                         extra.push(KStmt::Decl {
-                            name: super::ilp::copy_name(name, f),
+                            name: super::ilp::copy_name(name, c),
                             ty: *ty,
                             len: *len,
                             init: init.clone(),
@@ -447,7 +462,7 @@ impl<'a> KernelBuilder<'a> {
 
     /// The computation under the edge guard: once, or jammed for several rows per work-item
     /// (row `f` under `accshare_ok{f}`, see [`Self::row_guards`]).
-    fn computation(
+    pub(super) fn computation(
         &self,
         cond: &Option<KExpr>,
         coarsen: Option<&super::ilp::Coarsen>,
@@ -465,7 +480,7 @@ impl<'a> KernelBuilder<'a> {
     }
 
     /// `int accshare_ok{f} = <the edge guard of row f>;` once per row, before the computation.
-    fn row_guards(
+    pub(super) fn row_guards(
         &self,
         cond: &Option<KExpr>,
         coarsen: Option<&super::ilp::Coarsen>,
@@ -483,19 +498,29 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
-    /// The coarsening of the computation `pieces`, when the kernel computes several rows per
+    /// The coarsening of the computation `pieces`, when the kernel computes several outputs per
     /// work-item.
-    fn coarsen(&mut self, pieces: &[&[KStmt]]) -> Result<Option<super::ilp::Coarsen>, StageError> {
-        if self.ilp <= 1 {
+    pub(super) fn coarsen(
+        &mut self,
+        pieces: &[&[KStmt]],
+    ) -> Result<Option<super::ilp::Coarsen>, StageError> {
+        if self.ilp * self.cols <= 1 {
             return Ok(None);
         }
         let ir = self.ir();
-        let y = self
-            .mapped
-            .iter()
-            .find(|m| m.dim == 1)
-            .map(|m| ir.loops[m.loop_id].var.clone())
-            .ok_or(StageError::NoGridLoopOnY)?;
+        let iter = |dim: u8| {
+            self.mapped
+                .iter()
+                .find(|m| m.dim == dim)
+                .map(|m| ir.loops[m.loop_id].var.as_str())
+        };
+        let (y, x) = (iter(1), iter(0));
+        if self.ilp > 1 && y.is_none() {
+            return Err(StageError::NoGridLoopOnY);
+        }
+        if self.cols > 1 && x.is_none() {
+            return Err(StageError::NoGridLoop);
+        }
         // Element types of what the computation may load: the tiles and the global arrays.
         let mut arrays: BTreeMap<String, Scalar> =
             ir.arrays.iter().map(|(n, a)| (n.clone(), a.elem)).collect();
@@ -504,8 +529,8 @@ impl<'a> KernelBuilder<'a> {
                 arrays.insert(a.local.clone(), a.elem);
             }
         }
-        let c =
-            super::ilp::Coarsen::new(self.ilp, &y, pieces, &arrays).map_err(StageError::Coarsen)?;
+        let c = super::ilp::Coarsen::new((self.ilp, y), (self.cols, x), pieces, &arrays)
+            .map_err(StageError::Coarsen)?;
         self.ilp_renamed = c.renamed.clone();
         Ok(Some(c))
     }
@@ -528,7 +553,7 @@ impl<'a> KernelBuilder<'a> {
         };
         // The block as launched (fewer rows with several rows per work-item); tile origins use
         // the logical `block`.
-        let launched = [block[0], block[1] / self.ilp.max(1), block[2]];
+        let launched = [block[0] / self.cols, block[1] / self.ilp, block[2]];
         let mut tid = KExpr::Builtin(Builtin::LocalId(0));
         if launched[1] > 1 || launched[2] > 1 {
             tid = bin(

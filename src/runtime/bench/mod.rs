@@ -83,11 +83,14 @@ impl Level {
             Level::Bank => (OptLevel::Share, Some(1), true),
             Level::Ilp => (OptLevel::Share, None, true),
         };
+        // One output per work-item below +ILP (rows and columns).
+        let cols = ilp;
         (
             OptOptions {
                 opt,
                 platform: Some(platform.clone()),
                 ilp,
+                cols,
             },
             StageOptions { bank_padding },
         )

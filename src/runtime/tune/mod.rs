@@ -232,6 +232,7 @@ pub fn tune_with<'l>(
         opt: OptLevel::Share,
         platform: Some(opts.platform.clone()),
         ilp: None,
+        cols: None,
     };
     let engine = crate::partition::Options::default();
     let s =

@@ -34,7 +34,7 @@ fn stage_with(src: &str, options: StageOptions) -> Vec<StageSpec> {
                     local_is_global: false,
                     options,
                 }),
-                None,
+                Default::default(),
                 &mut diags,
             )
             .and_then(|ks| ks.preferred().stage.clone())
