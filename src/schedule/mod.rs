@@ -23,10 +23,12 @@ use crate::ir::{LoopId, Poly, Region};
 use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
+pub mod order;
 pub mod stage;
 pub mod tuned;
 pub mod variant;
 
+pub use order::{BlockOrder, ChannelModel};
 pub use stage::{GridLoop, StageSpec};
 
 /// How much the compiler optimizes.
@@ -69,6 +71,11 @@ pub struct Schedule {
     pub stage: Option<StageSpec>,
     /// Rows of the block each work-item computes (1 without staging).
     pub ilp: u32,
+    /// The order in which the blocks take their tiles ([`order`]: diagonal against channel
+    /// conflicts).
+    pub block_order: BlockOrder,
+    /// The channel model's verdict behind `block_order` (platforms with `[channels]` only).
+    pub channels: Option<ChannelModel>,
 }
 
 impl Schedule {
@@ -154,7 +161,14 @@ pub fn schedule_region(
                 local_is_global,
                 options: opts.stage,
             });
-        if let Some(ks) = schedule_kernel(r, deps, root, staging, opts.ilp, diags) {
+        if let Some(mut ks) = schedule_kernel(r, deps, root, staging, opts.ilp, diags) {
+            // The block order against channel conflicts, on the engine's model of the nest.
+            let nest = staging.and_then(|s| s.plan.nest.as_ref());
+            if let (Some(p), Some(nest), true) = (&opts.platform, nest, opts.stage.block_order) {
+                for s in &mut ks.candidates {
+                    order::decide(s, nest, deps, p);
+                }
+            }
             kernels.push(ks);
         }
     }
@@ -192,6 +206,8 @@ pub fn schedule_kernel(
         grid,
         stage: None,
         ilp: 1,
+        block_order: BlockOrder::Linear,
+        channels: None,
     };
     let mut candidates = Vec::new();
     if let Some(st) = staging {

@@ -329,6 +329,9 @@ fn apply_with_limit(
             block: v.block,
             stage: None,
             ilp: 1,
+            // The block order is not a dimension of the tuned space (yet): linear.
+            block_order: super::BlockOrder::Linear,
+            channels: None,
             ..base.clone()
         });
     };
@@ -348,6 +351,8 @@ fn apply_with_limit(
         block: spec.block,
         stage: Some(spec),
         ilp: f,
+        block_order: super::BlockOrder::Linear,
+        channels: None,
         ..base.clone()
     })
 }
