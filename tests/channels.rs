@@ -207,7 +207,7 @@ fn explain_text_of_the_block_order() {
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
     let json = accshare::explain::report(&s.schedules, &sources, &p, accshare::explain::Format::Json);
-    assert!(json.contains("\"order\": \"diagonal\""), "{json}");
+    assert!(json.contains(r#""block_order":{"order":"diagonal""#), "{json}");
     assert!(json.contains("\"imbalance_linear\""), "{json}");
 }
 

@@ -8,8 +8,9 @@
 //! launch: the first `SMs × resident blocks per SM` blocks in launch order (the hardware
 //! dispatches blocks in increasing linear index). Each of those blocks' sector streams (per warp
 //! request, in program order, [`super::cache::BlockStream`]) is cut into *steps*: step `r` is
-//! the `r`-th request of every block of the wave, the requests that are in flight together when
-//! the blocks advance at the same pace. The channel loads of a step are the sectors of its
+//! requests `r·w .. (r+1)·w` of every block of the wave, `w` the warps of a block (a block's
+//! warps issue their requests together; the simulator records them warp after warp), the
+//! requests that are in flight together when the blocks advance at the same pace. The channel loads of a step are the sectors of its
 //! requests per channel; a step's time is its busiest channel's load, against the mean load a
 //! channel would carry if the step were spread evenly. The **imbalance** of the wave is
 //! `Σ_steps max_channel / Σ_steps (sectors / count)`: 1 when every step spreads evenly, `count`
@@ -63,13 +64,16 @@ impl ChannelCounts {
 }
 
 /// The channel counts of the blocks of `streams` (each with its linear block index, in launch
-/// order) that are in the first wave (`wave` blocks); `sector` is the sector size in bytes.
+/// order) that are in the first wave (`wave` blocks); `sector` is the sector size in bytes,
+/// `window` the requests of a block in flight together (its warps).
 pub fn wave_counts(
     streams: &[(u64, &BlockStream)],
     wave: u64,
     sector: u32,
+    window: usize,
     ch: &Channels,
 ) -> ChannelCounts {
+    let window = window.max(1);
     let n = ch.count.get() as usize;
     let mut c = ChannelCounts {
         sectors: vec![0; n],
@@ -81,14 +85,21 @@ pub fn wave_counts(
         .map(|(_, s)| *s)
         .collect();
     c.wave_blocks = wave_streams.len() as u64;
-    let steps = wave_streams.iter().map(|s| s.ends.len()).max().unwrap_or(0);
+    let steps = wave_streams
+        .iter()
+        .map(|s| s.ends.len().div_ceil(window))
+        .max()
+        .unwrap_or(0);
     let mut load = vec![0u64; n];
     for r in 0..steps {
         load.iter_mut().for_each(|x| *x = 0);
         for s in &wave_streams {
-            let Some(&end) = s.ends.get(r) else { continue };
-            let from = if r == 0 { 0 } else { s.ends[r - 1] as usize };
-            for &e in &s.sectors[from..end as usize] {
+            let (first, last) = (r * window, ((r + 1) * window).min(s.ends.len()));
+            if first >= last {
+                continue;
+            }
+            let from = if first == 0 { 0 } else { s.ends[first - 1] as usize };
+            for &e in &s.sectors[from..s.ends[last - 1] as usize] {
                 let addr = (e >> 1) * sector as u64;
                 load[ch.of(addr) as usize] += 1;
             }
@@ -128,16 +139,24 @@ mod tests {
         // Four blocks whose every request hits the same channel: imbalance = count.
         let same: Vec<BlockStream> = (0..4).map(|b| stream(&[&[b * 2048], &[b * 2048 + 64]])).collect();
         let v: Vec<(u64, &BlockStream)> = same.iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
-        let c = wave_counts(&v, 4, 64, &ch(8));
+        let c = wave_counts(&v, 4, 64, 1, &ch(8));
+        // A window of two requests: the same.
+        assert_eq!(wave_counts(&v, 4, 64, 2, &ch(8)).imbalance(), 8.0);
         assert_eq!(c.wave_blocks, 4);
         assert_eq!(c.imbalance(), 8.0);
         assert_eq!(c.sectors[0], 8);
         // Blocks 256 bytes apart: one channel each, spread over 4 of 8 channels.
         let spread: Vec<BlockStream> = (0..8).map(|b| stream(&[&[b * 256]])).collect();
         let v: Vec<(u64, &BlockStream)> = spread.iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
-        assert_eq!(wave_counts(&v, 8, 64, &ch(8)).imbalance(), 1.0);
+        assert_eq!(wave_counts(&v, 8, 64, 1, &ch(8)).imbalance(), 1.0);
         // Only the first wave counts.
-        assert_eq!(wave_counts(&v, 2, 64, &ch(8)).wave_blocks, 2);
-        assert_eq!(wave_counts(&v, 2, 64, &ch(8)).imbalance(), 4.0);
+        assert_eq!(wave_counts(&v, 2, 64, 1, &ch(8)).wave_blocks, 2);
+        assert_eq!(wave_counts(&v, 2, 64, 1, &ch(8)).imbalance(), 4.0);
+        // One block whose two requests go to two channels: one step of two requests spreads
+        // them (imbalance 8 × 1 / 2), two steps of one do not.
+        let one = [stream(&[&[0], &[256]])];
+        let v: Vec<(u64, &BlockStream)> = vec![(0, &one[0])];
+        assert_eq!(wave_counts(&v, 1, 64, 1, &ch(8)).imbalance(), 8.0);
+        assert_eq!(wave_counts(&v, 1, 64, 2, &ch(8)).imbalance(), 4.0);
     }
 }

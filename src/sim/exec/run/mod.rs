@@ -910,6 +910,7 @@ pub fn run_program(
                 &wave_streams,
                 wave,
                 platform.sector,
+                threads.div_ceil(platform.warp.max(1) as usize),
                 ch,
             ));
         }
