@@ -142,6 +142,7 @@ struct BlockOrderJson<'a> {
     wave_blocks: u64,
     imbalance_linear: f64,
     imbalance_diagonal: f64,
+    skew: u32,
     /// The reference whose consecutive blocks along x camp on one channel.
     #[serde(skip_serializing_if = "Option::is_none")]
     column_walk: Option<ColumnWalkJson<'a>>,
@@ -420,6 +421,7 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
             wave_blocks: b.wave,
             imbalance_linear: round4(b.linear),
             imbalance_diagonal: round4(b.diagonal),
+            skew: b.skew,
             column_walk: b.column_walk.as_ref().map(|(r, d)| ColumnWalkJson {
                 reference: r,
                 stride_bytes: *d,

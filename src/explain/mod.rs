@@ -59,6 +59,7 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
             let s = ks.preferred();
             kp.block_order = s.channels.as_ref().map(|m| partition::BlockOrderNote {
                 order: s.block_order.name(),
+                skew: m.skew,
                 wave: m.wave,
                 linear: m.linear,
                 diagonal: m.diagonal,
@@ -141,8 +142,8 @@ fn block_order_text(n: &partition::BlockOrderNote) -> String {
         .map(|(r, d)| format!(", `{}` {} B apart from block to block along x", r, d))
         .unwrap_or_default();
     format!(
-        "{} ({}; modelled channel imbalance of the first {} blocks: linear {:.2}, diagonal {:.2}{})",
-        n.order, n.reason, n.wave, n.linear, n.diagonal, walk
+        "{} ({}; modelled channel imbalance of the first {} blocks: linear {:.2}, diagonal {:.2} with skew {}{})",
+        n.order, n.reason, n.wave, n.linear, n.diagonal, n.skew, walk
     )
 }
 

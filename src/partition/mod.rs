@@ -105,6 +105,8 @@ pub struct BlockOrderNote {
     /// The model's channel imbalance of the first wave in linear and in diagonal order.
     pub linear: f64,
     pub diagonal: f64,
+    /// The skew of the diagonal order: block `(bx, by)` takes tile `(bx, (by + skew·bx) mod gy)`.
+    pub skew: u32,
     /// The reference whose consecutive blocks camp on one channel, and their stride in bytes.
     pub column_walk: Option<(String, i64)>,
     pub reason: String,

@@ -8,11 +8,15 @@
 //! of a row-major matrix whose rows are a large power of two long: mt's read, mv's band), they
 //! all wait on one channel while the others idle.
 //!
-//! The diagonal order gives block `(bx, by)` of the launch the tile `(bx, (by + bx) mod gy)`:
-//! the placement matrix Q = [[1, 0], [1, 1]] of the paper's diagonal remapping applied to the
-//! block coordinates, modulo the grid's height. The blocks of the first wave, consecutive along
-//! x, then take tiles that move along x *and* y, a diagonal of the tile grid, so both the
-//! row-walking and the column-walking references of a transpose spread over the channels.
+//! The diagonal order gives block `(bx, by)` of the launch the tile `(bx, (by + s·bx) mod gy)`:
+//! the placement matrix Q = [[1, 0], [s, 1]] (the paper's diagonal remapping, s = 1, skewed)
+//! applied to the block coordinates, modulo the grid's height. The blocks of the first wave,
+//! consecutive along x, then take tiles that move along x *and* y, a diagonal of the tile grid,
+//! so both the row-walking and the column-walking references of a transpose spread over the
+//! channels. The skew `s` (a power of two up to [`MAX_SKEW`], the one the model finds best, the
+//! smallest on a tie) matters when a tile is narrower than a channel's interleave: with tiles of
+//! 4 floats (16 B) and 256-byte interleave, s = 1 moves 16 consecutive blocks within one
+//! channel's 256 bytes, s = 16 moves each block to the next channel.
 //! (Rotating x by y instead, `bx' = (bx + by) mod gx`, leaves the first row of blocks, most of a
 //! wave on a wide grid, in place: it does not spread the first wave.)
 //!
@@ -40,18 +44,21 @@ pub enum BlockOrder {
     /// Block `(bx, by)` takes tile `(bx, by)`.
     #[default]
     Linear,
-    /// Block `(bx, by)` takes tile `(bx, (by + bx) mod gy)`.
-    Diagonal,
+    /// Block `(bx, by)` takes tile `(bx, (by + skew·bx) mod gy)`.
+    Diagonal { skew: u32 },
 }
 
 impl BlockOrder {
     pub fn name(self) -> &'static str {
         match self {
             BlockOrder::Linear => "linear",
-            BlockOrder::Diagonal => "diagonal",
+            BlockOrder::Diagonal { .. } => "diagonal",
         }
     }
 }
+
+/// The largest skew of the diagonal order the model tries.
+pub const MAX_SKEW: u32 = 64;
 
 /// The imbalance must drop by this fraction for the diagonal order to be chosen.
 pub const MIN_GAIN: f64 = 0.10;
@@ -92,9 +99,10 @@ impl std::fmt::Display for OrderReason {
 pub struct ChannelModel {
     /// Blocks in the first wave (SMs × resident blocks, at most the grid).
     pub wave: u64,
-    /// Modelled imbalance of the first wave in each order.
+    /// Modelled imbalance of the first wave in each order (the diagonal one with `skew`).
     pub linear: f64,
     pub diagonal: f64,
+    pub skew: u32,
     /// The reference whose consecutive blocks along x camp on one channel, and their stride in
     /// bytes.
     pub column_walk: Option<(String, i64)>,
@@ -107,10 +115,11 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
     s.block_order = BlockOrder::Linear;
     s.channels = None;
     let Some(ch) = &p.channels else { return };
-    let model = |reason, linear, diagonal, wave, column_walk| ChannelModel {
+    let model = |reason, linear, (diagonal, skew), wave, column_walk| ChannelModel {
         wave,
         linear,
         diagonal,
+        skew,
         column_walk,
         reason,
     };
@@ -131,7 +140,7 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
     let wave = (p.sm_count as u64 * p.resident_blocks(threads, smem).max(1)).min(grid_blocks_total);
     if s.grid.len() < 2 {
         let lin = wave_imbalance(nest, s, p, BlockOrder::Linear, gx, gy, wave);
-        s.channels = Some(model(OrderReason::OneDimensional, lin, lin, wave, None));
+        s.channels = Some(model(OrderReason::OneDimensional, lin, (lin, 1), wave, None));
         return;
     }
     if s
@@ -139,18 +148,27 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
         .iter()
         .any(|g| !deps.loops[g.loop_id].reductions.is_empty())
     {
-        s.channels = Some(model(OrderReason::Reduction, 0.0, 0.0, wave, None));
+        s.channels = Some(model(OrderReason::Reduction, 0.0, (0.0, 1), wave, None));
         return;
     }
     let lin = wave_imbalance(nest, s, p, BlockOrder::Linear, gx, gy, wave);
-    let diag = wave_imbalance(nest, s, p, BlockOrder::Diagonal, gx, gy, wave);
+    // The best skew, the smallest on a tie.
+    let mut diag = (f64::INFINITY, 1);
+    let mut skew = 1;
+    while skew <= MAX_SKEW && (skew == 1 || (skew as u64) < gy) {
+        let d = wave_imbalance(nest, s, p, BlockOrder::Diagonal { skew }, gx, gy, wave);
+        if d < diag.0 - 1e-9 {
+            diag = (d, skew);
+        }
+        skew *= 2;
+    }
     let walk = column_walk(nest, s, ch.count.get() as i64 * ch.interleave_bytes.get() as i64);
     let reason = if walk.is_none() {
         OrderReason::NoColumnWalk
-    } else if diag > lin * (1.0 - MIN_GAIN) {
+    } else if diag.0 > lin * (1.0 - MIN_GAIN) {
         OrderReason::NoGain
     } else {
-        s.block_order = BlockOrder::Diagonal;
+        s.block_order = BlockOrder::Diagonal { skew: diag.1 };
         OrderReason::Spreads
     };
     s.channels = Some(model(reason, lin, diag, wave, walk));
@@ -222,7 +240,10 @@ pub fn wave_imbalance(
             let (bx, by) = (b % gx, (b / gx) % gy.max(1));
             let by = match order {
                 BlockOrder::Linear => by,
-                BlockOrder::Diagonal => (by + bx) % gy.max(1),
+                BlockOrder::Diagonal { skew } => {
+                    let gy = gy.max(1);
+                    (by + (bx % gy) * skew as u64 % gy) % gy
+                }
             };
             let mut sectors = BTreeSet::new();
             for ty in 0..bh.max(1) as i64 {

@@ -2,11 +2,13 @@
 //! is decided here.
 //!
 //! Under [`BlockOrder::Diagonal`] the kernel's first statement computes the block's tile row
-//! `accshare_by = (group_id(1) + group_id(0)) % num_groups(1)`, and every later use of the group
-//! id along y (`GroupId(1)`) reads it, every global id along y (`GlobalId(1)`) becomes
-//! `accshare_by * local_size(1) + local_id(1)`. Block `(bx, by)` of the launch then computes tile
-//! `(bx, (by + bx) mod gy)`. This is a bijection of the grid onto itself for any shape: for each
-//! `bx` the map `by ↦ (by + bx) mod gy` is a rotation of `0..gy`, so every tile is computed by
+//! `accshare_by = (group_id(1) + group_id(0) % num_groups(1) * skew % num_groups(1)) %
+//! num_groups(1)` (`bx` reduced before the product so that nothing overflows an `int`: both
+//! factors are below 2^16 · 64), and every later use of the group id along y (`GroupId(1)`)
+//! reads it, every global id along y (`GlobalId(1)`) becomes `accshare_by * local_size(1) +
+//! local_id(1)`. Block `(bx, by)` of the launch then computes tile `(bx, (by + skew·bx) mod gy)`.
+//! This is a bijection of the grid onto itself for any shape and skew: for each `bx` the map
+//! `by ↦ (by + c) mod gy` (c fixed) is a rotation of `0..gy`, so every tile is computed by
 //! exactly one block and every block by one tile, and a kernel that computes what the
 //! sequential program computes with one order (each block's work independent of the others')
 //! computes it with any. The launch (grid, block, arguments) is unchanged; both back ends print
@@ -22,7 +24,10 @@ pub(super) const DIAGONAL_Y: &str = "accshare_by";
 /// Remaps the kernel's group ids as `order` says (nothing for [`BlockOrder::Linear`] or a
 /// one-dimensional kernel).
 pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
-    if order == BlockOrder::Linear || kernel.dims < 2 {
+    let BlockOrder::Diagonal { skew } = order else {
+        return;
+    };
+    if kernel.dims < 2 {
         return;
     }
     let bin = |op, a, b| KExpr::Binary(op, Box::new(a), Box::new(b));
@@ -30,11 +35,17 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
     for s in &mut kernel.body {
         stmt(s);
     }
-    let by = bin(
+    let gy = || KExpr::Builtin(Builtin::NumGroups(1));
+    let shift = bin(
         BinOp::Rem,
-        bin(BinOp::Add, g(1), g(0)),
-        KExpr::Builtin(Builtin::NumGroups(1)),
+        bin(
+            BinOp::Mul,
+            bin(BinOp::Rem, g(0), gy()),
+            KExpr::Int(skew as i64, Scalar::Int),
+        ),
+        gy(),
     );
+    let by = bin(BinOp::Rem, bin(BinOp::Add, g(1), shift), gy());
     kernel.body.insert(
         0,
         KStmt::Decl {
@@ -172,7 +183,7 @@ mod tests {
             decl("t", KExpr::Builtin(Builtin::GroupId(1))),
         ];
         let mut k = kernel(body.clone(), 2);
-        apply(&mut k, BlockOrder::Diagonal);
+        apply(&mut k, BlockOrder::Diagonal { skew: 16 });
         let text = format!("{:?}", &k.body[2..]);
         assert!(!text.contains("GroupId(1)") && !text.contains("GlobalId(1)"), "{text}");
         assert!(text.contains("GlobalId(0)"), "{text}");
@@ -182,7 +193,7 @@ mod tests {
         apply(&mut l, BlockOrder::Linear);
         assert_eq!(l.body, body);
         let mut one = kernel(body.clone(), 1);
-        apply(&mut one, BlockOrder::Diagonal);
+        apply(&mut one, BlockOrder::Diagonal { skew: 1 });
         assert_eq!(one.body, body);
     }
 }
