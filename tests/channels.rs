@@ -164,7 +164,10 @@ fn diagonal_order_is_applied_through_the_kernel_ir() {
         cl.contains("accshare_by = ((int)get_group_id(1) + (int)get_group_id(0) % (int)get_num_groups(1) * "),
         "{cl}"
     );
-    assert!(!cl.contains("get_group_id(1) *") && !cl.contains("get_global_id(1)"), "{cl}");
+    assert!(
+        !cl.contains("get_group_id(1) *") && !cl.contains("get_global_id(1)"),
+        "{cl}"
+    );
     let cu = compile("mt", &mt, "gtx690", true, Target::Cuda).kernel_source;
     assert!(
         cu.contains("accshare_by = ((int)blockIdx.y + (int)blockIdx.x % (int)gridDim.y * "),
@@ -184,7 +187,10 @@ fn diagonal_order_is_applied_through_the_kernel_ir() {
 fn platforms_without_channels_are_unchanged() {
     let mt = [("N", "256"), ("M", "128")];
     let r = analyze("mt", &mt, "a100", true);
-    assert!(r.kernels.iter().all(|k| k.channels.is_none() && k.terms.channel == 0.0));
+    assert!(r
+        .kernels
+        .iter()
+        .all(|k| k.channels.is_none() && k.terms.channel == 0.0));
     assert!(!r.render_text().contains("channel"));
     assert!(!r.render_json().contains("channel"));
 }
@@ -201,17 +207,29 @@ fn explain_text_of_the_block_order() {
         ilp: None,
     };
     let pp = pp(&[("N", "1024"), ("M", "1024")]);
-    let s = driver::schedule(&src, &pp, &opt, &Default::default(), &mut sources, &mut diags)
-        .expect("schedules");
+    let s = driver::schedule(
+        &src,
+        &pp,
+        &opt,
+        &Default::default(),
+        &mut sources,
+        &mut diags,
+    )
+    .expect("schedules");
     let p = accshare::model::Platform::load("hd7850").unwrap();
-    let text = accshare::explain::report(&s.schedules, &sources, &p, accshare::explain::Format::Text);
+    let text =
+        accshare::explain::report(&s.schedules, &sources, &p, accshare::explain::Format::Text);
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("block order") || l.contains("note: --opt share"))
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
-    let json = accshare::explain::report(&s.schedules, &sources, &p, accshare::explain::Format::Json);
-    assert!(json.contains(r#""block_order":{"order":"diagonal""#), "{json}");
+    let json =
+        accshare::explain::report(&s.schedules, &sources, &p, accshare::explain::Format::Json);
+    assert!(
+        json.contains(r#""block_order":{"order":"diagonal""#),
+        "{json}"
+    );
     assert!(json.contains("\"imbalance_linear\""), "{json}");
 }
 

@@ -584,7 +584,10 @@ impl Platform {
             if c.count.get() > 1024 {
                 return Err(invalid(
                     "channels.count",
-                    format!("{} memory channels are not plausible (at most 1024)", c.count),
+                    format!(
+                        "{} memory channels are not plausible (at most 1024)",
+                        c.count
+                    ),
                 ));
             }
             if !pow2(c.interleave_bytes.get()) || c.interleave_bytes.get() < self.sector_bytes {
@@ -757,20 +760,36 @@ mod tests {
     /// `[channels]`: on the platforms with partition camping, absent elsewhere; validated.
     #[test]
     fn channels_table() {
-        let ch = |n: &str| Platform::load(n).unwrap().channels.map(|c| (c.count.get(), c.interleave_bytes.get()));
+        let ch = |n: &str| {
+            Platform::load(n)
+                .unwrap()
+                .channels
+                .map(|c| (c.count.get(), c.interleave_bytes.get()))
+        };
         assert_eq!(ch("hd7850"), Some((8, 256)));
         assert_eq!(ch("gtx690"), Some((4, 256)));
         assert_eq!(ch("gtx-titan"), Some((6, 256)));
         assert_eq!(ch("a100"), None);
         assert_eq!(ch("pocl-cpu"), None);
         let c = Platform::load("hd7850").unwrap().channels.unwrap();
-        assert_eq!((c.of(0), c.of(255), c.of(256), c.of(8 * 256 + 300)), (0, 0, 1, 1));
+        assert_eq!(
+            (c.of(0), c.of(255), c.of(256), c.of(8 * 256 + 300)),
+            (0, 0, 1, 1)
+        );
         let with = |t: &str| format!("{}\n[model]\n{}", bare(), t);
-        let p = Platform::parse(&with("[channels]\ncount = 2\ninterleave_bytes = 512\n"), "t").unwrap();
+        let p = Platform::parse(
+            &with("[channels]\ncount = 2\ninterleave_bytes = 512\n"),
+            "t",
+        )
+        .unwrap();
         assert_eq!(p.channels.map(|c| c.count.get()), Some(2));
-        assert!(rendered(&with("[channels]\ncount = 2\n")).contains("missing key `channels.interleave_bytes`"));
+        assert!(rendered(&with("[channels]\ncount = 2\n"))
+            .contains("missing key `channels.interleave_bytes`"));
         let r = rendered(&with("[channels]\ncount = 2\ninterleave_bytes = 100\n"));
-        assert!(r.contains("interleave_bytes 100 is not a power of two"), "{r}");
+        assert!(
+            r.contains("interleave_bytes 100 is not a power of two"),
+            "{r}"
+        );
         assert!(r.contains("t.toml:"), "{r}");
     }
 

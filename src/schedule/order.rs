@@ -140,11 +140,16 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
     let wave = (p.sm_count as u64 * p.resident_blocks(threads, smem).max(1)).min(grid_blocks_total);
     if s.grid.len() < 2 {
         let lin = wave_imbalance(nest, s, p, BlockOrder::Linear, gx, gy, wave);
-        s.channels = Some(model(OrderReason::OneDimensional, lin, (lin, 1), wave, None));
+        s.channels = Some(model(
+            OrderReason::OneDimensional,
+            lin,
+            (lin, 1),
+            wave,
+            None,
+        ));
         return;
     }
-    if s
-        .grid
+    if s.grid
         .iter()
         .any(|g| !deps.loops[g.loop_id].reductions.is_empty())
     {
@@ -162,7 +167,11 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
         }
         skew *= 2;
     }
-    let walk = column_walk(nest, s, ch.count.get() as i64 * ch.interleave_bytes.get() as i64);
+    let walk = column_walk(
+        nest,
+        s,
+        ch.count.get() as i64 * ch.interleave_bytes.get() as i64,
+    );
     let reason = if walk.is_none() {
         OrderReason::NoColumnWalk
     } else if diag.0 > lin * (1.0 - MIN_GAIN) {

@@ -98,7 +98,11 @@ pub fn wave_counts(
             if first >= last {
                 continue;
             }
-            let from = if first == 0 { 0 } else { s.ends[first - 1] as usize };
+            let from = if first == 0 {
+                0
+            } else {
+                s.ends[first - 1] as usize
+            };
             for &e in &s.sectors[from..s.ends[last - 1] as usize] {
                 let addr = (e >> 1) * sector as u64;
                 load[ch.of(addr) as usize] += 1;
@@ -137,8 +141,14 @@ mod tests {
     #[test]
     fn camping_and_spreading() {
         // Four blocks whose every request hits the same channel: imbalance = count.
-        let same: Vec<BlockStream> = (0..4).map(|b| stream(&[&[b * 2048], &[b * 2048 + 64]])).collect();
-        let v: Vec<(u64, &BlockStream)> = same.iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
+        let same: Vec<BlockStream> = (0..4)
+            .map(|b| stream(&[&[b * 2048], &[b * 2048 + 64]]))
+            .collect();
+        let v: Vec<(u64, &BlockStream)> = same
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as u64, s))
+            .collect();
         let c = wave_counts(&v, 4, 64, 1, &ch(8));
         // A window of two requests: the same.
         assert_eq!(wave_counts(&v, 4, 64, 2, &ch(8)).imbalance(), 8.0);
@@ -147,7 +157,11 @@ mod tests {
         assert_eq!(c.sectors[0], 8);
         // Blocks 256 bytes apart: one channel each, spread over 4 of 8 channels.
         let spread: Vec<BlockStream> = (0..8).map(|b| stream(&[&[b * 256]])).collect();
-        let v: Vec<(u64, &BlockStream)> = spread.iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
+        let v: Vec<(u64, &BlockStream)> = spread
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as u64, s))
+            .collect();
         assert_eq!(wave_counts(&v, 8, 64, 1, &ch(8)).imbalance(), 1.0);
         // Only the first wave counts.
         assert_eq!(wave_counts(&v, 2, 64, 1, &ch(8)).wave_blocks, 2);

@@ -185,7 +185,10 @@ mod tests {
         let mut k = kernel(body.clone(), 2);
         apply(&mut k, BlockOrder::Diagonal { skew: 16 });
         let text = format!("{:?}", &k.body[2..]);
-        assert!(!text.contains("GroupId(1)") && !text.contains("GlobalId(1)"), "{text}");
+        assert!(
+            !text.contains("GroupId(1)") && !text.contains("GlobalId(1)"),
+            "{text}"
+        );
         assert!(text.contains("GlobalId(0)"), "{text}");
         assert!(matches!(&k.body[1], KStmt::Decl { name, .. } if name == DIAGONAL_Y));
         // Linear, and 1-D kernels, are left alone.
