@@ -264,3 +264,30 @@ fn diagonal_kernels_match_the_sequential_c_on_pocl() {
         .unwrap_or_else(|e| panic!("mt {n}x{m}: {e}"));
     }
 }
+
+/// The diagonal-ordered CUDA kernel (gtx690) compiles with NVRTC, without warnings.
+#[test]
+fn diagonal_cuda_compiles_with_nvrtc() {
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    let cu = compile(
+        "mt",
+        &[("N", "1024"), ("M", "1024")],
+        "gtx690",
+        true,
+        Target::Cuda,
+    )
+    .kernel_source;
+    assert!(cu.contains("accshare_by"), "{cu}");
+    match compile_cuda(&cu, "compute_75") {
+        Ok(CompileOutcome::Compiled { log, .. }) => assert!(log.trim().is_empty(), "{log}"),
+        Ok(CompileOutcome::Skipped(why)) => {
+            assert!(
+                !accshare::runtime::require_devices(),
+                "NVRTC required but unavailable: {why}"
+            );
+            eprintln!("skipped: NVRTC unavailable: {why}");
+        }
+        Ok(CompileOutcome::Failed(log)) => panic!("NVRTC rejected the kernel:\n{log}\n{cu}"),
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -141,8 +141,11 @@ struct BlockOrderJson<'a> {
     reason: &'a str,
     wave_blocks: u64,
     imbalance_linear: f64,
-    imbalance_diagonal: f64,
-    skew: u32,
+    /// Only when the diagonal order was modelled (the blocks walk columns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    imbalance_diagonal: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skew: Option<u32>,
     /// The reference whose consecutive blocks along x camp on one channel.
     #[serde(skip_serializing_if = "Option::is_none")]
     column_walk: Option<ColumnWalkJson<'a>>,
@@ -420,8 +423,8 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
             reason: &b.reason,
             wave_blocks: b.wave,
             imbalance_linear: round4(b.linear),
-            imbalance_diagonal: round4(b.diagonal),
-            skew: b.skew,
+            imbalance_diagonal: b.diagonal.map(|(d, _)| round4(d)),
+            skew: b.diagonal.map(|(_, k)| k),
             column_walk: b.column_walk.as_ref().map(|(r, d)| ColumnWalkJson {
                 reference: r,
                 stride_bytes: *d,

@@ -59,10 +59,9 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
             let s = ks.preferred();
             kp.block_order = s.channels.as_ref().map(|m| partition::BlockOrderNote {
                 order: s.block_order.name(),
-                skew: m.skew,
                 wave: m.wave,
                 linear: m.linear,
-                diagonal: m.diagonal,
+                diagonal: m.column_walk.as_ref().map(|_| (m.diagonal, m.skew)),
                 column_walk: m.column_walk.clone(),
                 reason: m.reason.to_string(),
             });
@@ -142,8 +141,15 @@ fn block_order_text(n: &partition::BlockOrderNote) -> String {
         .map(|(r, d)| format!(", `{}` {} B apart from block to block along x", r, d))
         .unwrap_or_default();
     format!(
-        "{} ({}; modelled channel imbalance of the first {} blocks: linear {:.2}, diagonal {:.2} with skew {}{})",
-        n.order, n.reason, n.wave, n.linear, n.diagonal, n.skew, walk
+        "{} ({}; modelled channel imbalance of the first {} blocks: linear {:.2}{}{})",
+        n.order,
+        n.reason,
+        n.wave,
+        n.linear,
+        n.diagonal
+            .map(|(d, k)| format!(", diagonal {:.2} with skew {}", d, k))
+            .unwrap_or_default(),
+        walk
     )
 }
 

@@ -102,11 +102,11 @@ pub struct BlockOrderNote {
     pub order: &'static str,
     /// Blocks of the first wave the model looked at.
     pub wave: u64,
-    /// The model's channel imbalance of the first wave in linear and in diagonal order.
+    /// The model's channel imbalance of the first wave in linear order, and in the diagonal
+    /// order with its best skew (block `(bx, by)` takes tile `(bx, (by + skew·bx) mod gy)`) when
+    /// it was modelled (the blocks walk columns).
     pub linear: f64,
-    pub diagonal: f64,
-    /// The skew of the diagonal order: block `(bx, by)` takes tile `(bx, (by + skew·bx) mod gy)`.
-    pub skew: u32,
+    pub diagonal: Option<(f64, u32)>,
     /// The reference whose consecutive blocks camp on one channel, and their stride in bytes.
     pub column_walk: Option<(String, i64)>,
     pub reason: String,

@@ -157,21 +157,24 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
         return;
     }
     let lin = wave_imbalance(nest, s, p, BlockOrder::Linear, gx, gy, wave);
-    // The best skew, the smallest on a tie.
-    let mut diag = (f64::INFINITY, 1);
-    let mut skew = 1;
-    while skew <= MAX_SKEW && (skew == 1 || (skew as u64) < gy) {
-        let d = wave_imbalance(nest, s, p, BlockOrder::Diagonal { skew }, gx, gy, wave);
-        if d < diag.0 - 1e-9 {
-            diag = (d, skew);
-        }
-        skew *= 2;
-    }
     let walk = column_walk(
         nest,
         s,
         ch.count.get() as i64 * ch.interleave_bytes.get() as i64,
     );
+    // The best skew, the smallest on a tie (modelled only when the blocks walk columns).
+    let mut diag = (lin, 1);
+    if walk.is_some() {
+        diag.0 = f64::INFINITY;
+        let mut skew = 1;
+        while skew <= MAX_SKEW && (skew == 1 || (skew as u64) < gy) {
+            let d = wave_imbalance(nest, s, p, BlockOrder::Diagonal { skew }, gx, gy, wave);
+            if d < diag.0 - 1e-9 {
+                diag = (d, skew);
+            }
+            skew *= 2;
+        }
+    }
     let reason = if walk.is_none() {
         OrderReason::NoColumnWalk
     } else if diag.0 > lin * (1.0 - MIN_GAIN) {
