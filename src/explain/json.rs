@@ -125,6 +125,36 @@ struct Analyzed<'a> {
     rejected: Vec<ArrayReason<'a>>,
     notes: &'a [String],
     sequential: Vec<LoopReason<'a>>,
+    /// Only on platforms with a channel model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_order: Option<BlockOrderJson<'a>>,
+}
+
+/// A modelled ratio as the report shows it: rounded to 4 decimals.
+fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+#[derive(Serialize)]
+struct BlockOrderJson<'a> {
+    order: &'static str,
+    reason: &'a str,
+    wave_blocks: u64,
+    imbalance_linear: f64,
+    /// Only when the diagonal order was modelled (the blocks walk columns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    imbalance_diagonal: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skew: Option<u32>,
+    /// The reference whose consecutive blocks along x camp on one channel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column_walk: Option<ColumnWalkJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ColumnWalkJson<'a> {
+    reference: &'a str,
+    stride_bytes: i64,
 }
 
 #[derive(Serialize)]
@@ -388,6 +418,18 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
             .iter()
             .map(|(v, r)| LoopReason { name: v, reason: r })
             .collect(),
+        block_order: kp.block_order.as_ref().map(|b| BlockOrderJson {
+            order: b.order,
+            reason: &b.reason,
+            wave_blocks: b.wave,
+            imbalance_linear: round4(b.linear),
+            imbalance_diagonal: b.diagonal.map(|(d, _)| round4(d)),
+            skew: b.diagonal.map(|(_, k)| k),
+            column_walk: b.column_walk.as_ref().map(|(r, d)| ColumnWalkJson {
+                reference: r,
+                stride_bytes: *d,
+            }),
+        }),
     };
     if let Some(b) = &kp.best {
         let plan = kp.plans.get(b.plan);

@@ -72,6 +72,17 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
                 ));
             }
         }
+        if let Some(ks) = ks {
+            let s = ks.preferred();
+            kp.block_order = s.channels.as_ref().map(|m| partition::BlockOrderNote {
+                order: s.block_order.name(),
+                wave: m.wave,
+                linear: m.linear,
+                diagonal: m.column_walk.as_ref().map(|_| (m.diagonal, m.skew)),
+                column_walk: m.column_walk.clone(),
+                reason: m.reason.to_string(),
+            });
+        }
         if kp.best.is_none() {
             continue;
         }
@@ -143,6 +154,26 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
             ));
         }
     }
+}
+
+/// The block-order line of a kernel (text report).
+fn block_order_text(n: &partition::BlockOrderNote) -> String {
+    let walk = n
+        .column_walk
+        .as_ref()
+        .map(|(r, d)| format!(", `{}` {} B apart from block to block along x", r, d))
+        .unwrap_or_default();
+    format!(
+        "{} ({}; modelled channel imbalance of the first {} blocks: linear {:.2}{}{})",
+        n.order,
+        n.reason,
+        n.wave,
+        n.linear,
+        n.diagonal
+            .map(|(d, k)| format!(", diagonal {:.2} with skew {}", d, k))
+            .unwrap_or_default(),
+        walk
+    )
 }
 
 /// Which loop goes on x, when the candidates differ: each with the memory sectors a warp's

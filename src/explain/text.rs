@@ -260,4 +260,7 @@ fn kernel_text(o: &mut String, rp: &RegionPlan, kp: &KernelPlan, p: &Platform) {
     for n in &kp.notes {
         let _ = writeln!(o, "    note: {}", n);
     }
+    if let Some(b) = &kp.block_order {
+        let _ = writeln!(o, "    block order: {}", super::block_order_text(b));
+    }
 }

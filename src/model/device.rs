@@ -448,6 +448,8 @@ pub fn from_facts(index: usize, facts: &DeviceFacts) -> Result<Platform, DeviceE
         theta_r: DEFAULT_THETA_R,
         cache: Default::default(),
         timing: Default::default(),
+        // OpenCL does not tell how addresses spread over memory channels.
+        channels: None,
     };
     p.check().map_err(|m| DeviceError::Invalid {
         index,

@@ -63,6 +63,30 @@ pub struct Platform {
     pub cache: Caches,
     /// `[timing]`: the throughputs and latency of the simulator's time estimate.
     pub timing: Timing,
+    /// `[channels]`: how global memory addresses spread over the memory channels (partitions);
+    /// `None`: no channel model (partition camping is not modelled).
+    pub channels: Option<Channels>,
+}
+
+/// `[channels]` of a platform file: the address → channel map of global memory, `channel =
+/// (address / interleave_bytes) % count`. Blocks that run together and hit one channel wait for
+/// it while the others idle (*partition camping*, *channel conflicts*): the simulator counts the
+/// first wave's sectors per channel and the schedule may reorder the blocks (diagonal order).
+/// Both keys are required when the table is present.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Channels {
+    /// Memory channels (partitions) global memory is interleaved over.
+    pub count: NonZeroU32,
+    /// Bytes of consecutive addresses one channel holds before the next channel's.
+    pub interleave_bytes: NonZeroU32,
+}
+
+impl Channels {
+    /// The channel holding byte address `addr`.
+    pub fn of(&self, addr: u64) -> u32 {
+        ((addr / self.interleave_bytes.get() as u64) % self.count.get() as u64) as u32
+    }
 }
 
 /// `[cache]` of a platform file: per-SM L1 and the chip's L2, as the simulator's memory model
@@ -180,6 +204,8 @@ struct PlatformFile {
     cache: Caches,
     #[serde(default)]
     timing: Timing,
+    #[serde(default)]
+    channels: Option<Channels>,
 }
 
 /// `[simt]`: threads, blocks and multiprocessors.
@@ -284,6 +310,7 @@ impl PlatformFile {
             theta_r: self.model.theta_r,
             cache: self.cache,
             timing: self.timing,
+            channels: self.channels,
             name: self.name,
             description: self.description,
             vendor: self.vendor,
@@ -553,6 +580,26 @@ impl Platform {
                 format!("theta_r = {} is not a positive number", self.theta_r),
             ));
         }
+        if let Some(c) = &self.channels {
+            if c.count.get() > 1024 {
+                return Err(invalid(
+                    "channels.count",
+                    format!(
+                        "{} memory channels are not plausible (at most 1024)",
+                        c.count
+                    ),
+                ));
+            }
+            if !pow2(c.interleave_bytes.get()) || c.interleave_bytes.get() < self.sector_bytes {
+                return Err(invalid(
+                    "channels.interleave_bytes",
+                    format!(
+                        "interleave_bytes {} is not a power of two of at least a sector ({} bytes)",
+                        c.interleave_bytes, self.sector_bytes
+                    ),
+                ));
+            }
+        }
         if !(self.bandwidth_gbs >= 0.0 && self.bandwidth_gbs.is_finite()) {
             return Err(invalid(
                 "global.bandwidth_gbs",
@@ -708,6 +755,42 @@ mod tests {
             assert_eq!(&p.name, name);
             assert_eq!(p.source, "builtin");
         }
+    }
+
+    /// `[channels]`: on the platforms with partition camping, absent elsewhere; validated.
+    #[test]
+    fn channels_table() {
+        let ch = |n: &str| {
+            Platform::load(n)
+                .unwrap()
+                .channels
+                .map(|c| (c.count.get(), c.interleave_bytes.get()))
+        };
+        assert_eq!(ch("hd7850"), Some((8, 256)));
+        assert_eq!(ch("gtx690"), Some((4, 256)));
+        assert_eq!(ch("gtx-titan"), Some((6, 256)));
+        assert_eq!(ch("a100"), None);
+        assert_eq!(ch("pocl-cpu"), None);
+        let c = Platform::load("hd7850").unwrap().channels.unwrap();
+        assert_eq!(
+            (c.of(0), c.of(255), c.of(256), c.of(8 * 256 + 300)),
+            (0, 0, 1, 1)
+        );
+        let with = |t: &str| format!("{}\n[model]\n{}", bare(), t);
+        let p = Platform::parse(
+            &with("[channels]\ncount = 2\ninterleave_bytes = 512\n"),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(p.channels.map(|c| c.count.get()), Some(2));
+        assert!(rendered(&with("[channels]\ncount = 2\n"))
+            .contains("missing key `channels.interleave_bytes`"));
+        let r = rendered(&with("[channels]\ncount = 2\ninterleave_bytes = 100\n"));
+        assert!(
+            r.contains("interleave_bytes 100 is not a power of two"),
+            "{r}"
+        );
+        assert!(r.contains("t.toml:"), "{r}");
     }
 
     #[test]
@@ -876,7 +959,7 @@ mod tests {
    ┌─ t.toml:32:2
    │
 32 │ [gloabl]
-   │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`
+   │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`, `channels`
 
 ",
             ),

@@ -90,6 +90,26 @@ pub struct KernelPlan {
     /// The block the kernel should use.
     pub block: [i64; 3],
     pub notes: Vec<String>,
+    /// The block order the schedule chose against channel conflicts (filled by `explain` from
+    /// the schedule, on platforms with a channel model; the engine itself never sets it).
+    pub block_order: Option<BlockOrderNote>,
+}
+
+/// What `explain` reports of a kernel's block order (`schedule::order`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockOrderNote {
+    /// `linear` or `diagonal`.
+    pub order: &'static str,
+    /// Blocks of the first wave the model looked at.
+    pub wave: u64,
+    /// The model's channel imbalance of the first wave in linear order, and in the diagonal
+    /// order with its best skew (block `(bx, by)` takes tile `(bx, (by + skew·bx) mod gy)`) when
+    /// it was modelled (the blocks walk columns).
+    pub linear: f64,
+    pub diagonal: Option<(f64, u32)>,
+    /// The reference whose consecutive blocks camp on one channel, and their stride in bytes.
+    pub column_walk: Option<(String, i64)>,
+    pub reason: String,
 }
 
 impl KernelPlan {
@@ -284,6 +304,7 @@ fn analyze_kernel(
         rejected: Vec::new(),
         block: [1, 1, 1],
         notes: Vec::new(),
+        block_order: None,
         sequential: sequential_loops(region, deps, root),
     };
     let nest = match nest::build(region, deps, root, opts) {

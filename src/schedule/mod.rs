@@ -24,10 +24,12 @@ use crate::ir::{LoopId, Poly, Region};
 use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
+pub mod order;
 pub mod stage;
 pub mod tuned;
 pub mod variant;
 
+pub use order::{BlockOrder, ChannelModel};
 pub use stage::{GridLoop, StageSpec};
 
 /// How much the compiler optimizes.
@@ -75,6 +77,11 @@ pub struct Schedule {
     /// Columns of the block each work-item computes (RX of its micro-tile), cyclically: the
     /// work-item at `lx` computes `lx + b·block[0]/cols`, so x stays coalesced.
     pub cols: u32,
+    /// The order in which the blocks take their tiles ([`order`]: diagonal against channel
+    /// conflicts).
+    pub block_order: BlockOrder,
+    /// The channel model's verdict behind `block_order` (platforms with `[channels]` only).
+    pub channels: Option<ChannelModel>,
 }
 
 impl Schedule {
@@ -168,7 +175,14 @@ pub fn schedule_region(
             unstaged: opts.opt == OptLevel::Share
                 && (opts.ilp.is_some() || opts.cols.is_some() || local_is_global),
         };
-        if let Some(ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
+        if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
+            // The block order against channel conflicts, on the engine's model of the nest.
+            let nest = staging.and_then(|s| s.plan.nest.as_ref());
+            if let (Some(p), Some(nest), true) = (&opts.platform, nest, opts.stage.block_order) {
+                for s in &mut ks.candidates {
+                    order::decide(s, nest, deps, p);
+                }
+            }
             kernels.push(ks);
         }
     }
@@ -219,6 +233,8 @@ pub fn schedule_kernel(
         stage: None,
         ilp: 1,
         cols: 1,
+        block_order: BlockOrder::Linear,
+        channels: None,
     };
     let mut candidates = Vec::new();
     if let Some(st) = staging {

@@ -386,6 +386,9 @@ fn apply_with_limit(
             stage: None,
             ilp: v.ilp,
             cols: v.cols,
+            // The block order is not a dimension of the tuned space (yet): linear.
+            block_order: super::BlockOrder::Linear,
+            channels: None,
             ..base.clone()
         });
     };
@@ -407,6 +410,8 @@ fn apply_with_limit(
         stage: Some(spec),
         ilp: f,
         cols: c,
+        block_order: super::BlockOrder::Linear,
+        channels: None,
         ..base.clone()
     })
 }

@@ -26,7 +26,9 @@
 //!   issue rate × clock)), `latency` (Little's law with one load in flight per warp: global
 //!   warp requests that read × latency / (warps in flight × clock), warps in flight = resident
 //!   blocks of the launch × warps per block; stores do not stall a warp) and
-//!   `flops` (flops / peak); the report names the largest (`bound`). Rates come from the
+//!   `flops` (flops / peak), and on platforms with a channel model `channel` (the `dram` term
+//!   times the first wave's channel imbalance, [`super::channel`]: the busiest channel sets the
+//!   pace); the report names the largest (`bound`). Rates come from the
 //!   platform file's `[timing]` and `[cache]` (`docs/model.md` says what the model ignores).
 
 use serde::Serialize;
@@ -91,6 +93,9 @@ pub struct KernelReport {
     pub l2_sectors: u64,
     pub dram_reads: u64,
     pub dram_writes: u64,
+    /// The first wave's traffic per memory channel, summed over launches (platforms with
+    /// `[channels]` only).
+    pub channels: Option<super::channel::ChannelCounts>,
     /// The terms of the estimate, microseconds.
     pub terms: Terms,
     /// Model estimate, microseconds: the largest term.
@@ -106,13 +111,17 @@ pub struct Terms {
     pub issue: f64,
     pub latency: f64,
     pub flops: f64,
+    /// DRAM traffic at the pace of the busiest memory channel: `dram` × the channel imbalance
+    /// (0 on platforms without a channel model).
+    pub channel: f64,
 }
 
 impl Terms {
     /// (name, microseconds) of every term, in the order the report lists them.
-    pub fn all(&self) -> [(&'static str, f64); 6] {
+    pub fn all(&self) -> [(&'static str, f64); 7] {
         [
             ("dram", self.dram),
+            ("channel", self.channel),
             ("l2", self.l2),
             ("shared", self.shared),
             ("issue", self.issue),
@@ -179,6 +188,7 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
                     l2_sectors: 0,
                     dram_reads: 0,
                     dram_writes: 0,
+                    channels: None,
                     terms: Terms::default(),
                     estimate_us: 0.0,
                 });
@@ -195,6 +205,9 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
         k.l2_sectors += s.cache.l2_sectors;
         k.dram_reads += s.cache.dram_reads;
         k.dram_writes += s.cache.dram_writes;
+        if let Some(c) = &s.channels {
+            k.channels.get_or_insert_with(Default::default).add(c);
+        }
         for (a, c) in k.accesses.iter_mut().zip(s.counts.iter()) {
             a.counts.add(c);
         }
@@ -263,9 +276,11 @@ fn terms(k: &KernelReport, p: &SimPlatform, warps: u32) -> Terms {
     let launches = k.launches.max(1);
     let blocks = (k.blocks_total / launches).min(p.sms as u64 * k.blocks_per_sm.max(1) as u64);
     let in_flight = (blocks * warps as u64) as f64;
+    // bytes / (GB/s × 1e3) = microseconds
+    let dram = per(k.dram_reads + k.dram_writes, p.bandwidth_gbs * 1e3 / sector);
     Terms {
-        // bytes / (GB/s × 1e3) = microseconds
-        dram: per(k.dram_reads + k.dram_writes, p.bandwidth_gbs * 1e3 / sector),
+        dram,
+        channel: k.channels.as_ref().map_or(0.0, |c| dram * c.imbalance()),
         l2: per(k.l2_sectors, p.cache.l2_bandwidth_gbs * 1e3 / sector),
         shared: per(k.shared_wavefronts, sms * t.shared_per_clock * mhz),
         issue: per(k.instructions, sms * t.issue_per_clock * mhz),
@@ -328,12 +343,25 @@ struct KernelJson<'a> {
     dram_writes: u64,
     bound: &'static str,
     terms_us: TermsJson,
+    /// Only on platforms with a channel model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    channels: Option<ChannelsJson>,
     accesses: Vec<AccessJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ChannelsJson {
+    imbalance: f64,
+    wave_blocks: u64,
+    sectors: Vec<u64>,
 }
 
 #[derive(Serialize)]
 struct TermsJson {
     dram: f64,
+    /// Only on platforms with a channel model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    channel: Option<f64>,
     l2: f64,
     shared: f64,
     issue: f64,
@@ -411,12 +439,18 @@ impl Report {
                 bound: k.terms.bound().0,
                 terms_us: TermsJson {
                     dram: round4(k.terms.dram),
+                    channel: k.channels.as_ref().map(|_| round4(k.terms.channel)),
                     l2: round4(k.terms.l2),
                     shared: round4(k.terms.shared),
                     issue: round4(k.terms.issue),
                     latency: round4(k.terms.latency),
                     flops: round4(k.terms.flops),
                 },
+                channels: k.channels.as_ref().map(|c| ChannelsJson {
+                    imbalance: round4(c.imbalance()),
+                    wave_blocks: c.wave_blocks,
+                    sectors: c.sectors.clone(),
+                }),
                 accesses: k
                     .accesses
                     .iter()
@@ -508,6 +542,18 @@ impl Report {
                 k.dram_reads,
                 k.dram_writes
             ));
+            if let Some(c) = &k.channels {
+                o.push_str(&format!(
+                    "  channels: imbalance {:.2} over the first wave ({} blocks; sectors per channel {})\n",
+                    c.imbalance(),
+                    c.wave_blocks,
+                    c.sectors
+                        .iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
+            }
             o.push_str(&format!(
                 "  time: {:.1} us (model estimate, bound: {}; {})\n",
                 k.estimate_us,
@@ -515,6 +561,7 @@ impl Report {
                 k.terms
                     .all()
                     .iter()
+                    .filter(|(n, _)| *n != "channel" || k.channels.is_some())
                     .map(|(n, t)| format!("{} {:.1}", n, t))
                     .collect::<Vec<_>>()
                     .join(", ")

@@ -28,6 +28,7 @@
 //! a race, which the checker reports.
 
 pub mod cache;
+pub mod channel;
 pub mod exec;
 pub mod host;
 pub mod memory;
@@ -71,6 +72,8 @@ pub struct SimPlatform {
     pub cache: crate::model::platform::Caches,
     /// The rates of the time estimate ([`memory`]).
     pub timing: crate::model::platform::Timing,
+    /// The address → memory channel map ([`channel`]); `None`: no channel model.
+    pub channels: Option<crate::model::platform::Channels>,
 }
 
 impl SimPlatform {
@@ -94,6 +97,7 @@ impl SimPlatform {
             clock_mhz: 1530.0,
             cache: Default::default(),
             timing: Default::default(),
+            channels: None,
         }
     }
 
@@ -122,6 +126,7 @@ impl SimPlatform {
             clock_mhz: p.clock_mhz.max(1) as f64,
             cache: p.cache.clone(),
             timing: p.timing.clone(),
+            channels: p.channels.clone(),
         }
     }
 
@@ -144,6 +149,7 @@ impl SimPlatform {
             clock_mhz: 1502.0,
             cache: Default::default(),
             timing: Default::default(),
+            channels: None,
         }
     }
 }
@@ -564,6 +570,8 @@ pub struct LaunchStats {
     pub blocks_per_sm: u32,
     /// What the caches saw (scaled like the counts).
     pub cache: cache::CacheCounts,
+    /// The first wave's sectors per memory channel (platforms with `[channels]` only).
+    pub channels: Option<channel::ChannelCounts>,
 }
 
 /// The result of [`run_kernel`].

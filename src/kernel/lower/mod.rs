@@ -23,6 +23,7 @@ mod atomic;
 mod build;
 mod ilp;
 mod last;
+mod order;
 mod reduce;
 mod staged;
 mod walk;
@@ -74,7 +75,11 @@ pub fn lower_region(
             let res = kb.build(name.clone(), origin.clone(), module.kernels.len(), &mut tmp);
             if kb.stage_error.is_none() || last {
                 diags.extend(tmp);
-                built = res;
+                // The schedule's block order, applied to the finished kernel.
+                built = res.map(|(mut k, l)| {
+                    order::apply(&mut k, s.block_order);
+                    (k, l)
+                });
                 // The user's `share` pragma asked for staging the kernel does not get.
                 if let (Some(why), Some(sp), None) = (unstaged, &r.ir.share, s.staged()) {
                     diags.push(

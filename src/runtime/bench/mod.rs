@@ -92,7 +92,12 @@ impl Level {
                 ilp,
                 cols,
             },
-            StageOptions { bank_padding },
+            // The paper's "+bank" step avoids bank and channel conflicts (§3.3.1): the block
+            // order comes with the padding.
+            StageOptions {
+                bank_padding,
+                block_order: bank_padding,
+            },
         )
     }
 }

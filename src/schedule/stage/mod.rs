@@ -55,11 +55,17 @@ pub struct StageOptions {
     /// Pad tile rows against shared-memory bank conflicts where a warp walks a tile down a
     /// column (the default); off, every row is the tile's extent.
     pub bank_padding: bool,
+    /// Order the blocks diagonally where the channel model says it spreads the first wave over
+    /// the memory channels (`schedule::order`, the default); off, every kernel is linear.
+    pub block_order: bool,
 }
 
 impl Default for StageOptions {
     fn default() -> Self {
-        StageOptions { bank_padding: true }
+        StageOptions {
+            bank_padding: true,
+            block_order: true,
+        }
     }
 }
 

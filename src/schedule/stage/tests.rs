@@ -299,6 +299,7 @@ for (i = 0; i < 256; i++) {
         src,
         StageOptions {
             bank_padding: false,
+            ..Default::default()
         },
     );
     let (a, b) = (&padded[0].arrays, &plain[0].arrays);

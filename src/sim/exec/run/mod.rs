@@ -812,7 +812,10 @@ pub fn run_program(
         block: [p.block[0].max(1), p.block[1].max(1), p.block[2].max(1)],
         threads,
         params,
-        record: caches.l2_bytes > 0 || (caches.l1_global_loads && caches.l1_bytes > 0),
+        // The channel model reads the streams too.
+        record: caches.l2_bytes > 0
+            || (caches.l1_global_loads && caches.l1_bytes > 0)
+            || platform.channels.is_some(),
         stream_cap: cache::STREAM_BUDGET / chosen.len().max(1),
     };
     let workers = if opts.check {
@@ -895,8 +898,22 @@ pub fn run_program(
     }
     // The cache replay, in block order whatever the workers did.
     let blocks_per_sm = platform.blocks_per_sm(threads as u32, p.shared_bytes);
+    let mut channels = None;
     if env.record {
         streams.sort_by_key(|(i, _)| *i);
+        if let Some(ch) = &platform.channels {
+            // The first wave: the blocks resident at once, in launch (linear index) order.
+            let wave = platform.sms as u64 * blocks_per_sm.max(1) as u64;
+            let wave_streams: Vec<(u64, &cache::BlockStream)> =
+                streams.iter().map(|(i, s)| (chosen[*i], s)).collect();
+            channels = Some(channel::wave_counts(
+                &wave_streams,
+                wave,
+                platform.sector,
+                threads.div_ceil(platform.warp.max(1) as usize),
+                ch,
+            ));
+        }
         let streams: Vec<cache::BlockStream> = streams.into_iter().map(|(_, s)| s).collect();
         cache_counts = cache::replay(
             &streams,
@@ -1001,6 +1018,7 @@ pub fn run_program(
             shared_bytes: p.shared_bytes,
             blocks_per_sm,
             cache: cache_counts,
+            channels,
         },
         findings,
     })
