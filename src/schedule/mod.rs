@@ -144,6 +144,11 @@ pub fn schedule_region(
         .platform
         .as_ref()
         .is_some_and(|p| p.local_memory == crate::model::platform::LocalMemory::Global);
+    // The bank-conflict techniques are chosen for the platform's banks.
+    let mut stage_options = opts.stage;
+    if let Some(p) = &opts.platform {
+        stage_options.banks = stage::Banks::of(p);
+    }
     let mut kernels = Vec::new();
     for &root in &r.ir.roots {
         let staging = plan
@@ -152,7 +157,7 @@ pub fn schedule_region(
             .map(|kp| Staging {
                 plan: kp,
                 local_is_global,
-                options: opts.stage,
+                options: stage_options,
             });
         if let Some(ks) = schedule_kernel(r, deps, root, staging, opts.ilp, diags) {
             kernels.push(ks);

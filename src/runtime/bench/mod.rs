@@ -89,7 +89,10 @@ impl Level {
                 platform: Some(platform.clone()),
                 ilp,
             },
-            StageOptions { bank_padding },
+            StageOptions {
+                bank_padding,
+                ..Default::default()
+            },
         )
     }
 }
