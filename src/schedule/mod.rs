@@ -5,8 +5,9 @@
 //!   range of each mapped iterator (`analysis::mapping` says which loops may go);
 //! - the **block shape** (work-items per block; the baseline's comes from the partition engine's
 //!   `default_block`, a `vector_length` clause, or the staging plan);
-//! - the **staging** ([`stage`]): the tiles in shared memory, their padding against bank
-//!   conflicts, the strip-mined loop, what is loaded and stored back (`--opt share`);
+//! - the **staging** ([`stage`]): the tiles in shared memory, their layout against bank
+//!   conflicts (padding or transpose, [`stage::bank`]), the strip-mined loop, what is loaded and
+//!   stored back (`--opt share`);
 //! - the **rows per work-item** (ILP factor along y, §3.3.2).
 //!
 //! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the

@@ -210,11 +210,12 @@ fn cost(
     let n = dims.len();
     let walked: Vec<u64> = (0..n)
         .map(|d| {
-            if d + 1 == n && !layout.transposed {
-                layout.row_len.max(dims[d].extent) as u64
+            let e = if d + 1 == n && !layout.transposed {
+                layout.row_len.max(dims[d].extent)
             } else {
-                dims[d].extent as u64
-            }
+                dims[d].extent
+            };
+            e.max(1) as u64
         })
         .collect();
     let flat: Vec<Option<u64>> = (0..lanes)
