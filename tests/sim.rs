@@ -384,6 +384,8 @@ fn bank_conflict_degrees_are_relative_to_the_hardware() {
         (SimPlatform::nvidia(), Scalar::Double, 32, 1, 2, 1),
         (SimPlatform::nvidia(), Scalar::Float, 32, 1, 1, 1),
         (SimPlatform::nvidia(), Scalar::Float, 32, 2, 2, 2),
+        // 8-byte elements are served by half-warps: a stride of two doubles is 2-way in each.
+        (SimPlatform::nvidia(), Scalar::Double, 32, 2, 4, 2),
         (amd.clone(), Scalar::Float, 64, 1, 2, 1),
         (amd.clone(), Scalar::Float, 64, 2, 4, 2),
         (amd, Scalar::Double, 64, 1, 4, 1),

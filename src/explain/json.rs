@@ -6,7 +6,12 @@ use serde::{Serialize, Serializer};
 use super::*;
 
 /// The whole report, on one line.
-pub(super) fn json(plans: &[RegionPlan], locs: &[String], p: &Platform) -> String {
+pub(super) fn json(
+    plans: &[RegionPlan],
+    locs: &[String],
+    p: &Platform,
+    banks: &BankTable,
+) -> String {
     let report = Report {
         platform: PlatformJson {
             name: &p.name,
@@ -24,7 +29,7 @@ pub(super) fn json(plans: &[RegionPlan], locs: &[String], p: &Platform) -> Strin
         regions: plans
             .iter()
             .zip(locs)
-            .map(|(rp, loc)| region(rp, loc, p))
+            .map(|(rp, loc)| region(rp, loc, p, banks))
             .collect(),
     };
     // Serializing plain structs of strings and numbers to a String cannot fail.
@@ -125,6 +130,8 @@ struct Analyzed<'a> {
     rejected: Vec<ArrayReason<'a>>,
     notes: &'a [String],
     sequential: Vec<LoopReason<'a>>,
+    /// The bank-conflict decision of each tile staged in the generated code.
+    bank: Vec<BankJson<'a>>,
     /// Only on platforms with a channel model.
     #[serde(skip_serializing_if = "Option::is_none")]
     block_order: Option<BlockOrderJson<'a>>,
@@ -155,6 +162,22 @@ struct BlockOrderJson<'a> {
 struct ColumnWalkJson<'a> {
     reference: &'a str,
     stride_bytes: i64,
+}
+
+#[derive(Serialize)]
+struct BankJson<'a> {
+    array: &'a str,
+    local: &'a str,
+    technique: &'static str,
+    why: &'a str,
+    path: &'a [String],
+    degree_before: u32,
+    degree_after: u32,
+    wavefronts_before: u64,
+    wavefronts_after: u64,
+    row_len: u32,
+    transposed: bool,
+    extra_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -294,17 +317,31 @@ fn seeds_json(seeds: &Seeds) -> Vec<SeedJson<'_>> {
         .collect()
 }
 
-fn region<'a>(rp: &'a RegionPlan, loc: &'a str, p: &Platform) -> RegionJson<'a> {
+fn region<'a>(
+    rp: &'a RegionPlan,
+    loc: &'a str,
+    p: &Platform,
+    banks: &'a BankTable,
+) -> RegionJson<'a> {
     RegionJson {
         index: rp.index,
         function: &rp.func,
         location: loc,
         seeds: seeds_json(&rp.seeds),
-        kernels: rp.kernels.iter().map(|k| kernel(rp, k, p)).collect(),
+        kernels: rp
+            .kernels
+            .iter()
+            .map(|k| kernel(rp, k, p, banks.get(&(rp.index, k.root))))
+            .collect(),
     }
 }
 
-fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJson<'a> {
+fn kernel<'a>(
+    rp: &'a RegionPlan,
+    kp: &'a KernelPlan,
+    p: &Platform,
+    banks: Option<&'a Vec<TileBank>>,
+) -> KernelJson<'a> {
     let seeds = rp.seeds_of(kp);
     let Some(nest) = &kp.nest else {
         return KernelJson::Unanalyzed {
@@ -430,6 +467,26 @@ fn kernel<'a>(rp: &'a RegionPlan, kp: &'a KernelPlan, p: &Platform) -> KernelJso
                 stride_bytes: *d,
             }),
         }),
+        bank: banks
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| BankJson {
+                        array: &t.array,
+                        local: &t.local,
+                        technique: t.choice.technique.name(),
+                        why: &t.choice.why,
+                        path: &t.choice.path,
+                        degree_before: t.choice.degree_before,
+                        degree_after: t.choice.degree_after,
+                        wavefronts_before: t.choice.wavefronts_before,
+                        wavefronts_after: t.choice.wavefronts_after,
+                        row_len: t.choice.layout.row_len,
+                        transposed: t.choice.layout.transposed,
+                        extra_bytes: t.choice.extra_bytes,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     if let Some(b) = &kp.best {
         let plan = kp.plans.get(b.plan);

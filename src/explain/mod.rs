@@ -33,20 +33,52 @@ pub fn report(
     platform: &Platform,
     format: Format,
 ) -> String {
+    let mut banks = BankTable::new();
     let plans: Vec<RegionPlan> = schedules
         .iter()
         .filter_map(|rs| {
             let mut plan = rs.plan.clone()?;
-            add_staging(&rs.kernels, &mut plan);
+            add_staging(&rs.kernels, &mut plan, &mut banks);
             Some(plan)
         })
         .collect();
-    report_plans(&plans, sources, platform, format)
+    let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
+    match format {
+        Format::Text => text(&plans, &locs, platform),
+        Format::Json => json(&plans, &locs, platform, &banks),
+    }
+}
+
+/// The bank-conflict decision of every tile of each kernel's preferred schedule, by region
+/// index and nest: (array, local array, decision).
+type BankTable = std::collections::BTreeMap<(usize, crate::ir::LoopId), Vec<TileBank>>;
+
+#[derive(Clone, Debug)]
+struct TileBank {
+    array: String,
+    local: String,
+    choice: crate::schedule::stage::BankChoice,
+}
+
+/// The text of one tile's bank decision (a note of its kernel).
+fn bank_note(t: &TileBank) -> String {
+    format!(
+        "bank conflicts of `{}` ({}): {}: {}; degree {} → {} (first warp's wavefronts {} → {}); tree: {}",
+        t.array,
+        t.local,
+        t.choice.technique.name(),
+        t.choice.why,
+        t.choice.degree_before,
+        t.choice.degree_after,
+        t.choice.wavefronts_before,
+        t.choice.wavefronts_after,
+        t.choice.path.join("; ")
+    )
 }
 
 /// What the schedule does with each kernel's plan: a note naming the arrays staged in the
 /// generated code, and the staging-time reasons of the others in `rejected`.
-fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
+fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut BankTable) {
     for kp in &mut rp.kernels {
         let ks = kernels.iter().find(|k| k.root == kp.root);
         if let Some(note) = ks.and_then(mapping_note) {
@@ -111,7 +143,9 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
                         (true, true) => " (written through: loaded first, stored back coalesced)",
                     };
                     let last = a.dims.last().map_or(a.row_len, |d| d.extent);
-                    let pad = if a.row_len != last {
+                    let pad = if a.transposed {
+                        " (stored transposed against bank conflicts)".to_string()
+                    } else if a.row_len != last {
                         format!(" (rows padded to {} against bank conflicts)", a.row_len)
                     } else {
                         String::new()
@@ -146,6 +180,17 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan) {
                 sched.block[2],
                 strip
             ));
+            let tiles: Vec<TileBank> = spec
+                .arrays
+                .iter()
+                .map(|a| TileBank {
+                    array: a.name.clone(),
+                    local: a.local.clone(),
+                    choice: a.bank.clone(),
+                })
+                .collect();
+            kp.notes.extend(tiles.iter().map(bank_note));
+            banks.insert((rp.index, kp.root), tiles);
         }
         for (a, why) in &spec.rejected {
             kp.rejected.push(crate::partition::Rejection::new(
@@ -233,7 +278,7 @@ pub fn report_plans(
     let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
     match format {
         Format::Text => text(plans, &locs, platform),
-        Format::Json => json(plans, &locs, platform),
+        Format::Json => json(plans, &locs, platform, &BankTable::new()),
     }
 }
 

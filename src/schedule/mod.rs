@@ -5,8 +5,9 @@
 //!   range of each mapped iterator (`analysis::mapping` says which loops may go);
 //! - the **block shape** (work-items per block; the baseline's comes from the partition engine's
 //!   `default_block`, a `vector_length` clause, or the staging plan);
-//! - the **staging** ([`stage`]): the tiles in shared memory, their padding against bank
-//!   conflicts, the strip-mined loop, what is loaded and stored back (`--opt share`);
+//! - the **staging** ([`stage`]): the tiles in shared memory, their layout against bank
+//!   conflicts (padding or transpose, [`stage::bank`]), the strip-mined loop, what is loaded and
+//!   stored back (`--opt share`);
 //! - the **outputs per work-item** (§3.3.2's ILP factor along y, and along x the columns of a
 //!   register micro-tile: RY×RX outputs per work-item).
 //!
@@ -157,6 +158,11 @@ pub fn schedule_region(
         .platform
         .as_ref()
         .is_some_and(|p| p.local_memory == crate::model::platform::LocalMemory::Global);
+    // The bank-conflict techniques are chosen for the platform's banks.
+    let mut stage_options = opts.stage;
+    if let Some(p) = &opts.platform {
+        stage_options.banks = stage::Banks::of(p);
+    }
     let mut kernels = Vec::new();
     for &root in &r.ir.roots {
         let staging = plan
@@ -165,7 +171,7 @@ pub fn schedule_region(
             .map(|kp| Staging {
                 plan: kp,
                 local_is_global,
-                options: opts.stage,
+                options: stage_options,
             });
         let ilp = Coarsening {
             rows: opts.ilp,

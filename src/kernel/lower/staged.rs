@@ -182,21 +182,33 @@ fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
 }
 
 /// The cooperative, coalesced copy of a tile: work-item `t` of the block copies elements
-/// `t, t + threads, …` of the tile in row-major order (consecutive work-items, consecutive
-/// elements of a row), skipping elements outside the range the program can touch.
+/// `t, t + threads, …` of the tile in its layout's order (consecutive work-items, consecutive
+/// words of shared memory and consecutive elements of a global row), skipping elements outside
+/// the range the program can touch. A padded tile is walked with its padding (the pad columns
+/// copy nothing), so that a warp's copy reaches consecutive banks: walking only the elements
+/// would put a row of 4 padded to 5 on words 0–3, 5–8, …, 35–38, two words in bank 0.
 fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
     if loads_2d(a, block) {
         return tile_copy_2d(a, block, global_extents, dir);
     }
     let threads = block[0] * block[1] * block[2];
     let l = KExpr::Var("accshare_l".to_string());
-    let total: i64 = a.dims.iter().map(|d| d.extent as i64).product();
+    let n = a.dims.len();
+    // Extents of the walked space: the layout's, the last dimension padded to `row_len`.
+    let walked = |d: usize| -> i64 {
+        if d + 1 == n {
+            a.row_len.max(a.dims[d].extent) as i64
+        } else {
+            a.dims[d].extent as i64
+        }
+    };
+    let total: i64 = (0..n).map(walked).product();
     let strides = a.strides();
     let mut conds = Vec::new();
     let mut gsubs = Vec::new();
     let mut lidx: Option<KExpr> = None;
     for (d, td) in a.dims.iter().enumerate() {
-        let inner: i64 = a.dims[d + 1..].iter().map(|x| x.extent as i64).product();
+        let inner: i64 = (d + 1..n).map(walked).product();
         let q = if inner == 1 {
             l.clone()
         } else {
@@ -205,8 +217,12 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
         let r = if d == 0 {
             q
         } else {
-            bin(BinOp::Rem, q, int(td.extent as i64))
+            bin(BinOp::Rem, q, int(walked(d)))
         };
+        if walked(d) != td.extent as i64 {
+            // A pad column: nothing to copy.
+            conds.push(bin(BinOp::Lt, r.clone(), int(td.extent as i64)));
+        }
         let g = bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
         in_range(td, &g, &mut conds);
         gsubs.push(g);
@@ -324,11 +340,16 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
         .into_iter()
         .reduce(|x, y| bin(BinOp::LogAnd, x, y))
         .unwrap_or(int(1));
-    let lidx = bin(
-        BinOp::Add,
-        bin(BinOp::Mul, r.clone(), int(a.row_len as i64)),
-        c.clone(),
-    );
+    // The tile's index map (`r * row_len + c`, or `c * rows + r` stored transposed).
+    let st = a.strides();
+    let scaled = |e: &KExpr, k: u32| {
+        if k == 1 {
+            e.clone()
+        } else {
+            bin(BinOp::Mul, e.clone(), int(k as i64))
+        }
+    };
+    let lidx = bin(BinOp::Add, scaled(&r, st[0]), scaled(&c, st[1]));
     let store = copy(
         dir,
         ArrayRef {

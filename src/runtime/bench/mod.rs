@@ -97,6 +97,7 @@ impl Level {
             StageOptions {
                 bank_padding,
                 block_order: bank_padding,
+                ..Default::default()
             },
         )
     }

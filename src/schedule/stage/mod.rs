@@ -23,7 +23,9 @@ use crate::ir::lower::RegionAst;
 use crate::ir::{LoopId, Poly, Region};
 use crate::partition::KernelPlan;
 
+pub mod bank;
 mod unstaged;
+pub use bank::{BankChoice, Banks, Layout, Technique};
 pub use unstaged::Unstaged;
 
 /// Shared memory a staged kernel may use (the CUDA static limit).
@@ -52,12 +54,15 @@ pub fn code_platform(p: &crate::model::Platform) -> crate::model::Platform {
 /// measure each optimization on its own.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct StageOptions {
-    /// Pad tile rows against shared-memory bank conflicts where a warp walks a tile down a
-    /// column (the default); off, every row is the tile's extent.
+    /// Apply the bank-conflict techniques ([`bank::decide`]: padding, transpose) where a
+    /// warp's accesses to a tile conflict (the default); off, every tile is laid out row-major
+    /// at its extent.
     pub bank_padding: bool,
     /// Order the blocks diagonally where the channel model says it spreads the first wave over
     /// the memory channels (`schedule::order`, the default); off, every kernel is linear.
     pub block_order: bool,
+    /// The banks the techniques are chosen for (the platform's; NVIDIA's by default).
+    pub banks: Banks,
 }
 
 impl Default for StageOptions {
@@ -65,6 +70,7 @@ impl Default for StageOptions {
         StageOptions {
             bank_padding: true,
             block_order: true,
+            banks: Banks::default(),
         }
     }
 }
@@ -111,8 +117,12 @@ pub struct StagedArray {
     pub local: String,
     pub elem: Scalar,
     pub dims: Vec<TileDim>,
-    /// Row length of the flattened tile (the last dimension's extent; a later pass may pad it).
+    /// Row length of the flattened tile (the last dimension's extent, or more: padding).
     pub row_len: u32,
+    /// Stored column-major (a 2-D tile read by column; [`bank::Technique::Transpose`]).
+    pub transposed: bool,
+    /// The bank-conflict decision that chose the layout, with the tree's path.
+    pub bank: BankChoice,
     /// Spans of the references rewritten to use the tile.
     pub accesses: Vec<Span>,
     /// Written through the tile: the kernel stores the tile back to global memory at its end.
@@ -125,12 +135,14 @@ pub struct StagedArray {
 impl StagedArray {
     /// Elements of the local array (with the padded row).
     pub fn len(&self) -> u32 {
-        let n = self.dims.len();
-        self.dims[..n.saturating_sub(1)]
-            .iter()
-            .map(|d| d.extent)
-            .product::<u32>()
-            * self.row_len
+        bank::len(&self.dims, self.layout())
+    }
+    /// The layout in shared memory: row length, transposed or not.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            row_len: self.row_len,
+            transposed: self.transposed,
+        }
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -138,19 +150,10 @@ impl StagedArray {
     pub fn uses_strip(&self) -> bool {
         self.dims.iter().any(|d| d.primary == Primary::Strip)
     }
-    /// Local strides per dimension (row-major, last dimension `row_len`).
+    /// Local strides per dimension (row-major with rows of `row_len`, or column-major for a
+    /// transposed 2-D tile): the tile's index map.
     pub fn strides(&self) -> Vec<u32> {
-        let n = self.dims.len();
-        let mut s = vec![1u32; n];
-        for d in (0..n.saturating_sub(1)).rev() {
-            let next = if d + 1 == n - 1 {
-                self.row_len
-            } else {
-                self.dims[d + 1].extent
-            };
-            s[d] = s[d + 1] * next;
-        }
-        s
+        bank::strides(&self.dims, self.layout())
     }
 }
 
@@ -356,6 +359,7 @@ pub fn plan_with(
         conditional: root_stmt.is_none_or(has_conditional),
         tiles: kp.chosen_tiles(),
         bank_padding: opts.bank_padding,
+        banks: opts.banks,
     };
     let mut bytes = 0u64;
     for name in &best.staged {
@@ -390,8 +394,9 @@ struct KernelView<'a> {
     conditional: bool,
     /// The engine's tile sizes of sequential loops.
     tiles: BTreeMap<LoopId, i64>,
-    /// Pad rows against bank conflicts ([`StageOptions::bank_padding`]).
+    /// Apply the bank-conflict techniques ([`StageOptions::bank_padding`]).
     bank_padding: bool,
+    banks: Banks,
 }
 
 impl KernelView<'_> {
@@ -476,6 +481,7 @@ impl KernelView<'_> {
         let load = !written || needs_preload(ir, self.grid, &accs, self.conditional);
         let several = groups.len() > 1;
         let mut tiles = Vec::new();
+        let mut used = 0u64;
         for (gi, (dims, spans)) in groups.into_iter().enumerate() {
             let mut tdims = Vec::new();
             for (d, x) in dims.into_iter().enumerate() {
@@ -489,11 +495,21 @@ impl KernelView<'_> {
                     array_extent: info.extents.get(d).cloned().flatten(),
                 });
             }
-            let row_len = if self.bank_padding {
-                padded_row(&tdims, self.block, info.elem.size())
-            } else {
-                tdims.last().map(|d| d.extent).unwrap_or(1)
-            };
+            // Shared memory left for padding: the limit less the tiles of earlier arrays, this
+            // array's tiles at their extents, and the padding of its earlier tiles.
+            let natural: u64 =
+                tdims.iter().map(|d| d.extent as u64).product::<u64>() * info.elem.size() as u64;
+            let spare = SMEM_LIMIT.saturating_sub(bytes + used + natural);
+            let choice = bank::decide(
+                &tdims,
+                self.block,
+                info.elem.size(),
+                spans.len(),
+                &self.banks,
+                spare,
+                self.bank_padding,
+            );
+            used += natural + choice.extra_bytes;
             tiles.push(StagedArray {
                 name: name.to_string(),
                 local: if several {
@@ -503,7 +519,9 @@ impl KernelView<'_> {
                 },
                 elem: info.elem,
                 dims: tdims,
-                row_len,
+                row_len: choice.layout.row_len,
+                transposed: choice.layout.transposed,
+                bank: choice,
                 accesses: spans,
                 written,
                 load,
@@ -652,67 +670,6 @@ impl KernelView<'_> {
             }
         })
     }
-}
-
-/// Shared-memory banks and their width (bytes) the padding is chosen for: every NVIDIA GPU
-/// since Fermi and AMD's LDS have 32 banks of 4 bytes.
-pub const BANKS: u64 = 32;
-pub const BANK_WIDTH: u64 = 4;
-
-/// The row length of a tile: its last extent, padded so that the work-items of one warp (32
-/// consecutive work-items, x fastest) reach distinct banks when a reference walks the tile
-/// along a dimension other than the last (a transpose's column `tile[tx][ty]`, 32-way
-/// conflicted at a row of 32). The padding is the smallest that minimizes the worst bank
-/// conflict of the references' access pattern (the same for every reference of a tile: each
-/// dimension moves with one grid index), up to a quarter of the row; a tile read along its
-/// rows by whole warps is never padded.
-fn padded_row(dims: &[TileDim], block: [u32; 3], elem: u32) -> u32 {
-    let row = dims.last().map(|d| d.extent).unwrap_or(1);
-    if dims.len() < 2 {
-        return row;
-    }
-    let degree = |row_len: u32| -> u64 {
-        // Element strides of the tile with this row length.
-        let n = dims.len();
-        let mut stride = vec![1u64; n];
-        for d in (0..n - 1).rev() {
-            let next = if d + 1 == n - 1 {
-                row_len as u64
-            } else {
-                dims[d + 1].extent as u64
-            };
-            stride[d] = stride[d + 1] * next;
-        }
-        let step = |g: u8| -> u64 {
-            dims.iter()
-                .zip(&stride)
-                .filter(|(t, _)| matches!(t.primary, Primary::Grid { dim, .. } if dim == g))
-                .map(|(_, s)| *s)
-                .sum()
-        };
-        let (sx, sy, sz) = (step(0), step(1), step(2));
-        let (bx, by) = (block[0].max(1) as u64, block[1].max(1) as u64);
-        let mut words: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
-        let lanes = (block.iter().map(|&b| b as u64).product::<u64>()).min(32);
-        for l in 0..lanes {
-            let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
-            let byte = (x * sx + y * sy + z * sz) * elem as u64;
-            let word = byte / BANK_WIDTH;
-            words.entry(word % BANKS).or_default().insert(word);
-        }
-        words.values().map(|w| w.len() as u64).max().unwrap_or(1)
-    };
-    // At most a quarter more memory (at least one element): a transpose's 32-element row takes
-    // one more, and a halo tile whose 2-way conflict only a 30-element pad would remove keeps it.
-    let max_pad = (row / 4).clamp(1, BANKS as u32 - 1);
-    let mut best = (degree(row), row);
-    for pad in 1..=max_pad {
-        let d = degree(row + pad);
-        if d < best.0 {
-            best = (d, row + pad);
-        }
-    }
-    best.1
 }
 
 /// Why a written array cannot be written through a tile, if it cannot.

@@ -194,16 +194,72 @@ fn column_walked_tiles_are_padded_and_row_walked_ones_are_not() {
             })
             .collect()
     };
-    // tile[tx][ty] (a transpose): stride 32 words is a 32-way conflict; 33 has none.
-    assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 4), 33);
+    let b = Banks::default();
+    let row = |d: &[TileDim], block: [u32; 3], elem: u32| {
+        let c = bank::decide(d, block, elem, 1, &b, SMEM_LIMIT, true);
+        (
+            c.technique,
+            c.layout.row_len,
+            c.degree_before,
+            c.degree_after,
+        )
+    };
+    // tile[tx][ty] (a transpose): stride 32 words is a 32-way conflict; 33 has none. Stored
+    // transposed, the reads would be conflict-free but the copy's stores 32-way: padding.
+    assert_eq!(
+        row(&dims([0, 1], [32, 32]), [32, 32, 1], 4),
+        (Technique::Padding, 33, 32, 1)
+    );
     // tile[ty][tx]: rows walked by whole warps.
-    assert_eq!(padded_row(&dims([1, 0], [32, 32]), [32, 32, 1], 4), 32);
+    assert_eq!(
+        row(&dims([1, 0], [32, 32]), [32, 32, 1], 4),
+        (Technique::None, 32, 1, 1)
+    );
     // 16-wide blocks: a warp covers two rows; 16 elements per row fill the banks exactly.
-    assert_eq!(padded_row(&dims([1, 0], [16, 16]), [16, 16, 1], 4), 16);
-    // A halo row of 18 under 16-wide blocks keeps its 2-way conflict (the fix costs 30).
-    assert_eq!(padded_row(&dims([1, 0], [18, 18]), [16, 16, 1], 4), 18);
-    // Doubles down a column: 2 words per element, padded to an odd number of elements.
-    assert_eq!(padded_row(&dims([0, 1], [32, 32]), [32, 32, 1], 8), 33);
+    assert_eq!(
+        row(&dims([1, 0], [16, 16]), [16, 16, 1], 4),
+        (Technique::None, 16, 1, 1)
+    );
+    // Doubles down a column: 2 words per element, served by half-warps, padded to an odd
+    // number of elements.
+    assert_eq!(
+        row(&dims([0, 1], [32, 32]), [32, 32, 1], 8),
+        (Technique::Padding, 33, 16, 1)
+    );
+    // A column-walked tile one element taller than the block (a halo along x): stored
+    // transposed, both the reads and the copy's stores are conflict-free, without the pad.
+    let c = bank::decide(
+        &dims([0, 1], [33, 32]),
+        [32, 32, 1],
+        4,
+        2,
+        &b,
+        SMEM_LIMIT,
+        true,
+    );
+    assert_eq!(
+        (c.technique, c.degree_before, c.degree_after, c.extra_bytes),
+        (Technique::Transpose, 32, 1, 0)
+    );
+    // The same with 8-wide rows: a flat copy (one row of work-items under several rows per
+    // work-item) would store a transposed tile with conflicts, so padding wins.
+    let c = bank::decide(
+        &dims([0, 1], [33, 8]),
+        [32, 8, 1],
+        4,
+        2,
+        &b,
+        SMEM_LIMIT,
+        true,
+    );
+    assert_eq!(
+        (c.technique, c.layout.row_len, c.degree_after),
+        (Technique::Padding, 9, 1)
+    );
+    // No spare shared memory: no padding.
+    let c = bank::decide(&dims([0, 1], [32, 32]), [32, 32, 1], 4, 1, &b, 0, true);
+    assert_ne!(c.technique, Technique::Padding);
+    assert!(c.path.iter().any(|p| p.contains("no spare shared memory")));
 }
 
 #[test]

@@ -113,8 +113,14 @@ impl<'a, 'e> Blk<'a, 'e> {
         let bw = env.platform.bank_width as u64;
         let banks = env.platform.banks as usize;
         let ws = env.platform.warp as usize;
-        // Lanes the banks serve together: each group takes its own wavefronts.
-        let group = (env.platform.shared_lanes as usize).clamp(1, ws.max(1));
+        // Lanes the banks serve together: each group takes its own wavefronts. Elements wider
+        // than a bank are served in phases of as many lanes as the banks hold elements (a
+        // 64-bit access of a warp on 32 banks of 4 bytes: two half-warps, CUDA Programming
+        // Guide, "64-bit accesses"), so two lanes in different phases never conflict.
+        let phase = ((banks as u64 * bw) / size.max(1)).max(1) as usize;
+        let group = (env.platform.shared_lanes as usize)
+            .min(phase)
+            .clamp(1, ws.max(1));
         let mut words: Vec<u64> = Vec::with_capacity(128);
         let mut per_bank = vec![0u32; banks];
         for w in 0..self.warps() {
