@@ -16,6 +16,8 @@
 #                     a `--tuned` column (writes the tune cache: ACCSHARE_CACHE_DIR, else the
 #                     user's cache directory)
 #   TUNE_BUDGET=60    seconds of measuring per program for the tuner
+#   TUNE_DEFS="-DREPS=1 -DSTEPS=2"  extra -D options of the tuner's run (it traces the whole
+#                     program: one repetition and two hotspot steps are enough to measure on)
 #   DEVICE=opencl:0   the OpenCL device (`accshare devices`); the programs run on it too
 #   REPS=3            timed repetitions of the region in each run (compiled in as -DREPS)
 #   RUNS=1            runs of each binary; the best of all RUNS x REPS repetitions is kept
@@ -36,6 +38,7 @@ REPS=${REPS:-3}
 RUNS=${RUNS:-1}
 TUNE=${TUNE:-0}
 TUNE_BUDGET=${TUNE_BUDGET:-60}
+read -r -a TUNE_DEFS_ARR <<<"${TUNE_DEFS:--DREPS=1 -DSTEPS=2}"
 TOL=${TOL:-1e-5}
 TIMEOUT=${TIMEOUT:-900}
 CC=${CC:-cc}
@@ -207,9 +210,8 @@ for entry in "${PROGRAMS[@]}"; do
     { log "  run --platform $DEVICE"; run_bin "$p" platform "$OUT/bin/$p.platform"; }
   if [ "$TUNE" = 1 ]; then
     log "  accshare tune $p.c --device $DEVICE --budget $TUNE_BUDGET (log: $OUT/log/$p.tune)"
-    # One repetition of the region is enough to trace the program's data.
     if "$ACCSHARE" tune "$SRC/$p.c" --device "$DEVICE" --budget "$TUNE_BUDGET" -I "$SRC" \
-        "${DEFS_ARR[@]}" -D REPS=1 >"$OUT/log/$p.tune" 2>&1; then
+        "${DEFS_ARR[@]}" "${TUNE_DEFS_ARR[@]}" >"$OUT/log/$p.tune" 2>&1; then
       accshare_build "$p" tuned --tuned "$DEVICE" &&
         { log "  run --tuned $DEVICE"; run_bin "$p" tuned "$OUT/bin/$p.tuned"; }
     else

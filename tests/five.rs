@@ -92,7 +92,10 @@ fn check(src: &Path, scratch: &Path) -> Vec<String> {
     let inc = format!("-I{}", five_dir().display());
     let seq = dir.join("seq");
     if let Err(e) = exec_support::compile_c_with(src, &seq, &DEFINES, false, &[&inc]) {
-        return vec![format!("{}: the sequential program does not build: {}", name, e)];
+        return vec![format!(
+            "{}: the sequential program does not build: {}",
+            name, e
+        )];
     }
     let expected = match exec_support::run(&seq) {
         Ok(o) => o,
@@ -126,11 +129,17 @@ fn check(src: &Path, scratch: &Path) -> Vec<String> {
         };
         let exe = vdir.join("gpu");
         if let Err(e) = exec_support::compile_c_with(&c_file, &exe, &DEFINES, true, &[&inc]) {
-            problems.push(format!("{} [{}]: the generated program does not build: {}", name, label, e));
+            problems.push(format!(
+                "{} [{}]: the generated program does not build: {}",
+                name, label, e
+            ));
             continue;
         }
         match exec_support::run(&exe) {
-            Err(e) => problems.push(format!("{} [{}]: the generated program fails: {}", name, label, e)),
+            Err(e) => problems.push(format!(
+                "{} [{}]: the generated program fails: {}",
+                name, label, e
+            )),
             Ok(actual) => {
                 if let Err(e) = exec_support::compare_dumps(&expected, &actual, 1e-4, 1e-5) {
                     problems.push(format!("{} [{}]: wrong result: {}", name, label, e));
@@ -154,7 +163,11 @@ fn five_benchmark_programs_match_sequential_at_small_sizes() {
             .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
         for want in ["transpose", "gemm", "gemm_share", "mv", "gauss", "hotspot"] {
-            assert!(names.iter().any(|n| n == want), "benches/five/{}.c is missing", want);
+            assert!(
+                names.iter().any(|n| n == want),
+                "benches/five/{}.c is missing",
+                want
+            );
         }
     }
     let scratch = exec_support::scratch_dir("five");
