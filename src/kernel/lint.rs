@@ -4,7 +4,8 @@
 //! be both exact and sound (a staged tile copy `(o + l / W) * W + l % W` is contiguous in `l`,
 //! which no affine form shows), and its verdicts inside sequential loops only see one iteration.
 //! This lint instead *evaluates* the kernel, without its data, for every lane of a few
-//! representative blocks (group ids 0..=2 along x, 0..=1 along y and z) with C's integer
+//! representative blocks (the first ones, and those holding the bounds the kernel's guards
+//! compare with, where edge rows are) with C's integer
 //! semantics, and lays each evaluated request out as the memory system does, exactly as the
 //! simulator counts it (`sim::exec::run::access`):
 //! - built-ins get their values for those blocks; integer scalar parameters are bound to
@@ -14,7 +15,9 @@
 //! - sequential loops run their first [`ITERATIONS`] iterations (every lane its own), so
 //!   accesses whose alignment changes from one iteration to the next are seen;
 //! - a value loaded from memory, or computed from one, is *data*: an index that depends on it is
-//!   the only `unknown` verdict (the reason names the load); a branch on data runs both ways.
+//!   the only `unknown` verdict (the reason names the load); a branch on data runs both ways, and
+//!   an access that lanes take under it over more than one sector is uncoalesced (a
+//!   data-dependent subset of the lanes uses part of each sector: the simulator counts it so).
 //!
 //! A request is a warp's active lanes at one execution of the access. It is uncoalesced when it
 //! touches more sectors or lines than the fewest that hold its distinct bytes: by *alignment*
@@ -37,6 +40,8 @@ use crate::model::WarpMemory;
 const ITERATIONS: usize = 16;
 /// Statements executed per evaluated block, at most (a bound on the lint's time).
 const BUDGET: usize = 4000;
+/// Blocks evaluated per grid dimension, at most.
+const GROUPS: usize = 6;
 /// The representative values of integer scalar parameters.
 const BINDINGS: [i64; 2] = [1024, 1001];
 
@@ -264,6 +269,11 @@ struct Stats {
     first_bad: Option<Bad>,
     /// The strides of the first request with two distinct elements.
     strides: Option<String>,
+    /// Requests over more than one sector by lanes some of which run it under a condition on
+    /// data, and that condition: a data-dependent subset of the lanes leaves part of every
+    /// sector unused (the simulator counts those as strided).
+    divergent: u64,
+    divergent_why: Option<Why>,
 }
 
 struct Exec<'a, 'k> {
@@ -280,6 +290,8 @@ struct Exec<'a, 'k> {
     env: Vec<HashMap<&'k str, Vec<Val>>>,
     brk: Vec<bool>,
     cont: Vec<bool>,
+    /// Per lane: the condition on data under which it runs here, if it does.
+    maybe: Vec<Option<Why>>,
     steps: usize,
     stats: &'a mut [Stats],
 }
@@ -435,8 +447,15 @@ impl<'k> Exec<'_, 'k> {
             }
             KExpr::Cond(c, a, b) => {
                 let c = self.eval(c, m);
+                let outer = self.maybe.clone();
+                for t in 0..n {
+                    if let (true, Err(w)) = (m[t], c[t]) {
+                        self.maybe[t].get_or_insert(w);
+                    }
+                }
                 let a = self.eval(a, &and(m, |t| truthy(&c[t]) != Some(false)));
                 let b = self.eval(b, &and(m, |t| truthy(&c[t]) != Some(true)));
+                self.maybe = outer;
                 (0..n)
                     .map(|t| match &c[t] {
                         Ok(0) => b[t],
@@ -519,6 +538,7 @@ impl<'k> Exec<'_, 'k> {
                 continue;
             }
             warps += 1;
+            let cond = lanes.iter().find_map(|&t| self.maybe[t]);
             let mut addrs: Vec<i64> = lanes
                 .iter()
                 .filter_map(|&t| idx[t].ok())
@@ -540,6 +560,12 @@ impl<'k> Exec<'_, 'k> {
             if addrs.len() == 1 {
                 st.broadcast += 1;
                 continue;
+            }
+            if sectors > 1 {
+                if let Some(w) = cond {
+                    st.divergent += 1;
+                    st.divergent_why.get_or_insert(w);
+                }
             }
             if st.strides.is_none() {
                 let s = self.strides(idx, m, size);
@@ -616,10 +642,16 @@ impl<'k> Exec<'_, 'k> {
             std::mem::replace(&mut self.cont, vec![false; n]),
         );
         let mut live = m.to_vec();
+        let outer = self.maybe.clone();
         for i in 0..ITERATIONS {
             if let Some(c) = cond.filter(|_| test_first || i > 0) {
                 let c = self.eval(c, &live);
                 live = and(&live, |t| truthy(&c[t]) != Some(false));
+                for t in 0..n {
+                    if let (true, Err(w)) = (live[t], c[t]) {
+                        self.maybe[t].get_or_insert(w);
+                    }
+                }
             }
             if !live.iter().any(|&a| a) || self.steps >= BUDGET {
                 break;
@@ -630,6 +662,7 @@ impl<'k> Exec<'_, 'k> {
             self.stmts(step, &live);
         }
         (self.brk, self.cont) = saved;
+        self.maybe = outer;
     }
 
     fn stmt(&mut self, s: &'k KStmt, m: &[bool]) {
@@ -688,8 +721,13 @@ impl<'k> Exec<'_, 'k> {
                 } else {
                     Some(self.env.clone())
                 };
+                let outer = self.maybe.clone();
+                for &(t, w) in &unsure {
+                    self.maybe[t].get_or_insert(w);
+                }
                 self.scoped(then, &and(m, |t| truthy(&c[t]) != Some(false)));
                 self.scoped(els, &and(m, |t| truthy(&c[t]) != Some(true)));
+                self.maybe = outer;
                 // Lanes that branched on data: what either side assigned is data.
                 if let Some(before) = before {
                     for (s, b) in self.env.iter_mut().zip(before.iter()) {
@@ -780,11 +818,8 @@ pub fn lint_kernel(
     }
     let block = kernel.block.map(|b| b.max(1) as usize);
     let threads = block[0] * block[1] * block[2];
-    let spans = [
-        3,
-        if kernel.dims >= 2 { 2 } else { 1 },
-        if kernel.dims >= 3 { 2 } else { 1 },
-    ];
+    let mut bounds = Vec::new();
+    compared_stmts(&kernel.body, false, &mut bounds);
     // Integer scalar parameters: the second binding matters only if there is one.
     let int_params: Vec<&str> = kernel
         .params
@@ -801,10 +836,11 @@ pub fn lint_kernel(
     };
     let mut per_binding = Vec::new();
     for &param in bindings {
+        let groups = representative_groups(kernel, &bounds, param);
         let mut stats = vec![Stats::default(); num.refs.len()];
-        for gz in 0..spans[2] {
-            for gy in 0..spans[1] {
-                for gx in 0..spans[0] {
+        for &gz in &groups[2] {
+            for &gy in &groups[1] {
+                for &gx in &groups[0] {
                     let mut ex = Exec {
                         kernel,
                         num: &num,
@@ -817,6 +853,7 @@ pub fn lint_kernel(
                         env: vec![HashMap::new()],
                         brk: vec![false; threads],
                         cont: vec![false; threads],
+                        maybe: vec![None; threads],
                         steps: 0,
                         stats: &mut stats,
                     };
@@ -884,8 +921,7 @@ fn verdict(
         };
     }
     let st = &per_binding[0][id];
-    if let Some(why) = per_binding.iter().find_map(|s| s[id].data) {
-        let what = match why {
+    let describe = |why: Why| match why {
             Why::Load(src) => {
                 let (r, _) = num.refs[src];
                 let space = match r.space {
@@ -902,6 +938,18 @@ fn verdict(
             Why::Float => "on a floating-point value".to_string(),
             Why::Unset => "on a variable without a value".to_string(),
         };
+    if let Some(why) = st.divergent_why.filter(|_| st.divergent > 0) {
+        return (
+            Verdict::UncoalescedStride,
+            format!(
+                "stride {}, but lanes take it under a condition {}: a data-dependent subset of a warp's lanes uses part of each of its sectors",
+                st.strides.as_deref().unwrap_or("no thread dependence"),
+                describe(why)
+            ),
+        );
+    }
+    if let Some(why) = per_binding.iter().find_map(|s| s[id].data) {
+        let what = describe(why);
         return (
             Verdict::Unknown,
             format!("the index depends {}: no static verdict", what),
@@ -926,4 +974,81 @@ fn verdict(
             st.strides.as_deref().unwrap_or("no thread dependence")
         ),
     )
+}
+
+/// The blocks evaluated along each dimension: the first ones (0..=2 along x, 0..=1 along y and
+/// z), and the blocks that hold the bounds the kernel compares with (`i < 101`: the last row of
+/// a guarded grid, where edge rows start), at most [`GROUPS`] per dimension.
+fn representative_groups(kernel: &Kernel, bounds: &[i64], param: i64) -> [Vec<i64>; 3] {
+    let mut out: [Vec<i64>; 3] = Default::default();
+    for (d, g) in out.iter_mut().enumerate() {
+        if d >= kernel.dims.max(1) as usize {
+            g.push(0);
+            continue;
+        }
+        let b = kernel.block[d].max(1) as i64;
+        g.extend(if d == 0 { 0..3 } else { 0..2 });
+        let mut edges: Vec<i64> = bounds
+            .iter()
+            .chain(std::iter::once(&param))
+            .flat_map(|&c| [(c - 1).div_euclid(b), c.div_euclid(b)])
+            .filter(|&x| x > 2 && x < 1 << 20)
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        g.extend(edges.into_iter().take(GROUPS - g.len()));
+    }
+    out
+}
+
+/// Integer literals inside the operands of comparisons (the bounds of guards and loops).
+fn compared(e: &KExpr, inside: bool, out: &mut Vec<i64>) {
+    match e {
+        KExpr::Int(v, _) if inside && *v > 0 => out.push(*v),
+        KExpr::Binary(op, a, b) => {
+            let cmp = inside
+                || matches!(
+                    op,
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+                );
+            compared(a, cmp, out);
+            compared(b, cmp, out);
+        }
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => compared(a, inside, out),
+        KExpr::Cond(c, a, b) => {
+            compared(c, inside, out);
+            compared(a, inside, out);
+            compared(b, inside, out);
+        }
+        _ => {}
+    }
+}
+
+fn compared_stmts(v: &[KStmt], inside: bool, out: &mut Vec<i64>) {
+    for s in v {
+        match s {
+            KStmt::Decl { init: Some(e), .. } | KStmt::Expr(e) => compared(e, inside, out),
+            KStmt::Assign { value, .. } => compared(value, inside, out),
+            KStmt::If { cond, then, els } => {
+                compared(cond, inside, out);
+                compared_stmts(then, inside, out);
+                compared_stmts(els, inside, out);
+            }
+            KStmt::For {
+                init, cond, body, ..
+            } => {
+                compared_stmts(init, inside, out);
+                if let Some(c) = cond {
+                    compared(c, inside, out);
+                }
+                compared_stmts(body, inside, out);
+            }
+            KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+                compared(cond, inside, out);
+                compared_stmts(body, inside, out);
+            }
+            KStmt::Block(b) => compared_stmts(b, inside, out),
+            _ => {}
+        }
+    }
 }
