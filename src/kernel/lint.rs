@@ -41,7 +41,7 @@ const ITERATIONS: usize = 16;
 /// Statements executed per evaluated block, at most (a bound on the lint's time).
 const BUDGET: usize = 4000;
 /// Blocks evaluated per grid dimension, at most.
-const GROUPS: usize = 6;
+const GROUPS: usize = 12;
 /// The representative values of integer scalar parameters.
 const BINDINGS: [i64; 2] = [1024, 1001];
 
@@ -978,7 +978,7 @@ fn verdict(
 
 /// The blocks evaluated along each dimension: the first ones (0..=2 along x, 0..=1 along y and
 /// z), and the blocks that hold the bounds the kernel compares with (`i < 101`: the last row of
-/// a guarded grid, where edge rows start), at most [`GROUPS`] per dimension.
+/// a guarded grid, where edge rows start), the smallest first, at most [`GROUPS`] per dimension.
 fn representative_groups(kernel: &Kernel, bounds: &[i64], param: i64) -> [Vec<i64>; 3] {
     let mut out: [Vec<i64>; 3] = Default::default();
     for (d, g) in out.iter_mut().enumerate() {
@@ -991,7 +991,12 @@ fn representative_groups(kernel: &Kernel, bounds: &[i64], param: i64) -> [Vec<i6
         let mut edges: Vec<i64> = bounds
             .iter()
             .chain(std::iter::once(&param))
-            .flat_map(|&c| [(c - 1).div_euclid(b), c.div_euclid(b)])
+            // A block may cover several rows per lane (`--ilp`, staged tiles): 1, 2, 4 or 8.
+            .flat_map(|&c| {
+                [1, 2, 4, 8].into_iter().flat_map(move |f| {
+                    [(c - 1).div_euclid(b * f), c.div_euclid(b * f)]
+                })
+            })
             .filter(|&x| x > 2 && x < 1 << 20)
             .collect();
         edges.sort_unstable();
