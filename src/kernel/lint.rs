@@ -232,9 +232,7 @@ impl<'k> Numbering<'k> {
                     _ => AccessKind::Update,
                 };
                 self.add(target, kind);
-                s.atomic_operands()
-                    .into_iter()
-                    .for_each(|e| self.expr(e));
+                s.atomic_operands().into_iter().for_each(|e| self.expr(e));
             }
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
@@ -770,13 +768,13 @@ impl<'k> Exec<'_, 'k> {
                 }
             }
             KStmt::Break => {
-                for t in 0..n {
-                    self.brk[t] |= m[t];
+                for (x, &a) in self.brk.iter_mut().zip(m) {
+                    *x |= a;
                 }
             }
             KStmt::Continue => {
-                for t in 0..n {
-                    self.cont[t] |= m[t];
+                for (x, &a) in self.cont.iter_mut().zip(m) {
+                    *x |= a;
                 }
             }
             KStmt::Barrier | KStmt::Comment(_) => {}
@@ -922,22 +920,22 @@ fn verdict(
     }
     let st = &per_binding[0][id];
     let describe = |why: Why| match why {
-            Why::Load(src) => {
-                let (r, _) = num.refs[src];
-                let space = match r.space {
-                    Space::Global => "global",
-                    Space::Local => "shared",
-                    Space::Private => "private",
-                };
-                format!(
-                    "on data: the value {} loads from {} memory",
-                    AccessInfo::new(&kernel.name, src, r, AccessKind::Load, Scalar::Int).label,
-                    space
-                )
-            }
-            Why::Float => "on a floating-point value".to_string(),
-            Why::Unset => "on a variable without a value".to_string(),
-        };
+        Why::Load(src) => {
+            let (r, _) = num.refs[src];
+            let space = match r.space {
+                Space::Global => "global",
+                Space::Local => "shared",
+                Space::Private => "private",
+            };
+            format!(
+                "on data: the value {} loads from {} memory",
+                AccessInfo::new(&kernel.name, src, r, AccessKind::Load, Scalar::Int).label,
+                space
+            )
+        }
+        Why::Float => "on a floating-point value".to_string(),
+        Why::Unset => "on a variable without a value".to_string(),
+    };
     if let Some(why) = st.divergent_why.filter(|_| st.divergent > 0) {
         return (
             Verdict::UncoalescedStride,
@@ -993,9 +991,9 @@ fn representative_groups(kernel: &Kernel, bounds: &[i64], param: i64) -> [Vec<i6
             .chain(std::iter::once(&param))
             // A block may cover several rows per lane (`--ilp`, staged tiles): 1, 2, 4 or 8.
             .flat_map(|&c| {
-                [1, 2, 4, 8].into_iter().flat_map(move |f| {
-                    [(c - 1).div_euclid(b * f), c.div_euclid(b * f)]
-                })
+                [1, 2, 4, 8]
+                    .into_iter()
+                    .flat_map(move |f| [(c - 1).div_euclid(b * f), c.div_euclid(b * f)])
             })
             .filter(|&x| x > 2 && x < 1 << 20)
             .collect();
