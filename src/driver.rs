@@ -343,7 +343,7 @@ pub fn write(
 }
 
 /// The coalescing lint over every kernel of a compilation: a warning per uncoalesced global
-/// access, at the array's reference in the C source when the region has only one reference to
+/// access (a note per access whose index depends on data, saying so), at the array's reference in the C source when the region has only one reference to
 /// that array, else at the compute construct (the message names the access).
 pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag::Diag> {
     let mut diags = Vec::new();
@@ -355,14 +355,22 @@ pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag
             continue;
         };
         for item in items {
-            let Some((msg, help)) = item.message() else {
-                continue;
-            };
             let same: Vec<&Span> = refs
                 .iter()
                 .filter(|(a, _)| *a == item.access.array)
                 .map(|(_, s)| s)
                 .collect();
+            if let Some(note) = item.unknown_note() {
+                let span = match same.as_slice() {
+                    [one] => **one,
+                    _ => *construct,
+                };
+                diags.push(crate::diag::Diag::info(span, note).label("no static verdict"));
+                continue;
+            }
+            let Some((msg, help)) = item.message() else {
+                continue;
+            };
             let d = match same.as_slice() {
                 [one] => crate::diag::Diag::warning(**one, msg).label("uncoalesced"),
                 _ => crate::diag::Diag::warning(*construct, msg)

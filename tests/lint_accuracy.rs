@@ -26,14 +26,15 @@ use accshare::kernel::lint::{self, Verdict};
 use accshare::sim::memory::dynamic_verdict;
 use accshare::sim::{trace, SimOptions, SimPlatform};
 
-/// The floors: measured over the examples, the corpus and generated programs 1..31 when this
-/// test was written (1,086 accesses: recall 0.835, precision 0.979), rounded down. The misses
-/// are mostly `unknown` verdicts (run-time residues of row lengths times loop iterators, indices
-/// through data: histograms), then accesses in loops of reductions and sequential loops the lint
-/// calls coalesced; the false alarms are tile copies indexed `(o + l / W) * W + l % W` (contiguous
-/// in `l`, which the lint does not see) and edge rows where one lane is active.
-const MIN_RECALL: f64 = 0.83;
-const MIN_PRECISION: f64 = 0.97;
+/// The floors: measured over the examples, the corpus and generated programs 1..31 (1,086
+/// accesses: recall 0.958, precision 0.997; over generated programs 1..300, recall 0.992,
+/// precision 1.000), rounded down. The first lint (an affine abstraction) had 0.835 / 0.979.
+/// The misses are the accesses whose index depends on data (`hist[b]` of a histogram, a gather
+/// `src[idx[i]]`, CSR rows `a[k]` for `k` from `rowstr[j]`): `unknown`, with a note saying so; and
+/// one tile copy whose misaligned rows only appear in blocks the lint does not evaluate. The
+/// false alarm is a load under a condition on data that the data always makes true.
+const MIN_RECALL: f64 = 0.95;
+const MIN_PRECISION: f64 = 0.99;
 
 #[derive(Default)]
 struct Tally {

@@ -1,214 +1,49 @@
-//! The coalescing lint: a static classification of every global access from its flat index.
+//! The coalescing lint: a static classification of every global access of a kernel.
 //!
-//! The abstract value of an integer expression (after GPUDrano, seed 003, with the corrections of
-//! the digest) is either ⊤ (depends on data, or assigned under a thread-dependent branch) or
-//! `Σ_d c_d · local_id(d) + u`: a coefficient per thread dimension (x, y **and** z), each a known
-//! rational (quasi-affine `/` and `%` by constants keep a fractional coefficient, so
-//! `tid/4*4` is stride 1, not ⊤) or a symbolic non-zero uniform value (`N`), plus a uniform part
-//! `u` of which we know, when we can, the exact value and the residue modulo 128 elements.
+//! GPUDrano (seed 003) reasons on an abstract affine form of the index; its `/` and `%` cannot
+//! be both exact and sound (a staged tile copy `(o + l / W) * W + l % W` is contiguous in `l`,
+//! which no affine form shows), and its verdicts inside sequential loops only see one iteration.
+//! This lint instead *evaluates* the kernel, without its data, for every lane of a few
+//! representative blocks (the first ones, and those holding the bounds the kernel's guards
+//! compare with, where edge rows are) with C's integer
+//! semantics, and lays each evaluated request out as the memory system does, exactly as the
+//! simulator counts it (`sim::exec::run::access`):
+//! - built-ins get their values for those blocks; integer scalar parameters are bound to
+//!   representative values, twice: once to a multiple of 128 (`1024`) and once to an odd value
+//!   (`1001`, the rows of an array of that length are not aligned), so that an access that is
+//!   uncoalesced for *some* run-time size is reported, with the value that shows it;
+//! - sequential loops run their first [`ITERATIONS`] iterations (every lane its own), so
+//!   accesses whose alignment changes from one iteration to the next are seen;
+//! - a value loaded from memory, or computed from one, is *data*: an index that depends on it is
+//!   the only `unknown` verdict (the reason names the load); a branch on data runs both ways, and
+//!   an access that lanes take under it over more than one sector is uncoalesced (a
+//!   data-dependent subset of the lanes uses part of each sector: the simulator counts it so).
 //!
-//! The verdict of an access lays the lanes of the block's first warp out over (x, y, z) as the
-//! hardware does (x fastest), computes the sectors that warp touches with the uniform part at 0,
-//! and compares with the minimum for the bytes requested:
-//! - all lanes on one element: *broadcast*;
-//! - more sectors than the minimum: *uncoalesced-by-stride* (a symbolic stride along a dimension
-//!   that varies inside the warp is one too);
-//! - otherwise the uniform part decides: a multiple of the sector (in elements) is *coalesced*,
-//!   a known other residue is *uncoalesced-by-alignment*, an unknown one is *unknown*;
-//! - ⊤: *unknown*.
-//!
-//! Stride-1 `double` is minimal (2 lines, 8 sectors for 32 lanes): coalesced, unlike GPUDrano's
-//! `k > 4` rule.
+//! A request is a warp's active lanes at one execution of the access. It is uncoalesced when it
+//! touches more sectors or lines than the fewest that hold its distinct bytes: by *alignment*
+//! when those bytes are contiguous, else by *stride*. A request with one active lane moves one
+//! element in one sector, which is the fewest there is: coalesced (a broadcast), here and in the
+//! simulator; a lint that called it uncoalesced would warn about an access the hardware serves
+//! with its minimum (edge rows of a guarded grid), so both count it as minimal.
+//! The verdict of an access: uncoalesced (by stride or by alignment, whichever more requests
+//! are) if any evaluated request is, else `unknown` if an index depended on data, else
+//! broadcast if every request read one element, else coalesced.
 
 use std::collections::HashMap;
 
 use super::access::{AccessInfo, AccessKind};
 use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
-use crate::front::ast::{BinOp, UnOp};
+use crate::front::ast::{BinOp, Scalar, UnOp};
 use crate::model::WarpMemory;
 
-const MODULUS: i64 = 128;
-
-#[derive(Copy, Clone, Debug, PartialEq)]
-enum Co {
-    K(f64),
-    Sym,
-}
-
-impl Co {
-    fn is_zero(self) -> bool {
-        self == Co::K(0.0)
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Av {
-    Top,
-    Lin {
-        co: [Co; 3],
-        /// Exact uniform part, if known.
-        k: Option<i64>,
-        /// Uniform part modulo a power of two (`m == 1`: nothing known).
-        res: Res,
-    },
-}
-
-/// `r` modulo `m`, `m` a power of two at most [`MODULUS`].
-#[derive(Copy, Clone, Debug, PartialEq)]
-struct Res {
-    r: i64,
-    m: i64,
-}
-
-const NO_RES: Res = Res { r: 0, m: 1 };
-
-/// The largest power of two (≤ MODULUS) dividing `r`.
-fn pow2(r: i64) -> i64 {
-    if r == 0 {
-        MODULUS
-    } else {
-        (1i64 << r.trailing_zeros().min(7)).min(MODULUS)
-    }
-}
-
-impl Res {
-    fn exact(k: i64) -> Res {
-        Res {
-            r: k.rem_euclid(MODULUS),
-            m: MODULUS,
-        }
-    }
-    fn new(r: i64, m: i64) -> Res {
-        let m = m.clamp(1, MODULUS);
-        Res {
-            r: r.rem_euclid(m),
-            m,
-        }
-    }
-    fn add(self, o: Res, sign: i64) -> Res {
-        Res::new(self.r + sign * o.r, self.m.min(o.m))
-    }
-    fn mul(self, o: Res) -> Res {
-        let m = (self.m * pow2(o.r))
-            .min(o.m * pow2(self.r))
-            .min(self.m * o.m);
-        Res::new(self.r * o.r, m)
-    }
-    fn join(self, o: Res) -> Res {
-        let mut m = self.m.min(o.m);
-        while m > 1 && self.r % m != o.r % m {
-            m /= 2;
-        }
-        Res::new(self.r, m)
-    }
-}
-
-fn uni(k: Option<i64>) -> Av {
-    Av::Lin {
-        co: [Co::K(0.0); 3],
-        k,
-        res: k.map(Res::exact).unwrap_or(NO_RES),
-    }
-}
-
-fn unknown() -> Av {
-    uni(None)
-}
-
-impl Av {
-    fn uniform(&self) -> bool {
-        matches!(self, Av::Lin { co, .. } if co.iter().all(|c| c.is_zero()))
-    }
-    fn konst(&self) -> Option<i64> {
-        match self {
-            Av::Lin { k, .. } if self.uniform() => *k,
-            _ => None,
-        }
-    }
-}
-
-fn join(a: &Av, b: &Av) -> Av {
-    if a == b {
-        return a.clone();
-    }
-    match (a, b) {
-        (
-            Av::Lin {
-                co: c1, res: r1, ..
-            },
-            Av::Lin {
-                co: c2, res: r2, ..
-            },
-        ) if c1 == c2 => Av::Lin {
-            co: *c1,
-            k: None,
-            res: r1.join(*r2),
-        },
-        _ => Av::Top,
-    }
-}
-
-fn add(a: &Av, b: &Av, sign: f64) -> Av {
-    match (a, b) {
-        (
-            Av::Lin {
-                co: c1,
-                k: k1,
-                res: r1,
-            },
-            Av::Lin {
-                co: c2,
-                k: k2,
-                res: r2,
-            },
-        ) => {
-            let mut co = [Co::K(0.0); 3];
-            for d in 0..3 {
-                co[d] = match (c1[d], c2[d]) {
-                    (Co::K(x), Co::K(y)) => Co::K(x + sign * y),
-                    (Co::Sym, Co::K(0.0)) => Co::Sym,
-                    (Co::K(0.0), Co::Sym) => Co::Sym,
-                    _ => return Av::Top,
-                };
-            }
-            let s = sign as i64;
-            Av::Lin {
-                co,
-                k: match (k1, k2) {
-                    (Some(x), Some(y)) => x.checked_add(s * y),
-                    _ => None,
-                },
-                res: r1.add(*r2, s),
-            }
-        }
-        _ => Av::Top,
-    }
-}
-
-/// `a * b` where `b` is uniform.
-fn scale(a: &Av, b: &Av) -> Av {
-    let (Av::Lin { co, k, res }, Av::Lin { k: kb, res: rb, .. }) = (a, b) else {
-        return Av::Top;
-    };
-    let mut out = [Co::K(0.0); 3];
-    for d in 0..3 {
-        out[d] = match (co[d], kb) {
-            (c, _) if c.is_zero() => Co::K(0.0),
-            (_, Some(0)) => Co::K(0.0),
-            (Co::K(x), Some(v)) => Co::K(x * *v as f64),
-            _ => Co::Sym,
-        };
-    }
-    let res = res.mul(*rb);
-    Av::Lin {
-        co: out,
-        k: match (k, kb) {
-            (Some(x), Some(y)) => x.checked_mul(*y),
-            _ => None,
-        },
-        res,
-    }
-}
+/// Iterations of each sequential loop the evaluation runs per entry.
+const ITERATIONS: usize = 16;
+/// Statements executed per evaluated block, at most (a bound on the lint's time).
+const BUDGET: usize = 4000;
+/// Blocks evaluated per grid dimension, at most.
+const GROUPS: usize = 12;
+/// The representative values of integer scalar parameters.
+const BINDINGS: [i64; 2] = [1024, 1001];
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
@@ -261,382 +96,17 @@ impl LintItem {
             _ => None,
         }
     }
-}
 
-struct Walker<'k> {
-    kernel: &'k Kernel,
-    env: Vec<HashMap<String, Av>>,
-    next: usize,
-    /// Per access number: the abstract value of its index (at the last visit).
-    found: Vec<Option<Av>>,
-    /// Per access number: the reference and what it does (at the first visit).
-    refs: Vec<Option<(ArrayRef, AccessKind)>>,
-}
-
-impl Walker<'_> {
-    /// Records access `id`: the abstract value of its index, and (once) what it is.
-    fn record(&mut self, id: usize, r: &ArrayRef, kind: AccessKind, idx: Av) {
-        if self.found.len() <= id {
-            self.found.resize(id + 1, None);
-            self.refs.resize(id + 1, None);
-        }
-        self.found[id] = Some(idx);
-        if self.refs[id].is_none() {
-            self.refs[id] = Some((r.clone(), kind));
-        }
-    }
-
-    fn get(&self, n: &str) -> Av {
-        self.env
-            .iter()
-            .rev()
-            .find_map(|s| s.get(n))
-            .cloned()
-            .unwrap_or_else(unknown)
-    }
-
-    fn set(&mut self, n: &str, v: Av) {
-        for s in self.env.iter_mut().rev() {
-            if let Some(x) = s.get_mut(n) {
-                *x = v;
-                return;
-            }
-        }
-        if let Some(s) = self.env.last_mut() {
-            s.insert(n.to_string(), v);
-        }
-    }
-
-    fn expr(&mut self, e: &KExpr) -> Av {
-        match e {
-            KExpr::Var(n) => self.get(n),
-            KExpr::Int(v, _) => uni(Some(*v)),
-            KExpr::Float(..) => unknown(),
-            KExpr::Load(r) => {
-                self.next += 1; // numbered, recorded below
-                let id = self.next - 1;
-                let idx = self.expr(&r.index);
-                self.record(id, r, AccessKind::Load, idx.clone());
-                if idx.uniform() {
-                    unknown()
-                } else {
-                    Av::Top
-                }
-            }
-            KExpr::Unary(op, a) => {
-                let a = self.expr(a);
-                match op {
-                    UnOp::Plus => a,
-                    UnOp::Neg => add(&uni(Some(0)), &a, -1.0),
-                    _ if a.uniform() => unknown(),
-                    _ => Av::Top,
-                }
-            }
-            KExpr::Binary(op, a, b) => {
-                let a = self.expr(a);
-                let b = self.expr(b);
-                bin(*op, a, b)
-            }
-            KExpr::Cond(c, a, b) => {
-                let c = self.expr(c);
-                let a = self.expr(a);
-                let b = self.expr(b);
-                if a == b {
-                    a
-                } else if c.uniform() {
-                    join(&a, &b)
-                } else {
-                    Av::Top
-                }
-            }
-            KExpr::Cast(_, a) => self.expr(a),
-            KExpr::Call(_, args) => {
-                let vs: Vec<Av> = args.iter().map(|a| self.expr(a)).collect();
-                if vs.iter().all(Av::uniform) {
-                    unknown()
-                } else {
-                    Av::Top
-                }
-            }
-            KExpr::Builtin(b) => self.builtin(*b),
-        }
-    }
-}
-
-fn bin(op: BinOp, a: Av, b: Av) -> Av {
-    match op {
-        BinOp::Add => add(&a, &b, 1.0),
-        BinOp::Sub => add(&a, &b, -1.0),
-        BinOp::Mul if b.uniform() => scale(&a, &b),
-        BinOp::Mul if a.uniform() => scale(&b, &a),
-        BinOp::Shl if b.konst().is_some_and(|s| (0..32).contains(&s)) => {
-            let s = b.konst().unwrap_or(0);
-            scale(&a, &uni(Some(1 << s)))
-        }
-        BinOp::Div | BinOp::Shr => {
-            let c = match (op, b.konst()) {
-                (BinOp::Div, Some(c)) if c > 0 => c,
-                (BinOp::Shr, Some(s)) if (0..32).contains(&s) => 1 << s,
-                _ => {
-                    return if a.uniform() && b.uniform() {
-                        unknown()
-                    } else {
-                        Av::Top
-                    }
-                }
-            };
-            match a {
-                Av::Lin { co, k, .. } => {
-                    let mut out = co;
-                    for x in out.iter_mut() {
-                        if let Co::K(v) = x {
-                            *x = Co::K(*v / c as f64);
-                        }
-                    }
-                    let k = k.map(|v| v / c);
-                    Av::Lin {
-                        co: out,
-                        k,
-                        res: k.map(Res::exact).unwrap_or(NO_RES),
-                    }
-                }
-                Av::Top => Av::Top,
-            }
-        }
-        BinOp::Rem => match (a, b.konst()) {
-            (Av::Lin { co, k, res }, Some(c)) if c > 0 => Av::Lin {
-                co,
-                k: k.map(|v| v % c),
-                res: match k {
-                    Some(v) => Res::exact(v % c),
-                    None if pow2(c) == c || c % MODULUS == 0 => Res::new(res.r, res.m.min(c)),
-                    None => NO_RES,
-                },
-            },
-            (a, _) if a.uniform() && b.uniform() => unknown(),
-            _ => Av::Top,
-        },
-        _ if a.uniform() && b.uniform() => unknown(),
-        _ => Av::Top,
-    }
-}
-
-impl Walker<'_> {
-    fn builtin(&self, b: Builtin) -> Av {
-        {
-            {
-                let block = self.kernel.block;
-                match b {
-                    Builtin::LocalId(d) => {
-                        let mut co = [Co::K(0.0); 3];
-                        co[d.min(2) as usize] = Co::K(1.0);
-                        Av::Lin {
-                            co,
-                            k: Some(0),
-                            res: Res::exact(0),
-                        }
-                    }
-                    Builtin::LocalSize(d) => uni(Some(block[d.min(2) as usize] as i64)),
-                    Builtin::GroupId(_) | Builtin::NumGroups(_) => unknown(),
-                    Builtin::GlobalId(d) => {
-                        let d = d.min(2) as usize;
-                        let mut co = [Co::K(0.0); 3];
-                        co[d] = Co::K(1.0);
-                        Av::Lin {
-                            co,
-                            k: None,
-                            // group * block size: a multiple of the block size's power of two
-                            res: Res::new(0, pow2(block[d] as i64)),
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Names assigned (not declared) in statements.
-    fn assigned(v: &[KStmt], out: &mut Vec<String>) {
-        for s in v {
-            match s {
-                KStmt::Assign {
-                    target: LValue::Var(n),
-                    ..
-                } => out.push(n.clone()),
-                KStmt::Atomic {
-                    capture: Some(c), ..
-                } => out.push(c.var.clone()),
-                KStmt::If { then, els, .. } => {
-                    Self::assigned(then, out);
-                    Self::assigned(els, out);
-                }
-                KStmt::For {
-                    init, step, body, ..
-                } => {
-                    Self::assigned(init, out);
-                    Self::assigned(step, out);
-                    Self::assigned(body, out);
-                }
-                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } => {
-                    Self::assigned(body, out)
-                }
-                KStmt::Block(b) => Self::assigned(b, out),
-                _ => {}
-            }
-        }
-    }
-
-    fn stmts(&mut self, v: &[KStmt]) {
-        for s in v {
-            self.stmt(s);
-        }
-    }
-
-    fn scoped(&mut self, v: &[KStmt]) {
-        self.env.push(HashMap::new());
-        self.stmts(v);
-        self.env.pop();
-    }
-
-    fn snapshot(&self) -> Vec<HashMap<String, Av>> {
-        self.env.clone()
-    }
-
-    /// Joins the current environment with `other` (same scopes) pointwise.
-    fn join_env(&mut self, other: &[HashMap<String, Av>], divergent: bool) {
-        for (s, o) in self.env.iter_mut().zip(other.iter()) {
-            for (k, v) in s.iter_mut() {
-                if let Some(w) = o.get(k) {
-                    if v != w {
-                        *v = if divergent { Av::Top } else { join(v, w) };
-                    }
-                }
-            }
-        }
-    }
-
-    fn taint(&mut self, names: &[String]) {
-        for n in names {
-            if self.env.iter().any(|s| s.contains_key(n)) {
-                self.set(n, Av::Top);
-            }
-        }
-    }
-
-    fn looping(&mut self, cond: Option<&KExpr>, body: &[KStmt], step: &[KStmt], test_first: bool) {
-        let start = self.next;
-        let mut divergent = false;
-        for _ in 0..3 {
-            self.next = start;
-            let before = self.snapshot();
-            if test_first {
-                if let Some(c) = cond {
-                    divergent |= !self.expr(c).uniform();
-                }
-            }
-            self.scoped(body);
-            self.stmts(step);
-            if !test_first {
-                if let Some(c) = cond {
-                    divergent |= !self.expr(c).uniform();
-                }
-            }
-            self.join_env(&before, false);
-        }
-        if divergent {
-            let mut names = Vec::new();
-            Self::assigned(body, &mut names);
-            Self::assigned(step, &mut names);
-            self.taint(&names);
-        }
-    }
-
-    fn stmt(&mut self, s: &KStmt) {
-        match s {
-            KStmt::Decl {
-                name, init, len, ..
-            } => {
-                let v = match (init, len) {
-                    (Some(e), _) => self.expr(e),
-                    (None, None) => unknown(),
-                    (None, Some(_)) => return,
-                };
-                if let Some(sc) = self.env.last_mut() {
-                    sc.insert(name.clone(), v);
-                }
-            }
-            KStmt::Assign { target, op, value } => match target {
-                LValue::Var(n) => {
-                    let v = self.expr(value);
-                    let v = match op {
-                        None => v,
-                        Some(op) => bin(*op, self.get(n), v),
-                    };
-                    self.set(n, v);
-                }
-                LValue::Elem(r) => {
-                    let id = self.next;
-                    self.next += 1;
-                    let idx = self.expr(&r.index);
-                    let kind = if op.is_some() {
-                        AccessKind::Update
-                    } else {
-                        AccessKind::Store
-                    };
-                    self.record(id, r, kind, idx);
-                    let _ = self.expr(value);
-                }
-            },
-            KStmt::Expr(e) => {
-                let _ = self.expr(e);
-            }
-            KStmt::If { cond, then, els } => {
-                let c = self.expr(cond);
-                let divergent = !c.uniform();
-                let before = self.snapshot();
-                self.scoped(then);
-                let after_then = self.snapshot();
-                self.env = before;
-                self.scoped(els);
-                self.join_env(&after_then, divergent);
-            }
-            KStmt::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                self.env.push(HashMap::new());
-                self.stmts(init);
-                self.looping(cond.as_ref(), body, step, true);
-                self.env.pop();
-            }
-            KStmt::While { cond, body } => self.looping(Some(cond), body, &[], true),
-            KStmt::DoWhile { body, cond } => self.looping(Some(cond), body, &[], false),
-            KStmt::Block(b) => self.scoped(b),
-            KStmt::Atomic {
-                target,
-                op,
-                capture,
-                ..
-            } => {
-                // Numbered as the simulator numbers it: the element, then the operands.
-                let id = self.next;
-                self.next += 1;
-                let idx = self.expr(&target.index);
-                let kind = match op {
-                    AtomicOp::Read => AccessKind::Load,
-                    _ => AccessKind::Update,
-                };
-                self.record(id, target, kind, idx);
-                for e in s.atomic_operands().into_iter().skip(1) {
-                    let _ = self.expr(e);
-                }
-                if let Some(c) = capture {
-                    self.set(&c.var, unknown());
-                }
-            }
-            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
-        }
+    /// The note for an access without a static verdict (its index depends on data): why.
+    pub fn unknown_note(&self) -> Option<String> {
+        (self.verdict == Verdict::Unknown).then(|| {
+            format!(
+                "no coalescing verdict for {} {}: {}",
+                self.access.kind.name(),
+                self.access.label,
+                self.reason
+            )
+        })
     }
 }
 
@@ -658,6 +128,660 @@ impl std::fmt::Display for UnknownBuffer {
     }
 }
 
+/// Why a lane's value is not known statically.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Why {
+    /// Loaded by the access of that number, or computed from such a value.
+    Load(usize),
+    /// A floating-point value (a cast or a math function).
+    Float,
+    /// A variable declared without a value, a name bound to nothing, or an undefined operation.
+    Unset,
+}
+
+type Val = Result<i64, Why>;
+
+/// Every [`ArrayRef`] of a kernel numbered as [`super::access`] numbers them (pre-order, an
+/// assignment's target before its value, an atomic's element before its operands).
+struct Numbering<'k> {
+    ids: HashMap<*const ArrayRef, usize>,
+    refs: Vec<(&'k ArrayRef, AccessKind)>,
+}
+
+impl<'k> Numbering<'k> {
+    fn add(&mut self, r: &'k ArrayRef, kind: AccessKind) {
+        self.ids.insert(r as *const ArrayRef, self.refs.len());
+        self.refs.push((r, kind));
+    }
+
+    fn expr(&mut self, e: &'k KExpr) {
+        match e {
+            KExpr::Load(r) => {
+                self.add(r, AccessKind::Load);
+                self.expr(&r.index);
+            }
+            KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.expr(a),
+            KExpr::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            KExpr::Cond(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+            KExpr::Call(_, args) => args.iter().for_each(|a| self.expr(a)),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        }
+    }
+
+    fn stmts(&mut self, v: &'k [KStmt]) {
+        v.iter().for_each(|s| self.stmt(s));
+    }
+
+    fn stmt(&mut self, s: &'k KStmt) {
+        match s {
+            KStmt::Decl { init, .. } => {
+                if let Some(e) = init {
+                    self.expr(e);
+                }
+            }
+            KStmt::Assign { target, op, value } => {
+                if let LValue::Elem(r) = target {
+                    let kind = if op.is_some() {
+                        AccessKind::Update
+                    } else {
+                        AccessKind::Store
+                    };
+                    self.add(r, kind);
+                    self.expr(&r.index);
+                }
+                self.expr(value);
+            }
+            KStmt::Expr(e) => self.expr(e),
+            KStmt::If { cond, then, els } => {
+                self.expr(cond);
+                self.stmts(then);
+                self.stmts(els);
+            }
+            KStmt::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.stmts(init);
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                self.stmts(body);
+                self.stmts(step);
+            }
+            KStmt::While { cond, body } => {
+                self.expr(cond);
+                self.stmts(body);
+            }
+            KStmt::DoWhile { body, cond } => {
+                self.stmts(body);
+                self.expr(cond);
+            }
+            KStmt::Block(b) => self.stmts(b),
+            KStmt::Atomic { target, op, .. } => {
+                let kind = match op {
+                    AtomicOp::Read => AccessKind::Load,
+                    _ => AccessKind::Update,
+                };
+                self.add(target, kind);
+                s.atomic_operands().into_iter().for_each(|e| self.expr(e));
+            }
+            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+        }
+    }
+}
+
+/// The first uncoalesced request of an access, for the reason.
+#[derive(Clone, Debug)]
+struct Bad {
+    sectors: u64,
+    lines: u64,
+    min_sectors: u64,
+    min_lines: u64,
+    /// Warps of that execution of the access whose request was uncoalesced, of those active.
+    bad_warps: usize,
+    warps: usize,
+    /// Bytes past the `span`-byte boundary the first one starts at.
+    off: i64,
+    span: u64,
+    strides: String,
+}
+
+/// What the evaluated requests of one access did.
+#[derive(Clone, Debug, Default)]
+struct Stats {
+    requests: u64,
+    broadcast: u64,
+    strided: u64,
+    misaligned: u64,
+    /// A request with a lane whose index is not known: why.
+    data: Option<Why>,
+    first_bad: Option<Bad>,
+    /// The strides of the first request with two distinct elements.
+    strides: Option<String>,
+    /// Requests over more than one sector by lanes some of which run it under a condition on
+    /// data, and that condition: a data-dependent subset of the lanes leaves part of every
+    /// sector unused (the simulator counts those as strided).
+    divergent: u64,
+    divergent_why: Option<Why>,
+}
+
+struct Exec<'a, 'k> {
+    kernel: &'k Kernel,
+    num: &'a Numbering<'k>,
+    /// Element size in bytes per access number (0: not a global access).
+    sizes: &'a [u64],
+    mem: &'a WarpMemory,
+    block: [usize; 3],
+    threads: usize,
+    group: [i64; 3],
+    /// The value of integer scalar parameters.
+    param: i64,
+    env: Vec<HashMap<&'k str, Vec<Val>>>,
+    brk: Vec<bool>,
+    cont: Vec<bool>,
+    /// Per lane: the condition on data under which it runs here, if it does.
+    maybe: Vec<Option<Why>>,
+    steps: usize,
+    stats: &'a mut [Stats],
+}
+
+fn truthy(v: &Val) -> Option<bool> {
+    v.as_ref().ok().map(|x| *x != 0)
+}
+
+fn arith(op: BinOp, a: i64, b: i64) -> Val {
+    let bool_ = |c: bool| Ok(c as i64);
+    let r = match op {
+        BinOp::Mul => Some(a.wrapping_mul(b)),
+        BinOp::Div => a.checked_div(b),
+        BinOp::Rem => a.checked_rem(b),
+        BinOp::Add => Some(a.wrapping_add(b)),
+        BinOp::Sub => Some(a.wrapping_sub(b)),
+        BinOp::Shl => u32::try_from(b).ok().and_then(|s| a.checked_shl(s)),
+        BinOp::Shr => u32::try_from(b).ok().and_then(|s| a.checked_shr(s)),
+        BinOp::Lt => return bool_(a < b),
+        BinOp::Gt => return bool_(a > b),
+        BinOp::Le => return bool_(a <= b),
+        BinOp::Ge => return bool_(a >= b),
+        BinOp::Eq => return bool_(a == b),
+        BinOp::Ne => return bool_(a != b),
+        BinOp::BitAnd => Some(a & b),
+        BinOp::BitXor => Some(a ^ b),
+        BinOp::BitOr => Some(a | b),
+        BinOp::LogAnd => return bool_(a != 0 && b != 0),
+        BinOp::LogOr => return bool_(a != 0 || b != 0),
+    };
+    r.ok_or(Why::Unset)
+}
+
+fn cast(t: Scalar, v: i64) -> Val {
+    Ok(match t {
+        Scalar::Bool => (v != 0) as i64,
+        Scalar::Char | Scalar::SChar => v as i8 as i64,
+        Scalar::UChar => v as u8 as i64,
+        Scalar::Short => v as i16 as i64,
+        Scalar::UShort => v as u16 as i64,
+        Scalar::Int => v as i32 as i64,
+        Scalar::UInt => v as u32 as i64,
+        Scalar::Float | Scalar::Double => return Err(Why::Float),
+        _ => v,
+    })
+}
+
+fn and(m: &[bool], f: impl Fn(usize) -> bool) -> Vec<bool> {
+    m.iter().enumerate().map(|(t, &a)| a && f(t)).collect()
+}
+
+impl<'k> Exec<'_, 'k> {
+    fn coord(&self, t: usize) -> [usize; 3] {
+        let [bx, by, _] = self.block;
+        [t % bx, (t / bx) % by, t / (bx * by)]
+    }
+
+    fn var(&self, n: &str) -> Vec<Val> {
+        if let Some(v) = self.env.iter().rev().find_map(|s| s.get(n)) {
+            return v.clone();
+        }
+        let v = self.kernel.params.iter().find_map(|p| match p.kind {
+            KParamKind::Scalar(t) if p.name == n => Some(if t.is_float() {
+                Err(Why::Float)
+            } else {
+                Ok(self.param)
+            }),
+            _ => None,
+        });
+        vec![v.unwrap_or(Err(Why::Unset)); self.threads]
+    }
+
+    fn set(&mut self, n: &'k str, v: Vec<Val>, m: &[bool]) {
+        let threads = self.threads;
+        let slot = match self.env.iter().rposition(|s| s.contains_key(n)) {
+            Some(i) => self.env[i].get_mut(n),
+            None => self
+                .env
+                .last_mut()
+                .map(|s| s.entry(n).or_insert_with(|| vec![Err(Why::Unset); threads])),
+        };
+        if let Some(slot) = slot {
+            for (t, x) in v.into_iter().enumerate() {
+                if m[t] {
+                    slot[t] = x;
+                }
+            }
+        }
+    }
+
+    fn builtin(&self, b: Builtin) -> Vec<Val> {
+        (0..self.threads)
+            .map(|t| {
+                let c = self.coord(t);
+                Ok(match b {
+                    Builtin::LocalId(d) => c[d.min(2) as usize] as i64,
+                    Builtin::GroupId(d) => self.group[d.min(2) as usize],
+                    Builtin::LocalSize(d) => self.block[d.min(2) as usize] as i64,
+                    Builtin::NumGroups(_) => 3,
+                    Builtin::GlobalId(d) => {
+                        let d = d.min(2) as usize;
+                        self.group[d] * self.block[d] as i64 + c[d] as i64
+                    }
+                })
+            })
+            .collect()
+    }
+
+    fn eval(&mut self, e: &'k KExpr, m: &[bool]) -> Vec<Val> {
+        let n = self.threads;
+        match e {
+            KExpr::Var(v) => self.var(v),
+            KExpr::Int(v, _) => vec![Ok(*v); n],
+            KExpr::Float(..) => vec![Err(Why::Float); n],
+            KExpr::Load(r) => {
+                let id = self.num.ids[&(r as *const ArrayRef)];
+                let idx = self.eval(&r.index, m);
+                self.request(id, &idx, m);
+                vec![Err(Why::Load(id)); n]
+            }
+            KExpr::Unary(op, a) => {
+                let a = self.eval(a, m);
+                a.into_iter()
+                    .map(|v| {
+                        let v = v?;
+                        match op {
+                            UnOp::Plus => Ok(v),
+                            UnOp::Neg => Ok(v.wrapping_neg()),
+                            UnOp::Not => Ok((v == 0) as i64),
+                            UnOp::BitNot => Ok(!v),
+                            UnOp::Deref | UnOp::AddrOf => Err(Why::Unset),
+                        }
+                    })
+                    .collect()
+            }
+            KExpr::Binary(op, a, b) => {
+                let a = self.eval(a, m);
+                // `&&` and `||` evaluate their right operand only where C does.
+                let mb = match op {
+                    BinOp::LogAnd => and(m, |t| truthy(&a[t]) != Some(false)),
+                    BinOp::LogOr => and(m, |t| truthy(&a[t]) != Some(true)),
+                    _ => m.to_vec(),
+                };
+                let b = self.eval(b, &mb);
+                a.into_iter()
+                    .zip(b)
+                    .map(|(x, y)| match (op, truthy(&x)) {
+                        (BinOp::LogAnd, Some(false)) => Ok(0),
+                        (BinOp::LogOr, Some(true)) => Ok(1),
+                        _ => arith(*op, x?, y?),
+                    })
+                    .collect()
+            }
+            KExpr::Cond(c, a, b) => {
+                let c = self.eval(c, m);
+                let outer = self.maybe.clone();
+                for t in 0..n {
+                    if let (true, Err(w)) = (m[t], c[t]) {
+                        self.maybe[t].get_or_insert(w);
+                    }
+                }
+                let a = self.eval(a, &and(m, |t| truthy(&c[t]) != Some(false)));
+                let b = self.eval(b, &and(m, |t| truthy(&c[t]) != Some(true)));
+                self.maybe = outer;
+                (0..n)
+                    .map(|t| match &c[t] {
+                        Ok(0) => b[t],
+                        Ok(_) => a[t],
+                        Err(_) if a[t] == b[t] => a[t],
+                        Err(w) => Err(*w),
+                    })
+                    .collect()
+            }
+            KExpr::Cast(ty, a) => {
+                let a = self.eval(a, m);
+                a.into_iter().map(|v| cast(*ty, v?)).collect()
+            }
+            KExpr::Call(f, args) => {
+                let vs: Vec<Vec<Val>> = args.iter().map(|a| self.eval(a, m)).collect();
+                (0..n)
+                    .map(|t| {
+                        let arg = |i: usize| vs.get(i).map_or(Err(Why::Unset), |v| v[t]);
+                        match f {
+                            super::math::MathFn::Abs
+                            | super::math::MathFn::Labs
+                            | super::math::MathFn::Llabs => Ok(arg(0)?.wrapping_abs()),
+                            super::math::MathFn::Min => Ok(arg(0)?.min(arg(1)?)),
+                            super::math::MathFn::Max => Ok(arg(0)?.max(arg(1)?)),
+                            super::math::MathFn::Real(..) => Err(Why::Float),
+                        }
+                    })
+                    .collect()
+            }
+            KExpr::Builtin(b) => self.builtin(*b),
+        }
+    }
+
+    /// The strides of an index between neighbouring lanes along x, y and z, in words.
+    fn strides(&self, idx: &[Val], m: &[bool], size: u64) -> String {
+        let dims = ["x", "y", "z"];
+        let step = [1, self.block[0], self.block[0] * self.block[1]];
+        let mut parts = Vec::new();
+        for d in 0..3 {
+            if self.block[d] < 2 {
+                continue;
+            }
+            let pair = (0..self.threads).find_map(|t| {
+                let u = t + step[d];
+                let ok = self.coord(t)[d] + 1 < self.block[d] && u < self.threads;
+                match (ok && m[t] && m[u], idx[t], idx.get(u)) {
+                    (true, Ok(a), Some(Ok(b))) => Some(b - a),
+                    _ => None,
+                }
+            });
+            if let Some(s) = pair.filter(|s| *s != 0) {
+                parts.push(format!("{} B along {}", s * size as i64, dims[d]));
+            }
+        }
+        if parts.is_empty() {
+            "no thread dependence".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// One request per warp with active lanes, counted as the simulator counts it.
+    fn request(&mut self, id: usize, idx: &[Val], m: &[bool]) {
+        let size = self.sizes.get(id).copied().unwrap_or(0);
+        if size == 0 {
+            return;
+        }
+        let (sector, line) = (self.mem.sector as i64, self.mem.line as i64);
+        let ws = (self.mem.warp as usize).max(1);
+        let (mut warps, mut bad_warps, mut first_bad) = (0, 0, None);
+        for w in 0..self.threads.div_ceil(ws) {
+            let lanes: Vec<usize> = (w * ws..((w + 1) * ws).min(self.threads))
+                .filter(|&t| m[t])
+                .collect();
+            if lanes.is_empty() {
+                continue;
+            }
+            if let Some(why) = lanes.iter().find_map(|&t| idx[t].err()) {
+                self.stats[id].data.get_or_insert(why);
+                continue;
+            }
+            warps += 1;
+            let cond = lanes.iter().find_map(|&t| self.maybe[t]);
+            let mut addrs: Vec<i64> = lanes
+                .iter()
+                .filter_map(|&t| idx[t].ok())
+                .map(|i| i.wrapping_mul(size as i64))
+                .collect();
+            addrs.sort_unstable();
+            addrs.dedup();
+            let count = |unit: i64| {
+                let mut v: Vec<i64> = addrs.iter().map(|a| a.div_euclid(unit)).collect();
+                v.dedup();
+                v.len() as u64
+            };
+            let (sectors, lines) = (count(sector), count(line));
+            let bytes = addrs.len() as u64 * size;
+            let (min_s, min_l) = (bytes.div_ceil(sector as u64), bytes.div_ceil(line as u64));
+            let st = &mut self.stats[id];
+            st.requests += 1;
+            // One distinct element (one active lane, or all on one): one sector, the fewest.
+            if addrs.len() == 1 {
+                st.broadcast += 1;
+                continue;
+            }
+            if sectors > 1 {
+                if let Some(w) = cond {
+                    st.divergent += 1;
+                    st.divergent_why.get_or_insert(w);
+                }
+            }
+            if st.strides.is_none() {
+                let s = self.strides(idx, m, size);
+                self.stats[id].strides = Some(s);
+            }
+            if sectors > min_s || lines > min_l {
+                let first = addrs[0];
+                let contiguous = addrs[addrs.len() - 1] - first + size as i64 == bytes as i64;
+                let st = &mut self.stats[id];
+                if contiguous {
+                    st.misaligned += 1;
+                } else {
+                    st.strided += 1;
+                }
+                bad_warps += 1;
+                if first_bad.is_none() {
+                    let span = bytes.next_power_of_two().min(line as u64);
+                    first_bad = Some(Bad {
+                        sectors,
+                        lines,
+                        min_sectors: min_s,
+                        min_lines: min_l,
+                        bad_warps: 0,
+                        warps: 0,
+                        off: first.rem_euclid(span as i64),
+                        span,
+                        strides: String::new(),
+                    });
+                }
+            }
+        }
+        if let Some(mut b) = first_bad {
+            if self.stats[id].first_bad.is_none() {
+                b.bad_warps = bad_warps;
+                b.warps = warps;
+                b.strides = self.strides(idx, m, size);
+                self.stats[id].first_bad = Some(b);
+            }
+        }
+    }
+
+    fn stmts(&mut self, v: &'k [KStmt], m: &[bool]) {
+        for s in v {
+            if self.steps >= BUDGET {
+                return;
+            }
+            let eff = and(m, |t| !self.brk[t] && !self.cont[t]);
+            if !eff.iter().any(|&a| a) {
+                return;
+            }
+            self.steps += 1;
+            self.stmt(s, &eff);
+        }
+    }
+
+    fn scoped(&mut self, v: &'k [KStmt], m: &[bool]) {
+        self.env.push(HashMap::new());
+        self.stmts(v, m);
+        self.env.pop();
+    }
+
+    /// A loop: `init` done; at most [`ITERATIONS`] iterations, every lane its own.
+    fn looping(
+        &mut self,
+        cond: Option<&'k KExpr>,
+        body: &'k [KStmt],
+        step: &'k [KStmt],
+        test_first: bool,
+        m: &[bool],
+    ) {
+        let n = self.threads;
+        let saved = (
+            std::mem::replace(&mut self.brk, vec![false; n]),
+            std::mem::replace(&mut self.cont, vec![false; n]),
+        );
+        let mut live = m.to_vec();
+        let outer = self.maybe.clone();
+        for i in 0..ITERATIONS {
+            if let Some(c) = cond.filter(|_| test_first || i > 0) {
+                let c = self.eval(c, &live);
+                live = and(&live, |t| truthy(&c[t]) != Some(false));
+                for t in 0..n {
+                    if let (true, Err(w)) = (live[t], c[t]) {
+                        self.maybe[t].get_or_insert(w);
+                    }
+                }
+            }
+            if !live.iter().any(|&a| a) || self.steps >= BUDGET {
+                break;
+            }
+            self.scoped(body, &live);
+            live = and(&live, |t| !self.brk[t]);
+            self.cont = vec![false; n];
+            self.stmts(step, &live);
+        }
+        (self.brk, self.cont) = saved;
+        self.maybe = outer;
+    }
+
+    fn stmt(&mut self, s: &'k KStmt, m: &[bool]) {
+        let n = self.threads;
+        match s {
+            KStmt::Decl {
+                name, init, len, ..
+            } => {
+                if len.is_some() {
+                    return;
+                }
+                let v = match init {
+                    Some(e) => self.eval(e, m),
+                    None => vec![Err(Why::Unset); n],
+                };
+                let v = (0..n)
+                    .map(|t| if m[t] { v[t] } else { Err(Why::Unset) })
+                    .collect();
+                if let Some(sc) = self.env.last_mut() {
+                    sc.insert(name.as_str(), v);
+                }
+            }
+            KStmt::Assign { target, op, value } => match target {
+                LValue::Var(name) => {
+                    let v = self.eval(value, m);
+                    let v = match op {
+                        None => v,
+                        Some(op) => {
+                            let old = self.var(name);
+                            old.into_iter()
+                                .zip(v)
+                                .map(|(a, b)| arith(*op, a?, b?))
+                                .collect()
+                        }
+                    };
+                    self.set(name.as_str(), v, m);
+                }
+                LValue::Elem(r) => {
+                    let id = self.num.ids[&(r as *const ArrayRef)];
+                    let idx = self.eval(&r.index, m);
+                    self.request(id, &idx, m);
+                    let _ = self.eval(value, m);
+                }
+            },
+            KStmt::Expr(e) => {
+                let _ = self.eval(e, m);
+            }
+            KStmt::If { cond, then, els } => {
+                let c = self.eval(cond, m);
+                let unsure: Vec<(usize, Why)> = (0..n)
+                    .filter(|&t| m[t])
+                    .filter_map(|t| c[t].err().map(|w| (t, w)))
+                    .collect();
+                let before = if unsure.is_empty() {
+                    None
+                } else {
+                    Some(self.env.clone())
+                };
+                let outer = self.maybe.clone();
+                for &(t, w) in &unsure {
+                    self.maybe[t].get_or_insert(w);
+                }
+                self.scoped(then, &and(m, |t| truthy(&c[t]) != Some(false)));
+                self.scoped(els, &and(m, |t| truthy(&c[t]) != Some(true)));
+                self.maybe = outer;
+                // Lanes that branched on data: what either side assigned is data.
+                if let Some(before) = before {
+                    for (s, b) in self.env.iter_mut().zip(before.iter()) {
+                        for (k, v) in s.iter_mut() {
+                            let Some(old) = b.get(k) else { continue };
+                            for &(t, w) in &unsure {
+                                if v[t] != old[t] {
+                                    v[t] = Err(w);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            KStmt::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.env.push(HashMap::new());
+                self.stmts(init, m);
+                self.looping(cond.as_ref(), body, step, true, m);
+                self.env.pop();
+            }
+            KStmt::While { cond, body } => self.looping(Some(cond), body, &[], true, m),
+            KStmt::DoWhile { body, cond } => self.looping(Some(cond), body, &[], false, m),
+            KStmt::Block(b) => self.scoped(b, m),
+            KStmt::Atomic {
+                target, capture, ..
+            } => {
+                let id = self.num.ids[&(target as *const ArrayRef)];
+                let idx = self.eval(&target.index, m);
+                self.request(id, &idx, m);
+                for e in s.atomic_operands().into_iter().skip(1) {
+                    let _ = self.eval(e, m);
+                }
+                if let Some(c) = capture {
+                    self.set(c.var.as_str(), vec![Err(Why::Load(id)); n], m);
+                }
+            }
+            KStmt::Break => {
+                for (x, &a) in self.brk.iter_mut().zip(m) {
+                    *x |= a;
+                }
+            }
+            KStmt::Continue => {
+                for (x, &a) in self.cont.iter_mut().zip(m) {
+                    *x |= a;
+                }
+            }
+            KStmt::Barrier | KStmt::Comment(_) => {}
+        }
+    }
+}
+
 /// Classifies the global accesses of a kernel (others are not listed), numbered as
 /// [`super::access`] says, against the memory geometry of `memory` (a platform).
 pub fn lint_kernel(
@@ -665,19 +789,14 @@ pub fn lint_kernel(
     memory: impl Into<WarpMemory>,
 ) -> Result<Vec<LintItem>, UnknownBuffer> {
     let memory = memory.into();
-    let mut w = Walker {
-        kernel,
-        env: vec![HashMap::new()],
-        next: 0,
-        found: Vec::new(),
+    let mut num = Numbering {
+        ids: HashMap::new(),
         refs: Vec::new(),
     };
-    w.scoped(&kernel.body);
-    let mut out = Vec::new();
-    for (id, r) in w.refs.iter().enumerate() {
-        let Some((r, kind)) = r else {
-            continue;
-        };
+    num.stmts(&kernel.body);
+    let mut sizes = vec![0u64; num.refs.len()];
+    let mut elems = vec![None; num.refs.len()];
+    for (id, (r, _)) in num.refs.iter().enumerate() {
         if r.space != Space::Global {
             continue;
         }
@@ -692,8 +811,62 @@ pub fn lint_kernel(
                 kernel: kernel.name.clone(),
                 array: r.array.clone(),
             })?;
-        let av = w.found.get(id).cloned().flatten().unwrap_or(Av::Top);
-        let (verdict, reason) = classify(&av, elem.size() as u64, kernel.block, &memory);
+        sizes[id] = elem.size() as u64;
+        elems[id] = Some(elem);
+    }
+    let block = kernel.block.map(|b| b.max(1) as usize);
+    let threads = block[0] * block[1] * block[2];
+    let mut bounds = Vec::new();
+    compared_stmts(&kernel.body, false, &mut bounds);
+    // Integer scalar parameters: the second binding matters only if there is one.
+    let int_params: Vec<&str> = kernel
+        .params
+        .iter()
+        .filter_map(|p| match p.kind {
+            KParamKind::Scalar(t) if !t.is_float() => Some(p.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let bindings = if int_params.is_empty() {
+        &BINDINGS[..1]
+    } else {
+        &BINDINGS[..]
+    };
+    let mut per_binding = Vec::new();
+    for &param in bindings {
+        let groups = representative_groups(kernel, &bounds, param);
+        let mut stats = vec![Stats::default(); num.refs.len()];
+        for &gz in &groups[2] {
+            for &gy in &groups[1] {
+                for &gx in &groups[0] {
+                    let mut ex = Exec {
+                        kernel,
+                        num: &num,
+                        sizes: &sizes,
+                        mem: &memory,
+                        block,
+                        threads,
+                        group: [gx, gy, gz],
+                        param,
+                        env: vec![HashMap::new()],
+                        brk: vec![false; threads],
+                        cont: vec![false; threads],
+                        maybe: vec![None; threads],
+                        steps: 0,
+                        stats: &mut stats,
+                    };
+                    ex.stmts(&kernel.body, &vec![true; threads]);
+                }
+            }
+        }
+        per_binding.push(stats);
+    }
+    let mut out = Vec::new();
+    for (id, (r, kind)) in num.refs.iter().enumerate() {
+        let Some(elem) = elems[id] else {
+            continue;
+        };
+        let (verdict, reason) = verdict(&per_binding, id, &num, kernel, &int_params);
         out.push(LintItem {
             origin: kernel.origin.clone(),
             access: AccessInfo::new(&kernel.name, id, r, *kind, elem),
@@ -704,161 +877,181 @@ pub fn lint_kernel(
     Ok(out)
 }
 
-fn classify(av: &Av, size: u64, block: [u32; 3], p: &WarpMemory) -> (Verdict, String) {
-    let Av::Lin { co, res, .. } = av else {
-        return (
-            Verdict::Unknown,
-            "the index depends on loaded data or on a thread-dependent branch".to_string(),
-        );
-    };
-    let b = [
-        block[0].max(1) as u64,
-        block[1].max(1) as u64,
-        block[2].max(1) as u64,
-    ];
-    let lanes = (p.warp as u64).min(b[0] * b[1] * b[2]);
-    let coords = |l: u64| [l % b[0], (l / b[0]) % b[1], l / (b[0] * b[1])];
-    let dims = ["x", "y", "z"];
-    let mut varies = [false; 3];
-    for l in 0..lanes {
-        let c = coords(l);
-        for d in 0..3 {
-            varies[d] |= c[d] != 0;
-        }
-    }
-    let describe = || {
-        let mut parts = Vec::new();
-        for d in 0..3 {
-            match co[d] {
-                Co::K(0.0) => {}
-                Co::K(v) => parts.push(format!("{} B along {}", v * size as f64, dims[d])),
-                Co::Sym => parts.push(format!("a run-time stride along {}", dims[d])),
-            }
-        }
-        if parts.is_empty() {
-            "no thread dependence".to_string()
+fn verdict(
+    per_binding: &[Vec<Stats>],
+    id: usize,
+    num: &Numbering,
+    kernel: &Kernel,
+    int_params: &[&str],
+) -> (Verdict, String) {
+    for (b, stats) in per_binding.iter().enumerate() {
+        let st = &stats[id];
+        let Some(bad) = &st.first_bad else {
+            continue;
+        };
+        let when = if b == 0 {
+            String::new()
         } else {
-            parts.join(", ")
-        }
-    };
-    for d in 0..3 {
-        if varies[d] && co[d] == Co::Sym {
-            return (
+            let names: Vec<String> = int_params.iter().map(|n| format!("`{}`", n)).collect();
+            format!(
+                " (when {} {} {}, not a multiple of 128: rows of that length do not start on a boundary)",
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" },
+                BINDINGS[b]
+            )
+        };
+        return if st.strided >= st.misaligned {
+            (
                 Verdict::UncoalescedStride,
                 format!(
-                    "stride {} (one warp spans {} values of {})",
-                    describe(),
-                    lanes.min(b[d]),
-                    dims[d]
+                    "stride {}: a warp touches {} sectors in {} lines where {} in {} would do{}",
+                    bad.strides, bad.sectors, bad.lines, bad.min_sectors, bad.min_lines, when
                 ),
-            );
-        }
+            )
+        } else {
+            (
+                Verdict::UncoalescedAlignment,
+                format!(
+                    "stride {} but {} of the {} warps of a block start {} B past a {}-byte boundary{}",
+                    bad.strides, bad.bad_warps, bad.warps, bad.off, bad.span, when
+                ),
+            )
+        };
     }
-    let mut elems: Vec<i64> = (0..lanes)
-        .map(|l| {
-            let c = coords(l);
-            let mut x = 0.0;
-            for d in 0..3 {
-                if let Co::K(v) = co[d] {
-                    x += v * c[d] as f64;
-                }
-            }
-            x.floor() as i64
-        })
-        .collect();
-    elems.sort_unstable();
-    elems.dedup();
-    if elems.len() == 1 {
+    let st = &per_binding[0][id];
+    let describe = |why: Why| match why {
+        Why::Load(src) => {
+            let (r, _) = num.refs[src];
+            let space = match r.space {
+                Space::Global => "global",
+                Space::Local => "shared",
+                Space::Private => "private",
+            };
+            format!(
+                "on data: the value {} loads from {} memory",
+                AccessInfo::new(&kernel.name, src, r, AccessKind::Load, Scalar::Int).label,
+                space
+            )
+        }
+        Why::Float => "on a floating-point value".to_string(),
+        Why::Unset => "on a variable without a value".to_string(),
+    };
+    if let Some(why) = st.divergent_why.filter(|_| st.divergent > 0) {
+        return (
+            Verdict::UncoalescedStride,
+            format!(
+                "stride {}, but lanes take it under a condition {}: a data-dependent subset of a warp's lanes uses part of each of its sectors",
+                st.strides.as_deref().unwrap_or("no thread dependence"),
+                describe(why)
+            ),
+        );
+    }
+    if let Some(why) = per_binding.iter().find_map(|s| s[id].data) {
+        let what = describe(why);
+        return (
+            Verdict::Unknown,
+            format!("the index depends {}: no static verdict", what),
+        );
+    }
+    if st.requests == 0 {
+        return (
+            Verdict::Unknown,
+            "no lane of the evaluated blocks reaches it".to_string(),
+        );
+    }
+    if st.broadcast == st.requests {
         return (
             Verdict::Broadcast,
             "every lane of a warp reads one element".to_string(),
         );
     }
-    let sector = p.sector as i64;
-    let mut sectors: Vec<i64> = elems
-        .iter()
-        .map(|e| (e * size as i64).div_euclid(sector))
-        .collect();
-    sectors.dedup();
-    let line = p.line as i64;
-    let mut lines: Vec<i64> = elems
-        .iter()
-        .map(|e| (e * size as i64).div_euclid(line))
-        .collect();
-    lines.dedup();
-    let bytes = elems.len() as u64 * size;
-    let min = bytes.div_ceil(p.sector as u64);
-    let min_lines = bytes.div_ceil(p.line as u64);
-    if sectors.len() as u64 > min || lines.len() as u64 > min_lines {
-        return (
-            Verdict::UncoalescedStride,
-            format!(
-                "stride {}: a warp touches {} sectors in {} lines where {} in {} would do",
-                describe(),
-                sectors.len(),
-                lines.len(),
-                min,
-                min_lines
-            ),
-        );
-    }
-    // Alignment: the start of every warp of the block (the uniform part plus the first lane's
-    // thread offsets) against the line, in elements.
-    // A warp's bytes fit the fewest sectors and lines when its start is aligned to the
-    // smaller of the line and the power of two that holds them.
-    let span = bytes.next_power_of_two().min(p.line as u64);
-    let m = (span / size).clamp(1, MODULUS as u64) as i64;
-    let warps = (b[0] * b[1] * b[2]).div_ceil(lanes.max(1));
-    let (mut misaligned, mut unknown_w, mut first_bad) = (0u64, 0u64, None);
-    for w in 0..warps {
-        let c = coords(w * lanes);
-        let mut off = 0.0;
-        let mut sym = false;
-        for d in 0..3 {
-            match co[d] {
-                Co::K(v) => off += v * c[d] as f64,
-                Co::Sym if c[d] != 0 => sym = true,
-                Co::Sym => {}
-            }
-        }
-        if sym || off.fract() != 0.0 {
-            unknown_w += 1;
+    (
+        Verdict::Coalesced,
+        format!(
+            "stride {}",
+            st.strides.as_deref().unwrap_or("no thread dependence")
+        ),
+    )
+}
+
+/// The blocks evaluated along each dimension: the first ones (0..=2 along x, 0..=1 along y and
+/// z), and the blocks that hold the bounds the kernel compares with (`i < 101`: the last row of
+/// a guarded grid, where edge rows start), the smallest first, at most [`GROUPS`] per dimension.
+fn representative_groups(kernel: &Kernel, bounds: &[i64], param: i64) -> [Vec<i64>; 3] {
+    let mut out: [Vec<i64>; 3] = Default::default();
+    for (d, g) in out.iter_mut().enumerate() {
+        if d >= kernel.dims.max(1) as usize {
+            g.push(0);
             continue;
         }
-        let start = Res::new(res.r + off as i64, res.m);
-        if start.m >= m {
-            if start.r % m != 0 {
-                misaligned += 1;
-                first_bad.get_or_insert(start.r % m);
-            }
-        } else if start.r != 0 {
-            misaligned += 1;
-            first_bad.get_or_insert(start.r);
-        } else {
-            unknown_w += 1;
-        }
+        let b = kernel.block[d].max(1) as i64;
+        g.extend(if d == 0 { 0..3 } else { 0..2 });
+        let mut edges: Vec<i64> = bounds
+            .iter()
+            .chain(std::iter::once(&param))
+            // A block may cover several rows per lane (`--ilp`, staged tiles): 1, 2, 4 or 8.
+            .flat_map(|&c| {
+                [1, 2, 4, 8]
+                    .into_iter()
+                    .flat_map(move |f| [(c - 1).div_euclid(b * f), c.div_euclid(b * f)])
+            })
+            .filter(|&x| x > 2 && x < 1 << 20)
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        g.extend(edges.into_iter().take(GROUPS - g.len()));
     }
-    if misaligned > 0 {
-        (
-            Verdict::UncoalescedAlignment,
-            format!(
-                "stride {} but {} of the {} warps of a block start {} B past a {}-byte boundary",
-                describe(),
-                misaligned,
-                warps,
-                first_bad.unwrap_or(0) * size as i64,
-                span
-            ),
-        )
-    } else if unknown_w > 0 {
-        (
-            Verdict::Unknown,
-            format!(
-                "stride {}; the alignment of the start depends on run-time values",
-                describe()
-            ),
-        )
-    } else {
-        (Verdict::Coalesced, format!("stride {}", describe()))
+    out
+}
+
+/// Integer literals inside the operands of comparisons (the bounds of guards and loops).
+fn compared(e: &KExpr, inside: bool, out: &mut Vec<i64>) {
+    match e {
+        KExpr::Int(v, _) if inside && *v > 0 => out.push(*v),
+        KExpr::Binary(op, a, b) => {
+            let cmp = inside
+                || matches!(
+                    op,
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+                );
+            compared(a, cmp, out);
+            compared(b, cmp, out);
+        }
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => compared(a, inside, out),
+        KExpr::Cond(c, a, b) => {
+            compared(c, inside, out);
+            compared(a, inside, out);
+            compared(b, inside, out);
+        }
+        _ => {}
+    }
+}
+
+fn compared_stmts(v: &[KStmt], inside: bool, out: &mut Vec<i64>) {
+    for s in v {
+        match s {
+            KStmt::Decl { init: Some(e), .. } | KStmt::Expr(e) => compared(e, inside, out),
+            KStmt::Assign { value, .. } => compared(value, inside, out),
+            KStmt::If { cond, then, els } => {
+                compared(cond, inside, out);
+                compared_stmts(then, inside, out);
+                compared_stmts(els, inside, out);
+            }
+            KStmt::For {
+                init, cond, body, ..
+            } => {
+                compared_stmts(init, inside, out);
+                if let Some(c) = cond {
+                    compared(c, inside, out);
+                }
+                compared_stmts(body, inside, out);
+            }
+            KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+                compared(cond, inside, out);
+                compared_stmts(body, inside, out);
+            }
+            KStmt::Block(b) => compared_stmts(b, inside, out),
+            _ => {}
+        }
     }
 }
