@@ -157,6 +157,7 @@ fn simulated(file: &str, platform: &str, techniques: bool) -> (u32, u64) {
         opt: driver::OptLevel::Share,
         platform: Some(p),
         ilp: None,
+        cols: None,
     };
     let staging = accshare::schedule::stage::StageOptions {
         bank_padding: techniques,

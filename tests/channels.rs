@@ -42,6 +42,7 @@ fn compile(
         opt: driver::OptLevel::Share,
         platform: Some(accshare::model::Platform::load(platform).expect("platform")),
         ilp: None,
+        cols: None,
     };
     let staging = StageOptions {
         block_order,
@@ -205,6 +206,7 @@ fn explain_text_of_the_block_order() {
         opt: driver::OptLevel::Share,
         platform: Some(accshare::model::Platform::load("hd7850").unwrap()),
         ilp: None,
+        cols: None,
     };
     let pp = pp(&[("N", "1024"), ("M", "1024")]);
     let s = driver::schedule(
@@ -245,6 +247,7 @@ fn diagonal_kernels_match_the_sequential_c_on_pocl() {
         opt: driver::OptLevel::Share,
         platform: Some(accshare::model::Platform::load("hd7850").unwrap()),
         ilp: None,
+        cols: None,
     };
     for (n, m) in [("1024", "1024"), ("2056", "512")] {
         let defines = [("N", n), ("M", m)];

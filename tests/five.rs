@@ -59,6 +59,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
                 opt: driver::OptLevel::Naive,
                 platform: None,
                 ilp: None,
+                cols: None,
             },
         ),
         (
@@ -67,6 +68,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
                 opt: driver::OptLevel::Share,
                 platform: None,
                 ilp: None,
+                cols: None,
             },
         ),
     ];
@@ -77,6 +79,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
                 opt: driver::OptLevel::Share,
                 platform: Some(p),
                 ilp: None,
+                cols: None,
             },
         )),
         Err(e) => eprintln!("no --platform opencl:0 variant: {}", e),
