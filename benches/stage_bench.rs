@@ -75,6 +75,7 @@ fn sim_sectors(
         opt,
         platform: None,
         ilp: None,
+        cols: None,
     };
     let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
         .ok_or_else(|| diag::render(&sources, &diags.0))?;

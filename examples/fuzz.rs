@@ -880,6 +880,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
             opt: job.opt,
             platform: Some(platform.clone()),
             ilp: job.ilp,
+            cols: None,
         };
         let out = driver::compile_with(input, &opts, &oo, &mut sources, &mut diags);
         let mut rendered = accshare::diag::render(&sources, &diags.0);
@@ -919,6 +920,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
                 opt: driver::OptLevel::Share,
                 platform: Some(platform.clone()),
                 ilp: None,
+                cols: None,
             };
             let engine = accshare::partition::Options::default();
             if let Some(s) =

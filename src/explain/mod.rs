@@ -91,10 +91,10 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
             if s.ilp * s.cols > 1 {
                 let [x, y, z] = s.launch_block();
                 kp.notes.push(format!(
-                    "register micro-tile without shared memory: {} outputs per work-item ({} rows × {} columns, cyclic), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once",
+                    "register micro-tile without shared memory: {} outputs per work-item ({} × {}, cyclic), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once",
                     s.ilp * s.cols,
-                    s.ilp,
-                    s.cols,
+                    plural(s.ilp, "row"),
+                    plural(s.cols, "column"),
                     s.block[0],
                     s.block[1],
                     s.block[2],
@@ -219,6 +219,15 @@ fn block_order_text(n: &partition::BlockOrderNote) -> String {
             .unwrap_or_default(),
         walk
     )
+}
+
+/// `n thing` or `n things`.
+fn plural(n: u32, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {}", thing)
+    } else {
+        format!("{} {}s", n, thing)
+    }
 }
 
 /// Which loop goes on x, when the candidates differ: each with the memory sectors a warp's

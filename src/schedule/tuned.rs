@@ -77,8 +77,10 @@ pub enum Origin {
 }
 
 /// A stable identity of kernel `root` of region `r`: its loop nest as written (whitespace
-/// aside), the arrays the region declares with their element types and extents, and accshare's
-/// version (a new compiler generates other code: tune again). FNV-1a, 64 bits, in hex.
+/// aside), the region's `share` pragma and `cache` directives (they change the engine's
+/// configurations, which a cache entry names by index), the arrays the region declares with
+/// their element types and extents, and accshare's version (a new compiler generates other
+/// code: tune again). FNV-1a, 64 bits, in hex.
 pub fn fingerprint(r: &RegionAst, root: LoopId, sources: &SourceMap) -> String {
     use std::hash::Hasher;
     let ir = &r.ir;
@@ -86,9 +88,19 @@ pub fn fingerprint(r: &RegionAst, root: LoopId, sources: &SourceMap) -> String {
     h.write(env!("CARGO_PKG_VERSION").as_bytes());
     h.write(&[0]);
     let text = sources.snippet(ir.loops[root].span);
-    for w in text.split_whitespace() {
-        h.write(w.as_bytes());
-        h.write(b" ");
+    let mut words = |text: &str| {
+        for w in text.split_whitespace() {
+            h.write(w.as_bytes());
+            h.write(b" ");
+        }
+        h.write(&[0]);
+    };
+    words(text);
+    if let Some(sp) = &ir.share {
+        words(sources.snippet(sp.span));
+    }
+    for c in &ir.cache {
+        words(sources.snippet(c.span));
     }
     for a in ir.arrays.values() {
         h.write(&[0]);
@@ -167,4 +179,52 @@ fn set_tuned(ks: &mut KernelSchedule, s: Schedule, device: &str, entry: &TunedKe
         device: device.to_string(),
         entry: Box::new(entry.clone()),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diags, SourceMap};
+    use crate::front::preprocess::PpOptions;
+    use crate::ir::lower::find_regions;
+
+    fn fingerprint_of(src: &str) -> String {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let main = sources.add("t.c", "t.c".into(), src.to_string());
+        let parsed =
+            crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+        let rs = find_regions(&parsed.tu, &sources, &mut diags);
+        assert!(!diags.has_errors());
+        let r = &rs.compute[0];
+        fingerprint(r, r.ir.roots[0], &sources)
+    }
+
+    /// A `share` pragma changes the engine's configurations that a cache entry names by index:
+    /// the same nest with and without one (or with another) are different kernels to the cache;
+    /// layout does not matter.
+    #[test]
+    fn the_share_pragma_is_part_of_the_fingerprint() {
+        let nest = "#pragma acc kernels loop independent copyin(A, B) copy(C)
+for (int i = 0; i < 64; i++)
+  #pragma acc loop independent
+  for (int j = 0; j < 64; j++) {
+    float s = 0;
+    for (int k = 0; k < 64; k++)
+      s += A[i][k] * B[k][j];
+    C[i][j] = s;
+  }
+}
+";
+        let head = "void g(float C[64][64], float A[64][64], float B[64][64])\n{\n";
+        let plain = fingerprint_of(&format!("{head}{nest}"));
+        let spaced = fingerprint_of(&format!("{head}\n\n{}", nest.replace("  ", "     ")));
+        let shared = fingerprint_of(&format!(
+            "{head}#pragma acc share(B[*][TB_X], A[TB_Y][*]:coalesce)\n{nest}"
+        ));
+        let other = fingerprint_of(&format!("{head}#pragma acc share(B[*][TB_X])\n{nest}"));
+        assert_eq!(plain, spaced);
+        assert_ne!(plain, shared);
+        assert_ne!(shared, other);
+    }
 }
