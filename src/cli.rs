@@ -1156,14 +1156,29 @@ fn parse_ilp(s: &str) -> Result<Ilp, String> {
             _ => Err(format!("`{}` is not a number from 1 to 64", t)),
         }
     };
-    match s.split_once(['x', 'X', '×']) {
-        Some((r, c)) => Ok(Ilp {
+    let ilp = match s.split_once(['x', 'X', '×']) {
+        Some((r, c)) => Ilp {
             rows: factor(r)?,
             cols: factor(c)?,
-        }),
-        None => Ok(Ilp {
+        },
+        None => Ilp {
             rows: factor(s)?,
             cols: 1,
-        }),
+        },
+    };
+    // Each output keeps an accumulator (and its loads) in registers: past 64 they spill, and
+    // the jammed code grows with the square of the count.
+    if ilp.rows * ilp.cols > MAX_OUTPUTS {
+        return Err(format!(
+            "{}×{} is {} outputs per work-item; at most {}",
+            ilp.rows,
+            ilp.cols,
+            ilp.rows * ilp.cols,
+            MAX_OUTPUTS
+        ));
     }
+    Ok(ilp)
 }
+
+/// Most outputs per work-item `--ilp` accepts.
+const MAX_OUTPUTS: u32 = 64;

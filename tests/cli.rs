@@ -44,6 +44,19 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("invalid value 'vulkan'"), "{}", err);
+    // A micro-tile larger than the registers can hold, and a malformed one.
+    for (ilp, why) in [
+        ("16x8", "16×8 is 128 outputs per work-item; at most 64"),
+        ("4x0", "`0` is not a number from 1 to 64"),
+    ] {
+        let out = accshare()
+            .args(["examples/gemm.c", "--ilp", ilp])
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "--ilp {}", ilp);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{}", err);
+    }
 }
 
 #[test]

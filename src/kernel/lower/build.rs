@@ -112,28 +112,27 @@ impl<'a> KernelBuilder<'a> {
                 return None;
             }
             body = self.declare_row_copies(body, block);
-        } else if self.ilp * self.cols > 1 {
-            // A register micro-tile without staging.
+        } else {
             let inner = root_stmt.map(|s| self.stmt(s)).unwrap_or_default();
-            let coarsen = match self.coarsen(&[&inner]) {
-                Ok(c) => c,
+            match self.coarsen(&[&inner]) {
                 Err(why) => {
                     self.stage_error = Some(why);
                     return None;
                 }
-            };
-            self.row_guards(&cond, coarsen.as_ref(), &mut body);
-            body.extend(self.computation(&cond, coarsen.as_ref(), inner));
-            body = self.declare_row_copies(body, block);
-        } else {
-            let inner = root_stmt.map(|s| self.stmt(s)).unwrap_or_default();
-            match cond {
-                None => body.extend(inner),
-                Some(cond) => body.push(KStmt::If {
-                    cond,
-                    then: inner,
-                    els: Vec::new(),
-                }),
+                // A register micro-tile without staging.
+                Ok(Some(c)) => {
+                    self.row_guards(&cond, Some(&c), &mut body);
+                    body.extend(self.computation(&cond, Some(&c), inner));
+                    body = self.declare_row_copies(body, block);
+                }
+                Ok(None) => match cond {
+                    None => body.extend(inner),
+                    Some(cond) => body.push(KStmt::If {
+                        cond,
+                        then: inner,
+                        els: Vec::new(),
+                    }),
+                },
             }
         }
         // A block's rows are run by `block[1] / ilp` rows of work-items, its columns by
