@@ -71,9 +71,22 @@ fn variants(size: &str) -> Vec<(&'static str, driver::OptOptions)> {
         ilp: Some(2),
         cols: None,
     };
+    // Sized for a CPU device: contiguous register micro-tiles with an unguarded copy for
+    // whole tiles, wherever a nest reuses operands across outputs.
+    let cpu = driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
+        ilp: None,
+        cols: None,
+    };
     let quick = std::env::var("ACCSHARE_SUITE_QUICK").is_ok_and(|v| v == "1");
     if size == SIZES[0] || !quick {
-        vec![("naive", naive), ("share", share), ("share --ilp 2", ilp2)]
+        vec![
+            ("naive", naive),
+            ("share", share),
+            ("share --ilp 2", ilp2),
+            ("pocl-cpu", cpu),
+        ]
     } else {
         vec![("share", share)]
     }

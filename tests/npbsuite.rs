@@ -303,7 +303,20 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
         ilp: Some(2),
         cols: None,
     };
-    vec![("naive", naive), ("share", share), ("share --ilp 2", ilp2)]
+    // Sized for a CPU device: contiguous register micro-tiles with an unguarded copy for
+    // whole tiles, wherever a nest reuses operands across outputs.
+    let cpu = driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
+        ilp: None,
+        cols: None,
+    };
+    vec![
+        ("naive", naive),
+        ("share", share),
+        ("share --ilp 2", ilp2),
+        ("pocl-cpu", cpu),
+    ]
 }
 
 /// One benchmark: its outcome per variant (empty when the sequential program itself fails, in

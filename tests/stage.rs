@@ -34,8 +34,9 @@ fn share_programs_with_two_rows_per_work_item_match_sequential_on_opencl() {
 }
 
 /// Register micro-tiles without staging (a CPU platform, where nothing is staged): 4×4 outputs
-/// per work-item in every kernel that can have several, rows and columns cyclic, edge guards
-/// per output (the odd sizes leave partial tiles).
+/// per work-item in every kernel that can have several, rows cyclic and columns contiguous,
+/// edge guards per output and an unguarded copy for whole tiles (the odd sizes leave partial
+/// tiles).
 #[test]
 fn unstaged_micro_tiles_match_sequential_on_opencl() {
     let opt = driver::OptOptions {
@@ -45,6 +46,18 @@ fn unstaged_micro_tiles_match_sequential_on_opencl() {
         ..share()
     };
     exec_support::programs::all_match_sequential(&opt, "tile4x4");
+}
+
+/// The defaults for a CPU device: contiguous micro-tiles (16 floats or 8 doubles wide, 4 rows
+/// in 2-D grids, 4 columns in 1-D ones) wherever a nest reuses operands across outputs, with an
+/// unguarded copy for the work-items whose outputs are all in range.
+#[test]
+fn cpu_default_micro_tiles_match_sequential_on_opencl() {
+    let opt = driver::OptOptions {
+        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
+        ..share()
+    };
+    exec_support::programs::all_match_sequential(&opt, "cpu-default");
 }
 
 /// Staged kernels with a 2×2 micro-tile (2 rows, 2 cyclic columns per work-item): the tile

@@ -384,6 +384,7 @@ mod tests {
             origin: format!("t.c:{}", replace.start),
             replace,
             keep_body: Some(body),
+            quiet_body: false,
             buffers: arrays
                 .iter()
                 .map(|a| Buffer {
@@ -405,6 +406,7 @@ mod tests {
             data_ops: Vec::new(),
             replace: replace.clone(),
             keep_body: None,
+            quiet_body: false,
             buffers: Vec::new(),
             launches: Vec::new(),
             origin: format!("t.c:{}", replace.start),

@@ -90,17 +90,30 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
         if let Some(s) = ks.map(|k| k.preferred()).filter(|s| s.staged().is_none()) {
             if s.ilp * s.cols > 1 {
                 let [x, y, z] = s.launch_block();
+                let layout = match s.col_layout {
+                    crate::schedule::ColLayout::Cyclic => "cyclic",
+                    crate::schedule::ColLayout::Contiguous => {
+                        "adjacent: SIMD lanes for a CPU compiler"
+                    }
+                };
+                let whole = if s.full_tile_path {
+                    "; work-items whose outputs are all in range run an unguarded copy"
+                } else {
+                    ""
+                };
                 kp.notes.push(format!(
-                    "register micro-tile without shared memory: {} outputs per work-item ({} × {}, cyclic), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once",
+                    "register micro-tile without shared memory: {} outputs per work-item ({} × {}, {}), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once{}",
                     s.ilp * s.cols,
                     plural(s.ilp, "row"),
                     plural(s.cols, "column"),
+                    layout,
                     s.block[0],
                     s.block[1],
                     s.block[2],
                     x,
                     y,
-                    z
+                    z,
+                    whole
                 ));
             }
         }

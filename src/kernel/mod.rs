@@ -273,6 +273,10 @@ pub struct HostRegion {
     /// For a data construct: the byte range of the body statement inside `replace`, which is kept
     /// (with the regions nested in it replaced in turn). `None` for compute regions.
     pub keep_body: Option<std::ops::Range<usize>>,
+    /// For a data construct: its body's host code touches no memory but named scalars (only
+    /// the kernels of its compute regions read and write its arrays while it lives), so its
+    /// buffers may be the user's arrays where the device shares host memory. `false` otherwise.
+    pub quiet_body: bool,
     /// Buffers this region creates (arrays already present in an enclosing data construct are not
     /// listed: their buffer is in scope).
     pub buffers: Vec<Buffer>,

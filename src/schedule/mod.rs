@@ -75,9 +75,18 @@ pub struct Schedule {
     pub stage: Option<StageSpec>,
     /// Rows of the block each work-item computes (RY of its micro-tile).
     pub ilp: u32,
-    /// Columns of the block each work-item computes (RX of its micro-tile), cyclically: the
-    /// work-item at `lx` computes `lx + b·block[0]/cols`, so x stays coalesced.
+    /// Columns of the block each work-item computes (RX of its micro-tile), laid out as
+    /// `col_layout` says.
     pub cols: u32,
+    /// Where a work-item's columns lie in its block ([`ColLayout`]).
+    pub col_layout: ColLayout,
+    /// The coarsened computation also gets an unguarded copy, run by the work-items whose
+    /// outputs all lie inside the grid (`if (every output in range) { … } else { guarded }`).
+    /// Edge guards inside the inner loop keep C compilers from vectorising a micro-tile's
+    /// outputs: PoCL runs gemm 1024³ with a contiguous 4×16 tile in 4.7 s with them, 0.7 s
+    /// with the unguarded copy. Unstaged tiles only: a staged computation lies between
+    /// barriers, which every work-item must reach through the same code.
+    pub full_tile_path: bool,
     /// The order in which the blocks take their tiles ([`order`]: diagonal against channel
     /// conflicts).
     pub block_order: BlockOrder,
@@ -100,6 +109,23 @@ impl Schedule {
             self.block[2],
         ]
     }
+}
+
+/// How the RX columns of a work-item's micro-tile are spread over its block (`lx` its x local
+/// id, `TB_X` the block's columns).
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ColLayout {
+    /// Columns `lx + b·TB_X/RX`: consecutive work-items touch consecutive elements, so loads
+    /// and stores stay coalesced (GPUs).
+    #[default]
+    Cyclic,
+    /// Columns `lx·RX + b`: a work-item's outputs are adjacent, so the device compiler turns
+    /// its RX loads, multiply-adds and stores into SIMD vectors (CPU devices, where a
+    /// work-item is a loop iteration and coalescing means nothing).
+    Contiguous,
 }
 
 /// The candidate schedules of one kernel, best first; the last never stages (the baseline).
@@ -180,6 +206,7 @@ pub fn schedule_region(
             // memory (the CPU's register and cache blocking).
             unstaged: opts.opt == OptLevel::Share
                 && (opts.ilp.is_some() || opts.cols.is_some() || local_is_global),
+            cpu: local_is_global,
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             // The block order against channel conflicts, on the engine's model of the nest.
@@ -217,6 +244,9 @@ pub struct Coarsening {
     pub cols: Option<u32>,
     /// Unstaged kernels are coarsened too (a register micro-tile without shared memory).
     pub unstaged: bool,
+    /// The target is a CPU device (local memory is global memory): the unstaged micro-tiles of
+    /// 2-D grids are [`ColLayout::Contiguous`], as wide as [`CPU_TILE_BYTES`], in small blocks.
+    pub cpu: bool,
 }
 
 /// The candidates of nest `root`: staged as the engine planned (`staging`) with the outputs per
@@ -239,6 +269,8 @@ pub fn schedule_kernel(
         stage: None,
         ilp: 1,
         cols: 1,
+        col_layout: ColLayout::Cyclic,
+        full_tile_path: false,
         block_order: BlockOrder::Linear,
         channels: None,
     };
@@ -442,13 +474,28 @@ pub fn cols_per_work_item(
 /// shared by the outputs of a row (on y but not x: `A[i][k]`; in a 1-D grid any operand
 /// independent of x, mv's `x[j]`). A stencil, whose every read depends on both, gets none:
 /// its neighbours' loads are not the same address. Measured on PoCL (CPU, kernel time, one
-/// run each): gemm 1024³ 3.6× faster than the naive kernel with 4×4, mv 7.3× with 4 columns.
+/// run each): gemm 1024³ 3.6× faster than the naive kernel with 4×4 cyclic, mv 7.3× with 4
+/// columns.
 pub const TILE_DEFAULT: u32 = 4;
 
+/// Bytes of a row of a CPU micro-tile ([`ColLayout::Contiguous`]): two 256-bit (one 512-bit)
+/// SIMD registers, 16 floats or 8 doubles per row (narrower elements count as 4 bytes: they
+/// are computed in `int`). With 4 rows that is 8 vector accumulators,
+/// which fit the 16 registers of AVX2 as well as the 32 of AVX-512 (PoCL, gemm 1024³ on this
+/// project's AVX-512 machine, kernel time of contiguous tiles: 4×4 1.34 s, 4×8 0.90 s, 4×16
+/// 0.76 s, 8×16 0.51 s, the last spilling on AVX2; `accshare tune` tries 8×16).
+pub const CPU_TILE_BYTES: u32 = 64;
+
+/// Work-items per block of a 2-D CPU micro-tile: 8×8 (with 4×16 tiles a block covers 128
+/// columns × 32 rows, so gemm's `B` panel of a block stays in L2: 8×8 0.76 s against 0.93–1.29
+/// s for 32×8 launched blocks in the same measurement).
+pub const CPU_TILE_BLOCK: [u32; 3] = [8, 8, 1];
+
 /// The unstaged kernel with a register micro-tile (RY×RX outputs per work-item, the block
-/// grown by the same factors so that the launched block is the baseline's), when `ilp` asks
-/// for one (or `ilp.unstaged` and the nest reuses operands across outputs, see
-/// [`TILE_DEFAULT`]).
+/// grown by the same factors), when `ilp` asks for one (or `ilp.unstaged` and the nest reuses
+/// operands across outputs, see [`TILE_DEFAULT`]). On a GPU the launched block is the
+/// baseline's and the columns are cyclic; on a CPU ([`Coarsening::cpu`]) with a 2-D grid the
+/// columns are contiguous, [`CPU_TILE_BYTES`] wide by default, in blocks of [`CPU_TILE_BLOCK`].
 fn register_tile(
     ir: &Region,
     deps: &DepInfo,
@@ -461,28 +508,75 @@ fn register_tile(
     let on = |d: u8| baseline.grid.iter().find(|g| g.dim == d).map(|g| g.loop_id);
     let (y, x) = (on(1), on(0));
     let (indep_y, indep_x) = operand_reuse(ir, baseline, y, x);
-    let pick = |req: Option<u32>, present: bool, reuse: bool| match (req, present) {
+    // A CPU's row of outputs is a SIMD vector. Not in a 1-D grid, whose outputs are
+    // independent dot products (mv): PoCL runs mv 4096² in 12 ms with 4 cyclic rows per
+    // work-item, 32 ms naive and 114 ms with 4 adjacent rows (kernel time, one run).
+    let wide = ilp.cpu && y.is_some();
+    let default_cols = if wide {
+        (CPU_TILE_BYTES / widest_element(ir, baseline.root).max(4)).max(1)
+    } else {
+        TILE_DEFAULT
+    };
+    // On a CPU, PoCL vectorises a nest without inner loops across work-items by itself (its
+    // work-item loop is then the innermost loop); one with a sequential loop inside is run one
+    // work-item at a time, and only adjacent outputs of one work-item become SIMD lanes. So
+    // there a CPU tile pays without operand reuse too: the 5×5 u8 Gauss filter 2.7× faster
+    // with 1×16, while hotspot's and transpose's loop-free bodies gain nothing (PoCL, region
+    // time, one run each).
+    let lanes = wide && has_inner_loop(ir, baseline);
+    let pick = |req: Option<u32>, present: bool, reuse: bool, default: u32| match (req, present) {
         (_, false) => 1,
         (Some(n), true) => n.clamp(1, 64).next_power_of_two().min(64),
-        (None, true) if reuse => TILE_DEFAULT,
+        (None, true) if reuse => default,
         (None, true) => 1,
     };
     // Rows pay with an operand the rows of a column share (independent of y), columns with one
     // the columns of a row share (independent of x).
-    let rows = pick(ilp.rows, y.is_some(), indep_y);
-    let cols = pick(ilp.cols, x.is_some(), indep_x);
+    let rows = pick(ilp.rows, y.is_some(), indep_y, TILE_DEFAULT);
+    let cols = pick(ilp.cols, x.is_some(), indep_x || lanes, default_cols);
     if rows * cols <= 1 {
         return None;
     }
-    let mut block = baseline.block;
+    let mut block = if wide {
+        [CPU_TILE_BLOCK[0], CPU_TILE_BLOCK[1], baseline.block[2]]
+    } else {
+        baseline.block
+    };
     block[0] *= cols;
     block[1] *= rows;
     Some(Schedule {
         block,
         ilp: rows,
         cols,
+        col_layout: if wide {
+            ColLayout::Contiguous
+        } else {
+            ColLayout::Cyclic
+        },
+        full_tile_path: true,
         ..baseline.clone()
     })
+}
+
+/// Whether an access of the nest lies inside a loop that is not mapped to the grid.
+fn has_inner_loop(ir: &Region, s: &Schedule) -> bool {
+    ir.accesses.iter().any(|a| {
+        a.loops.first() == Some(&s.root)
+            && a.loops
+                .iter()
+                .any(|l| !s.grid.iter().any(|g| g.loop_id == *l))
+    })
+}
+
+/// The size in bytes of the widest element the nest `root` reads or writes.
+fn widest_element(ir: &Region, root: LoopId) -> u32 {
+    ir.accesses
+        .iter()
+        .filter(|a| a.loops.first() == Some(&root))
+        .filter_map(|a| ir.arrays.get(&a.array))
+        .map(|a| a.elem.size())
+        .max()
+        .unwrap_or(4)
 }
 
 /// Whether the nest reads, inside a sequential loop of the nest, an affine operand independent

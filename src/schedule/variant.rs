@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{rows_per_work_item, KernelSchedule, Schedule};
+use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule};
 use crate::analysis::dependence::DepInfo;
 use crate::ir::lower::RegionAst;
 use crate::partition::KernelPlan;
@@ -33,6 +33,9 @@ pub struct Variant {
     /// Columns of the block each work-item computes (cyclically).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub cols: u32,
+    /// Where a work-item's columns lie ([`ColLayout`]; unstaged tiles only).
+    #[serde(default, skip_serializing_if = "is_cyclic")]
+    pub layout: ColLayout,
     /// Arrays the configuration stages that this variant leaves in global memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<String>,
@@ -44,6 +47,10 @@ fn one() -> u32 {
 
 fn is_one(n: &u32) -> bool {
     *n == 1
+}
+
+fn is_cyclic(l: &ColLayout) -> bool {
+    *l == ColLayout::Cyclic
 }
 
 impl fmt::Display for Variant {
@@ -61,6 +68,9 @@ impl fmt::Display for Variant {
         }
         if self.cols > 1 {
             write!(f, ", {}×{} outputs per work-item", self.ilp, self.cols)?;
+            if self.layout == ColLayout::Contiguous {
+                write!(f, " (adjacent columns)")?;
+            }
         } else if self.ilp > 1 {
             write!(f, ", {} rows per work-item", self.ilp)?;
         }
@@ -111,6 +121,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
         block: s.block,
         ilp: s.ilp,
         cols: s.cols,
+        layout: s.col_layout,
         skip: Vec::new(),
     }
 }
@@ -188,6 +199,7 @@ pub fn space(
             block,
             ilp: 1,
             cols: 1,
+            layout: ColLayout::Cyclic,
             skip: Vec::new(),
         })
         .collect();
@@ -208,6 +220,31 @@ pub fn space(
             });
         }
     }
+    // Contiguous tiles (a CPU's SIMD rows, `ColLayout::Contiguous`) in small blocks, where the
+    // grid has the loops they need (`apply` refuses the others).
+    if !fixed_block {
+        let (blocks, shapes): (&[[u32; 3]], &[(u32, u32)]) = match base.grid.len() {
+            0 => (&[], &[]),
+            1 => (&[[64, 1, 1], [256, 1, 1]], &[(1, 4), (1, 8), (1, 16)]),
+            2 => (
+                &[[8, 8, 1], [16, 8, 1]],
+                &[(4, 16), (8, 16), (4, 8), (8, 8), (2, 16)],
+            ),
+            _ => (&[[8, 8, 2]], &[(4, 16), (4, 8)]),
+        };
+        for block in blocks {
+            for &(rows, cols) in shapes {
+                tiles.push(Variant {
+                    config: None,
+                    block: [block[0] * cols, block[1] * rows, block[2]],
+                    ilp: rows,
+                    cols,
+                    layout: ColLayout::Contiguous,
+                    skip: Vec::new(),
+                });
+            }
+        }
+    }
     // Staged configurations with their default rows first, the other rows after.
     let mut staged_default = Vec::new();
     let mut staged_other = Vec::new();
@@ -223,6 +260,7 @@ pub fn space(
                     block,
                     ilp,
                     cols: 1,
+                    layout: ColLayout::Cyclic,
                     skip: Vec::new(),
                 };
                 if ilp == default {
@@ -242,6 +280,7 @@ pub fn space(
                             block,
                             ilp: default,
                             cols: 1,
+                            layout: ColLayout::Cyclic,
                             skip: vec![a],
                         });
                     }
@@ -253,6 +292,7 @@ pub fn space(
                         block,
                         ilp: default,
                         cols: 2,
+                        layout: ColLayout::Cyclic,
                         skip: Vec::new(),
                     });
                 }
@@ -386,12 +426,18 @@ fn apply_with_limit(
             stage: None,
             ilp: v.ilp,
             cols: v.cols,
+            col_layout: v.layout,
+            full_tile_path: v.ilp * v.cols > 1,
             // The block order is not a dimension of the tuned space (yet): linear.
             block_order: super::BlockOrder::Linear,
             channels: None,
             ..base.clone()
         });
     };
+    // Staged tiles keep their columns cyclic (the tile loads assume it).
+    if v.layout != ColLayout::Cyclic {
+        return Err(VariantError::Rows);
+    }
     let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config, &v.skip)?;
     let spec = super::stage::plan(r, ks.root, &base.grid, &kp);
     if spec.arrays.is_empty() {
@@ -483,6 +529,7 @@ for (int i = 0; i < 256; i++)
             block: [32, 8, 1],
             ilp: 1,
             cols: 1,
+            layout: ColLayout::Cyclic,
             skip: Vec::new(),
         };
         assert_eq!(

@@ -491,11 +491,23 @@ pub fn region_code(
         let origin = g.origin.clone();
         g.line(&format!("accshare_init({});", origin));
     }
-    let written = written_arrays(module, region);
+    // The arrays the region's kernels may write: a data construct's are those of the compute
+    // regions inside its body.
+    let written = match &region.keep_body {
+        None => written_arrays(module, region),
+        Some(body) => module
+            .host
+            .iter()
+            .filter(|r| r.keep_body.is_none())
+            .filter(|r| body.start <= r.replace.start && r.replace.end <= body.end)
+            .flat_map(|r| written_arrays(module, r))
+            .collect(),
+    };
+    // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies),
+    // for compute regions and for data constructs whose host code cannot see the arrays.
+    let quiet = !is_data || region.quiet_body;
     for b in &region.buffers {
-        // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies).
-        let share =
-            target == Target::OpenCl && !is_data && may_share(b, written.contains(&b.array));
+        let share = target == Target::OpenCl && quiet && may_share(b, written.contains(&b.array));
         buffer_code(&mut g, b, share);
     }
     for op in &region.data_ops {
@@ -638,9 +650,11 @@ impl Gen {
 /// - `create`: never (its device values must not appear in the host array; nothing is copied
 ///   anyway).
 ///
-/// The caller shares only buffers of compute regions: no host code runs while they live. A data
-/// construct's buffers (and `enter data`'s) live across the user's host code, which may read
-/// or write the array between kernels and must see, and leave, OpenACC's copies; they copy.
+/// The caller shares only buffers of compute regions, where no host code runs while they live,
+/// and of data constructs whose body's host code touches no memory but named scalars
+/// (`HostRegion::quiet_body`: only kernels use the arrays while they live). Other data
+/// constructs' buffers (and `enter data`'s) live across host code that may read or write the
+/// array between kernels and must see, and leave, OpenACC's copies; they copy.
 fn may_share(b: &crate::kernel::Buffer, written: bool) -> bool {
     match (b.copy_in, b.copy_out) {
         (_, true) => true,

@@ -120,6 +120,7 @@ fn vadd_module() -> Module {
                 data_ops: Vec::new(),
                 replace: range(text, "kernels loop independent copyin", "b[i];"),
                 keep_body: None,
+                quiet_body: false,
                 buffers: vec![
                     buffer("a", "n", true, false),
                     buffer("b", "n", true, false),
@@ -145,6 +146,7 @@ fn vadd_module() -> Module {
                 data_ops: Vec::new(),
                 replace: range(text, "reduction(+:s)", "c[i];"),
                 keep_body: None,
+                quiet_body: false,
                 buffers: vec![buffer("c", "n", true, false)],
                 launches: vec![Launch {
                     kernel: 1,
@@ -234,6 +236,7 @@ fn smooth_module() -> Module {
                 data_ops: Vec::new(),
                 replace: range_at(text, second, "kernels", "v[i];"),
                 keep_body: None,
+                quiet_body: false,
                 buffers: Vec::new(),
                 launches: vec![launch(1)],
                 origin: "smooth.c:10".into(),
@@ -242,6 +245,7 @@ fn smooth_module() -> Module {
                 data_ops: Vec::new(),
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
+                quiet_body: false,
                 buffers: vec![buffer("u", "n", true, true), buffer("v", "n", false, false)],
                 launches: Vec::new(),
                 origin: "smooth.c:4".into(),
@@ -250,6 +254,7 @@ fn smooth_module() -> Module {
                 data_ops: Vec::new(),
                 replace: range_at(text, first, "kernels", "1];"),
                 keep_body: None,
+                quiet_body: false,
                 buffers: Vec::new(),
                 launches: vec![launch(0)],
                 origin: "smooth.c:7".into(),
@@ -324,8 +329,8 @@ fn region_code_of_compute_region_is_one_block() {
 }
 
 /// Zero-copy is asked for only where it cannot change what the program sees: `copy`,
-/// `copyout` and a `copyin` no kernel writes; never a written `copyin`, a `create`, a data
-/// construct's buffer or CUDA's.
+/// `copyout` and a `copyin` no kernel writes; never a written `copyin`, a `create`, the buffer
+/// of a data construct whose host code could see it, or CUDA's.
 #[test]
 fn buffers_share_host_memory_only_where_openacc_cannot_tell() {
     let mut m = vadd_module();
@@ -364,6 +369,38 @@ fn buffers_share_host_memory_only_where_openacc_cannot_tell() {
     let data = region_code(&s, dr, "", Target::OpenCl, &BTreeSet::new()).unwrap();
     assert!(data.open.contains("accshare_enter("));
     assert!(!data.open.contains(", 0, 1, \""), "{}", data.open);
+    // A data construct whose host code cannot see its arrays shares its `copy` (the kernels
+    // inside write `u`: a `copy` shares either way), never its `create`.
+    let mut q = smooth_module();
+    for r in q.host.iter_mut().filter(|r| r.keep_body.is_some()) {
+        r.quiet_body = true;
+    }
+    let dr = q.host.iter().find(|r| r.keep_body.is_some()).unwrap();
+    let data = region_code(&q, dr, "", Target::OpenCl, &BTreeSet::new()).unwrap();
+    assert!(
+        data.open
+            .contains("accshare_enter(accshare_h_u, accshare_nb_u, 1, 0, 1, "),
+        "{}",
+        data.open
+    );
+    assert!(
+        data.open
+            .contains("accshare_enter(accshare_h_v, accshare_nb_v, 0, 0, 0, "),
+        "{}",
+        data.open
+    );
+    // A quiet data construct's `copyin` is shared only if no kernel inside writes it.
+    for b in q.host[1].buffers.iter_mut() {
+        b.copy_out = false;
+    }
+    let dr = q.host.iter().find(|r| r.keep_body.is_some()).unwrap();
+    let data = region_code(&q, dr, "", Target::OpenCl, &BTreeSet::new()).unwrap();
+    assert!(
+        data.open
+            .contains("accshare_enter(accshare_h_u, accshare_nb_u, 1, 0, 0, "),
+        "{}",
+        data.open
+    );
 }
 
 #[test]

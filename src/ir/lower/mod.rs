@@ -14,6 +14,7 @@ use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 mod atomic;
 mod interchange;
 mod live;
+mod quiet;
 mod scope;
 mod syntax;
 mod top;
@@ -59,6 +60,9 @@ pub struct DataAst {
     pub scope: BTreeMap<String, Symbol>,
     pub data: Vec<DataScope>,
     pub stmt_span: Span,
+    /// The body's host code touches no memory but named scalars (`quiet::host_code_is_quiet`): only kernels read
+    /// and write the construct's arrays while it lives.
+    pub quiet_body: bool,
 }
 
 /// An executable data directive (`update`, `enter data`, `exit data`), for the host plan.
@@ -202,6 +206,7 @@ impl Walker<'_> {
                         },
                         data: self.data.clone(),
                         stmt_span: s.span,
+                        quiet_body: quiet::host_code_is_quiet(body),
                     });
                     self.data.push(DataScope {
                         dir: dir.clone(),

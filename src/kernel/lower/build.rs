@@ -12,7 +12,7 @@ use crate::front::pragma_ast::RedOp;
 use crate::ir::lower::{array_shape, RegionAst};
 use crate::ir::{Bound, LoopId, Poly, Region};
 
-use crate::schedule::{GridLoop, Schedule, StageSpec};
+use crate::schedule::{ColLayout, GridLoop, Schedule, StageSpec};
 
 use super::staged::local_index;
 
@@ -122,7 +122,20 @@ impl<'a> KernelBuilder<'a> {
                 // A register micro-tile without staging.
                 Ok(Some(c)) => {
                     self.row_guards(&cond, Some(&c), &mut body);
-                    body.extend(self.computation(&cond, Some(&c), inner));
+                    // Work-items whose outputs are all in range run an unguarded copy.
+                    let full = (0..c.f)
+                        .map(|f| KExpr::Var(super::staged::row_ok(f)))
+                        .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
+                    match full {
+                        Some(full) if self.sched.full_tile_path && cond.is_some() => {
+                            body.push(KStmt::If {
+                                cond: full,
+                                then: self.computation(&None, Some(&c), inner.clone()),
+                                els: self.computation(&cond, Some(&c), inner),
+                            })
+                        }
+                        _ => body.extend(self.computation(&cond, Some(&c), inner)),
+                    }
                     body = self.declare_row_copies(body, block);
                 }
                 Ok(None) => match cond {
@@ -274,6 +287,17 @@ impl<'a> KernelBuilder<'a> {
             // the block's first plus its local id (the others are `ilp::copy_name`, declared by
             // `declare_row_copies`).
             let t = if factor(m.dim) > 1 {
+                // Contiguous columns: the work-item's first is `lx·RX` into its block.
+                let lid = KExpr::Builtin(Builtin::LocalId(m.dim));
+                let lid = if m.dim == 0 && self.sched.col_layout == ColLayout::Contiguous {
+                    KExpr::Binary(
+                        BinOp::Mul,
+                        Box::new(lid),
+                        Box::new(KExpr::Int(self.cols as i64, Scalar::Int)),
+                    )
+                } else {
+                    lid
+                };
                 KExpr::Binary(
                     BinOp::Add,
                     Box::new(KExpr::Binary(
@@ -281,7 +305,7 @@ impl<'a> KernelBuilder<'a> {
                         Box::new(KExpr::Builtin(Builtin::GroupId(m.dim))),
                         Box::new(KExpr::Int(block[m.dim as usize] as i64, Scalar::Int)),
                     )),
-                    Box::new(KExpr::Builtin(Builtin::LocalId(m.dim))),
+                    Box::new(lid),
                 )
             } else {
                 KExpr::Builtin(Builtin::GlobalId(m.dim))

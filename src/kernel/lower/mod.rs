@@ -104,6 +104,7 @@ pub fn lower_region(
     Some(HostRegion {
         replace,
         keep_body: None,
+        quiet_body: false,
         buffers,
         launches,
         data_ops: Vec::new(),
@@ -158,6 +159,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
     Some(HostRegion {
         replace,
         keep_body: Some(d.body_span.range()),
+        quiet_body: d.quiet_body,
         buffers,
         launches: Vec::new(),
         data_ops: Vec::new(),
@@ -249,6 +251,7 @@ pub fn lower_standalone(
     Some(HostRegion {
         replace,
         keep_body: None,
+        quiet_body: false,
         buffers: Vec::new(),
         launches: Vec::new(),
         data_ops,

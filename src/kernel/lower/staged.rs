@@ -102,7 +102,7 @@ fn origin_name(a: &StagedArray, d: usize) -> String {
 const TID: &str = "accshare_tid";
 
 /// Whether row `f` of a work-item's rows is inside the iteration space.
-fn row_ok(f: u32) -> String {
+pub(super) fn row_ok(f: u32) -> String {
     format!("accshare_ok{}", f)
 }
 const STRIP: &str = "accshare_kk";
@@ -436,7 +436,15 @@ impl<'a> KernelBuilder<'a> {
             }
             if let Some(m) = self.mapped.iter().find(|m| m.dim == dim) {
                 let lp = &ir.loops[m.loop_id];
-                let dist = (block[dim as usize] / f) as i64 * lp.step.unsigned_abs() as i64;
+                // Cyclic copies are a launched block apart, contiguous ones (columns) adjacent.
+                let apart = if dim == 0
+                    && self.sched.col_layout == crate::schedule::ColLayout::Contiguous
+                {
+                    1
+                } else {
+                    block[dim as usize] / f
+                };
+                let dist = apart as i64 * lp.step.unsigned_abs() as i64;
                 let op = if lp.step > 0 { BinOp::Add } else { BinOp::Sub };
                 iters.push((lp.var.as_str(), f, dist, op));
             }

@@ -169,6 +169,7 @@ impl CacheFile {
 mod tests {
     use super::*;
     use crate::schedule::variant::Variant;
+    use crate::schedule::ColLayout;
 
     fn kernel(fp: &str, class: Option<u32>, seconds: f64) -> TunedKernel {
         TunedKernel {
@@ -181,6 +182,7 @@ mod tests {
                 block: [64, 4, 1],
                 ilp: 1,
                 cols: 1,
+                layout: ColLayout::Cyclic,
                 skip: Vec::new(),
             },
             seconds,
@@ -189,6 +191,7 @@ mod tests {
                 block: [32, 8, 1],
                 ilp: 4,
                 cols: 1,
+                layout: ColLayout::Cyclic,
                 skip: Vec::new(),
             },
             model_seconds: Some(2.0 * seconds),
