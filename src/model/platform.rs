@@ -543,10 +543,10 @@ impl Platform {
             }
         }
         for &w in &self.bank_modes {
-            if !pow2(w) || w > 16 {
+            if !pow2(w) {
                 return Err(invalid(
                     "shared.bank_modes",
-                    format!("bank mode {} is not a power of two up to 16 bytes", w),
+                    format!("bank mode {} is not a power of two", w),
                 ));
             }
         }
@@ -925,9 +925,9 @@ mod tests {
                 "theta_r = 1.5",
                 "theta_r = 1.5\ntheta_x = 2",
                 "error: unknown key `model.theta_x`
-   ┌─ t.toml:40:1
+   ┌─ t.toml:45:1
    │
-40 │ theta_x = 2
+45 │ theta_x = 2
    │ ^^^^^^^ expected `theta_s` or `theta_r`
 
 ",
@@ -991,9 +991,9 @@ mod tests {
                 "[global]",
                 "[gloabl]",
                 "error: unknown key `gloabl`
-   ┌─ t.toml:32:2
+   ┌─ t.toml:37:2
    │
-32 │ [gloabl]
+37 │ [gloabl]
    │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`, `channels`
 
 ",
