@@ -202,6 +202,11 @@ pub struct ExplainArgs {
     /// Value of a symbolic problem size (`--size n=2048`); others default to 4096.
     #[arg(long = "size", value_name = "NAME=VALUE")]
     pub sizes: Vec<String>,
+    /// Let the access reorder against bank conflicts reassociate floating-point reductions
+    /// (each work-item sums a tile row from another start: results may differ in the last bits
+    /// from the sequential order); integer reductions are reordered without it (exact).
+    #[arg(long)]
+    pub reassociate: bool,
     #[command(flatten)]
     pub tuned: TunedArgs,
     #[command(flatten)]
@@ -279,6 +284,11 @@ pub struct AnalyzeArgs {
     /// Simulate only this many thread blocks per launch and scale the counts.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
+    /// Let the access reorder against bank conflicts reassociate floating-point reductions
+    /// (each work-item sums a tile row from another start: results may differ in the last bits
+    /// from the sequential order); integer reductions are reordered without it (exact).
+    #[arg(long)]
+    pub reassociate: bool,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -368,6 +378,11 @@ pub struct CompileArgs {
     /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
     #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
     pub ilp: Option<Ilp>,
+    /// Let the access reorder against bank conflicts reassociate floating-point reductions
+    /// (each work-item sums a tile row from another start: results may differ in the last bits
+    /// from the sequential order); integer reductions are reordered without it (exact).
+    #[arg(long)]
+    pub reassociate: bool,
     /// Print one stage to stdout instead of writing the output files.
     #[arg(long, value_enum)]
     pub emit: Option<EmitArg>,
@@ -407,6 +422,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(args.format),
             args.sample,
             args.ilp,
+            args.reassociate,
             &Default::default(),
         ),
         Some(Command::Explain(args)) => explain(&args),
@@ -509,7 +525,11 @@ fn compile(args: &CompileArgs) -> i32 {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let out = driver::compile_tuned(file, &opts, &oo, &tuned, &mut sources, &mut diags);
+    let staging = crate::schedule::stage::StageOptions {
+        reassociate: args.reassociate,
+        ..Default::default()
+    };
+    let out = driver::compile_staged(file, &opts, &oo, &staging, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     if code != 0 {
         return code;
@@ -727,6 +747,7 @@ fn run_regions(args: &RunArgs) -> i32 {
                 None,
                 None,
                 args.ilp,
+                false,
                 &tuned,
             )
         }
@@ -897,6 +918,7 @@ fn simulate(
     format: Option<FormatArg>,
     sample: Option<usize>,
     ilp: Option<Ilp>,
+    reassociate: bool,
     tuned: &crate::schedule::tuned::Tuned,
 ) -> i32 {
     let loaded = match platform.load() {
@@ -917,7 +939,11 @@ fn simulate(
         ilp: ilp.map(|i| i.rows),
         cols: ilp.map(|i| i.cols),
     };
-    let out = driver::compile_tuned(file, &opts, &oo, tuned, &mut sources, &mut diags);
+    let staging = crate::schedule::stage::StageOptions {
+        reassociate,
+        ..Default::default()
+    };
+    let out = driver::compile_staged(file, &opts, &oo, &staging, tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
     let sim_opts = crate::sim::SimOptions {
@@ -1003,12 +1029,17 @@ fn explain(args: &ExplainArgs) -> i32 {
     };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let out = crate::driver::explain(
+    let staging = crate::schedule::stage::StageOptions {
+        reassociate: args.reassociate,
+        ..Default::default()
+    };
+    let out = crate::driver::explain_with(
         &args.file,
         &args.input.pp_options(),
         &platform,
         format,
         &opts,
+        &staging,
         &tuned,
         &mut sources,
         &mut diags,

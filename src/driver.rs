@@ -145,13 +145,39 @@ pub fn explain(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<String> {
+    explain_with(
+        file,
+        pp,
+        platform,
+        format,
+        engine,
+        &stage::StageOptions::default(),
+        tuned,
+        sources,
+        diags,
+    )
+}
+
+/// [`explain`] with the staging's own choices as `staging` says (`--reassociate`).
+#[allow(clippy::too_many_arguments)]
+pub fn explain_with(
+    file: &Path,
+    pp: &PpOptions,
+    platform: &crate::model::Platform,
+    format: crate::explain::Format,
+    engine: &crate::partition::Options,
+    staging: &stage::StageOptions,
+    tuned: &Tuned,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<String> {
     let opt = OptOptions {
         opt: OptLevel::Share,
         platform: Some(platform.clone()),
         ilp: None,
         cols: None,
     };
-    let mut s = schedule(file, pp, &opt, engine, sources, diags)?;
+    let mut s = schedule_with(file, pp, &opt, staging, engine, sources, diags)?;
     apply_tuned(&mut s, tuned, sources, diags);
     // The plans are made, and the budget reported, for the platform as staged code can use it.
     Some(crate::explain::report(
@@ -193,10 +219,32 @@ pub fn compile_tuned(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<Output> {
-    let mut s = schedule(
+    compile_staged(
+        file,
+        opts,
+        opt,
+        &stage::StageOptions::default(),
+        tuned,
+        sources,
+        diags,
+    )
+}
+
+/// [`compile_tuned`] with the staging's own choices as `staging` says (`--reassociate`).
+pub fn compile_staged(
+    file: &Path,
+    opts: &Options,
+    opt: &OptOptions,
+    staging: &stage::StageOptions,
+    tuned: &Tuned,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Option<Output> {
+    let mut s = schedule_with(
         file,
         &opts.pp,
         opt,
+        staging,
         &crate::partition::Options::default(),
         sources,
         diags,

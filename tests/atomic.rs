@@ -336,6 +336,7 @@ fn histogram_kernel(atomic: bool) -> Module {
         block: [64, 1, 1],
         body,
         uses_double: false,
+        bank_width: None,
         origin: "hist.c:1".to_string(),
     };
     assert!(valid::validate(&k).errors.is_empty());

@@ -247,6 +247,7 @@ fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3]) -> Kernel 
         block,
         body: Vec::new(),
         uses_double: false,
+        bank_width: None,
         origin: "host_exec.c".into(),
     }
 }

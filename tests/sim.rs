@@ -106,6 +106,7 @@ fn kernel(
             block,
             body,
             uses_double: false,
+            bank_width: None,
             origin: "test".to_string(),
         }],
         host: Vec::new(),

@@ -221,6 +221,11 @@ fn print_kernel(out: &mut String, k: &Kernel) {
         out.push_str(&l);
         out.push('\n');
     }
+    if let Some(w) = k.bank_width {
+        out.push_str(&format!(
+            "/* runs with {w}-byte shared-memory banks (cudaFuncSetSharedMemConfig in its launch function) */\n"
+        ));
+    }
     let threads: u64 = k.block.iter().map(|&b| u64::from(b)).product();
     out.push_str(&format!(
         "extern \"C\" __global__ void __launch_bounds__({threads})\n"

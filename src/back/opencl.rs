@@ -281,6 +281,11 @@ fn print_kernel(out: &mut String, k: &Kernel) {
         out.push_str(&l);
         out.push('\n');
     }
+    if let Some(w) = k.bank_width {
+        out.push_str(&format!(
+            "/* scheduled for {w}-byte shared-memory banks, which OpenCL cannot select: the device runs its default mode */\n"
+        ));
+    }
     let [x, y, z] = k.block;
     out.push_str(&format!(
         "__kernel __attribute__((reqd_work_group_size({x}, {y}, {z})))\n"

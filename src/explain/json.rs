@@ -178,6 +178,9 @@ struct BankJson<'a> {
     row_len: u32,
     transposed: bool,
     extra_bytes: u64,
+    /// The kernel's bank width when the schedule chose a mode other than the platform's
+    /// default (Kepler's 8-byte banks); `null`: the default.
+    bank_width: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -483,6 +486,7 @@ fn kernel<'a>(
                         row_len: t.choice.layout.row_len,
                         transposed: t.choice.layout.transposed,
                         extra_bytes: t.choice.extra_bytes,
+                        bank_width: t.bank_mode.map(|m| m.width),
                     })
                     .collect()
             })

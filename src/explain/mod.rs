@@ -58,6 +58,8 @@ struct TileBank {
     array: String,
     local: String,
     choice: crate::schedule::stage::BankChoice,
+    /// The kernel's bank mode when not the platform's default (Kepler's 8-byte banks).
+    bank_mode: Option<crate::schedule::stage::BankMode>,
 }
 
 /// The text of one tile's bank decision (a note of its kernel).
@@ -200,9 +202,42 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                     array: a.name.clone(),
                     local: a.local.clone(),
                     choice: a.bank.clone(),
+                    bank_mode: spec.bank_mode,
                 })
                 .collect();
+            if let Some(m) = &spec.bank_mode {
+                kp.notes.push(format!(
+                    "bank mode: {}-byte banks (the platform's default is {} bytes), set by the CUDA host code before the launch (cudaFuncSetSharedMemConfig; an OpenCL host cannot select it and runs the default): the tiles' first-warp wavefronts {} → {}, degree {} → {}, shared memory {} → {} B",
+                    m.width,
+                    m.default_width,
+                    m.waves_default,
+                    m.waves,
+                    m.degree_default,
+                    m.degree,
+                    m.bytes_default,
+                    m.bytes
+                ));
+            }
             kp.notes.extend(tiles.iter().map(bank_note));
+            if let (Some(r), Some(st)) = (&spec.reorder, &spec.strip) {
+                let reds: Vec<String> = r
+                    .reductions
+                    .iter()
+                    .map(|(n, o)| format!("`{}` ({})", n, o.name()))
+                    .collect();
+                kp.notes.push(format!(
+                    "access reorder: each work-item runs the {} iterates of strip-mined loop `{}` from its local x mod {} on (reduction into {}): {}",
+                    st.size,
+                    st.var,
+                    st.size,
+                    reds.join(", "),
+                    if r.exact {
+                        "integer, the result is exact"
+                    } else {
+                        "floating point reassociated under --reassociate: sums may differ in the last bits from the sequential order"
+                    }
+                ));
+            }
             banks.insert((rp.index, kp.root), tiles);
         }
         for (a, why) in &spec.rejected {

@@ -40,6 +40,9 @@ pub struct Kernel {
     pub block: [u32; 3],
     pub body: Vec<KStmt>,
     pub uses_double: bool,
+    /// The shared memory's bank width (bytes) the host sets before launching the kernel, when
+    /// not the platform's default (Kepler's 8-byte mode; `schedule::stage::BankMode`).
+    pub bank_width: Option<u32>,
     /// Where the kernel came from, for comments in the output (`gemm.c:14`).
     pub origin: String,
 }

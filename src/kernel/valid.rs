@@ -143,6 +143,9 @@ impl Validator<'_> {
                     if self.assigned.get(name) == Some(&1) {
                         if let Some(l) = self.lin(e) {
                             self.defs.insert(name.clone(), l);
+                        } else if let Some(r) = self.interval(e) {
+                            // Not linear (`(r + lx) % 32`) but bounded: an atom with a range.
+                            self.ranges.insert(name.clone(), r);
                         }
                     }
                 }

@@ -437,6 +437,7 @@ pub fn from_facts(index: usize, facts: &DeviceFacts) -> Result<Platform, DeviceE
         banks: if cpu { 1 } else { 32 },
         bank_width: to_u32(if cpu { tran } else { 4 }),
         shared_lanes: to_u32(warp.min(32)),
+        bank_modes: vec![to_u32(if cpu { tran } else { 4 })],
         local_memory: match facts.local_mem_kind {
             LocalMemKind::Local => super::platform::LocalMemory::Dedicated,
             LocalMemKind::Global | LocalMemKind::None => super::platform::LocalMemory::Global,

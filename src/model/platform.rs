@@ -47,6 +47,10 @@ pub struct Platform {
     pub bank_width: u32,
     /// Lanes whose shared-memory accesses the banks serve together (default: the warp).
     pub shared_lanes: u32,
+    /// Bank widths (bytes) the host can configure the shared memory to, `bank_width` (the
+    /// default mode) first: Kepler's `[4, 8]` (`cudaFuncSetSharedMemConfig`); default: only
+    /// `bank_width`.
+    pub bank_modes: Vec<u32>,
     /// Whether shared (local) memory is memory of its own or the device's global memory (CPU
     /// OpenCL devices: `CL_DEVICE_LOCAL_MEM_TYPE = CL_GLOBAL`), where a tile saves no traffic.
     pub local_memory: LocalMemory,
@@ -236,6 +240,10 @@ struct SharedTable {
     /// warp size.
     #[serde(default)]
     lanes_per_cycle: Option<NonZeroU32>,
+    /// Bank widths the shared memory can be configured to (Kepler: `[4, 8]`); default:
+    /// `[bank_width]`.
+    #[serde(default)]
+    bank_modes: Option<Vec<NonZeroU32>>,
     /// `dedicated` (default) or `global` (local memory is global memory: CPU devices).
     #[serde(default)]
     kind: LocalMemory,
@@ -302,6 +310,16 @@ impl PlatformFile {
                 .lanes_per_cycle
                 .map_or(s.warp_size.get(), NonZeroU32::get)
                 .min(s.warp_size.get()),
+            bank_modes: {
+                // The default mode first, then the others in the file's order.
+                let mut v = vec![m.bank_width.get()];
+                for w in m.bank_modes.iter().flatten() {
+                    if !v.contains(&w.get()) {
+                        v.push(w.get());
+                    }
+                }
+                v
+            },
             local_memory: m.kind,
             transaction_bytes: g.transaction_bytes.get(),
             sector_bytes: g.sector_bytes.get(),
@@ -523,6 +541,23 @@ impl Platform {
                     format!("{} {} is not a power of two", name, v),
                 ));
             }
+        }
+        for &w in &self.bank_modes {
+            if !pow2(w) {
+                return Err(invalid(
+                    "shared.bank_modes",
+                    format!("bank mode {} is not a power of two", w),
+                ));
+            }
+        }
+        if self.bank_modes.first() != Some(&self.bank_width) {
+            return Err(invalid(
+                "shared.bank_modes",
+                format!(
+                    "bank_modes must start with bank_width ({}), the mode a kernel runs in unless the host sets another",
+                    self.bank_width
+                ),
+            ));
         }
         if self.max_threads_per_block > 65536 {
             return Err(invalid(
@@ -890,9 +925,9 @@ mod tests {
                 "theta_r = 1.5",
                 "theta_r = 1.5\ntheta_x = 2",
                 "error: unknown key `model.theta_x`
-   ┌─ t.toml:40:1
+   ┌─ t.toml:45:1
    │
-40 │ theta_x = 2
+45 │ theta_x = 2
    │ ^^^^^^^ expected `theta_s` or `theta_r`
 
 ",
@@ -956,9 +991,9 @@ mod tests {
                 "[global]",
                 "[gloabl]",
                 "error: unknown key `gloabl`
-   ┌─ t.toml:32:2
+   ┌─ t.toml:37:2
    │
-32 │ [gloabl]
+37 │ [gloabl]
    │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`, `channels`
 
 ",

@@ -490,6 +490,7 @@ fn bool_buffers_store_normalised_values_in_opencl_only() {
             set("p", int(2)),
         ],
         uses_double: false,
+        bank_width: None,
         origin: String::new(),
     };
     assert_eq!(

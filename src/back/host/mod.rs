@@ -167,6 +167,21 @@ pub fn cuda_unit(module: &Module, kernel_source: &str) -> String {
             launcher_name(k),
             params.join(", ")
         );
+        if let Some(w) = k.bank_width {
+            // The bank mode the schedule chose (Kepler: 8-byte banks for 8-byte tiles); a
+            // device without configurable banks ignores it. Deprecated since CUDA 12.4 (every
+            // GPU since Maxwell has fixed 4-byte banks) but still honoured on Kepler.
+            let size = match w {
+                8 => "cudaSharedMemBankSizeEightByte",
+                4 => "cudaSharedMemBankSizeFourByte",
+                _ => "cudaSharedMemBankSizeDefault",
+            };
+            let _ = writeln!(
+                out,
+                "{STEP}cudaFuncSetSharedMemConfig({}, {}); /* {}-byte shared-memory banks */",
+                k.name, size, w
+            );
+        }
         let _ = writeln!(
             out,
             "{STEP}{}<<<dim3(accshare_grid[0], accshare_grid[1], accshare_grid[2]), dim3({})>>>({});",

@@ -46,6 +46,7 @@ fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3], origin: &s
         block,
         body: Vec::new(),
         uses_double: false,
+        bank_width: None,
         origin: origin.to_string(),
     }
 }

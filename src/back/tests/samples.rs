@@ -163,6 +163,7 @@ fn kernel(name: &str, params: Vec<KParam>, block: [u32; 3], body: Vec<KStmt>) ->
         block,
         body,
         uses_double: false,
+        bank_width: None,
         origin: format!("{name}.c:1"),
     }
 }

@@ -187,6 +187,7 @@ impl<'a> KernelBuilder<'a> {
             block,
             body,
             uses_double,
+            bank_width: self.staging().and_then(|s| s.bank_mode).map(|m| m.width),
             origin,
         };
         let launch = Launch {

@@ -162,6 +162,7 @@ mod tests {
             block: [16, 16, 1],
             body,
             uses_double: false,
+            bank_width: None,
             origin: String::new(),
         }
     }

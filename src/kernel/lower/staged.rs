@@ -106,6 +106,9 @@ pub(super) fn row_ok(f: u32) -> String {
     format!("accshare_ok{}", f)
 }
 const STRIP: &str = "accshare_kk";
+/// The access reorder's counter over the strip, and the rotated offset in the strip.
+const ROT: &str = "accshare_rot";
+const ROT_D: &str = "accshare_rotd";
 
 /// `Σ (s_d - origin_d) · stride_d`: where a reference finds its element in the tile.
 pub(super) fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
@@ -796,23 +799,79 @@ impl<'a> KernelBuilder<'a> {
                 value: kk.clone(),
             }
         };
-        let strip_loop = KStmt::For {
-            init: vec![kinit],
-            cond: Some(bin(
-                BinOp::LogAnd,
-                bin(BinOp::Lt, k.clone(), upper.clone()),
-                bin(
-                    BinOp::Lt,
-                    k.clone(),
-                    bin(BinOp::Add, kk.clone(), size.clone()),
-                ),
-            )),
-            step: vec![KStmt::Assign {
-                target: LValue::Var(strip.var.clone()),
-                op: Some(BinOp::Add),
-                value: int(1),
-            }],
-            body: inner_body,
+        let strip_loop = if spec.reorder.is_some() {
+            // The access reorder (decided by `schedule::stage::decide_reorder`): the work-item
+            // at local x runs the strip's iterates from `lx mod size` on, wrapping, and skips
+            // those past the loop's end (a partial last strip). Every iterate of the strip runs
+            // once in every work-item; only the order of its reductions changes.
+            let d = KExpr::Var(ROT_D.to_string());
+            let r = KExpr::Var(ROT.to_string());
+            let kval = bin(BinOp::Add, kk.clone(), d.clone());
+            let kset = if declared_in_init {
+                KStmt::Decl {
+                    name: strip.var.clone(),
+                    ty: slp.ty,
+                    len: None,
+                    init: Some(kval),
+                }
+            } else {
+                KStmt::Assign {
+                    target: LValue::Var(strip.var.clone()),
+                    op: None,
+                    value: kval,
+                }
+            };
+            KStmt::For {
+                init: vec![KStmt::Decl {
+                    name: ROT.to_string(),
+                    ty: Scalar::Int,
+                    len: None,
+                    init: Some(int(0)),
+                }],
+                cond: Some(bin(BinOp::Lt, r.clone(), size.clone())),
+                step: vec![KStmt::Assign {
+                    target: LValue::Var(ROT.to_string()),
+                    op: Some(BinOp::Add),
+                    value: int(1),
+                }],
+                body: vec![
+                    KStmt::Decl {
+                        name: ROT_D.to_string(),
+                        ty: Scalar::Int,
+                        len: None,
+                        init: Some(bin(
+                            BinOp::Rem,
+                            bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),
+                            size.clone(),
+                        )),
+                    },
+                    kset,
+                    KStmt::If {
+                        cond: bin(BinOp::Lt, k.clone(), upper.clone()),
+                        then: inner_body,
+                        els: Vec::new(),
+                    },
+                ],
+            }
+        } else {
+            KStmt::For {
+                init: vec![kinit],
+                cond: Some(bin(
+                    BinOp::LogAnd,
+                    bin(BinOp::Lt, k.clone(), upper.clone()),
+                    bin(
+                        BinOp::Lt,
+                        k.clone(),
+                        bin(BinOp::Add, kk.clone(), size.clone()),
+                    ),
+                )),
+                step: vec![KStmt::Assign {
+                    target: LValue::Var(strip.var.clone()),
+                    op: Some(BinOp::Add),
+                    value: int(1),
+                }],
+                body: inner_body,
+            }
         };
         let coarsen = self.coarsen(&[&pre_guarded, std::slice::from_ref(&strip_loop), &post])?;
         self.row_guards(&cond, coarsen.as_ref(), body);

@@ -99,6 +99,7 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
         block: [16, 16, 1],
         body,
         uses_double: false,
+        bank_width: None,
         origin: "test".to_string(),
     }
 }

@@ -11,10 +11,11 @@
 //! for the cooperative copy that fills the tile (and stores it back), which conflicts too when a
 //! layout scatters a global row.
 //!
-//! Techniques implemented: **padding** (rows lengthened; shared memory it costs) and
-//! **transpose** (a 2-D tile stored column-major: no extra space, the copy's stores counted).
-//! The tree also evaluates the paper's other features (AoS, associative operation) and records
-//! why they do not apply to a staged tile.
+//! Techniques implemented: **padding** (rows lengthened; shared memory it costs),
+//! **transpose** (a 2-D tile stored column-major: no extra space, the copy's stores counted), and
+//! **access reorder** (a kernel-wide decision over every tile the strip-mined loop walks, taken
+//! after the tiles' own: `super::decide_reorder`). The tree also evaluates AoS and records why
+//! it does not apply to a staged tile.
 
 use super::{Primary, TileDim};
 
@@ -28,6 +29,8 @@ pub struct Banks {
     pub lanes: u32,
     /// Lanes of one memory instruction (warp / wavefront).
     pub warp: u32,
+    /// A wider bank mode the host can select for a kernel (Kepler's 8 bytes), or 0.
+    pub wide: u32,
 }
 
 impl Default for Banks {
@@ -38,6 +41,7 @@ impl Default for Banks {
             width: 4,
             lanes: 32,
             warp: 32,
+            wide: 0,
         }
     }
 }
@@ -49,6 +53,13 @@ impl Banks {
             width: p.bank_width.max(1),
             lanes: p.shared_lanes.clamp(1, p.warp_size.max(1)),
             warp: p.warp_size.max(1),
+            wide: p
+                .bank_modes
+                .iter()
+                .copied()
+                .filter(|&w| w > p.bank_width)
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -131,6 +142,10 @@ pub enum Technique {
     None,
     Padding,
     Transpose,
+    /// Access reorder (Table 1): the strip-mined loop of an associative reduction starts at a
+    /// different iterate in every work-item (`(k + lx) mod n`), so the lanes of a warp read
+    /// different columns of a tile row. A kernel-wide decision ([`super::Reorder`]).
+    Reorder,
 }
 
 impl Technique {
@@ -139,6 +154,7 @@ impl Technique {
             Technique::None => "none",
             Technique::Padding => "padding",
             Technique::Transpose => "transpose",
+            Technique::Reorder => "access reorder",
         }
     }
 }
@@ -184,6 +200,34 @@ fn cost(
     b: &Banks,
     refs: usize,
 ) -> Cost {
+    cost_rotated(dims, layout, block, elem, b, refs, false)
+}
+
+/// Degree and wavefronts of the first warp (each reference once, the copy once) of a tile laid
+/// out as `layout`; `rotate`: the strip-mined loop is reordered ([`Technique::Reorder`]), so the
+/// lane at `x` of the block reads the strip's iterate `x mod extent` first.
+pub fn layout_cost(
+    dims: &[TileDim],
+    layout: Layout,
+    block: [u32; 3],
+    elem: u32,
+    b: &Banks,
+    refs: usize,
+    rotate: bool,
+) -> (u32, u64) {
+    let c = cost_rotated(dims, layout, block, elem, b, refs, rotate);
+    (c.degree, c.waves)
+}
+
+fn cost_rotated(
+    dims: &[TileDim],
+    layout: Layout,
+    block: [u32; 3],
+    elem: u32,
+    b: &Banks,
+    refs: usize,
+    rotate: bool,
+) -> Cost {
     let s = strides(dims, layout);
     let threads: u64 = block.iter().map(|&x| x.max(1) as u64).product();
     let lanes = threads.min(b.warp as u64);
@@ -197,10 +241,18 @@ fn cost(
             .sum()
     };
     let (sx, sy, sz) = (step(0), step(1), step(2));
+    // The strip dimensions a reordered loop rotates: (extent, stride).
+    let strip: Vec<(u64, u64)> = dims
+        .iter()
+        .zip(&s)
+        .filter(|(t, _)| rotate && t.primary == Primary::Strip)
+        .map(|(t, x)| (t.extent.max(1) as u64, *x as u64))
+        .collect();
     let reference: Vec<Option<u64>> = (0..lanes)
         .map(|l| {
             let (x, y, z) = lane_xyz(l, block);
-            Some(x * sx + y * sy + z * sz)
+            let r: u64 = strip.iter().map(|(e, st)| (x % e) * st).sum();
+            Some(x * sx + y * sy + z * sz + r)
         })
         .collect();
     let (rw, rd) = b.request(&reference, elem);
@@ -315,7 +367,10 @@ pub fn decide(
             "2-D strided reference: no (1-D tile, degree {}) → no layout change applies",
             before.degree
         ));
-        path.push("associative operation over a row: not searched → not access reorder".into());
+        path.push(
+            "associative operation over a row: decided for the kernel (access reorder of its strip-mined loop)"
+                .into(),
+        );
         return done(
             Technique::None,
             natural,

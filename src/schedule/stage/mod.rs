@@ -26,6 +26,7 @@ use crate::partition::KernelPlan;
 pub mod bank;
 mod unstaged;
 pub use bank::{BankChoice, Banks, Layout, Technique};
+
 pub use unstaged::Unstaged;
 
 /// Shared memory a staged kernel may use (the CUDA static limit).
@@ -63,6 +64,10 @@ pub struct StageOptions {
     pub block_order: bool,
     /// The banks the techniques are chosen for (the platform's; NVIDIA's by default).
     pub banks: Banks,
+    /// Floating-point reductions may be reassociated (`--reassociate`): the access reorder
+    /// ([`bank::Technique::Reorder`]) then also applies to `float`/`double` reductions, whose
+    /// sums change in the last bits. Off by default: integer reductions only (exact).
+    pub reassociate: bool,
 }
 
 impl Default for StageOptions {
@@ -71,6 +76,7 @@ impl Default for StageOptions {
             bank_padding: true,
             block_order: true,
             banks: Banks::default(),
+            reassociate: false,
         }
     }
 }
@@ -174,6 +180,43 @@ pub struct StageSpec {
     pub arrays: Vec<StagedArray>,
     /// Arrays the engine chose that stay in global memory, with the reason.
     pub rejected: Vec<(String, Unstaged)>,
+    /// The strip-mined loop runs rotated in every work-item (access reorder against bank
+    /// conflicts): work-item `lx` runs the strip's `n` iterates from `(lx mod n)` on, wrapping.
+    pub reorder: Option<Reorder>,
+    /// The kernel runs with the shared memory in a wider bank mode than the platform's default
+    /// (Kepler's 8-byte banks), set by the host before the launch.
+    pub bank_mode: Option<BankMode>,
+}
+
+/// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques
+/// decided again for the wider banks, taken when the kernel's first-warp wavefronts drop (at no
+/// higher degree, or at equal wavefronts with less shared memory).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BankMode {
+    /// Bank width of the mode (bytes), and the platform's default.
+    pub width: u32,
+    pub default_width: u32,
+    /// Largest degree and wavefronts of the first warp over the kernel's tiles, with the tiles'
+    /// techniques, in the default mode and in this one; shared memory of the tiles in both.
+    pub degree_default: u32,
+    pub waves_default: u64,
+    pub degree: u32,
+    pub waves: u64,
+    pub bytes_default: u64,
+    pub bytes: u64,
+}
+
+/// The access reorder of a kernel's strip-mined loop ([`bank::Technique::Reorder`]): legal
+/// because every statement of the loop is an associative, commutative reduction into a scalar
+/// (or writes a scalar private to one iterate), so each work-item computes the same values in
+/// another order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reorder {
+    /// The reductions, `s (op)` each.
+    pub reductions: Vec<(String, crate::front::pragma_ast::RedOp)>,
+    /// Every reduction is over integers (the result is exact); else floating-point sums change
+    /// order, allowed by `--reassociate` only.
+    pub exact: bool,
 }
 
 impl StageSpec {
@@ -298,7 +341,56 @@ pub fn plan(r: &RegionAst, root: LoopId, grid: &[GridLoop], kp: &KernelPlan) -> 
 }
 
 /// [`plan`] with the staging's own choices as `opts` says (padding against bank conflicts).
+/// Where the platform has a wider bank mode (Kepler: 8 bytes) and a tile's elements are that
+/// wide, the tiles are decided again for the wider banks and the mode taken when the kernel's
+/// first-warp wavefronts drop ([`BankMode`]).
 pub fn plan_with(
+    r: &RegionAst,
+    root: LoopId,
+    grid: &[GridLoop],
+    kp: &KernelPlan,
+    opts: &StageOptions,
+) -> StageSpec {
+    let spec = plan_banks(r, root, grid, kp, opts);
+    let wide = opts.banks.wide;
+    if !opts.bank_padding
+        || wide <= opts.banks.width
+        || !spec.arrays.iter().any(|a| a.elem.size() >= wide)
+    {
+        return spec;
+    }
+    let mut o = *opts;
+    o.banks.width = wide;
+    o.banks.wide = 0;
+    let mut w = plan_banks(r, root, grid, kp, &o);
+    let total = |s: &StageSpec| {
+        s.arrays.iter().fold((1u32, 0u64), |(d, n), a| {
+            (d.max(a.bank.degree_after), n + a.bank.wavefronts_after)
+        })
+    };
+    let staged = |s: &StageSpec| s.arrays.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+    let (d4, n4) = total(&spec);
+    let (d8, n8) = total(&w);
+    let (b4, b8) = (spec.smem_bytes(), w.smem_bytes());
+    let better = staged(&w) == staged(&spec) && d8 <= d4 && (n8 < n4 || (n8 == n4 && b8 < b4));
+    if !better {
+        return spec;
+    }
+    w.bank_mode = Some(BankMode {
+        width: wide,
+        default_width: opts.banks.width,
+        degree_default: d4,
+        waves_default: n4,
+        degree: d8,
+        waves: n8,
+        bytes_default: b4,
+        bytes: b8,
+    });
+    w
+}
+
+/// [`plan_with`] for one bank mode (`opts.banks`).
+fn plan_banks(
     r: &RegionAst,
     root: LoopId,
     grid: &[GridLoop],
@@ -377,7 +469,176 @@ pub fn plan_with(
             Err(why) => spec.rejected.push((name.clone(), why)),
         }
     }
+    if opts.bank_padding {
+        decide_reorder(ir, &mut spec, opts);
+    }
     spec
+}
+
+/// Whether the strip-mined loop `l` may run its iterates in another order in each work-item:
+/// every statement in it is a reduction `s op= e` into a scalar declared outside it (one
+/// operator per scalar, read nowhere else in the loop, not conditional, not atomic) or writes a
+/// scalar private to one iterate; nothing in it writes an array. Returns the reductions and
+/// whether they are all over integers.
+fn reorderable(ir: &Region, l: LoopId) -> Option<Reorder> {
+    use crate::ir::Target;
+    let inside = |loops: &[LoopId]| loops.contains(&l);
+    let private = |name: &str| {
+        ir.scalars
+            .get(name)
+            .and_then(|i| i.local.flatten())
+            .is_some_and(|d| ir.loop_path(d).contains(&l))
+    };
+    let mut reductions: Vec<(String, crate::front::pragma_ast::RedOp)> = Vec::new();
+    for st in ir.stmts.iter().filter(|s| inside(&s.loops[..])) {
+        if st.atomic.is_some() {
+            return None;
+        }
+        match (&st.target, st.reduction) {
+            (Target::Scalar(n), _) if private(n) => {}
+            (Target::Scalar(n), Some(op)) if !st.conditional => {
+                match reductions.iter().find(|(m, _)| m == n) {
+                    Some((_, o)) if *o != op => return None,
+                    Some(_) => {}
+                    None => reductions.push((n.clone(), op)),
+                }
+            }
+            _ => return None,
+        }
+    }
+    if reductions.is_empty() {
+        return None;
+    }
+    // A reduction's scalar is read and written by its own statements only.
+    for r in ir.scalar_refs.iter().filter(|r| inside(&r.loops[..])) {
+        if reductions.iter().any(|(n, _)| *n == r.name) {
+            let own = r.stmt.is_some_and(|id| {
+                matches!(&ir.stmts[id].target, Target::Scalar(n) if *n == r.name)
+                    && ir.stmts[id].reduction.is_some()
+            });
+            if !own {
+                return None;
+            }
+        }
+    }
+    let exact = reductions
+        .iter()
+        .all(|(n, _)| ir.scalars.get(n).is_some_and(|i| !i.ty.is_float()));
+    Some(Reorder { reductions, exact })
+}
+
+/// The access reorder (Table 1, the tree's "associative operation" branch), for the whole
+/// kernel: the strip-mined loop is rotated per work-item when it is legal ([`reorderable`];
+/// floating point only under [`StageOptions::reassociate`]) and every tile the loop walks, laid
+/// out at its extent and read rotated, takes no more wavefronts and no higher degree than with
+/// the techniques the tree chose per tile, and saves something (wavefronts, or the padding's
+/// shared memory). Tiles that do not use the strip are not affected.
+fn decide_reorder(ir: &Region, spec: &mut StageSpec, opts: &StageOptions) {
+    let Some(strip_loop) = spec.strip.as_ref().map(|s| s.loop_id) else {
+        return;
+    };
+    let strip_tiles: Vec<usize> = (0..spec.arrays.len())
+        .filter(|&i| spec.arrays[i].uses_strip())
+        .collect();
+    if !strip_tiles
+        .iter()
+        .any(|&i| spec.arrays[i].bank.degree_before > 1)
+    {
+        return;
+    }
+    let note = |spec: &mut StageSpec, text: String| {
+        for &i in &strip_tiles {
+            if spec.arrays[i].bank.degree_before > 1 {
+                spec.arrays[i].bank.path.push(text.clone());
+            }
+        }
+    };
+    let Some(r) = reorderable(ir, strip_loop) else {
+        note(
+            spec,
+            "associative operation over a row: no (the strip-mined loop does more than reduce into scalars) → not access reorder".to_string(),
+        );
+        return;
+    };
+    if !r.exact && !opts.reassociate {
+        note(
+            spec,
+            "associative operation over a row: floating-point reduction, reassociation not allowed (--reassociate) → not access reorder".to_string(),
+        );
+        return;
+    }
+    let (mut cur, mut rot) = ((1u32, 0u64, 0u64), (1u32, 0u64));
+    let mut rotated = Vec::new();
+    for &i in &strip_tiles {
+        let a = &spec.arrays[i];
+        let (elem, refs) = (a.elem.size(), a.accesses.len());
+        let (d, w) = bank::layout_cost(
+            &a.dims,
+            a.layout(),
+            spec.block,
+            elem,
+            &opts.banks,
+            refs,
+            false,
+        );
+        cur = (cur.0.max(d), cur.1 + w, cur.2 + a.bank.extra_bytes);
+        let natural = Layout {
+            row_len: a.dims.last().map(|d| d.extent).unwrap_or(1),
+            transposed: false,
+        };
+        let (d, w) = bank::layout_cost(&a.dims, natural, spec.block, elem, &opts.banks, refs, true);
+        rot = (rot.0.max(d), rot.1 + w);
+        rotated.push((i, natural, d, w));
+    }
+    let ops: Vec<String> = r
+        .reductions
+        .iter()
+        .map(|(n, o)| format!("{} ({})", n, o.name()))
+        .collect();
+    let better = rot.0 <= cur.0 && rot.1 <= cur.1 && (rot.1 < cur.1 || cur.2 > 0);
+    if !better {
+        note(
+            spec,
+            format!(
+                "associative operation over a row: yes ({}) but rotated reads take degree {} ({} wavefronts) against degree {} ({} wavefronts) → not access reorder",
+                ops.join(", "), rot.0, rot.1, cur.0, cur.1
+            ),
+        );
+        return;
+    }
+    let order = if r.exact {
+        "integer reduction: exact in any order".to_string()
+    } else {
+        "floating-point reduction reassociated (--reassociate): sums may differ in the last bits"
+            .to_string()
+    };
+    for (i, layout, d, w) in rotated {
+        let a = &mut spec.arrays[i];
+        let b = &mut a.bank;
+        if b.degree_before > 1 || b.technique != Technique::None {
+            b.path.push(format!(
+                "associative operation over a row: yes ({}; {}) → access reorder: the strip-mined loop starts at lx mod n in each work-item, degree {} ({} wavefronts) against {} ({} wavefronts, {} B) with the tiles' own techniques",
+                ops.join(", "), order, rot.0, rot.1, cur.0, cur.1, cur.2
+            ));
+            b.technique = Technique::Reorder;
+            b.why = format!(
+                "reads of the strip rotated per work-item ({}), no padding",
+                order
+            );
+        } else {
+            b.path.push(format!(
+                "access reorder of the kernel's strip-mined loop: read rotated at degree {}",
+                d
+            ));
+        }
+        b.layout = layout;
+        b.degree_after = d;
+        b.wavefronts_after = w;
+        b.extra_bytes = 0;
+        a.row_len = layout.row_len;
+        a.transposed = false;
+    }
+    spec.reorder = Some(r);
 }
 
 /// What the staging of one kernel's arrays needs to know about the kernel.

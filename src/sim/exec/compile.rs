@@ -488,6 +488,7 @@ pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
         params,
         globals,
         accesses: c.accesses,
+        bank_width: kernel.bank_width,
     })
 }
 

@@ -146,6 +146,9 @@ pub struct Program {
     /// Element type of each global slot, and its parameter's name.
     globals: Vec<(Scalar, String)>,
     pub accesses: Vec<AccessInfo>,
+    /// The bank width the host sets for this kernel (Kepler's 8-byte mode), when not the
+    /// platform's default.
+    bank_width: Option<u32>,
 }
 
 #[derive(Clone, Debug)]

@@ -110,7 +110,9 @@ impl<'a, 'e> Blk<'a, 'e> {
         let env = self.env;
         let (elem, _, base) = env.p.shared[s];
         let size = elem.size() as u64;
-        let bw = env.platform.bank_width as u64;
+        // The kernel's bank mode (set by its host code: Kepler's 8-byte banks), else the
+        // platform's default width.
+        let bw = env.p.bank_width.unwrap_or(env.platform.bank_width).max(1) as u64;
         let banks = env.platform.banks as usize;
         let ws = env.platform.warp as usize;
         // Lanes the banks serve together: each group takes its own wavefronts. Elements wider
