@@ -182,6 +182,7 @@ mod tests {
                 ilp: 1,
                 cols: 1,
                 skip: Vec::new(),
+                diagonal: 0,
             },
             seconds,
             model: Variant {
@@ -190,6 +191,7 @@ mod tests {
                 ilp: 4,
                 cols: 1,
                 skip: Vec::new(),
+                diagonal: 0,
             },
             model_seconds: Some(2.0 * seconds),
         }
