@@ -74,7 +74,7 @@ fn factor_notes(c: &crate::schedule::regs::FactorChoice) -> Vec<String> {
     for f in &c.candidates {
         let r = &f.registers;
         out.push(format!(
-            "outputs per work-item {}×{}: {} work-items, ~{} registers (accumulators {}, operands {}, addresses {}, counters {}, base {}), occupancy {:.0} % ({} blocks/SM, limited by {}), {:.3} cycles/output ({} bound){}: {}",
+            "outputs per work-item {}×{}: {} work-items, ~{} registers (accumulators {}, operands {}, addresses {}, counters {}, tile copy {}, base {}), occupancy {:.0} % ({} blocks/SM, limited by {}), {:.3} cycles/output ({} bound){}: {}",
             f.rows,
             f.cols,
             f.threads,
@@ -83,6 +83,7 @@ fn factor_notes(c: &crate::schedule::regs::FactorChoice) -> Vec<String> {
             r.operands,
             r.addresses,
             r.counters,
+            r.copy,
             r.base,
             f.occupancy.fraction * 100.0,
             f.occupancy.blocks,

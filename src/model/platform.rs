@@ -1004,9 +1004,9 @@ mod tests {
                 "theta_r = 1.5",
                 "theta_r = 1.5\ntheta_x = 2",
                 "error: unknown key `model.theta_x`
-   ┌─ t.toml:40:1
+   ┌─ t.toml:42:1
    │
-40 │ theta_x = 2
+42 │ theta_x = 2
    │ ^^^^^^^ expected `theta_s` or `theta_r`
 
 ",
@@ -1026,9 +1026,9 @@ mod tests {
                 "sm_count = 8\n",
                 "sm_count = \"8\"\n",
                 "error: invalid type: string \"8\", expected a nonzero u32
-   ┌─ t.toml:23:12
+   ┌─ t.toml:25:12
    │
-23 │ sm_count = \"8\"
+25 │ sm_count = \"8\"
    │            ^^^ `simt.sm_count`
 
 ",
@@ -1037,9 +1037,9 @@ mod tests {
                 "sm_count = 8\n",
                 "sm_count = 0\n",
                 "error: invalid value: integer `0`, expected a nonzero u32
-   ┌─ t.toml:23:12
+   ┌─ t.toml:25:12
    │
-23 │ sm_count = 0
+25 │ sm_count = 0
    │            ^ `simt.sm_count`
 
 ",
@@ -1048,9 +1048,9 @@ mod tests {
                 "sm_count = 8\n",
                 "sm_count = 8\nsm_count = 9\n",
                 "error: duplicate key `sm_count`
-   ┌─ t.toml:24:1
+   ┌─ t.toml:26:1
    │
-24 │ sm_count = 9
+26 │ sm_count = 9
    │ ^^^^^^^^
 
 ",
@@ -1059,9 +1059,9 @@ mod tests {
                 "[shared]",
                 "[shared",
                 "error: unclosed table, expected `]`
-   ┌─ t.toml:26:8
+   ┌─ t.toml:28:8
    │
-26 │ [shared
+28 │ [shared
    │        ^
 
 ",
@@ -1070,9 +1070,9 @@ mod tests {
                 "[global]",
                 "[gloabl]",
                 "error: unknown key `gloabl`
-   ┌─ t.toml:32:2
+   ┌─ t.toml:34:2
    │
-32 │ [gloabl]
+34 │ [gloabl]
    │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`, `channels`
 
 ",
@@ -1146,7 +1146,7 @@ mod tests {
         let PlatformError::File(f) = e else {
             panic!("{:?}", e)
         };
-        assert_eq!(f.location, format!("{}:29:9", path));
+        assert_eq!(f.location, format!("{}:31:9", path));
         assert_eq!(f.key.as_deref(), Some("shared.banks"));
         assert!(
             f.rendered

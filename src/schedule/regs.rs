@@ -12,11 +12,15 @@
 //!   the lowering loads (`kernel::lower::ilp` loads an operand the outputs of a column share
 //!   once per column: RX copies; one the outputs of a row share once per row: RY copies; one
 //!   that depends on neither once; any other once per output), all live together because the
-//!   copies' loads are independent and are issued back to back;
+//!   copies' loads are independent and are issued back to back (in a nest without a sequential
+//!   loop, a stencil, the outputs are computed in turn: one output's reads, and one value in
+//!   flight per other output);
 //! - *addresses*: two per global array (a 64-bit base), one per staged tile (a 32-bit shared
 //!   address), one per reference inside the sequential loop (its running offset);
 //! - *loop counters*: one per loop of the nest (grid iterators included) and one for the
 //!   strip-mined loop of a staged kernel;
+//! - *the copy* of each staged tile: its index, and its loads in flight (the tile's
+//!   elements per work-item, at most [`COPY_IN_FLIGHT`]: ptxas unrolls the copy loop);
 //! - a fixed [`BASE_REGISTERS`] for the thread and block indices, their products with the block
 //!   sizes, and the temporaries every kernel has (calibrated against `ptxas -v`: the smallest
 //!   kernels accshare emits, a copy or a `saxpy`, use 8 registers on sm_80).
@@ -70,12 +74,18 @@ pub struct RegEstimate {
     pub operands: u32,
     pub addresses: u32,
     pub counters: u32,
+    /// The cooperative copy of the staged tiles: its index, and its loads in flight.
+    pub copy: u32,
     pub base: u32,
 }
 
+/// Loads of a tile's cooperative copy a work-item keeps in flight at most (ptxas unrolls the
+/// copy loop and issues its loads before the stores).
+pub const COPY_IN_FLIGHT: u32 = 4;
+
 impl RegEstimate {
     pub fn total(&self) -> u32 {
-        self.accumulators + self.operands + self.addresses + self.counters + self.base
+        self.accumulators + self.operands + self.addresses + self.counters + self.copy + self.base
     }
 }
 
@@ -138,20 +148,26 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
             accumulators += f * words(info.ty);
         }
     }
-    // Operand fragments and running offsets: the reads of the innermost sequential loop.
+    // Operand fragments and running offsets: the reads of the innermost sequential loop, all
+    // copies live together. Without a sequential loop (a stencil) the outputs are computed one
+    // after the other: one output's operands, and a value in flight per other output.
     let mut operands = 0;
     let mut offsets = 0;
-    if let Some(inner) = inner {
-        for a in ir.accesses.iter() {
-            if !in_nest(&a.loops) || !a.loops.contains(&inner) {
-                continue;
-            }
-            offsets += 1;
-            if a.reads() {
-                let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
-                operands += copies(ir, s, a) * words(elem);
-            }
+    for a in ir.accesses.iter() {
+        if !in_nest(&a.loops) || inner.is_some_and(|l| !a.loops.contains(&l)) {
+            continue;
         }
+        offsets += 1;
+        if a.reads() {
+            let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
+            operands += match inner {
+                Some(_) => copies(ir, s, a) * words(elem),
+                None => words(elem),
+            };
+        }
+    }
+    if inner.is_none() {
+        operands += f - 1;
     }
     // Addresses: a 64-bit base per global array, a shared address per tile.
     let mut arrays: Vec<&str> = ir
@@ -179,11 +195,21 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
         .filter(|l| ir.loops[**l].var != crate::ir::lower::ONCE_VAR)
         .count() as u32
         + strip;
+    // The cooperative copy of each tile: its index, and the loads in flight (the tile's
+    // elements per work-item, at most COPY_IN_FLIGHT).
+    let threads = s.launch_block().iter().product::<u32>().max(1);
+    let copy = s.staged().map_or(0, |st| {
+        st.arrays
+            .iter()
+            .map(|t| 1 + (t.len() as u32).div_ceil(threads).clamp(1, COPY_IN_FLIGHT))
+            .sum()
+    });
     RegEstimate {
         accumulators,
         operands,
         addresses,
         counters,
+        copy,
         base: BASE_REGISTERS,
     }
 }
