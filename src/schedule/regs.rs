@@ -201,7 +201,7 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
     let copy = s.staged().map_or(0, |st| {
         st.arrays
             .iter()
-            .map(|t| 1 + (t.len() as u32).div_ceil(threads).clamp(1, COPY_IN_FLIGHT))
+            .map(|t| 1 + t.len().div_ceil(threads).clamp(1, COPY_IN_FLIGHT))
             .sum()
     });
     RegEstimate {
