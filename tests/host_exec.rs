@@ -364,6 +364,7 @@ fn module(text: &str) -> Module {
                     "b[i];",
                 ),
                 keep_body: None,
+                quiet_body: false,
                 buffers: vec![
                     buffer("a", f, n(), true, false),
                     buffer("b", f, n(), true, false),
@@ -391,6 +392,7 @@ fn module(text: &str) -> Module {
                     "% 97;\n    }",
                 ),
                 keep_body: None,
+                quiet_body: false,
                 buffers: vec![buffer("c", f, n(), true, false)],
                 launches: vec![Launch {
                     kernel: 1,
@@ -425,6 +427,7 @@ fn module(text: &str) -> Module {
                     "(int)bias;",
                 ),
                 keep_body: None,
+                quiet_body: false,
                 buffers: vec![buffer(
                     "g",
                     Scalar::Int,
@@ -454,6 +457,7 @@ fn module(text: &str) -> Module {
                 data_ops: Vec::new(),
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
+                quiet_body: false,
                 buffers: vec![
                     buffer("u", f, n(), true, true),
                     buffer("v", f, n(), false, false),
@@ -470,6 +474,7 @@ fn module(text: &str) -> Module {
                     "1];",
                 ),
                 keep_body: None,
+                quiet_body: false,
                 buffers: Vec::new(),
                 launches: vec![smooth_launch(3, "u", "v")],
                 origin: "host_exec.c:77".into(),
@@ -483,6 +488,7 @@ fn module(text: &str) -> Module {
                     "v[i];",
                 ),
                 keep_body: None,
+                quiet_body: false,
                 buffers: Vec::new(),
                 launches: vec![smooth_launch(4, "v", "u")],
                 origin: "host_exec.c:80".into(),
@@ -624,6 +630,7 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
             data_ops: Vec::new(),
             replace: region_range(SMALL, "#pragma acc kernels", 0, "(float)i;"),
             keep_body: None,
+            quiet_body: false,
             buffers: vec![buffer("x", Scalar::Float, HostExpr::Int(10), false, true)],
             launches: vec![Launch {
                 kernel: 0,

@@ -11,6 +11,7 @@ pub(super) fn json(
     locs: &[String],
     p: &Platform,
     banks: &BankTable,
+    factors: &super::FactorTable,
 ) -> String {
     let report = Report {
         platform: PlatformJson {
@@ -29,7 +30,7 @@ pub(super) fn json(
         regions: plans
             .iter()
             .zip(locs)
-            .map(|(rp, loc)| region(rp, loc, p, banks))
+            .map(|(rp, loc)| region(rp, loc, p, banks, factors))
             .collect(),
     };
     // Serializing plain structs of strings and numbers to a String cannot fail.
@@ -135,6 +136,77 @@ struct Analyzed<'a> {
     /// Only on platforms with a channel model.
     #[serde(skip_serializing_if = "Option::is_none")]
     block_order: Option<BlockOrderJson<'a>>,
+    /// The search of the outputs per work-item under register pressure (staged kernels on
+    /// GPUs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coarsening: Option<CoarseningJson>,
+}
+
+#[derive(Serialize)]
+struct CoarseningJson {
+    platform: String,
+    chosen: [u32; 2],
+    previous: [u32; 2],
+    /// `[rows, cols]` that `--ilp` forced instead of the choice, or `null`.
+    forced: Option<[u32; 2]>,
+    why: String,
+    candidates: Vec<FactorJson>,
+}
+
+#[derive(Serialize)]
+struct FactorJson {
+    rows: u32,
+    cols: u32,
+    threads: u32,
+    registers: u32,
+    accumulators: u32,
+    operands: u32,
+    addresses: u32,
+    counters: u32,
+    copy: u32,
+    base: u32,
+    blocks_per_sm: u64,
+    occupancy: f64,
+    limited_by: &'static str,
+    spills: bool,
+    cycles_per_output: f64,
+    bound: &'static str,
+    time_us: Option<f64>,
+    verdict: String,
+}
+
+fn coarsening_json(c: &crate::schedule::regs::FactorChoice) -> CoarseningJson {
+    CoarseningJson {
+        platform: c.platform.clone(),
+        chosen: [c.chosen.0, c.chosen.1],
+        previous: [c.previous.0, c.previous.1],
+        forced: c.forced.map(|(a, b)| [a, b]),
+        why: c.why.clone(),
+        candidates: c
+            .candidates
+            .iter()
+            .map(|f| FactorJson {
+                rows: f.rows,
+                cols: f.cols,
+                threads: f.threads,
+                registers: f.registers.total(),
+                accumulators: f.registers.accumulators,
+                operands: f.registers.operands,
+                addresses: f.registers.addresses,
+                counters: f.registers.counters,
+                copy: f.registers.copy,
+                base: f.registers.base,
+                blocks_per_sm: f.occupancy.blocks,
+                occupancy: round4(f.occupancy.fraction),
+                limited_by: f.occupancy.limit.name(),
+                spills: f.occupancy.spills,
+                cycles_per_output: round4(f.cycles_per_output),
+                bound: f.bound,
+                time_us: f.time_us.map(round4),
+                verdict: f.verdict.text(),
+            })
+            .collect(),
+    }
 }
 
 /// A modelled ratio as the report shows it: rounded to 4 decimals.
@@ -325,6 +397,7 @@ fn region<'a>(
     loc: &'a str,
     p: &Platform,
     banks: &'a BankTable,
+    factors: &'a super::FactorTable,
 ) -> RegionJson<'a> {
     RegionJson {
         index: rp.index,
@@ -334,7 +407,15 @@ fn region<'a>(
         kernels: rp
             .kernels
             .iter()
-            .map(|k| kernel(rp, k, p, banks.get(&(rp.index, k.root))))
+            .map(|k| {
+                let mut j = kernel(rp, k, p, banks.get(&(rp.index, k.root)));
+                if let (KernelJson::Analyzed(a), Some(c)) =
+                    (&mut j, factors.get(&(rp.index, k.root)))
+                {
+                    a.coarsening = Some(coarsening_json(c));
+                }
+                j
+            })
             .collect(),
     }
 }
@@ -458,6 +539,7 @@ fn kernel<'a>(
             .iter()
             .map(|(v, r)| LoopReason { name: v, reason: r })
             .collect(),
+        coarsening: None,
         block_order: kp.block_order.as_ref().map(|b| BlockOrderJson {
             order: b.order,
             reason: &b.reason,

@@ -34,24 +34,79 @@ pub fn report(
     format: Format,
 ) -> String {
     let mut banks = BankTable::new();
+    let mut factors = FactorTable::new();
     let plans: Vec<RegionPlan> = schedules
         .iter()
         .filter_map(|rs| {
             let mut plan = rs.plan.clone()?;
             add_staging(&rs.kernels, &mut plan, &mut banks);
+            for ks in &rs.kernels {
+                if let (Some(c), Some(kp)) = (
+                    &ks.coarsening,
+                    plan.kernels.iter_mut().find(|k| k.root == ks.root),
+                ) {
+                    kp.notes.extend(factor_notes(c));
+                    factors.insert((plan.index, ks.root), c.clone());
+                }
+            }
             Some(plan)
         })
         .collect();
     let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
     match format {
         Format::Text => text(&plans, &locs, platform),
-        Format::Json => json(&plans, &locs, platform, &banks),
+        Format::Json => json(&plans, &locs, platform, &banks, &factors),
     }
 }
 
 /// The bank-conflict decision of every tile of each kernel's preferred schedule, by region
 /// index and nest: (array, local array, decision).
 type BankTable = std::collections::BTreeMap<(usize, crate::ir::LoopId), Vec<TileBank>>;
+
+/// The search of the outputs per work-item of each kernel, by region index and nest.
+type FactorTable =
+    std::collections::BTreeMap<(usize, crate::ir::LoopId), crate::schedule::regs::FactorChoice>;
+
+/// The text of the search of the outputs per work-item (notes of its kernel): one line per
+/// candidate, then the choice and why.
+fn factor_notes(c: &crate::schedule::regs::FactorChoice) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &c.candidates {
+        let r = &f.registers;
+        out.push(format!(
+            "outputs per work-item {}×{}: {} work-items, ~{} registers (accumulators {}, operands {}, addresses {}, counters {}, tile copy {}, base {}), occupancy {:.0} % ({} blocks/SM, limited by {}), {:.3} cycles/output ({} bound){}: {}",
+            f.rows,
+            f.cols,
+            f.threads,
+            r.total(),
+            r.accumulators,
+            r.operands,
+            r.addresses,
+            r.counters,
+            r.copy,
+            r.base,
+            f.occupancy.fraction * 100.0,
+            f.occupancy.blocks,
+            f.occupancy.limit.name(),
+            f.cycles_per_output,
+            f.bound,
+            f.time_us.map(|t| format!(", ~{t:.1} us")).unwrap_or_default(),
+            f.verdict.text()
+        ));
+    }
+    let (ry, rx) = c.chosen;
+    match c.forced {
+        Some((fy, fx)) => out.push(format!(
+            "outputs per work-item: {fy}×{fx} as --ilp asks; the model on {} would choose {ry}×{rx}: {}",
+            c.platform, c.why
+        )),
+        None => out.push(format!(
+            "outputs per work-item: {ry}×{rx} chosen under register pressure on {}: {}",
+            c.platform, c.why
+        )),
+    }
+    out
+}
 
 #[derive(Clone, Debug)]
 struct TileBank {
@@ -335,7 +390,13 @@ pub fn report_plans(
     let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
     match format {
         Format::Text => text(plans, &locs, platform),
-        Format::Json => json(plans, &locs, platform, &BankTable::new()),
+        Format::Json => json(
+            plans,
+            &locs,
+            platform,
+            &BankTable::new(),
+            &FactorTable::new(),
+        ),
     }
 }
 

@@ -430,6 +430,8 @@ pub fn from_facts(index: usize, facts: &DeviceFacts) -> Result<Platform, DeviceE
         max_threads_per_sm: to_u32(if cpu { max_wg } else { (max_wg * 2).max(warp) }),
         max_blocks_per_sm: if cpu { 1 } else { 16 },
         registers_per_sm: 65536,
+        max_registers_per_thread: super::platform::DEFAULT_MAX_REGISTERS,
+        register_alloc_unit: super::platform::DEFAULT_REGISTER_UNIT,
         sm_count: facts.compute_units.max(1),
         clock_mhz: facts.clock_mhz.max(1),
         smem_per_sm: local,

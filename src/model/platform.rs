@@ -37,6 +37,12 @@ pub struct Platform {
     pub max_threads_per_sm: u32,
     pub max_blocks_per_sm: u32,
     pub registers_per_sm: u32,
+    /// The most 32-bit registers one thread (work-item) may use; beyond it the compiler spills
+    /// to local (scratch) memory.
+    pub max_registers_per_thread: u32,
+    /// Registers are allocated to a thread in multiples of this many (NVIDIA: 256 per warp, 8
+    /// per thread; AMD: the VGPR allocation granule).
+    pub register_alloc_unit: u32,
     pub sm_count: u32,
     pub clock_mhz: u32,
     /// Shared memory (local memory, LDS) of one SM: the paper's `SMSize`.
@@ -187,6 +193,15 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// The platform used when none is given (the paper's first target).
 pub const DEFAULT_PLATFORM: &str = "gtx690";
 
+/// `simt.max_registers_per_thread` when a platform file does not give it: NVIDIA's limit since
+/// compute capability 3.5 (CUDA C Programming Guide, "Technical Specifications per Compute
+/// Capability": 255 32-bit registers per thread).
+pub const DEFAULT_MAX_REGISTERS: u32 = 255;
+/// `simt.register_alloc_unit` when a platform file does not give it: NVIDIA's allocation unit
+/// since compute capability 3.0 (256 registers per warp, i.e. 8 per thread; CUDA Occupancy
+/// Calculator, "register allocation unit size").
+pub const DEFAULT_REGISTER_UNIT: u32 = 8;
+
 /// θ_s when a platform file does not give it: the paper's (13), a quarter of `SMSize`.
 pub const DEFAULT_THETA_S: f64 = 0.25;
 /// θ_r when a platform file does not give it: the paper's choice.
@@ -224,6 +239,12 @@ struct SimtTable {
     max_threads_per_sm: NonZeroU32,
     max_blocks_per_sm: NonZeroU32,
     registers_per_sm: NonZeroU32,
+    /// Default: 255 (NVIDIA since compute capability 3.5).
+    #[serde(default)]
+    max_registers_per_thread: Option<NonZeroU32>,
+    /// Default: 8 (NVIDIA since compute capability 3.0: 256 registers per warp).
+    #[serde(default)]
+    register_alloc_unit: Option<NonZeroU32>,
     sm_count: NonZeroU32,
     clock_mhz: NonZeroU32,
 }
@@ -300,6 +321,12 @@ impl PlatformFile {
             max_threads_per_sm: s.max_threads_per_sm.get(),
             max_blocks_per_sm: s.max_blocks_per_sm.get(),
             registers_per_sm: s.registers_per_sm.get(),
+            max_registers_per_thread: s
+                .max_registers_per_thread
+                .map_or(DEFAULT_MAX_REGISTERS, NonZeroU32::get),
+            register_alloc_unit: s
+                .register_alloc_unit
+                .map_or(DEFAULT_REGISTER_UNIT, NonZeroU32::get),
             sm_count: s.sm_count.get(),
             clock_mhz: s.clock_mhz.get(),
             smem_per_sm: m.bytes_per_sm.get().into(),
@@ -571,6 +598,18 @@ impl Platform {
                 "thread limits above 65536 per block or 2^20 per SM are not plausible",
             ));
         }
+        if self.max_registers_per_thread == 0
+            || self.register_alloc_unit == 0
+            || self.register_alloc_unit > self.max_registers_per_thread
+        {
+            return Err(invalid(
+                "simt.register_alloc_unit",
+                format!(
+                    "register_alloc_unit ({}) must be at least 1 and at most max_registers_per_thread ({})",
+                    self.register_alloc_unit, self.max_registers_per_thread
+                ),
+            ));
+        }
         if self.max_threads_per_block > self.max_threads_per_sm {
             return Err(invalid(
                 "simt.max_threads_per_block",
@@ -658,6 +697,81 @@ impl Platform {
         let by_threads = self.max_threads_per_sm as u64 / threads;
         let by_smem = self.smem_per_sm.checked_div(smem).unwrap_or(u64::MAX);
         by_threads.min(by_smem).min(self.max_blocks_per_sm as u64)
+    }
+
+    /// Registers a thread using `regs` is allocated: rounded up to the allocation unit.
+    pub fn allocated_registers(&self, regs: u32) -> u32 {
+        regs.max(1).div_ceil(self.register_alloc_unit.max(1)) * self.register_alloc_unit.max(1)
+    }
+
+    /// [`Platform::resident_blocks`] with the register file as a fourth limit: blocks of
+    /// `threads` threads (whole warps) whose threads use `regs` registers each fit
+    /// `registers_per_sm / (allocated registers × threads)` times. A thread over
+    /// `max_registers_per_thread` spills (the compiler caps it at the maximum, the rest goes to
+    /// local memory): it is counted at the maximum.
+    pub fn occupancy(&self, threads: u64, smem: u64, regs: u32) -> Occupancy {
+        let warp = self.warp_size.max(1) as u64;
+        let warps = threads.div_ceil(warp);
+        let alloc = self.allocated_registers(regs.min(self.max_registers_per_thread)) as u64;
+        let by_regs = (self.registers_per_sm as u64)
+            .checked_div(alloc * warps * warp)
+            .unwrap_or(u64::MAX);
+        let by_others = self.resident_blocks(warps * warp, smem);
+        let blocks = by_others.min(by_regs);
+        let limit = if threads == 0 {
+            OccupancyLimit::Threads
+        } else if by_regs < by_others {
+            OccupancyLimit::Registers
+        } else if blocks == self.max_blocks_per_sm as u64 {
+            OccupancyLimit::Blocks
+        } else if blocks == (self.max_threads_per_sm as u64) / (warps * warp).max(1) {
+            OccupancyLimit::Threads
+        } else {
+            OccupancyLimit::SharedMemory
+        };
+        let resident = blocks * warps * warp;
+        Occupancy {
+            blocks,
+            warps: blocks * warps,
+            fraction: resident as f64 / self.max_threads_per_sm.max(1) as f64,
+            limit,
+            spills: regs > self.max_registers_per_thread,
+        }
+    }
+}
+
+/// What fits on one SM: [`Platform::occupancy`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Occupancy {
+    /// Resident blocks per SM.
+    pub blocks: u64,
+    /// Resident warps per SM.
+    pub warps: u64,
+    /// Resident threads over the SM's maximum.
+    pub fraction: f64,
+    /// What limits the resident blocks.
+    pub limit: OccupancyLimit,
+    /// The thread needs more registers than one thread may have (it spills).
+    pub spills: bool,
+}
+
+/// The resource that limits the blocks resident on an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OccupancyLimit {
+    Threads,
+    Blocks,
+    SharedMemory,
+    Registers,
+}
+
+impl OccupancyLimit {
+    pub fn name(self) -> &'static str {
+        match self {
+            OccupancyLimit::Threads => "threads",
+            OccupancyLimit::Blocks => "blocks",
+            OccupancyLimit::SharedMemory => "shared memory",
+            OccupancyLimit::Registers => "registers",
+        }
     }
 }
 
@@ -925,9 +1039,9 @@ mod tests {
                 "theta_r = 1.5",
                 "theta_r = 1.5\ntheta_x = 2",
                 "error: unknown key `model.theta_x`
-   ┌─ t.toml:45:1
+   ┌─ t.toml:47:1
    │
-45 │ theta_x = 2
+47 │ theta_x = 2
    │ ^^^^^^^ expected `theta_s` or `theta_r`
 
 ",
@@ -947,9 +1061,9 @@ mod tests {
                 "sm_count = 8\n",
                 "sm_count = \"8\"\n",
                 "error: invalid type: string \"8\", expected a nonzero u32
-   ┌─ t.toml:23:12
+   ┌─ t.toml:25:12
    │
-23 │ sm_count = \"8\"
+25 │ sm_count = \"8\"
    │            ^^^ `simt.sm_count`
 
 ",
@@ -958,9 +1072,9 @@ mod tests {
                 "sm_count = 8\n",
                 "sm_count = 0\n",
                 "error: invalid value: integer `0`, expected a nonzero u32
-   ┌─ t.toml:23:12
+   ┌─ t.toml:25:12
    │
-23 │ sm_count = 0
+25 │ sm_count = 0
    │            ^ `simt.sm_count`
 
 ",
@@ -969,9 +1083,9 @@ mod tests {
                 "sm_count = 8\n",
                 "sm_count = 8\nsm_count = 9\n",
                 "error: duplicate key `sm_count`
-   ┌─ t.toml:24:1
+   ┌─ t.toml:26:1
    │
-24 │ sm_count = 9
+26 │ sm_count = 9
    │ ^^^^^^^^
 
 ",
@@ -980,9 +1094,9 @@ mod tests {
                 "[shared]",
                 "[shared",
                 "error: unclosed table, expected `]`
-   ┌─ t.toml:26:8
+   ┌─ t.toml:28:8
    │
-26 │ [shared
+28 │ [shared
    │        ^
 
 ",
@@ -991,9 +1105,9 @@ mod tests {
                 "[global]",
                 "[gloabl]",
                 "error: unknown key `gloabl`
-   ┌─ t.toml:37:2
+   ┌─ t.toml:39:2
    │
-37 │ [gloabl]
+39 │ [gloabl]
    │  ^^^^^^ expected one of `name`, `description`, `vendor`, `simt`, `shared`, `global`, `model`, `cache`, `timing`, `channels`
 
 ",
@@ -1067,7 +1181,7 @@ mod tests {
         let PlatformError::File(f) = e else {
             panic!("{:?}", e)
         };
-        assert_eq!(f.location, format!("{}:29:9", path));
+        assert_eq!(f.location, format!("{}:31:9", path));
         assert_eq!(f.key.as_deref(), Some("shared.banks"));
         assert!(
             f.rendered

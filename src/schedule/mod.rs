@@ -26,6 +26,7 @@ use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
 pub mod order;
+pub mod regs;
 pub mod stage;
 pub mod tuned;
 pub mod variant;
@@ -138,6 +139,9 @@ pub struct KernelSchedule {
     /// The loops that could go on x with the memory sectors a warp touches for each
     /// (`analysis::mapping::mapping_costs`; empty with fewer than two grid loops).
     pub mapping: Vec<(LoopId, String, u64)>,
+    /// The search of the outputs per work-item under register pressure ([`regs::choose`]) of a
+    /// staged kernel on a GPU: every legal factor with its registers, occupancy and time.
+    pub coarsening: Option<regs::FactorChoice>,
 }
 
 impl KernelSchedule {
@@ -209,6 +213,16 @@ pub fn schedule_region(
             cpu: local_is_global,
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
+            if let Some(p) = opts.platform.as_ref().filter(|_| !local_is_global) {
+                choose_factor(
+                    r,
+                    deps,
+                    &mut ks,
+                    p,
+                    opts.ilp.is_some() || opts.cols.is_some(),
+                    diags,
+                );
+            }
             // The block order against channel conflicts, on the engine's model of the nest.
             let nest = staging.and_then(|s| s.plan.nest.as_ref());
             if let (Some(p), Some(nest), true) = (&opts.platform, nest, opts.stage.block_order) {
@@ -220,6 +234,83 @@ pub fn schedule_region(
         }
     }
     RegionSchedule { plan, kernels }
+}
+
+/// The outputs per work-item of a staged kernel on a GPU, chosen under register pressure
+/// ([`regs::choose`]): the first staged candidate takes the model's factor unless `forced`
+/// (`--ilp`), which keeps the factor asked for and warns when its estimate spills.
+fn choose_factor(
+    r: &RegionAst,
+    deps: &DepInfo,
+    ks: &mut KernelSchedule,
+    p: &Platform,
+    forced: bool,
+    diags: &mut Diags,
+) {
+    let Some(first) = ks.candidates.iter().position(|c| c.staged().is_some()) else {
+        return;
+    };
+    let staged = ks.candidates[first].clone();
+    if !coarsenable(&r.ir, deps, &staged.grid, staged.root) {
+        return;
+    }
+    let previous = if forced {
+        (default_rows(staged.block), 1)
+    } else {
+        (staged.ilp, staged.cols)
+    };
+    let mut choice = regs::choose(&r.ir, &staged, p, previous);
+    if forced {
+        let asked = regs::candidate(&r.ir, &staged, p);
+        if let regs::Verdict::Spills { max } = asked.verdict {
+            diags.push(
+                Diag::warning(
+                    r.ir.loops[staged.root].header_span,
+                    format!(
+                        "{}×{} outputs per work-item need about {} registers per work-item, more than {} allows ({max}): the kernel will spill to local memory",
+                        staged.ilp,
+                        staged.cols,
+                        asked.registers.total(),
+                        p.name
+                    ),
+                )
+                .help(format!(
+                    "the model would choose {}×{} (`accshare explain`)",
+                    choice.chosen.0, choice.chosen.1
+                )),
+            );
+        }
+        choice.forced = Some((staged.ilp, staged.cols));
+        if !choice
+            .candidates
+            .iter()
+            .any(|c| (c.rows, c.cols) == (staged.ilp, staged.cols))
+        {
+            choice.candidates.push(asked);
+        }
+        ks.coarsening = Some(choice);
+        return;
+    }
+    let (rows, cols) = choice.chosen;
+    if (rows, cols) != (staged.ilp, staged.cols) {
+        if (rows, cols) == (1, 1) {
+            // The one-output staged candidate follows.
+            ks.candidates.remove(first);
+        } else if (staged.ilp, staged.cols) == (1, 1) {
+            ks.candidates.insert(
+                first,
+                Schedule {
+                    ilp: rows,
+                    cols,
+                    ..staged
+                },
+            );
+        } else {
+            ks.candidates[first].ilp = rows;
+            ks.candidates[first].cols = cols;
+        }
+    }
+    ks.coarsening = Some(choice);
 }
 
 /// What staging a kernel starts from: the engine's plan, and whether the target's local memory
@@ -330,6 +421,7 @@ pub fn schedule_kernel(
         candidates,
         origin: tuned::Origin::Model,
         mapping,
+        coarsening: None,
     })
 }
 

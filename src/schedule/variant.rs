@@ -39,10 +39,18 @@ pub struct Variant {
     /// Arrays the configuration stages that this variant leaves in global memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<String>,
+    /// The skew of the diagonal block order ([`super::order`]), 0 for the linear order (the
+    /// default, and what cache entries written before this field mean).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub diagonal: u32,
 }
 
 fn one() -> u32 {
     1
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_one(n: &u32) -> bool {
@@ -77,6 +85,9 @@ impl fmt::Display for Variant {
         if !self.skip.is_empty() {
             write!(f, ", {} in global memory", self.skip.join(", "))?;
         }
+        if self.diagonal > 0 {
+            write!(f, ", diagonal block order (skew {})", self.diagonal)?;
+        }
         Ok(())
     }
 }
@@ -96,6 +107,8 @@ pub enum VariantError {
     Rows,
     /// An array to leave in global memory that the configuration does not stage (its name).
     Skip(String),
+    /// A diagonal block order for a kernel whose grid has fewer than two dimensions.
+    Order,
 }
 
 impl fmt::Display for VariantError {
@@ -110,6 +123,7 @@ impl fmt::Display for VariantError {
                 write!(f, "the outputs per work-item do not fit this kernel")
             }
             VariantError::Skip(a) => write!(f, "the configuration does not stage `{}`", a),
+            VariantError::Order => write!(f, "a diagonal block order needs a 2-D grid"),
         }
     }
 }
@@ -123,6 +137,10 @@ pub fn variant_of(s: &Schedule) -> Variant {
         cols: s.cols,
         layout: s.col_layout,
         skip: Vec::new(),
+        diagonal: match s.block_order {
+            super::BlockOrder::Linear => 0,
+            super::BlockOrder::Diagonal { skew } => skew,
+        },
     }
 }
 
@@ -201,6 +219,7 @@ pub fn space(
             cols: 1,
             layout: ColLayout::Cyclic,
             skip: Vec::new(),
+            diagonal: 0,
         })
         .collect();
     // Register micro-tiles without staging: the first block shapes, each with a few tiles (the
@@ -241,6 +260,7 @@ pub fn space(
                     cols,
                     layout: ColLayout::Contiguous,
                     skip: Vec::new(),
+                    diagonal: 0,
                 });
             }
         }
@@ -262,8 +282,25 @@ pub fn space(
                     cols: 1,
                     layout: ColLayout::Cyclic,
                     skip: Vec::new(),
+                    diagonal: 0,
                 };
                 if ilp == default {
+                    // The diagonal block order (the paper's, skew 1, and the preferred
+                    // schedule's skew when the channel model chose one) where the grid has
+                    // two dimensions: partition camping is the device's question too.
+                    if base.grid.len() >= 2 {
+                        let mut skews = vec![1];
+                        if let super::BlockOrder::Diagonal { skew } = preferred.block_order {
+                            skews.push(skew);
+                        }
+                        skews.dedup();
+                        for skew in skews {
+                            staged_other.push(Variant {
+                                diagonal: skew,
+                                ..v.clone()
+                            });
+                        }
+                    }
                     staged_default.push(v);
                 } else {
                     staged_other.push(v);
@@ -282,6 +319,7 @@ pub fn space(
                             cols: 1,
                             layout: ColLayout::Cyclic,
                             skip: vec![a],
+                            diagonal: 0,
                         });
                     }
                 }
@@ -294,6 +332,7 @@ pub fn space(
                         cols: 2,
                         layout: ColLayout::Cyclic,
                         skip: Vec::new(),
+                        diagonal: 0,
                     });
                 }
             }
@@ -402,6 +441,11 @@ fn apply_with_limit(
     if v.ilp == 0 || v.cols == 0 || v.block[1] % v.ilp != 0 || v.block[0] % v.cols != 0 {
         return Err(VariantError::Rows);
     }
+    let block_order = match v.diagonal {
+        0 => super::BlockOrder::Linear,
+        _ if base.grid.len() < 2 => return Err(VariantError::Order),
+        skew => super::BlockOrder::Diagonal { skew },
+    };
     let launched = [v.block[0] / v.cols, v.block[1] / v.ilp, v.block[2]];
     let threads: u64 = launched.iter().map(|&b| b as u64).product();
     if v.block.contains(&0)
@@ -428,8 +472,7 @@ fn apply_with_limit(
             cols: v.cols,
             col_layout: v.layout,
             full_tile_path: v.ilp * v.cols > 1,
-            // The block order is not a dimension of the tuned space (yet): linear.
-            block_order: super::BlockOrder::Linear,
+            block_order,
             channels: None,
             ..base.clone()
         });
@@ -456,7 +499,7 @@ fn apply_with_limit(
         stage: Some(spec),
         ilp: f,
         cols: c,
-        block_order: super::BlockOrder::Linear,
+        block_order,
         channels: None,
         ..base.clone()
     })
@@ -531,6 +574,7 @@ for (int i = 0; i < 256; i++)
             cols: 1,
             layout: ColLayout::Cyclic,
             skip: Vec::new(),
+            diagonal: 0,
         };
         assert_eq!(
             bad(Variant {
@@ -561,6 +605,24 @@ for (int i = 0; i < 256; i++)
             VariantError::NoConfig(99)
         );
         (sp, ks)
+    }
+
+    #[test]
+    fn the_space_tries_the_diagonal_block_order_of_2d_grids() {
+        let (sp, _) = space_of(GEMM, "gtx690");
+        let diag: Vec<&(Variant, Schedule)> = sp.iter().filter(|(v, _)| v.diagonal > 0).collect();
+        assert!(!diag.is_empty());
+        for (v, s) in diag {
+            assert_eq!(
+                s.block_order,
+                crate::schedule::BlockOrder::Diagonal { skew: v.diagonal }
+            );
+            assert!(v.to_string().contains("diagonal block order (skew"), "{v}");
+        }
+        // Cache entries written before the field read as the linear order.
+        let v: Variant = serde_json::from_str(r#"{"config":0,"block":[32,32,1],"ilp":4}"#).unwrap();
+        assert_eq!(v.diagonal, 0);
+        assert!(!serde_json::to_string(&v).unwrap().contains("diagonal"));
     }
 
     #[test]

@@ -184,6 +184,7 @@ mod tests {
                 cols: 1,
                 layout: ColLayout::Cyclic,
                 skip: Vec::new(),
+                diagonal: 0,
             },
             seconds,
             model: Variant {
@@ -193,6 +194,7 @@ mod tests {
                 cols: 1,
                 layout: ColLayout::Cyclic,
                 skip: Vec::new(),
+                diagonal: 0,
             },
             model_seconds: Some(2.0 * seconds),
         }

@@ -1,0 +1,511 @@
+//! Registers per work-item and the outputs per work-item chosen under register pressure (seed
+//! 002, issue 14; issue 12's register-pressure model; the seed paper's §3.3.2 search over the
+//! legal factors, with a model in place of the timing runs).
+//!
+//! **The estimate** ([`estimate`]) is taken from the schedule's own inputs, the nest's accesses
+//! and the outputs per work-item (RY×RX), not from the kernel IR: the schedule stage decides, and
+//! may not read what a later stage builds. It counts the values a work-item keeps live across the
+//! innermost sequential loop of the nest, in 32-bit registers (a `double` or a 64-bit integer
+//! counts 2), after Carr–Kennedy scalar replacement as seed 002's §5.6 does, but per output:
+//! - *accumulators*: every scalar the nest assigns, one copy per output (RY·RX copies);
+//! - *operand fragments*: every value read in the innermost sequential loop, as many copies as
+//!   the lowering loads (`kernel::lower::ilp` loads an operand the outputs of a column share
+//!   once per column: RX copies; one the outputs of a row share once per row: RY copies; one
+//!   that depends on neither once; any other once per output), all live together because the
+//!   copies' loads are independent and are issued back to back (in a nest without a sequential
+//!   loop, a stencil, the outputs are computed in turn: one output's reads, and one value in
+//!   flight per other output);
+//! - *addresses*: two per global array (a 64-bit base), one per staged tile (a 32-bit shared
+//!   address), one per reference inside the sequential loop (its running offset);
+//! - *loop counters*: one per loop of the nest (grid iterators included) and one for the
+//!   strip-mined loop of a staged kernel;
+//! - *the copy* of each staged tile: its index, and its loads in flight (the tile's
+//!   elements per work-item, at most [`COPY_IN_FLIGHT`]: ptxas unrolls the copy loop);
+//! - a fixed [`BASE_REGISTERS`] for the thread and block indices, their products with the block
+//!   sizes, and the temporaries every kernel has (calibrated against `ptxas -v`: the smallest
+//!   kernels accshare emits, a copy or a `saxpy`, use 8 registers on sm_80).
+//!
+//! Live ranges are not computed: a value counted is live at the loop's back edge. `ptxas` both
+//! rematerialises (fewer registers) and schedules loads early (more), so the estimate is a
+//! model; `tests/regs.rs` compares it with `ptxas -v` on the examples (tolerance there).
+//!
+//! **The choice** ([`choose`]) of the outputs per work-item of a staged kernel on a GPU (local
+//! memory of its own): every power-of-two factor RY that divides the block's rows and RX that
+//! divides its columns is a candidate (§3.3.2: the legal factors). A candidate is rejected when
+//! its estimate exceeds the platform's registers per thread (it would spill), when the block's x
+//! extent falls under a warp (the rows of a warp would no longer be one coalesced request), or
+//! when fewer than [`super::MIN_ILP_THREADS`] work-items remain. Among the others the model's
+//! time per output is the largest of three terms (cycles of one SM per output):
+//! - *issue*: the warp instructions per output, `I(RY,RX) / (RY·RX)` per iteration of the
+//!   sequential loop (loads of the fragments, one arithmetic instruction per operand read, two
+//!   for the loop), over the SM's issue rate (`timing.issue_per_clock`);
+//! - *latency*: each strip of a staged kernel waits once, at the barrier after the tile copy, for
+//!   a global load (`timing.latency_cycles`); the blocks resident on the SM (limited by threads,
+//!   blocks, shared memory and **registers**, [`Platform::occupancy`]) hide it for each other:
+//!   `max(B·C, C + L) / (B·P)` for a block computing P outputs in C cycles;
+//! - *memory*: the global bytes per output (the tiles' copies, the other references) over the
+//!   SM's share of the DRAM bandwidth.
+//!
+//! The fastest wins; candidates within [`TIE`] of it are a tie, broken for the factor accshare
+//! chose before this model ([`super::default_rows`]), then for the fewest registers.
+
+use crate::front::ast::Scalar;
+use crate::ir::{LoopId, Region};
+use crate::model::platform::{Occupancy, OccupancyLimit};
+use crate::model::Platform;
+
+use super::Schedule;
+
+/// Registers every kernel uses whatever it computes (thread and block indices, block sizes,
+/// temporaries): the smallest kernels accshare emits use 8 on sm_80 (`ptxas -v`).
+pub const BASE_REGISTERS: u32 = 8;
+
+/// Relative difference of the model's times under which two candidates are a tie.
+pub const TIE: f64 = 0.05;
+
+/// Largest factor per dimension the search tries: the largest of the paper's Table 4 (its best
+/// ILP factors over five kernels and four GPUs, gemm's 8 on the GTX 690, GTX TITAN and C2050).
+pub const MAX_FACTOR: u32 = 8;
+
+/// The estimate of one schedule's registers per work-item, by kind (32-bit registers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegEstimate {
+    pub accumulators: u32,
+    pub operands: u32,
+    pub addresses: u32,
+    pub counters: u32,
+    /// The cooperative copy of the staged tiles: its index, and its loads in flight.
+    pub copy: u32,
+    pub base: u32,
+}
+
+/// Loads of a tile's cooperative copy a work-item keeps in flight at most (ptxas unrolls the
+/// copy loop and issues its loads before the stores).
+pub const COPY_IN_FLIGHT: u32 = 4;
+
+impl RegEstimate {
+    pub fn total(&self) -> u32 {
+        self.accumulators + self.operands + self.addresses + self.counters + self.copy + self.base
+    }
+}
+
+/// 32-bit registers a value of type `t` takes.
+fn words(t: Scalar) -> u32 {
+    match t {
+        Scalar::Double
+        | Scalar::Long
+        | Scalar::ULong
+        | Scalar::LongLong
+        | Scalar::ULongLong
+        | Scalar::SizeT => 2,
+        _ => 1,
+    }
+}
+
+/// The nest's innermost sequential loop (the deepest loop of the nest that is not on the grid
+/// and holds a statement), if any.
+fn inner_sequential(ir: &Region, s: &Schedule) -> Option<LoopId> {
+    let grid: Vec<LoopId> = s.grid.iter().map(|g| g.loop_id).collect();
+    ir.stmts
+        .iter()
+        .filter(|st| st.loops.first() == Some(&s.root))
+        .filter_map(|st| st.loops.iter().rev().find(|l| !grid.contains(l)).copied())
+        .max_by_key(|l| ir.loops[*l].depth)
+}
+
+/// How many copies of a read the lowering keeps for RY×RX outputs: see the module header.
+fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
+    let on = |d: u8| s.grid.iter().find(|g| g.dim == d).map(|g| g.loop_id);
+    let mentions = |l: Option<LoopId>| {
+        l.is_some_and(|l| {
+            let v = &ir.loops[l].var;
+            a.subscripts
+                .iter()
+                .any(|p| p.as_ref().is_none_or(|p| p.mentions(v)))
+        })
+    };
+    let (ry, rx) = (s.ilp.max(1), s.cols.max(1));
+    match (mentions(on(1)), mentions(on(0))) {
+        (false, false) => 1,
+        (false, true) => rx,
+        (true, false) => ry,
+        (true, true) => ry * rx,
+    }
+}
+
+/// Registers per work-item of schedule `s` (see the module header).
+pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
+    let f = s.ilp.max(1) * s.cols.max(1);
+    let in_nest = |loops: &[LoopId]| loops.first() == Some(&s.root);
+    let inner = inner_sequential(ir, s);
+    // Accumulators: the scalars the nest assigns, one copy per output.
+    let mut accumulators = 0;
+    for (name, info) in &ir.scalars {
+        let assigned = ir.stmts.iter().any(|st| {
+            in_nest(&st.loops) && matches!(&st.target, crate::ir::Target::Scalar(n) if n == name)
+        });
+        if assigned && !ir.loops.iter().any(|l| l.var == *name) {
+            accumulators += f * words(info.ty);
+        }
+    }
+    // Operand fragments and running offsets: the reads of the innermost sequential loop, all
+    // copies live together. Without a sequential loop (a stencil) the outputs are computed one
+    // after the other: one output's operands, and a value in flight per other output.
+    let mut operands = 0;
+    let mut offsets = 0;
+    for a in ir.accesses.iter() {
+        if !in_nest(&a.loops) || inner.is_some_and(|l| !a.loops.contains(&l)) {
+            continue;
+        }
+        offsets += 1;
+        if a.reads() {
+            let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
+            operands += match inner {
+                Some(_) => copies(ir, s, a) * words(elem),
+                None => words(elem),
+            };
+        }
+    }
+    if inner.is_none() {
+        operands += f - 1;
+    }
+    // Addresses: a 64-bit base per global array, a shared address per tile.
+    let mut arrays: Vec<&str> = ir
+        .accesses
+        .iter()
+        .filter(|a| in_nest(&a.loops))
+        .map(|a| a.array.as_str())
+        .collect();
+    arrays.sort_unstable();
+    arrays.dedup();
+    let tiles = s.staged().map_or(0, |st| st.arrays.len() as u32);
+    let addresses = 2 * arrays.len() as u32 + tiles + offsets;
+    // Counters: every loop of the nest, the strip loop of a staged kernel.
+    let mut loops: Vec<LoopId> = ir
+        .stmts
+        .iter()
+        .filter(|st| in_nest(&st.loops))
+        .flat_map(|st| st.loops.iter().copied())
+        .collect();
+    loops.sort_unstable();
+    loops.dedup();
+    let strip = u32::from(s.staged().is_some_and(|st| st.strip.is_some()));
+    let counters = loops
+        .iter()
+        .filter(|l| ir.loops[**l].var != crate::ir::lower::ONCE_VAR)
+        .count() as u32
+        + strip;
+    // The cooperative copy of each tile: its index, and the loads in flight (the tile's
+    // elements per work-item, at most COPY_IN_FLIGHT).
+    let threads = s.launch_block().iter().product::<u32>().max(1);
+    let copy = s.staged().map_or(0, |st| {
+        st.arrays
+            .iter()
+            .map(|t| 1 + t.len().div_ceil(threads).clamp(1, COPY_IN_FLIGHT))
+            .sum()
+    });
+    RegEstimate {
+        accumulators,
+        operands,
+        addresses,
+        counters,
+        copy,
+        base: BASE_REGISTERS,
+    }
+}
+
+/// Why a candidate of the search lost.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The model's choice.
+    Chosen,
+    /// The estimate exceeds the registers one thread may have: it would spill.
+    Spills { max: u32 },
+    /// The block's x extent would be narrower than a warp.
+    NarrowX { warp: u32 },
+    /// Fewer work-items per block than [`super::MIN_ILP_THREADS`].
+    FewThreads,
+    /// Legal, but the model's time is larger than the chosen one's (or a tie it lost).
+    Slower,
+}
+
+impl Verdict {
+    pub fn text(&self) -> String {
+        match self {
+            Verdict::Chosen => "chosen".to_string(),
+            Verdict::Spills { max } => {
+                format!("rejected: more registers than a thread may have ({max}): it would spill")
+            }
+            Verdict::NarrowX { warp } => format!(
+                "rejected: fewer than a warp ({warp}) of work-items along x: rows would not coalesce"
+            ),
+            Verdict::FewThreads => format!(
+                "rejected: fewer than {} work-items per block",
+                super::MIN_ILP_THREADS
+            ),
+            Verdict::Slower => "slower".to_string(),
+        }
+    }
+}
+
+/// One candidate of the search: RY×RX outputs per work-item with what the model says of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactorCandidate {
+    pub rows: u32,
+    pub cols: u32,
+    /// Work-items per launched block.
+    pub threads: u32,
+    pub registers: RegEstimate,
+    pub occupancy: Occupancy,
+    /// The model's time, cycles of one SM per output (the largest term), and its bound.
+    pub cycles_per_output: f64,
+    pub bound: &'static str,
+    /// The model's time of the whole kernel, microseconds, when the grid's size is a constant.
+    pub time_us: Option<f64>,
+    pub verdict: Verdict,
+}
+
+/// The search of one kernel: its candidates in the order tried, and why the chosen one won.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactorChoice {
+    pub platform: String,
+    pub candidates: Vec<FactorCandidate>,
+    /// The chosen (RY, RX).
+    pub chosen: (u32, u32),
+    /// The factor accshare chose before this model (the tie-break).
+    pub previous: (u32, u32),
+    pub why: String,
+    /// The factor `--ilp` forced instead of the model's choice.
+    pub forced: Option<(u32, u32)>,
+}
+
+/// Outputs of the grid (product of the mapped loops' trip counts) when they are constants.
+fn grid_outputs(s: &Schedule) -> Option<f64> {
+    let mut n = 1.0;
+    for g in &s.grid {
+        let span = g.max.sub(&g.min)?;
+        let c = span.as_const()?;
+        n *= (c + 1).max(0) as f64;
+    }
+    Some(n)
+}
+
+/// The model's terms for schedule `s` with registers `regs` (cycles of one SM per output).
+fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'static str) {
+    let f = (s.ilp.max(1) * s.cols.max(1)) as f64;
+    let warp = p.warp_size.max(1) as f64;
+    let issue = if p.timing.issue_per_clock > 0.0 {
+        p.timing.issue_per_clock
+    } else {
+        1.0
+    };
+    let inner = inner_sequential(ir, s);
+    let in_nest = |loops: &[LoopId]| loops.first() == Some(&s.root);
+    // Instructions per iteration of the sequential loop (or of the body when there is none).
+    let mut loads: f64 = 0.0;
+    let mut reads: f64 = 0.0;
+    let mut outside = 0.0;
+    for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
+        let here = inner.is_none_or(|l| a.loops.contains(&l));
+        if here {
+            loads += copies(ir, s, a) as f64;
+            if a.reads() {
+                reads += 1.0;
+            }
+        } else {
+            outside += f;
+        }
+    }
+    let trips = inner
+        .and_then(|l| {
+            let lp = &ir.loops[l];
+            let c = lp.upper.affine()?.sub(lp.lower.affine()?)?.as_const()?;
+            Some((c as f64 / lp.step.unsigned_abs().max(1) as f64).max(1.0))
+        })
+        .unwrap_or(if inner.is_some() { 64.0 } else { 1.0 });
+    let per_iter = loads + f * reads.max(1.0) + if inner.is_some() { 2.0 } else { 0.0 };
+    let instr_per_output = (per_iter * trips + outside) / f;
+    let issue_term = instr_per_output / (warp * issue);
+    // Latency: one global latency per strip (staged) or per iteration (unstaged), hidden by the
+    // resident blocks (staged) or warps (unstaged).
+    let threads = (s.launch_block().iter().product::<u32>()).max(1) as f64;
+    let outputs_per_block = threads * f;
+    let lat = p.timing.latency_cycles as f64;
+    let latency_term = if lat > 0.0 && occ.blocks > 0 {
+        let (phases, hiders) = match s.staged() {
+            Some(st) => {
+                let strip = st.strip.as_ref().map_or(1.0, |x| x.size.max(1) as f64);
+                ((trips / strip).ceil().max(1.0), occ.blocks as f64)
+            }
+            None => (trips, occ.warps as f64),
+        };
+        let block_cycles = threads / warp * per_iter * trips / issue;
+        let per_phase = block_cycles / phases;
+        let waves = match s.staged() {
+            Some(_) => hiders,
+            None => hiders / (threads / warp).max(1.0),
+        };
+        phases * (waves * per_phase).max(per_phase + lat) / (waves * outputs_per_block)
+    } else {
+        0.0
+    };
+    // Memory: global bytes per output over the SM's share of the bandwidth.
+    let mut bytes = 0.0;
+    for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
+        let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
+        let b = words(elem) as f64 * 4.0;
+        let staged = s
+            .staged()
+            .is_some_and(|st| st.arrays.iter().any(|t| t.name == a.array));
+        let here = inner.is_none_or(|l| a.loops.contains(&l));
+        bytes += match (staged, here) {
+            // A tile is copied once per block: the block's outputs share it.
+            (true, true) => {
+                b * trips * (s.block[0].max(1) + s.block[1].max(1)) as f64
+                    / (s.block[0].max(1) * s.block[1].max(1)) as f64
+            }
+            (true, false) | (false, false) => b,
+            (false, true) => b * trips * copies(ir, s, a) as f64 / f,
+        };
+    }
+    let per_sm = p.bandwidth_gbs * 1e3 / (p.sm_count.max(1) as f64 * p.clock_mhz.max(1) as f64);
+    let memory_term = if per_sm > 0.0 { bytes / per_sm } else { 0.0 };
+    [
+        ("issue", issue_term),
+        ("latency", latency_term),
+        ("memory", memory_term),
+    ]
+    .into_iter()
+    .fold((0.0, "issue"), |b, (n, t)| if t > b.0 { (t, n) } else { b })
+}
+
+/// One candidate of the search for `s` (its `ilp` and `cols` set).
+pub fn candidate(ir: &Region, s: &Schedule, p: &Platform) -> FactorCandidate {
+    let registers = estimate(ir, s);
+    let threads = s.launch_block().iter().product::<u32>();
+    let smem = s.staged().map_or(0, |st| st.smem_bytes());
+    let occupancy = p.occupancy(threads as u64, smem, registers.total());
+    let (cycles, bound) = model(ir, s, p, &occupancy);
+    let time_us =
+        grid_outputs(s).map(|n| n / p.sm_count.max(1) as f64 * cycles / p.clock_mhz.max(1) as f64);
+    let verdict = if occupancy.spills {
+        Verdict::Spills {
+            max: p.max_registers_per_thread,
+        }
+    } else if s.cols > 1 && s.launch_block()[0] < p.warp_size {
+        Verdict::NarrowX { warp: p.warp_size }
+    } else if s.ilp * s.cols > 1 && threads < super::MIN_ILP_THREADS {
+        Verdict::FewThreads
+    } else {
+        Verdict::Slower
+    };
+    FactorCandidate {
+        rows: s.ilp,
+        cols: s.cols,
+        threads,
+        registers,
+        occupancy,
+        cycles_per_output: cycles,
+        bound,
+        time_us,
+        verdict,
+    }
+}
+
+/// The search over the legal factors of staged schedule `staged` (its `ilp` and `cols` are
+/// replaced) on platform `p`: see the module header. `previous` is the factor chosen without
+/// the model (the tie-break).
+pub fn choose(ir: &Region, staged: &Schedule, p: &Platform, previous: (u32, u32)) -> FactorChoice {
+    let factors = |extent: u32, least: u32| {
+        let mut v = vec![1];
+        while v[v.len() - 1] < MAX_FACTOR
+            && extent % (v[v.len() - 1] * 2) == 0
+            && extent / (v[v.len() - 1] * 2) >= least
+        {
+            v.push(v[v.len() - 1] * 2);
+        }
+        v
+    };
+    let mut candidates = Vec::new();
+    // Columns only while a warp's work-items still span a row (coalescing along x).
+    for &rows in &factors(staged.block[1], 1) {
+        for &cols in &factors(staged.block[0], p.warp_size) {
+            let s = Schedule {
+                ilp: rows,
+                cols,
+                ..staged.clone()
+            };
+            candidates.push(candidate(ir, &s, p));
+        }
+    }
+    let legal = |c: &FactorCandidate| c.verdict == Verdict::Slower;
+    let best = candidates
+        .iter()
+        .filter(|c| legal(c))
+        .map(|c| c.cycles_per_output)
+        .fold(f64::INFINITY, f64::min);
+    let tied = |c: &FactorCandidate| legal(c) && c.cycles_per_output <= best * (1.0 + TIE);
+    let winner = candidates
+        .iter()
+        .position(|c| tied(c) && (c.rows, c.cols) == previous)
+        .or_else(|| {
+            candidates
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| tied(c))
+                .min_by_key(|(_, c)| (c.registers.total(), c.rows * c.cols))
+                .map(|(i, _)| i)
+        });
+    let (chosen, why) = match winner {
+        Some(i) => {
+            let c = &candidates[i];
+            let why = if (c.rows, c.cols) == previous
+                && c.cycles_per_output > best * (1.0 + f64::EPSILON)
+            {
+                format!(
+                    "within {:.0} % of the fastest ({:.3} cycles/output): kept the previous default",
+                    TIE * 100.0,
+                    best
+                )
+            } else if (c.rows, c.cols) == previous {
+                "the fastest legal candidate (the previous default)".to_string()
+            } else {
+                format!(
+                    "the fastest legal candidate ({} bound, {:.3} cycles/output; {} registers, occupancy {:.0} % limited by {})",
+                    c.bound,
+                    c.cycles_per_output,
+                    c.registers.total(),
+                    c.occupancy.fraction * 100.0,
+                    c.occupancy.limit.name()
+                )
+            };
+            ((c.rows, c.cols), why)
+        }
+        // Every factor spills: one output per work-item (the candidate with no tile).
+        None => (
+            (1, 1),
+            "every candidate is rejected: one output per work-item".to_string(),
+        ),
+    };
+    for c in &mut candidates {
+        if (c.rows, c.cols) == chosen {
+            c.verdict = Verdict::Chosen;
+        }
+    }
+    FactorChoice {
+        platform: p.name.clone(),
+        candidates,
+        chosen,
+        previous,
+        why,
+        forced: None,
+    }
+}
+
+/// Whether the register file limits a candidate's occupancy (for reports).
+pub fn register_limited(c: &FactorCandidate) -> bool {
+    c.occupancy.limit == OccupancyLimit::Registers
+}
+
+#[cfg(test)]
+mod tests;
