@@ -170,6 +170,14 @@ fn ty(t: &CType) -> String {
             None => format!("arr({})", ty(elem)),
         },
         CType::Const(t) => format!("const({})", ty(t)),
+        CType::Struct(d) => format!(
+            "struct {}{}",
+            d.tag,
+            d.typedef
+                .as_ref()
+                .map(|t| format!(" (typedef {t})"))
+                .unwrap_or_default()
+        ),
         CType::Function {
             ret,
             params,
@@ -1862,4 +1870,94 @@ fn system_header_types_and_ignored_specifiers() {
         text.starts_with("error: expected one of `;`, `:`, found `t0`"),
         "{text}"
     );
+}
+
+/// Struct definitions keep their members (issue 14: kernels index arrays of structs): tags
+/// defined at file scope and typedefs of structs resolve at later uses, in declarations,
+/// parameters and through pointers; the members the kernels cannot index are told apart.
+#[test]
+fn struct_definitions_keep_members() {
+    let unit = ok("typedef struct { float re, im; } cpx;\n\
+                   struct pt { float x, y, z; };\n\
+                   struct pt p[10][4];\n\
+                   cpx a[8];\n\
+                   typedef struct pt pt_t;\n\
+                   pt_t q[3];\n\
+                   struct bits { unsigned a : 3; float w; };\n\
+                   struct holder { float *ptr; struct pt n; float v[2]; int k; };\n\
+                   struct late l[2];\n\
+                   void f(const cpx *c, struct pt *r) { a[0].re = c[1].im + r[2].x; }");
+    assert_eq!(
+        decl_types(&unit),
+        [
+            "cpx: struct ",
+            "p: arr(arr(struct pt, 4), 10)",
+            "a: arr(struct  (typedef cpx), 8)",
+            "pt_t: struct pt",
+            "q: arr(struct pt (typedef pt_t), 3)",
+            "l: arr(struct late, 2)",
+        ]
+    );
+    let decl = |i: usize| match &unit.items[i].kind {
+        ItemKind::Decl(d) => d.declarators[0].ty.clone(),
+        k => panic!("{k:?}"),
+    };
+    // `cpx a[8]`: two float fields, named as the host names the type.
+    let cpx = decl(3);
+    let d = cpx.base_struct().expect("struct");
+    let (elem, names) = d.scalar_fields().expect("scalar fields");
+    assert_eq!(elem, Scalar::Float);
+    assert_eq!(
+        names.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+        ["re", "im"]
+    );
+    assert_eq!(d.c_name(), "cpx");
+    // `struct pt p[10][4]`: the tag.
+    let p = decl(2);
+    let d = p.base_struct().expect("struct");
+    assert_eq!(d.c_name(), "struct pt");
+    assert_eq!(d.scalar_fields().expect("fields").1.len(), 3);
+    let ItemKind::Opaque = unit.items[6].kind else {
+        panic!("{:?}", unit.items[6].kind)
+    };
+    let f = function(&unit, "f");
+    let [Param { ty: c, .. }, Param { ty: r, .. }] = &f.params[..] else {
+        panic!("{:?}", f.params)
+    };
+    assert_eq!(ty(c), "ptr(const(struct  (typedef cpx)))");
+    assert_eq!(ty(r), "ptr(struct pt)");
+    let StmtKind::Expr(e) = &f.body.stmts[0].kind else {
+        panic!()
+    };
+    assert_eq!(
+        sx(e),
+        "(= (. ([] a 0) re) (+ (. ([] c 1) im) (. ([] r 2) x)))"
+    );
+}
+
+/// What `StructDef::scalar_fields` refuses: bit-fields, pointers, nested structs, arrays,
+/// unions, anonymous members and fields of different types, each at its member.
+#[test]
+fn struct_members_outside_the_kernel_subset() {
+    let cases = [
+        ("struct s { unsigned a : 3; float w; };", "a bit-field"),
+        ("struct s { float *p; float w; };", "a pointer inside a struct"),
+        ("struct t { float x; }; struct s { struct t n; float w; };", "a nested struct"),
+        ("struct s { float v[2]; float w; };", "an array inside a struct"),
+        ("struct s { union { int i; float f; } u; float w; };", "a union inside a struct"),
+        ("struct s { struct { int i; }; float w; };", "an anonymous struct or union member"),
+        (
+            "struct s { int id; float w; };",
+            "a `float` member after `int` ones (the fields of a struct in a kernel must have one type)",
+        ),
+    ];
+    for (src, what) in cases {
+        let unit = ok(&format!("{src}\nstruct s arr[4];"));
+        let ItemKind::Decl(d) = &unit.items.last().expect("item").kind else {
+            panic!("{src}")
+        };
+        let def = d.declarators[0].ty.base_struct().expect("struct").clone();
+        let err = def.scalar_fields().expect_err(src);
+        assert_eq!(err.what, what, "{src}");
+    }
 }
