@@ -630,7 +630,8 @@ impl<'a> Driver<'a> {
             Ok(Top::Item(TopItem::Decl(d))) => {
                 for dd in &d.declarators {
                     if let CType::Struct(def) = innermost(&dd.ty) {
-                        if !def.tag.is_empty() {
+                        // A struct reached through a typedef keeps its tag's entry as defined.
+                        if !def.tag.is_empty() && def.typedef.is_none() {
                             self.types
                                 .insert(build::tag_key(&def.tag), CType::Struct(def.clone()));
                         }

@@ -812,7 +812,7 @@ fn typedef_hack() {
             "DATA_TYPE: float",
             "P: struct ",
             "a: arr(float, 10)",
-            "q: ptr(named P)",
+            "q: ptr(struct  (typedef P))",
             "T: int"
         ]
     );
@@ -1320,24 +1320,24 @@ fn compound_literals() {
          size_t s = sizeof (int[2]){0, 1} + sizeof (dcomplex){} + sizeof(dcomplex);\n\
          struct inner in = (struct inner){.c = (dcomplex){3, 4}.real, .tag = (int){5}};",
     );
-    assert_eq!(inits(&s[0]), ["(lit named dcomplex {1 2})"]);
+    assert_eq!(inits(&s[0]), ["(lit struct  (typedef dcomplex) {1 2})"]);
     assert_eq!(
         stmt_expr(&s[1]),
-        "(= z (lit named dcomplex {(/ (. z real) 2) (/ (. z imag) n)}))"
+        "(= z (lit struct  (typedef dcomplex) {(/ (. z real) 2) (/ (. z imag) n)}))"
     );
-    assert_eq!(inits(&s[2]), ["(lit named point_t {(.y = 2) (.x = 1)})"]);
+    assert_eq!(inits(&s[2]), ["(lit struct point (typedef point_t) {(.y = 2) (.x = 1)})"]);
     assert_eq!(inits(&s[3]), ["(lit arr(int) {1 2 3})"]);
     assert_eq!(
         inits(&s[4]),
-        ["(+ (. (lit named dcomplex {0}) real) (cast double (. (lit named dcomplex {1 2}) imag)))"]
+        ["(+ (. (lit struct  (typedef dcomplex) {0}) real) (cast double (. (lit struct  (typedef dcomplex) {1 2}) imag)))"]
     );
     assert_eq!(
         inits(&s[5]),
-        ["(+ (+ (sizeof (lit arr(int, 2) {0 1})) (sizeof (lit named dcomplex {}))) (sizeof named dcomplex))"]
+        ["(+ (+ (sizeof (lit arr(int, 2) {0 1})) (sizeof (lit struct  (typedef dcomplex) {}))) (sizeof struct  (typedef dcomplex)))"]
     );
     assert_eq!(
         inits(&s[6]),
-        ["(lit struct inner {(.c = (. (lit named dcomplex {3 4}) real)) (.tag = (lit int {5}))})"]
+        ["(lit struct inner {(.c = (. (lit struct  (typedef dcomplex) {3 4}) real)) (.tag = (lit int {5}))})"]
     );
     // NPB's `dcmplx_div2(chk, (double)(NTOTAL))`, expanded.
     let s = host(
@@ -1345,7 +1345,7 @@ fn compound_literals() {
     );
     assert_eq!(
         stmt_expr(&s[1]),
-        "(= chk (lit named dcomplex {(/ (. chk real) (cast double 64)) (/ (. chk imag) (cast double 64))}))"
+        "(= chk (lit struct  (typedef dcomplex) {(/ (. chk real) (cast double 64)) (/ (. chk imag) (cast double 64))}))"
     );
     // The span of a compound literal covers the type and the braces.
     let (sources, out) = pp("(int[]){1, 2}[1] + x");
@@ -1367,7 +1367,12 @@ fn compound_literals() {
     assert_eq!(kinds(&unit), ["decl", "decl", "decl", "fn"]);
     assert_eq!(
         decl_types(&unit),
-        ["c_t: struct ", "zero: named c_t", "p: ptr(int)", "q: int"]
+        [
+            "c_t: struct ",
+            "zero: struct  (typedef c_t)",
+            "p: ptr(int)",
+            "q: int"
+        ]
     );
 }
 
@@ -1566,7 +1571,7 @@ fn sizeof_and_casts_of_host_types() {
     );
     assert_eq!(
         inits(&s[0]),
-        ["(+ (+ (+ (sizeof named dcomplex) (sizeof arr(int, 4))) (sizeof struct inner)) (sizeof named unary_fn))"]
+        ["(+ (+ (+ (sizeof struct  (typedef dcomplex)) (sizeof arr(int, 4))) (sizeof struct inner)) (sizeof named unary_fn))"]
     );
     assert_eq!(
         inits(&s[1]),
