@@ -45,7 +45,8 @@ fn compile(src: &Path, target: Target) -> driver::Output {
 }
 
 /// Every AoS program equals the sequential one on the OpenCL device, at its default sizes and
-/// at sizes that leave partial blocks, unstaged (`naive`) and at the default level.
+/// at sizes that leave partial blocks, unstaged (`naive`) and at the default level, with and
+/// without zero-copy buffers.
 #[test]
 fn aos_programs_match_sequential_on_opencl() {
     if let Err(why) = exec_support::opencl_available() {
@@ -64,13 +65,18 @@ fn aos_programs_match_sequential_on_opencl() {
     let mut failures = Vec::new();
     for p in PROGRAMS {
         for defines in [Vec::new(), odd.clone()] {
-            if let Err(e) = exec_support::programs::check_variants(
-                &corpus(p),
-                &defines,
-                &format!("aos-{p}"),
-                &variants,
-            ) {
-                failures.push(format!("{p} {defines:?}: {e}"));
+            // On a device sharing host memory: zero-copy buffers on the user's arrays (the
+            // default there), and device copies.
+            for env in [&[][..], &[("ACCSHARE_NO_ZERO_COPY", "1")][..]] {
+                if let Err(e) = exec_support::programs::check_variants_with_env(
+                    &corpus(p),
+                    &defines,
+                    &format!("aos-{p}"),
+                    &variants,
+                    env,
+                ) {
+                    failures.push(format!("{p} {defines:?} {env:?}: {e}"));
+                }
             }
         }
     }

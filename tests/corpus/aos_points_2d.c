@@ -1,7 +1,8 @@
 /* aos_points_2d.c - a 2-D grid of 3-D points as an array of `struct pt` (a struct tag, no
  * typedef): each point is moved towards the mean of its neighbours along x, and its squared
  * distance from the origin is written both into a float array and into a field. Struct member
- * access in kernels, read and written, in a 2-D array of structs. */
+ * access in kernels, read and written, in a 2-D array of structs. The edge columns are not
+ * written: `copy`, not `copyout`, keeps the host's values there. */
 #include <stdio.h>
 #include "corpus_common.h"
 
@@ -19,7 +20,7 @@ struct pt {
 
 void relax(struct pt q[N][M], const struct pt p[N][M], float d2[N][M])
 {
-#pragma acc parallel loop collapse(2) copyin(p[0:N][0:M]) copy(q[0:N][0:M]) copyout(d2[0:N][0:M])
+#pragma acc parallel loop collapse(2) copyin(p[0:N][0:M]) copy(q[0:N][0:M], d2[0:N][0:M])
     for (int i = 0; i < N; i++)
         for (int j = 1; j < M - 1; j++) {
             q[i][j].x = 0.5f * p[i][j].x + 0.25f * (p[i][j - 1].x + p[i][j + 1].x);

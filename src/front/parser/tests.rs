@@ -1325,7 +1325,10 @@ fn compound_literals() {
         stmt_expr(&s[1]),
         "(= z (lit struct  (typedef dcomplex) {(/ (. z real) 2) (/ (. z imag) n)}))"
     );
-    assert_eq!(inits(&s[2]), ["(lit struct point (typedef point_t) {(.y = 2) (.x = 1)})"]);
+    assert_eq!(
+        inits(&s[2]),
+        ["(lit struct point (typedef point_t) {(.y = 2) (.x = 1)})"]
+    );
     assert_eq!(inits(&s[3]), ["(lit arr(int) {1 2 3})"]);
     assert_eq!(
         inits(&s[4]),
