@@ -152,7 +152,8 @@ int compact(int n, const float *x, int *slot)
             p.kind,
             KParamKind::Buffer {
                 elem: Scalar::Int,
-                read_only: false
+                read_only: false,
+                ..
             }
         )));
     assert!(!k.params.iter().any(|p| p.name == "count"));
@@ -251,6 +252,7 @@ fn at(a: &str, i: KExpr) -> ArrayRef {
         array: a.to_string(),
         space: Space::Global,
         index: Box::new(i),
+        field: None,
     }
 }
 
@@ -321,6 +323,7 @@ fn histogram_kernel(atomic: bool) -> Module {
         kind: KParamKind::Buffer {
             elem,
             read_only: false,
+            record: None,
         },
     };
     let k = Kernel {
@@ -404,6 +407,7 @@ fn the_validator_checks_atomic_statements() {
     k.params[0].kind = KParamKind::Buffer {
         elem: Scalar::Int,
         read_only: true,
+        record: None,
     };
     // The capture variable must be declared.
     k.body

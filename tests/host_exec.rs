@@ -227,7 +227,11 @@ fn region_range(text: &str, pragma: &str, nth: usize, last: &str) -> Range<usize
 fn param_buf(name: &str, elem: Scalar, read_only: bool) -> KParam {
     KParam {
         name: name.into(),
-        kind: KParamKind::Buffer { elem, read_only },
+        kind: KParamKind::Buffer {
+            elem,
+            read_only,
+            record: None,
+        },
     }
 }
 

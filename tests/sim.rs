@@ -31,6 +31,7 @@ fn at(a: &str, space: Space, i: KExpr) -> ArrayRef {
         array: a.to_string(),
         space,
         index: b(i),
+        field: None,
     }
 }
 fn load(a: &str, i: KExpr) -> KExpr {
@@ -74,6 +75,7 @@ fn buf(n: &str, elem: Scalar) -> KParam {
         kind: KParamKind::Buffer {
             elem,
             read_only: false,
+            record: None,
         },
     }
 }

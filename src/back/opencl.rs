@@ -256,13 +256,18 @@ fn param(k: &crate::kernel::KParam) -> Vec<String> {
     match &k.kind {
         // Every buffer comes with the element offset of the array in it (non-zero when the
         // host passed a part of an array on the device, `present(p[0:n])` on `&u[k]`).
-        KParamKind::Buffer { elem, read_only } => {
+        KParamKind::Buffer {
+            elem,
+            read_only,
+            record,
+        } => {
             let c = if *read_only { "const " } else { "" };
+            let ty = match record {
+                Some(r) => c_like::record_name(&d, r),
+                None => d.scalar(*elem, TypeUse::Global).to_string(),
+            };
             vec![
-                format!(
-                    "__global {c}{} *restrict {name}",
-                    d.scalar(*elem, TypeUse::Global)
-                ),
+                format!("__global {c}{ty} *restrict {name}"),
                 format!("const long {}", offset_param(&name)),
             ]
         }
@@ -331,6 +336,11 @@ pub fn print_module(m: &Module) -> String {
     }
     if m.kernels.iter().any(|k| k.uses_atomic(|t| t.size() == 8)) {
         out.push_str("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
+    }
+    let records = c_like::record_decls(&OpenCl, m);
+    if !records.is_empty() {
+        out.push('\n');
+        out.push_str(&records);
     }
     for k in &m.kernels {
         out.push('\n');

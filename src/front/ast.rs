@@ -128,6 +128,104 @@ pub enum CType {
     },
     /// `T const` at this level (e.g. `const float` element type).
     Const(Box<CType>),
+    /// A `struct` whose definition the parser saw (`struct pt { float x, y, z; }`, a `typedef`
+    /// of one, or `struct pt` after the definition): its members, in declaration order.
+    Struct(std::sync::Arc<StructDef>),
+}
+
+/// A `struct` definition: the tag (empty for `struct { … }`), the `typedef` name it was reached
+/// through, if any, and its members as declared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    pub tag: String,
+    pub typedef: Option<String>,
+    pub members: Vec<Member>,
+    /// The `struct … { … }` text.
+    pub span: Span,
+}
+
+/// One member of a struct definition. `name` is `None` for an anonymous struct or union member
+/// and for an unnamed bit-field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member {
+    pub name: Option<Ident>,
+    pub ty: CType,
+    pub bitfield: bool,
+    pub span: Span,
+}
+
+/// Why a struct cannot be the element of an array in a compute region: the member at fault and
+/// what it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberProblem {
+    pub span: Span,
+    pub what: String,
+}
+
+impl StructDef {
+    /// How kernels and messages name the type: the `typedef` name, else `struct tag`.
+    pub fn c_name(&self) -> String {
+        match &self.typedef {
+            Some(t) => t.clone(),
+            None if self.tag.is_empty() => "struct <anonymous>".to_string(),
+            None => format!("struct {}", self.tag),
+        }
+    }
+
+    /// The scalar fields of a struct that kernels can index: every member a named scalar (not
+    /// a bit-field, array, pointer, nested struct, union or enum), all of one scalar type, so
+    /// that the host's layout has no padding and a struct of `k` fields is `k` consecutive
+    /// scalars. Otherwise the first member that is not, and why.
+    pub fn scalar_fields(&self) -> Result<(Scalar, Vec<&Ident>), MemberProblem> {
+        let mut ty: Option<Scalar> = None;
+        let mut names = Vec::new();
+        if self.members.is_empty() {
+            return Err(MemberProblem {
+                span: self.span,
+                what: "a struct without members".to_string(),
+            });
+        }
+        for m in &self.members {
+            let problem = |what: &str| MemberProblem {
+                span: m.span,
+                what: what.to_string(),
+            };
+            let Some(name) = &m.name else {
+                return Err(problem(if m.bitfield {
+                    "an unnamed bit-field"
+                } else {
+                    "an anonymous struct or union member"
+                }));
+            };
+            if m.bitfield {
+                return Err(problem("a bit-field"));
+            }
+            let s = match m.ty.unqualified() {
+                CType::Scalar(s) => *s,
+                CType::Struct(_) => return Err(problem("a nested struct")),
+                CType::Array { .. } => return Err(problem("an array inside a struct")),
+                CType::Pointer { .. } => return Err(problem("a pointer inside a struct")),
+                CType::Tagged {
+                    kind: TagKind::Union,
+                    ..
+                } => return Err(problem("a union inside a struct")),
+                _ => return Err(problem("a member whose type is not a scalar")),
+            };
+            match ty {
+                None => ty = Some(s),
+                Some(t) if t != s => {
+                    return Err(problem(&format!(
+                        "a `{}` member after `{}` ones (the fields of a struct in a kernel must have one type)",
+                        s.c_name(),
+                        t.c_name()
+                    )))
+                }
+                _ => {}
+            }
+            names.push(name);
+        }
+        Ok((ty.unwrap_or(Scalar::Int), names))
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -153,6 +251,17 @@ impl CType {
             CType::Const(t) => t.base_scalar(),
             CType::Pointer { to, .. } => to.base_scalar(),
             CType::Array { elem, .. } => elem.base_scalar(),
+            _ => None,
+        }
+    }
+
+    /// The struct at the bottom of arrays and pointers (`cpx` for `const cpx *p`, `cpx a[N][M]`).
+    pub fn base_struct(&self) -> Option<&std::sync::Arc<StructDef>> {
+        match self {
+            CType::Struct(d) => Some(d),
+            CType::Const(t) => t.base_struct(),
+            CType::Pointer { to, .. } => to.base_struct(),
+            CType::Array { elem, .. } => elem.base_struct(),
             _ => None,
         }
     }

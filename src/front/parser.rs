@@ -628,13 +628,32 @@ impl<'a> Driver<'a> {
                 span,
             },
             Ok(Top::Item(TopItem::Decl(d))) => {
+                for dd in &d.declarators {
+                    if let CType::Struct(def) = innermost(&dd.ty) {
+                        // A struct reached through a typedef keeps its tag's entry as defined.
+                        if !def.tag.is_empty() && def.typedef.is_none() {
+                            self.types
+                                .insert(build::tag_key(&def.tag), CType::Struct(def.clone()));
+                        }
+                    }
+                }
                 if d.storage == Storage::Typedef {
                     for dd in &d.declarators {
                         // Typedefs of types in the subset are resolved; others stay `Named`.
+                        // A struct keeps the typedef name kernels declare it by.
                         let known = dd.ty.base_scalar().is_some()
                             || matches!(innermost(&dd.ty), CType::Void);
                         if known {
                             self.types.insert(dd.name.name.clone(), dd.ty.clone());
+                        } else if let CType::Struct(def) = dd.ty.unqualified() {
+                            let mut named = (**def).clone();
+                            named.typedef = Some(dd.name.name.clone());
+                            let ty = CType::Struct(std::sync::Arc::new(named));
+                            let ty = match &dd.ty {
+                                CType::Const(_) => CType::Const(Box::new(ty)),
+                                _ => ty,
+                            };
+                            self.types.insert(dd.name.name.clone(), ty);
                         }
                     }
                 }
@@ -642,6 +661,13 @@ impl<'a> Driver<'a> {
                     kind: ItemKind::Decl(d),
                     span,
                 }
+            }
+            Ok(Top::Item(TopItem::Struct(def))) => {
+                if !def.tag.is_empty() {
+                    self.types
+                        .insert(build::tag_key(&def.tag), CType::Struct(def.clone()));
+                }
+                opaque
             }
             Ok(_) => opaque,
             Err(e) => {

@@ -132,6 +132,9 @@ pub struct ArrayInfo {
     pub written: bool,
     /// Read anywhere in the region.
     pub read: bool,
+    /// An array of structs: the struct, whose fields are the last dimension of `extents`
+    /// (of extent the number of fields; `elem` is the fields' scalar type).
+    pub record: Option<std::sync::Arc<crate::front::ast::StructDef>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

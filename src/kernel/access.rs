@@ -42,7 +42,17 @@ impl AccessInfo {
     pub fn new(kernel: &str, id: usize, r: &ArrayRef, kind: AccessKind, elem: Scalar) -> Self {
         AccessInfo {
             id,
-            label: format!("{}#{} {}[{}]", kernel, id, r.array, print_expr(&r.index, 0)),
+            label: format!(
+                "{}#{} {}[{}]{}",
+                kernel,
+                id,
+                r.array,
+                print_expr(&r.index, 0),
+                r.field
+                    .as_ref()
+                    .map(|f| format!(".{}", f.name))
+                    .unwrap_or_default()
+            ),
             array: r.array.clone(),
             space: r.space,
             kind,
@@ -72,7 +82,15 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
         KExpr::Var(v) => v.clone(),
         KExpr::Int(v, _) => v.to_string(),
         KExpr::Float(v, s) => format!("{}{}", v, if *s { "f" } else { "" }),
-        KExpr::Load(r) => format!("{}[{}]", r.array, print_expr(&r.index, 0)),
+        KExpr::Load(r) => format!(
+            "{}[{}]{}",
+            r.array,
+            print_expr(&r.index, 0),
+            r.field
+                .as_ref()
+                .map(|f| format!(".{}", f.name))
+                .unwrap_or_default()
+        ),
         KExpr::Unary(op, a) => format!("{}{}", op.c_op(), print_expr(a, 11)),
         KExpr::Binary(op, a, b) => {
             let p = prec(*op);

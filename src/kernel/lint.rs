@@ -406,7 +406,7 @@ impl<'k> Exec<'_, 'k> {
             KExpr::Float(..) => vec![Err(Why::Float); n],
             KExpr::Load(r) => {
                 let id = self.num.ids[&(r as *const ArrayRef)];
-                let idx = self.eval(&r.index, m);
+                let idx = scalar_index(r, self.eval(&r.index, m));
                 self.request(id, &idx, m);
                 vec![Err(Why::Load(id)); n]
             }
@@ -700,7 +700,7 @@ impl<'k> Exec<'_, 'k> {
                 }
                 LValue::Elem(r) => {
                     let id = self.num.ids[&(r as *const ArrayRef)];
-                    let idx = self.eval(&r.index, m);
+                    let idx = scalar_index(r, self.eval(&r.index, m));
                     self.request(id, &idx, m);
                     let _ = self.eval(value, m);
                 }
@@ -758,7 +758,7 @@ impl<'k> Exec<'_, 'k> {
                 target, capture, ..
             } => {
                 let id = self.num.ids[&(target as *const ArrayRef)];
-                let idx = self.eval(&target.index, m);
+                let idx = scalar_index(target, self.eval(&target.index, m));
                 self.request(id, &idx, m);
                 for e in s.atomic_operands().into_iter().skip(1) {
                     let _ = self.eval(e, m);
@@ -1053,5 +1053,16 @@ fn compared_stmts(v: &[KStmt], inside: bool, out: &mut Vec<i64>) {
             KStmt::Block(b) => compared_stmts(b, inside, out),
             _ => {}
         }
+    }
+}
+
+/// Each lane's index of the scalar `r` names ([`ArrayRef::scalar_index`]), from its `index`.
+fn scalar_index<E>(r: &ArrayRef, idx: Vec<Result<i64, E>>) -> Vec<Result<i64, E>> {
+    match &r.field {
+        None => idx,
+        Some(f) => idx
+            .into_iter()
+            .map(|v| v.map(|i| i * f.count as i64 + f.index as i64))
+            .collect(),
     }
 }

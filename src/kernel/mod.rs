@@ -56,8 +56,14 @@ pub struct KParam {
 #[derive(Clone, Debug, PartialEq)]
 pub enum KParamKind {
     /// A global-memory buffer of `elem`; `read_only` buffers are printed `const`; all buffers are
-    /// `restrict` (accshare gives each array its own buffer).
-    Buffer { elem: Scalar, read_only: bool },
+    /// `restrict` (accshare gives each array its own buffer). `record`: the buffer is an array of
+    /// structs of `elem` fields (declared in the kernel as the host declares it); its accesses
+    /// name a field ([`ArrayRef::field`]).
+    Buffer {
+        elem: Scalar,
+        read_only: bool,
+        record: Option<Record>,
+    },
     /// A scalar passed by value. OpenCL forbids `bool` and `size_t` kernel parameters: the
     /// OpenCL back end passes `_Bool` as `uchar` (one byte, like the host's `_Bool`) and `size_t`
     /// as `ulong` (64-bit, like the host's); `_Bool` buffer elements are `uchar` too.
@@ -85,8 +91,96 @@ pub enum Space {
 pub struct ArrayRef {
     pub array: String,
     pub space: Space,
-    /// Flat element index.
+    /// Flat element index (of the struct, for a field of an array of structs).
     pub index: Box<KExpr>,
+    /// A field of a struct element (`a[index].re`), in a buffer of structs; `None` for the
+    /// element itself (arrays of scalars).
+    pub field: Option<Field>,
+}
+
+/// A struct type of the kernels: an array of structs the host declared (`typedef struct { float
+/// re, im; } cpx;`), with its fields in the host's order, all of one scalar type (so the layout
+/// has no padding: field `f` of element `i` is scalar `i * fields.len() + f` of the buffer).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Record {
+    pub name: RecordName,
+    pub elem: Scalar,
+    pub fields: Vec<String>,
+}
+
+/// How the host names a struct, and so the kernel declares it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RecordName {
+    /// `typedef struct { … } cpx;`
+    Typedef(String),
+    /// `struct pt { … };`
+    Tag(String),
+}
+
+/// One field of a struct element: its position and name, and how many fields the struct has.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    pub name: String,
+    pub index: u32,
+    pub count: u32,
+}
+
+impl ArrayRef {
+    /// An element of an array of scalars.
+    pub fn elem(array: impl Into<String>, space: Space, index: KExpr) -> ArrayRef {
+        ArrayRef {
+            array: array.into(),
+            space,
+            index: Box::new(index),
+            field: None,
+        }
+    }
+
+    /// The index of the accessed scalar in the buffer: `index` for an array of scalars,
+    /// `index * count + field` for a field of an array of structs. Analyses of addresses (the
+    /// simulator, the lint) use this one.
+    pub fn scalar_index(&self) -> KExpr {
+        match &self.field {
+            None => (*self.index).clone(),
+            Some(f) => KExpr::Binary(
+                BinOp::Add,
+                Box::new(KExpr::Binary(
+                    BinOp::Mul,
+                    self.index.clone(),
+                    Box::new(KExpr::Int(f.count as i64, Scalar::Int)),
+                )),
+                Box::new(KExpr::Int(f.index as i64, Scalar::Int)),
+            ),
+        }
+    }
+}
+
+impl Record {
+    /// The C spelling of the type (`cpx`, `struct pt`).
+    pub fn c_name(&self) -> String {
+        match &self.name {
+            RecordName::Typedef(n) => n.clone(),
+            RecordName::Tag(t) => format!("struct {t}"),
+        }
+    }
+}
+
+impl Kernel {
+    /// The struct types of the kernel's buffers, each once, in parameter order.
+    pub fn records(&self) -> Vec<&Record> {
+        let mut out: Vec<&Record> = Vec::new();
+        for p in &self.params {
+            if let KParamKind::Buffer {
+                record: Some(r), ..
+            } = &p.kind
+            {
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Thread-geometry built-ins; `dim` is 0 (x), 1 (y) or 2 (z).

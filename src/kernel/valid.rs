@@ -32,6 +32,11 @@ pub enum Invalid {
         space: Space,
     },
     StoreToReadOnly(String),
+    /// A reference to `array` that names a field its buffer's elements do not have, or names
+    /// no field of a buffer of structs.
+    FieldMismatch {
+        array: String,
+    },
     /// An atomic statement on a private array (a private element needs no atomic).
     AtomicOnPrivate(String),
     BarrierInDivergentFlow,
@@ -51,6 +56,10 @@ impl fmt::Display for Invalid {
                 write!(f, "`{array}` is not a {space:?} array of the kernel")
             }
             Invalid::StoreToReadOnly(a) => write!(f, "store into the read-only buffer `{a}`"),
+            Invalid::FieldMismatch { array } => write!(
+                f,
+                "a reference to `{array}` whose field does not match the buffer's element type"
+            ),
             Invalid::AtomicOnPrivate(a) => write!(f, "an atomic on the private array `{a}`"),
             Invalid::BarrierInDivergentFlow => {
                 write!(f, "a barrier under control flow that depends on the thread")
@@ -302,6 +311,27 @@ impl Validator<'_> {
             self.error(Invalid::UnknownArray {
                 array: r.array.clone(),
                 space: r.space,
+            });
+            return;
+        }
+        // A field exactly on buffers of structs, and one of their fields.
+        let record = self.k.params.iter().find_map(|p| match &p.kind {
+            KParamKind::Buffer { record, .. } if p.name == r.array && r.space == Space::Global => {
+                record.as_ref()
+            }
+            _ => None,
+        });
+        let field_ok = match (record, &r.field) {
+            (None, None) => true,
+            (Some(rec), Some(f)) => {
+                f.count as usize == rec.fields.len()
+                    && rec.fields.get(f.index as usize) == Some(&f.name)
+            }
+            _ => false,
+        };
+        if !field_ok {
+            self.error(Invalid::FieldMismatch {
+                array: r.array.clone(),
             });
             return;
         }

@@ -74,7 +74,12 @@ pub fn resolve<'a>(
                 ty: *ty,
                 raw: value(i, *ty)?,
             }),
-            (_, KParamKind::Buffer { elem, read_only }) => {
+            (
+                _,
+                KParamKind::Buffer {
+                    elem, read_only, ..
+                },
+            ) => {
                 let (data, write_back) = match a {
                     HostArg::Buffer(name) => {
                         let d = arrays

@@ -394,6 +394,7 @@ impl B {
                     decl_span: Span::default(),
                     written: false,
                     read: false,
+                    record: None,
                 });
                 info.written |= kind != AccessKind::Read;
                 info.read |= kind != AccessKind::Write;

@@ -435,7 +435,15 @@ impl<'d> Printer<'d> {
     }
 
     fn array_ref(&self, r: &ArrayRef) -> String {
-        format!("{}[{}]", self.ident(&r.array), self.expr(&r.index))
+        match &r.field {
+            None => format!("{}[{}]", self.ident(&r.array), self.expr(&r.index)),
+            Some(f) => format!(
+                "{}[{}].{}",
+                self.ident(&r.array),
+                self.expr(&r.index),
+                self.ident(&f.name)
+            ),
+        }
     }
 
     fn int_lit(&self, v: i64, ty: Scalar) -> (String, u8) {
@@ -919,6 +927,50 @@ fn paren_if(s: String, cond: bool) -> String {
 }
 
 /// `name` as the target spells it: reserved names become `accshare_id_<name>`.
+/// The declarations of the struct types of the module's buffers, each once, in the order the
+/// kernels first use them: the host's members in the host's order, so that the kernels see the
+/// bytes of the host's array of structs as the host lays them out (`typedef struct { float re;
+/// float im; } cpx;`, `struct pt { float x; float y; float z; };`).
+pub fn record_decls(d: &dyn Dialect, m: &crate::kernel::Module) -> String {
+    let mut seen: Vec<&crate::kernel::Record> = Vec::new();
+    for k in &m.kernels {
+        for r in k.records() {
+            if !seen.contains(&r) {
+                seen.push(r);
+            }
+        }
+    }
+    let mut out = String::new();
+    for r in seen {
+        let ty = d.scalar(r.elem, TypeUse::Global);
+        let members: String = r
+            .fields
+            .iter()
+            .map(|f| format!(" {} {};", ty, spell_ident(d, f)))
+            .collect();
+        match &r.name {
+            crate::kernel::RecordName::Typedef(n) => {
+                out.push_str(&format!(
+                    "typedef struct {{{members} }} {};\n",
+                    spell_ident(d, n)
+                ));
+            }
+            crate::kernel::RecordName::Tag(t) => {
+                out.push_str(&format!("struct {} {{{members} }};\n", spell_ident(d, t)));
+            }
+        }
+    }
+    out
+}
+
+/// The spelling of a struct type at a use (`cpx`, `struct pt`).
+pub fn record_name(d: &dyn Dialect, r: &crate::kernel::Record) -> String {
+    match &r.name {
+        crate::kernel::RecordName::Typedef(n) => spell_ident(d, n).into_owned(),
+        crate::kernel::RecordName::Tag(t) => format!("struct {}", spell_ident(d, t)),
+    }
+}
+
 pub fn spell_ident<'a>(d: &dyn Dialect, name: &'a str) -> Cow<'a, str> {
     if d.is_reserved(name) {
         Cow::Owned(format!("accshare_id_{name}"))

@@ -208,7 +208,16 @@ fn launcher_name(k: &crate::kernel::Kernel) -> String {
 /// C++'s `bool`; `size_t` and `unsigned long long` are both 64-bit on the hosts CUDA supports.
 fn c_param_type(kind: &KParamKind) -> String {
     match kind {
-        KParamKind::Buffer { elem, read_only } => format!(
+        // An array of structs: the `.cu` names the kernels' struct type, which the `.c` file's
+        // prelude does not see; a pointer to it is passed the same way as `void *`.
+        KParamKind::Buffer {
+            read_only,
+            record: Some(_),
+            ..
+        } => format!("{}void *", if *read_only { "const " } else { "" }),
+        KParamKind::Buffer {
+            elem, read_only, ..
+        } => format!(
             "{}{} *",
             if *read_only { "const " } else { "" },
             elem.c_name()
@@ -899,9 +908,16 @@ fn launch_code(
                     o = origin
                 ));
                 cl_index += 1;
-                if let KParamKind::Buffer { elem, .. } = &param.kind {
-                    let off = match arg {
-                        HostArg::Buffer(a) => format!(
+                if let KParamKind::Buffer { elem, record, .. } = &param.kind {
+                    let off = match (arg, record) {
+                        // An array of structs: the offset counts its structs (of `k` fields).
+                        (HostArg::Buffer(a), Some(r)) => format!(
+                            "(cl_long)(accshare_o_{} / (sizeof({}) * {}))",
+                            ident(a),
+                            host_type(*elem),
+                            r.fields.len()
+                        ),
+                        (HostArg::Buffer(a), None) => format!(
                             "(cl_long)(accshare_o_{} / sizeof({}))",
                             ident(a),
                             host_type(*elem)

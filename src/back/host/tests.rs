@@ -26,6 +26,7 @@ fn buf(name: &str, ro: bool) -> KParam {
         kind: KParamKind::Buffer {
             elem: Scalar::Float,
             read_only: ro,
+            record: None,
         },
     }
 }
@@ -92,6 +93,7 @@ fn vadd_module() -> Module {
                 kind: KParamKind::Buffer {
                     elem: Scalar::Double,
                     read_only: false,
+                    record: None,
                 },
             },
         ],

@@ -68,6 +68,7 @@ pub fn aref(a: &str, space: Space, i: KExpr) -> ArrayRef {
         array: a.to_string(),
         space,
         index: Box::new(i),
+        field: None,
     }
 }
 
@@ -143,7 +144,11 @@ pub fn if_(c: KExpr, then: Vec<KStmt>) -> KStmt {
 pub fn buf(n: &str, elem: Scalar, read_only: bool) -> KParam {
     KParam {
         name: n.to_string(),
-        kind: KParamKind::Buffer { elem, read_only },
+        kind: KParamKind::Buffer {
+            elem,
+            read_only,
+            record: None,
+        },
     }
 }
 

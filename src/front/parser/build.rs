@@ -8,12 +8,84 @@ use lalrpop_util::ParseError;
 use crate::diag::Span;
 use crate::front::ast::{
     BinOp, Block, CType, Declaration, Declarator, Designator, Expr, ExprKind, FunctionDef, Ident,
-    Initializer, Param, Scalar, Stmt, StmtKind, Storage, TagKind,
+    Initializer, Member, Param, Scalar, Stmt, StmtKind, Storage, StructDef, TagKind,
 };
 use crate::front::token::Tok;
 
-/// `typedef` names resolved so far (name → type).
+/// `typedef` names resolved so far (name → type), and the struct tags defined so far (under
+/// `struct tag`, a key no identifier can be).
 pub type Types = HashMap<String, CType>;
+
+/// The key of a struct tag in [`Types`].
+pub fn tag_key(tag: &str) -> String {
+    format!("struct {tag}")
+}
+
+/// A member of a struct definition as the grammar builds it.
+pub type MemberDecl = Member;
+
+impl Member {
+    /// An anonymous struct or union member (`struct { int a; };` inside a struct).
+    pub fn anonymous(span: Span) -> Member {
+        Member {
+            name: None,
+            ty: CType::Void,
+            bitfield: false,
+            span,
+        }
+    }
+}
+
+/// The members of one member declaration (`float re, im;`, `unsigned flag : 1;`). A member whose
+/// specifiers are not a type of the subset keeps an unknown type (host code only: a kernel that
+/// indexes such a struct is refused where it does).
+pub fn members(
+    _span: Span,
+    specs_list: Vec<SpecAt>,
+    decls: Vec<(Option<RawDecl>, bool, Span)>,
+    types: &Types,
+) -> Vec<Member> {
+    let base = specs(specs_list, types)
+        .map(|s| s.ty)
+        .unwrap_or_else(|_| CType::Named(String::new()));
+    decls
+        .into_iter()
+        .map(|(d, bitfield, span)| {
+            let (name, ops) = match d {
+                Some(d) => (d.name, d.ops),
+                None => (None, Vec::new()),
+            };
+            Member {
+                name,
+                ty: apply(base.clone(), ops),
+                bitfield,
+                span,
+            }
+        })
+        .collect()
+}
+
+/// `struct tag { members }` as a specifier.
+pub fn struct_spec(span: Span, tag: Option<String>, members: Vec<Vec<Member>>) -> Spec {
+    Spec::Struct(std::sync::Arc::new(StructDef {
+        tag: tag.unwrap_or_default(),
+        typedef: None,
+        members: members.into_iter().flatten().collect(),
+        span,
+    }))
+}
+
+/// A file-scope declaration without declarators: `struct S { … };` defines a tag the parser
+/// driver records; `struct S;`, `enum E { … };` declare nothing later passes need.
+pub fn tag_item(specs_list: Vec<SpecAt>, types: &Types) -> TopItem {
+    match specs(specs_list, types) {
+        Ok(Specs {
+            ty: CType::Struct(d),
+            ..
+        }) => TopItem::Struct(d),
+        _ => TopItem::Opaque,
+    }
+}
 
 /// An error found by a grammar action (a construct outside the subset, an invalid type).
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +133,8 @@ pub enum TopItem {
     Decl(Declaration),
     /// Parsed, but nothing later passes use: prototypes, `struct S;`.
     Opaque,
+    /// `struct S { … };` at file scope: host code, whose tag later items may use.
+    Struct(std::sync::Arc<StructDef>),
 }
 
 /// One declaration specifier as written.
@@ -85,8 +159,10 @@ pub enum Spec {
     Signed,
     Unsigned,
     Named(String),
-    /// `struct S`, `enum E { … }`, `struct { … }` (the empty name).
+    /// `struct S` (not defined before), `enum E { … }`, `union { … }` (the empty name).
     Tagged(TagKind, String),
+    /// `struct S { … }`, `struct { … }`: a definition with its members.
+    Struct(std::sync::Arc<StructDef>),
 }
 
 #[derive(Clone, Debug)]
@@ -143,7 +219,14 @@ pub fn specs(list: Vec<SpecAt>, types: &Types) -> Result<Specs, PErr> {
             }
             Spec::Tagged(kind, name) => {
                 others += 1;
-                named = Some(CType::Tagged { kind, name });
+                named = Some(match types.get(&tag_key(&name)) {
+                    Some(t) if kind == TagKind::Struct => t.clone(),
+                    _ => CType::Tagged { kind, name },
+                });
+            }
+            Spec::Struct(d) => {
+                others += 1;
+                named = Some(CType::Struct(d));
             }
         }
     }

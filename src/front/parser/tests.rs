@@ -170,6 +170,14 @@ fn ty(t: &CType) -> String {
             None => format!("arr({})", ty(elem)),
         },
         CType::Const(t) => format!("const({})", ty(t)),
+        CType::Struct(d) => format!(
+            "struct {}{}",
+            d.tag,
+            d.typedef
+                .as_ref()
+                .map(|t| format!(" (typedef {t})"))
+                .unwrap_or_default()
+        ),
         CType::Function {
             ret,
             params,
@@ -804,7 +812,7 @@ fn typedef_hack() {
             "DATA_TYPE: float",
             "P: struct ",
             "a: arr(float, 10)",
-            "q: ptr(named P)",
+            "q: ptr(struct  (typedef P))",
             "T: int"
         ]
     );
@@ -1312,24 +1320,27 @@ fn compound_literals() {
          size_t s = sizeof (int[2]){0, 1} + sizeof (dcomplex){} + sizeof(dcomplex);\n\
          struct inner in = (struct inner){.c = (dcomplex){3, 4}.real, .tag = (int){5}};",
     );
-    assert_eq!(inits(&s[0]), ["(lit named dcomplex {1 2})"]);
+    assert_eq!(inits(&s[0]), ["(lit struct  (typedef dcomplex) {1 2})"]);
     assert_eq!(
         stmt_expr(&s[1]),
-        "(= z (lit named dcomplex {(/ (. z real) 2) (/ (. z imag) n)}))"
+        "(= z (lit struct  (typedef dcomplex) {(/ (. z real) 2) (/ (. z imag) n)}))"
     );
-    assert_eq!(inits(&s[2]), ["(lit named point_t {(.y = 2) (.x = 1)})"]);
+    assert_eq!(
+        inits(&s[2]),
+        ["(lit struct point (typedef point_t) {(.y = 2) (.x = 1)})"]
+    );
     assert_eq!(inits(&s[3]), ["(lit arr(int) {1 2 3})"]);
     assert_eq!(
         inits(&s[4]),
-        ["(+ (. (lit named dcomplex {0}) real) (cast double (. (lit named dcomplex {1 2}) imag)))"]
+        ["(+ (. (lit struct  (typedef dcomplex) {0}) real) (cast double (. (lit struct  (typedef dcomplex) {1 2}) imag)))"]
     );
     assert_eq!(
         inits(&s[5]),
-        ["(+ (+ (sizeof (lit arr(int, 2) {0 1})) (sizeof (lit named dcomplex {}))) (sizeof named dcomplex))"]
+        ["(+ (+ (sizeof (lit arr(int, 2) {0 1})) (sizeof (lit struct  (typedef dcomplex) {}))) (sizeof struct  (typedef dcomplex)))"]
     );
     assert_eq!(
         inits(&s[6]),
-        ["(lit struct inner {(.c = (. (lit named dcomplex {3 4}) real)) (.tag = (lit int {5}))})"]
+        ["(lit struct inner {(.c = (. (lit struct  (typedef dcomplex) {3 4}) real)) (.tag = (lit int {5}))})"]
     );
     // NPB's `dcmplx_div2(chk, (double)(NTOTAL))`, expanded.
     let s = host(
@@ -1337,7 +1348,7 @@ fn compound_literals() {
     );
     assert_eq!(
         stmt_expr(&s[1]),
-        "(= chk (lit named dcomplex {(/ (. chk real) (cast double 64)) (/ (. chk imag) (cast double 64))}))"
+        "(= chk (lit struct  (typedef dcomplex) {(/ (. chk real) (cast double 64)) (/ (. chk imag) (cast double 64))}))"
     );
     // The span of a compound literal covers the type and the braces.
     let (sources, out) = pp("(int[]){1, 2}[1] + x");
@@ -1359,7 +1370,12 @@ fn compound_literals() {
     assert_eq!(kinds(&unit), ["decl", "decl", "decl", "fn"]);
     assert_eq!(
         decl_types(&unit),
-        ["c_t: struct ", "zero: named c_t", "p: ptr(int)", "q: int"]
+        [
+            "c_t: struct ",
+            "zero: struct  (typedef c_t)",
+            "p: ptr(int)",
+            "q: int"
+        ]
     );
 }
 
@@ -1558,7 +1574,7 @@ fn sizeof_and_casts_of_host_types() {
     );
     assert_eq!(
         inits(&s[0]),
-        ["(+ (+ (+ (sizeof named dcomplex) (sizeof arr(int, 4))) (sizeof struct inner)) (sizeof named unary_fn))"]
+        ["(+ (+ (+ (sizeof struct  (typedef dcomplex)) (sizeof arr(int, 4))) (sizeof struct inner)) (sizeof named unary_fn))"]
     );
     assert_eq!(
         inits(&s[1]),
@@ -1862,4 +1878,94 @@ fn system_header_types_and_ignored_specifiers() {
         text.starts_with("error: expected one of `;`, `:`, found `t0`"),
         "{text}"
     );
+}
+
+/// Struct definitions keep their members (issue 14: kernels index arrays of structs): tags
+/// defined at file scope and typedefs of structs resolve at later uses, in declarations,
+/// parameters and through pointers; the members the kernels cannot index are told apart.
+#[test]
+fn struct_definitions_keep_members() {
+    let unit = ok("typedef struct { float re, im; } cpx;\n\
+                   struct pt { float x, y, z; };\n\
+                   struct pt p[10][4];\n\
+                   cpx a[8];\n\
+                   typedef struct pt pt_t;\n\
+                   pt_t q[3];\n\
+                   struct bits { unsigned a : 3; float w; };\n\
+                   struct holder { float *ptr; struct pt n; float v[2]; int k; };\n\
+                   struct late l[2];\n\
+                   void f(const cpx *c, struct pt *r) { a[0].re = c[1].im + r[2].x; }");
+    assert_eq!(
+        decl_types(&unit),
+        [
+            "cpx: struct ",
+            "p: arr(arr(struct pt, 4), 10)",
+            "a: arr(struct  (typedef cpx), 8)",
+            "pt_t: struct pt",
+            "q: arr(struct pt (typedef pt_t), 3)",
+            "l: arr(struct late, 2)",
+        ]
+    );
+    let decl = |i: usize| match &unit.items[i].kind {
+        ItemKind::Decl(d) => d.declarators[0].ty.clone(),
+        k => panic!("{k:?}"),
+    };
+    // `cpx a[8]`: two float fields, named as the host names the type.
+    let cpx = decl(3);
+    let d = cpx.base_struct().expect("struct");
+    let (elem, names) = d.scalar_fields().expect("scalar fields");
+    assert_eq!(elem, Scalar::Float);
+    assert_eq!(
+        names.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+        ["re", "im"]
+    );
+    assert_eq!(d.c_name(), "cpx");
+    // `struct pt p[10][4]`: the tag.
+    let p = decl(2);
+    let d = p.base_struct().expect("struct");
+    assert_eq!(d.c_name(), "struct pt");
+    assert_eq!(d.scalar_fields().expect("fields").1.len(), 3);
+    let ItemKind::Opaque = unit.items[6].kind else {
+        panic!("{:?}", unit.items[6].kind)
+    };
+    let f = function(&unit, "f");
+    let [Param { ty: c, .. }, Param { ty: r, .. }] = &f.params[..] else {
+        panic!("{:?}", f.params)
+    };
+    assert_eq!(ty(c), "ptr(const(struct  (typedef cpx)))");
+    assert_eq!(ty(r), "ptr(struct pt)");
+    let StmtKind::Expr(e) = &f.body.stmts[0].kind else {
+        panic!()
+    };
+    assert_eq!(
+        sx(e),
+        "(= (. ([] a 0) re) (+ (. ([] c 1) im) (. ([] r 2) x)))"
+    );
+}
+
+/// What `StructDef::scalar_fields` refuses: bit-fields, pointers, nested structs, arrays,
+/// unions, anonymous members and fields of different types, each at its member.
+#[test]
+fn struct_members_outside_the_kernel_subset() {
+    let cases = [
+        ("struct s { unsigned a : 3; float w; };", "a bit-field"),
+        ("struct s { float *p; float w; };", "a pointer inside a struct"),
+        ("struct t { float x; }; struct s { struct t n; float w; };", "a nested struct"),
+        ("struct s { float v[2]; float w; };", "an array inside a struct"),
+        ("struct s { union { int i; float f; } u; float w; };", "a union inside a struct"),
+        ("struct s { struct { int i; }; float w; };", "an anonymous struct or union member"),
+        (
+            "struct s { int id; float w; };",
+            "a `float` member after `int` ones (the fields of a struct in a kernel must have one type)",
+        ),
+    ];
+    for (src, what) in cases {
+        let unit = ok(&format!("{src}\nstruct s arr[4];"));
+        let ItemKind::Decl(d) = &unit.items.last().expect("item").kind else {
+            panic!("{src}")
+        };
+        let def = d.declarators[0].ty.base_struct().expect("struct").clone();
+        let err = def.scalar_fields().expect_err(src);
+        assert_eq!(err.what, what, "{src}");
+    }
 }

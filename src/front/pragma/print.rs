@@ -454,6 +454,7 @@ pub fn ctype_to_c(ty: &CType, name: &str) -> String {
                         };
                         format!("{k} {name}")
                     }
+                    CType::Struct(d) => d.c_name(),
                     _ => String::new(),
                 };
                 let base = if leading_const {

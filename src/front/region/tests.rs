@@ -86,20 +86,20 @@ void norms(int n, const struct point *pts, float *r2)
 {
 #pragma acc parallel loop copyin(pts[0:n]) copyout(r2[0:n])
     for (int i = 0; i < n; i++)
-        r2[i] = pts[i].x * pts[i].x + pts[i].y * pts[i].y;
+        r2[i] = pts->x * pts[i].x + pts[i].y * pts[i].y;
 }
 "#,
         r#"t.c:5:5: norms: parallel loop | loops i | data copyin(pts) copyout(r2)"#,
-        r#"error: struct member access is not supported inside a compute region
+        r#"error: `->` is not supported inside a compute region
   ┌─ t.c:6:17
   │
 4 │ #pragma acc parallel loop copyin(pts[0:n]) copyout(r2[0:n])
   │             ------------- inside this compute construct
 5 │     for (int i = 0; i < n; i++)
-6 │         r2[i] = pts[i].x * pts[i].x + pts[i].y * pts[i].y;
-  │                 ^^^^^^^^ member access
+6 │         r2[i] = pts->x * pts[i].x + pts[i].y * pts[i].y;
+  │                 ^^^^^^ member access through a pointer
   │
-  = help: pass the fields as separate arrays (structure of arrays)
+  = help: index the array of structs instead: `p[i].x`
 
 "#,
     ),
@@ -1044,7 +1044,7 @@ fn host_c99_inside_a_region() {
             "  ┌─ t.c:8:21",
             "error: call through a function pointer inside a compute region",
             "  ┌─ t.c:9:17",
-            "error: struct member access is not supported inside a compute region",
+            "error: struct member access inside a compute region must name a field of an array element",
             "  ┌─ t.c:9:29",
             "error: compound literals are not supported inside a compute region",
             "  ┌─ t.c:9:29",

@@ -435,6 +435,18 @@ impl Validator<'_, '_> {
                 return;
             }
         };
+        if let ExprKind::Member { .. } = &form.x.kind {
+            self.diags.push(
+                Diag::error(
+                    form.x.span,
+                    "`#pragma acc atomic` on a field of a struct is not supported",
+                )
+                .label("a struct field")
+                .with_label(dir.construct_span, "in this atomic construct")
+                .help("keep the updated values in an array of scalars"),
+            );
+            return;
+        }
         let mut base = &form.x;
         while let ExprKind::Index(b, _) | ExprKind::Unary(_, b) = &base.kind {
             base = b;
@@ -712,18 +724,35 @@ impl Validator<'_, '_> {
         while let Some(e) = work.pop() {
             let first = work.len();
             match &e.kind {
-                ExprKind::Member { base, .. } => {
-                    if !self.member_reported {
+                ExprKind::Member { base, arrow, .. } => {
+                    // `a[i].x` (an element of an array of structs) is checked against the
+                    // struct's type by the IR lowering; anything else is refused here.
+                    let element = matches!(base.kind, ExprKind::Index(..));
+                    if (*arrow || !element) && !self.member_reported {
                         self.member_reported = true;
-                        self.diags.push(
+                        let d = if *arrow {
+                            Diag::error(e.span, "`->` is not supported inside a compute region")
+                                .label("member access through a pointer")
+                                .with_label(outer, "inside this compute construct")
+                                .help("index the array of structs instead: `p[i].x`")
+                        } else if matches!(base.kind, ExprKind::Member { .. }) {
                             Diag::error(
                                 e.span,
-                                "struct member access is not supported inside a compute region",
+                                "a member of a member (nested structs) is not supported inside a compute region",
                             )
-                            .label("member access")
+                            .label("member of a struct member")
                             .with_label(outer, "inside this compute construct")
-                            .help("pass the fields as separate arrays (structure of arrays)"),
-                        );
+                            .help("kernels index arrays of structs of scalar fields: `a[i].x`")
+                        } else {
+                            Diag::error(
+                                e.span,
+                                "struct member access inside a compute region must name a field of an array element",
+                            )
+                            .label("not an element of an array of structs")
+                            .with_label(outer, "inside this compute construct")
+                            .help("kernels index arrays of structs of scalar fields: `a[i].x`")
+                        };
+                        self.diags.push(d);
                     }
                     work.push(base);
                 }

@@ -839,7 +839,7 @@ impl<'a> RegionBuilder<'a> {
                 self.scalar_write(n, Some(stmt), lhs.span, false);
                 self.push_stmt(Target::Scalar(n.clone()), op, span);
             }
-            ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) => {
+            ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { .. } => {
                 let stmt = StmtId(self.region.stmts.len());
                 let kind = if op.is_some() {
                     AccessKind::ReadWrite
@@ -946,6 +946,13 @@ impl<'a> RegionBuilder<'a> {
             ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) => {
                 self.array_access(e, AccessKind::Read, stmt);
             }
+            // `a[i].x`: a field of an array element (other member accesses are diagnosed by
+            // front::region::validate).
+            ExprKind::Member {
+                base, arrow: false, ..
+            } if matches!(base.kind, ExprKind::Index(..)) => {
+                self.array_access(e, AccessKind::Read, stmt);
+            }
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::SizeofExpr(a) => self.reads(a),
             ExprKind::Binary(op, a, b) => {
                 self.reads(a);
@@ -988,7 +995,15 @@ impl<'a> RegionBuilder<'a> {
     /// Records an array access `A[e1][e2]…` (or `*p`); returns its id.
     fn array_access(&mut self, e: &Expr, kind: AccessKind, stmt: StmtId) -> Option<AccessId> {
         let mut subs: Vec<&Expr> = Vec::new();
-        let mut cur = e;
+        let (mut cur, field) = match &e.kind {
+            ExprKind::Member {
+                base,
+                field,
+                arrow: false,
+            } => (&**base, Some(field)),
+            ExprKind::Member { .. } => return None, // diagnosed by front::region::validate
+            _ => (e, None),
+        };
         let deref_zero;
         loop {
             match &cur.kind {
@@ -1038,6 +1053,46 @@ impl<'a> RegionBuilder<'a> {
             }
             return None;
         };
+        let record = sym.ty.base_struct().cloned();
+        let field_index = match (&record, field) {
+            (Some(def), _) => match struct_field(def, name, e, field) {
+                Ok(f) => Some(f),
+                Err(d) => {
+                    self.errors.push(*d);
+                    return None;
+                }
+            },
+            (None, Some(f)) => {
+                let union = matches!(
+                    innermost_type(&sym.ty),
+                    CType::Tagged {
+                        kind: ast::TagKind::Union,
+                        ..
+                    }
+                );
+                self.errors.push(if union {
+                    Diag::error(
+                        e.span,
+                        format!("`{}` is an array of unions: unions are not supported inside a compute region", name),
+                    )
+                    .label("member of a union")
+                    .with_label(sym.span, "declared here")
+                    .help("use a struct of scalar fields, or an array of the member's type")
+                } else {
+                    Diag::error(
+                        f.span,
+                        format!(
+                            "`{}` is not an array of structs: it has no member `{}`",
+                            name, f.name
+                        ),
+                    )
+                    .label("not a member")
+                    .with_label(sym.span, "declared here")
+                });
+                return None;
+            }
+            (None, None) => None,
+        };
         let Some((elem, extents, is_pointer)) = array_shape(&sym.ty) else {
             self.errors.push(Diag::error(
                 cur.span,
@@ -1045,6 +1100,19 @@ impl<'a> RegionBuilder<'a> {
             ));
             return None;
         };
+        // The field is the last dimension of an array of structs.
+        let field_sub;
+        if let Some(f) = field_index {
+            field_sub = Expr::new(
+                ExprKind::Int {
+                    value: f as u64,
+                    suffix: Default::default(),
+                    radix: 10,
+                },
+                e.span,
+            );
+            subs.push(&field_sub);
+        }
         if subs.len() != extents.len() {
             self.errors.push(
                 Diag::error(
@@ -1086,6 +1154,7 @@ impl<'a> RegionBuilder<'a> {
                 decl_span: sym.span,
                 written: false,
                 read: false,
+                record: record.clone(),
             });
         if kind != AccessKind::Read {
             info.written = true;
@@ -1127,5 +1196,80 @@ impl<'a> RegionBuilder<'a> {
 impl Loop {
     fn perfect_candidate(&self) -> bool {
         self.perfect
+    }
+}
+
+/// The index of the field `a[…].field` names in the struct `def` (the element type of `name`),
+/// or the located error: a struct kernels cannot index (a member that is not a scalar of the
+/// struct's one field type), a member it does not have, the whole struct (`a[i]` without a
+/// field).
+fn struct_field(
+    def: &ast::StructDef,
+    name: &str,
+    e: &Expr,
+    field: Option<&ast::Ident>,
+) -> Result<usize, Box<Diag>> {
+    let ty = def.c_name();
+    let fields = match def.scalar_fields() {
+        Ok((_, fields)) => fields,
+        Err(p) => {
+            return Err(Box::new(
+                Diag::error(
+                    e.span,
+                    format!(
+                        "`{}` is an array of `{}`, which has {}: not supported inside a compute region",
+                        name, ty, p.what
+                    ),
+                )
+                .label("element of the array of structs")
+                .with_label(p.span, "this member")
+                .note("kernels index arrays of structs whose members are all scalars of one type (`struct { float re, im; }`)"),
+            ))
+        }
+    };
+    let Some(field) = field else {
+        return Err(Box::new(
+            Diag::error(
+                e.span,
+                format!(
+                    "`{}` is an array of `{}`: a whole struct cannot be read or assigned inside a compute region",
+                    name, ty
+                ),
+            )
+            .label("a whole struct")
+            .help(format!(
+                "read or assign its fields one by one (`.{}`, …)",
+                fields[0].name
+            )),
+        ));
+    };
+    match fields.iter().position(|f| f.name == field.name) {
+        Some(i) => Ok(i),
+        None => Err(Box::new(
+            Diag::error(
+                field.span,
+                format!("`{}` has no member named `{}`", ty, field.name),
+            )
+            .label("unknown member")
+            .with_label(def.span, "the struct is defined here")
+            .note(format!(
+                "its members are {}",
+                fields
+                    .iter()
+                    .map(|f| format!("`{}`", f.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        )),
+    }
+}
+
+/// The type at the bottom of pointers, arrays and qualifiers.
+fn innermost_type(ty: &CType) -> &CType {
+    match ty {
+        CType::Const(t) => innermost_type(t),
+        CType::Pointer { to, .. } => innermost_type(to),
+        CType::Array { elem, .. } => innermost_type(elem),
+        t => t,
     }
 }

@@ -71,6 +71,22 @@ pub fn array_shape(ty: &CType) -> Option<(Scalar, Vec<Option<Expr>>, bool)> {
                 cur = elem.unqualified();
             }
             CType::Scalar(s) if !extents.is_empty() => return Some((*s, extents, is_pointer)),
+            // An array of structs of `k` scalar fields of one type is, in memory, an array of
+            // that scalar with one more dimension of extent `k` (no padding): its fields are
+            // the last subscript (`a[i].im` is element `[i][1]`), so dependence analysis tells
+            // fields apart and transfers count the struct's bytes.
+            CType::Struct(d) if !extents.is_empty() => {
+                let (s, fields) = d.scalar_fields().ok()?;
+                extents.push(Some(Expr::new(
+                    ExprKind::Int {
+                        value: fields.len() as u64,
+                        suffix: Default::default(),
+                        radix: 10,
+                    },
+                    d.span,
+                )));
+                return Some((s, extents, is_pointer));
+            }
             _ => return None,
         }
         first = false;

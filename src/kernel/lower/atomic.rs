@@ -28,6 +28,7 @@ impl KernelBuilder<'_> {
                         array: format!("accshare_last_{}", n),
                         space: Space::Global,
                         index: Box::new(KExpr::Int(0, Scalar::Int)),
+                        field: None,
                     },
                     ty,
                 ))

@@ -474,6 +474,7 @@ impl<'a> KernelBuilder<'a> {
                 kind: KParamKind::Buffer {
                     elem: info.elem,
                     read_only: !info.written,
+                    record: info.record.as_deref().and_then(|d| record(d, a)),
                 },
             });
             args.push(HostArg::Buffer(a.clone()));
@@ -565,6 +566,7 @@ impl<'a> KernelBuilder<'a> {
                 kind: KParamKind::Buffer {
                     elem: lv.ty,
                     read_only: false,
+                    record: None,
                 },
             });
             args.push(HostArg::LastValue {
@@ -579,6 +581,7 @@ impl<'a> KernelBuilder<'a> {
                 kind: KParamKind::Buffer {
                     elem: ty,
                     read_only: false,
+                    record: None,
                 },
             });
             args.push(HostArg::Partials(i));
@@ -812,6 +815,9 @@ impl<'a> KernelBuilder<'a> {
             ExprKind::Ident(n) => Some(LValue::Var(n.clone())),
             _ => match self.expr(e) {
                 KExpr::Load(r) => Some(LValue::Elem(r)),
+                // A whole struct (`c[i] = …` on an array of structs): refused by the IR
+                // lowering, at this reference.
+                _ if self.whole_struct(e) => None,
                 _ => {
                     self.errors.push(Diag::error(
                         e.span,
@@ -821,6 +827,17 @@ impl<'a> KernelBuilder<'a> {
                 }
             },
         }
+    }
+
+    /// `a[i]` naming a whole element of an array of structs.
+    fn whole_struct(&self, e: &Expr) -> bool {
+        let mut cur = e;
+        while let ExprKind::Index(b, _) = &cur.kind {
+            cur = b;
+        }
+        matches!(&cur.kind, ExprKind::Ident(n)
+            if matches!(e.kind, ExprKind::Index(..))
+                && self.r.scope.get(n).is_some_and(|s| s.ty.base_struct().is_some()))
     }
 
     // ---- expressions ------------------------------------------------------------------------
@@ -839,6 +856,9 @@ impl<'a> KernelBuilder<'a> {
             ExprKind::Float { value, single } => KExpr::Float(*value, *single),
             ExprKind::Char(c) => KExpr::Int(*c, Scalar::Int),
             ExprKind::Unary(UnOp::Deref, _) | ExprKind::Index(..) => self.access(e),
+            ExprKind::Member {
+                base, arrow: false, ..
+            } if matches!(base.kind, ExprKind::Index(..)) => self.access(e),
             ExprKind::Unary(UnOp::AddrOf, _) => {
                 self.errors.push(Diag::error(
                     e.span,
@@ -921,7 +941,10 @@ impl<'a> KernelBuilder<'a> {
     /// `A[e1][e2]…` → a flat access.
     pub(super) fn access(&mut self, e: &Expr) -> KExpr {
         let mut subs: Vec<&Expr> = Vec::new();
-        let mut cur = e;
+        let (mut cur, member) = match &e.kind {
+            ExprKind::Member { base, field, .. } => (&**base, Some(field)),
+            _ => (e, None),
+        };
         let zero = Expr::new(
             ExprKind::Int {
                 value: 0,
@@ -958,11 +981,29 @@ impl<'a> KernelBuilder<'a> {
                 array: name.clone(),
                 space: Space::Private,
                 index: Box::new(flatten(ksubs, &extents)),
+                field: None,
             });
         }
         let Some(info) = self.ir().arrays.get(name) else {
             return KExpr::Int(0, Scalar::Int);
         };
+        // A field of an array of structs: the IR's last dimension (the IR lowering checked the
+        // struct and the field, and refused the region otherwise).
+        let mut ksubs = ksubs;
+        let mut field = None;
+        if let Some(def) = &info.record {
+            let fields = def.scalar_fields().map(|(_, f)| f).unwrap_or_default();
+            let Some(index) = member.and_then(|m| fields.iter().position(|f| f.name == m.name))
+            else {
+                return KExpr::Int(0, Scalar::Int);
+            };
+            field = Some(Field {
+                name: fields[index].name.clone(),
+                index: index as u32,
+                count: fields.len() as u32,
+            });
+            ksubs.push(KExpr::Int(index as i64, Scalar::Int));
+        }
         let mut extents = Vec::new();
         for (i, ext) in info.extents.iter().enumerate().skip(1) {
             match ext {
@@ -982,15 +1023,41 @@ impl<'a> KernelBuilder<'a> {
                     array: a.local.clone(),
                     space: Space::Local,
                     index: Box::new(local_index(a, ksubs)),
+                    field: None,
                 });
             }
         }
         let mut full = vec![KExpr::Int(0, Scalar::Int)];
         full.extend(extents);
+        if field.is_some() {
+            // The struct's index: the subscripts without the field, over the extents without
+            // the field's.
+            ksubs.pop();
+            full.pop();
+        }
         KExpr::Load(ArrayRef {
             array: name.clone(),
             space: Space::Global,
             index: Box::new(flatten(ksubs, &full[1..])),
+            field,
         })
     }
+}
+
+/// The kernel's struct type of an array of structs the IR accepted.
+/// An anonymous struct without a `typedef` (`struct { float x, y; } p[N];`) gets a name of its
+/// own in the kernel (`accshare_p_t`), with the same members.
+fn record(def: &crate::front::ast::StructDef, array: &str) -> Option<crate::kernel::Record> {
+    let (elem, fields) = def.scalar_fields().ok()?;
+    Some(crate::kernel::Record {
+        name: match &def.typedef {
+            Some(t) => crate::kernel::RecordName::Typedef(t.clone()),
+            None if def.tag.is_empty() => {
+                crate::kernel::RecordName::Typedef(format!("accshare_{array}_t"))
+            }
+            None => crate::kernel::RecordName::Tag(def.tag.clone()),
+        },
+        elem,
+        fields: fields.iter().map(|f| f.name.clone()).collect(),
+    })
 }

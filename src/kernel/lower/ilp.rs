@@ -459,6 +459,7 @@ impl Coarsen {
                                 array: r.array.clone(),
                                 space: r.space,
                                 index: Box::new(rewrite(&r.index)),
+                                field: r.field.clone(),
                             }),
                             t => t.clone(),
                         },
@@ -523,6 +524,7 @@ impl Coarsen {
                 array: r.array.clone(),
                 space: r.space,
                 index: Box::new(go(&r.index)),
+                field: r.field.clone(),
             }),
             KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(go(a))),
             KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(go(a))),
@@ -586,6 +588,7 @@ impl Coarsen {
             array: self.name(&r.array, f),
             space: r.space,
             index: Box::new(self.expr(&r.index, f)),
+            field: r.field.clone(),
         }
     }
 
@@ -682,6 +685,7 @@ mod tests {
             array: a.to_string(),
             space,
             index: Box::new(index),
+            field: None,
         })
     }
     fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
@@ -823,6 +827,7 @@ mod tests {
                 array: "B".into(),
                 space: Space::Local,
                 index: Box::new(bin(BinOp::Add, var("i"), var("k"))),
+                field: None,
             }),
             op: None,
             value: load("B", Space::Local, var("k")),

@@ -81,12 +81,14 @@ impl KernelBuilder<'_> {
                 array: buffer.clone(),
                 space: Space::Global,
                 index: Box::new(KExpr::Int(0, Scalar::Int)),
+                field: None,
             });
             let store = KStmt::Assign {
                 target: LValue::Elem(ArrayRef {
                     array: buffer.clone(),
                     space: Space::Global,
                     index: Box::new(KExpr::Int(0, Scalar::Int)),
+                    field: None,
                 }),
                 op: None,
                 value: KExpr::Var(name.clone()),

@@ -108,6 +108,7 @@ pub(super) fn reduction_epilogue(
         array: arr.to_string(),
         space: Space::Local,
         index: Box::new(i),
+        field: None,
     };
     let b = Box::new;
     let linear_local = KExpr::Binary(
@@ -205,6 +206,7 @@ pub(super) fn reduction_epilogue(
                         array: part.to_string(),
                         space: Space::Global,
                         index: b(linear_group),
+                        field: None,
                     }),
                     op: None,
                     value: KExpr::Load(local(KExpr::Int(0, Scalar::Int))),

@@ -250,11 +250,13 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             array: a.local.clone(),
             space: Space::Local,
             index: Box::new(lidx.unwrap_or(int(0))),
+            field: None,
         },
         ArrayRef {
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(gsubs, global_extents)),
+            field: None,
         },
     );
     KStmt::For {
@@ -359,11 +361,13 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
             array: a.local.clone(),
             space: Space::Local,
             index: Box::new(lidx),
+            field: None,
         },
         ArrayRef {
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(vec![g0, g1], global_extents)),
+            field: None,
         },
     );
     let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {

@@ -32,6 +32,7 @@ fn local(array: &str, index: KExpr) -> ArrayRef {
         array: array.to_string(),
         space: Space::Local,
         index: Box::new(index),
+        field: None,
     }
 }
 
@@ -40,6 +41,7 @@ fn global(array: &str, index: KExpr) -> ArrayRef {
         array: array.to_string(),
         space: Space::Global,
         index: Box::new(index),
+        field: None,
     }
 }
 
@@ -76,6 +78,7 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
                 kind: KParamKind::Buffer {
                     elem: Scalar::Float,
                     read_only: true,
+                    record: None,
                 },
             },
             KParam {
@@ -83,6 +86,7 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
                 kind: KParamKind::Buffer {
                     elem: Scalar::Float,
                     read_only: false,
+                    record: None,
                 },
             },
             KParam {

@@ -683,6 +683,11 @@ impl KernelView<'_> {
         if accs.iter().any(|a| ir.is_atomic_access(a.id)) {
             return Err(Unstaged::Atomic);
         }
+        if let Some(def) = &info.record {
+            return Err(Unstaged::ArrayOfStructs {
+                record: def.c_name(),
+            });
+        }
         let written = accs.iter().any(|a| a.writes());
         if written {
             write_through_shape(ir, self.grid, &accs)?;

@@ -17,6 +17,11 @@ pub enum Unstaged {
     NotInRegion,
     NotReferenced,
     Atomic,
+    /// An array of structs (`record`): its tiles would need one tile per field (AoS → SoA),
+    /// which the staging does not build.
+    ArrayOfStructs {
+        record: String,
+    },
     /// Written, and its references name different elements.
     WrittenThroughDifferentElements,
     /// Written through `subscript`, which is not a grid index plus a constant.
@@ -78,6 +83,10 @@ impl fmt::Display for Unstaged {
             NotInRegion => f.write_str("not an array of the region"),
             NotReferenced => f.write_str("not referenced in this kernel"),
             Atomic => f.write_str("it is accessed by `#pragma acc atomic`: atomics stay in global memory"),
+            ArrayOfStructs { record } => write!(
+                f,
+                "it is an array of `{record}` (structs): staging arrays of structs (one tile per field, AoS → SoA) is not implemented"
+            ),
             WrittenThroughDifferentElements => f.write_str(
                 "written in the kernel, and its references name different elements: a written tile needs every reference to name the work-item's own element",
             ),

@@ -29,6 +29,21 @@ impl<'k> Compiler<'k> {
         SimError::Unsupported(format!("kernel `{}`: {}", self.kernel.name, what))
     }
 
+    /// The index of the scalar `r` names in its buffer ([`ArrayRef::scalar_index`]), compiled
+    /// from `r.index` itself (its loads are numbered where they are).
+    fn index(&mut self, r: &ArrayRef) -> Result<CExpr, SimError> {
+        let idx = self.expr(&r.index)?;
+        let Some(f) = &r.field else {
+            return Ok(idx);
+        };
+        let int = |v: u32| CExpr {
+            ty: ty_of(Scalar::Int),
+            node: Node::Const(value::int_const(v as i64, Scalar::Int)),
+        };
+        let scaled = self.binary(BinOp::Mul, idx, int(f.count))?;
+        self.binary(BinOp::Add, scaled, int(f.index))
+    }
+
     fn expr(&mut self, e: &KExpr) -> Result<CExpr, SimError> {
         Ok(match e {
             KExpr::Var(n) => match self.lookup(n) {
@@ -57,7 +72,7 @@ impl<'k> Compiler<'k> {
             }
             KExpr::Load(r) => {
                 let (acc, mem, elem) = self.access(r, AccessKind::Load)?;
-                let idx = self.expr(&r.index)?;
+                let idx = self.index(r)?;
                 if idx.ty.is_float() {
                     return Err(self.err(format!("index of `{}` is not an integer", r.array)));
                 }
@@ -291,7 +306,7 @@ impl<'k> Compiler<'k> {
                         };
                         // The target is numbered before the value's accesses.
                         let (acc, mem, elem) = self.access(r, kind)?;
-                        let idx = self.expr(&r.index)?;
+                        let idx = self.index(r)?;
                         let v = self.expr(value)?;
                         let value = match op {
                             None => v,
@@ -394,7 +409,7 @@ impl<'k> Compiler<'k> {
                 };
                 // The element is numbered before the operands' accesses.
                 let (acc, mem, elem) = self.access(target, kind)?;
-                let idx = self.expr(&target.index)?;
+                let idx = self.index(target)?;
                 if idx.ty.is_float() {
                     return Err(self.err(format!("index of `{}` is not an integer", target.array)));
                 }

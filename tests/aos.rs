@@ -1,0 +1,219 @@
+//! Arrays of structures in compute regions (issue 14, "AoS → SoA", first part): struct member
+//! access `a[i].re` in kernels, on both targets. The corpus programs `aos_*.c` run on the OpenCL
+//! device against `cc` at their sizes and at odd ones (partial blocks); their kernels are
+//! snapshots (the struct declared as the host declares it, fields accessed by name); the CUDA
+//! compiles with NVRTC; the simulator replays them against the sequential program; every struct
+//! the kernels cannot index is refused with a located error (the rendered text is a snapshot).
+
+mod exec_support;
+
+use std::path::{Path, PathBuf};
+
+use accshare::back::Target;
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+
+const PROGRAMS: &[&str] = &["aos_complex_mul", "aos_points_2d", "aos_interleaved_pairs"];
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(format!("{name}.c"))
+}
+
+fn compile(src: &Path, target: Target) -> driver::Output {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target,
+        pp: Default::default(),
+    };
+    match driver::compile_with(
+        src,
+        &opts,
+        &driver::OptOptions::default(),
+        &mut sources,
+        &mut diags,
+    ) {
+        Some(o) => o,
+        None => panic!(
+            "accshare failed on {}:\n{}",
+            src.display(),
+            diag::render(&sources, &diags.0)
+        ),
+    }
+}
+
+/// Every AoS program equals the sequential one on the OpenCL device, at its default sizes and
+/// at sizes that leave partial blocks, unstaged (`naive`) and at the default level, with and
+/// without zero-copy buffers.
+#[test]
+fn aos_programs_match_sequential_on_opencl() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let naive = driver::OptOptions {
+        opt: driver::OptLevel::Naive,
+        ..Default::default()
+    };
+    let variants = [("naive", naive), ("default", driver::OptOptions::default())];
+    let odd = vec![
+        ("N".to_string(), "77".to_string()),
+        ("M".to_string(), "45".to_string()),
+    ];
+    let mut failures = Vec::new();
+    for p in PROGRAMS {
+        for defines in [Vec::new(), odd.clone()] {
+            // On a device sharing host memory: zero-copy buffers on the user's arrays (the
+            // default there), and device copies.
+            for env in [&[][..], &[("ACCSHARE_NO_ZERO_COPY", "1")][..]] {
+                if let Err(e) = exec_support::programs::check_variants_with_env(
+                    &corpus(p),
+                    &defines,
+                    &format!("aos-{p}"),
+                    &variants,
+                    env,
+                ) {
+                    failures.push(format!("{p} {defines:?} {env:?}: {e}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The kernels declare the struct as the host does (same members, same order) and access the
+/// fields by name; the host passes the arrays as their bytes.
+#[test]
+fn aos_kernel_snapshots() {
+    for p in ["aos_complex_mul", "aos_points_2d"] {
+        for (t, tag) in [(Target::OpenCl, "cl"), (Target::Cuda, "cu")] {
+            let out = compile(&corpus(p), t);
+            insta::assert_snapshot!(format!("{p}_{tag}"), out.kernel_source);
+        }
+    }
+    let cl = compile(&corpus("aos_complex_mul"), Target::OpenCl).kernel_source;
+    assert!(
+        cl.contains("typedef struct { float re; float im; } cpx;"),
+        "{cl}"
+    );
+    assert!(cl.contains("__global const cpx *restrict a"), "{cl}");
+    let cu = compile(&corpus("aos_points_2d"), Target::Cuda).kernel_source;
+    assert!(
+        cu.contains("struct pt { float x; float y; float z; float w; };"),
+        "{cu}"
+    );
+    // The OpenCL element offset of a struct buffer counts structs, not floats.
+    let host = compile(&corpus("aos_complex_mul"), Target::OpenCl).host_source;
+    assert!(
+        host.contains("(cl_long)(accshare_o_a / (sizeof(float) * 2))"),
+        "{host}"
+    );
+}
+
+#[test]
+fn aos_cuda_compiles_with_nvrtc() {
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    let require = accshare::runtime::require_devices();
+    let mut failures = Vec::new();
+    for p in PROGRAMS {
+        let cu = compile(&corpus(p), Target::Cuda).kernel_source;
+        match compile_cuda(&cu, "compute_75") {
+            Ok(CompileOutcome::Compiled { log, .. }) => {
+                if !log.trim().is_empty() {
+                    failures.push(format!("{p} (NVRTC warnings):\n{log}"));
+                }
+            }
+            Ok(CompileOutcome::Skipped(why)) => {
+                assert!(!require, "NVRTC required but unavailable: {why}");
+                println!("SKIP: NVRTC compile of {p}: {why}");
+            }
+            Ok(CompileOutcome::Failed(log)) => failures.push(format!("{p}:\n{log}\n{cu}")),
+            Err(e) => failures.push(format!("{p}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The simulator replays every region instance against the sequential program (fields at
+/// `index * fields + field` of the buffer): same results, no finding.
+#[test]
+fn aos_programs_replay_on_the_simulator() {
+    use accshare::sim::{trace, SimOptions, SimPlatform};
+    let mut failures = Vec::new();
+    for (i, p) in PROGRAMS.iter().enumerate() {
+        let out = compile(&corpus(p), Target::OpenCl);
+        let dir = exec_support::scratch_dir(&format!("aos-sim-{i}"));
+        let sim_opts = SimOptions {
+            check: true,
+            ..Default::default()
+        };
+        let res = trace::run_module(
+            &corpus(p),
+            &out.module,
+            &Default::default(),
+            &SimPlatform::nvidia(),
+            &sim_opts,
+            &dir,
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        match res {
+            Err(e) => failures.push(format!("{p}: {e}")),
+            Ok((rep, _)) => {
+                failures.extend(rep.mismatches.iter().map(|m| format!("{p}: {m}")));
+                for r in &rep.runs {
+                    failures.extend(r.findings.iter().map(|f| format!("{p}: {f}")));
+                }
+                if rep.runs.is_empty() {
+                    failures.push(format!("{p}: no region replayed"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every struct the kernels cannot index, and every member access they cannot compile, is a
+/// located error; the rendered text is recorded.
+#[test]
+fn aos_errors_are_located() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::set_current_dir(root).expect("cd");
+    for name in [
+        "struct_in_kernel",
+        "aos_nested_struct",
+        "aos_member_of_member",
+        "aos_array_in_struct",
+        "aos_pointer_in_struct",
+        "aos_bitfield",
+        "aos_union",
+        "aos_whole_struct",
+        "aos_unknown_member",
+        "aos_mixed_types",
+        "aos_atomic_field",
+    ] {
+        let rel = format!("tests/errors/{name}.c");
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target: Target::OpenCl,
+            pp: Default::default(),
+        };
+        let ok = driver::compile_with(
+            Path::new(&rel),
+            &opts,
+            &driver::OptOptions::default(),
+            &mut sources,
+            &mut diags,
+        )
+        .is_some();
+        let text = diag::render(&sources, &diags.0);
+        assert!(!ok, "{rel} compiled:\n{text}");
+        assert!(
+            text.contains(&format!("{rel}:")),
+            "{rel}: not located:\n{text}"
+        );
+        insta::assert_snapshot!(format!("error_{name}"), text);
+    }
+}
