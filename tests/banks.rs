@@ -158,6 +158,7 @@ fn simulated(file: &str, platform: &str, techniques: bool) -> (u32, u64) {
         platform: Some(p),
         ilp: None,
         cols: None,
+        words: None,
     };
     let staging = accshare::schedule::stage::StageOptions {
         bank_padding: techniques,

@@ -290,18 +290,21 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let share = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let ilp2 = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: Some(2),
         cols: None,
+        words: None,
     };
     vec![("naive", naive), ("share", share), ("share --ilp 2", ilp2)]
 }

@@ -17,6 +17,7 @@ fn share() -> driver::OptOptions {
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     }
 }
 

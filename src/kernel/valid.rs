@@ -267,6 +267,21 @@ impl Validator<'_> {
                     }
                 }
             }
+            KStmt::VecLoad { lanes, src, .. } => {
+                self.array_ref(src);
+                for l in lanes {
+                    self.declare(l);
+                }
+            }
+            KStmt::VecStore { dst, values, .. } => {
+                for v in values {
+                    self.expr(v);
+                }
+                self.array_ref(dst);
+                if dst.space == Space::Global && self.read_only(&dst.array) {
+                    self.error(Invalid::StoreToReadOnly(dst.array.clone()));
+                }
+            }
             KStmt::Break | KStmt::Continue | KStmt::Comment(_) => {}
         }
     }
@@ -709,7 +724,9 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
             } => {
                 vars.insert(c.var.clone());
             }
-            KStmt::Atomic { .. } => {}
+            KStmt::Atomic { .. } | KStmt::VecStore { .. } => {}
+            // Lanes come from memory.
+            KStmt::VecLoad { lanes, .. } => vars.extend(lanes.iter().cloned()),
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }
@@ -747,6 +764,11 @@ fn assigned_vars(body: &[KStmt]) -> BTreeMap<String, usize> {
                 KStmt::Atomic {
                     capture: Some(c), ..
                 } => *out.entry(c.var.clone()).or_insert(0) += 1,
+                KStmt::VecLoad { lanes, .. } => {
+                    for l in lanes {
+                        *out.entry(l.clone()).or_insert(0) += 1;
+                    }
+                }
                 KStmt::If { then, els, .. } => {
                     walk(then, out);
                     walk(els, out);

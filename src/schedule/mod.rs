@@ -9,7 +9,9 @@
 //!   conflicts (padding or transpose, [`stage::bank`]), the strip-mined loop, what is loaded and
 //!   stored back (`--opt share`);
 //! - the **outputs per work-item** (§3.3.2's ILP factor along y, and along x the columns of a
-//!   register micro-tile: RY×RX outputs per work-item).
+//!   register micro-tile: RY×RX outputs per work-item);
+//! - the **short words** ([`words`], seed 004): 8/16-bit arrays read or written at consecutive
+//!   addresses along x, grouped into vector accesses by consecutive outputs per work-item.
 //!
 //! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the
 //! engine's staging with the chosen rows per work-item, the same with one row, then the baseline
@@ -29,6 +31,7 @@ pub mod order;
 pub mod stage;
 pub mod tuned;
 pub mod variant;
+pub mod words;
 
 pub use order::{BlockOrder, ChannelModel};
 pub use stage::{GridLoop, StageSpec};
@@ -58,6 +61,8 @@ pub struct Options {
     pub engine: crate::partition::Options,
     /// The staging's own choices (padding against bank conflicts).
     pub stage: stage::StageOptions,
+    /// Short-word grouping ([`words`]): `None` is accshare's choice (on), `Some(false)` off.
+    pub words: Option<bool>,
 }
 
 /// Every decision of one kernel.
@@ -76,8 +81,11 @@ pub struct Schedule {
     /// Rows of the block each work-item computes (RY of its micro-tile).
     pub ilp: u32,
     /// Columns of the block each work-item computes (RX of its micro-tile), cyclically: the
-    /// work-item at `lx` computes `lx + b·block[0]/cols`, so x stays coalesced.
+    /// work-item at `lx` computes `lx + b·block[0]/cols`, so x stays coalesced; with
+    /// [`Schedule::words`], consecutively: `cols·lx + b` (the lanes of a vector access).
     pub cols: u32,
+    /// Short-word grouping ([`words`]): `cols` = its width, the x copies consecutive.
+    pub words: Option<words::Words>,
     /// The order in which the blocks take their tiles ([`order`]: diagonal against channel
     /// conflicts).
     pub block_order: BlockOrder,
@@ -180,6 +188,11 @@ pub fn schedule_region(
             // memory (the CPU's register and cache blocking).
             unstaged: opts.opt == OptLevel::Share
                 && (opts.ilp.is_some() || opts.cols.is_some() || local_is_global),
+            // Short words: by default under `--opt share`, unless `--ilp` asks for a tile.
+            words: opts.opt == OptLevel::Share
+                && opts.words != Some(false)
+                && opts.ilp.is_none()
+                && opts.cols.is_none(),
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             // The block order against channel conflicts, on the engine's model of the nest.
@@ -217,6 +230,8 @@ pub struct Coarsening {
     pub cols: Option<u32>,
     /// Unstaged kernels are coarsened too (a register micro-tile without shared memory).
     pub unstaged: bool,
+    /// Unstaged kernels without a register tile group their short words ([`words`]).
+    pub words: bool,
 }
 
 /// The candidates of nest `root`: staged as the engine planned (`staging`) with the outputs per
@@ -239,6 +254,7 @@ pub fn schedule_kernel(
         stage: None,
         ilp: 1,
         cols: 1,
+        words: None,
         block_order: BlockOrder::Linear,
         channels: None,
     };
@@ -262,7 +278,7 @@ pub fn schedule_kernel(
                 stage: Some(spec),
                 ..baseline.clone()
             };
-            candidates.extend(register_tile(ir, deps, &baseline, ilp));
+            candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         } else {
             let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.rows);
@@ -282,11 +298,11 @@ pub fn schedule_kernel(
                 cols: 1,
                 ..staged
             });
-            candidates.extend(register_tile(ir, deps, &baseline, ilp));
+            candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         }
     } else {
-        candidates.extend(register_tile(ir, deps, &baseline, ilp));
+        candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
         candidates.push(baseline);
     }
     let mapping = crate::analysis::mapping::mapping_costs(ir, deps, root)
@@ -444,6 +460,18 @@ pub fn cols_per_work_item(
 /// its neighbours' loads are not the same address. Measured on PoCL (CPU, kernel time, one
 /// run each): gemm 1024³ 3.6× faster than the naive kernel with 4×4, mv 7.3× with 4 columns.
 pub const TILE_DEFAULT: u32 = 4;
+
+/// The unstaged kernel with more than one output per work-item: a register micro-tile where
+/// there is one, else short words grouped where there are any.
+fn unstaged_tile(
+    ir: &Region,
+    deps: &DepInfo,
+    baseline: &Schedule,
+    ilp: Coarsening,
+) -> Option<Schedule> {
+    register_tile(ir, deps, baseline, ilp)
+        .or_else(|| ilp.words.then(|| words::tile(ir, deps, baseline)).flatten())
+}
 
 /// The unstaged kernel with a register micro-tile (RY×RX outputs per work-item, the block
 /// grown by the same factors so that the launched block is the baseline's), when `ilp` asks

@@ -273,7 +273,14 @@ impl<'a> KernelBuilder<'a> {
             // Several outputs per work-item along this dimension: the first of a work-item is
             // the block's first plus its local id (the others are `ilp::copy_name`, declared by
             // `declare_row_copies`).
-            let t = if factor(m.dim) > 1 {
+            let t = if factor(m.dim) > 1 && m.dim == 0 && self.sched.words.is_some() {
+                // Short words: `cols` consecutive columns from `cols · global id`.
+                KExpr::Binary(
+                    BinOp::Mul,
+                    Box::new(KExpr::Builtin(Builtin::GlobalId(0))),
+                    Box::new(KExpr::Int(self.cols as i64, Scalar::Int)),
+                )
+            } else if factor(m.dim) > 1 {
                 KExpr::Binary(
                     BinOp::Add,
                     Box::new(KExpr::Binary(
