@@ -120,6 +120,9 @@ pub struct KernelSchedule {
     /// The loops that could go on x with the memory sectors a warp touches for each
     /// (`analysis::mapping::mapping_costs`; empty with fewer than two grid loops).
     pub mapping: Vec<(LoopId, String, u64)>,
+    /// The short-word grouping of the unstaged kernel ([`words::decide`]), or why none; `None`
+    /// where it was not considered (`--words off`, `--opt naive`, an `--ilp` tile).
+    pub words: Option<Result<words::Words, words::NoWords>>,
 }
 
 impl KernelSchedule {
@@ -309,11 +312,16 @@ pub fn schedule_kernel(
         .into_iter()
         .map(|c| (c.x, ir.loops[c.x].var.clone(), c.sectors))
         .collect();
+    let words = ilp.words.then(|| {
+        let base = &candidates[candidates.len() - 1];
+        words::decide(ir, deps, base)
+    });
     Some(KernelSchedule {
         root,
         candidates,
         origin: tuned::Origin::Model,
         mapping,
+        words,
     })
 }
 

@@ -932,52 +932,64 @@ impl Coarsen {
             let Some(w) = self.words.get(&array) else {
                 continue;
             };
-            let lo = refs.iter().map(|(c, _)| *c).min().unwrap_or(0);
-            let hi = refs.iter().map(|(c, _)| *c).max().unwrap_or(0);
-            let mut start = lo;
-            while start <= hi {
-                // The widest vector inside [start, hi] (every lane between two elements the
-                // program reads is inside the array).
-                let room = (hi - start + 1) as u32;
-                let n = [16u32, 8, 4, 2]
-                    .into_iter()
-                    .find(|&n| n <= room && n <= w.max_lanes)
-                    .unwrap_or(1);
-                let inside: Vec<&(i64, ArrayRef)> = refs
-                    .iter()
-                    .filter(|(c, _)| *c >= start && *c < start + n as i64)
-                    .collect();
-                if n < 2 || inside.len() < 2 {
-                    start += 1;
-                    continue;
+            // Runs of consecutive offsets (rows of a flattened array share the index's terms
+            // and lie a row apart: each row is a run of its own).
+            let mut offsets: Vec<i64> = refs.iter().map(|(c, _)| *c).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            let mut runs: Vec<(i64, i64)> = Vec::new();
+            for c in offsets {
+                match runs.last_mut() {
+                    Some((_, hi)) if c - *hi <= 1 => *hi = c,
+                    _ => runs.push((c, c)),
                 }
-                let k = self.temps.get();
-                self.temps.set(k + 1);
-                let vector = format!("accshare_w{}", k);
-                let names: Vec<String> = (0..n).map(|l| format!("{}_{}", vector, l)).collect();
-                let (c0, r0) = inside[0];
-                let index = match start - c0 {
-                    0 => (*r0.index).clone(),
-                    d => KExpr::Binary(
-                        BinOp::Add,
-                        r0.index.clone(),
-                        Box::new(KExpr::Int(d, Scalar::Int)),
-                    ),
-                };
-                out.push(KStmt::VecLoad {
-                    vector,
-                    lanes: names.clone(),
-                    elem: w.elem,
-                    src: ArrayRef {
-                        array: r0.array.clone(),
-                        space: r0.space,
-                        index: Box::new(index),
-                    },
-                });
-                for (c, r) in inside {
-                    lanes.push((r.clone(), names[(c - start) as usize].clone()));
+            }
+            for (lo, hi) in runs {
+                let mut start = lo;
+                while start <= hi {
+                    // The widest vector inside [start, hi] (every lane between two elements the
+                    // program reads is inside the array).
+                    let room = (hi - start + 1) as u32;
+                    let n = [16u32, 8, 4, 2]
+                        .into_iter()
+                        .find(|&n| n <= room && n <= w.max_lanes)
+                        .unwrap_or(1);
+                    let inside: Vec<&(i64, ArrayRef)> = refs
+                        .iter()
+                        .filter(|(c, _)| *c >= start && *c < start + n as i64)
+                        .collect();
+                    if n < 2 || inside.len() < 2 {
+                        start += 1;
+                        continue;
+                    }
+                    let k = self.temps.get();
+                    self.temps.set(k + 1);
+                    let vector = format!("accshare_w{}", k);
+                    let names: Vec<String> = (0..n).map(|l| format!("{}_{}", vector, l)).collect();
+                    let (c0, r0) = inside[0];
+                    let index = match start - c0 {
+                        0 => (*r0.index).clone(),
+                        d => KExpr::Binary(
+                            if d > 0 { BinOp::Add } else { BinOp::Sub },
+                            r0.index.clone(),
+                            Box::new(KExpr::Int(d.abs(), Scalar::Int)),
+                        ),
+                    };
+                    out.push(KStmt::VecLoad {
+                        vector,
+                        lanes: names.clone(),
+                        elem: w.elem,
+                        src: ArrayRef {
+                            array: r0.array.clone(),
+                            space: r0.space,
+                            index: Box::new(index),
+                        },
+                    });
+                    for (c, r) in inside {
+                        lanes.push((r.clone(), names[(c - start) as usize].clone()));
+                    }
+                    start += n as i64;
                 }
-                start += n as i64;
             }
         }
         let copies: Vec<KStmt> = copies
