@@ -73,6 +73,9 @@ struct WordArray {
 /// An integer expression as a sum of atoms (printed) times coefficients, plus a constant.
 type Linear = (BTreeMap<String, i64>, i64);
 
+/// A row of grouped loads: the array and the terms of the index without its constant.
+type RowKey = (String, BTreeMap<String, i64>);
+
 fn expr_vars(e: &KExpr, out: &mut BTreeSet<String>) {
     match e {
         KExpr::Var(v) => {
@@ -912,7 +915,7 @@ impl Coarsen {
             }
         }
         // Rows: (array, the index without its constant) → (offset, load) of each load.
-        let mut rows: Vec<((String, BTreeMap<String, i64>), Vec<(i64, ArrayRef)>)> = Vec::new();
+        let mut rows: Vec<(RowKey, Vec<(i64, ArrayRef)>)> = Vec::new();
         for r in loads {
             let Some((terms, c)) = self.linear(&r.index) else {
                 continue;
@@ -1030,7 +1033,7 @@ impl Coarsen {
             else {
                 return None;
             };
-            let w = self.words.get(&r.array).filter(|w| w.stores)?;
+            self.words.get(&r.array).filter(|w| w.stores)?;
             let (terms, off) = self.linear(&r.index)?;
             match &first {
                 None => first = Some((r.clone(), (terms, off))),
@@ -1041,7 +1044,6 @@ impl Coarsen {
                 }
             }
             values.push(value.clone());
-            let _ = w;
         }
         let (dst, _) = first?;
         let elem = self.words.get(&dst.array)?.elem;
@@ -1215,6 +1217,94 @@ mod tests {
         };
         assert_eq!(jammed.len(), 2, "{:#?}", jammed);
     }
+    /// `out[j] = in[j - 1] + in[j + 1]` with 4 consecutive x copies (short words): the copies'
+    /// loads cover offsets −1..4, one vector of 4 lanes and one of 2; the stores one vector.
+    #[test]
+    fn short_words_group_loads_by_runs_and_stores_into_one_vector() {
+        use crate::schedule::words::{WordArray as W, Words};
+        let at = |d: i64| {
+            let op = if d < 0 { BinOp::Sub } else { BinOp::Add };
+            load(
+                "in",
+                Space::Global,
+                bin(op, var("j"), KExpr::Int(d.abs(), Scalar::Int)),
+            )
+        };
+        let st = KStmt::Assign {
+            target: LValue::Elem(ArrayRef {
+                array: "out".into(),
+                space: Space::Global,
+                index: Box::new(var("j")),
+            }),
+            op: None,
+            value: bin(BinOp::Add, at(-1), at(1)),
+        };
+        let arrays: BTreeMap<String, Scalar> = [
+            ("in".to_string(), Scalar::UChar),
+            ("out".to_string(), Scalar::UChar),
+        ]
+        .into_iter()
+        .collect();
+        let words = Words {
+            width: 4,
+            arrays: vec![
+                W {
+                    name: "in".into(),
+                    elem: Scalar::UChar,
+                    loads: true,
+                    stores: false,
+                    max_lanes: 8,
+                },
+                W {
+                    name: "out".into(),
+                    elem: Scalar::UChar,
+                    loads: false,
+                    stores: true,
+                    max_lanes: 4,
+                },
+            ],
+            rejected: Vec::new(),
+        };
+        let body = vec![st];
+        let c = Coarsen::new((1, None), (4, Some("j")), &[&body], &arrays)
+            .unwrap()
+            .with_words(&words);
+        assert!(c.groups_words());
+        let out = c.jam_words(&body);
+        let lanes: Vec<(usize, &KExpr)> = out
+            .iter()
+            .filter_map(|s| match s {
+                KStmt::VecLoad { lanes, src, .. } => Some((lanes.len(), src.index.as_ref())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            lanes,
+            [
+                (4, &bin(BinOp::Sub, var("j"), KExpr::Int(1, Scalar::Int))),
+                (
+                    2,
+                    &bin(
+                        BinOp::Add,
+                        var("accshare_ilp2_j"),
+                        KExpr::Int(1, Scalar::Int)
+                    )
+                ),
+            ],
+            "{:#?}",
+            out
+        );
+        let Some(KStmt::VecStore { dst, values, .. }) = out.last() else {
+            panic!("{:#?}", out)
+        };
+        assert_eq!((dst.array.as_str(), values.len()), ("out", 4));
+        // Copy 3 reads offsets 2 and 4: lane 3 of the first vector, lane 1 of the second.
+        assert_eq!(
+            values[3],
+            bin(BinOp::Add, var("accshare_w0_3"), var("accshare_w1_1"))
+        );
+    }
+
     /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
     #[test]
     fn a_micro_tile_loads_each_row_and_column_operand_once() {
