@@ -76,6 +76,7 @@ fn sim_sectors(
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
         .ok_or_else(|| diag::render(&sources, &diags.0))?;

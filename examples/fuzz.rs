@@ -881,6 +881,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
             platform: Some(platform.clone()),
             ilp: job.ilp,
             cols: None,
+            words: None,
         };
         let out = driver::compile_with(input, &opts, &oo, &mut sources, &mut diags);
         let mut rendered = accshare::diag::render(&sources, &diags.0);
@@ -921,6 +922,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
                 platform: Some(platform.clone()),
                 ilp: None,
                 cols: None,
+                words: None,
             };
             let engine = accshare::partition::Options::default();
             if let Some(s) =

@@ -256,12 +256,30 @@ pub struct RunArgs {
     /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
     #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
     pub ilp: Option<Ilp>,
+    /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
+    /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
+    /// x (default: on, under `--opt share`).
+    #[arg(long, value_enum)]
+    pub words: Option<Switch>,
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
     pub tuned: TunedArgs,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// An optimization turned on or off.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+impl Switch {
+    fn on(self) -> bool {
+        self == Switch::On
+    }
 }
 
 #[derive(Args, Debug)]
@@ -281,6 +299,11 @@ pub struct AnalyzeArgs {
     /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
     #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
     pub ilp: Option<Ilp>,
+    /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
+    /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
+    /// x (default: on, under `--opt share`).
+    #[arg(long, value_enum)]
+    pub words: Option<Switch>,
     /// Simulate only this many thread blocks per launch and scale the counts.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
@@ -383,6 +406,11 @@ pub struct CompileArgs {
     /// from the sequential order); integer reductions are reordered without it (exact).
     #[arg(long)]
     pub reassociate: bool,
+    /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
+    /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
+    /// x (default: on, under `--opt share`).
+    #[arg(long, value_enum)]
+    pub words: Option<Switch>,
     /// Print one stage to stdout instead of writing the output files.
     #[arg(long, value_enum)]
     pub emit: Option<EmitArg>,
@@ -423,6 +451,7 @@ pub fn run(cli: Cli) -> i32 {
             args.sample,
             args.ilp,
             args.reassociate,
+            args.words,
             &Default::default(),
         ),
         Some(Command::Explain(args)) => explain(&args),
@@ -520,6 +549,7 @@ fn compile(args: &CompileArgs) -> i32 {
         platform: args.platform.load().ok(),
         ilp: args.ilp.map(|i| i.rows),
         cols: args.ilp.map(|i| i.cols),
+        words: args.words.map(Switch::on),
     };
     let tuned = match args.tuned.load(&args.platform.platform) {
         Ok(t) => t,
@@ -748,6 +778,7 @@ fn run_regions(args: &RunArgs) -> i32 {
                 None,
                 args.ilp,
                 false,
+                args.words,
                 &tuned,
             )
         }
@@ -778,6 +809,7 @@ fn run_regions(args: &RunArgs) -> i32 {
         platform: Some(loaded),
         ilp: args.ilp.map(|i| i.rows),
         cols: args.ilp.map(|i| i.cols),
+        words: args.words.map(Switch::on),
     };
     let out = driver::compile_tuned(&args.file, &opts, &oo, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
@@ -919,6 +951,7 @@ fn simulate(
     sample: Option<usize>,
     ilp: Option<Ilp>,
     reassociate: bool,
+    words: Option<Switch>,
     tuned: &crate::schedule::tuned::Tuned,
 ) -> i32 {
     let loaded = match platform.load() {
@@ -938,6 +971,7 @@ fn simulate(
         platform: Some(loaded),
         ilp: ilp.map(|i| i.rows),
         cols: ilp.map(|i| i.cols),
+        words: words.map(Switch::on),
     };
     let staging = crate::schedule::stage::StageOptions {
         reassociate,

@@ -30,6 +30,9 @@ pub struct OptOptions {
     pub ilp: Option<u32>,
     /// Columns per work-item (`--ilp RYxRX`; `None`: accshare's choice).
     pub cols: Option<u32>,
+    /// Short-word grouping into vector accesses (`--words on|off`; `None`: accshare's choice,
+    /// on; `schedule::words`).
+    pub words: Option<bool>,
 }
 
 /// What one compilation produced.
@@ -106,6 +109,7 @@ pub fn schedule_with(
         cols: opt.cols,
         engine: engine.clone(),
         stage: *staging,
+        words: opt.words,
     };
     let parsed = crate::front::load(file, pp, sources, diags)?;
     if diags.has_errors() {
@@ -176,6 +180,7 @@ pub fn explain_with(
         platform: Some(platform.clone()),
         ilp: None,
         cols: None,
+        words: None,
     };
     let mut s = schedule_with(file, pp, &opt, staging, engine, sources, diags)?;
     apply_tuned(&mut s, tuned, sources, diags);

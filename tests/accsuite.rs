@@ -58,18 +58,21 @@ fn variants(size: &str) -> Vec<(&'static str, driver::OptOptions)> {
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let share = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let ilp2 = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: Some(2),
         cols: None,
+        words: None,
     };
     // Sized for a CPU device: contiguous register micro-tiles with an unguarded copy for
     // whole tiles, wherever a nest reuses operands across outputs.
@@ -78,6 +81,7 @@ fn variants(size: &str) -> Vec<(&'static str, driver::OptOptions)> {
         platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
         ilp: None,
         cols: None,
+        words: None,
     };
     let quick = std::env::var("ACCSHARE_SUITE_QUICK").is_ok_and(|v| v == "1");
     if size == SIZES[0] || !quick {

@@ -173,6 +173,7 @@ fn simulated_on(
         platform: Some(p),
         ilp: None,
         cols: None,
+        words: None,
     };
     let staging = accshare::schedule::stage::StageOptions {
         bank_padding: techniques,
@@ -499,6 +500,7 @@ fn bank_technique_programs_match_cc_on_opencl() {
                     platform: Some(accshare::model::Platform::load(platform).unwrap()),
                     ilp: None,
                     cols: None,
+                    words: None,
                 };
                 let tag = format!("banks-{}-{}-{}", platform, defs.len(), file.len());
                 if let Err(e) =

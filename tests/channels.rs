@@ -43,6 +43,7 @@ fn compile(
         platform: Some(accshare::model::Platform::load(platform).expect("platform")),
         ilp: None,
         cols: None,
+        words: None,
     };
     let staging = StageOptions {
         block_order,
@@ -207,6 +208,7 @@ fn explain_text_of_the_block_order() {
         platform: Some(accshare::model::Platform::load("hd7850").unwrap()),
         ilp: None,
         cols: None,
+        words: None,
     };
     let pp = pp(&[("N", "1024"), ("M", "1024")]);
     let s = driver::schedule(
@@ -248,6 +250,7 @@ fn diagonal_kernels_match_the_sequential_c_on_pocl() {
         platform: Some(accshare::model::Platform::load("hd7850").unwrap()),
         ilp: None,
         cols: None,
+        words: None,
     };
     for (n, m) in [("1024", "1024"), ("2056", "512")] {
         let defines = [("N", n), ("M", m)];

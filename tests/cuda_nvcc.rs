@@ -281,6 +281,7 @@ fn check_with(
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let Some(out) = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags) else {
         return Err(format!(

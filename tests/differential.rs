@@ -30,6 +30,7 @@ fn generated_programs_match_sequential_on_opencl() {
         platform: None,
         ilp,
         cols: None,
+        words: None,
     };
     let variants = [
         ("naive", opt(OptLevel::Naive, None)),

@@ -14,6 +14,7 @@ fn programs_match_sequential_on_opencl() {
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     exec_support::programs::all_match_sequential(&naive, "naive");
 }
@@ -118,12 +119,14 @@ fn data_semantics_with_and_without_zero_copy() {
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let default = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let variants = [("naive", naive), ("default", default)];
     let mut failures = Vec::new();

@@ -60,6 +60,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
                 platform: None,
                 ilp: None,
                 cols: None,
+                words: None,
             },
         ),
         (
@@ -69,6 +70,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
                 platform: None,
                 ilp: None,
                 cols: None,
+                words: None,
             },
         ),
     ];
@@ -80,6 +82,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
                 platform: Some(p),
                 ilp: None,
                 cols: None,
+                words: None,
             },
         )),
         Err(e) => eprintln!("no --platform opencl:0 variant: {}", e),

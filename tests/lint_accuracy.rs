@@ -79,6 +79,7 @@ fn measure(
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let out = driver::compile_with(src, &opts, &opt, &mut sources, &mut diags)
         .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;

@@ -290,18 +290,21 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let share = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: None,
         cols: None,
+        words: None,
     };
     let ilp2 = driver::OptOptions {
         opt: driver::OptLevel::Share,
         platform: None,
         ilp: Some(2),
         cols: None,
+        words: None,
     };
     // Sized for a CPU device: contiguous register micro-tiles with an unguarded copy for
     // whole tiles, wherever a nest reuses operands across outputs.
@@ -310,6 +313,7 @@ fn variants() -> Vec<(&'static str, driver::OptOptions)> {
         platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
         ilp: None,
         cols: None,
+        words: None,
     };
     vec![
         ("naive", naive),

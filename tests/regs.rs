@@ -80,6 +80,7 @@ fn estimate_and_cuda(file: &str, platform: &str, ilp: Option<u32>) -> (Vec<(Stri
         platform: Some(p),
         ilp,
         cols: None,
+        words: None,
     };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();

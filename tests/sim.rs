@@ -1422,6 +1422,7 @@ fn compile_example(
         platform: Some(accshare::model::Platform::load("gtx690").expect("gtx690")),
         ilp: None,
         cols: None,
+        words: None,
     };
     let out = driver::compile_with(&src, &opts, &oo, &mut sources, &mut diags)
         .unwrap_or_else(|| panic!("{}:\n{}", name, diag::render(&sources, &diags.0)));

@@ -184,6 +184,94 @@ impl Dialect for Cuda {
     fn atomic_load_ptr(&self, ty: Scalar, _space: Space) -> String {
         format!("volatile {} *", self.scalar(ty, TypeUse::Global))
     }
+
+    /// CUDA's vector types need their own alignment (`uchar4`: 4 bytes), which the kernel
+    /// cannot prove for every row of an image whose width is not a multiple of 4: the lanes
+    /// are loaded as 4-byte vectors (`uchar4`, `char4`, `short2`, `ushort2`; 2 bytes for a
+    /// 2-lane 8-bit vector) where the address is aligned at run time, else element by element.
+    fn vector_load(
+        &self,
+        elem: Scalar,
+        lane_ty: &str,
+        _vector: &str,
+        lanes: &[String],
+        addr: &str,
+    ) -> Vec<String> {
+        let (chunk, vt, align) = cuda_chunk(elem, lanes.len());
+        let mut out = vec![format!("{lane_ty} {};", lanes.join(", "))];
+        out.push("{".to_string());
+        out.push(format!("    const {lane_ty} *accshare_p = {addr};"));
+        out.push(format!(
+            "    if (((unsigned long long)accshare_p & {}ull) == 0) {{",
+            align - 1
+        ));
+        for (c, group) in lanes.chunks(chunk).enumerate() {
+            out.push(format!(
+                "        {vt} accshare_c{c} = *(const {vt} *)(accshare_p + {});",
+                c * chunk
+            ));
+            for (k, l) in group.iter().enumerate() {
+                out.push(format!("        {l} = accshare_c{c}.{};", COMPONENTS[k]));
+            }
+        }
+        out.push("    } else {".to_string());
+        for (k, l) in lanes.iter().enumerate() {
+            out.push(format!("        {l} = accshare_p[{k}];"));
+        }
+        out.push("    }".to_string());
+        out.push("}".to_string());
+        out
+    }
+
+    fn vector_store(&self, elem: Scalar, addr: &str, values: &[String]) -> Vec<String> {
+        let (chunk, vt, align) = cuda_chunk(elem, values.len());
+        let t = self.scalar(elem, TypeUse::Private);
+        let mut out = vec!["{".to_string()];
+        out.push(format!("    {t} *accshare_p = {addr};"));
+        for (k, v) in values.iter().enumerate() {
+            out.push(format!("    {t} accshare_s{k} = {v};"));
+        }
+        out.push(format!(
+            "    if (((unsigned long long)accshare_p & {}ull) == 0) {{",
+            align - 1
+        ));
+        for c in 0..values.len().div_ceil(chunk) {
+            let args: Vec<String> = (c * chunk..((c + 1) * chunk).min(values.len()))
+                .map(|k| format!("accshare_s{k}"))
+                .collect();
+            out.push(format!(
+                "        *({vt} *)(accshare_p + {}) = make_{vt}({});",
+                c * chunk,
+                args.join(", ")
+            ));
+        }
+        out.push("    } else {".to_string());
+        for k in 0..values.len() {
+            out.push(format!("        accshare_p[{k}] = accshare_s{k};"));
+        }
+        out.push("    }".to_string());
+        out.push("}".to_string());
+        out
+    }
+}
+
+const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
+
+/// The CUDA vector a short-word vector access of `n` lanes is made of: lanes per chunk (up to
+/// 4 bytes), its type, and the alignment in bytes every chunk has when the first has it.
+fn cuda_chunk(elem: Scalar, n: usize) -> (usize, String, u64) {
+    let size = elem.size().max(1) as usize;
+    let chunk = (4 / size).clamp(1, 4).min(n.max(1));
+    let base = match elem {
+        Scalar::UChar | Scalar::Bool => "uchar",
+        Scalar::Char | Scalar::SChar => "char",
+        Scalar::Short => "short",
+        Scalar::UShort => "ushort",
+        Scalar::Int => "int",
+        Scalar::UInt => "uint",
+        _ => "uchar",
+    };
+    (chunk, format!("{base}{chunk}"), (chunk * size) as u64)
 }
 
 /// The type of a kernel parameter as the kernel spells it, without `__restrict__` (the launch

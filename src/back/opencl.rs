@@ -241,6 +241,34 @@ impl Dialect for OpenCl {
             self.scalar(ty, TypeUse::Global)
         )
     }
+
+    /// `uchar8 v = vload8(0, p);` then one lane per component (`vloadn` needs only the
+    /// element's alignment).
+    fn vector_load(
+        &self,
+        _elem: Scalar,
+        lane_ty: &str,
+        vector: &str,
+        lanes: &[String],
+        addr: &str,
+    ) -> Vec<String> {
+        let n = lanes.len();
+        let mut out = vec![format!("{lane_ty}{n} {vector} = vload{n}(0, {addr});")];
+        for (k, l) in lanes.iter().enumerate() {
+            out.push(format!("{lane_ty} {l} = {vector}.s{k:x};"));
+        }
+        out
+    }
+
+    /// `vstore4((uchar4)(a, b, c, d), 0, p);`
+    fn vector_store(&self, elem: Scalar, addr: &str, values: &[String]) -> Vec<String> {
+        let n = values.len();
+        let t = self.scalar(elem, TypeUse::Private);
+        vec![format!(
+            "vstore{n}(({t}{n})({}), 0, {addr});",
+            values.join(", ")
+        )]
+    }
 }
 
 fn address_space(space: Space) -> &'static str {

@@ -174,6 +174,9 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                 ));
             }
         }
+        if let Some(note) = ks.and_then(words_note) {
+            kp.notes.push(note);
+        }
         if let Some(ks) = ks {
             let s = ks.preferred();
             kp.block_order = s.channels.as_ref().map(|m| partition::BlockOrderNote {
@@ -305,6 +308,67 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
 }
 
 /// The block-order line of a kernel (text report).
+/// What the schedule did with the kernel's short words (seed 004): which arrays are grouped, at
+/// which width, how, and why not.
+fn words_note(ks: &KernelSchedule) -> Option<String> {
+    use crate::schedule::words::NoWords;
+    let s = ks.preferred();
+    let decided = ks.words.as_ref()?;
+    let rejected = |w: &crate::schedule::words::Words| -> String {
+        w.rejected
+            .iter()
+            .map(|(a, why)| format!("; `{}` not grouped: {}", a, why))
+            .collect()
+    };
+    match (&s.words, decided) {
+        (Some(w), _) => {
+            let [x, y, z] = s.launch_block();
+            let arrays: Vec<String> = w
+                .arrays
+                .iter()
+                .map(|a| {
+                    let t = a.elem.c_name();
+                    match (a.loads, a.stores) {
+                        (true, _) => format!(
+                            "`{}` ({}) loads grouped per row into vectors of up to {} lanes",
+                            a.name, t, a.max_lanes
+                        ),
+                        (false, _) => format!(
+                            "`{}` ({}) stores grouped into one vector of {} lanes",
+                            a.name, t, w.width
+                        ),
+                    }
+                })
+                .collect();
+            Some(format!(
+                "short words (seed 004): {} consecutive outputs along x per work-item (block [{}, {}, {}] launched as [{}, {}, {}]); {}{}; OpenCL vloadN/vstoreN (element alignment suffices), CUDA 4-byte vectors (uchar4, short2) where the address is aligned at run time, else element accesses; a work-item with an output outside the bounds (edge) runs the scalar copies under their guards",
+                w.width,
+                s.block[0],
+                s.block[1],
+                s.block[2],
+                x,
+                y,
+                z,
+                arrays.join(", "),
+                rejected(w)
+            ))
+        }
+        (None, Ok(w)) => Some(format!(
+            "short words (seed 004): not grouped: {}{}",
+            if s.staged().is_some() {
+                "the kernel is staged (its short words are read from shared memory)"
+            } else if s.ilp * s.cols > 1 {
+                "a register micro-tile takes the outputs per work-item"
+            } else {
+                "the schedule keeps one output per work-item"
+            },
+            rejected(w)
+        )),
+        (None, Err(NoWords::NoShortWords)) => None,
+        (None, Err(why)) => Some(format!("short words (seed 004): not grouped: {}", why)),
+    }
+}
+
 fn block_order_text(n: &partition::BlockOrderNote) -> String {
     let walk = n
         .column_walk

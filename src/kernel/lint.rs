@@ -234,6 +234,15 @@ impl<'k> Numbering<'k> {
                 self.add(target, kind);
                 s.atomic_operands().into_iter().for_each(|e| self.expr(e));
             }
+            KStmt::VecLoad { src, .. } => {
+                self.add(src, AccessKind::Load);
+                self.expr(&src.index);
+            }
+            KStmt::VecStore { dst, values, .. } => {
+                self.add(dst, AccessKind::Store);
+                self.expr(&dst.index);
+                values.iter().for_each(|e| self.expr(e));
+            }
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }
@@ -407,7 +416,7 @@ impl<'k> Exec<'_, 'k> {
             KExpr::Load(r) => {
                 let id = self.num.ids[&(r as *const ArrayRef)];
                 let idx = scalar_index(r, self.eval(&r.index, m));
-                self.request(id, &idx, m);
+                self.request(id, &idx, m, 1);
                 vec![Err(Why::Load(id)); n]
             }
             KExpr::Unary(op, a) => {
@@ -516,7 +525,9 @@ impl<'k> Exec<'_, 'k> {
     }
 
     /// One request per warp with active lanes, counted as the simulator counts it.
-    fn request(&mut self, id: usize, idx: &[Val], m: &[bool]) {
+    /// The request of access `id` by the lanes `m` of every warp, each lane touching `width`
+    /// consecutive elements from its index (a vector access: [`KStmt::VecLoad`]).
+    fn request(&mut self, id: usize, idx: &[Val], m: &[bool], width: u64) {
         let size = self.sizes.get(id).copied().unwrap_or(0);
         if size == 0 {
             return;
@@ -540,7 +551,9 @@ impl<'k> Exec<'_, 'k> {
             let mut addrs: Vec<i64> = lanes
                 .iter()
                 .filter_map(|&t| idx[t].ok())
-                .map(|i| i.wrapping_mul(size as i64))
+                .flat_map(|i| {
+                    (0..width as i64).map(move |k| i.wrapping_add(k).wrapping_mul(size as i64))
+                })
                 .collect();
             addrs.sort_unstable();
             addrs.dedup();
@@ -701,7 +714,7 @@ impl<'k> Exec<'_, 'k> {
                 LValue::Elem(r) => {
                     let id = self.num.ids[&(r as *const ArrayRef)];
                     let idx = scalar_index(r, self.eval(&r.index, m));
-                    self.request(id, &idx, m);
+                    self.request(id, &idx, m, 1);
                     let _ = self.eval(value, m);
                 }
             },
@@ -759,12 +772,30 @@ impl<'k> Exec<'_, 'k> {
             } => {
                 let id = self.num.ids[&(target as *const ArrayRef)];
                 let idx = scalar_index(target, self.eval(&target.index, m));
-                self.request(id, &idx, m);
+                self.request(id, &idx, m, 1);
                 for e in s.atomic_operands().into_iter().skip(1) {
                     let _ = self.eval(e, m);
                 }
                 if let Some(c) = capture {
                     self.set(c.var.as_str(), vec![Err(Why::Load(id)); n], m);
+                }
+            }
+            KStmt::VecLoad { lanes, src, .. } => {
+                let id = self.num.ids[&(src as *const ArrayRef)];
+                let idx = self.eval(&src.index, m);
+                self.request(id, &idx, m, lanes.len() as u64);
+                if let Some(sc) = self.env.last_mut() {
+                    for l in lanes {
+                        sc.insert(l.as_str(), vec![Err(Why::Load(id)); n]);
+                    }
+                }
+            }
+            KStmt::VecStore { dst, values, .. } => {
+                let id = self.num.ids[&(dst as *const ArrayRef)];
+                let idx = self.eval(&dst.index, m);
+                self.request(id, &idx, m, values.len() as u64);
+                for v in values {
+                    let _ = self.eval(v, m);
                 }
             }
             KStmt::Break => {

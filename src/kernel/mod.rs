@@ -292,9 +292,33 @@ pub enum KStmt {
     },
     /// A comment line in the output (`// staging A`).
     Comment(String),
+    /// A vector load of short words (seed 004): the `lanes.len()` consecutive elements of
+    /// `src`'s array from `src.index` on, into the scalars `lanes` (declared here, of the
+    /// element type `elem`). One memory instruction: OpenCL `vloadN`, CUDA an aligned
+    /// `uchar4`/`short2`/… where the address is aligned at run time, else element loads.
+    /// Lowering makes one only where every lane is an element the program reads.
+    VecLoad {
+        /// The vector's own name (where the target has a variable for it).
+        vector: String,
+        lanes: Vec<String>,
+        elem: Scalar,
+        src: ArrayRef,
+    },
+    /// A vector store of short words: `values[k]` into element `dst.index + k` of `dst`'s array,
+    /// one memory instruction (OpenCL `vstoreN`, CUDA as [`KStmt::VecLoad`]). Lowering makes one
+    /// only where the program stores every element.
+    VecStore {
+        dst: ArrayRef,
+        elem: Scalar,
+        values: Vec<KExpr>,
+    },
 }
 
 /// What an atomic statement stores into its element `x`.
+/// Most lanes of a vector access ([`KStmt::VecLoad`], [`KStmt::VecStore`]): OpenCL's widest
+/// `vloadn`.
+pub const MAX_VECTOR: usize = 16;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum AtomicOp {
     /// Nothing (`atomic read`: only the capture).

@@ -21,12 +21,18 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
-use crate::front::ast::BinOp;
+use crate::front::ast::{BinOp, Scalar};
 
 /// A broken invariant.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Invalid {
     UndeclaredVar(String),
+    /// A vector access whose lanes the targets cannot load at once (2, 4, 8 or 16 lanes of an
+    /// 8- or 16-bit type).
+    VectorShape {
+        array: String,
+        lanes: usize,
+    },
     UnknownArray {
         array: String,
         space: Space,
@@ -52,6 +58,10 @@ impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Invalid::UndeclaredVar(v) => write!(f, "`{v}` is used but not declared in scope"),
+            Invalid::VectorShape { array, lanes } => write!(
+                f,
+                "a vector access of {lanes} lanes of `{array}` (2, 4, 8 or 16 lanes of an 8- or 16-bit type)"
+            ),
             Invalid::UnknownArray { array, space } => {
                 write!(f, "`{array}` is not a {space:?} array of the kernel")
             }
@@ -279,7 +289,36 @@ impl Validator<'_> {
                     }
                 }
             }
+            KStmt::VecLoad {
+                lanes, src, elem, ..
+            } => {
+                self.vector_shape(&src.array, *elem, lanes.len());
+                self.array_ref(src);
+                for l in lanes {
+                    self.declare(l);
+                }
+            }
+            KStmt::VecStore { dst, values, elem } => {
+                self.vector_shape(&dst.array, *elem, values.len());
+                for v in values {
+                    self.expr(v);
+                }
+                self.array_ref(dst);
+                if dst.space == Space::Global && self.read_only(&dst.array) {
+                    self.error(Invalid::StoreToReadOnly(dst.array.clone()));
+                }
+            }
             KStmt::Break | KStmt::Continue | KStmt::Comment(_) => {}
+        }
+    }
+
+    fn vector_shape(&mut self, array: &str, elem: Scalar, lanes: usize) {
+        let short = matches!(elem.size(), 1 | 2) && elem != Scalar::Bool;
+        if !short || ![2, 4, 8, 16].contains(&lanes) {
+            self.error(Invalid::VectorShape {
+                array: array.to_string(),
+                lanes,
+            });
         }
     }
 
@@ -742,7 +781,9 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
             } => {
                 vars.insert(c.var.clone());
             }
-            KStmt::Atomic { .. } => {}
+            KStmt::Atomic { .. } | KStmt::VecStore { .. } => {}
+            // Lanes come from memory.
+            KStmt::VecLoad { lanes, .. } => vars.extend(lanes.iter().cloned()),
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }
@@ -780,6 +821,11 @@ fn assigned_vars(body: &[KStmt]) -> BTreeMap<String, usize> {
                 KStmt::Atomic {
                     capture: Some(c), ..
                 } => *out.entry(c.var.clone()).or_insert(0) += 1,
+                KStmt::VecLoad { lanes, .. } => {
+                    for l in lanes {
+                        *out.entry(l.clone()).or_insert(0) += 1;
+                    }
+                }
                 KStmt::If { then, els, .. } => {
                     walk(then, out);
                     walk(els, out);

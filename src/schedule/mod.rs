@@ -9,7 +9,9 @@
 //!   conflicts (padding or transpose, [`stage::bank`]), the strip-mined loop, what is loaded and
 //!   stored back (`--opt share`);
 //! - the **outputs per work-item** (§3.3.2's ILP factor along y, and along x the columns of a
-//!   register micro-tile: RY×RX outputs per work-item).
+//!   register micro-tile: RY×RX outputs per work-item);
+//! - the **short words** ([`words`], seed 004): 8/16-bit arrays read or written at consecutive
+//!   addresses along x, grouped into vector accesses by consecutive outputs per work-item.
 //!
 //! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the
 //! engine's staging with the chosen rows per work-item, the same with one row, then the baseline
@@ -30,6 +32,7 @@ pub mod regs;
 pub mod stage;
 pub mod tuned;
 pub mod variant;
+pub mod words;
 
 pub use order::{BlockOrder, ChannelModel};
 pub use stage::{GridLoop, StageSpec};
@@ -59,6 +62,8 @@ pub struct Options {
     pub engine: crate::partition::Options,
     /// The staging's own choices (padding against bank conflicts).
     pub stage: stage::StageOptions,
+    /// Short-word grouping ([`words`]): `None` is accshare's choice (on), `Some(false)` off.
+    pub words: Option<bool>,
 }
 
 /// Every decision of one kernel.
@@ -88,6 +93,9 @@ pub struct Schedule {
     /// with the unguarded copy. Unstaged tiles only: a staged computation lies between
     /// barriers, which every work-item must reach through the same code.
     pub full_tile_path: bool,
+    /// Short-word grouping ([`words`]): `cols` = its width, the x copies consecutive
+    /// ([`ColLayout::Contiguous`]).
+    pub words: Option<words::Words>,
     /// The order in which the blocks take their tiles ([`order`]: diagonal against channel
     /// conflicts).
     pub block_order: BlockOrder,
@@ -142,6 +150,9 @@ pub struct KernelSchedule {
     /// The search of the outputs per work-item under register pressure ([`regs::choose`]) of a
     /// staged kernel on a GPU: every legal factor with its registers, occupancy and time.
     pub coarsening: Option<regs::FactorChoice>,
+    /// The short-word grouping of the unstaged kernel ([`words::decide`]), or why none; `None`
+    /// where it was not considered (`--words off`, `--opt naive`, an `--ilp` tile).
+    pub words: Option<Result<words::Words, words::NoWords>>,
 }
 
 impl KernelSchedule {
@@ -211,6 +222,11 @@ pub fn schedule_region(
             unstaged: opts.opt == OptLevel::Share
                 && (opts.ilp.is_some() || opts.cols.is_some() || local_is_global),
             cpu: local_is_global,
+            // Short words: by default under `--opt share`, unless `--ilp` asks for a tile.
+            words: opts.opt == OptLevel::Share
+                && opts.words != Some(false)
+                && opts.ilp.is_none()
+                && opts.cols.is_none(),
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             if let Some(p) = opts.platform.as_ref().filter(|_| !local_is_global) {
@@ -338,6 +354,8 @@ pub struct Coarsening {
     /// The target is a CPU device (local memory is global memory): the unstaged micro-tiles of
     /// 2-D grids are [`ColLayout::Contiguous`], as wide as [`CPU_TILE_BYTES`], in small blocks.
     pub cpu: bool,
+    /// Unstaged kernels without a register tile group their short words ([`words`]).
+    pub words: bool,
 }
 
 /// The candidates of nest `root`: staged as the engine planned (`staging`) with the outputs per
@@ -362,6 +380,7 @@ pub fn schedule_kernel(
         cols: 1,
         col_layout: ColLayout::Cyclic,
         full_tile_path: false,
+        words: None,
         block_order: BlockOrder::Linear,
         channels: None,
     };
@@ -385,7 +404,7 @@ pub fn schedule_kernel(
                 stage: Some(spec),
                 ..baseline.clone()
             };
-            candidates.extend(register_tile(ir, deps, &baseline, ilp));
+            candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         } else {
             let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.rows);
@@ -405,23 +424,28 @@ pub fn schedule_kernel(
                 cols: 1,
                 ..staged
             });
-            candidates.extend(register_tile(ir, deps, &baseline, ilp));
+            candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         }
     } else {
-        candidates.extend(register_tile(ir, deps, &baseline, ilp));
+        candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
         candidates.push(baseline);
     }
     let mapping = crate::analysis::mapping::mapping_costs(ir, deps, root)
         .into_iter()
         .map(|c| (c.x, ir.loops[c.x].var.clone(), c.sectors))
         .collect();
+    let words = ilp.words.then(|| {
+        let base = &candidates[candidates.len() - 1];
+        words::decide(ir, deps, base)
+    });
     Some(KernelSchedule {
         root,
         candidates,
         origin: tuned::Origin::Model,
         mapping,
         coarsening: None,
+        words,
     })
 }
 
@@ -582,6 +606,32 @@ pub const CPU_TILE_BYTES: u32 = 64;
 /// columns × 32 rows, so gemm's `B` panel of a block stays in L2: 8×8 0.76 s against 0.93–1.29
 /// s for 32×8 launched blocks in the same measurement).
 pub const CPU_TILE_BLOCK: [u32; 3] = [8, 8, 1];
+/// The unstaged kernel with more than one output per work-item: a register micro-tile where
+/// there is one, else short words grouped where there are any.
+fn unstaged_tile(
+    ir: &Region,
+    deps: &DepInfo,
+    baseline: &Schedule,
+    ilp: Coarsening,
+) -> Option<Schedule> {
+    let words = || ilp.words.then(|| words::tile(ir, deps, baseline)).flatten();
+    match register_tile(ir, deps, baseline, ilp) {
+        // A CPU tile taken for SIMD lanes alone (no operand shared across its outputs) gives
+        // way to short words, which make the same adjacent outputs' bytes vector accesses.
+        Some(t) if ilp.rows.is_none() && ilp.cols.is_none() && !reuses_operands(ir, baseline) => {
+            words().or(Some(t))
+        }
+        Some(t) => Some(t),
+        None => words(),
+    }
+}
+
+/// Whether the nest reads an operand that several outputs of a register tile would share.
+fn reuses_operands(ir: &Region, baseline: &Schedule) -> bool {
+    let on = |d: u8| baseline.grid.iter().find(|g| g.dim == d).map(|g| g.loop_id);
+    let (indep_y, indep_x) = operand_reuse(ir, baseline, on(1), on(0));
+    indep_y || indep_x
+}
 
 /// The unstaged kernel with a register micro-tile (RY×RX outputs per work-item, the block
 /// grown by the same factors), when `ilp` asks for one (or `ilp.unstaged` and the nest reuses

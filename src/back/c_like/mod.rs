@@ -89,6 +89,20 @@ pub trait Dialect {
     /// The type of a pointer through which an element of type `ty` is read atomically
     /// (`volatile __global float *`).
     fn atomic_load_ptr(&self, ty: Scalar, space: Space) -> String;
+    /// The lines of a vector load ([`KStmt::VecLoad`]) of `lanes.len()` elements of type `elem`
+    /// (a short word type) from `addr` (the address of the first): they declare the lanes
+    /// (and may declare `vector`); `lane_ty` is how a lane's type is spelled.
+    fn vector_load(
+        &self,
+        elem: Scalar,
+        lane_ty: &str,
+        vector: &str,
+        lanes: &[String],
+        addr: &str,
+    ) -> Vec<String>;
+    /// The lines of a vector store of `values` (expressions already of type `elem`) to `addr`
+    /// and the elements after it.
+    fn vector_store(&self, elem: Scalar, addr: &str, values: &[String]) -> Vec<String>;
 }
 
 /// A target's compare-and-swap on the bits of an element: `cas(ptr, expected, new)` returns the
@@ -670,6 +684,43 @@ impl<'d> Printer<'d> {
                 op,
                 capture,
             } => self.atomic(target, *ty, op, capture.as_ref()),
+            KStmt::VecLoad {
+                vector,
+                lanes,
+                elem,
+                src,
+            } => {
+                let addr = format!("&{}", self.array_ref(src));
+                let lane_ty = self.d.scalar(*elem, TypeUse::Private);
+                let names: Vec<String> = lanes.iter().map(|l| self.ident(l).into_owned()).collect();
+                let v = self.ident(vector).into_owned();
+                for l in self.d.vector_load(*elem, lane_ty, &v, &names, &addr) {
+                    self.line(&l);
+                }
+                for l in lanes {
+                    self.declare(
+                        l,
+                        Sym {
+                            ty: *elem,
+                            array: false,
+                            at: TypeUse::Private,
+                        },
+                    );
+                }
+            }
+            KStmt::VecStore { dst, elem, values } => {
+                let addr = format!("&{}", self.array_ref(dst));
+                let vs: Vec<String> = values
+                    .iter()
+                    .map(|v| match v {
+                        KExpr::Cast(t, _) if t == elem => self.expr(v),
+                        _ => self.expr(&KExpr::Cast(*elem, Box::new(v.clone()))),
+                    })
+                    .collect();
+                for l in self.d.vector_store(*elem, &addr, &vs) {
+                    self.line(&l);
+                }
+            }
         }
     }
 

@@ -55,7 +55,26 @@ pub(super) struct Coarsen {
     shareable: BTreeMap<String, Scalar>,
     /// Temporaries made so far.
     temps: Cell<u32>,
+    /// Short words (`schedule::words`): the arrays whose accesses the consecutive x copies
+    /// group into vector accesses.
+    words: BTreeMap<String, WordArray>,
 }
+
+/// An array whose short-word accesses are grouped (from the schedule's
+/// [`crate::schedule::words::WordArray`]).
+#[derive(Clone, Debug)]
+struct WordArray {
+    elem: Scalar,
+    loads: bool,
+    stores: bool,
+    max_lanes: u32,
+}
+
+/// An integer expression as a sum of atoms (printed) times coefficients, plus a constant.
+type Linear = (BTreeMap<String, i64>, i64);
+
+/// A row of grouped loads: the array and the terms of the index without its constant.
+type RowKey = (String, BTreeMap<String, i64>);
 
 fn expr_vars(e: &KExpr, out: &mut BTreeSet<String>) {
     match e {
@@ -235,6 +254,7 @@ impl Coarsen {
             renamed,
             shareable,
             temps: Cell::new(0),
+            words: BTreeMap::new(),
         };
         // A loop that differs between copies runs once per copy; its iterator must then be its
         // own (declared in its header) or renamed, or the copies would share it.
@@ -667,8 +687,372 @@ impl Coarsen {
                     after: c.after,
                 }),
             },
+            KStmt::VecLoad {
+                vector,
+                lanes,
+                elem,
+                src,
+            } => KStmt::VecLoad {
+                vector: copy_name(vector, f),
+                lanes: lanes.iter().map(|l| copy_name(l, f)).collect(),
+                elem: *elem,
+                src: self.aref(src, f),
+            },
+            KStmt::VecStore { dst, elem, values } => KStmt::VecStore {
+                dst: self.aref(dst, f),
+                elem: *elem,
+                values: values.iter().map(|v| self.expr(v, f)).collect(),
+            },
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => s.clone(),
         }
+    }
+
+    // ---- short words ----------------------------------------------------------------------
+
+    /// The same coarsening, grouping the short-word accesses of `words` (the schedule's; only
+    /// with consecutive x copies and one row per work-item).
+    pub fn with_words(mut self, words: &crate::schedule::words::Words) -> Coarsen {
+        if self.y.is_some() || self.x.is_none() || self.cols != words.width {
+            return self;
+        }
+        self.words = words
+            .arrays
+            .iter()
+            .filter(|a| self.shareable.contains_key(&a.name) || a.stores)
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    WordArray {
+                        elem: a.elem,
+                        loads: a.loads && self.shareable.contains_key(&a.name),
+                        stores: a.stores,
+                        max_lanes: a.max_lanes,
+                    },
+                )
+            })
+            .collect();
+        self
+    }
+
+    /// Whether this coarsening groups short words.
+    pub fn groups_words(&self) -> bool {
+        !self.words.is_empty()
+    }
+
+    /// The computation for all copies with every copy inside the bounds (no guards), the
+    /// short-word accesses of the copies of each statement grouped: the loads of one row into
+    /// vector loads of the span they cover, the stores of the copies into one vector store.
+    pub fn jam_words(&self, stmts: &[KStmt]) -> Vec<KStmt> {
+        let mut out = Vec::new();
+        for s in stmts {
+            match s {
+                KStmt::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                } if self.uniform_loop(s) => out.push(KStmt::For {
+                    init: init.clone(),
+                    cond: cond.clone(),
+                    step: step.clone(),
+                    body: self.jam_words(body),
+                }),
+                KStmt::If { cond, then, els } if self.uniform(cond) => out.push(KStmt::If {
+                    cond: cond.clone(),
+                    then: self.jam_words(then),
+                    els: self.jam_words(els),
+                }),
+                KStmt::Block(b) => out.push(KStmt::Block(self.jam_words(b))),
+                KStmt::Decl {
+                    name,
+                    ty,
+                    len,
+                    init: Some(e),
+                } if len.is_none() => {
+                    for f in 0..self.f {
+                        out.push(KStmt::Decl {
+                            name: self.name(name, f),
+                            ty: *ty,
+                            len: None,
+                            init: None,
+                        });
+                    }
+                    let copies = (0..self.f)
+                        .map(|f| KStmt::Assign {
+                            target: LValue::Var(self.name(name, f)),
+                            op: None,
+                            value: self.expr(e, f),
+                        })
+                        .collect();
+                    self.group(copies, &mut out);
+                }
+                KStmt::Assign { .. } | KStmt::Expr(_) => {
+                    let copies = self.share_loads(s, None, &mut out);
+                    self.group(copies, &mut out);
+                }
+                _ => out.extend(self.jam(std::slice::from_ref(s), None)),
+            }
+        }
+        out
+    }
+
+    /// The linear form of an integer index, the x copies `accshare_ilp{b}_x` read as `x + b`.
+    fn linear(&self, e: &KExpr) -> Option<Linear> {
+        let atom = |e: &KExpr| {
+            let mut m = BTreeMap::new();
+            m.insert(crate::kernel::access::print_expr(e, 0), 1);
+            Some((m, 0))
+        };
+        match e {
+            KExpr::Int(v, _) => Some((BTreeMap::new(), *v)),
+            KExpr::Var(v) => {
+                if let Some(x) = &self.x {
+                    for b in 1..self.cols {
+                        if *v == copy_name(x, b) {
+                            let mut m = BTreeMap::new();
+                            m.insert(x.clone(), 1);
+                            return Some((m, b as i64));
+                        }
+                    }
+                }
+                atom(e)
+            }
+            KExpr::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                let (mut ta, ca) = self.linear(a)?;
+                let (tb, cb) = self.linear(b)?;
+                let sign = if *op == BinOp::Add { 1 } else { -1 };
+                for (k, v) in tb {
+                    *ta.entry(k).or_insert(0) += sign * v;
+                }
+                ta.retain(|_, v| *v != 0);
+                Some((ta, ca.checked_add(sign * cb)?))
+            }
+            KExpr::Binary(BinOp::Mul, a, b) => {
+                let (ta, ca) = self.linear(a)?;
+                let (tb, cb) = self.linear(b)?;
+                let (terms, c, k) = match (ta.is_empty(), tb.is_empty()) {
+                    (true, _) => (tb, cb, ca),
+                    (_, true) => (ta, ca, cb),
+                    _ => return atom(e),
+                };
+                let terms = terms
+                    .into_iter()
+                    .map(|(n, v)| v.checked_mul(k).map(|v| (n, v)))
+                    .collect::<Option<BTreeMap<_, _>>>()?;
+                Some((terms, c.checked_mul(k)?))
+            }
+            KExpr::Unary(crate::front::ast::UnOp::Neg, a) => {
+                let (t, c) = self.linear(a)?;
+                Some((t.into_iter().map(|(n, v)| (n, -v)).collect(), -c))
+            }
+            KExpr::Cast(t, a) if t.size() >= 4 && !matches!(t, Scalar::Float | Scalar::Double) => {
+                self.linear(a)
+            }
+            _ => atom(e),
+        }
+    }
+
+    /// The unconditional loads of grouped arrays in an expression, in order.
+    fn word_loads(&self, e: &KExpr, out: &mut Vec<ArrayRef>) {
+        match e {
+            KExpr::Load(r) if self.words.get(&r.array).is_some_and(|w| w.loads) => {
+                out.push(r.clone());
+            }
+            KExpr::Load(r) => self.word_loads(&r.index, out),
+            KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.word_loads(a, out),
+            KExpr::Binary(BinOp::LogAnd | BinOp::LogOr, a, _) | KExpr::Cond(a, _, _) => {
+                self.word_loads(a, out)
+            }
+            KExpr::Binary(_, a, b) => {
+                self.word_loads(a, out);
+                self.word_loads(b, out);
+            }
+            KExpr::Call(_, args) => args.iter().for_each(|a| self.word_loads(a, out)),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        }
+    }
+
+    /// `e` with the loads [`Self::word_loads`] finds replaced by their lanes.
+    fn replace_words(&self, e: &KExpr, lanes: &[(ArrayRef, String)]) -> KExpr {
+        let go = |x: &KExpr| self.replace_words(x, lanes);
+        match e {
+            KExpr::Load(r) if self.words.get(&r.array).is_some_and(|w| w.loads) => {
+                match lanes.iter().find(|(l, _)| l == r) {
+                    Some((_, n)) => KExpr::Var(n.clone()),
+                    None => e.clone(),
+                }
+            }
+            KExpr::Load(r) => KExpr::Load(ArrayRef {
+                array: r.array.clone(),
+                space: r.space,
+                index: Box::new(go(&r.index)),
+                field: r.field.clone(),
+            }),
+            KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(go(a))),
+            KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(go(a))),
+            KExpr::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
+                KExpr::Binary(*op, Box::new(go(a)), b.clone())
+            }
+            KExpr::Binary(op, a, b) => KExpr::Binary(*op, Box::new(go(a)), Box::new(go(b))),
+            KExpr::Cond(a, b, c) => KExpr::Cond(Box::new(go(a)), b.clone(), c.clone()),
+            KExpr::Call(n, args) => KExpr::Call(n.clone(), args.iter().map(go).collect()),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
+        }
+    }
+
+    /// The copies of one simple statement with their short-word loads grouped into vector
+    /// loads (emitted first) and, where the copies store consecutive elements of a grouped
+    /// array, one vector store.
+    fn group(&self, copies: Vec<KStmt>, out: &mut Vec<KStmt>) {
+        // Every load of a grouped array the copies make unconditionally.
+        let mut loads: Vec<ArrayRef> = Vec::new();
+        for c in &copies {
+            match c {
+                KStmt::Assign { target, value, .. } => {
+                    if let LValue::Elem(r) = target {
+                        self.word_loads(&r.index, &mut loads);
+                    }
+                    self.word_loads(value, &mut loads);
+                }
+                KStmt::Expr(e) => self.word_loads(e, &mut loads),
+                _ => {}
+            }
+        }
+        // Rows: (array, the index without its constant) → (offset, load) of each load.
+        let mut rows: Vec<(RowKey, Vec<(i64, ArrayRef)>)> = Vec::new();
+        for r in loads {
+            let Some((terms, c)) = self.linear(&r.index) else {
+                continue;
+            };
+            let key = (r.array.clone(), terms);
+            match rows.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => {
+                    if !v.iter().any(|(_, l)| *l == r) {
+                        v.push((c, r));
+                    }
+                }
+                None => rows.push((key, vec![(c, r)])),
+            }
+        }
+        let mut lanes: Vec<(ArrayRef, String)> = Vec::new();
+        for ((array, _), refs) in rows {
+            let Some(w) = self.words.get(&array) else {
+                continue;
+            };
+            // Runs of consecutive offsets (rows of a flattened array share the index's terms
+            // and lie a row apart: each row is a run of its own).
+            let mut offsets: Vec<i64> = refs.iter().map(|(c, _)| *c).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            let mut runs: Vec<(i64, i64)> = Vec::new();
+            for c in offsets {
+                match runs.last_mut() {
+                    Some((_, hi)) if c - *hi <= 1 => *hi = c,
+                    _ => runs.push((c, c)),
+                }
+            }
+            for (lo, hi) in runs {
+                let mut start = lo;
+                while start <= hi {
+                    // The widest vector inside [start, hi] (every lane between two elements the
+                    // program reads is inside the array).
+                    let room = (hi - start + 1) as u32;
+                    let n = [16u32, 8, 4, 2]
+                        .into_iter()
+                        .find(|&n| n <= room && n <= w.max_lanes)
+                        .unwrap_or(1);
+                    let inside: Vec<&(i64, ArrayRef)> = refs
+                        .iter()
+                        .filter(|(c, _)| *c >= start && *c < start + n as i64)
+                        .collect();
+                    if n < 2 || inside.len() < 2 {
+                        start += 1;
+                        continue;
+                    }
+                    let k = self.temps.get();
+                    self.temps.set(k + 1);
+                    let vector = format!("accshare_w{}", k);
+                    let names: Vec<String> = (0..n).map(|l| format!("{}_{}", vector, l)).collect();
+                    let (c0, r0) = inside[0];
+                    let index = match start - c0 {
+                        0 => (*r0.index).clone(),
+                        d => KExpr::Binary(
+                            if d > 0 { BinOp::Add } else { BinOp::Sub },
+                            r0.index.clone(),
+                            Box::new(KExpr::Int(d.abs(), Scalar::Int)),
+                        ),
+                    };
+                    out.push(KStmt::VecLoad {
+                        vector,
+                        lanes: names.clone(),
+                        elem: w.elem,
+                        src: ArrayRef {
+                            array: r0.array.clone(),
+                            space: r0.space,
+                            index: Box::new(index),
+                            field: None,
+                        },
+                    });
+                    for (c, r) in inside {
+                        lanes.push((r.clone(), names[(c - start) as usize].clone()));
+                    }
+                    start += n as i64;
+                }
+            }
+        }
+        let copies: Vec<KStmt> = copies
+            .into_iter()
+            .map(|c| match c {
+                KStmt::Assign { target, op, value } => KStmt::Assign {
+                    target: match target {
+                        LValue::Elem(r) => LValue::Elem(ArrayRef {
+                            index: Box::new(self.replace_words(&r.index, &lanes)),
+                            ..r
+                        }),
+                        t => t,
+                    },
+                    op,
+                    value: self.replace_words(&value, &lanes),
+                },
+                KStmt::Expr(e) => KStmt::Expr(self.replace_words(&e, &lanes)),
+                other => other,
+            })
+            .collect();
+        match self.vector_store(&copies) {
+            Some(store) => out.push(store),
+            None => out.extend(copies),
+        }
+    }
+
+    /// One vector store for copies that store consecutive elements `x, x + 1, …` of a grouped
+    /// array (plain `=`, copy `b` at offset `b`).
+    fn vector_store(&self, copies: &[KStmt]) -> Option<KStmt> {
+        let mut first: Option<(ArrayRef, Linear)> = None;
+        let mut values = Vec::new();
+        for (b, c) in copies.iter().enumerate() {
+            let KStmt::Assign {
+                target: LValue::Elem(r),
+                op: None,
+                value,
+            } = c
+            else {
+                return None;
+            };
+            self.words.get(&r.array).filter(|w| w.stores)?;
+            let (terms, off) = self.linear(&r.index)?;
+            match &first {
+                None => first = Some((r.clone(), (terms, off))),
+                Some((r0, (t0, o0))) => {
+                    if r0.array != r.array || *t0 != terms || off != o0 + b as i64 {
+                        return None;
+                    }
+                }
+            }
+            values.push(value.clone());
+        }
+        let (dst, _) = first?;
+        let elem = self.words.get(&dst.array)?.elem;
+        (values.len() >= 2).then_some(KStmt::VecStore { dst, elem, values })
     }
 }
 
@@ -840,6 +1224,95 @@ mod tests {
         };
         assert_eq!(jammed.len(), 2, "{:#?}", jammed);
     }
+    /// `out[j] = in[j - 1] + in[j + 1]` with 4 consecutive x copies (short words): the copies'
+    /// loads cover offsets −1..4, one vector of 4 lanes and one of 2; the stores one vector.
+    #[test]
+    fn short_words_group_loads_by_runs_and_stores_into_one_vector() {
+        use crate::schedule::words::{WordArray as W, Words};
+        let at = |d: i64| {
+            let op = if d < 0 { BinOp::Sub } else { BinOp::Add };
+            load(
+                "in",
+                Space::Global,
+                bin(op, var("j"), KExpr::Int(d.abs(), Scalar::Int)),
+            )
+        };
+        let st = KStmt::Assign {
+            target: LValue::Elem(ArrayRef {
+                array: "out".into(),
+                space: Space::Global,
+                index: Box::new(var("j")),
+                field: None,
+            }),
+            op: None,
+            value: bin(BinOp::Add, at(-1), at(1)),
+        };
+        let arrays: BTreeMap<String, Scalar> = [
+            ("in".to_string(), Scalar::UChar),
+            ("out".to_string(), Scalar::UChar),
+        ]
+        .into_iter()
+        .collect();
+        let words = Words {
+            width: 4,
+            arrays: vec![
+                W {
+                    name: "in".into(),
+                    elem: Scalar::UChar,
+                    loads: true,
+                    stores: false,
+                    max_lanes: 8,
+                },
+                W {
+                    name: "out".into(),
+                    elem: Scalar::UChar,
+                    loads: false,
+                    stores: true,
+                    max_lanes: 4,
+                },
+            ],
+            rejected: Vec::new(),
+        };
+        let body = vec![st];
+        let c = Coarsen::new((1, None), (4, Some("j")), &[&body], &arrays)
+            .unwrap()
+            .with_words(&words);
+        assert!(c.groups_words());
+        let out = c.jam_words(&body);
+        let lanes: Vec<(usize, &KExpr)> = out
+            .iter()
+            .filter_map(|s| match s {
+                KStmt::VecLoad { lanes, src, .. } => Some((lanes.len(), src.index.as_ref())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            lanes,
+            [
+                (4, &bin(BinOp::Sub, var("j"), KExpr::Int(1, Scalar::Int))),
+                (
+                    2,
+                    &bin(
+                        BinOp::Add,
+                        var("accshare_ilp2_j"),
+                        KExpr::Int(1, Scalar::Int)
+                    )
+                ),
+            ],
+            "{:#?}",
+            out
+        );
+        let Some(KStmt::VecStore { dst, values, .. }) = out.last() else {
+            panic!("{:#?}", out)
+        };
+        assert_eq!((dst.array.as_str(), values.len()), ("out", 4));
+        // Copy 3 reads offsets 2 and 4: lane 3 of the first vector, lane 1 of the second.
+        assert_eq!(
+            values[3],
+            bin(BinOp::Add, var("accshare_w0_3"), var("accshare_w1_1"))
+        );
+    }
+
     /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
     #[test]
     fn a_micro_tile_loads_each_row_and_column_operand_once() {

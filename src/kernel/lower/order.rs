@@ -115,6 +115,11 @@ fn stmt(s: &mut KStmt) {
                 AtomicOp::Write(e) | AtomicOp::Update { value: e, .. } => expr(e),
             }
         }
+        KStmt::VecLoad { src, .. } => aref(src),
+        KStmt::VecStore { dst, values, .. } => {
+            aref(dst);
+            values.iter_mut().for_each(expr);
+        }
         KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
     }
 }

@@ -505,6 +505,23 @@ impl<'a> KernelBuilder<'a> {
         stmts: Vec<KStmt>,
     ) -> Vec<KStmt> {
         match coarsen {
+            // Short words: the grouped copies where every output of the work-item is inside
+            // the bounds, the scalar copies under their own guards at an edge.
+            Some(c) if !stmts.is_empty() && c.groups_words() => match cond {
+                None => vec![KStmt::Block(c.jam_words(&stmts))],
+                Some(_) => {
+                    let guards: Vec<KExpr> = (0..c.f).map(|f| KExpr::Var(row_ok(f))).collect();
+                    let all = guards
+                        .iter()
+                        .cloned()
+                        .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
+                    vec![KStmt::If {
+                        cond: all.unwrap_or(KExpr::Int(1, Scalar::Int)),
+                        then: vec![KStmt::Block(c.jam_words(&stmts))],
+                        els: vec![KStmt::Block(c.jam(&stmts, Some(&guards)))],
+                    }]
+                }
+            },
             Some(c) if !stmts.is_empty() => {
                 let guards: Option<Vec<KExpr>> = cond
                     .as_ref()
@@ -565,8 +582,11 @@ impl<'a> KernelBuilder<'a> {
                 arrays.insert(a.local.clone(), a.elem);
             }
         }
-        let c = super::ilp::Coarsen::new((self.ilp, y), (self.cols, x), pieces, &arrays)
+        let mut c = super::ilp::Coarsen::new((self.ilp, y), (self.cols, x), pieces, &arrays)
             .map_err(StageError::Coarsen)?;
+        if let Some(w) = &self.sched.words {
+            c = c.with_words(w);
+        }
         self.ilp_renamed = c.renamed.clone();
         Ok(Some(c))
     }

@@ -226,6 +226,18 @@ pub(super) fn free_names_stmt(
                 vars.insert(c.var.clone());
             }
         }
+        KStmt::VecLoad { lanes, src, .. } => {
+            free_names_expr(&KExpr::Load(src.clone()), arrays, vars);
+            for l in lanes {
+                vars.insert(format!("\0decl:{}", l));
+            }
+        }
+        KStmt::VecStore { dst, values, .. } => {
+            free_names_expr(&KExpr::Load(dst.clone()), arrays, vars);
+            for v in values {
+                free_names_expr(v, arrays, vars);
+            }
+        }
         KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
     }
 }
@@ -288,6 +300,10 @@ pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
         KStmt::Block(b) => any(b),
         KStmt::Atomic { ty, .. } => {
             *ty == Scalar::Double || s.atomic_operands().into_iter().any(expr_uses_double)
+        }
+        KStmt::VecLoad { src, .. } => expr_uses_double(&src.index),
+        KStmt::VecStore { dst, values, .. } => {
+            expr_uses_double(&dst.index) || values.iter().any(expr_uses_double)
         }
         _ => false,
     }

@@ -300,6 +300,7 @@ fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
                 platform: None,
                 ilp,
                 cols: None,
+                words: None,
             };
             let Some(out) = driver::compile_with(f, &opts, &o, &mut sources, &mut diags) else {
                 panic!(

@@ -91,6 +91,7 @@ impl Level {
                 platform: Some(platform.clone()),
                 ilp,
                 cols,
+                words: None,
             },
             // The paper's "+bank" step avoids bank and channel conflicts (§3.3.1): the block
             // order comes with the padding.

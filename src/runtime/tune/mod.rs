@@ -233,6 +233,7 @@ pub fn tune_with<'l>(
         platform: Some(opts.platform.clone()),
         ilp: None,
         cols: None,
+        words: None,
     };
     let engine = crate::partition::Options::default();
     let s =

@@ -449,6 +449,50 @@ impl<'k> Compiler<'k> {
                     capture,
                 }
             }
+            KStmt::VecLoad {
+                lanes, elem, src, ..
+            } => {
+                let (acc, mem, e) = self.access(src, AccessKind::Load)?;
+                let idx = self.expr(&src.index)?;
+                if idx.ty.is_float() || e != *elem {
+                    return Err(self.err(format!("vector load of `{}`", src.array)));
+                }
+                let mut slots = Vec::new();
+                for l in lanes {
+                    let slot = self.nregs;
+                    self.nregs += 1;
+                    self.scopes
+                        .last_mut()
+                        .map(|sc| sc.insert(l.clone(), Sym::Reg(slot, *elem)));
+                    slots.push((slot, *elem));
+                }
+                CStmt::VecLoad {
+                    acc,
+                    mem,
+                    cost: 1 + cost(&idx),
+                    idx,
+                    slots,
+                }
+            }
+            KStmt::VecStore { dst, elem, values } => {
+                let (acc, mem, e) = self.access(dst, AccessKind::Store)?;
+                let idx = self.expr(&dst.index)?;
+                if idx.ty.is_float() || e != *elem {
+                    return Err(self.err(format!("vector store of `{}`", dst.array)));
+                }
+                let mut cvalues = Vec::new();
+                for v in values {
+                    cvalues.push(self.expr(v)?);
+                }
+                CStmt::VecStore {
+                    acc,
+                    mem,
+                    elem: *elem,
+                    cost: 1 + cost(&idx) + cvalues.iter().map(cost).sum::<u32>(),
+                    idx,
+                    values: cvalues,
+                }
+            }
             KStmt::Comment(_) => return Ok(None),
         }))
     }

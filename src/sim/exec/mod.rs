@@ -110,6 +110,23 @@ enum CStmt {
         capture: Option<(usize, Scalar, bool)>,
         cost: u32,
     },
+    /// A vector load: the elements `idx + k` into the registers `slots[k]` (one request).
+    VecLoad {
+        acc: usize,
+        mem: Mem,
+        idx: CExpr,
+        slots: Vec<(usize, Scalar)>,
+        cost: u32,
+    },
+    /// A vector store: `values[k]` into element `idx + k` (one request).
+    VecStore {
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        idx: CExpr,
+        values: Vec<CExpr>,
+        cost: u32,
+    },
 }
 
 /// What an atomic statement stores (see [`crate::kernel::AtomicOp`]).

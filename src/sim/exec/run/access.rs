@@ -2,6 +2,7 @@
 //! conflicts) and the checker's bounds, race and initialization checks.
 
 use super::*;
+use crate::kernel::MAX_VECTOR;
 
 impl<'a, 'e> Blk<'a, 'e> {
     fn index(v: u64, t: Ty) -> i64 {
@@ -13,8 +14,9 @@ impl<'a, 'e> Blk<'a, 'e> {
 
     // ---- memory -----------------------------------------------------------------------------
 
-    /// One warp request per warp with active lanes; `store`: a store or an atomic (the sectors
-    /// become dirty in the L2).
+    /// One warp request per warp with active lanes, each lane touching `width` consecutive
+    /// elements from its index (1, or a vector access); `store`: a store or an atomic (the
+    /// sectors become dirty in the L2).
     #[allow(clippy::too_many_arguments)]
     fn global_request(
         &mut self,
@@ -24,27 +26,35 @@ impl<'a, 'e> Blk<'a, 'e> {
         ity: Ty,
         m: &[u64],
         store: bool,
+        width: usize,
     ) {
         let env = self.env;
         let buf = &env.globals[g];
         let (sector, line) = (env.platform.sector as u64, env.platform.line as u64);
         let ws = env.platform.warp as usize;
-        let mut addrs = [0u64; 64];
-        let mut secs = [0u64; 64];
+        let width = width.clamp(1, MAX_VECTOR);
+        let mut addrs = [0u64; 64 * MAX_VECTOR];
+        let mut secs = [0u64; 64 * MAX_VECTOR];
         for w in 0..self.warps() {
             let bits = self.warp_bits(m, w);
             if bits == 0 {
                 continue;
             }
             let mut k = 0;
+            let mut active = 0;
             let mut x = bits;
             while x != 0 {
                 let l = x.trailing_zeros() as usize;
                 x &= x - 1;
                 let t = w * ws + l;
                 let i = Self::index(ix[t], ity);
-                addrs[k] = buf.base.wrapping_add((i as u64).wrapping_mul(buf.size));
-                k += 1;
+                for e in 0..width as i64 {
+                    addrs[k] = buf
+                        .base
+                        .wrapping_add((i.wrapping_add(e) as u64).wrapping_mul(buf.size));
+                    k += 1;
+                }
+                active += 1;
             }
             let a = &mut addrs[..k];
             a.sort_unstable();
@@ -85,7 +95,7 @@ impl<'a, 'e> Blk<'a, 'e> {
             let bytes = u as u64 * buf.size;
             let c = &mut self.counts[acc];
             c.requests += 1;
-            c.lanes += k as u64;
+            c.lanes += active as u64;
             c.sectors += sectors;
             c.lines += lines;
             let min_s = bytes.div_ceil(sector);
@@ -190,11 +200,79 @@ impl<'a, 'e> Blk<'a, 'e> {
         ity: Ty,
         m: &[u64],
     ) -> Vec<u64> {
+        self.load_elements(acc, mem, ix, ity, m, true)
+    }
+
+    /// A vector load ([`crate::kernel::KStmt::VecLoad`]): one request of `width` consecutive
+    /// elements per lane from its index (global memory; elsewhere one request per element),
+    /// then the elements, checked as `width` element loads.
+    pub(super) fn load_vector(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        ix: &[u64],
+        ity: Ty,
+        m: &[u64],
+        width: usize,
+    ) -> Vec<Vec<u64>> {
+        let global = matches!(mem, Mem::Global(_));
+        if let Mem::Global(g) = mem {
+            self.global_request(acc, g, ix, ity, m, false, width);
+        }
+        (0..width)
+            .map(|k| {
+                let ik = Self::offset(ix, ity, k);
+                self.load_elements(acc, mem, &ik, Ty::I64, m, !global)
+            })
+            .collect()
+    }
+
+    /// A vector store: one request of `values.len()` elements per lane (global memory), then
+    /// the element stores.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_vector(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        ix: &[u64],
+        ity: Ty,
+        values: &[(Vec<u64>, Ty)],
+        m: &[u64],
+    ) {
+        let global = matches!(mem, Mem::Global(_));
+        if let Mem::Global(g) = mem {
+            self.global_request(acc, g, ix, ity, m, true, values.len());
+        }
+        for (k, (v, vt)) in values.iter().enumerate() {
+            let ik = Self::offset(ix, ity, k);
+            self.store_elements(acc, mem, elem, &ik, Ty::I64, v, *vt, m, !global);
+        }
+    }
+
+    /// The indices `ix + k` (as 64-bit signed integers).
+    fn offset(ix: &[u64], ity: Ty, k: usize) -> Vec<u64> {
+        ix.iter()
+            .map(|&i| Self::index(i, ity).wrapping_add(k as i64) as u64)
+            .collect()
+    }
+
+    fn load_elements(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        ix: &[u64],
+        ity: Ty,
+        m: &[u64],
+        request: bool,
+    ) -> Vec<u64> {
         let mut out = self.take();
         let check = self.env.opts.check;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m, false);
+                if request {
+                    self.global_request(acc, g, ix, ity, m, false, 1);
+                }
                 let env = self.env;
                 let buf = &env.globals[g];
                 let len = buf.data.len() as i64;
@@ -360,10 +438,28 @@ impl<'a, 'e> Blk<'a, 'e> {
         vt: Ty,
         m: &[u64],
     ) {
+        self.store_elements(acc, mem, elem, ix, ity, v, vt, m, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store_elements(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        ix: &[u64],
+        ity: Ty,
+        v: &[u64],
+        vt: Ty,
+        m: &[u64],
+        request: bool,
+    ) {
         let check = self.env.opts.check;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m, true);
+                if request {
+                    self.global_request(acc, g, ix, ity, m, true, 1);
+                }
                 let env = self.env;
                 let buf = &env.globals[g];
                 let len = buf.data.len() as i64;
@@ -549,7 +645,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         let mut oob = None;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m, true);
+                self.global_request(acc, g, ix, ity, m, true, 1);
                 let buf = &self.env.globals[g];
                 let len = buf.data.len() as i64;
                 for_each(m, |t| {

@@ -532,6 +532,43 @@ impl<'a, 'e> Blk<'a, 'e> {
                 self.give(ix);
                 m
             }
+            CStmt::VecLoad {
+                acc,
+                mem,
+                idx,
+                slots,
+                cost,
+            } => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let ix = self.eval(idx, &m);
+                let lanes = self.load_vector(*acc, *mem, &ix, idx.ty, &m, slots.len());
+                for ((slot, s), v) in slots.iter().zip(lanes) {
+                    let reg = &mut self.regs[*slot];
+                    for_each(&m, |t| reg[t] = to_scalar(v[t], ty_of(*s), *s));
+                    self.give(v);
+                }
+                self.give(ix);
+                m
+            }
+            CStmt::VecStore {
+                acc,
+                mem,
+                elem,
+                idx,
+                values,
+                cost,
+            } => {
+                self.instructions += *cost as u64 * self.active_warps(&m);
+                let ix = self.eval(idx, &m);
+                let vs: Vec<(Vec<u64>, Ty)> =
+                    values.iter().map(|v| (self.eval(v, &m), v.ty)).collect();
+                self.store_vector(*acc, *mem, *elem, &ix, idx.ty, &vs, &m);
+                for (v, _) in vs {
+                    self.give(v);
+                }
+                self.give(ix);
+                m
+            }
             CStmt::Eval(e, cost) => {
                 self.instructions += *cost as u64 * self.active_warps(&m);
                 let v = self.eval(e, &m);

@@ -1,0 +1,289 @@
+//! Short words (seed 004, van den Braak et al., §V-B): 8- and 16-bit accesses at consecutive
+//! addresses along x grouped into vector accesses.
+//!
+//! A work-item of a kernel that reads or writes `unsigned char`/`char`/`short`/`unsigned short`
+//! arrays with unit stride along its x iterator computes [`Words::width`] *consecutive* outputs
+//! along x (a blocked coarsening, the seed's "inter-thread grouping": the x copies are `x`,
+//! `x + 1`, …, not the cyclic columns of a register micro-tile), so that the bytes its copies
+//! touch are adjacent: the copies' stores become one vector store of `width` lanes (`uchar4`,
+//! `short2`) and the loads of each row of an input one vector load of the span they cover
+//! (gauss's `in[i+di][j-2 .. j+5]`: one `uchar8` for 20 byte loads). Kernel lowering applies it
+//! (`kernel::lower`): a work-item whose outputs are all inside the loop bounds runs the grouped
+//! code, one at an edge (a width that is not a multiple of `width`) the scalar copies under their
+//! own guards. This module decides which kernels, which arrays and which width, or why not.
+//!
+//! Default: on under `--opt share` for every kernel that has no register micro-tile and is not
+//! staged (staged kernels read their short words from local memory: vectorising the tile copies
+//! is not done); `--words off` turns it off. The width is 4 bytes per output row of a work-item
+//! (4 lanes of 8 bits, 2 of 16), the width the seed groups to and CUDA's `uchar4`/`short2`.
+
+use std::fmt;
+
+use crate::analysis::dependence::DepInfo;
+use crate::front::ast::Scalar;
+use crate::ir::{LoopId, Region};
+
+use super::{coarsenable, Schedule};
+
+/// Bytes a work-item's grouped store covers (the seed's 32-bit word).
+pub const WORD_BYTES: u32 = 4;
+
+/// The grouping of a kernel's short-word accesses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Words {
+    /// Consecutive outputs along x per work-item (the lanes of a grouped store).
+    pub width: u32,
+    /// The arrays whose accesses are grouped.
+    pub arrays: Vec<WordArray>,
+    /// Short-word arrays of the kernel that are not grouped, and why.
+    pub rejected: Vec<(String, WordsRejection)>,
+}
+
+/// One array whose accesses along x are grouped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WordArray {
+    pub name: String,
+    pub elem: Scalar,
+    /// Read (loads grouped: up to `max_lanes` per vector) and/or written (stores of `width`).
+    pub loads: bool,
+    pub stores: bool,
+    /// The widest vector load: the span of the x offsets one row of the array is read at, plus
+    /// the work-item's other outputs (gauss: offsets −2..2, 4 outputs: 8), rounded down to
+    /// what OpenCL can load at once (2, 4, 8, 16).
+    pub max_lanes: u32,
+}
+
+/// Why a kernel's short-word array is not grouped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WordsRejection {
+    /// A reference does not walk the array's last dimension with unit stride along x (or
+    /// another subscript depends on x): neighbouring outputs do not touch adjacent bytes.
+    NotConsecutive(String),
+    /// Read and written by the nest: loads grouped across outputs could cross a store.
+    ReadAndWritten,
+    /// A compound assignment (`+=`) or atomic update of an element.
+    Update,
+}
+
+impl fmt::Display for WordsRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WordsRejection::NotConsecutive(r) => write!(
+                f,
+                "`{}` is not at consecutive addresses along x (non-consecutive)",
+                r
+            ),
+            WordsRejection::ReadAndWritten => {
+                write!(
+                    f,
+                    "read and written by the nest: grouped loads could cross a store"
+                )
+            }
+            WordsRejection::Update => write!(f, "updated in place (`op=` or atomic)"),
+        }
+    }
+}
+
+/// Why a kernel gets no short-word grouping at all (`explain`'s note).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoWords {
+    /// No 8- or 16-bit array is accessed by the nest.
+    NoShortWords,
+    /// No loop on x, or its step is not 1.
+    NoUnitStrideX,
+    /// Reductions of the grid loops or atomics: one output per work-item.
+    NotCoarsenable,
+    /// The block's x extent is not a multiple of the width.
+    Block(u32),
+    /// Every short-word array was rejected.
+    AllRejected,
+}
+
+impl fmt::Display for NoWords {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoWords::NoShortWords => write!(f, "no 8- or 16-bit array"),
+            NoWords::NoUnitStrideX => write!(f, "no grid loop on x with step 1"),
+            NoWords::NotCoarsenable => write!(
+                f,
+                "one output per work-item (reductions of the grid loops or atomics)"
+            ),
+            NoWords::Block(b) => write!(
+                f,
+                "the block's x extent {} is not a multiple of the width",
+                b
+            ),
+            NoWords::AllRejected => {
+                write!(f, "no short-word array is accessed consecutively along x")
+            }
+        }
+    }
+}
+
+/// The short-word grouping of the unstaged kernel `base` (its grid and block), or why none.
+pub fn decide(ir: &Region, deps: &DepInfo, base: &Schedule) -> Result<Words, NoWords> {
+    let root = base.root;
+    let short = |e: Scalar| matches!(e.size(), 1 | 2) && e != Scalar::Bool;
+    let in_nest = |l: &[LoopId]| l.first() == Some(&root);
+    let arrays: Vec<(&str, Scalar)> = {
+        let mut v: Vec<(&str, Scalar)> = ir
+            .accesses
+            .iter()
+            .filter(|a| in_nest(&a.loops))
+            // Arrays of structs are not grouped: their fields interleave.
+            .filter_map(|a| {
+                ir.arrays
+                    .get(&a.array)
+                    .filter(|i| i.record.is_none())
+                    .map(|i| (a.array.as_str(), i.elem))
+            })
+            .filter(|(_, e)| short(*e))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(b.0));
+        v.dedup();
+        v
+    };
+    if arrays.is_empty() {
+        return Err(NoWords::NoShortWords);
+    }
+    let Some(x) = base.grid.iter().find(|g| g.dim == 0) else {
+        return Err(NoWords::NoUnitStrideX);
+    };
+    if ir.loops[x.loop_id].step != 1 {
+        return Err(NoWords::NoUnitStrideX);
+    }
+    if !coarsenable(ir, deps, &base.grid, root) {
+        return Err(NoWords::NotCoarsenable);
+    }
+    let xv = ir.loops[x.loop_id].var.as_str();
+    let narrowest = arrays.iter().map(|(_, e)| e.size()).min().unwrap_or(1);
+    let width = WORD_BYTES / narrowest;
+    if base.block[0] % width != 0 {
+        return Err(NoWords::Block(base.block[0]));
+    }
+    let atomic_targets: Vec<&str> = ir
+        .stmts
+        .iter()
+        .filter(|s| s.atomic.is_some())
+        .filter_map(|s| match &s.target {
+            crate::ir::Target::Array(a) => Some(ir.accesses[*a].array.as_str()),
+            crate::ir::Target::Scalar(_) => None,
+        })
+        .collect();
+    let mut out = Words {
+        width,
+        arrays: Vec::new(),
+        rejected: Vec::new(),
+    };
+    for (name, elem) in arrays {
+        let refs: Vec<&crate::ir::Access> = ir
+            .accesses
+            .iter()
+            .filter(|a| a.array == name && in_nest(&a.loops))
+            .collect();
+        let (reads, writes) = (
+            refs.iter().any(|a| a.reads()),
+            refs.iter().any(|a| a.writes()),
+        );
+        let why = if refs
+            .iter()
+            .any(|a| a.kind == crate::ir::AccessKind::ReadWrite)
+            || atomic_targets.contains(&name)
+        {
+            Some(WordsRejection::Update)
+        } else if reads && writes {
+            Some(WordsRejection::ReadAndWritten)
+        } else {
+            refs.iter()
+                .find(|a| x_offset(a, xv).is_none())
+                .map(|a| WordsRejection::NotConsecutive(ir.fmt_access(a.id)))
+        };
+        if let Some(why) = why {
+            out.rejected.push((name.to_string(), why));
+            continue;
+        }
+        // The x offsets each row of the array is read at (rows: the other subscripts).
+        let mut rows: Vec<(Vec<String>, i64, i64)> = Vec::new();
+        for a in refs.iter().filter(|a| a.reads()) {
+            let Some((row, c)) = x_offset(a, xv) else {
+                continue;
+            };
+            let mut key: Vec<String> = a.subscripts[..a.subscripts.len() - 1]
+                .iter()
+                .flatten()
+                .map(|p| p.to_c())
+                .collect();
+            key.push(row);
+            match rows.iter_mut().find(|r| r.0 == key) {
+                Some(r) => {
+                    r.1 = r.1.min(c);
+                    r.2 = r.2.max(c);
+                }
+                None => rows.push((key, c, c)),
+            }
+        }
+        let span = rows
+            .iter()
+            .map(|(_, lo, hi)| (hi - lo + 1) as u32 + width - 1)
+            .max()
+            .unwrap_or(width);
+        let max_lanes = [16u32, 8, 4, 2]
+            .into_iter()
+            .find(|&n| n <= span)
+            .unwrap_or(2)
+            .min(crate::kernel::MAX_VECTOR as u32);
+        out.arrays.push(WordArray {
+            name: name.to_string(),
+            elem,
+            loads: reads,
+            stores: writes,
+            max_lanes,
+        });
+    }
+    if out.arrays.is_empty() {
+        return Err(NoWords::AllRejected);
+    }
+    Ok(out)
+}
+
+/// The constant offset `c` along x of an access whose last subscript is `x + r + c` (`r` free
+/// of x and of constants: the row, printed) and whose other subscripts do not mention x.
+fn x_offset(a: &crate::ir::Access, x: &str) -> Option<(String, i64)> {
+    let subs: Vec<&crate::ir::Poly> = a
+        .subscripts
+        .iter()
+        .map(|s| s.as_ref())
+        .collect::<Option<_>>()?;
+    let (last, rest) = subs.split_last()?;
+    if rest.iter().any(|p| p.mentions(x)) {
+        return None;
+    }
+    let (coef, other) = last.split(x)?;
+    if coef.as_const() != Some(1) {
+        return None;
+    }
+    // The rest may hold other iterators (the row's `di`): only its constant is the offset.
+    let c = other.constant_term();
+    let row = other.sub(&crate::ir::Poly::constant(c))?;
+    Some((row.to_c(), c))
+}
+
+/// The candidate schedule with short words: the unstaged `baseline` with `width` consecutive
+/// outputs along x per work-item (its block grown along x so that the launched block is the
+/// baseline's).
+pub fn tile(ir: &Region, deps: &DepInfo, baseline: &Schedule) -> Option<Schedule> {
+    let mut s = baseline.clone();
+    // Decided on the launched block: the grown one must stay a multiple of the width.
+    let w = decide(ir, deps, baseline).ok()?;
+    s.block[0] *= w.width;
+    s.cols = w.width;
+    s.col_layout = super::ColLayout::Contiguous;
+    // The grouped copies run only where every output is in range (kernel lowering's own
+    // versioning for short words).
+    s.full_tile_path = false;
+    s.words = Some(w);
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,265 @@
+//! Short words (seed 004, issue 14): 8- and 16-bit arrays accessed at consecutive addresses
+//! along x are grouped into vector accesses (`schedule::words`, applied by kernel lowering).
+//!
+//! - the grouped programs compute what `cc` computes, on the OpenCL device, at two sizes, one
+//!   of them with a width that is not a multiple of the vector width (the edge work-items run
+//!   the scalar copies);
+//! - the simulator counts fewer global transactions with the grouping than without;
+//! - the kernel text (OpenCL and CUDA) is pinned, and the CUDA kernels compile with NVRTC;
+//! - `explain` says what was grouped, at which width, and why not elsewhere.
+//!
+//! The programs are sized for `pocl-cpu` (a CPU device: nothing is staged, so the unstaged
+//! kernel with short words is the one the schedule prefers).
+
+mod exec_support;
+
+use std::path::{Path, PathBuf};
+
+use accshare::back::Target;
+use accshare::diag::{self, Diags, SourceMap};
+use accshare::driver;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn programs() -> Vec<PathBuf> {
+    vec![
+        root().join("examples/gauss.c"),
+        root().join("tests/words/blur3x3_u8.c"),
+        root().join("tests/words/sharpen_short.c"),
+    ]
+}
+
+fn opts(words: Option<bool>) -> driver::OptOptions {
+    driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
+        ilp: None,
+        cols: None,
+        words,
+    }
+}
+
+fn compile(src: &Path, defines: &[(&str, &str)], target: Target, words: Option<bool>) -> String {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let o = driver::Options {
+        target,
+        pp: accshare::front::preprocess::PpOptions {
+            defines: defines
+                .iter()
+                .map(|(a, b)| (a.to_string(), Some(b.to_string())))
+                .collect(),
+            include_dirs: Vec::new(),
+        },
+    };
+    let out = driver::compile_with(src, &o, &opts(words), &mut sources, &mut diags)
+        .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+    let _ = target;
+    out.kernel_source
+}
+
+/// Two sizes: widths 70/71 are not multiples of 4 (nor of 2 after the borders), 128 is.
+const SIZES: [[(&str, &str); 2]; 2] = [[("H", "43"), ("W", "71")], [("H", "20"), ("W", "132")]];
+
+#[test]
+fn grouped_programs_equal_cc_on_opencl() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let mut problems = Vec::new();
+    for src in programs() {
+        for (k, size) in SIZES.iter().enumerate() {
+            let defines: Vec<(String, String)> = size
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            let name = src.file_stem().unwrap().to_string_lossy().into_owned();
+            let tag = format!("words-{}-{}", name, k);
+            // The grouping is on in this configuration: the kernel text says so.
+            let text = compile(&src, size, Target::OpenCl, None);
+            assert!(
+                text.contains("vload"),
+                "{}: no vector load:\n{}",
+                name,
+                text
+            );
+            assert!(
+                text.contains("vstore"),
+                "{}: no vector store:\n{}",
+                name,
+                text
+            );
+            if let Err(e) = exec_support::programs::check_program(&src, &defines, &tag, &opts(None))
+            {
+                problems.push(format!("{} {:?}: {}", name, size, e));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `accshare analyze --format json`'s global transactions of the first kernel.
+fn transactions(src: &Path, words: &str) -> u64 {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
+        .args([
+            "analyze",
+            "--platform",
+            "pocl-cpu",
+            "--format",
+            "json",
+            "--words",
+        ])
+        .arg(words)
+        .arg(src)
+        .output()
+        .expect("accshare runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["kernels"][0]["global_transactions"]
+        .as_u64()
+        .expect("global_transactions")
+}
+
+#[test]
+fn the_simulator_counts_fewer_transactions_with_short_words() {
+    for src in programs() {
+        let (on, off) = (transactions(&src, "on"), transactions(&src, "off"));
+        assert!(
+            on * 2 < off,
+            "{}: {} transactions with short words, {} without",
+            src.display(),
+            on,
+            off
+        );
+    }
+}
+
+#[test]
+fn kernel_text_is_pinned() {
+    let blur = root().join("tests/words/blur3x3_u8.c");
+    let short = root().join("tests/words/sharpen_short.c");
+    insta::assert_snapshot!(
+        "blur3x3_u8_opencl",
+        compile(&blur, &SIZES[0], Target::OpenCl, None)
+    );
+    insta::assert_snapshot!(
+        "sharpen_short_opencl",
+        compile(&short, &SIZES[0], Target::OpenCl, None)
+    );
+    insta::assert_snapshot!(
+        "blur3x3_u8_cuda",
+        compile(&blur, &SIZES[0], Target::Cuda, None)
+    );
+}
+
+#[test]
+fn words_off_is_the_scalar_kernel() {
+    let blur = root().join("tests/words/blur3x3_u8.c");
+    let text = compile(&blur, &SIZES[0], Target::OpenCl, Some(false));
+    assert!(
+        !text.contains("vload") && !text.contains("vstore"),
+        "{}",
+        text
+    );
+}
+
+/// Loads NVRTC from `.ci/nvrtc-libdir.sh`'s directory if `LD_LIBRARY_PATH` does not have it.
+fn find_nvrtc() {
+    if let Ok(out) = std::process::Command::new("bash")
+        .arg(root().join(".ci/nvrtc-libdir.sh"))
+        .output()
+    {
+        let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !dir.is_empty() {
+            let _ = accshare::runtime::nvrtc::preload(Path::new(&dir));
+        }
+    }
+}
+
+#[test]
+fn cuda_kernels_compile_with_nvrtc() {
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    find_nvrtc();
+    for src in programs() {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let o = driver::Options {
+            target: Target::Cuda,
+            pp: Default::default(),
+        };
+        let out = driver::compile_with(&src, &o, &opts(None), &mut sources, &mut diags)
+            .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+        assert!(
+            out.kernel_source.contains("accshare_p"),
+            "{}",
+            out.kernel_source
+        );
+        match compile_cuda(&out.kernel_source, "compute_75") {
+            Ok(CompileOutcome::Compiled { log, .. }) => {
+                assert!(log.trim().is_empty(), "{}: {log}", src.display())
+            }
+            Ok(CompileOutcome::Skipped(why)) => {
+                exec_support::skip_or_fail(&format!("NVRTC unavailable: {why}"));
+                return;
+            }
+            Ok(CompileOutcome::Failed(log)) => {
+                panic!(
+                    "NVRTC rejected {}:\n{log}\n{}",
+                    src.display(),
+                    out.kernel_source
+                )
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+fn explain(src: &Path, platform: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
+        .args(["explain", "--platform", platform])
+        .arg(src)
+        .output()
+        .expect("accshare runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn explain_says_what_is_grouped_and_why_not() {
+    let gauss = root().join("examples/gauss.c");
+    let text = explain(&gauss, "pocl-cpu");
+    assert!(
+        text.contains("short words (seed 004): 4 consecutive outputs along x per work-item")
+            && text.contains(
+                "`in` (unsigned char) loads grouped per row into vectors of up to 8 lanes"
+            )
+            && text.contains("`out` (unsigned char) stores grouped into one vector of 4 lanes"),
+        "{}",
+        text
+    );
+    // On a GPU the `share` pragma stages `in`: the grouping is not applied, and explain says why.
+    let text = explain(&gauss, "a100");
+    assert!(
+        text.contains("short words (seed 004): not grouped: the kernel is staged"),
+        "{}",
+        text
+    );
+    let short = root().join("tests/words/sharpen_short.c");
+    let text = explain(&short, "pocl-cpu");
+    assert!(
+        text.contains("2 consecutive outputs along x per work-item"),
+        "{}",
+        text
+    );
+}
