@@ -314,11 +314,11 @@ pub enum KStmt {
     },
 }
 
-/// What an atomic statement stores into its element `x`.
 /// Most lanes of a vector access ([`KStmt::VecLoad`], [`KStmt::VecStore`]): OpenCL's widest
-/// `vloadn`.
-pub const MAX_VECTOR: usize = 16;
+/// `vloadn` (the schedule's [`crate::schedule::words::MAX_LANES`]).
+pub const MAX_VECTOR: usize = crate::schedule::words::MAX_LANES as usize;
 
+/// What an atomic statement stores into its element `x`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AtomicOp {
     /// Nothing (`atomic read`: only the capture).

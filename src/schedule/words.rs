@@ -25,6 +25,9 @@ use crate::ir::{LoopId, Region};
 
 use super::{coarsenable, Schedule};
 
+/// The most lanes of one vector access (OpenCL's widest vector type, `uchar16`).
+pub const MAX_LANES: u32 = 16;
+
 /// Bytes a work-item's grouped store covers (the seed's 32-bit word).
 pub const WORD_BYTES: u32 = 4;
 
@@ -231,7 +234,7 @@ pub fn decide(ir: &Region, deps: &DepInfo, base: &Schedule) -> Result<Words, NoW
             .into_iter()
             .find(|&n| n <= span)
             .unwrap_or(2)
-            .min(crate::kernel::MAX_VECTOR as u32);
+            .min(MAX_LANES);
         out.arrays.push(WordArray {
             name: name.to_string(),
             elem,

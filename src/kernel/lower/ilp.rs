@@ -509,53 +509,29 @@ impl Coarsen {
     }
 
     fn loads(&self, e: &KExpr, out: &mut Vec<KExpr>) {
-        match e {
-            KExpr::Load(r) if self.shareable.contains_key(&r.array) => {
-                if !out.contains(e) {
-                    out.push(e.clone());
-                }
+        let mut refs = Vec::new();
+        unconditional_loads(e, &|r| self.shareable.contains_key(&r.array), &mut refs);
+        for r in refs {
+            let l = KExpr::Load(r.clone());
+            if !out.contains(&l) {
+                out.push(l);
             }
-            KExpr::Load(r) => self.loads(&r.index, out),
-            KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.loads(a, out),
-            KExpr::Binary(BinOp::LogAnd | BinOp::LogOr, a, _) | KExpr::Cond(a, _, _) => {
-                self.loads(a, out)
-            }
-            KExpr::Binary(_, a, b) => {
-                self.loads(a, out);
-                self.loads(b, out);
-            }
-            KExpr::Call(_, args) => args.iter().for_each(|a| self.loads(a, out)),
-            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
         }
     }
 
     /// `e` with the loads of `regs` replaced by their registers (where [`Self::loads`] finds
     /// them).
     fn replace_loads(&self, e: &KExpr, regs: &[(KExpr, String)]) -> KExpr {
-        let go = |x: &KExpr| self.replace_loads(x, regs);
-        match e {
-            KExpr::Load(r) if self.shareable.contains_key(&r.array) => {
-                match regs.iter().find(|(l, _)| l == e) {
-                    Some((_, n)) => KExpr::Var(n.clone()),
-                    None => e.clone(),
-                }
+        replace_unconditional_loads(e, &|r| {
+            if !self.shareable.contains_key(&r.array) {
+                return None;
             }
-            KExpr::Load(r) => KExpr::Load(ArrayRef {
-                array: r.array.clone(),
-                space: r.space,
-                index: Box::new(go(&r.index)),
-                field: r.field.clone(),
-            }),
-            KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(go(a))),
-            KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(go(a))),
-            KExpr::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
-                KExpr::Binary(*op, Box::new(go(a)), b.clone())
-            }
-            KExpr::Binary(op, a, b) => KExpr::Binary(*op, Box::new(go(a)), Box::new(go(b))),
-            KExpr::Cond(a, b, c) => KExpr::Cond(Box::new(go(a)), b.clone(), c.clone()),
-            KExpr::Call(n, args) => KExpr::Call(n.clone(), args.iter().map(go).collect()),
-            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
-        }
+            let l = KExpr::Load(r.clone());
+            Some(match regs.iter().find(|(x, _)| *x == l) {
+                Some((_, n)) => KExpr::Var(n.clone()),
+                None => l,
+            })
+        })
     }
 
     fn guarded(&self, guard: Option<&[KExpr]>, f: u32, stmts: Vec<KStmt>) -> Vec<KStmt> {
@@ -854,50 +830,26 @@ impl Coarsen {
 
     /// The unconditional loads of grouped arrays in an expression, in order.
     fn word_loads(&self, e: &KExpr, out: &mut Vec<ArrayRef>) {
-        match e {
-            KExpr::Load(r) if self.words.get(&r.array).is_some_and(|w| w.loads) => {
-                out.push(r.clone());
-            }
-            KExpr::Load(r) => self.word_loads(&r.index, out),
-            KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.word_loads(a, out),
-            KExpr::Binary(BinOp::LogAnd | BinOp::LogOr, a, _) | KExpr::Cond(a, _, _) => {
-                self.word_loads(a, out)
-            }
-            KExpr::Binary(_, a, b) => {
-                self.word_loads(a, out);
-                self.word_loads(b, out);
-            }
-            KExpr::Call(_, args) => args.iter().for_each(|a| self.word_loads(a, out)),
-            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
-        }
+        let mut refs = Vec::new();
+        unconditional_loads(e, &|r| self.grouped_load(r), &mut refs);
+        out.extend(refs.into_iter().cloned());
+    }
+
+    fn grouped_load(&self, r: &ArrayRef) -> bool {
+        self.words.get(&r.array).is_some_and(|w| w.loads)
     }
 
     /// `e` with the loads [`Self::word_loads`] finds replaced by their lanes.
     fn replace_words(&self, e: &KExpr, lanes: &[(ArrayRef, String)]) -> KExpr {
-        let go = |x: &KExpr| self.replace_words(x, lanes);
-        match e {
-            KExpr::Load(r) if self.words.get(&r.array).is_some_and(|w| w.loads) => {
-                match lanes.iter().find(|(l, _)| l == r) {
-                    Some((_, n)) => KExpr::Var(n.clone()),
-                    None => e.clone(),
-                }
+        replace_unconditional_loads(e, &|r| {
+            if !self.grouped_load(r) {
+                return None;
             }
-            KExpr::Load(r) => KExpr::Load(ArrayRef {
-                array: r.array.clone(),
-                space: r.space,
-                index: Box::new(go(&r.index)),
-                field: r.field.clone(),
-            }),
-            KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(go(a))),
-            KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(go(a))),
-            KExpr::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
-                KExpr::Binary(*op, Box::new(go(a)), b.clone())
-            }
-            KExpr::Binary(op, a, b) => KExpr::Binary(*op, Box::new(go(a)), Box::new(go(b))),
-            KExpr::Cond(a, b, c) => KExpr::Cond(Box::new(go(a)), b.clone(), c.clone()),
-            KExpr::Call(n, args) => KExpr::Call(n.clone(), args.iter().map(go).collect()),
-            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
-        }
+            Some(match lanes.iter().find(|(l, _)| l == r) {
+                Some((_, n)) => KExpr::Var(n.clone()),
+                None => KExpr::Load(r.clone()),
+            })
+        })
     }
 
     /// The copies of one simple statement with their short-word loads grouped into vector
@@ -1053,6 +1005,55 @@ impl Coarsen {
         let (dst, _) = first?;
         let elem = self.words.get(&dst.array)?.elem;
         (values.len() >= 2).then_some(KStmt::VecStore { dst, elem, values })
+    }
+}
+
+/// The loads `pick` selects that `e` makes unconditionally (not under the right operand of
+/// `&&`/`||` or a branch of `?:`), in order; the index of a load not picked is searched too.
+fn unconditional_loads<'e>(
+    e: &'e KExpr,
+    pick: &dyn Fn(&ArrayRef) -> bool,
+    out: &mut Vec<&'e ArrayRef>,
+) {
+    match e {
+        KExpr::Load(r) if pick(r) => out.push(r),
+        KExpr::Load(r) => unconditional_loads(&r.index, pick, out),
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => unconditional_loads(a, pick, out),
+        KExpr::Binary(BinOp::LogAnd | BinOp::LogOr, a, _) | KExpr::Cond(a, _, _) => {
+            unconditional_loads(a, pick, out)
+        }
+        KExpr::Binary(_, a, b) => {
+            unconditional_loads(a, pick, out);
+            unconditional_loads(b, pick, out);
+        }
+        KExpr::Call(_, args) => args.iter().for_each(|a| unconditional_loads(a, pick, out)),
+        KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+    }
+}
+
+/// `e` with each load [`unconditional_loads`] would visit replaced by what `with` returns for
+/// it (`None`: kept, its index rewritten).
+fn replace_unconditional_loads(e: &KExpr, with: &dyn Fn(&ArrayRef) -> Option<KExpr>) -> KExpr {
+    let go = |x: &KExpr| replace_unconditional_loads(x, with);
+    match e {
+        KExpr::Load(r) => match with(r) {
+            Some(x) => x,
+            None => KExpr::Load(ArrayRef {
+                array: r.array.clone(),
+                space: r.space,
+                index: Box::new(go(&r.index)),
+                field: r.field.clone(),
+            }),
+        },
+        KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(go(a))),
+        KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(go(a))),
+        KExpr::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
+            KExpr::Binary(*op, Box::new(go(a)), b.clone())
+        }
+        KExpr::Binary(op, a, b) => KExpr::Binary(*op, Box::new(go(a)), Box::new(go(b))),
+        KExpr::Cond(a, b, c) => KExpr::Cond(Box::new(go(a)), b.clone(), c.clone()),
+        KExpr::Call(n, args) => KExpr::Call(n.clone(), args.iter().map(go).collect()),
+        KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
     }
 }
 
