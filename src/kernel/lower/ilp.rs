@@ -340,6 +340,22 @@ impl Coarsen {
 
     /// The computation for all copies, copy `f` under the edge guard `guards[f]`.
     pub fn jam(&self, stmts: &[KStmt], guard: Option<&[KExpr]>) -> Vec<KStmt> {
+        self.jam_in(stmts, guard, false)
+    }
+
+    /// [`Self::jam`], or with `words` (no guards: every copy in bounds) [`Self::jam_words`]:
+    /// the copies of each simple statement then go through [`Self::group`].
+    fn jam_in(&self, stmts: &[KStmt], guard: Option<&[KExpr]>, words: bool) -> Vec<KStmt> {
+        // The copies of one simple statement, grouped or each under its guard.
+        let emit = |copies: Vec<KStmt>, group: bool, out: &mut Vec<KStmt>| {
+            if words && group {
+                self.group(copies, out);
+            } else {
+                for (f, c) in copies.into_iter().enumerate() {
+                    out.extend(self.guarded(guard, f as u32, vec![c]));
+                }
+            }
+        };
         let mut out = Vec::new();
         for s in stmts {
             match s {
@@ -352,14 +368,14 @@ impl Coarsen {
                     init: init.clone(),
                     cond: cond.clone(),
                     step: step.clone(),
-                    body: self.jam(body, guard),
+                    body: self.jam_in(body, guard, words),
                 }),
                 KStmt::If { cond, then, els } if self.uniform(cond) => out.push(KStmt::If {
                     cond: cond.clone(),
-                    then: self.jam(then, guard),
-                    els: self.jam(els, guard),
+                    then: self.jam_in(then, guard, words),
+                    els: self.jam_in(els, guard, words),
                 }),
-                KStmt::Block(b) => out.push(KStmt::Block(self.jam(b, guard))),
+                KStmt::Block(b) => out.push(KStmt::Block(self.jam_in(b, guard, words))),
                 KStmt::Comment(_) => out.push(s.clone()),
                 KStmt::Decl {
                     name,
@@ -376,21 +392,20 @@ impl Coarsen {
                         });
                     }
                     if let Some(e) = init {
-                        for f in 0..self.f {
-                            let set = KStmt::Assign {
+                        let sets = (0..self.f)
+                            .map(|f| KStmt::Assign {
                                 target: LValue::Var(self.name(name, f)),
                                 op: None,
                                 value: self.expr(e, f),
-                            };
-                            out.extend(self.guarded(guard, f, vec![set]));
-                        }
+                            })
+                            .collect();
+                        // A private array's initializer is not grouped.
+                        emit(sets, len.is_none(), &mut out);
                     }
                 }
                 KStmt::Assign { .. } | KStmt::Expr(_) => {
                     let copies = self.share_loads(s, guard, &mut out);
-                    for (f, c) in copies.into_iter().enumerate() {
-                        out.extend(self.guarded(guard, f as u32, vec![c]));
-                    }
+                    emit(copies, true, &mut out);
                 }
                 _ => {
                     for f in 0..self.f {
@@ -719,57 +734,7 @@ impl Coarsen {
     /// short-word accesses of the copies of each statement grouped: the loads of one row into
     /// vector loads of the span they cover, the stores of the copies into one vector store.
     pub fn jam_words(&self, stmts: &[KStmt]) -> Vec<KStmt> {
-        let mut out = Vec::new();
-        for s in stmts {
-            match s {
-                KStmt::For {
-                    init,
-                    cond,
-                    step,
-                    body,
-                } if self.uniform_loop(s) => out.push(KStmt::For {
-                    init: init.clone(),
-                    cond: cond.clone(),
-                    step: step.clone(),
-                    body: self.jam_words(body),
-                }),
-                KStmt::If { cond, then, els } if self.uniform(cond) => out.push(KStmt::If {
-                    cond: cond.clone(),
-                    then: self.jam_words(then),
-                    els: self.jam_words(els),
-                }),
-                KStmt::Block(b) => out.push(KStmt::Block(self.jam_words(b))),
-                KStmt::Decl {
-                    name,
-                    ty,
-                    len,
-                    init: Some(e),
-                } if len.is_none() => {
-                    for f in 0..self.f {
-                        out.push(KStmt::Decl {
-                            name: self.name(name, f),
-                            ty: *ty,
-                            len: None,
-                            init: None,
-                        });
-                    }
-                    let copies = (0..self.f)
-                        .map(|f| KStmt::Assign {
-                            target: LValue::Var(self.name(name, f)),
-                            op: None,
-                            value: self.expr(e, f),
-                        })
-                        .collect();
-                    self.group(copies, &mut out);
-                }
-                KStmt::Assign { .. } | KStmt::Expr(_) => {
-                    let copies = self.share_loads(s, None, &mut out);
-                    self.group(copies, &mut out);
-                }
-                _ => out.extend(self.jam(std::slice::from_ref(s), None)),
-            }
-        }
-        out
+        self.jam_in(stmts, None, true)
     }
 
     /// The linear form of an integer index, the x copies `accshare_ilp{b}_x` read as `x + b`.
