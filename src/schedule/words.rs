@@ -281,9 +281,9 @@ pub fn tile(ir: &Region, deps: &DepInfo, baseline: &Schedule) -> Option<Schedule
     s.block[0] *= w.width;
     s.cols = w.width;
     s.col_layout = super::ColLayout::Contiguous;
-    // The grouped copies run only where every output is in range (kernel lowering's own
-    // versioning for short words).
-    s.full_tile_path = false;
+    // The grouped copies run only where every output is in range: the unguarded copy of a
+    // whole tile.
+    s.full_tile_path = true;
     s.words = Some(w);
     Some(s)
 }

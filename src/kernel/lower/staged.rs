@@ -505,23 +505,11 @@ impl<'a> KernelBuilder<'a> {
         stmts: Vec<KStmt>,
     ) -> Vec<KStmt> {
         match coarsen {
-            // Short words: the grouped copies where every output of the work-item is inside
-            // the bounds, the scalar copies under their own guards at an edge.
-            Some(c) if !stmts.is_empty() && c.groups_words() => match cond {
-                None => vec![KStmt::Block(c.jam_words(&stmts))],
-                Some(_) => {
-                    let guards: Vec<KExpr> = (0..c.f).map(|f| KExpr::Var(row_ok(f))).collect();
-                    let all = guards
-                        .iter()
-                        .cloned()
-                        .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
-                    vec![KStmt::If {
-                        cond: all.unwrap_or(KExpr::Int(1, Scalar::Int)),
-                        then: vec![KStmt::Block(c.jam_words(&stmts))],
-                        els: vec![KStmt::Block(c.jam(&stmts, Some(&guards)))],
-                    }]
-                }
-            },
+            // Short words are grouped in the unguarded copy of a whole tile
+            // (`Schedule::full_tile_path`); at an edge the copies run under their own guards.
+            Some(c) if !stmts.is_empty() && c.groups_words() && cond.is_none() => {
+                vec![KStmt::Block(c.jam_words(&stmts))]
+            }
             Some(c) if !stmts.is_empty() => {
                 let guards: Option<Vec<KExpr>> = cond
                     .as_ref()
