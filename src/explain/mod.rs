@@ -153,10 +153,10 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                         "adjacent: SIMD lanes for a CPU compiler"
                     }
                 };
-                let whole = if s.full_tile_path {
-                    "; work-items whose outputs are all in range run an unguarded copy"
-                } else {
-                    ""
+                let whole = match (s.full_tile_path, s.serial_edges()) {
+                    (true, true) => "; work-items whose outputs are all in range run an unguarded copy, those at an edge compute their outputs one after another",
+                    (true, false) => "; work-items whose outputs are all in range run an unguarded copy",
+                    _ => "",
                 };
                 kp.notes.push(format!(
                     "register micro-tile without shared memory: {} outputs per work-item ({} × {}, {}), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once{}",

@@ -104,6 +104,23 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// With [`Self::full_tile_path`], whether the work-items at an edge compute their outputs
+    /// one after another, each whole under its own guard (`if (ok0) { copy 0 } if (ok1) { copy
+    /// 1 } …`), instead of the copies interleaved statement by statement under per-statement
+    /// guards: for contiguous tiles (the CPU's) of at least [`SERIAL_EDGE_OUTPUTS`] outputs. On a
+    /// CPU the interleaved edge copy of a large tile runs scalar with a guard per statement per
+    /// output, and the edges then cost more than the rest of the grid: PoCL, gemm 128×128×120
+    /// with a 4×16 tile (one partial column of tiles) 1.72 ms interleaved, 0.40 ms serial,
+    /// against 0.15 ms at 128×128×128; the 67×101×83 corpus gemm 0.11× the naive kernel
+    /// interleaved, 3.0× serial. Small tiles keep the interleaved copy, whose few guards cost
+    /// less than the serial copies' loops: mv's 4 columns 0.9 ms interleaved, 5.5–6.3 ms serial
+    /// (no edge at all: the serial copy's presence alone stops PoCL's vectorisation); a 3-D
+    /// sum's 1×8 tile 64–82 ms against 96–101 ms (one run each, machine loaded). A GPU's tiles
+    /// are cyclic: an edge warp runs one path for all its lanes, and the interleaving is its ILP.
+    pub fn serial_edges(&self) -> bool {
+        self.col_layout == ColLayout::Contiguous && self.ilp * self.cols >= SERIAL_EDGE_OUTPUTS
+    }
+
     /// The staging plan, when it stages at least one array.
     pub fn staged(&self) -> Option<&StageSpec> {
         self.stage.as_ref().filter(|s| !s.arrays.is_empty())
@@ -601,6 +618,9 @@ pub const TILE_DEFAULT: u32 = 4;
 /// project's AVX-512 machine, kernel time of contiguous tiles: 4×4 1.34 s, 4×8 0.90 s, 4×16
 /// 0.76 s, 8×16 0.51 s, the last spilling on AVX2; `accshare tune` tries 8×16).
 pub const CPU_TILE_BYTES: u32 = 64;
+
+/// The smallest contiguous tile whose edges run serially ([`Schedule::serial_edges`]).
+pub const SERIAL_EDGE_OUTPUTS: u32 = 16;
 
 /// Work-items per block of a 2-D CPU micro-tile: 8×8 (with 4×16 tiles a block covers 128
 /// columns × 32 rows, so gemm's `B` panel of a block stays in L2: 8×8 0.76 s against 0.93–1.29

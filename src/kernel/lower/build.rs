@@ -128,10 +128,18 @@ impl<'a> KernelBuilder<'a> {
                         .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
                     match full {
                         Some(full) if self.sched.full_tile_path && cond.is_some() => {
+                            let edge = if self.sched.serial_edges() {
+                                let guards: Vec<KExpr> = (0..c.f)
+                                    .map(|f| KExpr::Var(super::staged::row_ok(f)))
+                                    .collect();
+                                c.serial(&inner, &guards)
+                            } else {
+                                self.computation(&cond, Some(&c), inner.clone())
+                            };
                             body.push(KStmt::If {
                                 cond: full,
-                                then: self.computation(&None, Some(&c), inner.clone()),
-                                els: self.computation(&cond, Some(&c), inner),
+                                then: self.computation(&None, Some(&c), inner),
+                                els: edge,
                             })
                         }
                         _ => body.extend(self.computation(&cond, Some(&c), inner)),

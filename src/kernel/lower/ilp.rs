@@ -343,6 +343,21 @@ impl Coarsen {
         self.jam_in(stmts, guard, false)
     }
 
+    /// The computation for all copies one after another, copy `f` whole (its own block) under
+    /// the edge guard `guards[f]` (`Schedule::serial_edges`).
+    pub fn serial(&self, stmts: &[KStmt], guards: &[KExpr]) -> Vec<KStmt> {
+        (0..self.f)
+            .zip(guards)
+            .map(|(f, g)| KStmt::If {
+                cond: g.clone(),
+                then: vec![KStmt::Block(
+                    stmts.iter().map(|s| self.stmt(s, f)).collect(),
+                )],
+                els: Vec::new(),
+            })
+            .collect()
+    }
+
     /// [`Self::jam`], or with `words` (no guards: every copy in bounds) [`Self::jam_words`]:
     /// the copies of each simple statement then go through [`Self::group`].
     fn jam_in(&self, stmts: &[KStmt], guard: Option<&[KExpr]>, words: bool) -> Vec<KStmt> {
@@ -1331,6 +1346,62 @@ mod tests {
                 target: LValue::Var("accshare_ilp3_s".into()),
                 op: Some(BinOp::Add),
                 value: bin(BinOp::Mul, var("accshare_reg1"), var("accshare_reg3")),
+            }
+        );
+    }
+
+    /// The serial edge copy of a 2×2 tile: four guarded blocks, copy `f` whole (its loop, its
+    /// own accumulator and operands) under guard `f`, in order.
+    #[test]
+    fn serial_edges_run_each_copy_whole_under_its_guard() {
+        let st = KStmt::Assign {
+            target: LValue::Var("s".into()),
+            op: Some(BinOp::Add),
+            value: bin(
+                BinOp::Mul,
+                load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
+                load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
+            ),
+        };
+        let body = vec![kloop(var("n"), vec![st])];
+        let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
+        let guards: Vec<KExpr> = (0..4).map(|f| var(&format!("ok{}", f))).collect();
+        let out = c.serial(&body, &guards);
+        assert_eq!(out.len(), 4, "{:#?}", out);
+        for (f, s) in out.iter().enumerate() {
+            let KStmt::If { cond, then, els } = s else {
+                panic!("{:#?}", s)
+            };
+            assert_eq!(cond, &guards[f]);
+            assert!(els.is_empty());
+            assert_eq!(then, &vec![KStmt::Block(vec![c.stmt(&body[0], f as u32)])]);
+        }
+        // Copy 3 is row 1, column 1, with its own accumulator and no shared registers.
+        let KStmt::If { then, .. } = &out[3] else {
+            panic!()
+        };
+        let KStmt::Block(b) = &then[0] else { panic!() };
+        let KStmt::For { body: inner, .. } = &b[0] else {
+            panic!("{:#?}", b)
+        };
+        assert_eq!(
+            inner[0],
+            KStmt::Assign {
+                target: LValue::Var("accshare_ilp3_s".into()),
+                op: Some(BinOp::Add),
+                value: bin(
+                    BinOp::Mul,
+                    load(
+                        "A",
+                        Space::Local,
+                        bin(BinOp::Add, var("accshare_ilp1_i"), var("k"))
+                    ),
+                    load(
+                        "B",
+                        Space::Local,
+                        bin(BinOp::Add, var("accshare_ilp1_j"), var("k"))
+                    ),
+                ),
             }
         );
     }
