@@ -424,11 +424,26 @@ pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag
             let Some((msg, help)) = item.message() else {
                 continue;
             };
-            let d = match same.as_slice() {
+            let mut d = match same.as_slice() {
                 [one] => crate::diag::Diag::warning(**one, msg).label("uncoalesced"),
                 _ => crate::diag::Diag::warning(*construct, msg)
                     .label(format!("in a kernel of this region ({})", kernel.name)),
             };
+            // The data the index comes from: at its reference when it has one, and in a note.
+            if let Some((array, text)) = &item.data {
+                let at: Vec<&Span> = refs
+                    .iter()
+                    .filter(|(a, _)| a == array)
+                    .map(|(_, s)| s)
+                    .collect();
+                if let ([one], false) = (at.as_slice(), array == &item.access.array) {
+                    d = d.with_label(**one, "the index depends on the data loaded here");
+                }
+                d = d.note(format!(
+                    "the index depends on {} loaded from `{}`: the lint sees no data, so the verdict holds for data that is not laid out in the order of the lanes",
+                    text, array
+                ));
+            }
             diags.push(d.help(help));
         }
     }

@@ -52,7 +52,7 @@ struct Tally {
 fn uncoalesced(v: Verdict) -> bool {
     matches!(
         v,
-        Verdict::UncoalescedStride | Verdict::UncoalescedAlignment
+        Verdict::UncoalescedStride | Verdict::UncoalescedAlignment | Verdict::UncoalescedData
     )
 }
 
