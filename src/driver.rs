@@ -439,10 +439,17 @@ pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag
                 if let ([one], false) = (at.as_slice(), array == &item.access.array) {
                     d = d.with_label(**one, "the index depends on the data loaded here");
                 }
-                d = d.note(format!(
-                    "the index depends on {} loaded from `{}`: the lint sees no data, so the verdict holds for data that is not laid out in the order of the lanes",
-                    text, array
-                ));
+                d = d.note(if item.verdict == crate::kernel::lint::Verdict::UncoalescedData {
+                    format!(
+                        "the index depends on {} loaded from `{}`, a different value per lane: the lint sees no data, so this holds unless the data gives neighbouring lanes neighbouring elements",
+                        text, array
+                    )
+                } else {
+                    format!(
+                        "the index's base is {} loaded from `{}`, the same for every lane of a warp: the lanes' strides are exact, whether the base is aligned is up to the data",
+                        text, array
+                    )
+                });
             }
             diags.push(d.help(help));
         }
