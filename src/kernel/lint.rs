@@ -4,8 +4,8 @@
 //! be both exact and sound (a staged tile copy `(o + l / W) * W + l % W` is contiguous in `l`,
 //! which no affine form shows), and its verdicts inside sequential loops only see one iteration.
 //! This lint instead *evaluates* the kernel, without its data, for every lane of a few
-//! representative blocks (the first ones, and those holding the bounds the kernel's guards
-//! compare with, where edge rows are) with C's integer
+//! representative blocks (the first ones, and every block holding a bound the kernel's guards
+//! compare with, where edge rows and a staged tile's last columns are) with C's integer
 //! semantics, and lays each evaluated request out as the memory system does, exactly as the
 //! simulator counts it (`sim::exec::run::access`):
 //! - built-ins get their values for those blocks; integer scalar parameters are bound to
@@ -14,10 +14,23 @@
 //!   uncoalesced for *some* run-time size is reported, with the value that shows it;
 //! - sequential loops run their first [`ITERATIONS`] iterations (every lane its own), so
 //!   accesses whose alignment changes from one iteration to the next are seen;
-//! - a value loaded from memory, or computed from one, is *data*: an index that depends on it is
-//!   the only `unknown` verdict (the reason names the load); a branch on data runs both ways, and
-//!   an access that lanes take under it over more than one sector is uncoalesced (a
-//!   data-dependent subset of the lanes uses part of each sector: the simulator counts it so).
+//! - a value loaded from memory, or computed from one, is *data*: a symbol (`c·s + k`, hash-consed
+//!   per block, so that lanes that load one address, or compute one operation on equal operands,
+//!   hold one symbol). An index whose lanes in a warp share one symbol has a *uniform* unknown
+//!   base (a CSR row start `rowstr[j]` with `j` the same over the warp, plus `tx`): its strides
+//!   are exact, and it is laid out for every alignment the base can have (modulo a line): coalesced
+//!   if it is for all of them, else uncoalesced, the reason naming the load and saying that the
+//!   data decides the alignment. An index whose lanes hold different symbols (a gather
+//!   `src[idx[i]]`, a histogram's `hist[b]`) is *per lane*: `uncoalesced-by-data`, flagged, the
+//!   reason naming the load (no data can be known statically; it is coalesced only for data that
+//!   gives neighbouring lanes neighbouring elements). A floating-point index, or one from a
+//!   variable without a value, is the only `unknown` verdict;
+//! - a branch on data runs both ways, and an access that lanes take under it over more than one
+//!   sector is uncoalesced (a data-dependent subset of the lanes uses part of each sector: the
+//!   simulator counts it so), unless every lane of the warp runs under the same symbolic
+//!   condition (a loop between loaded bounds that are uniform over the warp: all lanes run or
+//!   none does). This can be a false alarm when the data makes the condition true for nearly all
+//!   lanes (`(k >= 0) ? w[i] … : 0` with few negative `k`): only the data can tell.
 //!
 //! A request is a warp's active lanes at one execution of the access. It is uncoalesced when it
 //! touches more sectors or lines than the fewest that hold its distinct bytes: by *alignment*
@@ -26,8 +39,10 @@
 //! simulator; a lint that called it uncoalesced would warn about an access the hardware serves
 //! with its minimum (edge rows of a guarded grid), so both count it as minimal.
 //! The verdict of an access: uncoalesced (by stride or by alignment, whichever more requests
-//! are) if any evaluated request is, else `unknown` if an index depended on data, else
-//! broadcast if every request read one element, else coalesced.
+//! are) if any evaluated request is, else uncoalesced by data if a request indexed by data per
+//! lane, else uncoalesced by stride if lanes took it under a per-lane condition on data, else
+//! `unknown` if an index was not known, else broadcast if every request read one element, else
+//! coalesced.
 
 use std::collections::HashMap;
 
