@@ -1415,7 +1415,7 @@ fn representative_groups(kernel: &Kernel, bounds: &[i64], param: i64) -> [Vec<i6
             })
             // Every edge block not already evaluated: along y and z the first ones are 0 and 1
             // only, so an edge block 2 (a staged tile's last columns) is one of these.
-            .filter(|&x| x >= 0 && x < 1 << 20 && !g.contains(&x))
+            .filter(|&x| (0..1 << 20).contains(&x) && !g.contains(&x))
             .collect();
         edges.sort_unstable();
         edges.dedup();
