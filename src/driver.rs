@@ -424,11 +424,33 @@ pub fn lint(out: &Output, platform: &crate::sim::SimPlatform) -> Vec<crate::diag
             let Some((msg, help)) = item.message() else {
                 continue;
             };
-            let d = match same.as_slice() {
+            let mut d = match same.as_slice() {
                 [one] => crate::diag::Diag::warning(**one, msg).label("uncoalesced"),
                 _ => crate::diag::Diag::warning(*construct, msg)
                     .label(format!("in a kernel of this region ({})", kernel.name)),
             };
+            // The data the index comes from: at its reference when it has one, and in a note.
+            if let Some((array, text)) = &item.data {
+                let at: Vec<&Span> = refs
+                    .iter()
+                    .filter(|(a, _)| a == array)
+                    .map(|(_, s)| s)
+                    .collect();
+                if let ([one], false) = (at.as_slice(), array == &item.access.array) {
+                    d = d.with_label(**one, "the index depends on the data loaded here");
+                }
+                d = d.note(if item.verdict == crate::kernel::lint::Verdict::UncoalescedData {
+                    format!(
+                        "the index depends on {} loaded from `{}`, a different value per lane: the lint sees no data, so this holds unless the data gives neighbouring lanes neighbouring elements",
+                        text, array
+                    )
+                } else {
+                    format!(
+                        "the index's base is {} loaded from `{}`, the same for every lane of a warp: the lanes' strides are exact, whether the base is aligned is up to the data",
+                        text, array
+                    )
+                });
+            }
             diags.push(d.help(help));
         }
     }

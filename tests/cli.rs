@@ -203,6 +203,68 @@ fn lint_warns_at_the_uncoalesced_reference() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
 }
 
+/// An index loaded per lane (a gather) is `uncoalesced-by-data`, with the load it comes from
+/// labelled and named in a note; a loaded base the same for the whole warp (a row start) is
+/// classified by its strides, and misaligned unless the data aligns it.
+#[test]
+fn lint_warns_about_indices_that_depend_on_data() {
+    let out = accshare()
+        .args(["check", "--lint", "tests/corpus/gather_index.c"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let expected = "\
+warning: uncoalesced load gather_r0_k0#3 src[k] unless the data is sequential: the lanes of a warp index with values loaded by `idx[i]`, one per lane: a warp touches as many sectors as the data spreads its indices over
+   ┌─ tests/corpus/gather_index.c:17:36
+   │
+16 │         int k = idx[i];
+   │                 ------ the index depends on the data loaded here
+17 │         out[i] = (k >= 0) ? w[i] * src[k] : 0.0f;
+   │                                    ^^^^^^ uncoalesced
+   │
+   = note: the index depends on `idx[i]` loaded from `idx`, a different value per lane: the lint sees no data, so this holds unless the data gives neighbouring lanes neighbouring elements
+   = help: sort or bin the data so that neighbouring lanes read neighbouring elements, or give each warp one index (a warp-wide row) and let its lanes walk it along x
+";
+    assert!(err.contains(expected), "{}", err);
+    assert!(!err.contains("no static verdict"), "{}", err);
+
+    let dir = tmpdir("lint-rows");
+    let src = dir.join("rows.c");
+    std::fs::write(
+        &src,
+        r#"#define R 64
+#define W 32
+void rows(float out[R][W], const float a[R * W + 64], const int start[R])
+{
+#pragma acc parallel loop copyin(a[0:R*W+64], start[0:R]) copyout(out[0:R][0:W])
+    for (int j = 0; j < R; j++) {
+#pragma acc loop
+        for (int t = 0; t < W; t++)
+            out[j][t] = a[start[j] + t];
+    }
+}
+"#,
+    )
+    .expect("write");
+    let out = accshare()
+        .args(["check", "--lint"])
+        .arg(&src)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for line in [
+        "warning: misaligned load rows_r0_k0#1 a[start[j] + t]: stride 4 B along x but 8 of the 8 warps of a block start 4 B past a 128-byte boundary (its base is the value `start[j]` loads, the same for the whole warp: uncoalesced unless the data puts it on a 128-byte boundary)",
+        "9 │             out[j][t] = a[start[j] + t];\n  │                         ^^^^^^^^^^^^^^^\n  │                         │ │\n  │                         │ the index depends on the data loaded here\n  │                         uncoalesced\n",
+        "  = note: the index's base is `start[j]` loaded from `start`, the same for every lane of a warp: the lanes' strides are exact, whether the base is aligned is up to the data",
+        "  = help: pad rows to a multiple of 128 bytes, or stage the tile with a `share` clause",
+    ] {
+        assert!(err.contains(line), "{}\n---\n{}", line, err);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn explain_and_platforms() {
     let out = accshare().args(["platforms"]).output().expect("run");

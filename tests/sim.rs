@@ -791,10 +791,10 @@ fn lint_tracks_every_dimension_and_quasi_affine_indices() {
         v([1, 1, 64], bin(BinOp::Mul, lid(2), int(2))),
         Verdict::UncoalescedStride
     );
-    // data-dependent
+    // data-dependent, per lane: `a[(int)a[tid]]`
     assert_eq!(
         v([32, 1, 1], KExpr::Cast(Scalar::Int, b(load("a", lid(0))))),
-        Verdict::Unknown
+        Verdict::UncoalescedData
     );
     // a run-time offset: misaligned for some values of n (the lint binds n to 1001 too)
     assert_eq!(
