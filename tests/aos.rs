@@ -13,7 +13,12 @@ use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 
-const PROGRAMS: &[&str] = &["aos_complex_mul", "aos_points_2d", "aos_interleaved_pairs"];
+const PROGRAMS: &[&str] = &[
+    "aos_complex_mul",
+    "aos_points_2d",
+    "aos_interleaved_pairs",
+    "aos_share_cmv",
+];
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -223,7 +223,19 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                     } else {
                         String::new()
                     };
-                    format!("{}[{}]{}{}", a.name, dims.join("]["), pad, how)
+                    let (field, soa) = match &a.field {
+                        Some(f) => (format!(".{}", f.name), " (AoS → SoA: a tile per field)"),
+                        None => (String::new(), ""),
+                    };
+                    format!(
+                        "{}{}[{}]{}{}{}",
+                        a.name,
+                        field,
+                        dims.join("]["),
+                        soa,
+                        pad,
+                        how
+                    )
                 })
                 .collect();
             let mut strip = spec

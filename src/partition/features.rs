@@ -57,13 +57,20 @@ impl Adjacency {
 }
 
 pub fn adjacency(nest: &Nest, r: &RefClass) -> Adjacency {
-    let Some(last) = r.dims.last() else {
+    // An array of structs: the field (its last dimension, a constant) is not walked; the
+    // struct's index is the reference's last dimension (`a[i].re` is coalesced along `i`: a
+    // warp's fields read together every byte of consecutive structs).
+    let dims = match r.dims.split_last() {
+        Some((_, rest)) if nest.records.contains(&r.array) && !rest.is_empty() => rest,
+        _ => &r.dims[..],
+    };
+    let Some(last) = dims.last() else {
         return Adjacency::Coalesced;
     };
     let x = nest.loop_of(TbDim::X);
     if let Some(x) = x {
         let in_last = last.coef.get(&x).copied().unwrap_or(0);
-        let elsewhere = r.dims[..r.dims.len() - 1]
+        let elsewhere = dims[..dims.len() - 1]
             .iter()
             .any(|d| d.coef.get(&x).is_some_and(|c| *c != 0));
         if in_last.abs() == 1 && !elsewhere {

@@ -78,6 +78,9 @@ pub struct Nest {
     pub extents: BTreeMap<String, Vec<Option<i64>>>,
     pub elem_bytes: BTreeMap<String, i64>,
     pub var: BTreeMap<LoopId, String>,
+    /// Arrays of structs: their last dimension is the field (`ArrayInfo::record`), which a
+    /// warp's reference does not walk (the warp reads one field of consecutive structs).
+    pub records: BTreeSet<String>,
 }
 
 impl Nest {
@@ -290,7 +293,11 @@ pub fn build(
     let mut strides = BTreeMap::new();
     let mut extents = BTreeMap::new();
     let mut elem_bytes = BTreeMap::new();
+    let mut records = BTreeSet::new();
     for (name, a) in &region.arrays {
+        if a.record.is_some() {
+            records.insert(name.clone());
+        }
         let ext: Vec<Option<i64>> = a
             .extents
             .iter()
@@ -386,5 +393,6 @@ pub fn build(
         extents,
         elem_bytes,
         var,
+        records,
     })
 }

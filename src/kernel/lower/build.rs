@@ -1018,7 +1018,15 @@ impl<'a> KernelBuilder<'a> {
             }
         }
         if let Some(a) = self.staging().and_then(|s| s.tile_of(name, e.span)) {
-            if ksubs.len() == a.dims.len() {
+            // A field's tile (AoS → SoA) is indexed by the struct's index alone.
+            let tile_subs = match (&a.field, &field) {
+                (Some(tf), Some(f)) if tf.index == f.index => {
+                    Some(ksubs[..ksubs.len() - 1].to_vec())
+                }
+                (None, None) => Some(ksubs.clone()),
+                _ => None,
+            };
+            if let Some(ksubs) = tile_subs.filter(|k| k.len() == a.dims.len()) {
                 return KExpr::Load(ArrayRef {
                     array: a.local.clone(),
                     space: Space::Local,

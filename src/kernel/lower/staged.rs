@@ -162,6 +162,15 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
     }
 }
 
+/// The field of each struct a tile's copy reads (a tile of an array of structs, AoS → SoA).
+fn global_field(a: &StagedArray) -> Option<Field> {
+    a.field.as_ref().map(|f| Field {
+        name: f.name.clone(),
+        index: f.index,
+        count: f.count,
+    })
+}
+
 /// Which way a cooperative copy moves a tile.
 #[derive(Clone, Copy, PartialEq)]
 enum Dir {
@@ -256,7 +265,7 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(gsubs, global_extents)),
-            field: None,
+            field: global_field(a),
         },
     );
     KStmt::For {
@@ -293,12 +302,16 @@ fn tile_copy_commented(
         Dir::Store => "store",
     };
     [
-        KStmt::Comment(format!(
-            "{} the tile of `{}` ({})",
-            verb,
-            a.name,
-            shape.join("x")
-        )),
+        KStmt::Comment(match &a.field {
+            Some(f) => format!(
+                "{} the tile of field `{}` of `{}` ({}; AoS → SoA)",
+                verb,
+                f.name,
+                a.name,
+                shape.join("x")
+            ),
+            None => format!("{} the tile of `{}` ({})", verb, a.name, shape.join("x")),
+        }),
         tile_copy(a, block, global_extents, dir),
     ]
 }
@@ -367,7 +380,7 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(vec![g0, g1], global_extents)),
-            field: None,
+            field: global_field(a),
         },
     );
     let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
@@ -637,9 +650,13 @@ impl<'a> KernelBuilder<'a> {
         }
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
-            let Some(ext) = self.global_extents(&a.name) else {
+            let Some(mut ext) = self.global_extents(&a.name) else {
                 return Err(StageError::UnknownExtents(a.name.clone()));
             };
+            if a.field.is_some() {
+                // The struct's index is flattened without the field's dimension.
+                ext.pop();
+            }
             extents.insert(a.name.clone(), ext);
             locals.push(LocalArray {
                 name: a.local.clone(),

@@ -25,7 +25,7 @@ use crate::partition::KernelPlan;
 
 pub mod bank;
 mod unstaged;
-pub use bank::{BankChoice, Banks, Layout, Technique};
+pub use bank::{Aos, BankChoice, Banks, Layout, Technique};
 
 pub use unstaged::Unstaged;
 
@@ -136,6 +136,18 @@ pub struct StagedArray {
     /// The tile is loaded from global memory before use (always for read-only tiles; for
     /// written tiles when the kernel reads the array or may leave an element unwritten).
     pub load: bool,
+    /// The tile holds one field of an array of structs (AoS → SoA): `dims` are the struct's
+    /// index without the field, the copy reads that field of each struct.
+    pub field: Option<TileField>,
+}
+
+/// The field of an array of structs a tile holds ([`StagedArray::field`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileField {
+    pub name: String,
+    /// Position of the field in the struct, and the struct's number of fields.
+    pub index: u32,
+    pub count: u32,
 }
 
 impl StagedArray {
@@ -683,12 +695,25 @@ impl KernelView<'_> {
         if accs.iter().any(|a| ir.is_atomic_access(a.id)) {
             return Err(Unstaged::Atomic);
         }
-        if let Some(def) = &info.record {
-            return Err(Unstaged::ArrayOfStructs {
-                record: def.c_name(),
-            });
-        }
         let written = accs.iter().any(|a| a.writes());
+        // An array of structs is staged as one tile per referenced field (AoS → SoA): the
+        // field, the IR's last dimension, is a constant of every reference, and the tiles are
+        // those of the struct's index.
+        let fields: Option<(String, Vec<String>)> = match &info.record {
+            Some(def) => {
+                if written {
+                    return Err(Unstaged::WrittenArrayOfStructs {
+                        record: def.c_name(),
+                    });
+                }
+                let names = def
+                    .scalar_fields()
+                    .map(|(_, f)| f.iter().map(|x| x.name.clone()).collect())
+                    .unwrap_or_default();
+                Some((def.c_name(), names))
+            }
+            None => None,
+        };
         if written {
             write_through_shape(ir, self.grid, &accs)?;
         }
@@ -700,16 +725,31 @@ impl KernelView<'_> {
         }
         let rank = info.extents.len();
         // Each reference's view of each dimension; references that agree on which index moves
-        // every dimension form one group, and each group gets its own tile (syrk's `A[i][k]` and
-        // `A[j][k]`: a tile of rows for the block's `i` and one for its `j`).
-        let mut groups: Vec<(Vec<DimRef>, Vec<Span>)> = Vec::new();
+        // every dimension (and, for structs, on the field) form one group, and each group gets
+        // its own tile (syrk's `A[i][k]` and `A[j][k]`: a tile of rows for the block's `i` and
+        // one for its `j`).
+        let mut groups: Vec<(Vec<DimRef>, Vec<Span>, Option<u32>)> = Vec::new();
         let mut my_strip: Option<LoopId> = None;
         for a in &accs {
             if a.subscripts.len() != rank {
                 return Err(Unstaged::NotEveryDimension);
             }
+            let (subs, field) = match &fields {
+                Some((_, names)) => {
+                    let f = a.subscripts[rank - 1]
+                        .as_ref()
+                        .and_then(Poly::as_const)
+                        .and_then(|c| u32::try_from(c).ok())
+                        .filter(|&c| (c as usize) < names.len())
+                        .ok_or_else(|| Unstaged::NonAffineAccess {
+                            access: ir.fmt_access(a.id),
+                        })?;
+                    (&a.subscripts[..rank - 1], Some(f))
+                }
+                None => (&a.subscripts[..], None),
+            };
             let mut view: Vec<DimRef> = Vec::with_capacity(rank);
-            for sub in a.subscripts.iter() {
+            for sub in subs.iter() {
                 let p = sub.as_ref().ok_or_else(|| Unstaged::NonAffineAccess {
                     access: ir.fmt_access(a.id),
                 })?;
@@ -727,15 +767,15 @@ impl KernelView<'_> {
                     .zip(&view)
                     .all(|(x, y)| x.primary == y.primary && x.strip == y.strip)
             };
-            match groups.iter_mut().find(|(g, _)| same(g)) {
-                Some((g, spans)) => {
+            match groups.iter_mut().find(|(g, _, f)| *f == field && same(g)) {
+                Some((g, spans, _)) => {
                     for (x, y) in g.iter_mut().zip(&view) {
                         x.lo = x.lo.min(y.lo);
                         x.hi = x.hi.max(y.hi);
                     }
                     spans.push(a.span);
                 }
-                None => groups.push((view, vec![a.span])),
+                None => groups.push((view, vec![a.span], field)),
             }
         }
         let k = match (my_strip, strip) {
@@ -745,10 +785,13 @@ impl KernelView<'_> {
             (None, None) => 0,
         };
         let load = !written || needs_preload(ir, self.grid, &accs, self.conditional);
-        let several = groups.len() > 1;
+        // Fields in their struct's order, each field's groups in order of appearance.
+        groups.sort_by_key(|g| g.2);
+        let several = |f: Option<u32>| groups.iter().filter(|g| g.2 == f).count() > 1;
+        let several: Vec<bool> = groups.iter().map(|g| several(g.2)).collect();
         let mut tiles = Vec::new();
         let mut used = 0u64;
-        for (gi, (dims, spans)) in groups.into_iter().enumerate() {
+        for (gi, (dims, spans, field)) in groups.into_iter().enumerate() {
             let mut tdims = Vec::new();
             for (d, x) in dims.into_iter().enumerate() {
                 let (extent, range) = self.tile_extent(&x, my_strip, k)?;
@@ -766,7 +809,7 @@ impl KernelView<'_> {
             let natural: u64 =
                 tdims.iter().map(|d| d.extent as u64).product::<u64>() * info.elem.size() as u64;
             let spare = SMEM_LIMIT.saturating_sub(bytes + used + natural);
-            let choice = bank::decide(
+            let mut choice = bank::decide(
                 &tdims,
                 self.block,
                 info.elem.size(),
@@ -775,13 +818,40 @@ impl KernelView<'_> {
                 spare,
                 self.bank_padding,
             );
+            let tile_field = match (&fields, field) {
+                (Some((record, names)), Some(f)) => {
+                    choice = bank::aos_to_soa(
+                        choice,
+                        &tdims,
+                        self.block,
+                        info.elem.size(),
+                        spans.len(),
+                        &self.banks,
+                        bank::Aos {
+                            record,
+                            field: &names[f as usize],
+                            count: names.len() as u32,
+                        },
+                    );
+                    Some(TileField {
+                        name: names[f as usize].clone(),
+                        index: f,
+                        count: names.len() as u32,
+                    })
+                }
+                _ => None,
+            };
             used += natural + choice.extra_bytes;
+            let base = match &tile_field {
+                Some(f) => format!("accshare_sh_{}_{}", name, f.name),
+                None => format!("accshare_sh_{}", name),
+            };
             tiles.push(StagedArray {
                 name: name.to_string(),
-                local: if several {
-                    format!("accshare_sh_{}_{}", name, gi)
+                local: if several[gi] {
+                    format!("{}_{}", base, gi)
                 } else {
-                    format!("accshare_sh_{}", name)
+                    base
                 },
                 elem: info.elem,
                 dims: tdims,
@@ -791,6 +861,7 @@ impl KernelView<'_> {
                 accesses: spans,
                 written,
                 load,
+                field: tile_field,
             });
         }
         let b: u64 = tiles
