@@ -60,10 +60,7 @@ pub fn adjacency(nest: &Nest, r: &RefClass) -> Adjacency {
     // An array of structs: the field (its last dimension, a constant) is not walked; the
     // struct's index is the reference's last dimension (`a[i].re` is coalesced along `i`: a
     // warp's fields read together every byte of consecutive structs).
-    let dims = match r.dims.split_last() {
-        Some((_, rest)) if nest.records.contains(&r.array) && !rest.is_empty() => rest,
-        _ => &r.dims[..],
-    };
+    let dims = nest.struct_dims(r);
     let Some(last) = dims.last() else {
         return Adjacency::Coalesced;
     };
@@ -560,12 +557,22 @@ pub fn chunk_shape(
         }
     }
     let tran = p.transaction_bytes.max(1) as i64;
+    // An array of structs is staged one field at a time (AoS → SoA): each field's copy of a
+    // row of structs reads the row's bytes (every field's), once per field.
+    let (row_dims, copies) = match extents.last() {
+        Some(&fields) if nest.records.contains(array) && ndim >= 2 => (ndim - 2, fields),
+        _ => (ndim.saturating_sub(1), 1),
+    };
     let rows: i64 = extents
         .iter()
-        .take(ndim.saturating_sub(1))
+        .take(row_dims)
         .fold(1i64, |a, e| a.saturating_mul(*e));
-    let row_bytes = extents.last().copied().unwrap_or(1).saturating_mul(elem);
-    let per_chunk = rows.saturating_mul(ceil_div(row_bytes, tran));
+    let row_bytes = extents[row_dims.min(extents.len())..]
+        .iter()
+        .fold(elem, |a, e| a.saturating_mul(*e));
+    let per_chunk = rows
+        .saturating_mul(ceil_div(row_bytes, tran))
+        .saturating_mul(copies.max(1));
     ChunkShape {
         extents,
         origin,

@@ -93,6 +93,14 @@ impl Nest {
     pub fn is_mapped(&self, l: LoopId) -> bool {
         self.tb_of(l).is_some()
     }
+    /// A reference's dimensions without the field of an array of structs (the struct's index,
+    /// which is what consecutive work-items walk).
+    pub fn struct_dims<'r>(&self, r: &'r RefClass) -> &'r [Lin] {
+        match r.dims.split_last() {
+            Some((_, rest)) if self.records.contains(&r.array) && !rest.is_empty() => rest,
+            _ => &r.dims[..],
+        }
+    }
     pub fn trip_of(&self, l: LoopId) -> i64 {
         self.trip.get(&l).copied().unwrap_or(1)
     }

@@ -594,8 +594,8 @@ pub fn aos_to_soa(
         layout: inner.layout,
         path,
         why: format!(
-            "`{}` of `{}` in a tile of its own (structure of arrays): consecutive work-items read consecutive words instead of words {} B apart{}",
-            aos.field, aos.record, stride, rest
+            "`{}` of `{}` in a tile of its own (structure of arrays): the references' strides shrink from the struct's {} B to the field's {} B{}",
+            aos.field, aos.record, stride, elem, rest
         ),
         degree_before: before.degree,
         degree_after: inner.degree_after,
