@@ -276,6 +276,17 @@ fn aos_share_stages_one_tile_per_field() {
     }
     assert!(cl.contains("].re;"), "{cl}");
     assert!(!cl.contains("__local cpx"), "{cl}");
+    // The interleaved form: one tile per residue (`x[2*i]`, `x[2*i + 1]`), read at `i`.
+    let pairs =
+        compile_opt(&corpus("aos_interleaved_pairs"), Target::OpenCl, &share()).kernel_source;
+    for piece in [
+        "__local float accshare_sh_x_r0[64];",
+        "__local float accshare_sh_x_r1[64];",
+        "accshare_sh_x_r1[accshare_l] = x[2 * (accshare_o_x_r1_0 + accshare_l) + 1];",
+        "accshare_sh_x_r1[i - accshare_o_x_r1_0]",
+    ] {
+        assert!(pairs.contains(piece), "{piece}:\n{pairs}");
+    }
     // Only the referenced fields get a tile: the written program reads no struct array.
     let written = compile_opt(&corpus("aos_share_written"), Target::OpenCl, &share()).kernel_source;
     assert!(!written.contains("__local"), "{written}");
@@ -339,6 +350,20 @@ fn aos_share_explain_says_aos_to_soa() {
             want("accshare_sh_w_re", 2),
             want("accshare_sh_w_im", 2),
         ]
+    );
+    let text = cli(&[
+        "explain",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_interleaved_pairs.c",
+    ]);
+    assert!(
+        text.contains("stages w[64] (AoS → SoA: the elements 2·i of the interleaved array), w[64] (AoS → SoA: the elements 2·i + 1 of the interleaved array), x[64]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bank conflicts of `x` (accshare_sh_x_r1): AoS→SoA: `x[2·i + 1]` of the interleaved `x` in a tile of its own (structure of arrays): the references' strides shrink from the struct's 8 B to the field's 4 B; degree 2 → 1"),
+        "{text}"
     );
     let text = cli(&[
         "explain",

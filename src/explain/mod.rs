@@ -223,9 +223,19 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                     } else {
                         String::new()
                     };
-                    let (field, soa) = match &a.field {
-                        Some(f) => (format!(".{}", f.name), " (AoS → SoA: a tile per field)"),
-                        None => (String::new(), ""),
+                    let (field, soa) = match (&a.field, a.interleave) {
+                        (Some(f), _) => (
+                            format!(".{}", f.name),
+                            " (AoS → SoA: a tile per field)".to_string(),
+                        ),
+                        (None, Some(il)) => (
+                            String::new(),
+                            format!(
+                                " (AoS → SoA: the elements {} of the interleaved array)",
+                                il.elements()
+                            ),
+                        ),
+                        (None, None) => (String::new(), String::new()),
                     };
                     format!(
                         "{}{}[{}]{}{}{}",

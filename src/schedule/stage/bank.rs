@@ -533,12 +533,11 @@ pub fn decide(
 }
 
 /// The struct of an array of structs whose field a tile holds ([`aos_to_soa`]).
-#[derive(Copy, Clone, Debug)]
-pub struct Aos<'a> {
-    /// The struct's C name (`cpx`, `struct pt`).
-    pub record: &'a str,
-    pub field: &'a str,
-    /// Fields of the struct (all of one scalar type).
+#[derive(Clone, Debug)]
+pub struct Aos {
+    /// What the tile holds: "field `re` of `cpx`", "`x[2·i + 1]` of the interleaved `x`".
+    pub what: String,
+    /// Fields of the struct (all of one scalar type), or the interleave's stride.
     pub count: u32,
 }
 
@@ -554,7 +553,7 @@ pub fn aos_to_soa(
     elem: u32,
     refs: usize,
     b: &Banks,
-    aos: Aos<'_>,
+    aos: Aos,
 ) -> BankChoice {
     let mut as_is: Vec<TileDim> = dims.to_vec();
     as_is.push(TileDim {
@@ -581,8 +580,8 @@ pub fn aos_to_soa(
     );
     let stride = aos.count as u64 * elem as u64;
     let mut path = vec![format!(
-        "AoS: yes (field `{}` of `{}`, {} fields of {} B: tiled as is, references stride by {} B, degree {}) → AoS→SoA: one tile per referenced field",
-        aos.field, aos.record, aos.count, elem, stride, before.degree
+        "AoS: yes ({}, {} fields of {} B: tiled as is, references stride by {} B, degree {}) → AoS→SoA: one tile per referenced field",
+        aos.what, aos.count, elem, stride, before.degree
     )];
     let rest = match inner.technique {
         Technique::None => String::new(),
@@ -594,8 +593,8 @@ pub fn aos_to_soa(
         layout: inner.layout,
         path,
         why: format!(
-            "`{}` of `{}` in a tile of its own (structure of arrays): the references' strides shrink from the struct's {} B to the field's {} B{}",
-            aos.field, aos.record, stride, elem, rest
+            "{} in a tile of its own (structure of arrays): the references' strides shrink from the struct's {} B to the field's {} B{}",
+            aos.what, stride, elem, rest
         ),
         degree_before: before.degree,
         degree_after: inner.degree_after,

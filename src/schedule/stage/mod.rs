@@ -13,6 +13,10 @@
 //! iterators of short loops with constant bounds and step ±1 (the filter loops of a stencil).
 //! The strip-mined loop is a sequential loop of step 1 at the top level of the innermost grid
 //! loop's body, with bounds that do not depend on any iterator (gemm's `k`, mv's `j`).
+//! The last dimension of a read-only plain array may also be `c·x + k` with a constant `c > 1`
+//! (the interleaved form, `x[2*i + 1]`): one tile per residue `k mod c`. An array of structs
+//! (read only) gets one tile per referenced field: the field, the IR's last dimension, is a
+//! constant of every reference and the tiles are the struct index's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -139,6 +143,27 @@ pub struct StagedArray {
     /// The tile holds one field of an array of structs (AoS → SoA): `dims` are the struct's
     /// index without the field, the copy reads that field of each struct.
     pub field: Option<TileField>,
+    /// The tile holds one residue of an interleaved last dimension (`x[2*i]`, `x[2*i + 1]`: the
+    /// interleaved form of AoS → SoA): element `t` of the last dimension is global index
+    /// `stride·(origin + t) + residue`; that dimension's offsets and range count strides.
+    pub interleave: Option<Interleave>,
+}
+
+/// One residue of an interleaved dimension ([`StagedArray::interleave`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Interleave {
+    pub stride: u32,
+    pub residue: u32,
+}
+
+impl Interleave {
+    /// The elements the tile holds, `2·i + 1` (`2·i` for residue 0).
+    pub fn elements(&self) -> String {
+        match self.residue {
+            0 => format!("{}·i", self.stride),
+            k => format!("{}·i + {}", self.stride, k),
+        }
+    }
 }
 
 /// The field of an array of structs a tile holds ([`StagedArray::field`]).
@@ -256,6 +281,10 @@ struct DimRef {
     strip: Option<LoopId>,
     lo: i64,
     hi: i64,
+    /// The grid index's coefficient (`c` of `c·i + k`, the last dimension only) and the
+    /// residue `k mod c`; `lo`/`hi` then count strides of `c`.
+    stride: i64,
+    residue: i64,
 }
 
 pub fn unwrap_acc(s: &Stmt) -> &Stmt {
@@ -749,11 +778,13 @@ impl KernelView<'_> {
                 None => (&a.subscripts[..], None),
             };
             let mut view: Vec<DimRef> = Vec::with_capacity(rank);
-            for sub in subs.iter() {
+            for (d, sub) in subs.iter().enumerate() {
                 let p = sub.as_ref().ok_or_else(|| Unstaged::NonAffineAccess {
                     access: ir.fmt_access(a.id),
                 })?;
-                let x = self.dim_ref(a, p)?;
+                // Interleaved (`x[2*i + 1]`) only along the last dimension of a plain array.
+                let last = fields.is_none() && d + 1 == subs.len();
+                let x = self.dim_ref(a, p, last)?;
                 if let Some(l) = x.strip {
                     if my_strip.is_some_and(|m| m != l) {
                         return Err(Unstaged::TwoStripLoops);
@@ -763,9 +794,12 @@ impl KernelView<'_> {
                 view.push(x);
             }
             let same = |g: &[DimRef]| {
-                g.iter()
-                    .zip(&view)
-                    .all(|(x, y)| x.primary == y.primary && x.strip == y.strip)
+                g.iter().zip(&view).all(|(x, y)| {
+                    x.primary == y.primary
+                        && x.strip == y.strip
+                        && x.stride == y.stride
+                        && x.residue == y.residue
+                })
             };
             match groups.iter_mut().find(|(g, _, f)| *f == field && same(g)) {
                 Some((g, spans, _)) => {
@@ -785,13 +819,26 @@ impl KernelView<'_> {
             (None, None) => 0,
         };
         let load = !written || needs_preload(ir, self.grid, &accs, self.conditional);
-        // Fields in their struct's order, each field's groups in order of appearance.
-        groups.sort_by_key(|g| g.2);
-        let several = |f: Option<u32>| groups.iter().filter(|g| g.2 == f).count() > 1;
-        let several: Vec<bool> = groups.iter().map(|g| several(g.2)).collect();
+        // Fields in their struct's order (residues of an interleaved dimension in order), each
+        // field's groups in order of appearance.
+        let residue = |g: &(Vec<DimRef>, Vec<Span>, Option<u32>)| {
+            g.0.last()
+                .filter(|x| x.stride > 1)
+                .map(|x| (x.stride, x.residue))
+        };
+        groups.sort_by_key(|g| (g.2, residue(g)));
+        let keys: Vec<_> = groups.iter().map(|g| (g.2, residue(g))).collect();
+        let several: Vec<bool> = keys
+            .iter()
+            .map(|k| keys.iter().filter(|x| *x == k).count() > 1)
+            .collect();
         let mut tiles = Vec::new();
         let mut used = 0u64;
         for (gi, (dims, spans, field)) in groups.into_iter().enumerate() {
+            let interleave = dims.last().filter(|x| x.stride > 1).map(|x| Interleave {
+                stride: x.stride as u32,
+                residue: x.residue as u32,
+            });
             let mut tdims = Vec::new();
             for (d, x) in dims.into_iter().enumerate() {
                 let (extent, range) = self.tile_extent(&x, my_strip, k)?;
@@ -818,6 +865,25 @@ impl KernelView<'_> {
                 spare,
                 self.bank_padding,
             );
+            if let Some(il) = interleave {
+                choice = bank::aos_to_soa(
+                    choice,
+                    &tdims,
+                    self.block,
+                    info.elem.size(),
+                    spans.len(),
+                    &self.banks,
+                    bank::Aos {
+                        what: format!(
+                            "`{}[{}]` of the interleaved `{}`",
+                            name,
+                            il.elements(),
+                            name
+                        ),
+                        count: il.stride,
+                    },
+                );
+            }
             let tile_field = match (&fields, field) {
                 (Some((record, names)), Some(f)) => {
                     choice = bank::aos_to_soa(
@@ -828,8 +894,7 @@ impl KernelView<'_> {
                         spans.len(),
                         &self.banks,
                         bank::Aos {
-                            record,
-                            field: &names[f as usize],
+                            what: format!("field `{}` of `{}`", names[f as usize], record),
                             count: names.len() as u32,
                         },
                     );
@@ -842,9 +907,10 @@ impl KernelView<'_> {
                 _ => None,
             };
             used += natural + choice.extra_bytes;
-            let base = match &tile_field {
-                Some(f) => format!("accshare_sh_{}_{}", name, f.name),
-                None => format!("accshare_sh_{}", name),
+            let base = match (&tile_field, interleave) {
+                (Some(f), _) => format!("accshare_sh_{}_{}", name, f.name),
+                (None, Some(il)) => format!("accshare_sh_{}_r{}", name, il.residue),
+                (None, None) => format!("accshare_sh_{}", name),
             };
             tiles.push(StagedArray {
                 name: name.to_string(),
@@ -862,6 +928,7 @@ impl KernelView<'_> {
                 written,
                 load,
                 field: tile_field,
+                interleave,
             });
         }
         let b: u64 = tiles
@@ -885,13 +952,20 @@ impl KernelView<'_> {
 
     /// How reference `a` moves one dimension of its array (subscript `p`): by a grid index, by
     /// the strip-mined loop, or by nothing, plus constant offsets and short windows.
-    fn dim_ref(&self, a: &crate::ir::Access, p: &Poly) -> Result<DimRef, Unstaged> {
+    fn dim_ref(
+        &self,
+        a: &crate::ir::Access,
+        p: &Poly,
+        interleavable: bool,
+    ) -> Result<DimRef, Unstaged> {
         let ir = self.ir;
         let subscript = || p.to_c();
         let mut primary = Primary::Fixed;
         let mut sl = None;
         let mut lo = p.constant_term();
         let mut hi = lo;
+        let mut stride = 1i64;
+        let mut windowed = false;
         for sym in p.symbols() {
             let (coef, _) = p.split(sym).ok_or_else(|| Unstaged::NonAffineSubscript {
                 subscript: subscript(),
@@ -908,11 +982,17 @@ impl KernelView<'_> {
                 .copied()
                 .find(|&l| ir.loops[l].var == sym && in_nest(ir, self.root, l));
             if let Some(g) = grid_loop {
-                if c != 1 || ir.loops[g.loop_id].step != 1 || primary != Primary::Fixed {
+                // `c·i + k` with a constant c > 1 (the interleaved form): one tile per residue.
+                let interleaved = interleavable && c > 1;
+                if (c != 1 && !interleaved)
+                    || ir.loops[g.loop_id].step != 1
+                    || primary != Primary::Fixed
+                {
                     return Err(Unstaged::NotGridPlusConstants {
                         subscript: subscript(),
                     });
                 }
+                stride = c;
                 primary = Primary::Grid {
                     dim: g.dim,
                     min: g.min.clone(),
@@ -926,6 +1006,7 @@ impl KernelView<'_> {
                     primary = Primary::Strip;
                     sl = Some(l);
                 } else if let Some((wmin, wmax)) = window(ir, l) {
+                    windowed = true;
                     let (x, y) = (c * wmin, c * wmax);
                     lo += x.min(y);
                     hi += x.max(y);
@@ -942,11 +1023,29 @@ impl KernelView<'_> {
                 });
             }
         }
+        if stride > 1 {
+            if windowed || lo != hi {
+                return Err(Unstaged::NotGridPlusConstants {
+                    subscript: subscript(),
+                });
+            }
+            // `c·(i + off) + k`: offsets in strides, the residue apart.
+            return Ok(DimRef {
+                primary,
+                strip: sl,
+                lo: lo.div_euclid(stride),
+                hi: lo.div_euclid(stride),
+                stride,
+                residue: lo.rem_euclid(stride),
+            });
+        }
         Ok(DimRef {
             primary,
             strip: sl,
             lo,
             hi,
+            stride: 1,
+            residue: 0,
         })
     }
 
