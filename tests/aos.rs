@@ -13,7 +13,13 @@ use accshare::back::Target;
 use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 
-const PROGRAMS: &[&str] = &["aos_complex_mul", "aos_points_2d", "aos_interleaved_pairs"];
+const PROGRAMS: &[&str] = &[
+    "aos_complex_mul",
+    "aos_points_2d",
+    "aos_interleaved_pairs",
+    "aos_share_cmv",
+    "aos_share_written",
+];
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,19 +28,25 @@ fn corpus(name: &str) -> PathBuf {
 }
 
 fn compile(src: &Path, target: Target) -> driver::Output {
+    compile_opt(src, target, &driver::OptOptions::default())
+}
+
+/// `--opt share`: arrays of structs the engine chooses staged one tile per field.
+fn share() -> driver::OptOptions {
+    driver::OptOptions {
+        opt: driver::OptLevel::Share,
+        ..Default::default()
+    }
+}
+
+fn compile_opt(src: &Path, target: Target, opt: &driver::OptOptions) -> driver::Output {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let opts = driver::Options {
         target,
         pp: Default::default(),
     };
-    match driver::compile_with(
-        src,
-        &opts,
-        &driver::OptOptions::default(),
-        &mut sources,
-        &mut diags,
-    ) {
+    match driver::compile_with(src, &opts, opt, &mut sources, &mut diags) {
         Some(o) => o,
         None => panic!(
             "accshare failed on {}:\n{}",
@@ -57,7 +69,11 @@ fn aos_programs_match_sequential_on_opencl() {
         opt: driver::OptLevel::Naive,
         ..Default::default()
     };
-    let variants = [("naive", naive), ("default", driver::OptOptions::default())];
+    let variants = [
+        ("naive", naive),
+        ("default", driver::OptOptions::default()),
+        ("share", share()),
+    ];
     let odd = vec![
         ("N".to_string(), "77".to_string()),
         ("M".to_string(), "45".to_string()),
@@ -117,8 +133,11 @@ fn aos_cuda_compiles_with_nvrtc() {
     use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
     let require = accshare::runtime::require_devices();
     let mut failures = Vec::new();
-    for p in PROGRAMS {
-        let cu = compile(&corpus(p), Target::Cuda).kernel_source;
+    for (p, opt) in PROGRAMS
+        .iter()
+        .flat_map(|p| [(p, driver::OptOptions::default()), (p, share())])
+    {
+        let cu = compile_opt(&corpus(p), Target::Cuda, &opt).kernel_source;
         match compile_cuda(&cu, "compute_75") {
             Ok(CompileOutcome::Compiled { log, .. }) => {
                 if !log.trim().is_empty() {
@@ -142,8 +161,11 @@ fn aos_cuda_compiles_with_nvrtc() {
 fn aos_programs_replay_on_the_simulator() {
     use accshare::sim::{trace, SimOptions, SimPlatform};
     let mut failures = Vec::new();
-    for (i, p) in PROGRAMS.iter().enumerate() {
-        let out = compile(&corpus(p), Target::OpenCl);
+    let runs = PROGRAMS
+        .iter()
+        .flat_map(|p| [(p, driver::OptOptions::default()), (p, share())]);
+    for (i, (p, opt)) in runs.enumerate() {
+        let out = compile_opt(&corpus(p), Target::OpenCl, &opt);
         let dir = exec_support::scratch_dir(&format!("aos-sim-{i}"));
         let sim_opts = SimOptions {
             check: true,
@@ -215,5 +237,167 @@ fn aos_errors_are_located() {
             "{rel}: not located:\n{text}"
         );
         insta::assert_snapshot!(format!("error_{name}"), text);
+    }
+}
+
+fn accshare() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn cli(args: &[&str]) -> String {
+    let out = accshare().args(args).output().expect("run accshare");
+    assert!(
+        out.status.success(),
+        "accshare {:?} failed:\n{}",
+        args,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// AoS → SoA (issue 14, Table 1): under `--opt share` an array of structs the engine chooses
+/// is staged as one `__local` tile per referenced field, copied field by field and read with
+/// the plain tile indexing (the kernel is a snapshot); a written one stays in global memory.
+#[test]
+fn aos_share_stages_one_tile_per_field() {
+    let cl = compile_opt(&corpus("aos_share_cmv"), Target::OpenCl, &share()).kernel_source;
+    insta::assert_snapshot!("aos_share_cmv_share_cl", cl);
+    for tile in [
+        "__local float accshare_sh_A_re[",
+        "__local float accshare_sh_A_im[",
+        "__local float accshare_sh_x_re[",
+        "__local float accshare_sh_x_im[",
+        "__local float accshare_sh_w_re[",
+        "__local float accshare_sh_w_im[",
+    ] {
+        assert!(cl.contains(tile), "{tile}:\n{cl}");
+    }
+    assert!(cl.contains("].re;"), "{cl}");
+    assert!(!cl.contains("__local cpx"), "{cl}");
+    // The interleaved form: one tile per residue (`x[2*i]`, `x[2*i + 1]`), read at `i`.
+    let pairs =
+        compile_opt(&corpus("aos_interleaved_pairs"), Target::OpenCl, &share()).kernel_source;
+    for piece in [
+        "__local float accshare_sh_x_r0[64];",
+        "__local float accshare_sh_x_r1[64];",
+        "accshare_sh_x_r1[accshare_l] = x[2 * (accshare_o_x_r1_0 + accshare_l) + 1];",
+        "accshare_sh_x_r1[i - accshare_o_x_r1_0]",
+    ] {
+        assert!(pairs.contains(piece), "{piece}:\n{pairs}");
+    }
+    // Only the referenced fields get a tile: the written program reads no struct array.
+    let written = compile_opt(&corpus("aos_share_written"), Target::OpenCl, &share()).kernel_source;
+    assert!(!written.contains("__local"), "{written}");
+}
+
+/// `explain` names the technique (text and JSON) with the degree of the struct tiled as it is
+/// (a stride of the struct's size) and of each field's tile; the reason a written array of
+/// structs is not staged is rendered text.
+#[test]
+fn aos_share_explain_says_aos_to_soa() {
+    let text = cli(&[
+        "explain",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_share_cmv.c",
+    ]);
+    insta::assert_snapshot!("explain_aos_share_cmv_a100", text);
+    assert!(
+        text.contains("stages A.re[64][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts)"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&cli(&[
+        "explain",
+        "--format",
+        "json",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_share_cmv.c",
+    ]))
+    .expect("JSON");
+    let banks: Vec<serde_json::Value> = v["regions"]
+        .as_array()
+        .expect("regions")
+        .iter()
+        .flat_map(|r| r["kernels"].as_array().cloned().unwrap_or_default())
+        .flat_map(|k| k["bank"].as_array().cloned().unwrap_or_default())
+        .collect();
+    insta::assert_snapshot!(
+        "explain_json_aos_share_cmv_bank_a100",
+        serde_json::to_string_pretty(&banks).expect("JSON")
+    );
+    let got: Vec<(String, String, u64, u64)> = banks
+        .iter()
+        .map(|b| {
+            (
+                b["local"].as_str().unwrap_or("?").to_string(),
+                b["technique"].as_str().unwrap_or("?").to_string(),
+                b["degree_before"].as_u64().unwrap_or(0),
+                b["degree_after"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let want = |l: &str, before: u64| (l.to_string(), "AoS→SoA".to_string(), before, 1);
+    assert_eq!(
+        got,
+        vec![
+            want("accshare_sh_A_re", 32),
+            want("accshare_sh_A_im", 32),
+            want("accshare_sh_x_re", 1),
+            want("accshare_sh_x_im", 1),
+            want("accshare_sh_w_re", 2),
+            want("accshare_sh_w_im", 2),
+        ]
+    );
+    let text = cli(&[
+        "explain",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_interleaved_pairs.c",
+    ]);
+    assert!(
+        text.contains("stages w[64] (AoS → SoA: the elements 2·i of the interleaved array), w[64] (AoS → SoA: the elements 2·i + 1 of the interleaved array), x[64]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bank conflicts of `x` (accshare_sh_x_r1): AoS→SoA: `x[2·i + 1]` of the interleaved `x` in a tile of its own (structure of arrays): the references' strides shrink from the struct's 8 B to the field's 4 B; degree 2 → 1"),
+        "{text}"
+    );
+    let text = cli(&[
+        "explain",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_share_written.c",
+    ]);
+    assert!(
+        text.contains("      acc: not staged by --opt share: it is an array of `cpx` (structs) written in the kernel: arrays of structs are staged (one tile per field, AoS → SoA) only when read\n"),
+        "{text}"
+    );
+}
+
+/// The simulator sees the field tiles conflict-free on the shipped GPUs the tree decided for.
+#[test]
+fn aos_share_tiles_are_conflict_free_in_the_simulator() {
+    for platform in ["a100", "gtx690", "hd7850"] {
+        let out = cli(&[
+            "analyze",
+            "--format",
+            "json",
+            "--sample",
+            "4",
+            "--platform",
+            platform,
+            "tests/corpus/aos_share_cmv.c",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        for k in v["kernels"].as_array().expect("kernels") {
+            assert_eq!(
+                k["bank_conflict_degree"]["max"].as_u64(),
+                Some(1),
+                "{platform}: {k}"
+            );
+        }
     }
 }

@@ -223,7 +223,29 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                     } else {
                         String::new()
                     };
-                    format!("{}[{}]{}{}", a.name, dims.join("]["), pad, how)
+                    let (field, soa) = match (&a.field, a.interleave) {
+                        (Some(f), _) => (
+                            format!(".{}", f.name),
+                            " (AoS → SoA: a tile per field)".to_string(),
+                        ),
+                        (None, Some(il)) => (
+                            String::new(),
+                            format!(
+                                " (AoS → SoA: the elements {} of the interleaved array)",
+                                il.elements()
+                            ),
+                        ),
+                        (None, None) => (String::new(), String::new()),
+                    };
+                    format!(
+                        "{}{}[{}]{}{}{}",
+                        a.name,
+                        field,
+                        dims.join("]["),
+                        soa,
+                        pad,
+                        how
+                    )
                 })
                 .collect();
             let mut strip = spec

@@ -57,13 +57,17 @@ impl Adjacency {
 }
 
 pub fn adjacency(nest: &Nest, r: &RefClass) -> Adjacency {
-    let Some(last) = r.dims.last() else {
+    // An array of structs: the field (its last dimension, a constant) is not walked; the
+    // struct's index is the reference's last dimension (`a[i].re` is coalesced along `i`: a
+    // warp's fields read together every byte of consecutive structs).
+    let dims = nest.struct_dims(r);
+    let Some(last) = dims.last() else {
         return Adjacency::Coalesced;
     };
     let x = nest.loop_of(TbDim::X);
     if let Some(x) = x {
         let in_last = last.coef.get(&x).copied().unwrap_or(0);
-        let elsewhere = r.dims[..r.dims.len() - 1]
+        let elsewhere = dims[..dims.len() - 1]
             .iter()
             .any(|d| d.coef.get(&x).is_some_and(|c| *c != 0));
         if in_last.abs() == 1 && !elsewhere {
@@ -553,12 +557,22 @@ pub fn chunk_shape(
         }
     }
     let tran = p.transaction_bytes.max(1) as i64;
+    // An array of structs is staged one field at a time (AoS → SoA): each field's copy of a
+    // row of structs reads the row's bytes (every field's), once per field.
+    let (row_dims, copies) = match extents.last() {
+        Some(&fields) if nest.records.contains(array) && ndim >= 2 => (ndim - 2, fields),
+        _ => (ndim.saturating_sub(1), 1),
+    };
     let rows: i64 = extents
         .iter()
-        .take(ndim.saturating_sub(1))
+        .take(row_dims)
         .fold(1i64, |a, e| a.saturating_mul(*e));
-    let row_bytes = extents.last().copied().unwrap_or(1).saturating_mul(elem);
-    let per_chunk = rows.saturating_mul(ceil_div(row_bytes, tran));
+    let row_bytes = extents[row_dims.min(extents.len())..]
+        .iter()
+        .fold(elem, |a, e| a.saturating_mul(*e));
+    let per_chunk = rows
+        .saturating_mul(ceil_div(row_bytes, tran))
+        .saturating_mul(copies.max(1));
     ChunkShape {
         extents,
         origin,

@@ -78,6 +78,9 @@ pub struct Nest {
     pub extents: BTreeMap<String, Vec<Option<i64>>>,
     pub elem_bytes: BTreeMap<String, i64>,
     pub var: BTreeMap<LoopId, String>,
+    /// Arrays of structs: their last dimension is the field (`ArrayInfo::record`), which a
+    /// warp's reference does not walk (the warp reads one field of consecutive structs).
+    pub records: BTreeSet<String>,
 }
 
 impl Nest {
@@ -89,6 +92,14 @@ impl Nest {
     }
     pub fn is_mapped(&self, l: LoopId) -> bool {
         self.tb_of(l).is_some()
+    }
+    /// A reference's dimensions without the field of an array of structs (the struct's index,
+    /// which is what consecutive work-items walk).
+    pub fn struct_dims<'r>(&self, r: &'r RefClass) -> &'r [Lin] {
+        match r.dims.split_last() {
+            Some((_, rest)) if self.records.contains(&r.array) && !rest.is_empty() => rest,
+            _ => &r.dims[..],
+        }
     }
     pub fn trip_of(&self, l: LoopId) -> i64 {
         self.trip.get(&l).copied().unwrap_or(1)
@@ -290,7 +301,11 @@ pub fn build(
     let mut strides = BTreeMap::new();
     let mut extents = BTreeMap::new();
     let mut elem_bytes = BTreeMap::new();
+    let mut records = BTreeSet::new();
     for (name, a) in &region.arrays {
+        if a.record.is_some() {
+            records.insert(name.clone());
+        }
         let ext: Vec<Option<i64>> = a
             .extents
             .iter()
@@ -386,5 +401,6 @@ pub fn build(
         extents,
         elem_bytes,
         var,
+        records,
     })
 }

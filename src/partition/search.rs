@@ -102,7 +102,8 @@ pub fn needs_wide_x(nest: &Nest) -> bool {
     };
     nest.refs.iter().any(|r| {
         features::adjacency(nest, r) == Adjacency::Coalesced
-            && r.dims
+            && nest
+                .struct_dims(r)
                 .last()
                 .is_some_and(|d| d.coef.get(&x).is_some_and(|c| c.abs() == 1))
     })

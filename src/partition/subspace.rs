@@ -259,7 +259,10 @@ pub fn split(nest: &Nest, seeds: &Seeds) -> Vec<Subspace> {
                 notes: Vec::new(),
                 warnings: Vec::new(),
             };
-            if seed.dims.len() != r.dims.len() {
+            // An array of structs is named by the struct's index (`share(x[*])`); its field,
+            // the IR's last dimension, is a constant of every reference and tiles no loop.
+            let record = nest.records.contains(&r.array) && seed.dims.len() + 1 == r.dims.len();
+            if seed.dims.len() != r.dims.len() && !record {
                 is.notes.push(format!(
                     "the partition of `{}` has {} dimension(s) but `{}` has {}: its shape is taken from the references",
                     seed.array,

@@ -1026,7 +1026,33 @@ impl<'a> KernelBuilder<'a> {
             }
         }
         if let Some(a) = self.staging().and_then(|s| s.tile_of(name, e.span)) {
-            if ksubs.len() == a.dims.len() {
+            // A field's tile (AoS → SoA) is indexed by the struct's index alone.
+            let tile_subs = match (&a.field, &field) {
+                (Some(tf), Some(f)) if tf.index == f.index => {
+                    Some(ksubs[..ksubs.len() - 1].to_vec())
+                }
+                // An interleaved last dimension (`x[2*i + 1]`): the tile's index is the
+                // subscript less the residue over the stride, `i` (exact, from the IR's form).
+                (None, None) => match a.interleave {
+                    None => Some(ksubs.clone()),
+                    Some(il) => self
+                        .ir()
+                        .accesses
+                        .iter()
+                        .find(|x| x.array == *name && x.span == e.span)
+                        .and_then(|x| x.subscripts.last().cloned().flatten())
+                        .and_then(|p| p.sub(&Poly::constant(il.residue as i64)))
+                        .and_then(|p| p.div_exact(il.stride as i64))
+                        .map(|q| {
+                            let mut k = ksubs.clone();
+                            k.pop();
+                            k.push(poly_to_kexpr(&q, Scalar::Int));
+                            k
+                        }),
+                },
+                _ => None,
+            };
+            if let Some(ksubs) = tile_subs.filter(|k| k.len() == a.dims.len()) {
                 return KExpr::Load(ArrayRef {
                     array: a.local.clone(),
                     space: Space::Local,

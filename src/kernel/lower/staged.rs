@@ -162,6 +162,15 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
     }
 }
 
+/// The field of each struct a tile's copy reads (a tile of an array of structs, AoS → SoA).
+fn global_field(a: &StagedArray) -> Option<Field> {
+    a.field.as_ref().map(|f| Field {
+        name: f.name.clone(),
+        index: f.index,
+        count: f.count,
+    })
+}
+
 /// Which way a cooperative copy moves a tile.
 #[derive(Clone, Copy, PartialEq)]
 enum Dir {
@@ -227,8 +236,9 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             conds.push(bin(BinOp::Lt, r.clone(), int(td.extent as i64)));
         }
         let g = bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
-        in_range(td, &g, &mut conds);
-        gsubs.push(g);
+        let il = a.interleave.filter(|_| d + 1 == n);
+        in_range_il(td, &g, il, &mut conds);
+        gsubs.push(global_index(&g, il));
         let st = strides.get(d).copied().unwrap_or(1);
         let term = if st == 1 {
             r
@@ -256,7 +266,7 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(gsubs, global_extents)),
-            field: None,
+            field: global_field(a),
         },
     );
     KStmt::For {
@@ -293,12 +303,25 @@ fn tile_copy_commented(
         Dir::Store => "store",
     };
     [
-        KStmt::Comment(format!(
-            "{} the tile of `{}` ({})",
-            verb,
-            a.name,
-            shape.join("x")
-        )),
+        KStmt::Comment(match &a.field {
+            Some(f) => format!(
+                "{} the tile of field `{}` of `{}` ({}; AoS → SoA)",
+                verb,
+                f.name,
+                a.name,
+                shape.join("x")
+            ),
+            None => match a.interleave {
+                Some(il) => format!(
+                    "{} the tile of the elements {} of `{}` ({}; AoS → SoA)",
+                    verb,
+                    il.elements(),
+                    a.name,
+                    shape.join("x")
+                ),
+                None => format!("{} the tile of `{}` ({})", verb, a.name, shape.join("x")),
+            },
+        }),
         tile_copy(a, block, global_extents, dir),
     ]
 }
@@ -308,6 +331,12 @@ fn tile_copy_commented(
 /// block's first iterate, the strip's first iterate, or the fixed start, each plus the lowest
 /// offset), so only the end of the range and the start of the array need checks.
 fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
+    in_range_il(td, g, None, conds)
+}
+
+/// [`in_range`] for a dimension that may be interleaved: `g` counts strides, the array's index
+/// is `stride·g + residue`.
+fn in_range_il(td: &TileDim, g: &KExpr, il: Option<stage::Interleave>, conds: &mut Vec<KExpr>) {
     let rmin = td.range.0.as_const();
     let rmax = td.range.1.as_const();
     conds.push(bin(
@@ -319,10 +348,31 @@ fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
         conds.push(bin(BinOp::Ge, g.clone(), int(0)));
     }
     if let Some(ext) = &td.array_extent {
-        let holds = matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a < b);
+        let (s, k) = il.map_or((1, 0), |il| (il.stride as i64, il.residue as i64));
+        let holds =
+            matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a.saturating_mul(s) + k < b);
         if !holds {
-            conds.push(bin(BinOp::Lt, g.clone(), poly_to_kexpr(ext, Scalar::Int)));
+            conds.push(bin(
+                BinOp::Lt,
+                global_index(g, il),
+                poly_to_kexpr(ext, Scalar::Int),
+            ));
         }
+    }
+}
+
+/// The array's index of tile coordinate `g` (`stride·g + residue` when interleaved).
+fn global_index(g: &KExpr, il: Option<stage::Interleave>) -> KExpr {
+    match il {
+        Some(il) => {
+            let m = bin(BinOp::Mul, int(il.stride as i64), g.clone());
+            if il.residue == 0 {
+                m
+            } else {
+                bin(BinOp::Add, m, int(il.residue as i64))
+            }
+        }
+        None => g.clone(),
     }
 }
 
@@ -340,7 +390,8 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
     let g1 = bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
     let mut conds = Vec::new();
     in_range(&a.dims[0], &g0, &mut conds);
-    in_range(&a.dims[1], &g1, &mut conds);
+    in_range_il(&a.dims[1], &g1, a.interleave, &mut conds);
+    let g1 = global_index(&g1, a.interleave);
     let cond = conds
         .into_iter()
         .reduce(|x, y| bin(BinOp::LogAnd, x, y))
@@ -367,7 +418,7 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
             array: a.name.clone(),
             space: Space::Global,
             index: Box::new(flatten(vec![g0, g1], global_extents)),
-            field: None,
+            field: global_field(a),
         },
     );
     let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
@@ -637,9 +688,13 @@ impl<'a> KernelBuilder<'a> {
         }
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
-            let Some(ext) = self.global_extents(&a.name) else {
+            let Some(mut ext) = self.global_extents(&a.name) else {
                 return Err(StageError::UnknownExtents(a.name.clone()));
             };
+            if a.field.is_some() {
+                // The struct's index is flattened without the field's dimension.
+                ext.pop();
+            }
             extents.insert(a.name.clone(), ext);
             locals.push(LocalArray {
                 name: a.local.clone(),

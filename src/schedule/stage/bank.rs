@@ -14,8 +14,9 @@
 //! Techniques implemented: **padding** (rows lengthened; shared memory it costs),
 //! **transpose** (a 2-D tile stored column-major: no extra space, the copy's stores counted), and
 //! **access reorder** (a kernel-wide decision over every tile the strip-mined loop walks, taken
-//! after the tiles' own: `super::decide_reorder`). The tree also evaluates AoS and records why
-//! it does not apply to a staged tile.
+//! after the tiles' own: `super::decide_reorder`), and **AoS → SoA** (an array of structs staged
+//! as one tile per field, [`aos_to_soa`]: the degree before is the struct tiled as it is, a
+//! stride of the struct's size, and the field tile then goes down the rest of the tree).
 
 use super::{Primary, TileDim};
 
@@ -146,6 +147,10 @@ pub enum Technique {
     /// different iterate in every work-item (`(k + lx) mod n`), so the lanes of a warp read
     /// different columns of a tile row. A kernel-wide decision ([`super::Reorder`]).
     Reorder,
+    /// AoS → SoA (Table 1): an array of structs staged as one tile per referenced field, so
+    /// that consecutive work-items read consecutive words of a field instead of words a
+    /// struct's size apart.
+    AosToSoa,
 }
 
 impl Technique {
@@ -155,6 +160,7 @@ impl Technique {
             Technique::Padding => "padding",
             Technique::Transpose => "transpose",
             Technique::Reorder => "access reorder",
+            Technique::AosToSoa => "AoS→SoA",
         }
     }
 }
@@ -322,7 +328,7 @@ pub fn decide(
         transposed: false,
     };
     let before = cost(dims, natural, block, elem, b, refs);
-    let mut path = vec!["AoS: no (members of structures are not staged) → not AoS→SoA".to_string()];
+    let mut path = vec!["AoS: no (not an array of structures) → not AoS→SoA".to_string()];
     let done = |technique, layout, path, why: String, after: Cost, extra| BankChoice {
         technique,
         layout,
@@ -523,5 +529,77 @@ pub fn decide(
                 0,
             )
         }
+    }
+}
+
+/// The struct of an array of structs whose field a tile holds ([`aos_to_soa`]).
+#[derive(Clone, Debug)]
+pub struct Aos {
+    /// What the tile holds: "field `re` of `cpx`", "`x[2·i + 1]` of the interleaved `x`".
+    pub what: String,
+    /// Fields of the struct (all of one scalar type), or the interleave's stride.
+    pub count: u32,
+}
+
+/// The AoS feature of the tree (Fig. 4, first test) for one field tile of an array of structs:
+/// the tile of `dims` holds one field (`inner`: the rest of the tree's decision for it); the
+/// degree and wavefronts before are the struct's tile as laid out in global memory (the
+/// `count` fields as one more dimension, so a reference strides by the struct's size), after
+/// are the field tile's.
+pub fn aos_to_soa(
+    inner: BankChoice,
+    dims: &[TileDim],
+    block: [u32; 3],
+    elem: u32,
+    refs: usize,
+    b: &Banks,
+    aos: Aos,
+) -> BankChoice {
+    let mut as_is: Vec<TileDim> = dims.to_vec();
+    as_is.push(TileDim {
+        primary: Primary::Fixed,
+        lo: 0,
+        hi: aos.count as i64 - 1,
+        extent: aos.count,
+        range: (
+            crate::ir::Poly::constant(0),
+            crate::ir::Poly::constant(aos.count as i64 - 1),
+        ),
+        array_extent: None,
+    });
+    let before = cost(
+        &as_is,
+        Layout {
+            row_len: aos.count,
+            transposed: false,
+        },
+        block,
+        elem,
+        b,
+        refs,
+    );
+    let stride = aos.count as u64 * elem as u64;
+    let mut path = vec![format!(
+        "AoS: yes ({}, {} fields of {} B: tiled as is, references stride by {} B, degree {}) → AoS→SoA: one tile per referenced field",
+        aos.what, aos.count, elem, stride, before.degree
+    )];
+    let rest = match inner.technique {
+        Technique::None => String::new(),
+        t => format!("; the field's tile then: {} ({})", t.name(), inner.why),
+    };
+    path.extend(inner.path.into_iter().skip(1));
+    BankChoice {
+        technique: Technique::AosToSoa,
+        layout: inner.layout,
+        path,
+        why: format!(
+            "{} in a tile of its own (structure of arrays): the references' strides shrink from the struct's {} B to the field's {} B{}",
+            aos.what, stride, elem, rest
+        ),
+        degree_before: before.degree,
+        degree_after: inner.degree_after,
+        wavefronts_before: before.waves,
+        wavefronts_after: inner.wavefronts_after,
+        extra_bytes: inner.extra_bytes,
     }
 }

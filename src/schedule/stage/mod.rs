@@ -13,6 +13,10 @@
 //! iterators of short loops with constant bounds and step ±1 (the filter loops of a stencil).
 //! The strip-mined loop is a sequential loop of step 1 at the top level of the innermost grid
 //! loop's body, with bounds that do not depend on any iterator (gemm's `k`, mv's `j`).
+//! The last dimension of a read-only plain array may also be `c·x + k` with a constant `c > 1`
+//! (the interleaved form, `x[2*i + 1]`): one tile per residue `k mod c`. An array of structs
+//! (read only) gets one tile per referenced field: the field, the IR's last dimension, is a
+//! constant of every reference and the tiles are the struct index's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,7 +29,7 @@ use crate::partition::KernelPlan;
 
 pub mod bank;
 mod unstaged;
-pub use bank::{BankChoice, Banks, Layout, Technique};
+pub use bank::{Aos, BankChoice, Banks, Layout, Technique};
 
 pub use unstaged::Unstaged;
 
@@ -136,6 +140,39 @@ pub struct StagedArray {
     /// The tile is loaded from global memory before use (always for read-only tiles; for
     /// written tiles when the kernel reads the array or may leave an element unwritten).
     pub load: bool,
+    /// The tile holds one field of an array of structs (AoS → SoA): `dims` are the struct's
+    /// index without the field, the copy reads that field of each struct.
+    pub field: Option<TileField>,
+    /// The tile holds one residue of an interleaved last dimension (`x[2*i]`, `x[2*i + 1]`: the
+    /// interleaved form of AoS → SoA): element `t` of the last dimension is global index
+    /// `stride·(origin + t) + residue`; that dimension's offsets and range count strides.
+    pub interleave: Option<Interleave>,
+}
+
+/// One residue of an interleaved dimension ([`StagedArray::interleave`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Interleave {
+    pub stride: u32,
+    pub residue: u32,
+}
+
+impl Interleave {
+    /// The elements the tile holds, `2·i + 1` (`2·i` for residue 0).
+    pub fn elements(&self) -> String {
+        match self.residue {
+            0 => format!("{}·i", self.stride),
+            k => format!("{}·i + {}", self.stride, k),
+        }
+    }
+}
+
+/// The field of an array of structs a tile holds ([`StagedArray::field`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileField {
+    pub name: String,
+    /// Position of the field in the struct, and the struct's number of fields.
+    pub index: u32,
+    pub count: u32,
 }
 
 impl StagedArray {
@@ -244,6 +281,10 @@ struct DimRef {
     strip: Option<LoopId>,
     lo: i64,
     hi: i64,
+    /// The grid index's coefficient (`c` of `c·i + k`, the last dimension only) and the
+    /// residue `k mod c`; `lo`/`hi` then count strides of `c`.
+    stride: i64,
+    residue: i64,
 }
 
 pub fn unwrap_acc(s: &Stmt) -> &Stmt {
@@ -683,12 +724,25 @@ impl KernelView<'_> {
         if accs.iter().any(|a| ir.is_atomic_access(a.id)) {
             return Err(Unstaged::Atomic);
         }
-        if let Some(def) = &info.record {
-            return Err(Unstaged::ArrayOfStructs {
-                record: def.c_name(),
-            });
-        }
         let written = accs.iter().any(|a| a.writes());
+        // An array of structs is staged as one tile per referenced field (AoS → SoA): the
+        // field, the IR's last dimension, is a constant of every reference, and the tiles are
+        // those of the struct's index.
+        let fields: Option<(String, Vec<String>)> = match &info.record {
+            Some(def) => {
+                if written {
+                    return Err(Unstaged::WrittenArrayOfStructs {
+                        record: def.c_name(),
+                    });
+                }
+                let names = def
+                    .scalar_fields()
+                    .map(|(_, f)| f.iter().map(|x| x.name.clone()).collect())
+                    .unwrap_or_default();
+                Some((def.c_name(), names))
+            }
+            None => None,
+        };
         if written {
             write_through_shape(ir, self.grid, &accs)?;
         }
@@ -700,20 +754,37 @@ impl KernelView<'_> {
         }
         let rank = info.extents.len();
         // Each reference's view of each dimension; references that agree on which index moves
-        // every dimension form one group, and each group gets its own tile (syrk's `A[i][k]` and
-        // `A[j][k]`: a tile of rows for the block's `i` and one for its `j`).
-        let mut groups: Vec<(Vec<DimRef>, Vec<Span>)> = Vec::new();
+        // every dimension (and, for structs, on the field) form one group, and each group gets
+        // its own tile (syrk's `A[i][k]` and `A[j][k]`: a tile of rows for the block's `i` and
+        // one for its `j`).
+        let mut groups: Vec<(Vec<DimRef>, Vec<Span>, Option<u32>)> = Vec::new();
         let mut my_strip: Option<LoopId> = None;
         for a in &accs {
             if a.subscripts.len() != rank {
                 return Err(Unstaged::NotEveryDimension);
             }
+            let (subs, field) = match &fields {
+                Some((_, names)) => {
+                    let f = a.subscripts[rank - 1]
+                        .as_ref()
+                        .and_then(Poly::as_const)
+                        .and_then(|c| u32::try_from(c).ok())
+                        .filter(|&c| (c as usize) < names.len())
+                        .ok_or_else(|| Unstaged::NonAffineAccess {
+                            access: ir.fmt_access(a.id),
+                        })?;
+                    (&a.subscripts[..rank - 1], Some(f))
+                }
+                None => (&a.subscripts[..], None),
+            };
             let mut view: Vec<DimRef> = Vec::with_capacity(rank);
-            for sub in a.subscripts.iter() {
+            for (d, sub) in subs.iter().enumerate() {
                 let p = sub.as_ref().ok_or_else(|| Unstaged::NonAffineAccess {
                     access: ir.fmt_access(a.id),
                 })?;
-                let x = self.dim_ref(a, p)?;
+                // Interleaved (`x[2*i + 1]`) only along the last dimension of a plain array.
+                let last = fields.is_none() && d + 1 == subs.len();
+                let x = self.dim_ref(a, p, last)?;
                 if let Some(l) = x.strip {
                     if my_strip.is_some_and(|m| m != l) {
                         return Err(Unstaged::TwoStripLoops);
@@ -723,19 +794,22 @@ impl KernelView<'_> {
                 view.push(x);
             }
             let same = |g: &[DimRef]| {
-                g.iter()
-                    .zip(&view)
-                    .all(|(x, y)| x.primary == y.primary && x.strip == y.strip)
+                g.iter().zip(&view).all(|(x, y)| {
+                    x.primary == y.primary
+                        && x.strip == y.strip
+                        && x.stride == y.stride
+                        && x.residue == y.residue
+                })
             };
-            match groups.iter_mut().find(|(g, _)| same(g)) {
-                Some((g, spans)) => {
+            match groups.iter_mut().find(|(g, _, f)| *f == field && same(g)) {
+                Some((g, spans, _)) => {
                     for (x, y) in g.iter_mut().zip(&view) {
                         x.lo = x.lo.min(y.lo);
                         x.hi = x.hi.max(y.hi);
                     }
                     spans.push(a.span);
                 }
-                None => groups.push((view, vec![a.span])),
+                None => groups.push((view, vec![a.span], field)),
             }
         }
         let k = match (my_strip, strip) {
@@ -745,10 +819,26 @@ impl KernelView<'_> {
             (None, None) => 0,
         };
         let load = !written || needs_preload(ir, self.grid, &accs, self.conditional);
-        let several = groups.len() > 1;
+        // Fields in their struct's order (residues of an interleaved dimension in order), each
+        // field's groups in order of appearance.
+        let residue = |g: &(Vec<DimRef>, Vec<Span>, Option<u32>)| {
+            g.0.last()
+                .filter(|x| x.stride > 1)
+                .map(|x| (x.stride, x.residue))
+        };
+        groups.sort_by_key(|g| (g.2, residue(g)));
+        let keys: Vec<_> = groups.iter().map(|g| (g.2, residue(g))).collect();
+        let several: Vec<bool> = keys
+            .iter()
+            .map(|k| keys.iter().filter(|x| *x == k).count() > 1)
+            .collect();
         let mut tiles = Vec::new();
         let mut used = 0u64;
-        for (gi, (dims, spans)) in groups.into_iter().enumerate() {
+        for (gi, (dims, spans, field)) in groups.into_iter().enumerate() {
+            let interleave = dims.last().filter(|x| x.stride > 1).map(|x| Interleave {
+                stride: x.stride as u32,
+                residue: x.residue as u32,
+            });
             let mut tdims = Vec::new();
             for (d, x) in dims.into_iter().enumerate() {
                 let (extent, range) = self.tile_extent(&x, my_strip, k)?;
@@ -766,7 +856,7 @@ impl KernelView<'_> {
             let natural: u64 =
                 tdims.iter().map(|d| d.extent as u64).product::<u64>() * info.elem.size() as u64;
             let spare = SMEM_LIMIT.saturating_sub(bytes + used + natural);
-            let choice = bank::decide(
+            let mut choice = bank::decide(
                 &tdims,
                 self.block,
                 info.elem.size(),
@@ -775,13 +865,59 @@ impl KernelView<'_> {
                 spare,
                 self.bank_padding,
             );
+            if let Some(il) = interleave {
+                choice = bank::aos_to_soa(
+                    choice,
+                    &tdims,
+                    self.block,
+                    info.elem.size(),
+                    spans.len(),
+                    &self.banks,
+                    bank::Aos {
+                        what: format!(
+                            "`{}[{}]` of the interleaved `{}`",
+                            name,
+                            il.elements(),
+                            name
+                        ),
+                        count: il.stride,
+                    },
+                );
+            }
+            let tile_field = match (&fields, field) {
+                (Some((record, names)), Some(f)) => {
+                    choice = bank::aos_to_soa(
+                        choice,
+                        &tdims,
+                        self.block,
+                        info.elem.size(),
+                        spans.len(),
+                        &self.banks,
+                        bank::Aos {
+                            what: format!("field `{}` of `{}`", names[f as usize], record),
+                            count: names.len() as u32,
+                        },
+                    );
+                    Some(TileField {
+                        name: names[f as usize].clone(),
+                        index: f,
+                        count: names.len() as u32,
+                    })
+                }
+                _ => None,
+            };
             used += natural + choice.extra_bytes;
+            let base = match (&tile_field, interleave) {
+                (Some(f), _) => format!("accshare_sh_{}_{}", name, f.name),
+                (None, Some(il)) => format!("accshare_sh_{}_r{}", name, il.residue),
+                (None, None) => format!("accshare_sh_{}", name),
+            };
             tiles.push(StagedArray {
                 name: name.to_string(),
-                local: if several {
-                    format!("accshare_sh_{}_{}", name, gi)
+                local: if several[gi] {
+                    format!("{}_{}", base, gi)
                 } else {
-                    format!("accshare_sh_{}", name)
+                    base
                 },
                 elem: info.elem,
                 dims: tdims,
@@ -791,6 +927,8 @@ impl KernelView<'_> {
                 accesses: spans,
                 written,
                 load,
+                field: tile_field,
+                interleave,
             });
         }
         let b: u64 = tiles
@@ -814,13 +952,20 @@ impl KernelView<'_> {
 
     /// How reference `a` moves one dimension of its array (subscript `p`): by a grid index, by
     /// the strip-mined loop, or by nothing, plus constant offsets and short windows.
-    fn dim_ref(&self, a: &crate::ir::Access, p: &Poly) -> Result<DimRef, Unstaged> {
+    fn dim_ref(
+        &self,
+        a: &crate::ir::Access,
+        p: &Poly,
+        interleavable: bool,
+    ) -> Result<DimRef, Unstaged> {
         let ir = self.ir;
         let subscript = || p.to_c();
         let mut primary = Primary::Fixed;
         let mut sl = None;
         let mut lo = p.constant_term();
         let mut hi = lo;
+        let mut stride = 1i64;
+        let mut windowed = false;
         for sym in p.symbols() {
             let (coef, _) = p.split(sym).ok_or_else(|| Unstaged::NonAffineSubscript {
                 subscript: subscript(),
@@ -837,11 +982,17 @@ impl KernelView<'_> {
                 .copied()
                 .find(|&l| ir.loops[l].var == sym && in_nest(ir, self.root, l));
             if let Some(g) = grid_loop {
-                if c != 1 || ir.loops[g.loop_id].step != 1 || primary != Primary::Fixed {
+                // `c·i + k` with a constant c > 1 (the interleaved form): one tile per residue.
+                let interleaved = interleavable && c > 1;
+                if (c != 1 && !interleaved)
+                    || ir.loops[g.loop_id].step != 1
+                    || primary != Primary::Fixed
+                {
                     return Err(Unstaged::NotGridPlusConstants {
                         subscript: subscript(),
                     });
                 }
+                stride = c;
                 primary = Primary::Grid {
                     dim: g.dim,
                     min: g.min.clone(),
@@ -855,6 +1006,7 @@ impl KernelView<'_> {
                     primary = Primary::Strip;
                     sl = Some(l);
                 } else if let Some((wmin, wmax)) = window(ir, l) {
+                    windowed = true;
                     let (x, y) = (c * wmin, c * wmax);
                     lo += x.min(y);
                     hi += x.max(y);
@@ -871,11 +1023,29 @@ impl KernelView<'_> {
                 });
             }
         }
+        if stride > 1 {
+            if windowed || lo != hi {
+                return Err(Unstaged::NotGridPlusConstants {
+                    subscript: subscript(),
+                });
+            }
+            // `c·(i + off) + k`: offsets in strides, the residue apart.
+            return Ok(DimRef {
+                primary,
+                strip: sl,
+                lo: lo.div_euclid(stride),
+                hi: lo.div_euclid(stride),
+                stride,
+                residue: lo.rem_euclid(stride),
+            });
+        }
         Ok(DimRef {
             primary,
             strip: sl,
             lo,
             hi,
+            stride: 1,
+            residue: 0,
         })
     }
 

@@ -17,9 +17,9 @@ pub enum Unstaged {
     NotInRegion,
     NotReferenced,
     Atomic,
-    /// An array of structs (`record`): its tiles would need one tile per field (AoS → SoA),
-    /// which the staging does not build.
-    ArrayOfStructs {
+    /// An array of structs (`record`) written in the kernel: arrays of structs are staged one
+    /// tile per field (AoS → SoA) when only read.
+    WrittenArrayOfStructs {
         record: String,
     },
     /// Written, and its references name different elements.
@@ -83,9 +83,9 @@ impl fmt::Display for Unstaged {
             NotInRegion => f.write_str("not an array of the region"),
             NotReferenced => f.write_str("not referenced in this kernel"),
             Atomic => f.write_str("it is accessed by `#pragma acc atomic`: atomics stay in global memory"),
-            ArrayOfStructs { record } => write!(
+            WrittenArrayOfStructs { record } => write!(
                 f,
-                "it is an array of `{record}` (structs): staging arrays of structs (one tile per field, AoS → SoA) is not implemented"
+                "it is an array of `{record}` (structs) written in the kernel: arrays of structs are staged (one tile per field, AoS → SoA) only when read"
             ),
             WrittenThroughDifferentElements => f.write_str(
                 "written in the kernel, and its references name different elements: a written tile needs every reference to name the work-item's own element",
