@@ -271,8 +271,10 @@ fn tune_records_the_fastest_variant_and_compilations_use_it() {
     );
 
     // An entry this compiler cannot apply: a warning at the loop nest, the model's schedule.
+    // A staged variant of one output per work-item in a plain block, so that the configuration
+    // is the only thing wrong with it, whatever the tuner chose.
     let mut e = entries[0].clone();
-    e["variant"]["config"] = serde_json::json!(9);
+    e["variant"] = serde_json::json!({"config": 9, "block": [32, 8, 1], "ilp": 1});
     let file = serde_json::json!({"version": 1, "entries": [e]});
     std::fs::write(cache.join("tune.json"), file.to_string()).expect("write");
     let out = accshare(&cache)

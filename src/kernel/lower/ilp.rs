@@ -1294,10 +1294,9 @@ mod tests {
         );
     }
 
-    /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
-    #[test]
-    fn a_micro_tile_loads_each_row_and_column_operand_once() {
-        let st = KStmt::Assign {
+    /// `s += A[i + k] * B[j + k]`, gemm's update.
+    fn outer_product_update() -> KStmt {
+        KStmt::Assign {
             target: LValue::Var("s".into()),
             op: Some(BinOp::Add),
             value: bin(
@@ -1305,8 +1304,13 @@ mod tests {
                 load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
                 load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
             ),
-        };
-        let body = vec![kloop(var("n"), vec![st])];
+        }
+    }
+
+    /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
+    #[test]
+    fn a_micro_tile_loads_each_row_and_column_operand_once() {
+        let body = vec![kloop(var("n"), vec![outer_product_update()])];
         let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
         assert_eq!(c.f, 4);
         let out = c.jam(&body, None);
@@ -1354,16 +1358,7 @@ mod tests {
     /// own accumulator and operands) under guard `f`, in order.
     #[test]
     fn serial_edges_run_each_copy_whole_under_its_guard() {
-        let st = KStmt::Assign {
-            target: LValue::Var("s".into()),
-            op: Some(BinOp::Add),
-            value: bin(
-                BinOp::Mul,
-                load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
-                load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
-            ),
-        };
-        let body = vec![kloop(var("n"), vec![st])];
+        let body = vec![kloop(var("n"), vec![outer_product_update()])];
         let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
         let guards: Vec<KExpr> = (0..4).map(|f| var(&format!("ok{}", f))).collect();
         let out = c.serial(&body, &guards);
