@@ -123,16 +123,15 @@ impl<'a> KernelBuilder<'a> {
                 Ok(Some(c)) => {
                     self.row_guards(&cond, Some(&c), &mut body);
                     // Work-items whose outputs are all in range run an unguarded copy.
-                    let full = (0..c.f)
-                        .map(|f| KExpr::Var(super::staged::row_ok(f)))
+                    let oks = super::staged::row_oks(c.f);
+                    let full = oks
+                        .iter()
+                        .cloned()
                         .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
                     match full {
                         Some(full) if self.sched.full_tile_path && cond.is_some() => {
                             let edge = if self.sched.serial_edges() {
-                                let guards: Vec<KExpr> = (0..c.f)
-                                    .map(|f| KExpr::Var(super::staged::row_ok(f)))
-                                    .collect();
-                                c.serial(&inner, &guards)
+                                c.serial(&inner, &oks)
                             } else {
                                 self.computation(&cond, Some(&c), inner.clone())
                             };

@@ -105,6 +105,12 @@ const TID: &str = "accshare_tid";
 pub(super) fn row_ok(f: u32) -> String {
     format!("accshare_ok{}", f)
 }
+
+/// The edge guards of a work-item's `n` outputs, output `f`'s [`row_ok`] (declared by
+/// `row_guards`).
+pub(super) fn row_oks(n: u32) -> Vec<KExpr> {
+    (0..n).map(|f| KExpr::Var(row_ok(f))).collect()
+}
 const STRIP: &str = "accshare_kk";
 /// The access reorder's counter over the strip, and the rotated offset in the strip.
 const ROT: &str = "accshare_rot";
@@ -562,9 +568,7 @@ impl<'a> KernelBuilder<'a> {
                 vec![KStmt::Block(c.jam_words(&stmts))]
             }
             Some(c) if !stmts.is_empty() => {
-                let guards: Option<Vec<KExpr>> = cond
-                    .as_ref()
-                    .map(|_| (0..c.f).map(|f| KExpr::Var(row_ok(f))).collect());
+                let guards: Option<Vec<KExpr>> = cond.as_ref().map(|_| row_oks(c.f));
                 vec![KStmt::Block(c.jam(&stmts, guards.as_deref()))]
             }
             _ => guarded(cond, stmts),

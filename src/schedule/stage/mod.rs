@@ -865,7 +865,34 @@ impl KernelView<'_> {
                 spare,
                 self.bank_padding,
             );
-            if let Some(il) = interleave {
+            let tile_field = match (&fields, field) {
+                (Some((_, names)), Some(f)) => Some(TileField {
+                    name: names[f as usize].clone(),
+                    index: f,
+                    count: names.len() as u32,
+                }),
+                _ => None,
+            };
+            // A field's tile and an interleaved residue's (never both: only plain arrays
+            // interleave) are AoS → SoA: the decision tree's verdict is taken against the
+            // struct tiled as it is.
+            let aos = match (&fields, &tile_field, interleave) {
+                (Some((record, _)), Some(f), _) => Some(bank::Aos {
+                    what: format!("field `{}` of `{}`", f.name, record),
+                    count: f.count,
+                }),
+                (_, None, Some(il)) => Some(bank::Aos {
+                    what: format!(
+                        "`{}[{}]` of the interleaved `{}`",
+                        name,
+                        il.elements(),
+                        name
+                    ),
+                    count: il.stride,
+                }),
+                _ => None,
+            };
+            if let Some(aos) = aos {
                 choice = bank::aos_to_soa(
                     choice,
                     &tdims,
@@ -873,39 +900,9 @@ impl KernelView<'_> {
                     info.elem.size(),
                     spans.len(),
                     &self.banks,
-                    bank::Aos {
-                        what: format!(
-                            "`{}[{}]` of the interleaved `{}`",
-                            name,
-                            il.elements(),
-                            name
-                        ),
-                        count: il.stride,
-                    },
+                    aos,
                 );
             }
-            let tile_field = match (&fields, field) {
-                (Some((record, names)), Some(f)) => {
-                    choice = bank::aos_to_soa(
-                        choice,
-                        &tdims,
-                        self.block,
-                        info.elem.size(),
-                        spans.len(),
-                        &self.banks,
-                        bank::Aos {
-                            what: format!("field `{}` of `{}`", names[f as usize], record),
-                            count: names.len() as u32,
-                        },
-                    );
-                    Some(TileField {
-                        name: names[f as usize].clone(),
-                        index: f,
-                        count: names.len() as u32,
-                    })
-                }
-                _ => None,
-            };
             used += natural + choice.extra_bytes;
             let base = match (&tile_field, interleave) {
                 (Some(f), _) => format!("accshare_sh_{}_{}", name, f.name),
