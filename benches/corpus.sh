@@ -14,7 +14,7 @@
 #   REPS=5            timed runs per kernel and level (median)
 #   THRESHOLD=0.95    the ratio naive/default below which a kernel is marked
 #   OUT=dir           where the CSV goes (default: target/corpus-bench)
-#   FILES="a.c b.c"   the programs (default: examples/*.c tests/corpus/*.c)
+#   FILES="a.c b.c"   the programs (default: examples/*.c tests/corpus/*.c tests/words/*.c)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,7 +27,7 @@ if [ -z "${ACCSHARE:-}" ]; then
   (cd "$ROOT" && cargo build --release 1>&2) || exit 2
   ACCSHARE="$ROOT/target/release/accshare"
 fi
-read -r -a FILES_ARR <<<"${FILES:-$(cd "$ROOT" && echo examples/*.c tests/corpus/*.c)}"
+read -r -a FILES_ARR <<<"${FILES:-$(cd "$ROOT" && echo examples/*.c tests/corpus/*.c tests/words/*.c)}"
 
 cd "$ROOT" || exit 2
 "$ACCSHARE" bench --platform "$DEVICE" --devices "$DEVICE" --platforms none --reps "$REPS" \

@@ -258,7 +258,8 @@ pub struct RunArgs {
     pub ilp: Option<Ilp>,
     /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
     /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
-    /// x (default: on, under `--opt share`).
+    /// x (default: under `--opt share`, except loop-free nests on CPU devices, whose OpenCL
+    /// compiler vectorises them across work-items already; `on` groups those too).
     #[arg(long, value_enum)]
     pub words: Option<Switch>,
     #[command(flatten)]
@@ -301,7 +302,8 @@ pub struct AnalyzeArgs {
     pub ilp: Option<Ilp>,
     /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
     /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
-    /// x (default: on, under `--opt share`).
+    /// x (default: under `--opt share`, except loop-free nests on CPU devices, whose OpenCL
+    /// compiler vectorises them across work-items already; `on` groups those too).
     #[arg(long, value_enum)]
     pub words: Option<Switch>,
     /// Simulate only this many thread blocks per launch and scale the counts.
@@ -408,7 +410,8 @@ pub struct CompileArgs {
     pub reassociate: bool,
     /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
     /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
-    /// x (default: on, under `--opt share`).
+    /// x (default: under `--opt share`, except loop-free nests on CPU devices, whose OpenCL
+    /// compiler vectorises them across work-items already; `on` groups those too).
     #[arg(long, value_enum)]
     pub words: Option<Switch>,
     /// Print one stage to stdout instead of writing the output files.

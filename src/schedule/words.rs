@@ -14,7 +14,9 @@
 //!
 //! Default: on under `--opt share` for every kernel that has no register micro-tile and is not
 //! staged (staged kernels read their short words from local memory: vectorising the tile copies
-//! is not done); `--words off` turns it off. The width is 4 bytes per output row of a work-item
+//! is not done), except a loop-free nest on a CPU device, which its OpenCL compiler already
+//! vectorises across work-items (`NoWords::LoopFreeOnCpu`); `--words on` groups that one too,
+//! `--words off` turns grouping off. The width is 4 bytes per output row of a work-item
 //! (4 lanes of 8 bits, 2 of 16), the width the seed groups to and CUDA's `uchar4`/`short2`.
 
 use std::fmt;
@@ -100,6 +102,9 @@ pub enum NoWords {
     Block(u32),
     /// Every short-word array was rejected.
     AllRejected,
+    /// A loop-free nest on a CPU device, whose OpenCL compiler vectorises it across
+    /// work-items already.
+    LoopFreeOnCpu,
 }
 
 impl fmt::Display for NoWords {
@@ -119,6 +124,10 @@ impl fmt::Display for NoWords {
             NoWords::AllRejected => {
                 write!(f, "no short-word array is accessed consecutively along x")
             }
+            NoWords::LoopFreeOnCpu => write!(
+                f,
+                "a loop-free nest on a CPU device: its OpenCL compiler vectorises it across work-items already"
+            ),
         }
     }
 }

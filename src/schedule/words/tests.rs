@@ -1,25 +1,16 @@
 use super::*;
-use crate::analysis::dependence;
-use crate::diag::{Diags, SourceMap};
-use crate::front::preprocess::PpOptions;
-use crate::ir::lower::find_regions;
-use crate::schedule::{schedule_kernel, Coarsening, KernelSchedule};
+use crate::schedule::tests::{cpu_share, schedule};
+use crate::schedule::{Coarsening, KernelSchedule};
 
 /// The schedules of the first kernel of `src`, unstaged, with short words considered.
 fn kernel(src: &str) -> KernelSchedule {
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
-    let main = sources.add("t.c", "t.c".into(), src.to_string());
-    let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
-    let rs = find_regions(&parsed.tu, &sources, &mut diags);
-    assert!(!diags.has_errors());
-    let r = &rs.compute[0];
-    let d = dependence::analyze(&r.ir);
-    let ilp = Coarsening {
-        words: true,
-        ..Default::default()
-    };
-    schedule_kernel(r, &d, r.ir.roots[0], None, ilp, &mut diags).unwrap()
+    schedule(
+        src,
+        Coarsening {
+            words: true,
+            ..Default::default()
+        },
+    )
 }
 
 const GAUSS: &str = "
@@ -127,4 +118,41 @@ for (int i = 0; i < 32; i++)
     );
     assert!(ks.preferred().words.is_none());
     assert_eq!(ks.words, Some(Err(NoWords::AllRejected)));
+}
+
+/// The same for a CPU device under `--opt share`.
+fn cpu_kernel(src: &str) -> KernelSchedule {
+    schedule(src, cpu_share())
+}
+
+#[test]
+fn a_loop_free_byte_kernel_is_not_grouped_on_a_cpu() {
+    let src = "
+void t(int h, int w, unsigned char img[h][w], unsigned char out[h][w])
+{
+#pragma acc parallel loop collapse(2) copyin(img[0:h][0:w]) copyout(out[0:h][0:w])
+for (int y = 0; y < h; y++)
+  for (int x = 0; x < w; x++)
+    out[y][x] = img[y][x] >= 128 ? img[y][x] : (unsigned char)(img[y][x] >> 1);
+}
+";
+    // On a GPU the same kernel is grouped.
+    assert!(kernel(src).preferred().words.is_some());
+    let ks = cpu_kernel(src);
+    assert!(ks
+        .candidates
+        .iter()
+        .all(|c| c.words.is_none() && c.cols == 1));
+    assert_eq!(ks.words, Some(Err(NoWords::LoopFreeOnCpu)));
+    assert_eq!(
+        NoWords::LoopFreeOnCpu.to_string(),
+        "a loop-free nest on a CPU device: its OpenCL compiler vectorises it across work-items already"
+    );
+}
+
+#[test]
+fn a_byte_stencil_with_filter_loops_is_grouped_on_a_cpu() {
+    let ks = cpu_kernel(GAUSS);
+    let w = ks.preferred().words.as_ref().expect("short words");
+    assert_eq!(w.width, 4);
 }

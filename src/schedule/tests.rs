@@ -1,0 +1,83 @@
+use super::*;
+use crate::analysis::dependence;
+use crate::diag::{Diags, SourceMap};
+use crate::front::preprocess::PpOptions;
+use crate::ir::lower::find_regions;
+
+/// The schedules of the first kernel of `src` (one compute region), unstaged, with `ilp`.
+pub(crate) fn schedule(src: &str, ilp: Coarsening) -> KernelSchedule {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let main = sources.add("t.c", "t.c".into(), src.to_string());
+    let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
+    let rs = find_regions(&parsed.tu, &sources, &mut diags);
+    assert!(!diags.has_errors());
+    let r = &rs.compute[0];
+    let d = dependence::analyze(&r.ir);
+    schedule_kernel(r, &d, r.ir.roots[0], None, ilp, &mut diags).unwrap()
+}
+
+/// What `schedule_region` asks of an unstaged kernel for a CPU device under `--opt share`.
+pub(crate) fn cpu_share() -> Coarsening {
+    Coarsening {
+        unstaged: true,
+        cpu: true,
+        words: true,
+        fit: true,
+        ..Default::default()
+    }
+}
+
+/// `acc[p][q]` over `q < 9`, with a sequential loop inside (after interchange, `t`).
+const NARROW: &str = "
+void f(float acc[900][9], float w[300][900][9])
+{
+#pragma acc parallel loop collapse(2) copyin(w) copy(acc)
+for (int p = 0; p < 900; p++)
+  for (int q = 0; q < 9; q++) {
+    float s = acc[p][q];
+    for (int t = 0; t < 300; t++)
+      s = s * 0.75f + w[t][p][q];
+    acc[p][q] = s;
+  }
+}
+";
+
+#[test]
+fn cpu_blocks_and_tiles_fit_a_known_extent() {
+    let ks = schedule(NARROW, cpu_share());
+    // The baseline's 32 work-items along x become 16 (covering q's 9), 16 along y instead of 8.
+    assert_eq!(ks.baseline().block, [16, 16, 1]);
+    // The tile's 16 adjacent columns become 8: the largest power of two within 9; its 8
+    // work-items along x become 2 (covering 9 with 8 columns each), its 8 along y 32.
+    let t = ks.preferred();
+    assert_eq!((t.ilp, t.cols), (1, 8));
+    assert_eq!(t.launch_block(), [2, 32, 1]);
+    assert_eq!(t.block, [16, 32, 1]);
+}
+
+#[test]
+fn gpu_blocks_and_unknown_extents_are_not_fitted() {
+    // Not on a GPU: the baseline is the engine's default block.
+    let ks = schedule(
+        NARROW,
+        Coarsening {
+            fit: false,
+            ..cpu_share()
+        },
+    );
+    assert_eq!(ks.baseline().block, [32, 8, 1]);
+    assert_eq!(ks.preferred().cols, 16);
+    // Not where the extent is a parameter.
+    let ks = schedule(
+        &NARROW
+            .replace(
+                "float acc[900][9], float w[300][900][9]",
+                "int n, float acc[900][n], float w[300][900][n]",
+            )
+            .replace("q < 9", "q < n"),
+        cpu_share(),
+    );
+    assert_eq!(ks.baseline().block, [32, 8, 1]);
+    assert_eq!(ks.preferred().cols, 16);
+}
