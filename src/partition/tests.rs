@@ -830,3 +830,45 @@ fn pragmas_win_over_induced_seeds() {
     assert!(rp.kernels.iter().all(|k| k.induced.is_none()));
     assert_eq!(rp.seeds.seeds.len(), 2);
 }
+
+/// A nest that coalesces along no loop (`i` on x walks rows 19 floats apart).
+const PARTIAL_ROWS: &str = "
+float a[21][19], b[21][19];
+void f(void)
+{
+#pragma acc parallel loop copyin(a) copyout(b)
+    for (int i = 0; i < 21; i++)
+        for (int j = 0; j < 9; j++)
+            b[i][j] = a[i][j] * 2.0f + a[i][j + 1];
+}
+";
+
+#[test]
+fn blocks_fill_a_warp_even_where_nothing_coalesces() {
+    let p = plan(PARTIAL_ROWS, "a100");
+    let best = p.kernels[0].best.as_ref().expect("a staged choice");
+    let threads: i64 = best.assign.tb.iter().product();
+    // Without (16) the engine chose 1-thread blocks (the cheapest copy per block).
+    assert_eq!(threads, 32, "{:?}", best.assign.tb);
+    let c16 = best
+        .constraints
+        .iter()
+        .find(|c| c.id == "(16)")
+        .expect("constraint (16)");
+    assert_eq!(
+        (c16.what.as_str(), c16.lhs, c16.op, c16.rhs),
+        (
+            "threads per block ≥ warp size: fewer leave lanes of the warp idle",
+            32,
+            ">=",
+            32
+        )
+    );
+    for a in &p.kernels[0].alternatives {
+        assert!(
+            a.assign.tb.iter().product::<i64>() >= 32,
+            "{:?}",
+            a.assign.tb
+        );
+    }
+}
