@@ -1492,32 +1492,16 @@ mod tests {
     use super::*;
     use crate::kernel::{KParam, KParamKind};
 
-    fn int(v: i64) -> KExpr {
-        KExpr::Int(v, Scalar::Int)
-    }
-    fn var(n: &str) -> KExpr {
-        KExpr::Var(n.to_string())
-    }
-    fn bin(op: BinOp, a: KExpr, c: KExpr) -> KExpr {
-        KExpr::Binary(op, Box::new(a), Box::new(c))
-    }
-    fn at(a: &str, i: KExpr) -> ArrayRef {
-        ArrayRef {
-            array: a.to_string(),
-            space: Space::Global,
-            index: Box::new(i),
-            field: None,
-        }
-    }
-    fn load(a: &str, i: KExpr) -> KExpr {
-        KExpr::Load(at(a, i))
-    }
     fn store(a: &str, i: KExpr, v: KExpr) -> KStmt {
         KStmt::Assign {
-            target: LValue::Elem(at(a, i)),
+            target: LValue::Elem(ArrayRef::elem(a, Space::Global, i)),
             op: None,
             value: v,
         }
+    }
+    /// `out[gx] = a[i]`: an access to `a` for `lint_a`.
+    fn copy_a(i: KExpr) -> KStmt {
+        store("out", gx(), KExpr::load("a", Space::Global, i))
     }
     fn decl(n: &str, v: KExpr) -> KStmt {
         KStmt::Decl {
@@ -1578,7 +1562,7 @@ mod tests {
     #[test]
     fn a_per_lane_loaded_index_is_uncoalesced_by_data() {
         // a gather: out[i] = a[idx[i]]
-        let it = lint_a(vec![store("out", gx(), load("a", load("idx", gx())))]);
+        let it = lint_a(vec![copy_a(KExpr::load("idx", Space::Global, gx()))]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);
         assert_eq!(
             it[0].data,
@@ -1587,22 +1571,22 @@ mod tests {
         assert!(it[0].reason.contains("one per lane"), "{}", it[0].reason);
         // a histogram: b = idx[i]; a[b] (the lint cannot know that idx is sorted)
         let it = lint_a(vec![
-            decl("b", load("idx", gx())),
-            store("a", var("b"), int(1)),
+            decl("b", KExpr::load("idx", Space::Global, gx())),
+            store("a", KExpr::var("b"), KExpr::int(1)),
         ]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);
     }
 
     #[test]
     fn a_uniform_loaded_base_is_classified_over_its_alignments() {
-        let k = || decl("k", load("idx", row()));
+        let k = || decl("k", KExpr::load("idx", Space::Global, row()));
         // k the same for the whole warp: `a[k]` is a broadcast
-        let it = lint_a(vec![k(), store("out", gx(), load("a", var("k")))]);
+        let it = lint_a(vec![k(), copy_a(KExpr::var("k"))]);
         assert_eq!(it[0].verdict, Verdict::Broadcast, "{}", it[0].reason);
         // `a[k + tx]`: unit stride, coalesced only when the data aligns k (CSR rows do not)
         let it = lint_a(vec![
             k(),
-            store("out", gx(), load("a", bin(BinOp::Add, var("k"), lid(0)))),
+            copy_a(KExpr::bin(BinOp::Add, KExpr::var("k"), lid(0))),
         ]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedAlignment);
         assert!(
@@ -1612,23 +1596,17 @@ mod tests {
         );
         assert!(it[0].data.is_some());
         // `a[32 * k + tx]`: every base is a multiple of 128 bytes: coalesced, exactly
-        let base = bin(BinOp::Mul, int(32), var("k"));
-        let it = lint_a(vec![
-            k(),
-            store("out", gx(), load("a", bin(BinOp::Add, base, lid(0)))),
-        ]);
+        let base = KExpr::bin(BinOp::Mul, KExpr::int(32), KExpr::var("k"));
+        let it = lint_a(vec![k(), copy_a(KExpr::bin(BinOp::Add, base, lid(0)))]);
         assert_eq!(it[0].verdict, Verdict::Coalesced, "{}", it[0].reason);
         // `a[k + 2 * tx]`: strided whatever k is
         let it = lint_a(vec![
             k(),
-            store(
-                "out",
-                gx(),
-                load(
-                    "a",
-                    bin(BinOp::Add, var("k"), bin(BinOp::Mul, int(2), lid(0))),
-                ),
-            ),
+            copy_a(KExpr::bin(
+                BinOp::Add,
+                KExpr::var("k"),
+                KExpr::bin(BinOp::Mul, KExpr::int(2), lid(0)),
+            )),
         ]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedStride);
         assert_eq!(it[0].data, None, "{}", it[0].reason);
@@ -1638,38 +1616,39 @@ mod tests {
     fn a_loop_between_uniform_loaded_bounds_is_not_divergent() {
         // for (j = idx[row]; j < idx[row + 1]; j++) out[i] = a[j] (a warp-wide CSR row)
         let lp = KStmt::For {
-            init: vec![decl("j", load("idx", row()))],
-            cond: Some(bin(
+            init: vec![decl("j", KExpr::load("idx", Space::Global, row()))],
+            cond: Some(KExpr::bin(
                 BinOp::Lt,
-                var("j"),
-                load("idx", bin(BinOp::Add, row(), int(1))),
+                KExpr::var("j"),
+                KExpr::load(
+                    "idx",
+                    Space::Global,
+                    KExpr::bin(BinOp::Add, row(), KExpr::int(1)),
+                ),
             )),
             step: vec![KStmt::Assign {
                 target: LValue::Var("j".to_string()),
                 op: Some(BinOp::Add),
-                value: int(1),
+                value: KExpr::int(1),
             }],
-            body: vec![store(
-                "out",
-                gx(),
-                load(
-                    "a",
-                    bin(BinOp::Add, var("j"), bin(BinOp::Mul, int(0), lid(0))),
-                ),
-            )],
+            body: vec![copy_a(KExpr::bin(
+                BinOp::Add,
+                KExpr::var("j"),
+                KExpr::bin(BinOp::Mul, KExpr::int(0), lid(0)),
+            ))],
         };
         let it = lint_a(vec![lp]);
         assert_eq!(it[0].verdict, Verdict::Broadcast, "{}", it[0].reason);
         // the same loop per lane (j from idx[i]): the accesses index by data per lane
         let lp = KStmt::For {
-            init: vec![decl("j", load("idx", gx()))],
-            cond: Some(bin(BinOp::Lt, var("j"), int(1000))),
+            init: vec![decl("j", KExpr::load("idx", Space::Global, gx()))],
+            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("j"), KExpr::int(1000))),
             step: vec![KStmt::Assign {
                 target: LValue::Var("j".to_string()),
                 op: Some(BinOp::Add),
-                value: int(1),
+                value: KExpr::int(1),
             }],
-            body: vec![store("out", gx(), load("a", var("j")))],
+            body: vec![copy_a(KExpr::var("j"))],
         };
         let it = lint_a(vec![lp]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);

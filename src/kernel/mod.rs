@@ -142,14 +142,14 @@ impl ArrayRef {
     pub fn scalar_index(&self) -> KExpr {
         match &self.field {
             None => (*self.index).clone(),
-            Some(f) => KExpr::Binary(
+            Some(f) => KExpr::bin(
                 BinOp::Add,
-                Box::new(KExpr::Binary(
+                KExpr::bin(
                     BinOp::Mul,
-                    self.index.clone(),
-                    Box::new(KExpr::Int(f.count as i64, Scalar::Int)),
-                )),
-                Box::new(KExpr::Int(f.index as i64, Scalar::Int)),
+                    (*self.index).clone(),
+                    KExpr::int(f.count as i64),
+                ),
+                KExpr::int(f.index as i64),
             ),
         }
     }
@@ -223,6 +223,29 @@ pub enum KExpr {
     /// use `fminf`/`fmaxf`/`fmin`/`fmax`).
     Call(MathFn, Vec<KExpr>),
     Builtin(Builtin),
+}
+
+/// Shorthands for the shapes lowering and tests build most (they build nothing else).
+impl KExpr {
+    /// A scalar by name ([`KExpr::Var`]).
+    pub fn var(name: impl Into<String>) -> KExpr {
+        KExpr::Var(name.into())
+    }
+
+    /// An `int` literal.
+    pub fn int(v: i64) -> KExpr {
+        KExpr::Int(v, Scalar::Int)
+    }
+
+    /// `a op b`.
+    pub fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
+        KExpr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    /// A read of element `index` of an array of scalars in `space` ([`ArrayRef::elem`]).
+    pub fn load(array: impl Into<String>, space: Space, index: KExpr) -> KExpr {
+        KExpr::Load(ArrayRef::elem(array, space, index))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -515,18 +515,7 @@ pub fn region_code(
         let origin = g.origin.clone();
         g.line(&format!("accshare_init({});", origin));
     }
-    // The arrays the region's kernels may write: a data construct's are those of the compute
-    // regions inside its body.
-    let written = match &region.keep_body {
-        None => written_arrays(module, region),
-        Some(body) => module
-            .host
-            .iter()
-            .filter(|r| r.keep_body.is_none())
-            .filter(|r| body.start <= r.replace.start && r.replace.end <= body.end)
-            .flat_map(|r| written_arrays(module, r))
-            .collect(),
-    };
+    let written = written_in(module, region);
     // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies),
     // for compute regions and for data constructs whose host code cannot see the arrays.
     let quiet = !is_data || region.quiet_body;
@@ -687,6 +676,21 @@ fn may_share(b: &crate::kernel::Buffer, written: bool) -> bool {
     }
 }
 
+/// The arrays the kernels of `region` may write: a data construct's are those of the compute
+/// regions inside its body.
+fn written_in(module: &Module, region: &HostRegion) -> BTreeSet<String> {
+    match &region.keep_body {
+        None => written_arrays(module, region),
+        Some(body) => module
+            .host
+            .iter()
+            .filter(|r| r.keep_body.is_none())
+            .filter(|r| body.start <= r.replace.start && r.replace.end <= body.end)
+            .flat_map(|r| written_arrays(module, r))
+            .collect(),
+    }
+}
+
 /// The arrays a kernel of `region` may store into: passed to a buffer parameter that is not
 /// read-only.
 fn written_arrays(module: &Module, region: &HostRegion) -> BTreeSet<String> {
@@ -775,6 +779,9 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
     g.line(&line);
 }
 
+/// One launch of `region`: the kernel's extents, grid and arguments, the launch, and what is
+/// read back after it, in a block skipped when an extent is ≤ 0; or why the plan is
+/// inconsistent.
 fn launch_code(
     g: &mut Gen,
     module: &Module,
@@ -783,7 +790,43 @@ fn launch_code(
     own: &BTreeSet<String>,
     enclosing: &BTreeSet<String>,
 ) -> Result<(), HostPlanError> {
-    let origin = g.origin.clone();
+    let (kernel, dims) = launched_kernel(module, region, launch)?;
+    let block: Vec<u32> = (0..dims).map(|d| kernel.block[d].max(1)).collect();
+    let kname = c_string(&kernel.name);
+    g.line(&format!(
+        "{{ /* launch {}: work-groups of {} */",
+        comment_safe(&kernel.name),
+        block
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(" x ")
+    ));
+    g.push();
+    extent_code(g, launch, dims);
+    g.push();
+    grid_code(g, launch, &kname, &block);
+    if !launch.reductions.is_empty() {
+        partials_code(g, launch, &block);
+    }
+    let cuda_args = args_code(g, kernel, region, launch, &kname, own, enclosing)?;
+    launch_call(g, kernel, &kname, dims, cuda_args);
+    after_launch(g, launch);
+    g.pop();
+    g.line("}");
+    g.pop();
+    g.line("}");
+    Ok(())
+}
+
+/// The kernel `launch` starts and its number of grid dimensions, or why the plan is
+/// inconsistent (no such kernel, an argument count that differs from its parameters', an extent
+/// or a block size beyond its dimensions).
+fn launched_kernel<'m>(
+    module: &'m Module,
+    region: &HostRegion,
+    launch: &crate::kernel::Launch,
+) -> Result<(&'m crate::kernel::Kernel, usize), HostPlanError> {
     let Some(kernel) = module.kernels.get(launch.kernel) else {
         return Err(HostPlanError::NoKernel {
             region: region.origin.clone(),
@@ -810,18 +853,12 @@ fn launch_code(
             });
         }
     }
-    let block: Vec<u32> = (0..dims).map(|d| kernel.block[d].max(1)).collect();
-    let kname = c_string(&kernel.name);
-    g.line(&format!(
-        "{{ /* launch {}: work-groups of {} */",
-        comment_safe(&kernel.name),
-        block
-            .iter()
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(" x ")
-    ));
-    g.push();
+    Ok((kernel, dims))
+}
+
+/// The launch's extents `accshare_e<d>` and the test that opens the block launching only when
+/// every one is positive (the caller closes it).
+fn extent_code(g: &mut Gen, launch: &crate::kernel::Launch, dims: usize) {
     for (d, e) in launch.extent.iter().enumerate().take(dims) {
         g.line(&format!(
             "const long long accshare_e{} = (long long)({});",
@@ -831,10 +868,16 @@ fn launch_code(
     }
     let cond: Vec<String> = (0..dims).map(|d| format!("accshare_e{} > 0", d)).collect();
     g.line(&format!("if ({}) {{", cond.join(" && ")));
-    g.push();
-    let target = g.target;
-    match target {
+}
+
+/// The grid: for OpenCL the kernel `accshare_k` and the local and global work sizes
+/// (`accshare_lws`, `accshare_gws`: the extents rounded up to whole work-groups); for CUDA the
+/// grid in blocks (`accshare_grid`), the launch function having the block shape.
+fn grid_code(g: &mut Gen, launch: &crate::kernel::Launch, kname: &str, block: &[u32]) {
+    let dims = block.len();
+    match g.target {
         Target::OpenCl => {
+            let origin = g.origin.clone();
             g.line(&format!(
                 "cl_kernel accshare_k = accshare_kernel({}, {}, {});",
                 launch.kernel, kname, origin
@@ -873,32 +916,51 @@ fn launch_code(
             ));
         }
     }
-    if !launch.reductions.is_empty() {
-        let groups = match target {
-            Target::OpenCl => (0..dims)
-                .map(|d| format!("(accshare_gws[{}] / {})", d, block[d]))
-                .collect::<Vec<_>>()
-                .join(" * "),
-            Target::Cuda => {
-                "(size_t)accshare_grid[0] * accshare_grid[1] * accshare_grid[2]".to_string()
-            }
-        };
-        g.line(&format!("const size_t accshare_groups = {};", groups));
-        for (i, r) in launch.reductions.iter().enumerate() {
-            let ty = host_type(r.ty);
-            let what = c_string(&format!("partials of {}", r.var));
-            let bytes = format!("accshare_groups * sizeof({})", ty);
-            alloc_line(g, &format!("accshare_p{}", i), ty, &bytes, &what, &origin);
+}
+
+/// The number of work-groups (`accshare_groups`) and a device buffer `accshare_p<i>` of one
+/// partial result per work-group for each reduction of the launch.
+fn partials_code(g: &mut Gen, launch: &crate::kernel::Launch, block: &[u32]) {
+    let origin = g.origin.clone();
+    let groups = match g.target {
+        Target::OpenCl => block
+            .iter()
+            .enumerate()
+            .map(|(d, b)| format!("(accshare_gws[{}] / {})", d, b))
+            .collect::<Vec<_>>()
+            .join(" * "),
+        Target::Cuda => {
+            "(size_t)accshare_grid[0] * accshare_grid[1] * accshare_grid[2]".to_string()
         }
+    };
+    g.line(&format!("const size_t accshare_groups = {};", groups));
+    for (i, r) in launch.reductions.iter().enumerate() {
+        let ty = host_type(r.ty);
+        let what = c_string(&format!("partials of {}", r.var));
+        let bytes = format!("accshare_groups * sizeof({})", ty);
+        alloc_line(g, &format!("accshare_p{}", i), ty, &bytes, &what, &origin);
     }
-    // Arguments. In OpenCL every buffer parameter is followed by its element offset (see
-    // `back::opencl`): the array's `accshare_o_<name>` over its element size, 0 for the buffers
-    // the launch makes itself.
+}
+
+/// The kernel's arguments: for OpenCL set on `accshare_k` one by one, every buffer parameter
+/// followed by its element offset (see `back::opencl`: the array's `accshare_o_<name>` over its
+/// element size, 0 for the buffers the launch makes itself); for CUDA returned, for the launch
+/// function's call. An argument that does not fit the plan is an `Err`.
+fn args_code(
+    g: &mut Gen,
+    kernel: &crate::kernel::Kernel,
+    region: &HostRegion,
+    launch: &crate::kernel::Launch,
+    kname: &str,
+    own: &BTreeSet<String>,
+    enclosing: &BTreeSet<String>,
+) -> Result<Vec<String>, HostPlanError> {
+    let origin = g.origin.clone();
     let mut cuda_args = Vec::new();
     let mut cl_index = 0usize;
     for (i, (arg, param)) in launch.args.iter().zip(&kernel.params).enumerate() {
         let value = arg_value(g, kernel, region, launch, i, arg, param, own, enclosing)?;
-        match target {
+        match g.target {
             Target::OpenCl => {
                 g.line(&format!(
                     "accshare_arg(accshare_k, {i}, sizeof({v}), &{v}, {k}, {o});",
@@ -937,7 +999,20 @@ fn launch_code(
             Target::Cuda => cuda_args.push(value),
         }
     }
-    match target {
+    Ok(cuda_args)
+}
+
+/// The launch itself: `accshare_launch` of `accshare_k` (OpenCL), or the kernel's launch
+/// function called with the grid, `cuda_args` and the region (CUDA).
+fn launch_call(
+    g: &mut Gen,
+    kernel: &crate::kernel::Kernel,
+    kname: &str,
+    dims: usize,
+    cuda_args: Vec<String>,
+) {
+    let origin = g.origin.clone();
+    match g.target {
         Target::OpenCl => g.line(&format!(
             "accshare_launch(accshare_k, {}, accshare_gws, accshare_lws, {}, {});",
             dims, kname, origin
@@ -945,16 +1020,10 @@ fn launch_code(
         Target::Cuda => {
             let mut args = vec!["accshare_grid".to_string()];
             args.extend(cuda_args);
-            args.push(origin.clone());
+            args.push(origin);
             g.line(&format!("{}({});", launcher_name(kernel), args.join(", ")));
         }
     }
-    after_launch(g, launch);
-    g.pop();
-    g.line("}");
-    g.pop();
-    g.line("}");
-    Ok(())
 }
 
 /// After a launch: the final values of scalars the kernel assigned read back, and the

@@ -6,14 +6,6 @@ use crate::kernel::{
     Module, Space,
 };
 
-pub fn var(n: &str) -> KExpr {
-    KExpr::Var(n.to_string())
-}
-
-pub fn int(v: i64) -> KExpr {
-    KExpr::Int(v, Scalar::Int)
-}
-
 pub fn lit(v: i64, t: Scalar) -> KExpr {
     KExpr::Int(v, t)
 }
@@ -26,24 +18,20 @@ pub fn dbl(v: f64) -> KExpr {
     KExpr::Float(v, false)
 }
 
-pub fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
-    KExpr::Binary(op, Box::new(a), Box::new(b))
-}
-
 pub fn add(a: KExpr, b: KExpr) -> KExpr {
-    bin(BinOp::Add, a, b)
+    KExpr::bin(BinOp::Add, a, b)
 }
 
 pub fn mul(a: KExpr, b: KExpr) -> KExpr {
-    bin(BinOp::Mul, a, b)
+    KExpr::bin(BinOp::Mul, a, b)
 }
 
 pub fn lt(a: KExpr, b: KExpr) -> KExpr {
-    bin(BinOp::Lt, a, b)
+    KExpr::bin(BinOp::Lt, a, b)
 }
 
 pub fn and(a: KExpr, b: KExpr) -> KExpr {
-    bin(BinOp::LogAnd, a, b)
+    KExpr::bin(BinOp::LogAnd, a, b)
 }
 
 pub fn un(op: UnOp, a: KExpr) -> KExpr {
@@ -64,20 +52,15 @@ pub fn call(f: &str, args: Vec<KExpr>) -> KExpr {
 }
 
 pub fn aref(a: &str, space: Space, i: KExpr) -> ArrayRef {
-    ArrayRef {
-        array: a.to_string(),
-        space,
-        index: Box::new(i),
-        field: None,
-    }
+    ArrayRef::elem(a, space, i)
 }
 
 pub fn gload(a: &str, i: KExpr) -> KExpr {
-    KExpr::Load(aref(a, Space::Global, i))
+    KExpr::load(a, Space::Global, i)
 }
 
 pub fn lload(a: &str, i: KExpr) -> KExpr {
-    KExpr::Load(aref(a, Space::Local, i))
+    KExpr::load(a, Space::Local, i)
 }
 
 pub fn lid(d: u8) -> KExpr {
@@ -182,7 +165,7 @@ fn module(k: Kernel) -> Module {
 
 /// `C[i] = A[i] + B[i]` over `n` elements.
 pub fn vector_add() -> Module {
-    let i = || var("i");
+    let i = || KExpr::var("i");
     module(kernel(
         "vadd_r0_k0",
         vec![
@@ -195,7 +178,7 @@ pub fn vector_add() -> Module {
         vec![
             decl("i", Scalar::Int, gid(0)),
             if_(
-                lt(i(), var("n")),
+                lt(i(), KExpr::var("n")),
                 vec![store(
                     "C",
                     Space::Global,
@@ -210,15 +193,15 @@ pub fn vector_add() -> Module {
 /// A 16×16 tiled `C = A × B` (`n`×`n`), tiles of A and B in local memory.
 pub fn tiled_matmul() -> Module {
     let (tx, ty, row, col, k0, k) = (
-        || var("tx"),
-        || var("ty"),
-        || var("row"),
-        || var("col"),
-        || var("k0"),
-        || var("k"),
+        || KExpr::var("tx"),
+        || KExpr::var("ty"),
+        || KExpr::var("row"),
+        || KExpr::var("col"),
+        || KExpr::var("k0"),
+        || KExpr::var("k"),
     );
-    let n = || var("n");
-    let tile = |r: KExpr, c: KExpr| add(mul(r, int(16)), c);
+    let n = || KExpr::var("n");
+    let tile = |r: KExpr, c: KExpr| add(mul(r, KExpr::int(16)), c);
     let stage = vec![
         KStmt::Comment("stage one tile of A and one of B".to_string()),
         KStmt::If {
@@ -243,9 +226,9 @@ pub fn tiled_matmul() -> Module {
         ),
         KStmt::Barrier,
         KStmt::For {
-            init: vec![decl("k", Scalar::Int, int(0))],
-            cond: Some(lt(k(), int(16))),
-            step: vec![set_op("k", BinOp::Add, int(1))],
+            init: vec![decl("k", Scalar::Int, KExpr::int(0))],
+            cond: Some(lt(k(), KExpr::int(16))),
+            step: vec![set_op("k", BinOp::Add, KExpr::int(1))],
             body: vec![set_op(
                 "sum",
                 BinOp::Add,
@@ -266,13 +249,13 @@ pub fn tiled_matmul() -> Module {
         vec![
             decl("tx", Scalar::Int, lid(0)),
             decl("ty", Scalar::Int, lid(1)),
-            decl("row", Scalar::Int, add(mul(group(1), int(16)), ty())),
-            decl("col", Scalar::Int, add(mul(group(0), int(16)), tx())),
+            decl("row", Scalar::Int, add(mul(group(1), KExpr::int(16)), ty())),
+            decl("col", Scalar::Int, add(mul(group(0), KExpr::int(16)), tx())),
             decl("sum", Scalar::Float, flt(0.0)),
             KStmt::For {
-                init: vec![decl("k0", Scalar::Int, int(0))],
+                init: vec![decl("k0", Scalar::Int, KExpr::int(0))],
                 cond: Some(lt(k0(), n())),
-                step: vec![set_op("k0", BinOp::Add, int(16))],
+                step: vec![set_op("k0", BinOp::Add, KExpr::int(16))],
                 body: stage,
             },
             if_(
@@ -281,7 +264,7 @@ pub fn tiled_matmul() -> Module {
                     "C",
                     Space::Global,
                     add(mul(row(), n()), col()),
-                    var("sum"),
+                    KExpr::var("sum"),
                 )],
             ),
         ],
@@ -303,8 +286,8 @@ pub fn tiled_matmul() -> Module {
 
 /// `sum += in[i]`: one partial sum per work-group, by a tree in local memory.
 pub fn reduction() -> Module {
-    let l = || var("accshare_lid");
-    let s = || var("accshare_s");
+    let l = || KExpr::var("accshare_lid");
+    let s = || KExpr::var("accshare_s");
     let red = "accshare_red_sum";
     let mut kern = kernel(
         "sum_r0_k0",
@@ -318,17 +301,17 @@ pub fn reduction() -> Module {
             decl("sum", Scalar::Float, flt(0.0)),
             decl("i", Scalar::Int, gid(0)),
             if_(
-                lt(var("i"), var("n")),
-                vec![set_op("sum", BinOp::Add, gload("in", var("i")))],
+                lt(KExpr::var("i"), KExpr::var("n")),
+                vec![set_op("sum", BinOp::Add, gload("in", KExpr::var("i")))],
             ),
             KStmt::Comment("reduction of sum (+) in local memory".to_string()),
             decl("accshare_lid", Scalar::Int, lid(0)),
-            store(red, Space::Local, l(), var("sum")),
+            store(red, Space::Local, l(), KExpr::var("sum")),
             KStmt::Barrier,
             KStmt::For {
-                init: vec![decl("accshare_s", Scalar::Int, int(128))],
-                cond: Some(bin(BinOp::Gt, s(), int(0))),
-                step: vec![set_op("accshare_s", BinOp::Shr, int(1))],
+                init: vec![decl("accshare_s", Scalar::Int, KExpr::int(128))],
+                cond: Some(KExpr::bin(BinOp::Gt, s(), KExpr::int(0))),
+                step: vec![set_op("accshare_s", BinOp::Shr, KExpr::int(1))],
                 body: vec![
                     if_(
                         lt(l(), s()),
@@ -344,12 +327,12 @@ pub fn reduction() -> Module {
                 ],
             },
             if_(
-                bin(BinOp::Eq, l(), int(0)),
+                KExpr::bin(BinOp::Eq, l(), KExpr::int(0)),
                 vec![store(
                     "accshare_part_sum",
                     Space::Global,
                     group(0),
-                    lload(red, int(0)),
+                    lload(red, KExpr::int(0)),
                 )],
             ),
         ],
@@ -364,7 +347,7 @@ pub fn reduction() -> Module {
 
 /// Double precision: `y[i] = a * x[i] + y[i]`, clamped, with a square root and an infinity.
 pub fn double_axpy() -> Module {
-    let i = || var("i");
+    let i = || KExpr::var("i");
     let mut kern = kernel(
         "daxpy_r0_k0",
         vec![
@@ -377,22 +360,22 @@ pub fn double_axpy() -> Module {
         vec![
             decl("i", Scalar::Long, cast(Scalar::Long, gid(0))),
             if_(
-                lt(i(), var("n")),
+                lt(i(), KExpr::var("n")),
                 vec![
                     decl(
                         "v",
                         Scalar::Double,
-                        add(mul(var("a"), gload("x", i())), gload("y", i())),
+                        add(mul(KExpr::var("a"), gload("x", i())), gload("y", i())),
                     ),
                     KStmt::If {
-                        cond: bin(BinOp::Gt, var("v"), dbl(1e300)),
+                        cond: KExpr::bin(BinOp::Gt, KExpr::var("v"), dbl(1e300)),
                         then: vec![set("v", dbl(f64::INFINITY))],
                         els: vec![set(
                             "v",
-                            call("fmax", vec![call("sqrt", vec![var("v")]), dbl(0.5)]),
+                            call("fmax", vec![call("sqrt", vec![KExpr::var("v")]), dbl(0.5)]),
                         )],
                     },
-                    store("y", Space::Global, i(), var("v")),
+                    store("y", Space::Global, i(), KExpr::var("v")),
                 ],
             ),
         ],
@@ -403,8 +386,8 @@ pub fn double_axpy() -> Module {
 
 /// `unsigned char` pixels: invert those above a threshold, keep the others.
 pub fn uchar_threshold() -> Module {
-    let i = || var("i");
-    let p = || var("p");
+    let i = || KExpr::var("i");
+    let p = || KExpr::var("p");
     module(kernel(
         "thresh_r0_k0",
         vec![
@@ -417,7 +400,7 @@ pub fn uchar_threshold() -> Module {
         vec![
             decl("i", Scalar::SizeT, cast(Scalar::SizeT, gid(0))),
             if_(
-                lt(i(), var("count")),
+                lt(i(), KExpr::var("count")),
                 vec![
                     decl("p", Scalar::UChar, gload("img", i())),
                     store(
@@ -425,8 +408,8 @@ pub fn uchar_threshold() -> Module {
                         Space::Global,
                         i(),
                         cond(
-                            bin(BinOp::Gt, p(), var("t")),
-                            cast(Scalar::UChar, bin(BinOp::Sub, int(255), p())),
+                            KExpr::bin(BinOp::Gt, p(), KExpr::var("t")),
+                            cast(Scalar::UChar, KExpr::bin(BinOp::Sub, KExpr::int(255), p())),
                             p(),
                         ),
                     ),
@@ -438,8 +421,8 @@ pub fn uchar_threshold() -> Module {
 
 /// Every statement kind, literal edge cases, conversions, `_Bool` buffers and reserved names.
 pub fn statements() -> Module {
-    let i = || var("i");
-    let j = || var("j");
+    let i = || KExpr::var("i");
+    let j = || KExpr::var("j");
     let body = vec![
         KStmt::Comment("every statement kind\nline two ends with a backslash \\".to_string()),
         decl("i", Scalar::Int, gid(0)),
@@ -449,99 +432,122 @@ pub fn statements() -> Module {
             len: Some(4),
             init: None,
         },
-        decl("local", Scalar::Int, int(i32::MIN as i64)),
+        decl("local", Scalar::Int, KExpr::int(i32::MIN as i64)),
         decl("new", Scalar::Long, lit(i64::MIN, Scalar::Long)),
         decl("u", Scalar::UInt, lit(4_000_000_000, Scalar::UInt)),
         decl("big", Scalar::SizeT, lit(-1, Scalar::SizeT)),
-        decl("m", Scalar::Int, call("min", vec![i(), var("n")])),
-        decl("flag", Scalar::Bool, bin(BinOp::Ne, i(), int(0))),
+        decl("m", Scalar::Int, call("min", vec![i(), KExpr::var("n")])),
+        decl(
+            "flag",
+            Scalar::Bool,
+            KExpr::bin(BinOp::Ne, i(), KExpr::int(0)),
+        ),
         KStmt::For {
             init: vec![
-                decl("j", Scalar::Int, int(0)),
-                decl("q", Scalar::Int, un(UnOp::Neg, int(-1))),
+                decl("j", Scalar::Int, KExpr::int(0)),
+                decl("q", Scalar::Int, un(UnOp::Neg, KExpr::int(-1))),
             ],
-            cond: Some(lt(j(), int(4))),
+            cond: Some(lt(j(), KExpr::int(4))),
             step: vec![
-                set_op("j", BinOp::Add, int(1)),
-                set_op("q", BinOp::Sub, int(1)),
+                set_op("j", BinOp::Add, KExpr::int(1)),
+                set_op("q", BinOp::Sub, KExpr::int(1)),
             ],
             body: vec![store(
                 "t",
                 Space::Private,
                 j(),
-                call("sqrtf", vec![cast(Scalar::Float, add(j(), var("q")))]),
+                call(
+                    "sqrtf",
+                    vec![cast(Scalar::Float, add(j(), KExpr::var("q")))],
+                ),
             )],
         },
         KStmt::For {
             init: vec![
-                decl("a", Scalar::Int, int(0)),
+                decl("a", Scalar::Int, KExpr::int(0)),
                 decl("b", Scalar::Float, flt(1e-5)),
             ],
             cond: None,
-            step: vec![set_op("a", BinOp::Add, int(1))],
+            step: vec![set_op("a", BinOp::Add, KExpr::int(1))],
             body: vec![
                 KStmt::If {
-                    cond: bin(BinOp::Ge, var("a"), int(3)),
+                    cond: KExpr::bin(BinOp::Ge, KExpr::var("a"), KExpr::int(3)),
                     then: vec![KStmt::Break],
                     els: vec![KStmt::If {
-                        cond: bin(BinOp::Eq, var("a"), int(1)),
+                        cond: KExpr::bin(BinOp::Eq, KExpr::var("a"), KExpr::int(1)),
                         then: vec![KStmt::Continue],
                         els: vec![set_op("b", BinOp::Mul, flt(2.0))],
                     }],
                 },
-                store_op("t", Space::Private, int(0), BinOp::Add, var("b")),
+                store_op(
+                    "t",
+                    Space::Private,
+                    KExpr::int(0),
+                    BinOp::Add,
+                    KExpr::var("b"),
+                ),
             ],
         },
         KStmt::While {
-            cond: bin(BinOp::Gt, var("u"), lit(1, Scalar::UInt)),
+            cond: KExpr::bin(BinOp::Gt, KExpr::var("u"), lit(1, Scalar::UInt)),
             body: vec![set_op("u", BinOp::Shr, lit(1, Scalar::UInt))],
         },
         KStmt::DoWhile {
-            body: vec![set_op("m", BinOp::Sub, int(1))],
-            cond: bin(
+            body: vec![set_op("m", BinOp::Sub, KExpr::int(1))],
+            cond: KExpr::bin(
                 BinOp::LogOr,
-                bin(BinOp::Gt, var("m"), int(0)),
-                and(var("flag"), lt(var("m"), int(-4))),
+                KExpr::bin(BinOp::Gt, KExpr::var("m"), KExpr::int(0)),
+                and(KExpr::var("flag"), lt(KExpr::var("m"), KExpr::int(-4))),
             ),
         },
         KStmt::Block(vec![
-            decl("x", Scalar::Float, lload("t", int(0))),
+            decl("x", Scalar::Float, lload("t", KExpr::int(0))),
             set(
                 "x",
                 add(
-                    call("fmaxf", vec![var("x"), flt(f64::NEG_INFINITY)]),
-                    call("powf", vec![var("x"), int(2)]),
+                    call("fmaxf", vec![KExpr::var("x"), flt(f64::NEG_INFINITY)]),
+                    call("powf", vec![KExpr::var("x"), KExpr::int(2)]),
                 ),
             ),
-            set("local", call("abs", vec![var("local")])),
+            set("local", call("abs", vec![KExpr::var("local")])),
             store(
                 "out",
                 Space::Global,
                 i(),
                 add(
-                    var("x"),
+                    KExpr::var("x"),
                     cast(
                         Scalar::Float,
-                        bin(
+                        KExpr::bin(
                             BinOp::BitOr,
-                            bin(BinOp::BitAnd, var("local"), int(255)),
-                            bin(BinOp::Shl, add(var("m"), int(1)), int(2)),
+                            KExpr::bin(BinOp::BitAnd, KExpr::var("local"), KExpr::int(255)),
+                            KExpr::bin(
+                                BinOp::Shl,
+                                add(KExpr::var("m"), KExpr::int(1)),
+                                KExpr::int(2),
+                            ),
                         ),
                     ),
                 ),
             ),
         ]),
-        store("flags", Space::Global, i(), var("m")),
-        store_op("flags", Space::Global, i(), BinOp::BitOr, var("flag")),
+        store("flags", Space::Global, i(), KExpr::var("m")),
+        store_op(
+            "flags",
+            Space::Global,
+            i(),
+            BinOp::BitOr,
+            KExpr::var("flag"),
+        ),
         decl(
             "sz",
             Scalar::Int,
             cast(
                 Scalar::Int,
-                add(var("big"), cast(Scalar::SizeT, var("new"))),
+                add(KExpr::var("big"), cast(Scalar::SizeT, KExpr::var("new"))),
             ),
         ),
-        KStmt::Expr(call("fabsf", vec![var("sz")])),
+        KStmt::Expr(call("fabsf", vec![KExpr::var("sz")])),
     ];
     module(kernel(
         "stmts_r0_k0",
@@ -560,52 +566,68 @@ pub fn statements() -> Module {
 pub fn math() -> Module {
     use crate::kernel::math::{REAL1, REAL2};
     let mut body = vec![
-        decl("f", Scalar::Float, var("x")),
-        decl("z", Scalar::Double, var("dx")),
+        decl("f", Scalar::Float, KExpr::var("x")),
+        decl("z", Scalar::Double, KExpr::var("dx")),
         decl("i", Scalar::Int, gid(0)),
-        decl("u", Scalar::UInt, cast(Scalar::UInt, var("n"))),
-        decl("l", Scalar::Long, cast(Scalar::Long, var("n"))),
+        decl("u", Scalar::UInt, cast(Scalar::UInt, KExpr::var("n"))),
+        decl("l", Scalar::Long, cast(Scalar::Long, KExpr::var("n"))),
         decl("acc", Scalar::Float, flt(0.0)),
         decl("dacc", Scalar::Double, dbl(0.0)),
     ];
     let mut fsum = |e: KExpr| body.push(set_op("acc", BinOp::Add, e));
     for f in REAL1.iter().map(|r| r.name()) {
-        fsum(call(&format!("{f}f"), vec![var("f")]));
-        fsum(call(&format!("{f}f"), vec![var("i")]));
+        fsum(call(&format!("{f}f"), vec![KExpr::var("f")]));
+        fsum(call(&format!("{f}f"), vec![KExpr::var("i")]));
     }
     for f in REAL2.iter().map(|r| r.name()) {
-        fsum(call(&format!("{f}f"), vec![var("f"), int(2)]));
+        fsum(call(&format!("{f}f"), vec![KExpr::var("f"), KExpr::int(2)]));
     }
-    fsum(call("fmaf", vec![var("f"), var("i"), dbl(0.5)]));
-    fsum(call("ldexpf", vec![var("f"), var("l")]));
-    fsum(call("scalbnf", vec![var("f"), int(3)]));
+    fsum(call(
+        "fmaf",
+        vec![KExpr::var("f"), KExpr::var("i"), dbl(0.5)],
+    ));
+    fsum(call("ldexpf", vec![KExpr::var("f"), KExpr::var("l")]));
+    fsum(call("scalbnf", vec![KExpr::var("f"), KExpr::int(3)]));
     for f in ["ilogbf", "lrintf", "lroundf", "llrintf", "llroundf"] {
-        fsum(call(f, vec![var("f")]));
+        fsum(call(f, vec![KExpr::var("f")]));
     }
-    fsum(call("abs", vec![var("f")]));
-    fsum(call("labs", vec![var("i")]));
-    fsum(call("llabs", vec![var("l")]));
-    fsum(call("min", vec![var("i"), var("u")]));
-    fsum(call("max", vec![var("l"), int(-1)]));
+    fsum(call("abs", vec![KExpr::var("f")]));
+    fsum(call("labs", vec![KExpr::var("i")]));
+    fsum(call("llabs", vec![KExpr::var("l")]));
+    fsum(call("min", vec![KExpr::var("i"), KExpr::var("u")]));
+    fsum(call("max", vec![KExpr::var("l"), KExpr::int(-1)]));
     fsum(flt(f64::NAN));
     fsum(flt(f64::NEG_INFINITY));
     let mut dsum = |e: KExpr| body.push(set_op("dacc", BinOp::Add, e));
     for f in REAL1.iter().map(|r| r.name()) {
-        dsum(call(f, vec![var("z")]));
-        dsum(call(f, vec![var("f")]));
+        dsum(call(f, vec![KExpr::var("z")]));
+        dsum(call(f, vec![KExpr::var("f")]));
     }
     for f in REAL2.iter().map(|r| r.name()) {
-        dsum(call(f, vec![var("z"), var("i")]));
+        dsum(call(f, vec![KExpr::var("z"), KExpr::var("i")]));
     }
-    dsum(call("fma", vec![var("z"), var("f"), int(1)]));
-    dsum(call("ldexp", vec![var("z"), var("u")]));
+    dsum(call(
+        "fma",
+        vec![KExpr::var("z"), KExpr::var("f"), KExpr::int(1)],
+    ));
+    dsum(call("ldexp", vec![KExpr::var("z"), KExpr::var("u")]));
     for f in ["ilogb", "lrint", "lround", "llrint", "llround"] {
-        dsum(call(f, vec![var("z")]));
+        dsum(call(f, vec![KExpr::var("z")]));
     }
     dsum(dbl(f64::INFINITY));
     dsum(dbl(f64::NAN));
-    body.push(store("out", Space::Global, var("i"), var("acc")));
-    body.push(store("dout", Space::Global, var("i"), var("dacc")));
+    body.push(store(
+        "out",
+        Space::Global,
+        KExpr::var("i"),
+        KExpr::var("acc"),
+    ));
+    body.push(store(
+        "dout",
+        Space::Global,
+        KExpr::var("i"),
+        KExpr::var("dacc"),
+    ));
     let mut k = kernel(
         "math_r0_k0",
         vec![
@@ -629,7 +651,7 @@ pub fn math() -> Module {
 pub fn atomics() -> Module {
     use crate::kernel::{AtomicCapture, AtomicOp};
     let at = |a: &str, ty: Scalar, op: AtomicOp, cap: Option<(&str, bool)>| KStmt::Atomic {
-        target: aref(a, Space::Global, gload("key", var("i"))),
+        target: aref(a, Space::Global, gload("key", KExpr::var("i"))),
         ty,
         op,
         capture: cap.map(|(v, after)| AtomicCapture {
@@ -662,25 +684,30 @@ pub fn atomics() -> Module {
             len: None,
             init: None,
         },
-        at("h", Scalar::Int, upd(BinOp::Add, int(1)), None),
+        at("h", Scalar::Int, upd(BinOp::Add, KExpr::int(1)), None),
         at(
             "h",
             Scalar::Int,
-            upd(BinOp::Sub, int(2)),
+            upd(BinOp::Sub, KExpr::int(2)),
             Some(("c", false)),
         ),
-        at("h", Scalar::Int, upd(BinOp::Mul, int(3)), Some(("c", true))),
+        at(
+            "h",
+            Scalar::Int,
+            upd(BinOp::Mul, KExpr::int(3)),
+            Some(("c", true)),
+        ),
         at(
             "h",
             Scalar::Int,
             AtomicOp::Update {
                 op: BinOp::Sub,
-                value: int(10),
+                value: KExpr::int(10),
                 reversed: true,
             },
             None,
         ),
-        at("h", Scalar::Int, upd(BinOp::Shl, int(1)), None),
+        at("h", Scalar::Int, upd(BinOp::Shl, KExpr::int(1)), None),
         at("h", Scalar::Int, AtomicOp::Read, Some(("c", false))),
         at(
             "u",
@@ -691,16 +718,16 @@ pub fn atomics() -> Module {
         at(
             "f",
             Scalar::Float,
-            upd(BinOp::Add, gload("w", var("i"))),
+            upd(BinOp::Add, gload("w", KExpr::var("i"))),
             None,
         ),
-        at("f", Scalar::Float, upd(BinOp::Sub, int(1)), None),
+        at("f", Scalar::Float, upd(BinOp::Sub, KExpr::int(1)), None),
         at("f", Scalar::Float, upd(BinOp::Add, dbl(0.1)), None),
         at("f", Scalar::Float, AtomicOp::Write(flt(2.5)), None),
         at(
             "g",
             Scalar::Double,
-            upd(BinOp::Add, gload("w", var("i"))),
+            upd(BinOp::Add, gload("w", KExpr::var("i"))),
             None,
         ),
         at(
@@ -710,7 +737,7 @@ pub fn atomics() -> Module {
             Some(("d", true)),
         ),
         at("g", Scalar::Double, upd(BinOp::Mul, dbl(1.5)), None),
-        at("l", Scalar::Long, upd(BinOp::Add, var("i")), None),
+        at("l", Scalar::Long, upd(BinOp::Add, KExpr::var("i")), None),
         at(
             "l",
             Scalar::Long,
@@ -726,21 +753,21 @@ pub fn atomics() -> Module {
         at(
             "s",
             Scalar::SizeT,
-            upd(BinOp::Add, int(1)),
+            upd(BinOp::Add, KExpr::int(1)),
             Some(("z", false)),
         ),
         store(
             "out",
             Space::Global,
-            var("i"),
-            add(var("c"), cast(Scalar::Int, var("z"))),
+            KExpr::var("i"),
+            add(KExpr::var("c"), cast(Scalar::Int, KExpr::var("z"))),
         ),
-        store("dout", Space::Global, var("i"), var("d")),
+        store("dout", Space::Global, KExpr::var("i"), KExpr::var("d")),
     ];
     body.push(KStmt::Atomic {
-        target: aref("cnt", Space::Local, int(0)),
+        target: aref("cnt", Space::Local, KExpr::int(0)),
         ty: Scalar::Int,
-        op: upd(BinOp::Add, int(1)),
+        op: upd(BinOp::Add, KExpr::int(1)),
         capture: None,
     });
     let mut k = kernel(

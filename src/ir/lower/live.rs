@@ -193,27 +193,10 @@ impl Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::{Diags, SourceMap};
 
     /// The names `f`'s body reads outside its statement `#k` (counting top-level statements).
     fn reads(src: &str, k: usize) -> Vec<String> {
-        let mut sm = SourceMap::new();
-        let mut d = Diags::new();
-        let main = sm.add(
-            "t.c".to_string(),
-            std::path::PathBuf::from("t.c"),
-            src.to_string(),
-        );
-        let parsed = crate::front::load_source(main, &Default::default(), &mut sm, &mut d);
-        let f = parsed
-            .tu
-            .items
-            .iter()
-            .find_map(|i| match &i.kind {
-                crate::front::ast::ItemKind::Function(f) => Some(f),
-                _ => None,
-            })
-            .expect("a function");
+        let f = super::super::parse_function(src);
         read_outside(&f.body, f.body.stmts[k].span)
             .into_iter()
             .collect()

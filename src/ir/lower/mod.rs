@@ -1273,3 +1273,26 @@ fn innermost_type(ty: &CType) -> &CType {
         t => t,
     }
 }
+
+/// The first function defined in the C source `src` (a file `t.c`), for the tests of the
+/// passes that read a function's body (`live`, `quiet`).
+#[cfg(test)]
+fn parse_function(src: &str) -> ast::FunctionDef {
+    let mut sm = SourceMap::new();
+    let mut d = Diags::new();
+    let main = sm.add(
+        "t.c".to_string(),
+        std::path::PathBuf::from("t.c"),
+        src.to_string(),
+    );
+    let parsed = crate::front::load_source(main, &Default::default(), &mut sm, &mut d);
+    parsed
+        .tu
+        .items
+        .into_iter()
+        .find_map(|i| match i.kind {
+            ast::ItemKind::Function(f) => Some(f),
+            _ => None,
+        })
+        .expect("a function")
+}

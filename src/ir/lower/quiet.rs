@@ -119,19 +119,7 @@ mod tests {
              #pragma acc data copy(a[0:n]) create(b[0:n])\n{{ {} }} }}\n",
             body
         );
-        let mut sm = crate::diag::SourceMap::new();
-        let mut d = crate::diag::Diags::new();
-        let main = sm.add("t.c".to_string(), std::path::PathBuf::from("t.c"), src);
-        let parsed = crate::front::load_source(main, &Default::default(), &mut sm, &mut d);
-        let f = parsed
-            .tu
-            .items
-            .iter()
-            .find_map(|i| match &i.kind {
-                crate::front::ast::ItemKind::Function(f) => Some(f),
-                _ => None,
-            })
-            .expect("a function");
+        let f = super::super::parse_function(&src);
         let data = f
             .body
             .stmts

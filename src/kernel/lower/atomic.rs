@@ -27,7 +27,7 @@ impl KernelBuilder<'_> {
                     ArrayRef {
                         array: format!("accshare_last_{}", n),
                         space: Space::Global,
-                        index: Box::new(KExpr::Int(0, Scalar::Int)),
+                        index: Box::new(KExpr::int(0)),
                         field: None,
                     },
                     ty,
@@ -145,7 +145,7 @@ impl KernelBuilder<'_> {
             } => Some(KStmt::Assign {
                 target: x.clone(),
                 op: None,
-                value: KExpr::Binary(*op, Box::new(self.expr(value)), Box::new(current.clone())),
+                value: KExpr::bin(*op, self.expr(value), current.clone()),
             }),
         };
         let copy = match &form.capture {

@@ -105,7 +105,7 @@ impl<'a> KernelBuilder<'a> {
         let all_guards = guard.clone();
         let cond = guard
             .into_iter()
-            .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
+            .reduce(|a, b| KExpr::bin(BinOp::LogAnd, a, b));
         if self.staging().is_some() {
             if let Err(why) = self.staged_body(cond, root_stmt, block, &mut body, &mut locals) {
                 self.stage_error = Some(why);
@@ -127,7 +127,7 @@ impl<'a> KernelBuilder<'a> {
                     let full = oks
                         .iter()
                         .cloned()
-                        .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)));
+                        .reduce(|a, b| KExpr::bin(BinOp::LogAnd, a, b));
                     match full {
                         Some(full) if self.sched.full_tile_path && cond.is_some() => {
                             let edge = if self.sched.serial_edges() {
@@ -298,22 +298,18 @@ impl<'a> KernelBuilder<'a> {
                 // Contiguous columns: the work-item's first is `lx·RX` into its block.
                 let lid = KExpr::Builtin(Builtin::LocalId(m.dim));
                 let lid = if m.dim == 0 && self.sched.col_layout == ColLayout::Contiguous {
-                    KExpr::Binary(
-                        BinOp::Mul,
-                        Box::new(lid),
-                        Box::new(KExpr::Int(self.cols as i64, Scalar::Int)),
-                    )
+                    KExpr::bin(BinOp::Mul, lid, KExpr::int(self.cols as i64))
                 } else {
                     lid
                 };
-                KExpr::Binary(
+                KExpr::bin(
                     BinOp::Add,
-                    Box::new(KExpr::Binary(
+                    KExpr::bin(
                         BinOp::Mul,
-                        Box::new(KExpr::Builtin(Builtin::GroupId(m.dim))),
-                        Box::new(KExpr::Int(block[m.dim as usize] as i64, Scalar::Int)),
-                    )),
-                    Box::new(lid),
+                        KExpr::Builtin(Builtin::GroupId(m.dim)),
+                        KExpr::int(block[m.dim as usize] as i64),
+                    ),
+                    lid,
                 )
             } else {
                 KExpr::Builtin(Builtin::GlobalId(m.dim))
@@ -321,26 +317,14 @@ impl<'a> KernelBuilder<'a> {
             let scaled = if s == 1 {
                 t
             } else {
-                KExpr::Binary(
-                    BinOp::Mul,
-                    Box::new(t),
-                    Box::new(KExpr::Int(s, Scalar::Int)),
-                )
+                KExpr::bin(BinOp::Mul, t, KExpr::int(s))
             };
             let init = if lp.step > 0 && min.is_zero() {
                 scaled
             } else if lp.step > 0 {
-                KExpr::Binary(
-                    BinOp::Add,
-                    Box::new(self.poly_expr(min, lp.ty)),
-                    Box::new(scaled),
-                )
+                KExpr::bin(BinOp::Add, self.poly_expr(min, lp.ty), scaled)
             } else {
-                KExpr::Binary(
-                    BinOp::Sub,
-                    Box::new(self.poly_expr(max, lp.ty)),
-                    Box::new(scaled),
-                )
+                KExpr::bin(BinOp::Sub, self.poly_expr(max, lp.ty), scaled)
             };
             body.push(KStmt::Decl {
                 name: lp.var.clone(),
@@ -358,42 +342,22 @@ impl<'a> KernelBuilder<'a> {
                     .any(|o| p.mentions(&ir.loops[o.loop_id].var))
             });
             if lp.step > 0 {
-                guard.push(KExpr::Binary(
-                    BinOp::Lt,
-                    Box::new(var.clone()),
-                    Box::new(upper),
-                ));
+                guard.push(KExpr::bin(BinOp::Lt, var.clone(), upper));
                 if lower_varies {
-                    guard.push(KExpr::Binary(
-                        BinOp::Ge,
-                        Box::new(var.clone()),
-                        Box::new(lower.clone()),
-                    ));
+                    guard.push(KExpr::bin(BinOp::Ge, var.clone(), lower.clone()));
                 }
             } else {
-                guard.push(KExpr::Binary(
-                    BinOp::Gt,
-                    Box::new(var.clone()),
-                    Box::new(upper),
-                ));
+                guard.push(KExpr::bin(BinOp::Gt, var.clone(), upper));
                 if lower_varies {
-                    guard.push(KExpr::Binary(
-                        BinOp::Le,
-                        Box::new(var.clone()),
-                        Box::new(lower.clone()),
-                    ));
+                    guard.push(KExpr::bin(BinOp::Le, var.clone(), lower.clone()));
                 }
             }
             if s != 1 && lower_varies {
-                let diff = KExpr::Binary(BinOp::Sub, Box::new(var.clone()), Box::new(lower));
-                guard.push(KExpr::Binary(
+                let diff = KExpr::bin(BinOp::Sub, var.clone(), lower);
+                guard.push(KExpr::bin(
                     BinOp::Eq,
-                    Box::new(KExpr::Binary(
-                        BinOp::Rem,
-                        Box::new(diff),
-                        Box::new(KExpr::Int(s, Scalar::Int)),
-                    )),
-                    Box::new(KExpr::Int(0, Scalar::Int)),
+                    KExpr::bin(BinOp::Rem, diff, KExpr::int(s)),
+                    KExpr::int(0),
                 ));
             }
             // Threads needed: ceil((max - min + 1) / s).
@@ -631,7 +595,7 @@ impl<'a> KernelBuilder<'a> {
     pub(super) fn bound_expr(&self, b: &Bound, ty: Scalar) -> KExpr {
         match b {
             Bound::Affine(p) => self.poly_expr(p, ty),
-            Bound::NonAffine(_) => KExpr::Int(0, Scalar::Int),
+            Bound::NonAffine(_) => KExpr::int(0),
         }
     }
 
@@ -804,7 +768,7 @@ impl<'a> KernelBuilder<'a> {
                 Some(target) => vec![KStmt::Assign {
                     target,
                     op: Some(if *inc { BinOp::Add } else { BinOp::Sub }),
-                    value: KExpr::Int(1, Scalar::Int),
+                    value: KExpr::int(1),
                 }],
                 None => Vec::new(),
             },
@@ -861,7 +825,7 @@ impl<'a> KernelBuilder<'a> {
                 KExpr::Int(*value as i64, ty)
             }
             ExprKind::Float { value, single } => KExpr::Float(*value, *single),
-            ExprKind::Char(c) => KExpr::Int(*c, Scalar::Int),
+            ExprKind::Char(c) => KExpr::int(*c),
             ExprKind::Unary(UnOp::Deref, _) | ExprKind::Index(..) => self.access(e),
             ExprKind::Member {
                 base, arrow: false, ..
@@ -871,12 +835,10 @@ impl<'a> KernelBuilder<'a> {
                     e.span,
                     "taking an address is not supported inside a compute region",
                 ));
-                KExpr::Int(0, Scalar::Int)
+                KExpr::int(0)
             }
             ExprKind::Unary(op, a) => KExpr::Unary(*op, Box::new(self.expr(a))),
-            ExprKind::Binary(op, a, b) => {
-                KExpr::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b)))
-            }
+            ExprKind::Binary(op, a, b) => KExpr::bin(*op, self.expr(a), self.expr(b)),
             ExprKind::Cond(c, a, b) => KExpr::Cond(
                 Box::new(self.expr(c)),
                 Box::new(self.expr(a)),
@@ -932,15 +894,15 @@ impl<'a> KernelBuilder<'a> {
                     e.span,
                     "string literals are not supported inside a compute region",
                 ));
-                KExpr::Int(0, Scalar::Int)
+                KExpr::int(0)
             }
             ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Comma(..) => {
                 // Reported by the IR lowering.
-                KExpr::Int(0, Scalar::Int)
+                KExpr::int(0)
             }
             // Reported by front::region::validate.
             ExprKind::Member { .. } | ExprKind::IndirectCall(..) | ExprKind::CompoundLit(..) => {
-                KExpr::Int(0, Scalar::Int)
+                KExpr::int(0)
             }
         }
     }
@@ -976,14 +938,11 @@ impl<'a> KernelBuilder<'a> {
         }
         subs.reverse();
         let ExprKind::Ident(name) = &cur.kind else {
-            return KExpr::Int(0, Scalar::Int);
+            return KExpr::int(0);
         };
         let ksubs: Vec<KExpr> = subs.iter().map(|s| self.expr(s)).collect();
         if let Some(dims) = self.private_arrays.get(name).cloned() {
-            let extents: Vec<KExpr> = dims
-                .iter()
-                .map(|d| KExpr::Int(*d as i64, Scalar::Int))
-                .collect();
+            let extents: Vec<KExpr> = dims.iter().map(|d| KExpr::int(*d as i64)).collect();
             return KExpr::Load(ArrayRef {
                 array: name.clone(),
                 space: Space::Private,
@@ -992,7 +951,7 @@ impl<'a> KernelBuilder<'a> {
             });
         }
         let Some(info) = self.ir().arrays.get(name) else {
-            return KExpr::Int(0, Scalar::Int);
+            return KExpr::int(0);
         };
         // A field of an array of structs: the IR's last dimension (the IR lowering checked the
         // struct and the field, and refused the region otherwise).
@@ -1002,14 +961,14 @@ impl<'a> KernelBuilder<'a> {
             let fields = def.scalar_fields().map(|(_, f)| f).unwrap_or_default();
             let Some(index) = member.and_then(|m| fields.iter().position(|f| f.name == m.name))
             else {
-                return KExpr::Int(0, Scalar::Int);
+                return KExpr::int(0);
             };
             field = Some(Field {
                 name: fields[index].name.clone(),
                 index: index as u32,
                 count: fields.len() as u32,
             });
-            ksubs.push(KExpr::Int(index as i64, Scalar::Int));
+            ksubs.push(KExpr::int(index as i64));
         }
         let mut extents = Vec::new();
         for (i, ext) in info.extents.iter().enumerate().skip(1) {
@@ -1020,7 +979,7 @@ impl<'a> KernelBuilder<'a> {
                         e.span,
                         format!("the extent of dimension {} of `{}` is unknown, so this access cannot be flattened", i + 1, name),
                     ));
-                    extents.push(KExpr::Int(1, Scalar::Int));
+                    extents.push(KExpr::int(1));
                 }
             }
         }
@@ -1060,7 +1019,7 @@ impl<'a> KernelBuilder<'a> {
                 });
             }
         }
-        let mut full = vec![KExpr::Int(0, Scalar::Int)];
+        let mut full = vec![KExpr::int(0)];
         full.extend(extents);
         if field.is_some() {
             // The struct's index: the subscripts without the field, over the extents without

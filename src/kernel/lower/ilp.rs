@@ -467,7 +467,7 @@ impl Coarsen {
                     group
                         .iter()
                         .filter_map(|&c| g.get(c).cloned())
-                        .reduce(|a, b| KExpr::Binary(BinOp::LogOr, Box::new(a), Box::new(b)))
+                        .reduce(|a, b| KExpr::bin(BinOp::LogOr, a, b))
                 });
                 match any {
                     None => out.push(KStmt::Decl {
@@ -595,9 +595,7 @@ impl Coarsen {
             KExpr::Load(r) => KExpr::Load(self.aref(r, f)),
             KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(self.expr(a, f))),
             KExpr::Cast(t, a) => KExpr::Cast(*t, Box::new(self.expr(a, f))),
-            KExpr::Binary(op, a, b) => {
-                KExpr::Binary(*op, Box::new(self.expr(a, f)), Box::new(self.expr(b, f)))
-            }
+            KExpr::Binary(op, a, b) => KExpr::bin(*op, self.expr(a, f), self.expr(b, f)),
             KExpr::Cond(a, b, c) => KExpr::Cond(
                 Box::new(self.expr(a, f)),
                 Box::new(self.expr(b, f)),
@@ -1030,7 +1028,7 @@ fn replace_unconditional_loads(e: &KExpr, with: &dyn Fn(&ArrayRef) -> Option<KEx
         KExpr::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
             KExpr::Binary(*op, Box::new(go(a)), b.clone())
         }
-        KExpr::Binary(op, a, b) => KExpr::Binary(*op, Box::new(go(a)), Box::new(go(b))),
+        KExpr::Binary(op, a, b) => KExpr::bin(*op, go(a), go(b)),
         KExpr::Cond(a, b, c) => KExpr::Cond(Box::new(go(a)), b.clone(), c.clone()),
         KExpr::Call(n, args) => KExpr::Call(n.clone(), args.iter().map(go).collect()),
         KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
@@ -1042,32 +1040,18 @@ mod tests {
     use super::*;
     use crate::kernel::Space;
 
-    fn var(v: &str) -> KExpr {
-        KExpr::Var(v.to_string())
-    }
-    fn load(a: &str, space: Space, index: KExpr) -> KExpr {
-        KExpr::Load(ArrayRef {
-            array: a.to_string(),
-            space,
-            index: Box::new(index),
-            field: None,
-        })
-    }
-    fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
-        KExpr::Binary(op, Box::new(a), Box::new(b))
-    }
     fn kloop(bound: KExpr, body: Vec<KStmt>) -> KStmt {
         KStmt::For {
             init: vec![KStmt::Assign {
                 target: LValue::Var("k".into()),
                 op: None,
-                value: KExpr::Int(0, Scalar::Int),
+                value: KExpr::int(0),
             }],
-            cond: Some(bin(BinOp::Lt, var("k"), bound)),
+            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("k"), bound)),
             step: vec![KStmt::Assign {
                 target: LValue::Var("k".into()),
                 op: Some(BinOp::Add),
-                value: KExpr::Int(1, Scalar::Int),
+                value: KExpr::int(1),
             }],
             body,
         }
@@ -1077,10 +1061,14 @@ mod tests {
         KStmt::Assign {
             target: LValue::Var("s".into()),
             op: Some(BinOp::Add),
-            value: bin(
+            value: KExpr::bin(
                 BinOp::Mul,
-                load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
-                load("B", Space::Local, var("k")),
+                KExpr::load(
+                    "A",
+                    Space::Local,
+                    KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
+                ),
+                KExpr::load("B", Space::Local, KExpr::var("k")),
             ),
         }
     }
@@ -1095,11 +1083,11 @@ mod tests {
 
     #[test]
     fn a_uniform_loop_is_jammed_and_its_shared_load_made_once() {
-        let body = vec![kloop(var("n"), vec![update()])];
+        let body = vec![kloop(KExpr::var("n"), vec![update()])];
         let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
         assert!(c.renamed.contains("s") && c.renamed.contains("i"));
         assert!(!c.renamed.contains("k"));
-        let guards = [var("ok0"), var("ok1")];
+        let guards = [KExpr::var("ok0"), KExpr::var("ok1")];
         let out = c.jam(&body, Some(&guards));
         assert_eq!(out.len(), 1, "one loop: {:?}", out);
         let KStmt::For { body: jammed, .. } = &out[0] else {
@@ -1110,32 +1098,35 @@ mod tests {
         let KStmt::If { cond, then, .. } = &jammed[1] else {
             panic!("{:?}", jammed[1])
         };
-        assert_eq!(cond, &bin(BinOp::LogOr, var("ok0"), var("ok1")));
+        assert_eq!(
+            cond,
+            &KExpr::bin(BinOp::LogOr, KExpr::var("ok0"), KExpr::var("ok1"))
+        );
         assert_eq!(
             then[0],
             KStmt::Assign {
                 target: LValue::Var("accshare_reg0".into()),
                 op: None,
-                value: load("B", Space::Local, var("k")),
+                value: KExpr::load("B", Space::Local, KExpr::var("k")),
             }
         );
         let KStmt::If { cond, then, .. } = &jammed[3] else {
             panic!("{:?}", jammed[3])
         };
-        assert_eq!(cond, &var("ok1"));
+        assert_eq!(cond, &KExpr::var("ok1"));
         assert_eq!(
             then[0],
             KStmt::Assign {
                 target: LValue::Var("accshare_ilp1_s".into()),
                 op: Some(BinOp::Add),
-                value: bin(
+                value: KExpr::bin(
                     BinOp::Mul,
-                    load(
+                    KExpr::load(
                         "A",
                         Space::Local,
-                        bin(BinOp::Add, var("accshare_ilp1_i"), var("k"))
+                        KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
                     ),
-                    var("accshare_reg0"),
+                    KExpr::var("accshare_reg0"),
                 ),
             }
         );
@@ -1149,13 +1140,13 @@ mod tests {
                 name: "q".into(),
                 ty: Scalar::Int,
                 len: None,
-                init: Some(KExpr::Int(0, Scalar::Int)),
+                init: Some(KExpr::int(0)),
             }],
-            cond: Some(bin(BinOp::Lt, var("q"), var("i"))),
+            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("q"), KExpr::var("i"))),
             step: vec![KStmt::Assign {
                 target: LValue::Var("q".into()),
                 op: Some(BinOp::Add),
-                value: KExpr::Int(1, Scalar::Int),
+                value: KExpr::int(1),
             }],
             body: vec![update()],
         };
@@ -1169,7 +1160,7 @@ mod tests {
     #[test]
     fn shared_iterators_and_barriers_prevent_coarsening() {
         // for (k = 0; k < i; k++): `k` is declared outside and the loop differs per row.
-        let body = vec![kloop(var("i"), vec![update()])];
+        let body = vec![kloop(KExpr::var("i"), vec![update()])];
         assert_eq!(
             Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).err(),
             Some(CoarsenError::SharedIterator("k".into()))
@@ -1188,16 +1179,15 @@ mod tests {
     fn stored_arrays_are_not_shared_between_rows() {
         // C[k] = C[k] + 1 inside a jammed loop: the load must stay per row.
         let st = KStmt::Assign {
-            target: LValue::Elem(ArrayRef {
-                array: "B".into(),
-                space: Space::Local,
-                index: Box::new(bin(BinOp::Add, var("i"), var("k"))),
-                field: None,
-            }),
+            target: LValue::Elem(ArrayRef::elem(
+                "B",
+                Space::Local,
+                KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
+            )),
             op: None,
-            value: load("B", Space::Local, var("k")),
+            value: KExpr::load("B", Space::Local, KExpr::var("k")),
         };
-        let body = vec![kloop(var("n"), vec![st])];
+        let body = vec![kloop(KExpr::var("n"), vec![st])];
         let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
         let out = c.jam(&body, None);
         let KStmt::For { body: jammed, .. } = &out[0] else {
@@ -1212,21 +1202,16 @@ mod tests {
         use crate::schedule::words::{WordArray as W, Words};
         let at = |d: i64| {
             let op = if d < 0 { BinOp::Sub } else { BinOp::Add };
-            load(
+            KExpr::load(
                 "in",
                 Space::Global,
-                bin(op, var("j"), KExpr::Int(d.abs(), Scalar::Int)),
+                KExpr::bin(op, KExpr::var("j"), KExpr::int(d.abs())),
             )
         };
         let st = KStmt::Assign {
-            target: LValue::Elem(ArrayRef {
-                array: "out".into(),
-                space: Space::Global,
-                index: Box::new(var("j")),
-                field: None,
-            }),
+            target: LValue::Elem(ArrayRef::elem("out", Space::Global, KExpr::var("j"))),
             op: None,
-            value: bin(BinOp::Add, at(-1), at(1)),
+            value: KExpr::bin(BinOp::Add, at(-1), at(1)),
         };
         let arrays: BTreeMap<String, Scalar> = [
             ("in".to_string(), Scalar::UChar),
@@ -1270,14 +1255,10 @@ mod tests {
         assert_eq!(
             lanes,
             [
-                (4, &bin(BinOp::Sub, var("j"), KExpr::Int(1, Scalar::Int))),
+                (4, &KExpr::bin(BinOp::Sub, KExpr::var("j"), KExpr::int(1))),
                 (
                     2,
-                    &bin(
-                        BinOp::Add,
-                        var("accshare_ilp2_j"),
-                        KExpr::Int(1, Scalar::Int)
-                    )
+                    &KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp2_j"), KExpr::int(1))
                 ),
             ],
             "{:#?}",
@@ -1290,7 +1271,11 @@ mod tests {
         // Copy 3 reads offsets 2 and 4: lane 3 of the first vector, lane 1 of the second.
         assert_eq!(
             values[3],
-            bin(BinOp::Add, var("accshare_w0_3"), var("accshare_w1_1"))
+            KExpr::bin(
+                BinOp::Add,
+                KExpr::var("accshare_w0_3"),
+                KExpr::var("accshare_w1_1")
+            )
         );
     }
 
@@ -1299,10 +1284,18 @@ mod tests {
         KStmt::Assign {
             target: LValue::Var("s".into()),
             op: Some(BinOp::Add),
-            value: bin(
+            value: KExpr::bin(
                 BinOp::Mul,
-                load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
-                load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
+                KExpr::load(
+                    "A",
+                    Space::Local,
+                    KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
+                ),
+                KExpr::load(
+                    "B",
+                    Space::Local,
+                    KExpr::bin(BinOp::Add, KExpr::var("j"), KExpr::var("k")),
+                ),
             ),
         }
     }
@@ -1310,7 +1303,7 @@ mod tests {
     /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
     #[test]
     fn a_micro_tile_loads_each_row_and_column_operand_once() {
-        let body = vec![kloop(var("n"), vec![outer_product_update()])];
+        let body = vec![kloop(KExpr::var("n"), vec![outer_product_update()])];
         let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
         assert_eq!(c.f, 4);
         let out = c.jam(&body, None);
@@ -1329,17 +1322,25 @@ mod tests {
         assert_eq!(
             regs,
             [
-                &load("A", Space::Local, bin(BinOp::Add, var("i"), var("k"))),
-                &load(
+                &KExpr::load(
                     "A",
                     Space::Local,
-                    bin(BinOp::Add, var("accshare_ilp1_i"), var("k"))
+                    KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k"))
                 ),
-                &load("B", Space::Local, bin(BinOp::Add, var("j"), var("k"))),
-                &load(
+                &KExpr::load(
+                    "A",
+                    Space::Local,
+                    KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
+                ),
+                &KExpr::load(
                     "B",
                     Space::Local,
-                    bin(BinOp::Add, var("accshare_ilp1_j"), var("k"))
+                    KExpr::bin(BinOp::Add, KExpr::var("j"), KExpr::var("k"))
+                ),
+                &KExpr::load(
+                    "B",
+                    Space::Local,
+                    KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_j"), KExpr::var("k"))
                 ),
             ]
         );
@@ -1349,7 +1350,11 @@ mod tests {
             KStmt::Assign {
                 target: LValue::Var("accshare_ilp3_s".into()),
                 op: Some(BinOp::Add),
-                value: bin(BinOp::Mul, var("accshare_reg1"), var("accshare_reg3")),
+                value: KExpr::bin(
+                    BinOp::Mul,
+                    KExpr::var("accshare_reg1"),
+                    KExpr::var("accshare_reg3")
+                ),
             }
         );
     }
@@ -1358,9 +1363,9 @@ mod tests {
     /// own accumulator and operands) under guard `f`, in order.
     #[test]
     fn serial_edges_run_each_copy_whole_under_its_guard() {
-        let body = vec![kloop(var("n"), vec![outer_product_update()])];
+        let body = vec![kloop(KExpr::var("n"), vec![outer_product_update()])];
         let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
-        let guards: Vec<KExpr> = (0..4).map(|f| var(&format!("ok{}", f))).collect();
+        let guards: Vec<KExpr> = (0..4).map(|f| KExpr::var(format!("ok{}", f))).collect();
         let out = c.serial(&body, &guards);
         assert_eq!(out.len(), 4, "{:#?}", out);
         for (f, s) in out.iter().enumerate() {
@@ -1384,17 +1389,17 @@ mod tests {
             KStmt::Assign {
                 target: LValue::Var("accshare_ilp3_s".into()),
                 op: Some(BinOp::Add),
-                value: bin(
+                value: KExpr::bin(
                     BinOp::Mul,
-                    load(
+                    KExpr::load(
                         "A",
                         Space::Local,
-                        bin(BinOp::Add, var("accshare_ilp1_i"), var("k"))
+                        KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
                     ),
-                    load(
+                    KExpr::load(
                         "B",
                         Space::Local,
-                        bin(BinOp::Add, var("accshare_ilp1_j"), var("k"))
+                        KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_j"), KExpr::var("k"))
                     ),
                 ),
             }

@@ -80,14 +80,14 @@ impl KernelBuilder<'_> {
             let slot = KExpr::Load(ArrayRef {
                 array: buffer.clone(),
                 space: Space::Global,
-                index: Box::new(KExpr::Int(0, Scalar::Int)),
+                index: Box::new(KExpr::int(0)),
                 field: None,
             });
             let store = KStmt::Assign {
                 target: LValue::Elem(ArrayRef {
                     array: buffer.clone(),
                     space: Space::Global,
-                    index: Box::new(KExpr::Int(0, Scalar::Int)),
+                    index: Box::new(KExpr::int(0)),
                     field: None,
                 }),
                 op: None,
@@ -115,8 +115,8 @@ impl KernelBuilder<'_> {
                             .iter()
                             .cloned()
                             .chain(last)
-                            .reduce(|a, b| KExpr::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)))
-                            .unwrap_or(KExpr::Int(1, Scalar::Int));
+                            .reduce(|a, b| KExpr::bin(BinOp::LogAnd, a, b))
+                            .unwrap_or(KExpr::int(1));
                         body.push(KStmt::If {
                             cond,
                             then: vec![store],
@@ -202,14 +202,10 @@ impl KernelBuilder<'_> {
                 ));
             }
             // The last iteration is the one whose next value fails the condition.
-            let next = KExpr::Binary(
-                BinOp::Add,
-                Box::new(KExpr::Var(lp.var.clone())),
-                Box::new(KExpr::Int(lp.step, Scalar::Int)),
-            );
+            let next = KExpr::bin(BinOp::Add, KExpr::Var(lp.var.clone()), KExpr::int(lp.step));
             let upper = self.bound_expr(&lp.upper, lp.ty);
             let op = if lp.step > 0 { BinOp::Ge } else { BinOp::Le };
-            conds.push(KExpr::Binary(op, Box::new(next), Box::new(upper)));
+            conds.push(KExpr::bin(op, next, upper));
         }
         let inner = self
             .mapped

@@ -30,7 +30,7 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
     if kernel.dims < 2 {
         return;
     }
-    let bin = |op, a, b| KExpr::Binary(op, Box::new(a), Box::new(b));
+    let bin = |op, a, b| KExpr::bin(op, a, b);
     let g = |d| KExpr::Builtin(Builtin::GroupId(d));
     for s in &mut kernel.body {
         stmt(s);
@@ -41,7 +41,7 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
         bin(
             BinOp::Mul,
             bin(BinOp::Rem, g(0), gy()),
-            KExpr::Int(skew as i64, Scalar::Int),
+            KExpr::int(skew as i64),
         ),
         gy(),
     );
@@ -128,14 +128,14 @@ fn expr(e: &mut KExpr) {
     match e {
         KExpr::Builtin(Builtin::GroupId(1)) => *e = KExpr::Var(DIAGONAL_Y.to_string()),
         KExpr::Builtin(Builtin::GlobalId(1)) => {
-            *e = KExpr::Binary(
+            *e = KExpr::bin(
                 BinOp::Add,
-                Box::new(KExpr::Binary(
+                KExpr::bin(
                     BinOp::Mul,
-                    Box::new(KExpr::Var(DIAGONAL_Y.to_string())),
-                    Box::new(KExpr::Builtin(Builtin::LocalSize(1))),
-                )),
-                Box::new(KExpr::Builtin(Builtin::LocalId(1))),
+                    KExpr::Var(DIAGONAL_Y.to_string()),
+                    KExpr::Builtin(Builtin::LocalSize(1)),
+                ),
+                KExpr::Builtin(Builtin::LocalId(1)),
             )
         }
         KExpr::Builtin(_) | KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) => {}

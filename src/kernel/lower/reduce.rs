@@ -59,7 +59,7 @@ pub(super) fn int_range(ty: Scalar) -> (i64, i64) {
 
 /// Combines `a` and `b` with a reduction operator.
 pub(super) fn combine(op: RedOp, ty: Scalar, a: KExpr, b: KExpr) -> KExpr {
-    let bin = |o: BinOp| KExpr::Binary(o, Box::new(a.clone()), Box::new(b.clone()));
+    let bin = |o: BinOp| KExpr::bin(o, a.clone(), b.clone());
     match op {
         RedOp::Add => bin(BinOp::Add),
         RedOp::Mul => bin(BinOp::Mul),
@@ -83,7 +83,7 @@ pub(super) fn combine(op: RedOp, ty: Scalar, a: KExpr, b: KExpr) -> KExpr {
                     BinOp::Lt
                 };
                 KExpr::Cond(
-                    Box::new(KExpr::Binary(cmp, Box::new(a.clone()), Box::new(b.clone()))),
+                    Box::new(KExpr::bin(cmp, a.clone(), b.clone())),
                     Box::new(a),
                     Box::new(b),
                 )
@@ -171,15 +171,11 @@ pub(super) fn reduction_epilogue(
                     len: None,
                     init: Some(KExpr::Int((threads / 2) as i64, Scalar::Int)),
                 }],
-                cond: Some(KExpr::Binary(
-                    BinOp::Gt,
-                    b(s()),
-                    b(KExpr::Int(0, Scalar::Int)),
-                )),
+                cond: Some(KExpr::Binary(BinOp::Gt, b(s()), b(KExpr::int(0)))),
                 step: vec![KStmt::Assign {
                     target: LValue::Var("accshare_s".to_string()),
                     op: Some(BinOp::Shr),
-                    value: KExpr::Int(1, Scalar::Int),
+                    value: KExpr::int(1),
                 }],
                 body: vec![
                     KStmt::If {
@@ -200,7 +196,7 @@ pub(super) fn reduction_epilogue(
                 ],
             },
             KStmt::If {
-                cond: KExpr::Binary(BinOp::Eq, b(lid()), b(KExpr::Int(0, Scalar::Int))),
+                cond: KExpr::Binary(BinOp::Eq, b(lid()), b(KExpr::int(0))),
                 then: vec![KStmt::Assign {
                     target: LValue::Elem(ArrayRef {
                         array: part.to_string(),
@@ -209,7 +205,7 @@ pub(super) fn reduction_epilogue(
                         field: None,
                     }),
                     op: None,
-                    value: KExpr::Load(local(KExpr::Int(0, Scalar::Int))),
+                    value: KExpr::Load(local(KExpr::int(0))),
                 }],
                 els: Vec::new(),
             },

@@ -85,14 +85,6 @@ impl std::error::Error for StageError {
 // Shared-memory staging (`--opt share`)
 // ---------------------------------------------------------------------------------------------
 
-fn int(v: i64) -> KExpr {
-    KExpr::Int(v, Scalar::Int)
-}
-
-fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
-    KExpr::Binary(op, Box::new(a), Box::new(b))
-}
-
 fn origin_name(a: &StagedArray, d: usize) -> String {
     // One name per tile (an array with several tiles has `accshare_sh_A_0`, `accshare_sh_A_1`).
     let tile = a.local.strip_prefix("accshare_sh_").unwrap_or(&a.local);
@@ -121,47 +113,51 @@ pub(super) fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
     let strides = a.strides();
     let mut acc: Option<KExpr> = None;
     for (d, s) in subs.into_iter().enumerate() {
-        let off = bin(BinOp::Sub, s, KExpr::Var(origin_name(a, d)));
+        let off = KExpr::bin(BinOp::Sub, s, KExpr::Var(origin_name(a, d)));
         let st = strides.get(d).copied().unwrap_or(1);
         let term = if st == 1 {
             off
         } else {
-            bin(BinOp::Mul, off, int(st as i64))
+            KExpr::bin(BinOp::Mul, off, KExpr::int(st as i64))
         };
         acc = Some(match acc {
             None => term,
-            Some(x) => bin(BinOp::Add, x, term),
+            Some(x) => KExpr::bin(BinOp::Add, x, term),
         });
     }
-    acc.unwrap_or(int(0))
+    acc.unwrap_or(KExpr::int(0))
 }
 
 /// The first global index of a tile dimension.
 fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
-    let lo = int(td.lo);
+    let lo = KExpr::int(td.lo);
     let plus = |e: KExpr| match td.lo {
         0 => e,
-        v if v < 0 => bin(BinOp::Sub, e, int(-v)),
-        _ => bin(BinOp::Add, e, int(td.lo)),
+        v if v < 0 => KExpr::bin(BinOp::Sub, e, KExpr::int(-v)),
+        _ => KExpr::bin(BinOp::Add, e, KExpr::int(td.lo)),
     };
     match &td.primary {
         Primary::Fixed => lo,
         Primary::Grid { dim, min } => {
-            let start = bin(
+            let start = KExpr::bin(
                 BinOp::Mul,
                 KExpr::Builtin(Builtin::GroupId(*dim)),
-                int(block[*dim as usize] as i64),
+                KExpr::int(block[*dim as usize] as i64),
             );
             // `min + lo` folded into one polynomial when it can be.
             match min.add(&Poly::constant(td.lo)) {
                 Some(p) if p.is_zero() => start,
                 Some(p) => match p.as_const() {
-                    Some(c) if c > 0 => bin(BinOp::Add, start, int(c)),
-                    Some(c) => bin(BinOp::Sub, start, int(c.saturating_neg())),
-                    None => bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                    Some(c) if c > 0 => KExpr::bin(BinOp::Add, start, KExpr::int(c)),
+                    Some(c) => KExpr::bin(BinOp::Sub, start, KExpr::int(c.saturating_neg())),
+                    None => KExpr::bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
                 },
                 None if min.is_zero() => plus(start),
-                None => plus(bin(BinOp::Add, poly_to_kexpr(min, Scalar::Int), start)),
+                None => plus(KExpr::bin(
+                    BinOp::Add,
+                    poly_to_kexpr(min, Scalar::Int),
+                    start,
+                )),
             }
         }
         Primary::Strip => plus(KExpr::Var(STRIP.to_string())),
@@ -230,18 +226,22 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
         let q = if inner == 1 {
             l.clone()
         } else {
-            bin(BinOp::Div, l.clone(), int(inner))
+            KExpr::bin(BinOp::Div, l.clone(), KExpr::int(inner))
         };
         let r = if d == 0 {
             q
         } else {
-            bin(BinOp::Rem, q, int(walked(d)))
+            KExpr::bin(BinOp::Rem, q, KExpr::int(walked(d)))
         };
         if walked(d) != td.extent as i64 {
             // A pad column: nothing to copy.
-            conds.push(bin(BinOp::Lt, r.clone(), int(td.extent as i64)));
+            conds.push(KExpr::bin(
+                BinOp::Lt,
+                r.clone(),
+                KExpr::int(td.extent as i64),
+            ));
         }
-        let g = bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
+        let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
         let il = a.interleave.filter(|_| d + 1 == n);
         in_range_il(td, &g, il, &mut conds);
         gsubs.push(global_index(&g, il));
@@ -249,23 +249,23 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
         let term = if st == 1 {
             r
         } else {
-            bin(BinOp::Mul, r, int(st as i64))
+            KExpr::bin(BinOp::Mul, r, KExpr::int(st as i64))
         };
         lidx = Some(match lidx {
             None => term,
-            Some(x) => bin(BinOp::Add, x, term),
+            Some(x) => KExpr::bin(BinOp::Add, x, term),
         });
     }
     let cond = conds
         .into_iter()
-        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
-        .unwrap_or(int(1));
+        .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
+        .unwrap_or(KExpr::int(1));
     let store = copy(
         dir,
         ArrayRef {
             array: a.local.clone(),
             space: Space::Local,
-            index: Box::new(lidx.unwrap_or(int(0))),
+            index: Box::new(lidx.unwrap_or(KExpr::int(0))),
             field: None,
         },
         ArrayRef {
@@ -282,11 +282,11 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             len: None,
             init: Some(KExpr::Var(TID.to_string())),
         }],
-        cond: Some(bin(BinOp::Lt, l.clone(), int(total))),
+        cond: Some(KExpr::bin(BinOp::Lt, l.clone(), KExpr::int(total))),
         step: vec![KStmt::Assign {
             target: LValue::Var("accshare_l".to_string()),
             op: Some(BinOp::Add),
-            value: int(threads as i64),
+            value: KExpr::int(threads as i64),
         }],
         body: vec![KStmt::If {
             cond,
@@ -345,20 +345,20 @@ fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
 fn in_range_il(td: &TileDim, g: &KExpr, il: Option<stage::Interleave>, conds: &mut Vec<KExpr>) {
     let rmin = td.range.0.as_const();
     let rmax = td.range.1.as_const();
-    conds.push(bin(
+    conds.push(KExpr::bin(
         BinOp::Le,
         g.clone(),
         poly_to_kexpr(&td.range.1, Scalar::Int),
     ));
     if rmin.is_none_or(|v| v < 0) {
-        conds.push(bin(BinOp::Ge, g.clone(), int(0)));
+        conds.push(KExpr::bin(BinOp::Ge, g.clone(), KExpr::int(0)));
     }
     if let Some(ext) = &td.array_extent {
         let (s, k) = il.map_or((1, 0), |il| (il.stride as i64, il.residue as i64));
         let holds =
             matches!((rmax, ext.as_const()), (Some(a), Some(b)) if a.saturating_mul(s) + k < b);
         if !holds {
-            conds.push(bin(
+            conds.push(KExpr::bin(
                 BinOp::Lt,
                 global_index(g, il),
                 poly_to_kexpr(ext, Scalar::Int),
@@ -371,11 +371,11 @@ fn in_range_il(td: &TileDim, g: &KExpr, il: Option<stage::Interleave>, conds: &m
 fn global_index(g: &KExpr, il: Option<stage::Interleave>) -> KExpr {
     match il {
         Some(il) => {
-            let m = bin(BinOp::Mul, int(il.stride as i64), g.clone());
+            let m = KExpr::bin(BinOp::Mul, KExpr::int(il.stride as i64), g.clone());
             if il.residue == 0 {
                 m
             } else {
-                bin(BinOp::Add, m, int(il.residue as i64))
+                KExpr::bin(BinOp::Add, m, KExpr::int(il.residue as i64))
             }
         }
         None => g.clone(),
@@ -392,26 +392,26 @@ fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
 fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
     let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
     let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
-    let g0 = bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
-    let g1 = bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
+    let g0 = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
+    let g1 = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
     let mut conds = Vec::new();
     in_range(&a.dims[0], &g0, &mut conds);
     in_range_il(&a.dims[1], &g1, a.interleave, &mut conds);
     let g1 = global_index(&g1, a.interleave);
     let cond = conds
         .into_iter()
-        .reduce(|x, y| bin(BinOp::LogAnd, x, y))
-        .unwrap_or(int(1));
+        .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
+        .unwrap_or(KExpr::int(1));
     // The tile's index map (`r * row_len + c`, or `c * rows + r` stored transposed).
     let st = a.strides();
     let scaled = |e: &KExpr, k: u32| {
         if k == 1 {
             e.clone()
         } else {
-            bin(BinOp::Mul, e.clone(), int(k as i64))
+            KExpr::bin(BinOp::Mul, e.clone(), KExpr::int(k as i64))
         }
     };
-    let lidx = bin(BinOp::Add, scaled(&r, st[0]), scaled(&c, st[1]));
+    let lidx = KExpr::bin(BinOp::Add, scaled(&r, st[0]), scaled(&c, st[1]));
     let store = copy(
         dir,
         ArrayRef {
@@ -434,11 +434,11 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
             len: None,
             init: Some(KExpr::Builtin(Builtin::LocalId(dim))),
         }],
-        cond: Some(bin(BinOp::Lt, e.clone(), int(n as i64))),
+        cond: Some(KExpr::bin(BinOp::Lt, e.clone(), KExpr::int(n as i64))),
         step: vec![KStmt::Assign {
             target: LValue::Var(v.to_string()),
             op: Some(BinOp::Add),
-            value: int(step as i64),
+            value: KExpr::int(step as i64),
         }],
         body,
     };
@@ -529,10 +529,10 @@ impl<'a> KernelBuilder<'a> {
                             name: super::ilp::copy_name(name, c),
                             ty: *ty,
                             len: None,
-                            init: Some(KExpr::Binary(
+                            init: Some(KExpr::bin(
                                 op,
-                                Box::new(KExpr::Var(name.clone())),
-                                Box::new(KExpr::Int(dist * c as i64, Scalar::Int)),
+                                KExpr::Var(name.clone()),
+                                KExpr::int(dist * c as i64),
                             )),
                         });
                     }
@@ -655,24 +655,24 @@ impl<'a> KernelBuilder<'a> {
         let launched = [block[0] / self.cols, block[1] / self.ilp, block[2]];
         let mut tid = KExpr::Builtin(Builtin::LocalId(0));
         if launched[1] > 1 || launched[2] > 1 {
-            tid = bin(
+            tid = KExpr::bin(
                 BinOp::Add,
                 tid,
-                bin(
+                KExpr::bin(
                     BinOp::Mul,
                     KExpr::Builtin(Builtin::LocalId(1)),
-                    int(launched[0] as i64),
+                    KExpr::int(launched[0] as i64),
                 ),
             );
         }
         if launched[2] > 1 {
-            tid = bin(
+            tid = KExpr::bin(
                 BinOp::Add,
                 tid,
-                bin(
+                KExpr::bin(
                     BinOp::Mul,
                     KExpr::Builtin(Builtin::LocalId(2)),
-                    int((launched[0] * launched[1]) as i64),
+                    KExpr::int((launched[0] * launched[1]) as i64),
                 ),
             );
         }
@@ -834,7 +834,7 @@ impl<'a> KernelBuilder<'a> {
         }
         let kk = KExpr::Var(STRIP.to_string());
         let k = KExpr::Var(strip.var.clone());
-        let size = int(strip.size as i64);
+        let size = KExpr::int(strip.size as i64);
         let mut per_strip = Vec::new();
         for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
             for (d, td) in a.dims.iter().enumerate() {
@@ -877,7 +877,7 @@ impl<'a> KernelBuilder<'a> {
             // once in every work-item; only the order of its reductions changes.
             let d = KExpr::Var(ROT_D.to_string());
             let r = KExpr::Var(ROT.to_string());
-            let kval = bin(BinOp::Add, kk.clone(), d.clone());
+            let kval = KExpr::bin(BinOp::Add, kk.clone(), d.clone());
             let kset = if declared_in_init {
                 KStmt::Decl {
                     name: strip.var.clone(),
@@ -897,28 +897,28 @@ impl<'a> KernelBuilder<'a> {
                     name: ROT.to_string(),
                     ty: Scalar::Int,
                     len: None,
-                    init: Some(int(0)),
+                    init: Some(KExpr::int(0)),
                 }],
-                cond: Some(bin(BinOp::Lt, r.clone(), size.clone())),
+                cond: Some(KExpr::bin(BinOp::Lt, r.clone(), size.clone())),
                 step: vec![KStmt::Assign {
                     target: LValue::Var(ROT.to_string()),
                     op: Some(BinOp::Add),
-                    value: int(1),
+                    value: KExpr::int(1),
                 }],
                 body: vec![
                     KStmt::Decl {
                         name: ROT_D.to_string(),
                         ty: Scalar::Int,
                         len: None,
-                        init: Some(bin(
+                        init: Some(KExpr::bin(
                             BinOp::Rem,
-                            bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),
+                            KExpr::bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),
                             size.clone(),
                         )),
                     },
                     kset,
                     KStmt::If {
-                        cond: bin(BinOp::Lt, k.clone(), upper.clone()),
+                        cond: KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
                         then: inner_body,
                         els: Vec::new(),
                     },
@@ -927,19 +927,19 @@ impl<'a> KernelBuilder<'a> {
         } else {
             KStmt::For {
                 init: vec![kinit],
-                cond: Some(bin(
+                cond: Some(KExpr::bin(
                     BinOp::LogAnd,
-                    bin(BinOp::Lt, k.clone(), upper.clone()),
-                    bin(
+                    KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
+                    KExpr::bin(
                         BinOp::Lt,
                         k.clone(),
-                        bin(BinOp::Add, kk.clone(), size.clone()),
+                        KExpr::bin(BinOp::Add, kk.clone(), size.clone()),
                     ),
                 )),
                 step: vec![KStmt::Assign {
                     target: LValue::Var(strip.var.clone()),
                     op: Some(BinOp::Add),
-                    value: int(1),
+                    value: KExpr::int(1),
                 }],
                 body: inner_body,
             }
@@ -956,7 +956,7 @@ impl<'a> KernelBuilder<'a> {
                 len: None,
                 init: Some(lower),
             }],
-            cond: Some(bin(BinOp::Lt, kk.clone(), upper)),
+            cond: Some(KExpr::bin(BinOp::Lt, kk.clone(), upper)),
             step: vec![KStmt::Assign {
                 target: LValue::Var(STRIP.to_string()),
                 op: Some(BinOp::Add),

@@ -12,18 +12,10 @@ use super::*;
 pub(super) fn flatten(subs: Vec<KExpr>, extents: &[KExpr]) -> KExpr {
     let mut it = subs.into_iter();
     let Some(mut acc) = it.next() else {
-        return KExpr::Int(0, Scalar::Int);
+        return KExpr::int(0);
     };
     for (s, ext) in it.zip(extents.iter()) {
-        acc = KExpr::Binary(
-            BinOp::Add,
-            Box::new(KExpr::Binary(
-                BinOp::Mul,
-                Box::new(acc),
-                Box::new(ext.clone()),
-            )),
-            Box::new(s),
-        );
+        acc = KExpr::bin(BinOp::Add, KExpr::bin(BinOp::Mul, acc, ext.clone()), s);
     }
     acc
 }
@@ -42,35 +34,27 @@ pub fn poly_to_kexpr(p: &Poly, ty: Scalar) -> KExpr {
             let v = KExpr::Var(s.clone());
             term = Some(match term {
                 None => v,
-                Some(t) => KExpr::Binary(BinOp::Mul, Box::new(t), Box::new(v)),
+                Some(t) => KExpr::bin(BinOp::Mul, t, v),
             });
         }
         let Some(mut term) = term else { continue };
         let (neg, abs) = (c < 0, c.unsigned_abs() as i64);
         if abs != 1 {
-            term = KExpr::Binary(
-                BinOp::Mul,
-                Box::new(KExpr::Int(abs, Scalar::Int)),
-                Box::new(term),
-            );
+            term = KExpr::bin(BinOp::Mul, KExpr::int(abs), term);
         }
         acc = Some(match (acc, neg) {
             (None, false) => term,
             (None, true) => KExpr::Unary(UnOp::Neg, Box::new(term)),
-            (Some(a), false) => KExpr::Binary(BinOp::Add, Box::new(a), Box::new(term)),
-            (Some(a), true) => KExpr::Binary(BinOp::Sub, Box::new(a), Box::new(term)),
+            (Some(a), false) => KExpr::bin(BinOp::Add, a, term),
+            (Some(a), true) => KExpr::bin(BinOp::Sub, a, term),
         });
     }
     let lit = |v: i64| KExpr::Int(v, if ty == Scalar::Int { Scalar::Int } else { ty });
     match acc {
         None => lit(constant),
         Some(a) if constant == 0 => a,
-        Some(a) if constant > 0 => KExpr::Binary(BinOp::Add, Box::new(a), Box::new(lit(constant))),
-        Some(a) => KExpr::Binary(
-            BinOp::Sub,
-            Box::new(a),
-            Box::new(lit(constant.saturating_neg())),
-        ),
+        Some(a) if constant > 0 => KExpr::bin(BinOp::Add, a, lit(constant)),
+        Some(a) => KExpr::bin(BinOp::Sub, a, lit(constant.saturating_neg())),
     }
 }
 
@@ -255,7 +239,7 @@ pub(super) fn math_call(f: &ast::Ident, args: Vec<KExpr>, errors: &mut Vec<Diag>
                     f.name
                 ),
             ));
-            KExpr::Int(0, Scalar::Int)
+            KExpr::int(0)
         }
     }
 }

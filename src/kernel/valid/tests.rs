@@ -2,18 +2,6 @@ use super::*;
 use crate::front::ast::Scalar;
 use crate::kernel::{KParam, LocalArray};
 
-fn var(v: &str) -> KExpr {
-    KExpr::Var(v.to_string())
-}
-
-fn int(v: i64) -> KExpr {
-    KExpr::Int(v, Scalar::Int)
-}
-
-fn bin(op: BinOp, a: KExpr, b: KExpr) -> KExpr {
-    KExpr::Binary(op, Box::new(a), Box::new(b))
-}
-
 fn lid(d: u8) -> KExpr {
     KExpr::Builtin(Builtin::LocalId(d))
 }
@@ -28,21 +16,11 @@ fn decl(name: &str, init: KExpr) -> KStmt {
 }
 
 fn local(array: &str, index: KExpr) -> ArrayRef {
-    ArrayRef {
-        array: array.to_string(),
-        space: Space::Local,
-        index: Box::new(index),
-        field: None,
-    }
+    ArrayRef::elem(array, Space::Local, index)
 }
 
 fn global(array: &str, index: KExpr) -> ArrayRef {
-    ArrayRef {
-        array: array.to_string(),
-        space: Space::Global,
-        index: Box::new(index),
-        field: None,
-    }
+    ArrayRef::elem(array, Space::Global, index)
 }
 
 fn store(r: ArrayRef, value: KExpr) -> KStmt {
@@ -57,11 +35,11 @@ fn store(r: ArrayRef, value: KExpr) -> KStmt {
 fn for_lt(v: &str, lo: KExpr, hi: KExpr, step: i64, body: Vec<KStmt>) -> KStmt {
     KStmt::For {
         init: vec![decl(v, lo)],
-        cond: Some(bin(BinOp::Lt, var(v), hi)),
+        cond: Some(KExpr::bin(BinOp::Lt, KExpr::var(v), hi)),
         step: vec![KStmt::Assign {
             target: LValue::Var(v.to_string()),
             op: Some(BinOp::Add),
-            value: int(step),
+            value: KExpr::int(step),
         }],
         body,
     }
@@ -112,42 +90,55 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
 /// at the top level, a guarded computation reading the tile with group offsets cancelling.
 fn staged_body() -> Vec<KStmt> {
     let gid1 = KExpr::Builtin(Builtin::GlobalId(1));
-    let o0 = bin(BinOp::Mul, KExpr::Builtin(Builtin::GroupId(1)), int(16));
+    let o0 = KExpr::bin(
+        BinOp::Mul,
+        KExpr::Builtin(Builtin::GroupId(1)),
+        KExpr::int(16),
+    );
     vec![
         decl("i", gid1),
         decl("o0", o0),
         for_lt(
             "r",
             lid(1),
-            int(16),
+            KExpr::int(16),
             16,
             vec![for_lt(
                 "c",
                 lid(0),
-                int(16),
+                KExpr::int(16),
                 16,
                 vec![store(
                     local(
                         "t",
-                        bin(BinOp::Add, bin(BinOp::Mul, var("r"), int(17)), var("c")),
+                        KExpr::bin(
+                            BinOp::Add,
+                            KExpr::bin(BinOp::Mul, KExpr::var("r"), KExpr::int(17)),
+                            KExpr::var("c"),
+                        ),
                     ),
-                    KExpr::Load(global("a", var("c"))),
+                    KExpr::load("a", Space::Global, KExpr::var("c")),
                 )],
             )],
         ),
         KStmt::Barrier,
         KStmt::If {
-            cond: bin(BinOp::Lt, var("i"), var("n")),
+            cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
             then: vec![store(
-                global("o", var("i")),
-                KExpr::Load(local(
+                global("o", KExpr::var("i")),
+                KExpr::load(
                     "t",
-                    bin(
+                    Space::Local,
+                    KExpr::bin(
                         BinOp::Add,
-                        bin(BinOp::Mul, bin(BinOp::Sub, var("i"), var("o0")), int(17)),
+                        KExpr::bin(
+                            BinOp::Mul,
+                            KExpr::bin(BinOp::Sub, KExpr::var("i"), KExpr::var("o0")),
+                            KExpr::int(17),
+                        ),
                         lid(0),
                     ),
-                )),
+                ),
             )],
             els: vec![],
         },
@@ -165,7 +156,7 @@ fn a_staged_kernel_is_valid_and_its_tile_indices_are_proven() {
 fn a_barrier_under_a_thread_guard_is_invalid() {
     let mut body = staged_body();
     let guarded = KStmt::If {
-        cond: bin(BinOp::Lt, var("i"), var("n")),
+        cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
         then: vec![KStmt::Barrier],
         els: vec![],
     };
@@ -176,24 +167,30 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     );
     // Through a variable assigned from the thread id, and in a loop whose trip count depends on it.
     let body = vec![
-        decl("m", bin(BinOp::Add, lid(0), int(1))),
-        for_lt("q", int(0), var("m"), 1, vec![KStmt::Barrier]),
+        decl("m", KExpr::bin(BinOp::Add, lid(0), KExpr::int(1))),
+        for_lt("q", KExpr::int(0), KExpr::var("m"), 1, vec![KStmt::Barrier]),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
         vec![Invalid::BarrierInDivergentFlow]
     );
     // A loop with uniform bounds may hold a barrier; a thread-dependent `break` makes it divergent.
-    let ok = vec![for_lt("q", int(0), var("n"), 1, vec![KStmt::Barrier])];
+    let ok = vec![for_lt(
+        "q",
+        KExpr::int(0),
+        KExpr::var("n"),
+        1,
+        vec![KStmt::Barrier],
+    )];
     assert_eq!(validate(&kernel(ok)).errors, vec![]);
     let brk = vec![for_lt(
         "q",
-        int(0),
-        var("n"),
+        KExpr::int(0),
+        KExpr::var("n"),
         1,
         vec![
             KStmt::If {
-                cond: bin(BinOp::Eq, lid(0), var("q")),
+                cond: KExpr::bin(BinOp::Eq, lid(0), KExpr::var("q")),
                 then: vec![KStmt::Break],
                 els: vec![],
             },
@@ -212,13 +209,17 @@ fn a_tile_index_past_the_tile_is_invalid() {
     let body = vec![store(
         local(
             "t",
-            bin(
+            KExpr::bin(
                 BinOp::Add,
-                bin(BinOp::Mul, bin(BinOp::Add, lid(1), int(1)), int(17)),
+                KExpr::bin(
+                    BinOp::Mul,
+                    KExpr::bin(BinOp::Add, lid(1), KExpr::int(1)),
+                    KExpr::int(17),
+                ),
                 lid(0),
             ),
         ),
-        int(0),
+        KExpr::int(0),
     )];
     assert_eq!(
         validate(&kernel(body)).errors,
@@ -230,7 +231,10 @@ fn a_tile_index_past_the_tile_is_invalid() {
         }]
     );
     // An index it cannot bound (a value from memory) is counted, not rejected.
-    let body = vec![store(local("t", KExpr::Load(global("a", lid(0)))), int(0))];
+    let body = vec![store(
+        local("t", KExpr::load("a", Space::Global, lid(0))),
+        KExpr::int(0),
+    )];
     let r = validate(&kernel(body));
     assert_eq!((r.errors.len(), r.unproven), (0, 1));
 }
@@ -238,9 +242,9 @@ fn a_tile_index_past_the_tile_is_invalid() {
 #[test]
 fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
     let body = vec![
-        store(global("a", lid(0)), var("x")),
-        store(global("nope", int(0)), int(1)),
-        store(local("o", int(0)), int(1)),
+        store(global("a", lid(0)), KExpr::var("x")),
+        store(global("nope", KExpr::int(0)), KExpr::int(1)),
+        store(local("o", KExpr::int(0)), KExpr::int(1)),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
@@ -259,8 +263,14 @@ fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
     );
     // A variable declared in a loop is out of scope after it.
     let body = vec![
-        for_lt("q", int(0), int(4), 1, vec![decl("y", var("q"))]),
-        store(global("o", var("y")), int(0)),
+        for_lt(
+            "q",
+            KExpr::int(0),
+            KExpr::int(4),
+            1,
+            vec![decl("y", KExpr::var("q"))],
+        ),
+        store(global("o", KExpr::var("y")), KExpr::int(0)),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
