@@ -775,7 +775,13 @@ fn register_tile(
     // Rows pay with an operand the rows of a column share (independent of y), columns with one
     // the columns of a row share (independent of x).
     let rows = pick(ilp.rows, y.is_some(), indep_y, TILE_DEFAULT);
-    let cols = pick(ilp.cols, x.is_some(), indep_x || lanes, default_cols);
+    // Columns taken for SIMD lanes alone (no operand shared along a row) are 4: a stencil's
+    // taps each load the tile's whole row, and wider rows were slower (PoCL, 1800×1400, kernel
+    // time against the naive kernel, three runs each: a 3×3 convolution with a filter array
+    // 1.2–1.5× with 4 columns, 0.7–1.0× with 8 or 16; a 9-point smoothing 1.7–2.3× with 4,
+    // 0.8–1.4× with 16).
+    let lane_cols = if indep_x { default_cols } else { TILE_DEFAULT };
+    let cols = pick(ilp.cols, x.is_some(), indep_x || lanes, lane_cols);
     // A default tile is no wider (taller) than the grid's known extent along x (y): the
     // largest power of two within it, so that most work-items are whole tiles.
     let within = |n: u32, req: Option<u32>, dim: u8| match known_extent(ir, &baseline.grid, dim) {

@@ -28,13 +28,13 @@ pub(crate) fn cpu_share() -> Coarsening {
     }
 }
 
-/// `acc[p][q]` over `q < 9`, with a sequential loop inside (after interchange, `t`).
+/// `acc[p][q]` over `q < 3`, with a sequential loop inside.
 const NARROW: &str = "
-void f(float acc[900][9], float w[300][900][9])
+void f(float acc[900][3], float w[300][900][3])
 {
 #pragma acc parallel loop collapse(2) copyin(w) copy(acc)
 for (int p = 0; p < 900; p++)
-  for (int q = 0; q < 9; q++) {
+  for (int q = 0; q < 3; q++) {
     float s = acc[p][q];
     for (int t = 0; t < 300; t++)
       s = s * 0.75f + w[t][p][q];
@@ -46,14 +46,15 @@ for (int p = 0; p < 900; p++)
 #[test]
 fn cpu_blocks_and_tiles_fit_a_known_extent() {
     let ks = schedule(NARROW, cpu_share());
-    // The baseline's 32 work-items along x become 16 (covering q's 9), 16 along y instead of 8.
-    assert_eq!(ks.baseline().block, [16, 16, 1]);
-    // The tile's 16 adjacent columns become 8: the largest power of two within 9; its 8
-    // work-items along x become 2 (covering 9 with 8 columns each), its 8 along y 32.
+    // The baseline's 32 work-items along x become 4 (covering q's 3), 64 along y instead of 8.
+    assert_eq!(ks.baseline().block, [4, 64, 1]);
+    // The tile's 4 adjacent columns (SIMD lanes: the body has a loop) become 2, the largest
+    // power of two within 3; its 8 work-items along x become 2 (covering 3 with 2 columns
+    // each), its 8 along y 32.
     let t = ks.preferred();
-    assert_eq!((t.ilp, t.cols), (1, 8));
+    assert_eq!((t.ilp, t.cols), (1, 2));
     assert_eq!(t.launch_block(), [2, 32, 1]);
-    assert_eq!(t.block, [16, 32, 1]);
+    assert_eq!(t.block, [4, 32, 1]);
 }
 
 #[test]
@@ -67,17 +68,17 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
         },
     );
     assert_eq!(ks.baseline().block, [32, 8, 1]);
-    assert_eq!(ks.preferred().cols, 16);
+    assert_eq!(ks.preferred().cols, 4);
     // Not where the extent is a parameter.
     let ks = schedule(
         &NARROW
             .replace(
-                "float acc[900][9], float w[300][900][9]",
+                "float acc[900][3], float w[300][900][3]",
                 "int n, float acc[900][n], float w[300][900][n]",
             )
-            .replace("q < 9", "q < n"),
+            .replace("q < 3", "q < n"),
         cpu_share(),
     );
     assert_eq!(ks.baseline().block, [32, 8, 1]);
-    assert_eq!(ks.preferred().cols, 16);
+    assert_eq!(ks.preferred().cols, 4);
 }
