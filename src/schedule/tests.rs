@@ -1,20 +1,28 @@
 use super::*;
 use crate::analysis::dependence;
+use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diags, SourceMap};
 use crate::front::preprocess::PpOptions;
 use crate::ir::lower::find_regions;
 
-/// The schedules of the first kernel of `src` (one compute region), unstaged, with `ilp`.
-pub(crate) fn schedule(src: &str, ilp: Coarsening) -> KernelSchedule {
+/// The first compute region of `src` and its dependences (panics on front-end errors: the
+/// sources of the tests are fixed).
+pub(crate) fn first_region(src: &str) -> (RegionAst, DepInfo) {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let main = sources.add("t.c", "t.c".into(), src.to_string());
     let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
     let rs = find_regions(&parsed.tu, &sources, &mut diags);
     assert!(!diags.has_errors());
-    let r = &rs.compute[0];
+    let r = rs.compute.into_iter().next().expect("a compute region");
     let d = dependence::analyze(&r.ir);
-    schedule_kernel(r, &d, r.ir.roots[0], None, ilp, &mut diags).unwrap()
+    (r, d)
+}
+
+/// The schedules of the first kernel of `src` (one compute region), unstaged, with `ilp`.
+pub(crate) fn schedule(src: &str, ilp: Coarsening) -> KernelSchedule {
+    let (r, d) = first_region(src);
+    schedule_kernel(&r, &d, r.ir.roots[0], None, ilp, &mut Diags::new()).unwrap()
 }
 
 /// What `schedule_region` asks of an unstaged kernel for a CPU device under `--opt share`.

@@ -1,21 +1,11 @@
 use super::*;
-use crate::analysis::dependence;
-use crate::diag::{Diags, SourceMap};
-use crate::front::preprocess::PpOptions;
-use crate::ir::lower::find_regions;
 use crate::schedule::{schedule_region, KernelSchedule, OptLevel, Options};
 
 /// The schedules of the first kernel of `src` on `platform` (`--opt share`, `--ilp` as given),
 /// with the region's IR.
 fn schedule(src: &str, platform: &str, ilp: Option<(u32, u32)>) -> (Region, KernelSchedule) {
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
-    let main = sources.add("t.c", "t.c".into(), src.to_string());
-    let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
-    let rs = find_regions(&parsed.tu, &sources, &mut diags);
-    assert!(!diags.has_errors());
-    let r = &rs.compute[0];
-    let d = dependence::analyze(&r.ir);
+    let (r, d) = crate::schedule::tests::first_region(src);
+    let mut diags = crate::diag::Diags::new();
     let p = Platform::load(platform).unwrap();
     let opts = Options {
         opt: OptLevel::Share,
@@ -24,7 +14,7 @@ fn schedule(src: &str, platform: &str, ilp: Option<(u32, u32)>) -> (Region, Kern
         cols: ilp.map(|x| x.1),
         ..Default::default()
     };
-    let mut rs = schedule_region(r, &d, 0, &opts, &mut diags);
+    let mut rs = schedule_region(&r, &d, 0, &opts, &mut diags);
     (r.ir.clone(), rs.kernels.remove(0))
 }
 

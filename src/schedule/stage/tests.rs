@@ -1,8 +1,5 @@
 use super::*;
-use crate::analysis::dependence;
-use crate::diag::{Diags, SourceMap};
-use crate::front::preprocess::PpOptions;
-use crate::ir::lower::find_regions;
+use crate::diag::Diags;
 use crate::model::Platform;
 
 /// The staging of every kernel of the first region of `src` (a100).
@@ -12,14 +9,9 @@ fn stage(src: &str) -> Vec<StageSpec> {
 
 /// [`stage`] with the staging's own choices as `options` says.
 fn stage_with(src: &str, options: StageOptions) -> Vec<StageSpec> {
-    let mut sources = SourceMap::new();
+    let (r, d) = crate::schedule::tests::first_region(src);
+    let r = &r;
     let mut diags = Diags::new();
-    let main = sources.add("t.c", "t.c".into(), src.to_string());
-    let parsed = crate::front::load_source(main, &PpOptions::default(), &mut sources, &mut diags);
-    let rs = find_regions(&parsed.tu, &sources, &mut diags);
-    assert!(!diags.has_errors());
-    let r = &rs.compute[0];
-    let d = dependence::analyze(&r.ir);
     let p = Platform::load("a100").unwrap();
     let rp = crate::partition::analyze_region(&r.ir, &d, 0, &p, &Default::default());
     rp.kernels
