@@ -109,6 +109,7 @@ fn kernel(
             body,
             uses_double: false,
             bank_width: None,
+            registers: None,
             origin: "test".to_string(),
         }],
         host: Vec::new(),

@@ -1561,6 +1561,7 @@ mod tests {
             body,
             uses_double: false,
             bank_width: None,
+            registers: None,
             origin: "test".to_string(),
         };
         let mem = WarpMemory {
