@@ -1611,8 +1611,13 @@ fn naive_gemm_reuse_is_served_by_the_l2() {
 #[test]
 fn speedups_on_gtx690_match_the_paper() {
     type Measured = [&'static [(&'static str, u32)]; 2];
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        Measured,
+    );
     // (example, defines, [naive, default] registers per kernel by ptxas -v, sm_75).
-    let cases: [(&str, &[(&str, &str)], Measured); 5] = [
+    let cases: [Case; 5] = [
         (
             "mt",
             &[],

@@ -89,7 +89,8 @@ pub struct KernelReport {
     pub occupancy: f64,
     /// What limits `blocks_per_sm`.
     pub limited_by: crate::model::platform::OccupancyLimit,
-    /// Registers per work-item the occupancy counted (`None`: registers did not limit).
+    /// Registers per work-item the occupancy counted (`None`: not counted, on a CPU device or
+    /// for a kernel without a count).
     pub registers: Option<u32>,
     /// Global warp requests (loads, stores and atomics), and those that read (loads and
     /// atomics: what a warp waits for; stores do not stall it).
@@ -348,7 +349,7 @@ struct KernelJson<'a> {
     blocks_per_sm: u32,
     /// `threads`, `blocks`, `shared memory` or `registers`.
     limited_by: &'static str,
-    /// Registers per work-item counted (`null`: registers did not limit).
+    /// Registers per work-item counted (`null`: not counted).
     registers: Option<u32>,
     model_estimate_us: f64,
     global_requests: u64,

@@ -615,7 +615,7 @@ pub struct LaunchStats {
     pub blocks_per_sm: u32,
     /// Registers per work-item the occupancy counted: the measured count
     /// (`SimOptions::measured_registers`), else the schedule's estimate (`Kernel::registers`);
-    /// `None`: registers did not limit.
+    /// `None`: not counted (a CPU device, or a kernel without a count).
     pub registers: Option<u32>,
     /// What limits `blocks_per_sm`: threads, blocks, shared memory or registers per SM.
     pub limited_by: crate::model::platform::OccupancyLimit,
