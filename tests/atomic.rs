@@ -340,6 +340,7 @@ fn histogram_kernel(atomic: bool) -> Module {
         body,
         uses_double: false,
         bank_width: None,
+        registers: None,
         origin: "hist.c:1".to_string(),
     };
     assert!(valid::validate(&k).errors.is_empty());

@@ -252,6 +252,7 @@ fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3]) -> Kernel 
         body: Vec::new(),
         uses_double: false,
         bank_width: None,
+        registers: None,
         origin: "host_exec.c".into(),
     }
 }

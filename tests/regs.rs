@@ -116,10 +116,28 @@ fn estimate_and_cuda(file: &str, platform: &str, ilp: Option<u32>) -> (Vec<(Stri
                 })
                 .unwrap_or(ks.preferred());
             let e = accshare::schedule::regs::estimate(&r.ir, sched);
+            // The kernel IR carries the estimate of the schedule it applies (what the
+            // simulator's occupancy counts).
+            let built = out.module.kernels.iter().find(|m| m.name == name);
+            assert_eq!(built.and_then(|m| m.registers), Some(e.total()), "{name}");
             est.push((name, e.total() as i64));
         }
     }
     (est, out.device_source)
+}
+
+/// Every kernel the lowering builds carries its schedule's register estimate (checked in
+/// [`estimate_and_cuda`]), without the toolkit.
+#[test]
+fn kernels_carry_the_schedule_estimate() {
+    for (file, platform, ilp) in [
+        ("hotspot.c", "gtx690", None),
+        ("gemm.c", "a100", Some(2)),
+        ("mv.c", "hd7850", None),
+    ] {
+        let (est, _) = estimate_and_cuda(file, platform, ilp);
+        assert!(!est.is_empty(), "{file}");
+    }
 }
 
 #[test]

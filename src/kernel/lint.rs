@@ -1545,6 +1545,7 @@ mod tests {
             body,
             uses_double: false,
             bank_width: None,
+            registers: None,
             origin: "test".to_string(),
         };
         let mem = WarpMemory {

@@ -43,6 +43,10 @@ pub struct Kernel {
     /// The shared memory's bank width (bytes) the host sets before launching the kernel, when
     /// not the platform's default (Kepler's 8-byte mode; `schedule::stage::BankMode`).
     pub bank_width: Option<u32>,
+    /// 32-bit registers per work-item, the schedule's estimate (`schedule::regs::estimate` of
+    /// the schedule the kernel applies): what the simulator's occupancy counts against the
+    /// platform's register file. `None` for kernels not built from a schedule.
+    pub registers: Option<u32>,
     /// Where the kernel came from, for comments in the output (`gemm.c:14`).
     pub origin: String,
 }

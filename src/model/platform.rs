@@ -691,40 +691,116 @@ impl Platform {
 
     /// Thread blocks resident on one SM for a block of `threads` threads using `smem` bytes.
     pub fn resident_blocks(&self, threads: u64, smem: u64) -> u64 {
-        if threads == 0 {
-            return 0;
+        self.sm_limits().resident_blocks(threads, smem)
+    }
+
+    /// The register file of one SM.
+    pub fn register_file(&self) -> RegisterFile {
+        RegisterFile {
+            per_sm: self.registers_per_sm,
+            max_per_thread: self.max_registers_per_thread,
+            alloc_unit: self.register_alloc_unit,
         }
-        let by_threads = self.max_threads_per_sm as u64 / threads;
-        let by_smem = self.smem_per_sm.checked_div(smem).unwrap_or(u64::MAX);
-        by_threads.min(by_smem).min(self.max_blocks_per_sm as u64)
+    }
+
+    /// What limits the blocks resident on one SM, register file included.
+    pub fn sm_limits(&self) -> SmLimits {
+        SmLimits {
+            warp: self.warp_size,
+            max_threads: self.max_threads_per_sm,
+            max_blocks: self.max_blocks_per_sm,
+            shared_bytes: self.smem_per_sm,
+            registers: Some(self.register_file()),
+        }
     }
 
     /// Registers a thread using `regs` is allocated: rounded up to the allocation unit.
     pub fn allocated_registers(&self, regs: u32) -> u32 {
-        regs.max(1).div_ceil(self.register_alloc_unit.max(1)) * self.register_alloc_unit.max(1)
+        self.register_file().allocated(regs)
     }
 
-    /// [`Platform::resident_blocks`] with the register file as a fourth limit: blocks of
+    /// [`Platform::resident_blocks`] with the register file as a fourth limit
+    /// ([`SmLimits::occupancy`]).
+    pub fn occupancy(&self, threads: u64, smem: u64, regs: u32) -> Occupancy {
+        self.sm_limits().occupancy(threads, smem, Some(regs))
+    }
+}
+
+/// The register file of one SM (`[simt]` `registers_per_sm`, `max_registers_per_thread`,
+/// `register_alloc_unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterFile {
+    /// 32-bit registers per SM.
+    pub per_sm: u32,
+    /// The most one thread may use; beyond it the compiler spills.
+    pub max_per_thread: u32,
+    /// Registers are allocated to a thread in multiples of this many.
+    pub alloc_unit: u32,
+}
+
+impl RegisterFile {
+    /// Registers a thread using `regs` is allocated: rounded up to the allocation unit.
+    pub fn allocated(&self, regs: u32) -> u32 {
+        regs.max(1).div_ceil(self.alloc_unit.max(1)) * self.alloc_unit.max(1)
+    }
+}
+
+/// The resources of one SM that limit how many blocks it holds at once: what
+/// [`Platform::occupancy`] and the simulator's occupancy (`sim::SimPlatform::occupancy`) both
+/// compute from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmLimits {
+    /// Threads per warp: blocks are allocated whole warps.
+    pub warp: u32,
+    pub max_threads: u32,
+    pub max_blocks: u32,
+    /// Shared memory per SM, bytes.
+    pub shared_bytes: u64,
+    /// The register file; `None`: registers do not limit (a CPU device, whose work-items keep
+    /// their values in the host's registers and stack).
+    pub registers: Option<RegisterFile>,
+}
+
+impl SmLimits {
+    /// Blocks of `threads` threads using `smem` bytes each, by threads, blocks and shared
+    /// memory only.
+    pub fn resident_blocks(&self, threads: u64, smem: u64) -> u64 {
+        if threads == 0 {
+            return 0;
+        }
+        let by_threads = self.max_threads as u64 / threads;
+        let by_smem = self.shared_bytes.checked_div(smem).unwrap_or(u64::MAX);
+        by_threads.min(by_smem).min(self.max_blocks as u64)
+    }
+
+    /// [`Self::resident_blocks`] with the register file as a fourth limit: blocks of
     /// `threads` threads (whole warps) whose threads use `regs` registers each fit
     /// `registers_per_sm / (allocated registers × threads)` times. A thread over
     /// `max_registers_per_thread` spills (the compiler caps it at the maximum, the rest goes to
-    /// local memory): it is counted at the maximum.
-    pub fn occupancy(&self, threads: u64, smem: u64, regs: u32) -> Occupancy {
-        let warp = self.warp_size.max(1) as u64;
+    /// local memory): it is counted at the maximum. Without a register file or a register
+    /// count (`regs: None`), registers do not limit.
+    pub fn occupancy(&self, threads: u64, smem: u64, regs: Option<u32>) -> Occupancy {
+        let warp = self.warp.max(1) as u64;
         let warps = threads.div_ceil(warp);
-        let alloc = self.allocated_registers(regs.min(self.max_registers_per_thread)) as u64;
-        let by_regs = (self.registers_per_sm as u64)
-            .checked_div(alloc * warps * warp)
-            .unwrap_or(u64::MAX);
+        let (by_regs, spills) = match (self.registers, regs) {
+            (Some(f), Some(regs)) => {
+                let alloc = f.allocated(regs.min(f.max_per_thread)) as u64;
+                let by_regs = (f.per_sm as u64)
+                    .checked_div(alloc * warps * warp)
+                    .unwrap_or(u64::MAX);
+                (by_regs, regs > f.max_per_thread)
+            }
+            _ => (u64::MAX, false),
+        };
         let by_others = self.resident_blocks(warps * warp, smem);
         let blocks = by_others.min(by_regs);
         let limit = if threads == 0 {
             OccupancyLimit::Threads
         } else if by_regs < by_others {
             OccupancyLimit::Registers
-        } else if blocks == self.max_blocks_per_sm as u64 {
+        } else if blocks == self.max_blocks as u64 {
             OccupancyLimit::Blocks
-        } else if blocks == (self.max_threads_per_sm as u64) / (warps * warp).max(1) {
+        } else if blocks == (self.max_threads as u64) / (warps * warp).max(1) {
             OccupancyLimit::Threads
         } else {
             OccupancyLimit::SharedMemory
@@ -733,9 +809,9 @@ impl Platform {
         Occupancy {
             blocks,
             warps: blocks * warps,
-            fraction: resident as f64 / self.max_threads_per_sm.max(1) as f64,
+            fraction: resident as f64 / self.max_threads.max(1) as f64,
             limit,
-            spills: regs > self.max_registers_per_thread,
+            spills,
         }
     }
 }

@@ -13,8 +13,11 @@
 //!   word is a broadcast); the *minimum* for the same words is `ceil(words / banks)` per group;
 //! - *bank-conflict degree*: wavefronts over that minimum, relative to what the hardware can do
 //!   (consecutive 8-byte elements on 4-byte banks take two wavefronts and have degree 1);
-//! - *occupancy*: resident warps per multiprocessor over the maximum, limited by threads, blocks
-//!   and shared memory per multiprocessor (registers are not modelled);
+//! - *occupancy*: resident warps per multiprocessor over the maximum, limited by threads, blocks,
+//!   shared memory and registers per multiprocessor (`SimPlatform::occupancy`, the model's
+//!   arithmetic: registers per work-item rounded up to the allocation unit; the kernel's count
+//!   is the schedule's estimate, or a measured one, `SimOptions::measured_registers`; CPU
+//!   devices have no register file that limits); the report names the limit;
 //! - *L1 hits*, *L2 sectors*, *DRAM sectors*: the global requests' sectors replayed through the
 //!   platform's caches after the launch ([`super::cache`]): loads an L1 served, sectors that
 //!   reached the L2 (L1 misses and every store), and the sectors DRAM read (L2 misses of loads)
@@ -84,6 +87,11 @@ pub struct KernelReport {
     pub shared_bytes: u32,
     pub blocks_per_sm: u32,
     pub occupancy: f64,
+    /// What limits `blocks_per_sm`.
+    pub limited_by: crate::model::platform::OccupancyLimit,
+    /// Registers per work-item the occupancy counted (`None`: not counted, on a CPU device or
+    /// for a kernel without a count).
+    pub registers: Option<u32>,
     /// Global warp requests (loads, stores and atomics), and those that read (loads and
     /// atomics: what a warp waits for; stores do not stall it).
     pub global_requests: u64,
@@ -182,6 +190,8 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
                     shared_bytes: s.shared_bytes,
                     blocks_per_sm: 0,
                     occupancy: 0.0,
+                    limited_by: crate::model::platform::OccupancyLimit::Threads,
+                    registers: s.registers,
                     global_requests: 0,
                     global_load_requests: 0,
                     l1_hits: 0,
@@ -247,8 +257,10 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
         let threads: u32 = k.block.iter().map(|&b| b.max(1)).product();
         let warp = platform.warp.max(1);
         let warps = threads.div_ceil(warp);
-        k.blocks_per_sm = platform.blocks_per_sm(threads, k.shared_bytes);
-        k.occupancy = (k.blocks_per_sm * warps * warp) as f64 / platform.max_threads_per_sm as f64;
+        let o = platform.occupancy(threads, k.shared_bytes, k.registers);
+        k.blocks_per_sm = o.blocks.min(u32::MAX as u64) as u32;
+        k.occupancy = o.fraction;
+        k.limited_by = o.limit;
         k.terms = terms(k, platform, warps);
         k.estimate_us = k.terms.bound().1;
     }
@@ -334,6 +346,11 @@ struct KernelJson<'a> {
     instructions: u64,
     flops: u64,
     occupancy: f64,
+    blocks_per_sm: u32,
+    /// `threads`, `blocks`, `shared memory` or `registers`.
+    limited_by: &'static str,
+    /// Registers per work-item counted (`null`: not counted).
+    registers: Option<u32>,
     model_estimate_us: f64,
     global_requests: u64,
     l1_hits: u64,
@@ -429,6 +446,9 @@ impl Report {
                 instructions: k.instructions,
                 flops: k.flops,
                 occupancy: round4(k.occupancy),
+                blocks_per_sm: k.blocks_per_sm,
+                limited_by: k.limited_by.name(),
+                registers: k.registers,
                 model_estimate_us: round4(k.estimate_us),
                 global_requests: k.global_requests,
                 l1_hits: k.l1_hits,
@@ -528,11 +548,15 @@ impl Report {
                 ));
             }
             o.push_str(&format!(
-                "  {} warp instructions, {} flops, occupancy {:.0}% ({} blocks/SM)\n",
+                "  {} warp instructions, {} flops, occupancy {:.0}% ({} blocks/SM, limited by {}{})\n",
                 k.instructions,
                 k.flops,
                 k.occupancy * 100.0,
-                k.blocks_per_sm
+                k.blocks_per_sm,
+                k.limited_by.name(),
+                k.registers
+                    .map(|r| format!("; {} registers per work-item", r))
+                    .unwrap_or_default()
             ));
             o.push_str(&format!(
                 "  caches: {} L1 hits, {} L2 sectors, {} DRAM sectors ({} read, {} written)\n",

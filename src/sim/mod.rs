@@ -62,6 +62,10 @@ pub struct SimPlatform {
     pub max_blocks_per_sm: u32,
     /// Shared memory per multiprocessor, bytes.
     pub shared_per_sm: u32,
+    /// The register file of a multiprocessor, a fourth limit of the occupancy; `None` where
+    /// registers do not limit it (CPU devices: local memory in global memory, no register file
+    /// shared by the work-items).
+    pub registers: Option<crate::model::platform::RegisterFile>,
     pub sms: u32,
     /// DRAM bandwidth (GB/s) and peak arithmetic (GFLOP/s) for the time estimate.
     pub bandwidth_gbs: f64,
@@ -91,6 +95,12 @@ impl SimPlatform {
             max_threads_per_sm: 2048,
             max_blocks_per_sm: 32,
             shared_per_sm: 96 * 1024,
+            // 64 K registers per SM, 255 per thread, 256 per warp (CC 7.0).
+            registers: Some(crate::model::platform::RegisterFile {
+                per_sm: 65536,
+                max_per_thread: 255,
+                alloc_unit: 8,
+            }),
             sms: 80,
             bandwidth_gbs: 900.0,
             gflops: 15700.0,
@@ -119,6 +129,9 @@ impl SimPlatform {
             max_threads_per_sm: p.max_threads_per_sm.max(1),
             max_blocks_per_sm: p.max_blocks_per_sm.max(1),
             shared_per_sm: p.smem_per_sm as u32,
+            // A CPU device's registers per "SM" are nominal (`platforms/pocl-cpu.toml`).
+            registers: (p.local_memory == crate::model::platform::LocalMemory::Dedicated)
+                .then(|| p.register_file()),
             sms: p.sm_count.max(1),
             bandwidth_gbs: p.bandwidth_gbs,
             gflops: p.sm_count as f64 * p.clock_mhz as f64 * 2.0 * p.timing.fma_lanes as f64
@@ -143,6 +156,13 @@ impl SimPlatform {
             max_threads_per_sm: 2560,
             max_blocks_per_sm: 32,
             shared_per_sm: 64 * 1024,
+            // 4 SIMDs × 256 VGPRs × 64 lanes per CU (the accumulation VGPRs aside), 256 per
+            // work-item, allocated in granules of 4 (gfx908).
+            registers: Some(crate::model::platform::RegisterFile {
+                per_sm: 65536,
+                max_per_thread: 256,
+                alloc_unit: 4,
+            }),
             sms: 120,
             bandwidth_gbs: 1228.0,
             gflops: 23100.0,
@@ -155,18 +175,38 @@ impl SimPlatform {
 }
 
 impl SimPlatform {
-    /// Blocks of `threads` threads using `shared_bytes` of shared memory each that an SM holds
-    /// at once: limited by threads, blocks and shared memory per SM (registers are not
-    /// modelled).
-    pub fn blocks_per_sm(&self, threads: u32, shared_bytes: u32) -> u32 {
-        let warp = self.warp.max(1);
-        let warps = threads.max(1).div_ceil(warp);
-        let by_threads = self.max_threads_per_sm / (warps * warp).max(1);
-        let by_shared = self
-            .shared_per_sm
-            .checked_div(shared_bytes)
-            .unwrap_or(u32::MAX);
-        by_threads.min(self.max_blocks_per_sm).min(by_shared)
+    /// What limits the blocks resident on a multiprocessor.
+    pub fn sm_limits(&self) -> crate::model::platform::SmLimits {
+        crate::model::platform::SmLimits {
+            warp: self.warp,
+            max_threads: self.max_threads_per_sm,
+            max_blocks: self.max_blocks_per_sm,
+            shared_bytes: self.shared_per_sm as u64,
+            registers: self.registers,
+        }
+    }
+
+    /// The occupancy of blocks of `threads` threads using `shared_bytes` of shared memory and
+    /// `registers` 32-bit registers per thread each: the blocks an SM holds at once, limited by
+    /// threads, blocks, shared memory and registers per SM, and which of them limits
+    /// ([`crate::model::platform::SmLimits::occupancy`], the model's arithmetic). Without a
+    /// register count (`None`: a kernel not built from a schedule, no measured count) or a
+    /// register file (CPU devices), registers do not limit.
+    pub fn occupancy(
+        &self,
+        threads: u32,
+        shared_bytes: u32,
+        registers: Option<u32>,
+    ) -> crate::model::platform::Occupancy {
+        self.sm_limits()
+            .occupancy(threads.max(1) as u64, shared_bytes as u64, registers)
+    }
+
+    /// The resident blocks of [`Self::occupancy`].
+    pub fn blocks_per_sm(&self, threads: u32, shared_bytes: u32, registers: Option<u32>) -> u32 {
+        self.occupancy(threads, shared_bytes, registers)
+            .blocks
+            .min(u32::MAX as u64) as u32
     }
 }
 
@@ -198,6 +238,10 @@ pub struct SimOptions {
     /// Loop iterations (of whole blocks) after which a block is stopped and the launch fails:
     /// a guard against kernels that never terminate.
     pub max_iterations: u64,
+    /// Registers per work-item measured for a kernel (by name; e.g. `ptxas -v` in a test),
+    /// replacing the schedule's estimate (`Kernel::registers`) in the occupancy. The compiler
+    /// never measures them.
+    pub measured_registers: std::collections::BTreeMap<String, u32>,
 }
 
 impl Default for SimOptions {
@@ -208,6 +252,7 @@ impl Default for SimOptions {
             threads: None,
             max_findings: 4,
             max_iterations: 1 << 32,
+            measured_registers: Default::default(),
         }
     }
 }
@@ -568,6 +613,12 @@ pub struct LaunchStats {
     pub shared_bytes: u32,
     /// Resident blocks per SM (the occupancy the cache replay assumes).
     pub blocks_per_sm: u32,
+    /// Registers per work-item the occupancy counted: the measured count
+    /// (`SimOptions::measured_registers`), else the schedule's estimate (`Kernel::registers`);
+    /// `None`: not counted (a CPU device, or a kernel without a count).
+    pub registers: Option<u32>,
+    /// What limits `blocks_per_sm`: threads, blocks, shared memory or registers per SM.
+    pub limited_by: crate::model::platform::OccupancyLimit,
     /// What the caches saw (scaled like the counts).
     pub cache: cache::CacheCounts,
     /// The first wave's sectors per memory channel (platforms with `[channels]` only).
@@ -579,4 +630,96 @@ pub struct LaunchStats {
 pub struct RunResult {
     pub stats: LaunchStats,
     pub findings: Vec<Finding>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::platform::OccupancyLimit;
+    use crate::model::Platform;
+
+    fn platform(name: &str) -> SimPlatform {
+        SimPlatform::from_platform(&Platform::load(name).unwrap())
+    }
+
+    #[test]
+    fn registers_limit_the_resident_blocks_on_a_gpu() {
+        let p = platform("gtx690");
+        // 256 work-items, no shared memory: 8 blocks by threads (2048 per SM).
+        assert_eq!(p.blocks_per_sm(256, 0, None), 8);
+        let o = p.occupancy(256, 0, None);
+        assert_eq!((o.blocks, o.limit), (8, OccupancyLimit::Threads));
+        // 33 registers are allocated 40: 65536 / (40 × 256) = 6 blocks, fewer than threads and
+        // shared memory allow.
+        let o = p.occupancy(256, 0, Some(33));
+        assert_eq!((o.blocks, o.limit), (6, OccupancyLimit::Registers));
+        assert_eq!(o.fraction, 0.75);
+        assert_eq!(p.blocks_per_sm(256, 0, Some(33)), 6);
+        // 64 registers (the estimate of a register-heavy kernel; over CC 3.0's 63 it spills and
+        // counts at the maximum, 64 allocated): 4 blocks.
+        let o = p.occupancy(256, 0, Some(64));
+        assert_eq!(
+            (o.blocks, o.limit, o.spills),
+            (4, OccupancyLimit::Registers, true)
+        );
+    }
+
+    #[test]
+    fn registers_that_do_not_limit_change_nothing() {
+        let p = platform("gtx690");
+        // 32 registers: 65536 / (32 × 256) = 8 blocks, as many as threads allow.
+        let o = p.occupancy(256, 0, Some(32));
+        assert_eq!((o.blocks, o.limit), (8, OccupancyLimit::Threads));
+        // 12 KiB of shared memory per block: 4 blocks, whatever the 33 registers allow (6).
+        for regs in [None, Some(8), Some(33)] {
+            let o = p.occupancy(256, 12288, regs);
+            assert_eq!(
+                (o.blocks, o.limit),
+                (4, OccupancyLimit::SharedMemory),
+                "{regs:?}"
+            );
+        }
+        // 16 blocks of 64 work-items by the block limit, with few registers.
+        let o = p.occupancy(64, 0, Some(16));
+        assert_eq!((o.blocks, o.limit), (16, OccupancyLimit::Blocks));
+    }
+
+    #[test]
+    fn the_simulator_counts_registers_as_the_model_does() {
+        for name in ["gtx690", "c2050", "a100", "hd7850", "mi300x", "rx7900xtx"] {
+            let m = Platform::load(name).unwrap();
+            let p = SimPlatform::from_platform(&m);
+            assert_eq!(p.registers, Some(m.register_file()), "{name}");
+            for threads in [32u32, 64, 100, 256, 1024] {
+                for smem in [0u32, 4096, 20000] {
+                    for regs in [8u32, 33, 64, 130, 300] {
+                        assert_eq!(
+                            p.occupancy(threads, smem, Some(regs)),
+                            m.occupancy(threads as u64, smem as u64, regs),
+                            "{name} {threads} {smem} {regs}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cpu_device_has_no_register_limit() {
+        let p = platform("pocl-cpu");
+        assert_eq!(p.registers, None);
+        for threads in [8u32, 64, 256, 1024, 4096] {
+            let none = p.occupancy(threads, 0, None);
+            for regs in [8, 64, 255, 1000] {
+                assert_eq!(
+                    p.occupancy(threads, 0, Some(regs)),
+                    none,
+                    "{threads} {regs}"
+                );
+            }
+            // As before registers counted: threads, blocks (1 per "SM") and shared memory.
+            assert_eq!(none.blocks, 1);
+            assert_eq!(none.limit, OccupancyLimit::Blocks);
+        }
+    }
 }

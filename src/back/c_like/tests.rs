@@ -557,6 +557,7 @@ fn bool_buffers_store_normalised_values_in_opencl_only() {
         ],
         uses_double: false,
         bank_width: None,
+        registers: None,
         origin: String::new(),
     };
     assert_eq!(

@@ -48,6 +48,7 @@ fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3], origin: &s
         body: Vec::new(),
         uses_double: false,
         bank_width: None,
+        registers: None,
         origin: origin.to_string(),
     }
 }

@@ -152,6 +152,7 @@ fn kernel(name: &str, params: Vec<KParam>, block: [u32; 3], body: Vec<KStmt>) ->
         body,
         uses_double: false,
         bank_width: None,
+        registers: None,
         origin: format!("{name}.c:1"),
     }
 }

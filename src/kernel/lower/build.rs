@@ -195,6 +195,7 @@ impl<'a> KernelBuilder<'a> {
             body,
             uses_double,
             bank_width: self.staging().and_then(|s| s.bank_mode).map(|m| m.width),
+            registers: Some(crate::schedule::regs::estimate(ir, self.sched).total()),
             origin,
         };
         let launch = Launch {

@@ -168,6 +168,7 @@ mod tests {
             body,
             uses_double: false,
             bank_width: None,
+            registers: None,
             origin: String::new(),
         }
     }

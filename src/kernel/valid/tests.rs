@@ -82,6 +82,7 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
         body,
         uses_double: false,
         bank_width: None,
+        registers: None,
         origin: "test".to_string(),
     }
 }

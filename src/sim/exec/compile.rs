@@ -548,6 +548,7 @@ pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
         globals,
         accesses: c.accesses,
         bank_width: kernel.bank_width,
+        registers: kernel.registers,
     })
 }
 

@@ -166,6 +166,8 @@ pub struct Program {
     /// The bank width the host sets for this kernel (Kepler's 8-byte mode), when not the
     /// platform's default.
     bank_width: Option<u32>,
+    /// 32-bit registers per work-item (`Kernel::registers`, the schedule's estimate).
+    registers: Option<u32>,
 }
 
 #[derive(Clone, Debug)]

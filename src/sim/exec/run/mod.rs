@@ -934,7 +934,15 @@ pub fn run_program(
         cache_counts.add(&direct);
     }
     // The cache replay, in block order whatever the workers did.
-    let blocks_per_sm = platform.blocks_per_sm(threads as u32, p.shared_bytes);
+    // Registers count only where the platform has a register file that limits (GPUs).
+    let registers = opts
+        .measured_registers
+        .get(&p.name)
+        .copied()
+        .or(p.registers)
+        .filter(|_| platform.registers.is_some());
+    let occupancy = platform.occupancy(threads as u32, p.shared_bytes, registers);
+    let blocks_per_sm = occupancy.blocks.min(u32::MAX as u64) as u32;
     let mut channels = None;
     if env.record {
         streams.sort_by_key(|(i, _)| *i);
@@ -1054,6 +1062,8 @@ pub fn run_program(
             footprints,
             shared_bytes: p.shared_bytes,
             blocks_per_sm,
+            registers,
+            limited_by: occupancy.limit,
             cache: cache_counts,
             channels,
         },
