@@ -778,7 +778,7 @@ fn register_tile(
     // Columns taken for SIMD lanes alone (no operand shared along a row) are 4: a stencil's
     // taps each load the tile's whole row, and wider rows were slower (PoCL, 1800×1400, kernel
     // time against the naive kernel, three runs each: a 3×3 convolution with a filter array
-    // 1.2–1.5× with 4 columns, 0.7–1.0× with 8 or 16; a 9-point smoothing 1.7–2.3× with 4,
+    // 1.2–1.6× with 4 columns, 0.6–1.0× with 8 or 16; a 9-point smoothing 1.7–2.3× with 4,
     // 0.8–1.4× with 16).
     let lane_cols = if indep_x { default_cols } else { TILE_DEFAULT };
     let cols = pick(ilp.cols, x.is_some(), indep_x || lanes, lane_cols);
