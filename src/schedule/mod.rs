@@ -131,8 +131,12 @@ impl Schedule {
     /// its size. Without it a CPU runs the idle work-items of every block: the corpus's
     /// `acc[p][q]` update over `q < 9` ran a 32-wide block (23 of 32 work-items idle) and a
     /// 16-column tile (every work-item at an edge) at 0.74× its naive kernel; PoCL, 16×8 blocks
-    /// 1.6× faster than 32×8 (kernel time, one run).
+    /// 1.6× faster than 32×8 (kernel time, one run). A `vector_length` the program asks for
+    /// is kept.
     pub fn fit_to_extents(&mut self, ir: &Region) {
+        if vector_length(ir, &self.grid).is_some() {
+            return;
+        }
         let per_item = [self.cols.max(1), self.ilp.max(1), 1];
         let mut b = self.launch_block();
         let cover = |d: usize| {
@@ -442,12 +446,7 @@ pub fn schedule_kernel(
         block_order: BlockOrder::Linear,
         channels: None,
     };
-    // A `vector_length` the program asks for is kept.
-    let asked = baseline
-        .grid
-        .last()
-        .and_then(|g| ir.loops[g.loop_id].vector_len);
-    if ilp.fit && asked.is_none() {
+    if ilp.fit {
         baseline.fit_to_extents(ir);
     }
     let mut candidates = Vec::new();
@@ -503,10 +502,7 @@ pub fn schedule_kernel(
         .collect();
     let words = ilp.words.then(|| {
         let base = &candidates[candidates.len() - 1];
-        match words::decide(ir, deps, base) {
-            Ok(_) if loop_free_on_cpu(ir, base, ilp) => Err(words::NoWords::LoopFreeOnCpu),
-            d => d,
-        }
+        words::decide(ir, deps, base, ilp)
     });
     Some(KernelSchedule {
         root,
@@ -579,12 +575,17 @@ fn iter_range(ir: &Region, l: LoopId, outer: &[LoopId]) -> Option<(Poly, Poly)> 
 /// The block of an unstaged kernel: the engine's default shape for its grid, or `[v, 1, 1]` for
 /// a `vector_length(v)` on the innermost grid loop (a power of two up to 1024).
 fn baseline_block(ir: &Region, grid: &[GridLoop]) -> [u32; 3] {
-    if let Some(v) = grid.last().and_then(|g| ir.loops[g.loop_id].vector_len) {
-        if v.is_power_of_two() && (1..=1024).contains(&v) {
-            return [v, 1, 1];
-        }
+    match vector_length(ir, grid) {
+        Some(v) => [v, 1, 1],
+        None => crate::partition::default_block(grid.len()),
     }
-    crate::partition::default_block(grid.len())
+}
+
+/// The `vector_length(v)` of the innermost grid loop, where it is a power of two up to 1024.
+fn vector_length(ir: &Region, grid: &[GridLoop]) -> Option<u32> {
+    grid.last()
+        .and_then(|g| ir.loops[g.loop_id].vector_len)
+        .filter(|v| v.is_power_of_two() && (1..=1024).contains(v))
 }
 
 /// Least work-items per block a kernel with several rows per work-item keeps (two warps).
@@ -695,12 +696,12 @@ fn unstaged_tile(
     ilp: Coarsening,
 ) -> Option<Schedule> {
     let words = || {
-        (ilp.words && !loop_free_on_cpu(ir, baseline, ilp))
-            .then(|| words::tile(ir, deps, baseline))
+        ilp.words
+            .then(|| words::tile(ir, deps, baseline, ilp))
             .flatten()
     };
     let fit = |mut t: Schedule| {
-        if ilp.fit && ir.loops[baseline.root].vector_len.is_none() {
+        if ilp.fit {
             t.fit_to_extents(ir);
         }
         t
@@ -715,15 +716,6 @@ fn unstaged_tile(
         None => words(),
     };
     tile.map(fit)
-}
-
-/// Short words are not grouped for a loop-free nest on a CPU device: its OpenCL compiler
-/// already vectorises such a body across work-items, and the grouped copies (a vector per
-/// work-item, an edge path) stop it. PoCL, kernel time against the naive kernel, one run each:
-/// a 3×3 u8 blur 0.11×, a `short` sharpen 0.80×, a u8 threshold 0.27× with words; the 5×5 u8
-/// Gauss filter, whose sequential filter loops PoCL does not vectorise across, 2.8× with them.
-fn loop_free_on_cpu(ir: &Region, baseline: &Schedule, ilp: Coarsening) -> bool {
-    ilp.cpu && !ilp.words_asked && !has_inner_loop(ir, baseline)
 }
 
 /// Whether the nest reads an operand that several outputs of a register tile would share.
