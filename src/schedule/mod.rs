@@ -669,7 +669,8 @@ pub fn cols_per_work_item(
 /// independent of x, mv's `x[j]`). A stencil, whose every read depends on both, gets none:
 /// its neighbours' loads are not the same address. Measured on PoCL (CPU, kernel time, one
 /// run each): gemm 1024³ 3.6× faster than the naive kernel with 4×4 cyclic, mv 7.3× with 4
-/// columns.
+/// columns. A CPU takes other defaults: [`CPU_TILE_BYTES`] wide rows in a 2-D grid,
+/// [`CPU_LINE_TILE`] copies in a 1-D one.
 pub const TILE_DEFAULT: u32 = 4;
 
 /// Bytes of a row of a CPU micro-tile ([`ColLayout::Contiguous`]): two 256-bit (one 512-bit)
@@ -679,6 +680,19 @@ pub const TILE_DEFAULT: u32 = 4;
 /// project's AVX-512 machine, kernel time of contiguous tiles: 4×4 1.34 s, 4×8 0.90 s, 4×16
 /// 0.76 s, 8×16 0.51 s, the last spilling on AVX2; `accshare tune` tries 8×16).
 pub const CPU_TILE_BYTES: u32 = 64;
+
+/// Outputs per work-item of a CPU micro-tile in a 1-D grid (mv's rows): 2 cyclic copies, not
+/// [`TILE_DEFAULT`]. The copies of a 1-D tile read rows a launched block apart, and with 4 of
+/// them LLVM's SLP vectoriser (PoCL's compiler) packs their loads into one `vgatherqps` per
+/// iteration, which is slow on x86 (microcoded on AMD, and on Intel since the Gather Data
+/// Sampling mitigation); with 2 it keeps them scalar. Which factor the cost model packs depends
+/// on the addresses (mv with constant extents gathers with 8 copies, not with 4), so the default
+/// is the factor that never did. PoCL, kernel time against the naive kernel, best of 3 in one
+/// run (loaded machine): atax's `A·x` on a VLA at 1610×2010 1.78× with 2 copies, 0.74× with 4;
+/// at 2048² 5.8× and 0.69×; mv 4096² with constant extents 1.57× and 2.57× (8 copies, which
+/// gather: 1.08×); k-means' assignment at 150000 points 1.7–2.3× with 2 (`accshare bench`, two
+/// runs), 0.48× with 4 in the corpus run before. `accshare tune` tries the other factors.
+pub const CPU_LINE_TILE: u32 = 2;
 
 /// The smallest contiguous tile whose edges run serially ([`Schedule::serial_edges`]).
 pub const SERIAL_EDGE_OUTPUTS: u32 = 16;
@@ -748,6 +762,8 @@ fn register_tile(
     let wide = ilp.cpu && y.is_some();
     let default_cols = if wide {
         (CPU_TILE_BYTES / widest_element(ir, baseline.root).max(4)).max(1)
+    } else if ilp.cpu {
+        CPU_LINE_TILE
     } else {
         TILE_DEFAULT
     };

@@ -90,3 +90,39 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
     assert_eq!(ks.baseline().block, [32, 8, 1]);
     assert_eq!(ks.preferred().cols, 4);
 }
+
+/// mv on a VLA: a 1-D grid whose outputs share `x[j]`.
+const LINE: &str = "
+void f(int m, int n, float A[m][n], float x[n], float y[m])
+{
+#pragma acc parallel loop copyin(A[0:m][0:n], x[0:n]) copyout(y[0:m])
+for (int i = 0; i < m; i++) {
+  float s = 0.0f;
+  for (int j = 0; j < n; j++)
+    s += A[i][j] * x[j];
+  y[i] = s;
+}
+}
+";
+
+#[test]
+fn a_cpu_line_tile_has_two_copies_and_a_gpu_one_four() {
+    let t = schedule(LINE, cpu_share()).preferred().clone();
+    assert_eq!(
+        (t.ilp, t.cols, t.col_layout),
+        (1, CPU_LINE_TILE, ColLayout::Cyclic)
+    );
+    assert_eq!(CPU_LINE_TILE, 2);
+    let gpu = Coarsening {
+        cpu: false,
+        ..cpu_share()
+    };
+    let t = schedule(LINE, gpu).preferred().clone();
+    assert_eq!((t.ilp, t.cols), (1, TILE_DEFAULT));
+    // An explicit factor is kept on a CPU.
+    let asked = Coarsening {
+        cols: Some(4),
+        ..cpu_share()
+    };
+    assert_eq!(schedule(LINE, asked).preferred().cols, 4);
+}
