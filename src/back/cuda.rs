@@ -188,7 +188,8 @@ impl Dialect for Cuda {
     /// CUDA's vector types need their own alignment (`uchar4`: 4 bytes), which the kernel
     /// cannot prove for every row of an image whose width is not a multiple of 4: the lanes
     /// are loaded as 4-byte vectors (`uchar4`, `char4`, `short2`, `ushort2`; 2 bytes for a
-    /// 2-lane 8-bit vector) where the address is aligned at run time, else element by element.
+    /// 2-lane 8-bit vector; 16-byte `float4`, `int4`, `double2` of a transposed vector tile)
+    /// where the address is aligned at run time, else element by element.
     fn vector_load(
         &self,
         elem: Scalar,
@@ -197,10 +198,16 @@ impl Dialect for Cuda {
         lanes: &[String],
         addr: &str,
     ) -> Vec<String> {
-        let (chunk, vt, align) = cuda_chunk(elem, lanes.len());
         let mut out = vec![format!("{lane_ty} {};", lanes.join(", "))];
         out.push("{".to_string());
         out.push(format!("    const {lane_ty} *accshare_p = {addr};"));
+        let Some((chunk, vt, align)) = cuda_chunk(elem, lanes.len()) else {
+            for (k, l) in lanes.iter().enumerate() {
+                out.push(format!("    {l} = accshare_p[{k}];"));
+            }
+            out.push("}".to_string());
+            return out;
+        };
         out.push(format!(
             "    if (((unsigned long long)accshare_p & {}ull) == 0) {{",
             align - 1
@@ -224,13 +231,19 @@ impl Dialect for Cuda {
     }
 
     fn vector_store(&self, elem: Scalar, addr: &str, values: &[String]) -> Vec<String> {
-        let (chunk, vt, align) = cuda_chunk(elem, values.len());
         let t = self.scalar(elem, TypeUse::Private);
         let mut out = vec!["{".to_string()];
         out.push(format!("    {t} *accshare_p = {addr};"));
         for (k, v) in values.iter().enumerate() {
             out.push(format!("    {t} accshare_s{k} = {v};"));
         }
+        let Some((chunk, vt, align)) = cuda_chunk(elem, values.len()) else {
+            for k in 0..values.len() {
+                out.push(format!("    accshare_p[{k}] = accshare_s{k};"));
+            }
+            out.push("}".to_string());
+            return out;
+        };
         out.push(format!(
             "    if (((unsigned long long)accshare_p & {}ull) == 0) {{",
             align - 1
@@ -257,11 +270,15 @@ impl Dialect for Cuda {
 
 const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
 
-/// The CUDA vector a short-word vector access of `n` lanes is made of: lanes per chunk (up to
-/// 4 bytes), its type, and the alignment in bytes every chunk has when the first has it.
-fn cuda_chunk(elem: Scalar, n: usize) -> (usize, String, u64) {
+/// The CUDA vector a vector access of `n` lanes is made of: lanes per chunk (up to 4 bytes of
+/// short words, 16 of wider elements), its type, and the alignment in bytes every chunk has
+/// when the first has it; `None` for an element CUDA has no vector of (element accesses).
+fn cuda_chunk(elem: Scalar, n: usize) -> Option<(usize, String, u64)> {
     let size = elem.size().max(1) as usize;
-    let chunk = (4 / size).clamp(1, 4).min(n.max(1));
+    // Short words move 4-byte vectors (the seed's word); 32- and 64-bit elements of a
+    // transposed vector tile 16-byte ones (`float4`, `double2`).
+    let bytes = if size < 4 { 4 } else { 16 };
+    let chunk = (bytes / size).clamp(1, 4).min(n.max(1));
     let base = match elem {
         Scalar::UChar | Scalar::Bool => "uchar",
         Scalar::Char | Scalar::SChar => "char",
@@ -269,9 +286,13 @@ fn cuda_chunk(elem: Scalar, n: usize) -> (usize, String, u64) {
         Scalar::UShort => "ushort",
         Scalar::Int => "int",
         Scalar::UInt => "uint",
-        _ => "uchar",
+        Scalar::Float => "float",
+        Scalar::Double => "double",
+        Scalar::Long | Scalar::LongLong if size == 8 => "longlong",
+        Scalar::ULong | Scalar::ULongLong | Scalar::SizeT if size == 8 => "ulonglong",
+        _ => return None,
     };
-    (chunk, format!("{base}{chunk}"), (chunk * size) as u64)
+    (chunk >= 2).then(|| (chunk, format!("{base}{chunk}"), (chunk * size) as u64))
 }
 
 /// The type of a kernel parameter as the kernel spells it, without `__restrict__` (the launch

@@ -329,7 +329,6 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
     }
 }
 
-/// The block-order line of a kernel (text report).
 /// What the schedule did with the kernel's short words (seed 004): which arrays are grouped, at
 /// which width, how, and why not.
 fn words_note(ks: &KernelSchedule) -> Option<String> {
@@ -350,10 +349,15 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
                 .iter()
                 .map(|a| {
                     let t = a.elem.c_name();
+                    let along = if a.along_y { "column" } else { "row" };
                     match (a.loads, a.stores) {
                         (true, _) => format!(
-                            "`{}` ({}) loads grouped per row into vectors of up to {} lanes",
-                            a.name, t, a.max_lanes
+                            "`{}` ({}) loads grouped per {} into vectors of up to {} lanes",
+                            a.name, t, along, a.max_lanes
+                        ),
+                        (false, _) if w.rows > 1 => format!(
+                            "`{}` ({}) stores grouped per {} into vectors of {} lanes",
+                            a.name, t, along, w.width
                         ),
                         (false, _) => format!(
                             "`{}` ({}) stores grouped into one vector of {} lanes",
@@ -362,9 +366,26 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
                     }
                 })
                 .collect();
+            let (what, outputs, cuda) = if w.rows > 1 {
+                (
+                    "transposed vector tile",
+                    format!(
+                        "{}×{} adjacent outputs per work-item (rows and columns), so that an array accessed along y is accessed as vectors along y instead of gathered or scattered across work-items",
+                        w.rows, w.width
+                    ),
+                    "vectors of up to 16 bytes (uchar4, float4, double2)",
+                )
+            } else {
+                (
+                    "short words (seed 004)",
+                    format!("{} consecutive outputs along x per work-item", w.width),
+                    "4-byte vectors (uchar4, short2)",
+                )
+            };
             Some(format!(
-                "short words (seed 004): {} consecutive outputs along x per work-item (block [{}, {}, {}] launched as [{}, {}, {}]); {}{}; OpenCL vloadN/vstoreN (element alignment suffices), CUDA 4-byte vectors (uchar4, short2) where the address is aligned at run time, else element accesses; a work-item with an output outside the bounds (edge) runs the scalar copies under their guards",
-                w.width,
+                "{}: {} (block [{}, {}, {}] launched as [{}, {}, {}]); {}{}; OpenCL vloadN/vstoreN (element alignment suffices), CUDA {} where the address is aligned at run time, else element accesses; a work-item with an output outside the bounds (edge) runs the scalar copies under their guards",
+                what,
+                outputs,
                 s.block[0],
                 s.block[1],
                 s.block[2],
@@ -372,7 +393,8 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
                 y,
                 z,
                 arrays.join(", "),
-                rejected(w)
+                rejected(w),
+                cuda
             ))
         }
         (None, Ok(w)) => Some(format!(

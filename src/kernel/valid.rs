@@ -27,8 +27,8 @@ use crate::front::ast::{BinOp, Scalar};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Invalid {
     UndeclaredVar(String),
-    /// A vector access whose lanes the targets cannot load at once (2, 4, 8 or 16 lanes of an
-    /// 8- or 16-bit type).
+    /// A vector access whose lanes the targets cannot load at once (2, 4, 8 or 16 lanes of a
+    /// scalar type other than `_Bool`).
     VectorShape {
         array: String,
         lanes: usize,
@@ -60,7 +60,7 @@ impl fmt::Display for Invalid {
             Invalid::UndeclaredVar(v) => write!(f, "`{v}` is used but not declared in scope"),
             Invalid::VectorShape { array, lanes } => write!(
                 f,
-                "a vector access of {lanes} lanes of `{array}` (2, 4, 8 or 16 lanes of an 8- or 16-bit type)"
+                "a vector access of {lanes} lanes of `{array}` (2, 4, 8 or 16 lanes of a scalar type other than `_Bool`)"
             ),
             Invalid::UnknownArray { array, space } => {
                 write!(f, "`{array}` is not a {space:?} array of the kernel")
@@ -313,8 +313,7 @@ impl Validator<'_> {
     }
 
     fn vector_shape(&mut self, array: &str, elem: Scalar, lanes: usize) {
-        let short = matches!(elem.size(), 1 | 2) && elem != Scalar::Bool;
-        if !short || ![2, 4, 8, 16].contains(&lanes) {
+        if elem == Scalar::Bool || ![2, 4, 8, 16].contains(&lanes) {
             self.error(Invalid::VectorShape {
                 array: array.to_string(),
                 lanes,

@@ -97,7 +97,8 @@ pub struct Schedule {
     /// barriers, which every work-item must reach through the same code.
     pub full_tile_path: bool,
     /// Short-word grouping ([`words`]): `cols` = its width, the x copies consecutive
-    /// ([`ColLayout::Contiguous`]).
+    /// ([`ColLayout::Contiguous`]); for a transposed vector tile also `ilp` = its rows, the y
+    /// copies consecutive ([`Schedule::rows_adjacent`]).
     pub words: Option<words::Words>,
     /// The order in which the blocks take their tiles ([`order`]: diagonal against channel
     /// conflicts).
@@ -107,6 +108,12 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// Whether a work-item's rows are adjacent (`y·RY + r`, a transposed vector tile of
+    /// [`words`]) rather than a launched block apart.
+    pub fn rows_adjacent(&self) -> bool {
+        self.ilp > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
+    }
+
     /// With [`Self::full_tile_path`], whether the work-items at an edge compute their outputs
     /// one after another, each whole under its own guard (`if (ok0) { copy 0 } if (ok1) { copy
     /// 1 } …`), instead of the copies interleaved statement by statement under per-statement

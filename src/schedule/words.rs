@@ -38,6 +38,10 @@ pub const WORD_BYTES: u32 = 4;
 pub struct Words {
     /// Consecutive outputs along x per work-item (the lanes of a grouped store).
     pub width: u32,
+    /// Consecutive outputs along y per work-item: 1 for short words; `width` for a transposed
+    /// vector tile ([`transposed`]), whose rows are adjacent too, so that an array read along
+    /// y is loaded as vectors along y.
+    pub rows: u32,
     /// The arrays whose accesses are grouped.
     pub arrays: Vec<WordArray>,
     /// Short-word arrays of the kernel that are not grouped, and why.
@@ -56,6 +60,9 @@ pub struct WordArray {
     /// the work-item's other outputs (gauss: offsets −2..2, 4 outputs: 8), rounded down to
     /// what OpenCL can load at once (2, 4, 8, 16).
     pub max_lanes: u32,
+    /// Accessed at consecutive addresses along y (a transposed vector tile's column loads);
+    /// else along x.
+    pub along_y: bool,
 }
 
 /// Why a kernel's short-word array is not grouped.
@@ -132,34 +139,208 @@ impl fmt::Display for NoWords {
     }
 }
 
-/// The short-word grouping of the unstaged kernel `base` (its grid and block), or why none.
+/// The short-word grouping of the unstaged kernel `base` (its grid and block), or why none;
+/// where there is none, a transposed vector tile ([`transposed`]) if one applies.
 pub fn decide(
     ir: &Region,
     deps: &DepInfo,
     base: &Schedule,
     ilp: Coarsening,
 ) -> Result<Words, NoWords> {
+    short_words(ir, deps, base, ilp).or_else(|why| transposed(ir, deps, base, ilp).ok_or(why))
+}
+
+/// Bytes of one vector of a transposed vector tile: 16, an SSE register, 4 floats (the vector
+/// of the measurement in [`transposed`]; wider tiles did not pay there).
+pub const VECTOR_TILE_BYTES: u32 = 16;
+
+/// A transposed vector tile (memory-access transformation; seed 004's index grouping extended
+/// to 32- and 64-bit data): on a CPU device, a loop-free 2-D nest that reads an array at
+/// consecutive addresses along **y** and a stride apart along x (a transpose's `in[j][i]` with
+/// `j` on x), or writes one so (`out[j][i] = in[i][j]`). The device's compiler vectorises such
+/// a body across work-items, along x, and makes that access a gather (a scatter), slow on x86
+/// (microcoded on AMD, and on Intel since the Gather Data Sampling mitigation). Here each
+/// work-item computes a `W×W` tile of adjacent outputs (W = [`VECTOR_TILE_BYTES`] / the widest
+/// element, 2 to 4): the arrays accessed along y are loaded (stored) as vectors along y (one
+/// `vload4` per column of the tile), those accessed along x as vectors along x, and the
+/// copies' values are exchanged in registers. PoCL, 4096² `float` transpose, kernel time as a
+/// fraction of a copy kernel of the same bytes (one run, hand-written kernels): naive 22–54 %
+/// (32×8 or 16×16 work-groups), through a local tile 10–19 %, the same 4×4 tile as scalar code
+/// 34 %, as vectors 48–95 % (56–62 % in the run that also measured 2×2 vectors, 35 %, and
+/// 8×8, 34–45 %). `None` where it does not apply (a GPU, whose lanes coalesce along x instead;
+/// an inner loop, where the compiler does not vectorise across work-items; no such access).
+pub fn transposed(ir: &Region, deps: &DepInfo, base: &Schedule, ilp: Coarsening) -> Option<Words> {
+    if !ilp.cpu || super::has_inner_loop(ir, base) {
+        return None;
+    }
     let root = base.root;
-    let short = |e: Scalar| matches!(e.size(), 1 | 2) && e != Scalar::Bool;
-    let in_nest = |l: &[LoopId]| l.first() == Some(&root);
-    let arrays: Vec<(&str, Scalar)> = {
-        let mut v: Vec<(&str, Scalar)> = ir
-            .accesses
-            .iter()
-            .filter(|a| in_nest(&a.loops))
-            // Arrays of structs are not grouped: their fields interleave.
-            .filter_map(|a| {
-                ir.arrays
-                    .get(&a.array)
-                    .filter(|i| i.record.is_none())
-                    .map(|i| (a.array.as_str(), i.elem))
-            })
-            .filter(|(_, e)| short(*e))
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(b.0));
-        v.dedup();
-        v
+    let on = |d: u8| base.grid.iter().find(|g| g.dim == d);
+    let (x, y) = (on(0)?, on(1)?);
+    if ir.loops[x.loop_id].step != 1 || ir.loops[y.loop_id].step != 1 {
+        return None;
+    }
+    if !coarsenable(ir, deps, &base.grid, root) {
+        return None;
+    }
+    let (xv, yv) = (
+        ir.loops[x.loop_id].var.as_str(),
+        ir.loops[y.loop_id].var.as_str(),
+    );
+    let arrays = nest_arrays(ir, root, |_| true);
+    let widest = arrays.iter().map(|(_, e)| e.size()).max()?;
+    let width = (VECTOR_TILE_BYTES / widest.max(1)).clamp(2, 4);
+    let atomics = atomic_targets(ir);
+    let mut out = Words {
+        width,
+        rows: width,
+        arrays: Vec::new(),
+        rejected: Vec::new(),
     };
+    // Whether an array is accessed along y and strided along x (the access the tile is for: a
+    // gather, or a scatter when it is the store).
+    let mut across = false;
+    for (name, elem) in arrays {
+        let refs = nest_refs(ir, root, name);
+        let (loads, stores) = (
+            refs.iter().any(|a| a.reads()),
+            refs.iter().any(|a| a.writes()),
+        );
+        let along = |v: &str| refs.iter().all(|a| x_offset(a, v).is_some());
+        let why = rejection(&refs, name, &atomics).or_else(|| {
+            (!along(xv) && !along(yv)).then(|| {
+                let a = refs
+                    .iter()
+                    .find(|a| x_offset(a, xv).is_none() && x_offset(a, yv).is_none())
+                    .unwrap_or(&refs[0]);
+                WordsRejection::NotConsecutive(ir.fmt_access(a.id))
+            })
+        });
+        if let Some(why) = why {
+            out.rejected.push((name.to_string(), why));
+            continue;
+        }
+        let v = if along(xv) { xv } else { yv };
+        if v == yv {
+            across |= refs
+                .iter()
+                .any(|a| a.subscripts.iter().flatten().any(|p| p.mentions(xv)));
+        }
+        out.arrays.push(WordArray {
+            name: name.to_string(),
+            elem,
+            loads,
+            stores,
+            max_lanes: max_lanes(&refs, v, width),
+            along_y: v == yv,
+        });
+    }
+    across.then_some(out)
+}
+
+/// The arrays (not of structs: their fields interleave) the nest `root` accesses whose element
+/// satisfies `keep`, by name.
+fn nest_arrays(ir: &Region, root: LoopId, keep: impl Fn(Scalar) -> bool) -> Vec<(&str, Scalar)> {
+    let mut v: Vec<(&str, Scalar)> = ir
+        .accesses
+        .iter()
+        .filter(|a| a.loops.first() == Some(&root))
+        .filter_map(|a| {
+            ir.arrays
+                .get(&a.array)
+                .filter(|i| i.record.is_none())
+                .map(|i| (a.array.as_str(), i.elem))
+        })
+        .filter(|(_, e)| keep(*e))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(b.0));
+    v.dedup();
+    v
+}
+
+/// The references of the nest `root` to `name`.
+fn nest_refs<'r>(ir: &'r Region, root: LoopId, name: &str) -> Vec<&'r crate::ir::Access> {
+    ir.accesses
+        .iter()
+        .filter(|a| a.array == name && a.loops.first() == Some(&root))
+        .collect()
+}
+
+/// The arrays atomic statements update.
+fn atomic_targets(ir: &Region) -> Vec<&str> {
+    ir.stmts
+        .iter()
+        .filter(|s| s.atomic.is_some())
+        .filter_map(|s| match &s.target {
+            crate::ir::Target::Array(a) => Some(ir.accesses[*a].array.as_str()),
+            crate::ir::Target::Scalar(_) => None,
+        })
+        .collect()
+}
+
+/// Why an array cannot be grouped whatever its addresses: updated in place, or read and written.
+fn rejection(refs: &[&crate::ir::Access], name: &str, atomics: &[&str]) -> Option<WordsRejection> {
+    let (reads, writes) = (
+        refs.iter().any(|a| a.reads()),
+        refs.iter().any(|a| a.writes()),
+    );
+    if refs
+        .iter()
+        .any(|a| a.kind == crate::ir::AccessKind::ReadWrite)
+        || atomics.contains(&name)
+    {
+        Some(WordsRejection::Update)
+    } else if reads && writes {
+        Some(WordsRejection::ReadAndWritten)
+    } else {
+        None
+    }
+}
+
+/// The widest vector load of an array read along `v` with `width` consecutive copies: the
+/// span of the offsets one row of it is read at, plus the other copies, rounded down to what
+/// OpenCL loads at once (2, 4, 8, 16).
+fn max_lanes(refs: &[&crate::ir::Access], v: &str, width: u32) -> u32 {
+    // The offsets each row of the array is read at (rows: the other subscripts).
+    let mut rows: Vec<(Vec<String>, i64, i64)> = Vec::new();
+    for a in refs.iter().filter(|a| a.reads()) {
+        let Some((row, c)) = x_offset(a, v) else {
+            continue;
+        };
+        let mut key: Vec<String> = a.subscripts[..a.subscripts.len() - 1]
+            .iter()
+            .flatten()
+            .map(|p| p.to_c())
+            .collect();
+        key.push(row);
+        match rows.iter_mut().find(|r| r.0 == key) {
+            Some(r) => {
+                r.1 = r.1.min(c);
+                r.2 = r.2.max(c);
+            }
+            None => rows.push((key, c, c)),
+        }
+    }
+    let span = rows
+        .iter()
+        .map(|(_, lo, hi)| (hi - lo + 1) as u32 + width - 1)
+        .max()
+        .unwrap_or(width);
+    [16u32, 8, 4, 2]
+        .into_iter()
+        .find(|&n| n <= span)
+        .unwrap_or(2)
+        .min(MAX_LANES)
+}
+
+/// [`decide`] for 8- and 16-bit arrays (seed 004).
+fn short_words(
+    ir: &Region,
+    deps: &DepInfo,
+    base: &Schedule,
+    ilp: Coarsening,
+) -> Result<Words, NoWords> {
+    let root = base.root;
+    let arrays = nest_arrays(ir, root, |e| matches!(e.size(), 1 | 2) && e != Scalar::Bool);
     if arrays.is_empty() {
         return Err(NoWords::NoShortWords);
     }
@@ -178,83 +359,35 @@ pub fn decide(
     if base.block[0] % width != 0 {
         return Err(NoWords::Block(base.block[0]));
     }
-    let atomic_targets: Vec<&str> = ir
-        .stmts
-        .iter()
-        .filter(|s| s.atomic.is_some())
-        .filter_map(|s| match &s.target {
-            crate::ir::Target::Array(a) => Some(ir.accesses[*a].array.as_str()),
-            crate::ir::Target::Scalar(_) => None,
-        })
-        .collect();
+    let atomics = atomic_targets(ir);
     let mut out = Words {
         width,
+        rows: 1,
         arrays: Vec::new(),
         rejected: Vec::new(),
     };
     for (name, elem) in arrays {
-        let refs: Vec<&crate::ir::Access> = ir
-            .accesses
-            .iter()
-            .filter(|a| a.array == name && in_nest(&a.loops))
-            .collect();
-        let (reads, writes) = (
+        let refs = nest_refs(ir, root, name);
+        let (loads, stores) = (
             refs.iter().any(|a| a.reads()),
             refs.iter().any(|a| a.writes()),
         );
-        let why = if refs
-            .iter()
-            .any(|a| a.kind == crate::ir::AccessKind::ReadWrite)
-            || atomic_targets.contains(&name)
-        {
-            Some(WordsRejection::Update)
-        } else if reads && writes {
-            Some(WordsRejection::ReadAndWritten)
-        } else {
+        let why = rejection(&refs, name, &atomics).or_else(|| {
             refs.iter()
                 .find(|a| x_offset(a, xv).is_none())
                 .map(|a| WordsRejection::NotConsecutive(ir.fmt_access(a.id)))
-        };
+        });
         if let Some(why) = why {
             out.rejected.push((name.to_string(), why));
             continue;
         }
-        // The x offsets each row of the array is read at (rows: the other subscripts).
-        let mut rows: Vec<(Vec<String>, i64, i64)> = Vec::new();
-        for a in refs.iter().filter(|a| a.reads()) {
-            let Some((row, c)) = x_offset(a, xv) else {
-                continue;
-            };
-            let mut key: Vec<String> = a.subscripts[..a.subscripts.len() - 1]
-                .iter()
-                .flatten()
-                .map(|p| p.to_c())
-                .collect();
-            key.push(row);
-            match rows.iter_mut().find(|r| r.0 == key) {
-                Some(r) => {
-                    r.1 = r.1.min(c);
-                    r.2 = r.2.max(c);
-                }
-                None => rows.push((key, c, c)),
-            }
-        }
-        let span = rows
-            .iter()
-            .map(|(_, lo, hi)| (hi - lo + 1) as u32 + width - 1)
-            .max()
-            .unwrap_or(width);
-        let max_lanes = [16u32, 8, 4, 2]
-            .into_iter()
-            .find(|&n| n <= span)
-            .unwrap_or(2)
-            .min(MAX_LANES);
         out.arrays.push(WordArray {
             name: name.to_string(),
             elem,
-            loads: reads,
-            stores: writes,
-            max_lanes,
+            loads,
+            stores,
+            max_lanes: max_lanes(&refs, xv, width),
+            along_y: false,
         });
     }
     if out.arrays.is_empty() {
@@ -294,14 +427,16 @@ fn x_offset(a: &crate::ir::Access, x: &str) -> Option<(String, i64)> {
 }
 
 /// The candidate schedule with short words: the unstaged `baseline` with `width` consecutive
-/// outputs along x per work-item (its block grown along x so that the launched block is the
-/// baseline's).
+/// outputs along x per work-item, and `rows` consecutive along y (a transposed vector tile;
+/// its block grown by both so that the launched block is the baseline's).
 pub fn tile(ir: &Region, deps: &DepInfo, baseline: &Schedule, ilp: Coarsening) -> Option<Schedule> {
     let mut s = baseline.clone();
     // Decided on the launched block: the grown one must stay a multiple of the width.
     let w = decide(ir, deps, baseline, ilp).ok()?;
     s.block[0] *= w.width;
+    s.block[1] *= w.rows;
     s.cols = w.width;
+    s.ilp = w.rows;
     s.col_layout = super::ColLayout::Contiguous;
     // The grouped copies run only where every output is in range: the unguarded copy of a
     // whole tile.

@@ -296,10 +296,13 @@ impl<'a> KernelBuilder<'a> {
             // the block's first plus its local id (the others are `ilp::copy_name`, declared by
             // `declare_row_copies`).
             let t = if factor(m.dim) > 1 {
-                // Contiguous columns: the work-item's first is `lx·RX` into its block.
+                // Contiguous columns: the work-item's first is `lx·RX` into its block; adjacent
+                // rows (a transposed vector tile) `ly·RY`.
                 let lid = KExpr::Builtin(Builtin::LocalId(m.dim));
                 let lid = if m.dim == 0 && self.sched.col_layout == ColLayout::Contiguous {
                     KExpr::bin(BinOp::Mul, lid, KExpr::int(self.cols as i64))
+                } else if m.dim == 1 && self.sched.rows_adjacent() {
+                    KExpr::bin(BinOp::Mul, lid, KExpr::int(self.ilp as i64))
                 } else {
                     lid
                 };

@@ -56,8 +56,11 @@ pub(super) struct Coarsen {
     /// Temporaries made so far.
     temps: Cell<u32>,
     /// Short words (`schedule::words`): the arrays whose accesses the consecutive x copies
-    /// group into vector accesses.
+    /// (and y copies, [`Self::rows_adjacent`]) group into vector accesses.
     words: BTreeMap<String, WordArray>,
+    /// Whether the y copies are adjacent rows (`y + 1`, …: a transposed vector tile), not a
+    /// launched block apart.
+    rows_adjacent: bool,
 }
 
 /// An array whose short-word accesses are grouped (from the schedule's
@@ -255,6 +258,7 @@ impl Coarsen {
             shareable,
             temps: Cell::new(0),
             words: BTreeMap::new(),
+            rows_adjacent: false,
         };
         // A loop that differs between copies runs once per copy; its iterator must then be its
         // own (declared in its header) or renamed, or the copies would share it.
@@ -713,12 +717,18 @@ impl Coarsen {
 
     // ---- short words ----------------------------------------------------------------------
 
-    /// The same coarsening, grouping the short-word accesses of `words` (the schedule's; only
-    /// with consecutive x copies and one row per work-item).
+    /// The same coarsening, grouping the short-word accesses of `words` (the schedule's: its
+    /// `width` consecutive x copies, and its `rows` consecutive y copies, or one row).
     pub fn with_words(mut self, words: &crate::schedule::words::Words) -> Coarsen {
-        if self.y.is_some() || self.x.is_none() || self.cols != words.width {
+        let rows = self.f / self.cols;
+        if self.x.is_none()
+            || self.cols != words.width
+            || rows != words.rows.max(1)
+            || (rows > 1) != self.y.is_some()
+        {
             return self;
         }
+        self.rows_adjacent = rows > 1;
         self.words = words
             .arrays
             .iter()
@@ -760,11 +770,17 @@ impl Coarsen {
         match e {
             KExpr::Int(v, _) => Some((BTreeMap::new(), *v)),
             KExpr::Var(v) => {
-                if let Some(x) = &self.x {
-                    for b in 1..self.cols {
-                        if *v == copy_name(x, b) {
+                let rows = if self.rows_adjacent {
+                    self.f / self.cols
+                } else {
+                    1
+                };
+                for (it, n) in [(&self.x, self.cols), (&self.y, rows)] {
+                    let Some(it) = it else { continue };
+                    for b in 1..n {
+                        if *v == copy_name(it, b) {
                             let mut m = BTreeMap::new();
-                            m.insert(x.clone(), 1);
+                            m.insert(it.clone(), 1);
                             return Some((m, b as i64));
                         }
                     }
@@ -948,41 +964,83 @@ impl Coarsen {
                 other => other,
             })
             .collect();
-        match self.vector_store(&copies) {
-            Some(store) => out.push(store),
-            None => out.extend(copies),
-        }
+        self.vector_stores(copies, out);
     }
 
-    /// One vector store for copies that store consecutive elements `x, x + 1, …` of a grouped
-    /// array (plain `=`, copy `b` at offset `b`).
-    fn vector_store(&self, copies: &[KStmt]) -> Option<KStmt> {
-        let mut first: Option<(ArrayRef, Linear)> = None;
-        let mut values = Vec::new();
-        for (b, c) in copies.iter().enumerate() {
-            let KStmt::Assign {
-                target: LValue::Elem(r),
-                op: None,
-                value,
-            } = c
-            else {
-                return None;
-            };
-            self.words.get(&r.array).filter(|w| w.stores)?;
-            let (terms, off) = self.linear(&r.index)?;
-            match &first {
-                None => first = Some((r.clone(), (terms, off))),
-                Some((r0, (t0, o0))) => {
-                    if r0.array != r.array || *t0 != terms || off != o0 + b as i64 {
-                        return None;
-                    }
-                }
+    /// The copies of one statement, those that store consecutive elements of a grouped array
+    /// (plain `=`) as vector stores of 2, 4, 8 or 16 lanes: the x copies of a row, or the y
+    /// copies of a column of a transposed vector tile. The copies compute independent outputs,
+    /// and a grouped array that is written is never read by the nest, so their order is free.
+    fn vector_stores(&self, copies: Vec<KStmt>, out: &mut Vec<KStmt>) {
+        // (key, offset, element, value) of each copy's store into a grouped array.
+        type Slot<'c> = (RowKey, i64, &'c ArrayRef, &'c KExpr);
+        let slots: Vec<Option<Slot>> = copies
+            .iter()
+            .map(|c| {
+                let KStmt::Assign {
+                    target: LValue::Elem(r),
+                    op: None,
+                    value,
+                } = c
+                else {
+                    return None;
+                };
+                self.words.get(&r.array).filter(|w| w.stores)?;
+                let (terms, off) = self.linear(&r.index)?;
+                Some(((r.array.clone(), terms), off, r, value))
+            })
+            .collect();
+        let mut keys: Vec<&RowKey> = Vec::new();
+        for (k, ..) in slots.iter().flatten() {
+            if !keys.contains(&k) {
+                keys.push(k);
             }
-            values.push(value.clone());
         }
-        let (dst, _) = first?;
-        let elem = self.words.get(&dst.array)?.elem;
-        (values.len() >= 2).then_some(KStmt::VecStore { dst, elem, values })
+        let mut stored = vec![false; copies.len()];
+        for key in keys {
+            // (offset, copy) of the stores under this key, by offset.
+            let mut at: Vec<(i64, usize)> = slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.as_ref().filter(|s| s.0 == *key).map(|s| (s.1, i)))
+                .collect();
+            at.sort_unstable();
+            let mut start = 0;
+            while start < at.len() {
+                // The run of consecutive offsets from `start`, cut to a vector's lanes.
+                let mut end = start + 1;
+                while end < at.len() && at[end].0 == at[end - 1].0 + 1 {
+                    end += 1;
+                }
+                let n = [16usize, 8, 4, 2]
+                    .into_iter()
+                    .find(|&n| n <= end - start)
+                    .unwrap_or(1);
+                let run: Vec<&Slot> = at[start..start + n]
+                    .iter()
+                    .filter_map(|&(_, i)| slots[i].as_ref())
+                    .collect();
+                if let (true, Some(first), Some(w)) = (n >= 2, run.first(), self.words.get(&key.0))
+                {
+                    out.push(KStmt::VecStore {
+                        dst: first.2.clone(),
+                        elem: w.elem,
+                        values: run.iter().map(|s| s.3.clone()).collect(),
+                    });
+                    at[start..start + n]
+                        .iter()
+                        .for_each(|&(_, i)| stored[i] = true);
+                }
+                start += n;
+            }
+        }
+        out.extend(
+            copies
+                .into_iter()
+                .zip(stored)
+                .filter(|(_, s)| !s)
+                .map(|(c, _)| c),
+        );
     }
 }
 
@@ -1221,6 +1279,7 @@ mod tests {
         .collect();
         let words = Words {
             width: 4,
+            rows: 1,
             arrays: vec![
                 W {
                     name: "in".into(),
@@ -1228,6 +1287,7 @@ mod tests {
                     loads: true,
                     stores: false,
                     max_lanes: 8,
+                    along_y: false,
                 },
                 W {
                     name: "out".into(),
@@ -1235,6 +1295,7 @@ mod tests {
                     loads: false,
                     stores: true,
                     max_lanes: 4,
+                    along_y: false,
                 },
             ],
             rejected: Vec::new(),

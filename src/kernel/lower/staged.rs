@@ -500,9 +500,11 @@ impl<'a> KernelBuilder<'a> {
             }
             if let Some(m) = self.mapped.iter().find(|m| m.dim == dim) {
                 let lp = &ir.loops[m.loop_id];
-                // Cyclic copies are a launched block apart, contiguous ones (columns) adjacent.
-                let apart = if dim == 0
-                    && self.sched.col_layout == crate::schedule::ColLayout::Contiguous
+                // Cyclic copies are a launched block apart, contiguous ones (columns, and the
+                // rows of a transposed vector tile) adjacent.
+                let apart = if (dim == 0
+                    && self.sched.col_layout == crate::schedule::ColLayout::Contiguous)
+                    || (dim == 1 && self.sched.rows_adjacent())
                 {
                     1
                 } else {

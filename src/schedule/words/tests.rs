@@ -156,3 +156,75 @@ fn a_byte_stencil_with_filter_loops_is_grouped_on_a_cpu() {
     let w = ks.preferred().words.as_ref().expect("short words");
     assert_eq!(w.width, 4);
 }
+
+/// `C[i][j] = A[j][i] + B[i][j]`: `A` is read along y (a gather across work-items along x).
+const TADD: &str = "
+void f(float C[45][70], float A[70][45], float B[45][70])
+{
+#pragma acc parallel loop collapse(2) copyin(A, B) copyout(C)
+for (int i = 0; i < 45; i++)
+  for (int j = 0; j < 70; j++)
+    C[i][j] = 2.0f * A[j][i] + B[i][j];
+}
+";
+
+/// The same transpose on flattened pointers, the strided access being the store.
+const TSTORE: &str = "
+void f(double *restrict out, const double *restrict in)
+{
+#pragma acc kernels loop independent collapse(2) copyin(in[0:37*53]) copyout(out[0:53*37])
+for (int r = 0; r < 37; r++)
+  for (int c = 0; c < 53; c++)
+    out[c * 37 + r] = in[r * 53 + c];
+}
+";
+
+#[test]
+fn a_cpu_transpose_gets_a_4x4_vector_tile() {
+    let ks = schedule(TADD, cpu_share());
+    let s = ks.preferred();
+    let w = s.words.as_ref().expect("a transposed vector tile");
+    assert_eq!((w.width, w.rows, s.cols, s.ilp), (4, 4, 4, 4));
+    assert!(s.rows_adjacent());
+    assert_eq!(s.col_layout, crate::schedule::ColLayout::Contiguous);
+    let arrays: Vec<(&str, bool, bool, bool)> = w
+        .arrays
+        .iter()
+        .map(|a| (a.name.as_str(), a.loads, a.stores, a.along_y))
+        .collect();
+    assert_eq!(
+        arrays,
+        [
+            ("A", true, false, true),
+            ("B", true, false, false),
+            ("C", false, true, false)
+        ]
+    );
+    // Doubles: a 2×2 tile (16-byte vectors); the strided access is the store.
+    let s = schedule(TSTORE, cpu_share()).preferred().clone();
+    let w = s.words.as_ref().expect("a transposed vector tile");
+    assert_eq!((w.width, w.rows), (2, 2));
+    let out = w.arrays.iter().find(|a| a.name == "out").unwrap();
+    assert!(out.stores && out.along_y);
+}
+
+#[test]
+fn no_vector_tile_on_a_gpu_with_an_inner_loop_or_without_a_strided_access() {
+    let gpu = Coarsening {
+        cpu: false,
+        ..cpu_share()
+    };
+    assert!(schedule(TADD, gpu).preferred().words.is_none());
+    // An inner loop: the compiler runs the work-items one at a time (a register tile's case).
+    let looped = TADD
+        .replace("float A[70][45]", "float A[70][45][3]")
+        .replace(
+            "C[i][j] = 2.0f * A[j][i] + B[i][j];",
+            "{ float s = B[i][j]; for (int k = 0; k < 3; k++) s += A[j][i][k]; C[i][j] = s; }",
+        );
+    let ks = schedule(&looped, cpu_share());
+    assert!(ks.preferred().words.is_none());
+    // Every access along x: nothing to gather.
+    let plain = TADD.replace("A[j][i]", "B[i][j]");
+    assert!(schedule(&plain, cpu_share()).preferred().words.is_none());
+}
