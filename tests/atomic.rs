@@ -318,14 +318,7 @@ fn histogram_kernel(atomic: bool) -> Module {
             value: KExpr::Var("t".to_string()),
         },
     ];
-    let buf = |n: &str, elem| KParam {
-        name: n.to_string(),
-        kind: KParamKind::Buffer {
-            elem,
-            read_only: false,
-            record: None,
-        },
-    };
+    let buf = |n: &str, elem| KParam::buffer(n, elem, false);
     let k = Kernel {
         name: "hist".to_string(),
         params: vec![
@@ -405,11 +398,7 @@ fn the_validator_checks_atomic_statements() {
     let mut m = histogram_kernel(true);
     let k = &mut m.kernels[0];
     // A read-only buffer may be read atomically, not updated.
-    k.params[0].kind = KParamKind::Buffer {
-        elem: Scalar::Int,
-        read_only: true,
-        record: None,
-    };
+    k.params[0] = KParam::buffer(k.params[0].name.clone(), Scalar::Int, true);
     // The capture variable must be declared.
     k.body
         .retain(|s| !matches!(s, KStmt::Decl { name, .. } if name == "t"));

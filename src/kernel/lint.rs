@@ -1490,7 +1490,7 @@ fn scalar_index(r: &ArrayRef, idx: Vec<Val>) -> Vec<Val> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::{KParam, KParamKind};
+    use crate::kernel::KParam;
 
     fn store(a: &str, i: KExpr, v: KExpr) -> KStmt {
         KStmt::Assign {
@@ -1524,14 +1524,7 @@ mod tests {
 
     /// The verdicts of the accesses to `a`, in a 32×4 kernel over `a`, `idx` (int) and `out`.
     fn lint_a(body: Vec<KStmt>) -> Vec<LintItem> {
-        let buf = |n: &str, elem| KParam {
-            name: n.to_string(),
-            kind: KParamKind::Buffer {
-                elem,
-                read_only: false,
-                record: None,
-            },
-        };
+        let buf = |n: &str, elem| KParam::buffer(n, elem, false);
         let k = Kernel {
             name: "k".to_string(),
             params: vec![

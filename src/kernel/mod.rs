@@ -57,6 +57,20 @@ pub struct KParam {
     pub kind: KParamKind,
 }
 
+impl KParam {
+    /// A buffer of scalars `elem` (not of structs).
+    pub fn buffer(name: impl Into<String>, elem: Scalar, read_only: bool) -> KParam {
+        KParam {
+            name: name.into(),
+            kind: KParamKind::Buffer {
+                elem,
+                read_only,
+                record: None,
+            },
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum KParamKind {
     /// A global-memory buffer of `elem`; `read_only` buffers are printed `const`; all buffers are

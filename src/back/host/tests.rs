@@ -21,14 +21,7 @@ fn range_at(text: &str, from: usize, pragma: &str, last: &str) -> Range<usize> {
 }
 
 fn buf(name: &str, ro: bool) -> KParam {
-    KParam {
-        name: name.to_string(),
-        kind: KParamKind::Buffer {
-            elem: Scalar::Float,
-            read_only: ro,
-            record: None,
-        },
-    }
+    KParam::buffer(name, Scalar::Float, ro)
 }
 
 fn scalar(name: &str, ty: Scalar) -> KParam {
@@ -89,14 +82,7 @@ fn vadd_module() -> Module {
         vec![
             buf("c", true),
             scalar("n", Scalar::Int),
-            KParam {
-                name: "accshare_part_s".to_string(),
-                kind: KParamKind::Buffer {
-                    elem: Scalar::Double,
-                    read_only: false,
-                    record: None,
-                },
-            },
+            KParam::buffer("accshare_part_s", Scalar::Double, false),
         ],
         1,
         [256, 1, 1],

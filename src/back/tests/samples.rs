@@ -125,14 +125,7 @@ pub fn if_(c: KExpr, then: Vec<KStmt>) -> KStmt {
 }
 
 pub fn buf(n: &str, elem: Scalar, read_only: bool) -> KParam {
-    KParam {
-        name: n.to_string(),
-        kind: KParamKind::Buffer {
-            elem,
-            read_only,
-            record: None,
-        },
-    }
+    KParam::buffer(n, elem, read_only)
 }
 
 pub fn scalar(n: &str, t: Scalar) -> KParam {

@@ -536,14 +536,7 @@ impl<'a> KernelBuilder<'a> {
             });
         }
         for lv in last_values {
-            params.push(KParam {
-                name: lv.buffer,
-                kind: KParamKind::Buffer {
-                    elem: lv.ty,
-                    read_only: false,
-                    record: None,
-                },
-            });
+            params.push(KParam::buffer(lv.buffer, lv.ty, false));
             args.push(HostArg::LastValue {
                 var: lv.var,
                 ty: lv.ty,
@@ -551,14 +544,7 @@ impl<'a> KernelBuilder<'a> {
         }
         let mut reductions = Vec::new();
         for (part, ty, i) in params_extra {
-            params.push(KParam {
-                name: part,
-                kind: KParamKind::Buffer {
-                    elem: ty,
-                    read_only: false,
-                    record: None,
-                },
-            });
+            params.push(KParam::buffer(part, ty, false));
             args.push(HostArg::Partials(i));
             let (op, v, _) = &self.reductions[i];
             reductions.push(HostReduction {

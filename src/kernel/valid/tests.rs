@@ -51,22 +51,8 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
     Kernel {
         name: "k".to_string(),
         params: vec![
-            KParam {
-                name: "a".to_string(),
-                kind: KParamKind::Buffer {
-                    elem: Scalar::Float,
-                    read_only: true,
-                    record: None,
-                },
-            },
-            KParam {
-                name: "o".to_string(),
-                kind: KParamKind::Buffer {
-                    elem: Scalar::Float,
-                    read_only: false,
-                    record: None,
-                },
-            },
+            KParam::buffer("a", Scalar::Float, true),
+            KParam::buffer("o", Scalar::Float, false),
             KParam {
                 name: "n".to_string(),
                 kind: KParamKind::Scalar(Scalar::Int),
