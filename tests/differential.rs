@@ -2,8 +2,10 @@
 //! programs of the supported subset — 2-D grids with `independent` loops, sequential reduction
 //! loops, stencil offsets, transposed reads and writes, read-modify-write and conditional
 //! stores, private scalars, float/double/int, with and without `share` pragmas — and each is
-//! compiled by `cc` (the reference) and through accshare four ways (naive, share, share with
-//! one and with two rows per work-item), run on the OpenCL device and compared.
+//! compiled by `cc` (the reference) and through accshare five ways (naive, share, share with
+//! one and with two rows per work-item, and share with the decisions for a CPU device,
+//! `pocl-cpu`: register tiles of adjacent outputs, transposed vector tiles, blocks fitted to
+//! extents), run on the OpenCL device and compared.
 //!
 //! A failure prints the seed and the whole program. `ACCSHARE_DIFF_SEEDS=a..b` runs other seeds.
 
@@ -32,11 +34,16 @@ fn generated_programs_match_sequential_on_opencl() {
         cols: None,
         words: None,
     };
+    let cpu = OptOptions {
+        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
+        ..opt(OptLevel::Share, None)
+    };
     let variants = [
         ("naive", opt(OptLevel::Naive, None)),
         ("share", opt(OptLevel::Share, None)),
         ("share --ilp 1", opt(OptLevel::Share, Some(1))),
         ("share --ilp 2", opt(OptLevel::Share, Some(2))),
+        ("share --platform pocl-cpu", cpu),
     ];
     let dir = exec_support::scratch_dir("differential");
     let mut failures = Vec::new();
