@@ -1706,7 +1706,9 @@ fn speedups_on_gtx690_match_the_paper() {
     };
     // The speedups and the three averages, with the registers `regs` gives each case (none: the
     // schedule's estimate).
-    let calibrate = |regs: &dyn Fn(&Case) -> [Vec<(String, u32)>; 2]| {
+    // Registers per kernel of the naive and default programs.
+    type Registers = [Vec<(String, u32)>; 2];
+    let calibrate = |regs: &dyn Fn(&Case) -> Registers| {
         let mut sp = Vec::new();
         for case in &cases {
             let (name, defines, _) = *case;
