@@ -184,9 +184,11 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
                 }
             }
             None => {
-                let seen = distinct
-                    .iter()
-                    .any(|d| d.array == a.array && d.subscripts == a.subscripts);
+                // An element is known to be the same only through affine subscripts.
+                let seen = a.is_affine()
+                    && distinct
+                        .iter()
+                        .any(|d| d.array == a.array && d.subscripts == a.subscripts);
                 if a.reads() && !seen {
                     distinct.push(a);
                     operands += words(elem);
