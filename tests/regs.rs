@@ -1,18 +1,24 @@
 //! Registers per work-item: the schedule's estimate (`schedule::regs`) against `ptxas -v`, and
 //! the search of the outputs per work-item under register pressure as `explain` shows it.
 //!
-//! The measurement: every kernel of the examples gemm, mv, conv3x3 and hotspot, compiled by
-//! accshare for `--target cuda` (`--platform gtx690` and `a100`, the default factor and `--ilp`
-//! 1, 2 and 8), then by `nvcc -cubin -Xptxas -v` (nvcc runs ptxas; both from the PyPI toolkit
-//! `.ci/install-deps.sh` installs, found by `.ci/nvcc.sh`, else on `PATH`) for the platform's
-//! architecture: sm_80 for a100; CUDA 13's ptxas no longer targets Kepler (sm_30), so gtx690's
-//! kernels are measured at sm_75, the oldest it supports. The estimate must be within
-//! [`TOLERANCE`] registers or [`TOLERANCE_FRACTION`] of ptxas's count, whichever is larger
-//! (seed 002's estimator was off by up to 2×; on these 40 kernels the largest error is 17).
-//! Without the toolkit the test prints `SKIP: …` and passes, unless `ACCSHARE_REQUIRE_DEVICES=1`.
+//! The measurement: every kernel of the examples gemm, mv, conv3x3, hotspot, jacobi and mt,
+//! compiled by accshare for `--target cuda` (`--platform gtx690` and `a100`, the default factor
+//! and `--ilp` 1, 2 and 8, and `--opt naive` for the examples without a sequential loop: see
+//! [`EXAMPLES`]), then by `nvcc -cubin -Xptxas -v` (nvcc runs ptxas; both from the PyPI toolkit
+//! `.ci/install-deps.sh` installs, found by `.ci/nvcc.sh`, else on `PATH`:
+//! `exec_support::ptxas`) for the platform's architecture: sm_80 for a100; CUDA 13's ptxas no
+//! longer targets Kepler (sm_30), so gtx690's kernels are measured at sm_75, the oldest it
+//! supports. The estimate must be within [`TOLERANCE`] registers or [`TOLERANCE_FRACTION`] of
+//! ptxas's count, whichever is larger, and a naive loop-free kernel's within
+//! [`TOLERANCE_LOOP_FREE`] (seed 002's estimator was off by up to 2×; on these 74 kernels the
+//! largest error is 17, mv's staged kernel, under; the mean 5.0). Without the toolkit the test
+//! prints `SKIP: …` and passes, unless `ACCSHARE_REQUIRE_DEVICES=1`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod exec_support;
+
+use std::path::Path;
+
+use exec_support::ptxas;
 
 use accshare::back::Target;
 use accshare::diag::{Diags, SourceMap};
@@ -21,62 +27,44 @@ use accshare::explain::Format;
 use accshare::front::preprocess::PpOptions;
 use accshare::model::Platform;
 
+/// The examples measured, and whether their naive kernels are too: the kernels with a sequential
+/// loop (gemm, mv; conv3x3's is a 3×3 window) staged and coarsened; the stencils without one
+/// (hotspot, a 5-point stencil and a copy; jacobi, the same; mt, a transpose through a tile)
+/// naive, staged and coarsened. The naive kernels with a loop are not: ptxas unrolls their
+/// unbounded loop and keeps several iterations' loads in flight, which the estimate does not
+/// model (naive gemm: 22 estimated, 46 by ptxas at sm_75).
+const EXAMPLES: [(&str, bool); 6] = [
+    ("gemm.c", false),
+    ("mv.c", false),
+    ("conv3x3.c", false),
+    ("hotspot.c", true),
+    ("jacobi.c", true),
+    ("mt.c", true),
+];
+
 /// Registers the estimate may be off by, whatever the count.
 const TOLERANCE: i64 = 18;
 /// Fraction of ptxas's count the estimate may be off by, when larger than [`TOLERANCE`].
 const TOLERANCE_FRACTION: f64 = 0.5;
+/// Registers the estimate of a naive kernel without a sequential loop may be off by (what is
+/// live at its loads: hotspot's stencil and copy exact, jacobi's stencil 5 under).
+const TOLERANCE_LOOP_FREE: i64 = 5;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn require_devices() -> bool {
-    std::env::var("ACCSHARE_REQUIRE_DEVICES").is_ok_and(|v| v == "1")
-}
-
-/// nvcc (which runs ptxas), or why there is none.
-fn find_nvcc() -> Result<PathBuf, String> {
-    let script = root().join(".ci/nvcc.sh");
-    if let Ok(o) = Command::new("bash").arg(&script).output() {
-        let p = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        if !p.is_empty() {
-            return Ok(PathBuf::from(p));
-        }
-    }
-    match Command::new("nvcc").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(PathBuf::from("nvcc")),
-        _ => Err(format!(
-            "{} printed nothing and there is no `nvcc` on PATH; run `bash .ci/install-deps.sh`",
-            script.display()
-        )),
-    }
-}
-
-/// (kernel, registers) of every entry function in a `ptxas -v` report.
-fn parse_ptxas(text: &str) -> Vec<(String, i64)> {
-    let mut out: Vec<(String, i64)> = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-            out.push((rest.split('\'').next().unwrap_or("").to_string(), -1));
-        } else if let (Some(at), Some(last)) = (line.find(" registers"), out.last_mut()) {
-            if line.contains("Used ") {
-                last.1 = line[..at]
-                    .split_whitespace()
-                    .last()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(-1);
-            }
-        }
-    }
-    out
-}
-
 /// The estimate of every kernel of `file` (name, registers) and the `.cu` text.
-fn estimate_and_cuda(file: &str, platform: &str, ilp: Option<u32>) -> (Vec<(String, i64)>, String) {
+fn estimate_and_cuda(
+    file: &str,
+    platform: &str,
+    level: OptLevel,
+    ilp: Option<u32>,
+) -> (Vec<(String, i64)>, String) {
     let path = root().join("examples").join(file);
     let p = Platform::load(platform).unwrap();
     let opt = OptOptions {
-        opt: OptLevel::Share,
+        opt: level,
         platform: Some(p),
         ilp,
         cols: None,
@@ -130,66 +118,61 @@ fn estimate_and_cuda(file: &str, platform: &str, ilp: Option<u32>) -> (Vec<(Stri
 /// [`estimate_and_cuda`]), without the toolkit.
 #[test]
 fn kernels_carry_the_schedule_estimate() {
-    for (file, platform, ilp) in [
-        ("hotspot.c", "gtx690", None),
-        ("gemm.c", "a100", Some(2)),
-        ("mv.c", "hd7850", None),
+    for (file, platform, level, ilp) in [
+        ("hotspot.c", "gtx690", OptLevel::Share, None),
+        ("hotspot.c", "gtx690", OptLevel::Naive, None),
+        ("gemm.c", "a100", OptLevel::Share, Some(2)),
+        ("mv.c", "hd7850", OptLevel::Share, None),
     ] {
-        let (est, _) = estimate_and_cuda(file, platform, ilp);
+        let (est, _) = estimate_and_cuda(file, platform, level, ilp);
         assert!(!est.is_empty(), "{file}");
     }
 }
 
 #[test]
 fn the_estimate_is_within_tolerance_of_ptxas() {
-    let nvcc = match find_nvcc() {
+    let nvcc = match ptxas::find_nvcc() {
         Ok(n) => n,
         Err(why) => {
-            if require_devices() {
-                panic!("ACCSHARE_REQUIRE_DEVICES=1 but ptxas is missing: {why}");
-            }
-            eprintln!("SKIP: no ptxas ({why})");
+            exec_support::skip_or_fail(&format!("no ptxas ({why})"));
             return;
         }
     };
     let dir = std::env::temp_dir().join(format!("accshare-regs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     let mut rows = 0;
+    let configs = [
+        ("naive", OptLevel::Naive, None),
+        ("default", OptLevel::Share, None),
+        ("1", OptLevel::Share, Some(1)),
+        ("2", OptLevel::Share, Some(2)),
+        ("8", OptLevel::Share, Some(8)),
+    ];
     for (platform, sm) in [("gtx690", "sm_75"), ("a100", "sm_80")] {
-        for file in ["gemm.c", "mv.c", "conv3x3.c", "hotspot.c"] {
-            for ilp in [None, Some(1), Some(2), Some(8)] {
-                let (est, cu) = estimate_and_cuda(file, platform, ilp);
-                let src = dir.join("k.cu");
-                std::fs::write(&src, cu).unwrap();
-                let o = Command::new(&nvcc)
-                    .args(["-cubin", &format!("-arch={sm}"), "-Xptxas", "-v", "-o"])
-                    .arg(dir.join("k.cubin"))
-                    .arg(&src)
-                    .output()
-                    .expect("nvcc runs");
-                let text = format!(
-                    "{}{}",
-                    String::from_utf8_lossy(&o.stdout),
-                    String::from_utf8_lossy(&o.stderr)
-                );
-                assert!(o.status.success(), "nvcc failed on {file}:\n{text}");
-                let measured = parse_ptxas(&text);
+        for (file, naive) in EXAMPLES {
+            for (label, level, ilp) in configs {
+                if level == OptLevel::Naive && !naive {
+                    continue;
+                }
+                let (est, cu) = estimate_and_cuda(file, platform, level, ilp);
+                let measured = ptxas::registers(&nvcc, &cu, sm, &dir);
                 for (name, e) in est {
                     let Some((_, m)) = measured.iter().find(|(n, _)| *n == name) else {
                         failures.push(format!("{name}: not in ptxas's report"));
                         continue;
                     };
-                    let tol = TOLERANCE.max((TOLERANCE_FRACTION * *m as f64).round() as i64);
-                    let ilp = ilp.map_or("default".to_string(), |f| f.to_string());
+                    let tol = match level {
+                        OptLevel::Naive => TOLERANCE_LOOP_FREE,
+                        _ => TOLERANCE.max((TOLERANCE_FRACTION * *m as f64).round() as i64),
+                    };
                     println!(
-                        "{platform:7} {sm} {file:10} --ilp {ilp:7} {name:18} estimate {e:3}  ptxas {m:3}  diff {:+}",
+                        "{platform:7} {sm} {file:10} {label:7} {name:18} estimate {e:3}  ptxas {m:3}  diff {:+}",
                         e - m
                     );
                     rows += 1;
                     if (e - m).abs() > tol {
                         failures.push(format!(
-                            "{platform} {file} --ilp {ilp} {name}: estimate {e}, ptxas {m} (tolerance {tol})"
+                            "{platform} {file} {label} {name}: estimate {e}, ptxas {m} (tolerance {tol})"
                         ));
                     }
                 }

@@ -12,9 +12,7 @@
 //!   the lowering loads (`kernel::lower::ilp` loads an operand the outputs of a column share
 //!   once per column: RX copies; one the outputs of a row share once per row: RY copies; one
 //!   that depends on neither once; any other once per output), all live together because the
-//!   copies' loads are independent and are issued back to back (in a nest without a sequential
-//!   loop, a stencil, the outputs are computed in turn: one output's reads, and one value in
-//!   flight per other output);
+//!   copies' loads are independent and are issued back to back;
 //! - *addresses*: two per global array (a 64-bit base), one per staged tile (a 32-bit shared
 //!   address), one per reference inside the sequential loop (its running offset);
 //! - *loop counters*: one per loop of the nest (grid iterators included) and one for the
@@ -23,11 +21,27 @@
 //!   elements per work-item, at most [`COPY_IN_FLIGHT`]: ptxas unrolls the copy loop);
 //! - a fixed [`BASE_REGISTERS`] for the thread and block indices, their products with the block
 //!   sizes, and the temporaries every kernel has (calibrated against `ptxas -v`: the smallest
-//!   kernels accshare emits, a copy or a `saxpy`, use 8 registers on sm_80).
+//!   kernels accshare emits, a copy or a `saxpy`, use 8 registers on sm_75 and sm_80).
 //!
-//! Live ranges are not computed: a value counted is live at the loop's back edge. `ptxas` both
-//! rematerialises (fewer registers) and schedules loads early (more), so the estimate is a
-//! model; `tests/regs.rs` compares it with `ptxas -v` on the examples (tolerance there).
+//! **A nest without a sequential loop** (a stencil, a copy, a transpose) has no loop to keep
+//! values live across: the estimate is what is live while the loads are in flight. The outputs
+//! are computed one after the other: *operands* are one load per distinct element one output
+//! reads (a reference the statement repeats, hotspot's `temp[r][c]` four times, is loaded once)
+//! and one value in flight per other output; *addresses* are the arrays' (two per global array,
+//! one per tile: every reference is at a constant distance from its array's, no running
+//! offsets) and each tile's origin (one per dimension, computed before the copy and used by the
+//! compute); *counters* are the grid coordinates, and each output's guard when there are
+//! several (the lowering computes them all before the first output). Without a tile, the thread
+//! and block indices and their products are dead once the grid coordinates are formed, before
+//! the first load: [`BASE_REGISTERS`] is then a floor under the total (`base` is what it adds),
+//! not a term added to it. A staged kernel keeps them (its copy and the tile's origins use them).
+//! Naive hotspot is estimated at 14 registers, as `ptxas -v` counts (35 before: its 9 reads, 10
+//! running offsets and the base all added).
+//!
+//! Live ranges are not computed: a value counted is live at the loop's back edge (or at the
+//! loads, without a loop). `ptxas` both rematerialises (fewer registers) and schedules loads
+//! early (more), so the estimate is a model; `tests/regs.rs` compares it with `ptxas -v` on the
+//! examples (tolerance there).
 //!
 //! **The choice** ([`choose`]) of the outputs per work-item of a staged kernel on a GPU (local
 //! memory of its own): every power-of-two factor RY that divides the block's rows and RX that
@@ -149,21 +163,37 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
         }
     }
     // Operand fragments and running offsets: the reads of the innermost sequential loop, all
-    // copies live together. Without a sequential loop (a stencil) the outputs are computed one
-    // after the other: one output's operands, and a value in flight per other output.
+    // copies live together, and one running offset per reference of the loop. Without a
+    // sequential loop (a stencil) there is nothing to run across: the outputs are computed one
+    // after the other, each from one load per distinct element it reads (a reference repeated
+    // in the statement is loaded once), with one value in flight per other output; every
+    // address is the array's, at a constant distance.
     let mut operands = 0;
     let mut offsets = 0;
+    let mut distinct: Vec<&crate::ir::Access> = Vec::new();
     for a in ir.accesses.iter() {
         if !in_nest(&a.loops) || inner.is_some_and(|l| !a.loops.contains(&l)) {
             continue;
         }
-        offsets += 1;
-        if a.reads() {
-            let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
-            operands += match inner {
-                Some(_) => copies(ir, s, a) * words(elem),
-                None => words(elem),
-            };
+        let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
+        match inner {
+            Some(_) => {
+                offsets += 1;
+                if a.reads() {
+                    operands += copies(ir, s, a) * words(elem);
+                }
+            }
+            None => {
+                // An element is known to be the same only through affine subscripts.
+                let seen = a.is_affine()
+                    && distinct
+                        .iter()
+                        .any(|d| d.array == a.array && d.subscripts == a.subscripts);
+                if a.reads() && !seen {
+                    distinct.push(a);
+                    operands += words(elem);
+                }
+            }
         }
     }
     if inner.is_none() {
@@ -179,7 +209,13 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
     arrays.sort_unstable();
     arrays.dedup();
     let tiles = s.staged().map_or(0, |st| st.arrays.len() as u32);
-    let addresses = 2 * arrays.len() as u32 + tiles + offsets;
+    // Without a sequential loop a tile's references are at the work-item's coordinates less the
+    // tile's origin (its row and column, computed before the copy): no running offset covers it.
+    let origins = match (inner, s.staged()) {
+        (None, Some(st)) => st.arrays.iter().map(|t| t.dims.len() as u32).sum(),
+        _ => 0,
+    };
+    let addresses = 2 * arrays.len() as u32 + tiles + origins + offsets;
     // Counters: every loop of the nest, the strip loop of a staged kernel.
     let mut loops: Vec<LoopId> = ir
         .stmts
@@ -204,14 +240,24 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
             .map(|t| 1 + t.len().div_ceil(threads).clamp(1, COPY_IN_FLIGHT))
             .sum()
     });
-    RegEstimate {
+    // Without a sequential loop, the guard of each output when there are several (the lowering
+    // computes them all before the first output).
+    let guards = if inner.is_none() && f > 1 { f } else { 0 };
+    let mut e = RegEstimate {
         accumulators,
         operands,
         addresses,
-        counters,
+        counters: counters + guards,
         copy,
         base: BASE_REGISTERS,
+    };
+    // A loop-free kernel without a tile: the thread and block indices and their products are
+    // dead once the grid coordinates (the counters) are formed, before the first load, so the
+    // base is a floor under what is live at the loads, not added to it.
+    if inner.is_none() && s.staged().is_none() {
+        e.base = BASE_REGISTERS.saturating_sub(e.total() - e.base);
     }
+    e
 }
 
 /// Why a candidate of the search lost.

@@ -378,4 +378,5 @@ pub fn compare_dumps(
 }
 pub mod generate;
 pub mod programs;
+pub mod ptxas;
 pub mod suite;

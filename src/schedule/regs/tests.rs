@@ -200,3 +200,73 @@ fn every_candidate_is_a_legal_factor_with_a_verdict() {
         assert_eq!(f.cols, 1);
     }
 }
+
+/// A 5-point stencil without a tile and without a sequential loop: what is live at the loads is
+/// each distinct element read once (the repeated `A[i][j]` is loaded once), the two arrays'
+/// addresses and the grid coordinates; the base is a floor, not added (nothing runs across a
+/// loop: no running offsets).
+#[test]
+fn a_loop_free_stencil_counts_what_is_live_at_the_loads() {
+    let src = "
+void jacobi(float A[512][512], float B[512][512])
+{
+int i, j;
+#pragma acc kernels loop independent
+for (i = 1; i < 511; i++) {
+#pragma acc loop independent
+    for (j = 1; j < 511; j++)
+        B[i][j] = A[i][j] + 0.2f * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+}
+}";
+    let (ir, ks) = schedule(src, "gtx690", None);
+    let plain = ks.candidates.iter().find(|c| c.staged().is_none()).unwrap();
+    let one = estimate(
+        &ir,
+        &Schedule {
+            ilp: 1,
+            cols: 1,
+            ..plain.clone()
+        },
+    );
+    assert_eq!(
+        one,
+        RegEstimate {
+            accumulators: 0,
+            operands: 5,
+            addresses: 4,
+            counters: 2,
+            copy: 0,
+            base: 0,
+        }
+    );
+    assert_eq!(one.total(), 11);
+    // A copy: under the floor, BASE_REGISTERS (the smallest kernels' count).
+    let copy = "
+void copy(float A[512][512], float B[512][512])
+{
+int i, j;
+#pragma acc kernels loop independent
+for (i = 0; i < 512; i++) {
+#pragma acc loop independent
+    for (j = 0; j < 512; j++)
+        B[i][j] = A[i][j];
+}
+}";
+    let (ir, ks) = schedule(copy, "gtx690", None);
+    let plain = ks.preferred().clone();
+    let at = |f: u32| {
+        estimate(
+            &ir,
+            &Schedule {
+                ilp: f,
+                cols: 1,
+                ..plain.clone()
+            },
+        )
+    };
+    assert_eq!(at(1).total(), BASE_REGISTERS);
+    // 8 outputs: one value in flight and one guard per output, the addresses and coordinates.
+    let eight = at(8);
+    assert_eq!((eight.operands, eight.counters), (8, 2 + 8));
+    assert_eq!(eight.total(), 8 + 4 + 10);
+}
