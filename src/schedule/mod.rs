@@ -282,6 +282,7 @@ pub fn schedule_region(
                 && opts.ilp.is_none()
                 && opts.cols.is_none(),
             words_asked: opts.words == Some(true),
+            tile_words: opts.opt == OptLevel::Share && opts.words != Some(false),
             fit: opts.opt == OptLevel::Share && local_is_global,
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
@@ -415,6 +416,10 @@ pub struct Coarsening {
     /// `--words on`: grouped wherever legal, also where accshare would not by default (a
     /// loop-free nest on a CPU device).
     pub words_asked: bool,
+    /// Staged tiles of short words are copied a vector per work-item
+    /// ([`words::tile_copy`]): under `--opt share` unless `--words off`, with or without
+    /// `--ilp`.
+    pub tile_words: bool,
     /// Unstaged blocks are fitted to the grid's known extents ([`Schedule::fit_to_extents`]):
     /// under `--opt share` on CPU devices.
     pub fit: bool,
@@ -461,6 +466,12 @@ pub fn schedule_kernel(
             }
             spec.strip = None;
             spec.block = baseline.block;
+        }
+        if ilp.tile_words {
+            let block = spec.block;
+            for a in &mut spec.arrays {
+                a.copy_words = words::tile_copy(ir, a, block);
+            }
         }
         if spec.arrays.is_empty() {
             // Nothing to stage: the baseline (perhaps with a register tile), with the plan's

@@ -202,6 +202,9 @@ fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
 /// copy nothing), so that a warp's copy reaches consecutive banks: walking only the elements
 /// would put a row of 4 padded to 5 on words 0–3, 5–8, …, 35–38, two words in bank 0.
 fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
+    if let Some(Ok(w)) = &a.copy_words {
+        return tile_copy_words(a, block, global_extents, dir, w.width);
+    }
     if loads_2d(a, block) {
         return tile_copy_2d(a, block, global_extents, dir);
     }
@@ -294,6 +297,260 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             els: Vec::new(),
         }],
     }
+}
+
+/// The cooperative copy of a tile of short words grouped by the schedule
+/// ([`crate::schedule::words::tile_copy`]): work-item `t` moves the groups `t, t + threads, …`
+/// of `width` consecutive elements of a tile row, each with one vector load and one vector store
+/// where the whole group is inside the tile row and the range the program touches, else element
+/// by element under the scalar copy's guards (a row's last, partial group; groups at the array's
+/// edges). A 2-D tile copied by a 2-D block walks rows by the block's height and groups by its
+/// width; any other through a flat index over the groups.
+fn tile_copy_words(
+    a: &StagedArray,
+    block: [u32; 3],
+    global_extents: &[KExpr],
+    dir: Dir,
+    width: u32,
+) -> KStmt {
+    let n = a.dims.len();
+    let x = &a.dims[n - 1];
+    // Groups per tile row: the row walked with its padding, as the scalar copy walks it.
+    let groups = a.row_len.max(x.extent).div_ceil(width) as i64;
+    let strides = a.strides();
+    let scaled = |e: KExpr, k: u32| {
+        if k == 1 {
+            e
+        } else {
+            KExpr::bin(BinOp::Mul, e, KExpr::int(k as i64))
+        }
+    };
+    let c = KExpr::Var("accshare_c".to_string());
+    // The outer coordinates (the tile's rows): their edge conditions, global subscripts and
+    // local offset; then the loops around one group at tile column `c`.
+    let mut conds = Vec::new();
+    let mut gsubs = Vec::new();
+    let mut lrow: Option<KExpr> = None;
+    let mut add_row = |e: KExpr| {
+        lrow = Some(match lrow.take() {
+            None => e,
+            Some(x) => KExpr::bin(BinOp::Add, x, e),
+        })
+    };
+    let wrap: Box<dyn Fn(Vec<KStmt>) -> KStmt>;
+    let lp = |v: &str, init: KExpr, bound: i64, step: i64, body: Vec<KStmt>| KStmt::For {
+        init: vec![KStmt::Decl {
+            name: v.to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(init),
+        }],
+        cond: Some(KExpr::bin(
+            BinOp::Lt,
+            KExpr::Var(v.to_string()),
+            KExpr::int(bound),
+        )),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: KExpr::int(step),
+        }],
+        body,
+    };
+    if loads_2d(a, block) {
+        let r = KExpr::Var("accshare_r".to_string());
+        let g0 = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
+        in_range(&a.dims[0], &g0, &mut conds);
+        gsubs.push(g0);
+        add_row(scaled(r, strides[0]));
+        let (e0, e1) = (a.dims[0].extent as i64, x.extent as i64);
+        let (bx, by) = (block[0] as i64, block[1] as i64);
+        let w = width as i64;
+        wrap = Box::new(move |body| {
+            let first = KExpr::bin(
+                BinOp::Mul,
+                KExpr::Builtin(Builtin::LocalId(0)),
+                KExpr::int(w),
+            );
+            let inner = lp("accshare_c", first, e1, bx * w, body);
+            lp(
+                "accshare_r",
+                KExpr::Builtin(Builtin::LocalId(1)),
+                e0,
+                by,
+                vec![inner],
+            )
+        });
+    } else {
+        let threads = (block[0] * block[1] * block[2]) as i64;
+        let l = KExpr::Var("accshare_l".to_string());
+        let walked = |d: usize| -> i64 {
+            if d + 1 == n {
+                groups
+            } else {
+                a.dims[d].extent as i64
+            }
+        };
+        let total: i64 = (0..n).map(walked).product();
+        for (d, td) in a.dims.iter().enumerate().take(n - 1) {
+            let inner: i64 = (d + 1..n).map(walked).product();
+            let q = KExpr::bin(BinOp::Div, l.clone(), KExpr::int(inner));
+            let rd = if d == 0 {
+                q
+            } else {
+                KExpr::bin(BinOp::Rem, q, KExpr::int(walked(d)))
+            };
+            let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), rd.clone());
+            in_range(td, &g, &mut conds);
+            gsubs.push(g);
+            add_row(scaled(rd, strides[d]));
+        }
+        let col = scaled(
+            if n == 1 {
+                l.clone()
+            } else {
+                KExpr::bin(BinOp::Rem, l.clone(), KExpr::int(groups))
+            },
+            width,
+        );
+        wrap = Box::new(move |body| {
+            let mut b = vec![KStmt::Decl {
+                name: "accshare_c".to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(col.clone()),
+            }];
+            b.extend(body);
+            lp("accshare_l", KExpr::Var(TID.to_string()), total, threads, b)
+        });
+    }
+    let at = |e: KExpr, k: KExpr| match k {
+        KExpr::Int(0, _) => e,
+        k => KExpr::bin(BinOp::Add, e, k),
+    };
+    // Global column, global element and local element of tile column `col`.
+    let gcol = |col: KExpr| KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, n - 1)), col);
+    let refs = |col: KExpr| {
+        let mut subs = gsubs.clone();
+        subs.push(gcol(col.clone()));
+        let lidx = match &lrow {
+            Some(r) => KExpr::bin(BinOp::Add, r.clone(), col),
+            None => col,
+        };
+        (
+            ArrayRef {
+                array: a.local.clone(),
+                space: Space::Local,
+                index: Box::new(lidx),
+                field: None,
+            },
+            ArrayRef {
+                array: a.name.clone(),
+                space: Space::Global,
+                index: Box::new(flatten(subs, global_extents)),
+                field: global_field(a),
+            },
+        )
+    };
+    let all = |cs: Vec<KExpr>| {
+        cs.into_iter()
+            .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
+            .unwrap_or(KExpr::int(1))
+    };
+    // The whole group: inside the tile row (not a pad column) and, at both ends, inside the
+    // range the program touches.
+    let mut vconds = vec![KExpr::bin(
+        BinOp::Le,
+        c.clone(),
+        KExpr::int(x.extent as i64 - width as i64),
+    )];
+    vconds.extend(conds.iter().cloned());
+    // The first lane's lower bound, the last lane's upper bounds.
+    let mut first = Vec::new();
+    in_range(x, &gcol(c.clone()), &mut first);
+    vconds.extend(
+        first
+            .into_iter()
+            .filter(|e| matches!(e, KExpr::Binary(BinOp::Ge, ..))),
+    );
+    in_range(
+        x,
+        &gcol(at(c.clone(), KExpr::int(width as i64 - 1))),
+        &mut vconds,
+    );
+    let lanes: Vec<String> = (0..width).map(|k| format!("accshare_t{}", k)).collect();
+    let (local, global) = refs(c.clone());
+    let (src, dst) = match dir {
+        Dir::Load => (global, local),
+        Dir::Store => (local, global),
+    };
+    let vector = vec![
+        KStmt::VecLoad {
+            vector: "accshare_tv".to_string(),
+            lanes: lanes.clone(),
+            elem: a.elem,
+            src,
+        },
+        KStmt::VecStore {
+            dst,
+            elem: a.elem,
+            values: lanes.iter().map(|l| KExpr::Var(l.clone())).collect(),
+        },
+    ];
+    // Element by element: `accshare_e` from `c` to the row's end, at most `width` of them.
+    let ev = "accshare_e".to_string();
+    let e = KExpr::Var(ev.clone());
+    // A pad column (past the row's extent) copies nothing.
+    let mut econds = Vec::new();
+    if a.row_len > x.extent {
+        econds.push(KExpr::bin(
+            BinOp::Lt,
+            e.clone(),
+            KExpr::int(x.extent as i64),
+        ));
+    }
+    econds.extend(conds.iter().cloned());
+    in_range(x, &gcol(e.clone()), &mut econds);
+    let (local, global) = refs(e.clone());
+    let scalar = KStmt::For {
+        init: vec![KStmt::Decl {
+            name: ev.clone(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(c.clone()),
+        }],
+        cond: Some(KExpr::bin(
+            BinOp::Lt,
+            e.clone(),
+            KExpr::int(a.row_len.max(x.extent) as i64),
+        )),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(ev),
+            op: Some(BinOp::Add),
+            value: KExpr::int(1),
+        }],
+        body: vec![
+            KStmt::If {
+                cond: KExpr::bin(
+                    BinOp::Ge,
+                    e.clone(),
+                    KExpr::bin(BinOp::Add, c.clone(), KExpr::int(width as i64)),
+                ),
+                then: vec![KStmt::Break],
+                els: Vec::new(),
+            },
+            KStmt::If {
+                cond: all(econds),
+                then: vec![copy(dir, local, global)],
+                els: Vec::new(),
+            },
+        ],
+    };
+    wrap(vec![KStmt::If {
+        cond: all(vconds),
+        then: vector,
+        els: vec![scalar],
+    }])
 }
 
 /// A comment naming the tile and its shape, then its cooperative copy.
