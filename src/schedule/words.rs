@@ -13,11 +13,25 @@
 //! own guards. This module decides which kernels, which arrays and which width, or why not.
 //!
 //! Default: on under `--opt share` for every kernel that has no register micro-tile and is not
-//! staged (staged kernels read their short words from local memory: vectorising the tile copies
-//! is not done), except a loop-free nest on a CPU device, which its OpenCL compiler already
+//! staged, except a loop-free nest on a CPU device, which its OpenCL compiler already
 //! vectorises across work-items (`NoWords::LoopFreeOnCpu`); `--words on` groups that one too,
 //! `--words off` turns grouping off. The width is 4 bytes per output row of a work-item
 //! (4 lanes of 8 bits, 2 of 16), the width the seed groups to and CUDA's `uchar4`/`short2`.
+//!
+//! Staged kernels read their short words from local memory; what is grouped there is the
+//! cooperative copy of each 8/16-bit tile ([`tile_copy`], recorded on
+//! `StagedArray::copy_words`, applied by `kernel::lower::staged`): a work-item moves 4 bytes
+//! of a tile row (`uchar4`, `short2`) with one vector load and one vector store instead of one
+//! element, the groups of the whole tile spread over the block through a flat index. Elements
+//! past a row's last whole group, and groups that cross the edge of the range the program
+//! touches, are copied element by element under the scalar copy's guards. Alignment: OpenCL's
+//! `vloadn`/`vstoren` need only the element's alignment (OpenCL C 1.2 §6.12.7), CUDA's vector
+//! types a 4-byte one, checked at run time by the back end (element accesses where it fails;
+//! short-word tiles are declared `__align__(4)`); the schedule records whether every vector is
+//! word-aligned ([`TileWords::aligned`]) and refuses a tile whose start along x is a constant
+//! non-multiple of the width in every block ([`TileWordsRejection::Unaligned`]), whose every
+//! vector would straddle two words. On by default under `--opt share` (also with `--ilp`),
+//! off with `--words off`.
 
 use std::fmt;
 
