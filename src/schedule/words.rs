@@ -404,9 +404,7 @@ pub fn tile_copy(
         return None;
     }
     let width = WORD_BYTES / a.elem.size();
-    let Some(x) = a.dims.last() else {
-        return None;
-    };
+    let x = a.dims.last()?;
     if a.field.is_some() || a.interleave.is_some() {
         return Some(Err(TileWordsRejection::Strided));
     }
