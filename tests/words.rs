@@ -274,13 +274,15 @@ fn explain_says_what_is_grouped_and_why_not() {
 // ---------------------------------------------------------------------------------------------
 
 /// The staged programs: scheduled for a GPU (no platform: the engine's default model), where the
-/// `share` pragmas stage `in`, and run on the OpenCL device (PoCL) all the same. `smooth3`'s tile
-/// starts a byte past a word: its copy is not grouped (the scalar copy, checked too).
+/// `share` pragmas stage `in` (`out` in transpose, a written tile stored back), and run on the
+/// OpenCL device (PoCL) all the same. `smooth3`'s tile starts a byte past a word: its copy is
+/// not grouped (the scalar copy, checked too).
 fn staged_programs() -> Vec<PathBuf> {
     vec![
         root().join("examples/gauss.c"),
         root().join("tests/words/blur3x3_u8_share.c"),
         root().join("tests/words/smooth3_u8_share.c"),
+        root().join("tests/words/transpose_u8_share.c"),
     ]
 }
 
@@ -324,11 +326,15 @@ fn staged_grouped_copies_equal_cc_on_opencl() {
         let name = src.file_stem().unwrap().to_string_lossy().into_owned();
         for (k, size) in SIZES.iter().enumerate() {
             let text = compile_gpu(&src, size, Target::OpenCl);
-            let grouped = text.contains("vstore4(") && text.contains("&accshare_sh_in[");
+            let grouped = text.contains("vstore4(");
             assert!(
-                text.contains("__local uchar accshare_sh_in"),
+                text.contains("__local uchar accshare_sh_"),
                 "{name}:\n{text}"
             );
+            if name == "transpose_u8_share" {
+                // The written tile is stored back a vector per work-item.
+                assert!(text.contains("vload4(0, &accshare_sh_out["), "{text}");
+            }
             assert_eq!(grouped, name != "smooth3_u8_share", "{name}:\n{text}");
             let defines: Vec<(String, String)> = size
                 .iter()
