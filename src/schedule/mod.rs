@@ -207,6 +207,9 @@ pub struct KernelSchedule {
     /// The short-word grouping of the unstaged kernel ([`words::decide`]), or why none; `None`
     /// where it was not considered (`--words off`, `--opt naive`, an `--ilp` tile).
     pub words: Option<Result<words::Words, words::NoWords>>,
+    /// Staged short-word tiles get grouped copies ([`words::tile_copy`]): also in the staged
+    /// variants of the schedule space (`variant::apply`).
+    pub tile_words: bool,
 }
 
 impl KernelSchedule {
@@ -522,6 +525,7 @@ pub fn schedule_kernel(
         mapping,
         coarsening: None,
         words,
+        tile_words: ilp.tile_words,
     })
 }
 
