@@ -268,3 +268,220 @@ fn explain_says_what_is_grouped_and_why_not() {
         text
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Staged tiles (issue 14): the cooperative copies of 8/16-bit tiles grouped into vectors
+// ---------------------------------------------------------------------------------------------
+
+/// The staged programs: scheduled for a GPU (no platform: the engine's default model), where the
+/// `share` pragmas stage `in` (`out` in transpose, a written tile stored back), and run on the
+/// OpenCL device (PoCL) all the same. `smooth3`'s tile starts a byte past a word: its copy is
+/// not grouped (the scalar copy, checked too).
+fn staged_programs() -> Vec<PathBuf> {
+    vec![
+        root().join("examples/gauss.c"),
+        root().join("tests/words/blur3x3_u8_share.c"),
+        root().join("tests/words/smooth3_u8_share.c"),
+        root().join("tests/words/transpose_u8_share.c"),
+    ]
+}
+
+fn gpu_opts(words: Option<bool>) -> driver::OptOptions {
+    driver::OptOptions {
+        platform: None,
+        ..opts(words)
+    }
+}
+
+fn compile_gpu(src: &Path, defines: &[(&str, &str)], target: Target) -> String {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let o = driver::Options {
+        target,
+        pp: accshare::front::preprocess::PpOptions {
+            defines: defines
+                .iter()
+                .map(|(a, b)| (a.to_string(), Some(b.to_string())))
+                .collect(),
+            include_dirs: Vec::new(),
+        },
+    };
+    driver::compile_with(src, &o, &gpu_opts(None), &mut sources, &mut diags)
+        .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)))
+        .kernel_source
+}
+
+/// The grouped tile copies compute what `cc` computes at both sizes (71 columns: the tiles of
+/// the last column of blocks end inside a vector, and rows of the array are not word-aligned;
+/// 132: whole vectors), and the kernel text has the vector copy into the tile where the
+/// schedule grouped it.
+#[test]
+fn staged_grouped_copies_equal_cc_on_opencl() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let mut problems = Vec::new();
+    for src in staged_programs() {
+        let name = src.file_stem().unwrap().to_string_lossy().into_owned();
+        for (k, size) in SIZES.iter().enumerate() {
+            let text = compile_gpu(&src, size, Target::OpenCl);
+            let grouped = text.contains("vstore4(");
+            assert!(
+                text.contains("__local uchar accshare_sh_"),
+                "{name}:\n{text}"
+            );
+            if name == "transpose_u8_share" {
+                // The written tile is stored back a vector per work-item.
+                assert!(text.contains("vload4(0, &accshare_sh_out["), "{text}");
+            }
+            assert_eq!(grouped, name != "smooth3_u8_share", "{name}:\n{text}");
+            let defines: Vec<(String, String)> = size
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            let tag = format!("words-staged-{}-{}", name, k);
+            if let Err(e) = exec_support::programs::check_variants(
+                &src,
+                &defines,
+                &tag,
+                &[
+                    ("grouped", gpu_opts(None)),
+                    ("scalar", gpu_opts(Some(false))),
+                ],
+            ) {
+                problems.push(format!("{} {:?}: {}", name, size, e));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `--words off` copies the tiles one element per work-item, as before.
+#[test]
+fn staged_words_off_is_the_scalar_copy() {
+    let gauss = root().join("examples/gauss.c");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let o = driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let text = driver::compile_with(&gauss, &o, &gpu_opts(Some(false)), &mut sources, &mut diags)
+        .unwrap()
+        .kernel_source;
+    assert!(text.contains("__local uchar accshare_sh_in"), "{text}");
+    assert!(
+        !text.contains("vload") && !text.contains("vstore"),
+        "{text}"
+    );
+}
+
+#[test]
+fn staged_kernel_text_is_pinned() {
+    let blur = root().join("tests/words/blur3x3_u8_share.c");
+    insta::assert_snapshot!(
+        "blur3x3_u8_share_opencl",
+        compile_gpu(&blur, &SIZES[0], Target::OpenCl)
+    );
+    insta::assert_snapshot!(
+        "blur3x3_u8_share_cuda",
+        compile_gpu(&blur, &SIZES[0], Target::Cuda)
+    );
+}
+
+#[test]
+fn staged_cuda_kernels_compile_with_nvrtc() {
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    find_nvrtc();
+    for src in staged_programs() {
+        for size in &SIZES {
+            let text = compile_gpu(&src, size, Target::Cuda);
+            assert!(
+                text.contains("__shared__ __align__(4) unsigned char"),
+                "{text}"
+            );
+            match compile_cuda(&text, "compute_75") {
+                Ok(CompileOutcome::Compiled { log, .. }) => {
+                    assert!(log.trim().is_empty(), "{}: {log}", src.display())
+                }
+                Ok(CompileOutcome::Skipped(why)) => {
+                    exec_support::skip_or_fail(&format!("NVRTC unavailable: {why}"));
+                    return;
+                }
+                Ok(CompileOutcome::Failed(log)) => {
+                    panic!("NVRTC rejected {}:\n{log}\n{}", src.display(), text)
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+}
+
+/// `accshare analyze` of the first kernel (JSON) on `a100`, where `share` stages the tile.
+fn analyze_a100(src: &Path, words: &str) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
+        .args([
+            "analyze",
+            "--platform",
+            "a100",
+            "--format",
+            "json",
+            "--words",
+        ])
+        .arg(words)
+        .arg(src)
+        .output()
+        .expect("accshare runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["kernels"][0].clone()
+}
+
+/// The simulator follows the kernel IR: the grouped copy makes fewer global requests (a warp's
+/// row of the 36-wide tile in one request of 9 lanes × 4 bytes instead of 32 + 4 lanes of one
+/// byte) and issues fewer instructions.
+#[test]
+fn the_simulator_counts_fewer_requests_for_grouped_tile_copies() {
+    let src = root().join("tests/words/blur3x3_u8_share.c");
+    let (on, off) = (analyze_a100(&src, "on"), analyze_a100(&src, "off"));
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().expect(k);
+    assert!(
+        n(&on, "global_requests") < n(&off, "global_requests"),
+        "{on}\n{off}"
+    );
+    assert!(
+        n(&on, "instructions") < n(&off, "instructions"),
+        "{on}\n{off}"
+    );
+}
+
+/// The decision per tile, as `explain` prints it (text) and reports it (JSON).
+#[test]
+fn explain_shows_the_tile_copy_decision() {
+    let mut lines = Vec::new();
+    for src in staged_programs() {
+        let text = explain(&src, "a100");
+        lines.push(format!("{}:", src.file_name().unwrap().to_string_lossy()));
+        lines.extend(
+            text.lines()
+                .filter(|l| l.contains("short-word tile copies") || l.contains("short words"))
+                .map(|l| l.trim().to_string()),
+        );
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
+            .args(["explain", "--platform", "a100", "--format", "json"])
+            .arg(&src)
+            .output()
+            .expect("accshare runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        lines.push(format!(
+            "json: {}",
+            v["regions"][0]["kernels"][0]["tile_words"]
+        ));
+    }
+    insta::assert_snapshot!("staged_tile_words_explain", lines.join("\n"));
+}

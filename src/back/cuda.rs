@@ -354,8 +354,16 @@ fn print_kernel(out: &mut String, k: &Kernel) {
     let params: Vec<String> = k.params.iter().map(param).collect();
     out.push_str(&c_like::signature(&k.name, &params, ""));
     for l in &k.locals {
+        // A tile of short words starts on a word, so that its vector accesses (the grouped
+        // tile copies) can be taken: a `__shared__ unsigned char` array has byte alignment.
+        let align = if l.elem.size() < 4 {
+            "__align__(4) "
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "    __shared__ {} {}[{}];\n",
+            "    __shared__ {}{} {}[{}];\n",
+            align,
             d.scalar(l.elem, TypeUse::Local),
             c_like::spell_ident(&d, &l.name),
             l.len

@@ -140,6 +140,20 @@ struct Analyzed<'a> {
     /// GPUs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     coarsening: Option<CoarseningJson>,
+    /// The copy grouping of each staged tile of 8- or 16-bit elements (short words).
+    tile_words: Vec<TileWordsJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct TileWordsJson<'a> {
+    array: &'a str,
+    local: &'a str,
+    /// Elements per vector access of the copies, `null` when copied one by one.
+    width: Option<u32>,
+    /// Every vector word-aligned (proven statically); `null` when not grouped.
+    aligned: Option<bool>,
+    /// Why the copies are not grouped, `null` when grouped.
+    reason: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -569,6 +583,22 @@ fn kernel<'a>(
                         transposed: t.choice.layout.transposed,
                         extra_bytes: t.choice.extra_bytes,
                         bank_width: t.bank_mode.map(|m| m.width),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        tile_words: banks
+            .map(|ts| {
+                ts.iter()
+                    .filter_map(|t| {
+                        let d = t.copy_words.as_ref()?;
+                        Some(TileWordsJson {
+                            array: &t.array,
+                            local: &t.local,
+                            width: d.as_ref().ok().map(|w| w.width),
+                            aligned: d.as_ref().ok().map(|w| w.aligned),
+                            reason: d.as_ref().err().map(|e| e.to_string()),
+                        })
                     })
                     .collect()
             })

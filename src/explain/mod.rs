@@ -115,6 +115,35 @@ struct TileBank {
     choice: crate::schedule::stage::BankChoice,
     /// The kernel's bank mode when not the platform's default (Kepler's 8-byte banks).
     bank_mode: Option<crate::schedule::stage::BankMode>,
+    /// The grouping of the tile's cooperative copies (short words), or why none.
+    copy_words: Option<Result<TileWords, TileWordsRejection>>,
+    elem: crate::front::ast::Scalar,
+}
+
+use crate::schedule::words::{TileWords, TileWordsRejection};
+
+/// The text of one short-word tile's copy decision (a note of its kernel).
+fn tile_words_note(t: &TileBank) -> Option<String> {
+    let d = t.copy_words.as_ref()?;
+    Some(match d {
+        Ok(w) => format!(
+            "short-word tile copies (seed 004): `{}` ({}, {}) moved {} elements ({} bytes) per work-item with one vector load and one vector store ({}); a row's elements past its last whole vector, and those outside the range the program touches, one by one under the copy's guards",
+            t.array,
+            t.local,
+            t.elem.c_name(),
+            w.width,
+            w.width * t.elem.size(),
+            if w.aligned {
+                "every vector word-aligned: the tile's start along x, the array's row pitch and the tile's row length are multiples of the width, with word-aligned buffers"
+            } else {
+                "word alignment not proven: OpenCL vloadN/vstoreN need only the element's, CUDA takes the vector type where the address is aligned at run time, element accesses elsewhere"
+            }
+        ),
+        Err(why) => format!(
+            "short-word tile copies (seed 004): `{}` ({}) copied one element per work-item: {}",
+            t.array, t.local, why
+        ),
+    })
 }
 
 /// The text of one tile's bank decision (a note of its kernel).
@@ -283,6 +312,8 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                     local: a.local.clone(),
                     choice: a.bank.clone(),
                     bank_mode: spec.bank_mode,
+                    copy_words: a.copy_words.clone(),
+                    elem: a.elem,
                 })
                 .collect();
             if let Some(m) = &spec.bank_mode {
@@ -299,6 +330,7 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                 ));
             }
             kp.notes.extend(tiles.iter().map(bank_note));
+            kp.notes.extend(tiles.iter().filter_map(tile_words_note));
             if let (Some(r), Some(st)) = (&spec.reorder, &spec.strip) {
                 let reds: Vec<String> = r
                     .reductions
@@ -400,7 +432,7 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
         (None, Ok(w)) => Some(format!(
             "short words (seed 004): not grouped: {}{}",
             if s.staged().is_some() {
-                "the kernel is staged (its short words are read from shared memory)"
+                "the kernel is staged (its short words are read from shared memory; its tile copies are grouped instead where they can be)"
             } else if s.ilp * s.cols > 1 {
                 "a register micro-tile takes the outputs per work-item"
             } else {

@@ -214,6 +214,9 @@ pub struct KernelSchedule {
     /// The short-word grouping of the unstaged kernel ([`words::decide`]), or why none; `None`
     /// where it was not considered (`--words off`, `--opt naive`, an `--ilp` tile).
     pub words: Option<Result<words::Words, words::NoWords>>,
+    /// Staged short-word tiles get grouped copies ([`words::tile_copy`]): also in the staged
+    /// variants of the schedule space (`variant::apply`).
+    pub tile_words: bool,
 }
 
 impl KernelSchedule {
@@ -289,6 +292,7 @@ pub fn schedule_region(
                 && opts.ilp.is_none()
                 && opts.cols.is_none(),
             words_asked: opts.words == Some(true),
+            tile_words: opts.opt == OptLevel::Share && opts.words != Some(false),
             fit: opts.opt == OptLevel::Share && local_is_global,
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
@@ -422,6 +426,10 @@ pub struct Coarsening {
     /// `--words on`: grouped wherever legal, also where accshare would not by default (a
     /// loop-free nest on a CPU device).
     pub words_asked: bool,
+    /// Staged tiles of short words are copied a vector per work-item
+    /// ([`words::tile_copy`]): under `--opt share` unless `--words off`, with or without
+    /// `--ilp`.
+    pub tile_words: bool,
     /// Unstaged blocks are fitted to the grid's known extents ([`Schedule::fit_to_extents`]):
     /// under `--opt share` on CPU devices.
     pub fit: bool,
@@ -468,6 +476,12 @@ pub fn schedule_kernel(
             }
             spec.strip = None;
             spec.block = baseline.block;
+        }
+        if ilp.tile_words {
+            let block = spec.block;
+            for a in &mut spec.arrays {
+                a.copy_words = words::tile_copy(ir, a, block);
+            }
         }
         if spec.arrays.is_empty() {
             // Nothing to stage: the baseline (perhaps with a register tile), with the plan's
@@ -518,6 +532,7 @@ pub fn schedule_kernel(
         mapping,
         coarsening: None,
         words,
+        tile_words: ilp.tile_words,
     })
 }
 

@@ -482,9 +482,15 @@ fn apply_with_limit(
         return Err(VariantError::Rows);
     }
     let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config, &v.skip)?;
-    let spec = super::stage::plan(r, ks.root, &base.grid, &kp);
+    let mut spec = super::stage::plan(r, ks.root, &base.grid, &kp);
     if spec.arrays.is_empty() {
         return Err(VariantError::NothingStaged);
+    }
+    if ks.tile_words {
+        let block = spec.block;
+        for a in &mut spec.arrays {
+            a.copy_words = super::words::tile_copy(&r.ir, a, block);
+        }
     }
     if spec.block != v.block {
         return Err(VariantError::Block);

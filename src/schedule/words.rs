@@ -13,11 +13,25 @@
 //! own guards. This module decides which kernels, which arrays and which width, or why not.
 //!
 //! Default: on under `--opt share` for every kernel that has no register micro-tile and is not
-//! staged (staged kernels read their short words from local memory: vectorising the tile copies
-//! is not done), except a loop-free nest on a CPU device, which its OpenCL compiler already
+//! staged, except a loop-free nest on a CPU device, which its OpenCL compiler already
 //! vectorises across work-items (`NoWords::LoopFreeOnCpu`); `--words on` groups that one too,
 //! `--words off` turns grouping off. The width is 4 bytes per output row of a work-item
 //! (4 lanes of 8 bits, 2 of 16), the width the seed groups to and CUDA's `uchar4`/`short2`.
+//!
+//! Staged kernels read their short words from local memory; what is grouped there is the
+//! cooperative copy of each 8/16-bit tile ([`tile_copy`], recorded on
+//! `StagedArray::copy_words`, applied by `kernel::lower::staged`): a work-item moves 4 bytes
+//! of a tile row (`uchar4`, `short2`) with one vector load and one vector store instead of one
+//! element, the groups of the whole tile spread over the block through a flat index. Elements
+//! past a row's last whole group, and groups that cross the edge of the range the program
+//! touches, are copied element by element under the scalar copy's guards. Alignment: OpenCL's
+//! `vloadn`/`vstoren` need only the element's alignment (OpenCL C 1.2 §6.12.7), CUDA's vector
+//! types a 4-byte one, checked at run time by the back end (element accesses where it fails;
+//! short-word tiles are declared `__align__(4)`); the schedule records whether every vector is
+//! word-aligned ([`TileWords::aligned`]) and refuses a tile whose start along x is a constant
+//! non-multiple of the width in every block ([`TileWordsRejection::Unaligned`]), whose every
+//! vector would straddle two words. On by default under `--opt share` (also with `--ilp`),
+//! off with `--words off`.
 
 use std::fmt;
 
@@ -443,6 +457,124 @@ pub fn tile(ir: &Region, deps: &DepInfo, baseline: &Schedule, ilp: Coarsening) -
     s.full_tile_path = true;
     s.words = Some(w);
     Some(s)
+}
+
+/// The grouping of a staged tile's cooperative copies (global memory ↔ the tile): each
+/// work-item moves [`TileWords::width`] consecutive elements of a tile row with one vector load
+/// and one vector store (4 bytes) instead of one element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileWords {
+    /// Consecutive elements of a tile row per vector access ([`WORD_BYTES`] bytes).
+    pub width: u32,
+    /// Every vector starts at a multiple of the width in its array and in the tile (with
+    /// word-aligned buffers): the tile's global start along x, the array's row pitch and the
+    /// tile's row length are multiples of it. Otherwise some vectors are not word-aligned:
+    /// OpenCL's `vloadn`/`vstoren` need only the element's alignment, CUDA's vector types are
+    /// taken where the address is aligned at run time, element accesses elsewhere.
+    pub aligned: bool,
+}
+
+/// Why a staged short-word tile is copied one element per work-item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TileWordsRejection {
+    /// The tile holds one field of an array of structs or one residue of an interleaved
+    /// dimension: consecutive elements of a tile row are not adjacent in global memory.
+    Strided,
+    /// The tile is stored transposed: consecutive elements of a global row are not adjacent in
+    /// the tile.
+    Transposed,
+    /// A tile row holds fewer elements than one vector.
+    Narrow { extent: u32, width: u32 },
+    /// The tile's global start along x is `offset` elements past a multiple of the width in
+    /// every block: every vector would straddle two words.
+    Unaligned { offset: i64, width: u32 },
+}
+
+impl fmt::Display for TileWordsRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TileWordsRejection::Strided => write!(
+                f,
+                "its tile holds a field or a residue (AoS → SoA): a tile row is not adjacent in global memory"
+            ),
+            TileWordsRejection::Transposed => write!(
+                f,
+                "its tile is stored transposed: a global row is not adjacent in the tile"
+            ),
+            TileWordsRejection::Narrow { extent, width } => write!(
+                f,
+                "its tile rows hold {} elements, fewer than a vector of {}",
+                extent, width
+            ),
+            TileWordsRejection::Unaligned { offset, width } => write!(
+                f,
+                "its tile starts {} element{} past a multiple of {} along x (unaligned): every vector would straddle two words",
+                offset,
+                if *offset == 1 { "" } else { "s" },
+                width
+            ),
+        }
+    }
+}
+
+/// The grouping of the cooperative copies of staged tile `a` of a kernel whose blocks are
+/// `block` (the logical block, whose x extent places the tile's origins): `None` for a tile of
+/// 32- or 64-bit elements, else the width or why not.
+///
+/// The width is [`WORD_BYTES`] per vector (4 lanes of 8 bits, 2 of 16). A tile row of any length
+/// is grouped: the elements of a row past its last whole vector, and those outside the range
+/// the program touches, are copied one by one under their guards. Refused: tiles whose rows are
+/// not adjacent in global memory or in the tile, rows narrower than a vector, and tiles whose
+/// global start along x is a constant non-multiple of the width in every block (`j` from 0 with
+/// a halo of 1: each vector would straddle two words; CUDA would take its element path
+/// everywhere).
+pub fn tile_copy(
+    ir: &Region,
+    a: &crate::schedule::stage::StagedArray,
+    block: [u32; 3],
+) -> Option<Result<TileWords, TileWordsRejection>> {
+    use crate::schedule::stage::Primary;
+    let short = matches!(a.elem.size(), 1 | 2) && a.elem != Scalar::Bool;
+    if !short {
+        return None;
+    }
+    let width = WORD_BYTES / a.elem.size();
+    let x = a.dims.last()?;
+    if a.field.is_some() || a.interleave.is_some() {
+        return Some(Err(TileWordsRejection::Strided));
+    }
+    if a.transposed {
+        return Some(Err(TileWordsRejection::Transposed));
+    }
+    if x.extent < width {
+        return Some(Err(TileWordsRejection::Narrow {
+            extent: x.extent,
+            width,
+        }));
+    }
+    // The tile's global start along x: a constant offset past a multiple of the width in every
+    // block, or not known to be.
+    let w = width as i64;
+    let start = match &x.primary {
+        Primary::Fixed => Some(x.lo),
+        Primary::Grid { dim, min } => {
+            let b = block.get(*dim as usize).copied().unwrap_or(1) as i64;
+            min.as_const().filter(|_| b % w == 0).map(|m| m + x.lo)
+        }
+        Primary::Strip => None,
+    };
+    if let Some(off) = start.map(|s| s.rem_euclid(w)).filter(|&o| o != 0) {
+        return Some(Err(TileWordsRejection::Unaligned { offset: off, width }));
+    }
+    let pitch_ok = a.dims.len() == 1
+        || ir
+            .arrays
+            .get(&a.name)
+            .and_then(|i| i.extents.last().cloned().flatten())
+            .and_then(|p| p.as_const())
+            .is_some_and(|p| p % w == 0);
+    let aligned = start.is_some() && pitch_ok && a.row_len % width == 0;
+    Some(Ok(TileWords { width, aligned }))
 }
 
 #[cfg(test)]

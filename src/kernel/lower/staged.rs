@@ -296,40 +296,298 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
     }
 }
 
+/// The cooperative copy of a tile of short words grouped by the schedule
+/// ([`crate::schedule::words::tile_copy`]): the whole groups of `width` consecutive elements of
+/// each tile row go to consecutive work-items, each moved with one vector load and one vector
+/// store where the group lies inside the range the program touches (else element by element
+/// under the scalar copy's guards: groups at the array's edges); the row's elements past its
+/// last whole group go one per work-item, as in the scalar copy. Always through a flat index
+/// over the tile's groups, also for a 2-D tile and block: a row of 36 bytes is 9 groups, and
+/// walked row by row a 32-wide block would leave 23 of its 32 work-items idle. Returns the
+/// copy's statements (the groups' loop, then the loop over the elements past the groups).
+fn tile_copy_words(
+    a: &StagedArray,
+    block: [u32; 3],
+    global_extents: &[KExpr],
+    dir: Dir,
+    width: u32,
+) -> Vec<KStmt> {
+    let n = a.dims.len();
+    let x = &a.dims[n - 1];
+    let walked_x = a.row_len.max(x.extent) as i64;
+    let w = width as i64;
+    // Whole groups per walked row, and the elements after them.
+    let groups = walked_x / w;
+    let rest = walked_x - groups * w;
+    let strides = a.strides();
+    let scaled = |e: KExpr, k: u32| {
+        if k == 1 {
+            e
+        } else {
+            KExpr::bin(BinOp::Mul, e, KExpr::int(k as i64))
+        }
+    };
+    let c = KExpr::Var("accshare_c".to_string());
+    let lp = |v: &str, init: KExpr, bound: i64, step: i64, body: Vec<KStmt>| KStmt::For {
+        init: vec![KStmt::Decl {
+            name: v.to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(init),
+        }],
+        cond: Some(KExpr::bin(
+            BinOp::Lt,
+            KExpr::Var(v.to_string()),
+            KExpr::int(bound),
+        )),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: KExpr::int(step),
+        }],
+        body,
+    };
+    let decl = |v: &str, e: KExpr| KStmt::Decl {
+        name: v.to_string(),
+        ty: Scalar::Int,
+        len: None,
+        init: Some(e),
+    };
+    // The outer coordinates (the tile's rows) as expressions of the loop variables: their edge
+    // conditions, global subscripts and local offset. `per_row` gives the flat copy's
+    // coordinates for `per_row` column slots per row.
+    let outer = |per_row: i64| {
+        let mut conds = Vec::new();
+        let mut gsubs = Vec::new();
+        let mut lrow: Option<KExpr> = None;
+        let mut add_row = |e: KExpr| {
+            lrow = Some(match lrow.take() {
+                None => e,
+                Some(x) => KExpr::bin(BinOp::Add, x, e),
+            })
+        };
+        let l = KExpr::Var("accshare_l".to_string());
+        let walked = |d: usize| -> i64 {
+            if d + 1 == n {
+                per_row
+            } else {
+                a.dims[d].extent as i64
+            }
+        };
+        for (d, td) in a.dims.iter().enumerate().take(n - 1) {
+            let inner: i64 = (d + 1..n).map(walked).product();
+            let q = KExpr::bin(BinOp::Div, l.clone(), KExpr::int(inner));
+            let rd = if d == 0 {
+                q
+            } else {
+                KExpr::bin(BinOp::Rem, q, KExpr::int(walked(d)))
+            };
+            let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), rd.clone());
+            in_range(td, &g, &mut conds);
+            gsubs.push(g);
+            add_row(scaled(rd, strides[d]));
+        }
+        (conds, gsubs, lrow)
+    };
+    let at = |e: KExpr, k: i64| match k {
+        0 => e,
+        k => KExpr::bin(BinOp::Add, e, KExpr::int(k)),
+    };
+    // Global column of tile column `col`.
+    let gcol = |col: KExpr| KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, n - 1)), col);
+    // The local and global element of tile column `col` in the row `(gsubs, lrow)`.
+    let refs = |gsubs: &[KExpr], lrow: &Option<KExpr>, col: KExpr| {
+        let mut subs = gsubs.to_vec();
+        subs.push(gcol(col.clone()));
+        let lidx = match lrow {
+            Some(r) => KExpr::bin(BinOp::Add, r.clone(), col),
+            None => col,
+        };
+        (
+            ArrayRef {
+                array: a.local.clone(),
+                space: Space::Local,
+                index: Box::new(lidx),
+                field: None,
+            },
+            ArrayRef {
+                array: a.name.clone(),
+                space: Space::Global,
+                index: Box::new(flatten(subs, global_extents)),
+                field: global_field(a),
+            },
+        )
+    };
+    let all = |cs: Vec<KExpr>| {
+        cs.into_iter()
+            .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
+            .unwrap_or(KExpr::int(1))
+    };
+    // One element at tile column `col`: a pad column copies nothing.
+    let element = |conds: &[KExpr], gsubs: &[KExpr], lrow: &Option<KExpr>, col: KExpr| {
+        let mut cs = Vec::new();
+        if a.row_len > x.extent {
+            cs.push(KExpr::bin(
+                BinOp::Lt,
+                col.clone(),
+                KExpr::int(x.extent as i64),
+            ));
+        }
+        cs.extend(conds.iter().cloned());
+        in_range(x, &gcol(col.clone()), &mut cs);
+        let (local, global) = refs(gsubs, lrow, col);
+        KStmt::If {
+            cond: all(cs),
+            then: vec![copy(dir, local, global)],
+            els: Vec::new(),
+        }
+    };
+    // The whole group at tile column `c`.
+    let group = |conds: &[KExpr], gsubs: &[KExpr], lrow: &Option<KExpr>| {
+        // Inside the tile row (not a pad column) and, at both ends, inside the range the
+        // program touches: the first lane's lower bound, the last lane's upper bounds.
+        let mut vconds = Vec::new();
+        if groups * w > x.extent as i64 {
+            vconds.push(KExpr::bin(
+                BinOp::Le,
+                c.clone(),
+                KExpr::int(x.extent as i64 - w),
+            ));
+        }
+        vconds.extend(conds.iter().cloned());
+        let mut first = Vec::new();
+        in_range(x, &gcol(c.clone()), &mut first);
+        vconds.extend(
+            first
+                .into_iter()
+                .filter(|e| matches!(e, KExpr::Binary(BinOp::Ge, ..))),
+        );
+        in_range(x, &gcol(at(c.clone(), w - 1)), &mut vconds);
+        let lanes: Vec<String> = (0..width).map(|k| format!("accshare_t{}", k)).collect();
+        let (local, global) = refs(gsubs, lrow, c.clone());
+        let (src, dst) = match dir {
+            Dir::Load => (global, local),
+            Dir::Store => (local, global),
+        };
+        let vector = vec![
+            KStmt::VecLoad {
+                vector: "accshare_tv".to_string(),
+                lanes: lanes.clone(),
+                elem: a.elem,
+                src,
+            },
+            KStmt::VecStore {
+                dst,
+                elem: a.elem,
+                values: lanes.iter().map(|l| KExpr::Var(l.clone())).collect(),
+            },
+        ];
+        // Element by element (an edge of the array): `accshare_e` from `c` on, `width` of them.
+        let e = KExpr::Var("accshare_e".to_string());
+        let scalar = KStmt::For {
+            init: vec![decl("accshare_e", c.clone())],
+            cond: Some(KExpr::bin(BinOp::Lt, e.clone(), KExpr::int(walked_x))),
+            step: vec![KStmt::Assign {
+                target: LValue::Var("accshare_e".to_string()),
+                op: Some(BinOp::Add),
+                value: KExpr::int(1),
+            }],
+            body: vec![
+                KStmt::If {
+                    cond: KExpr::bin(BinOp::Ge, e.clone(), at(c.clone(), w)),
+                    then: vec![KStmt::Break],
+                    els: Vec::new(),
+                },
+                element(conds, gsubs, lrow, e),
+            ],
+        };
+        // Groups wholly past the range's end copy nothing (the blocks at the array's edge).
+        let mut starts = Vec::new();
+        in_range(x, &gcol(c.clone()), &mut starts);
+        KStmt::If {
+            cond: all(vconds),
+            then: vector,
+            els: vec![KStmt::If {
+                cond: all(starts),
+                then: vec![scalar],
+                els: Vec::new(),
+            }],
+        }
+    };
+    let threads = (block[0] * block[1] * block[2]) as i64;
+    let rows: i64 = a.dims[..n - 1].iter().map(|d| d.extent as i64).product();
+    let l = KExpr::Var("accshare_l".to_string());
+    let tid = || KExpr::Var(TID.to_string());
+    let col = |per_row: i64| {
+        if n == 1 {
+            l.clone()
+        } else {
+            KExpr::bin(BinOp::Rem, l.clone(), KExpr::int(per_row))
+        }
+    };
+    let (conds, gsubs, lrow) = outer(groups);
+    let mut out = vec![lp(
+        "accshare_l",
+        tid(),
+        rows * groups,
+        threads,
+        vec![
+            decl("accshare_c", scaled(col(groups), width)),
+            group(&conds, &gsubs, &lrow),
+        ],
+    )];
+    if rest > 0 {
+        let (conds, gsubs, lrow) = outer(rest);
+        out.push(lp(
+            "accshare_l",
+            tid(),
+            rows * rest,
+            threads,
+            vec![
+                decl("accshare_c", at(col(rest), groups * w)),
+                element(&conds, &gsubs, &lrow, c.clone()),
+            ],
+        ));
+    }
+    out
+}
+
 /// A comment naming the tile and its shape, then its cooperative copy.
 fn tile_copy_commented(
     a: &StagedArray,
     block: [u32; 3],
     global_extents: &[KExpr],
     dir: Dir,
-) -> [KStmt; 2] {
+) -> Vec<KStmt> {
     let shape: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
     let verb = match dir {
         Dir::Load => "load",
         Dir::Store => "store",
     };
-    [
-        KStmt::Comment(match &a.field {
-            Some(f) => format!(
-                "{} the tile of field `{}` of `{}` ({}; AoS → SoA)",
+    let mut out = vec![KStmt::Comment(match &a.field {
+        Some(f) => format!(
+            "{} the tile of field `{}` of `{}` ({}; AoS → SoA)",
+            verb,
+            f.name,
+            a.name,
+            shape.join("x")
+        ),
+        None => match a.interleave {
+            Some(il) => format!(
+                "{} the tile of the elements {} of `{}` ({}; AoS → SoA)",
                 verb,
-                f.name,
+                il.elements(),
                 a.name,
                 shape.join("x")
             ),
-            None => match a.interleave {
-                Some(il) => format!(
-                    "{} the tile of the elements {} of `{}` ({}; AoS → SoA)",
-                    verb,
-                    il.elements(),
-                    a.name,
-                    shape.join("x")
-                ),
-                None => format!("{} the tile of `{}` ({})", verb, a.name, shape.join("x")),
-            },
-        }),
-        tile_copy(a, block, global_extents, dir),
-    ]
+            None => format!("{} the tile of `{}` ({})", verb, a.name, shape.join("x")),
+        },
+    })];
+    match &a.copy_words {
+        Some(Ok(w)) => out.extend(tile_copy_words(a, block, global_extents, dir, w.width)),
+        _ => out.push(tile_copy(a, block, global_extents, dir)),
+    }
+    out
 }
 
 /// `g` is inside the range the program touches along `td` (and inside the array). `g` is the
@@ -684,7 +942,11 @@ impl<'a> KernelBuilder<'a> {
             "shared-memory staging: {}",
             names.join(", ")
         )));
-        if spec.arrays.iter().any(|a| !loads_2d(a, launched)) {
+        if spec
+            .arrays
+            .iter()
+            .any(|a| !loads_2d(a, launched) || matches!(a.copy_words, Some(Ok(_))))
+        {
             body.push(KStmt::Decl {
                 name: TID.to_string(),
                 ty: Scalar::Int,

@@ -26,6 +26,7 @@ use crate::front::ast::{BinOp, ExprKind, Scalar, Stmt, StmtKind};
 use crate::ir::lower::RegionAst;
 use crate::ir::{LoopId, Poly, Region};
 use crate::partition::KernelPlan;
+use crate::schedule::words;
 
 pub mod bank;
 mod unstaged;
@@ -147,6 +148,10 @@ pub struct StagedArray {
     /// interleaved form of AoS → SoA): element `t` of the last dimension is global index
     /// `stride·(origin + t) + residue`; that dimension's offsets and range count strides.
     pub interleave: Option<Interleave>,
+    /// The grouping of the tile's cooperative copies into vector accesses of short words
+    /// ([`crate::schedule::words::tile_copy`]), or why none; `None` for 32/64-bit tiles or where
+    /// not considered (`--words off`).
+    pub copy_words: Option<Result<words::TileWords, words::TileWordsRejection>>,
 }
 
 /// One residue of an interleaved dimension ([`StagedArray::interleave`]).
@@ -926,6 +931,7 @@ impl KernelView<'_> {
                 load,
                 field: tile_field,
                 interleave,
+                copy_words: None,
             });
         }
         let b: u64 = tiles

@@ -228,3 +228,40 @@ fn no_vector_tile_on_a_gpu_with_an_inner_loop_or_without_a_strided_access() {
     let plain = TADD.replace("A[j][i]", "B[i][j]");
     assert!(schedule(&plain, cpu_share()).preferred().words.is_none());
 }
+
+/// Why a staged tile's copies are not grouped, as `explain` prints it.
+#[test]
+fn tile_copy_refusals_render() {
+    assert_eq!(
+        TileWordsRejection::Strided.to_string(),
+        "its tile holds a field or a residue (AoS → SoA): a tile row is not adjacent in global memory"
+    );
+    assert_eq!(
+        TileWordsRejection::Transposed.to_string(),
+        "its tile is stored transposed: a global row is not adjacent in the tile"
+    );
+    assert_eq!(
+        TileWordsRejection::Narrow {
+            extent: 3,
+            width: 4
+        }
+        .to_string(),
+        "its tile rows hold 3 elements, fewer than a vector of 4"
+    );
+    assert_eq!(
+        TileWordsRejection::Unaligned {
+            offset: 1,
+            width: 4
+        }
+        .to_string(),
+        "its tile starts 1 element past a multiple of 4 along x (unaligned): every vector would straddle two words"
+    );
+    assert_eq!(
+        TileWordsRejection::Unaligned {
+            offset: 2,
+            width: 4
+        }
+        .to_string(),
+        "its tile starts 2 elements past a multiple of 4 along x (unaligned): every vector would straddle two words"
+    );
+}

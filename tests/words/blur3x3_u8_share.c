@@ -1,0 +1,54 @@
+/* blur3x3_u8_share.c - blur3x3_u8.c with its input staged in shared memory
+ * (`share`): each block reads a (TB_Y+2) x (TB_X+2) window of `in`, whose
+ * cooperative copy moves 4 bytes per work-item (short words). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef H
+#define H 45
+#endif
+#ifndef W
+#define W 70
+#endif
+
+static void dump_u8(const char *name, const unsigned char *a, long n)
+{
+    long k;
+    printf("== %s %ld\n", name, n);
+    for (k = 0; k < n; k++)
+        printf("%u\n", (unsigned)a[k]);
+}
+
+void blur3x3(unsigned char out[H][W], unsigned char in[H][W])
+{
+#pragma acc share(in[TB_Y+2][TB_X+2])
+#pragma acc parallel loop collapse(2) copyin(in[0:H][0:W]) copy(out[0:H][0:W])
+    for (int i = 1; i < H - 1; i++) {
+        for (int j = 1; j < W - 1; j++) {
+            int s = in[i - 1][j - 1] + in[i - 1][j] + in[i - 1][j + 1]
+                  + in[i][j - 1] + in[i][j] + in[i][j + 1]
+                  + in[i + 1][j - 1] + in[i + 1][j] + in[i + 1][j + 1];
+            out[i][j] = (unsigned char)((s + 4) / 9);
+        }
+    }
+}
+
+int main(void)
+{
+    unsigned char (*in)[W] = malloc(sizeof(unsigned char[H][W]));
+    unsigned char (*out)[W] = malloc(sizeof(unsigned char[H][W]));
+    int i, j;
+
+    if (!in || !out)
+        return 1;
+    for (i = 0; i < H; i++)
+        for (j = 0; j < W; j++)
+            in[i][j] = (unsigned char)((i * 13 + j * 7 + (i ^ j)) & 0xFF);
+    memcpy(out, in, sizeof(unsigned char[H][W]));
+    blur3x3(out, in);
+    dump_u8("out", &out[0][0], (long)H * W);
+    free(in);
+    free(out);
+    return 0;
+}
