@@ -46,22 +46,9 @@ fn compile(file: &str, defines: &[(&str, &str)]) -> driver::Output {
         .unwrap_or_else(|| panic!("{file}:\n{}", diag::render(&sources, &diags.0)))
 }
 
-/// Loads NVRTC from `.ci/nvrtc-libdir.sh`'s directory if `LD_LIBRARY_PATH` does not have it.
-fn find_nvrtc() {
-    if let Ok(out) = std::process::Command::new("bash")
-        .arg(root().join(".ci/nvrtc-libdir.sh"))
-        .output()
-    {
-        let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !dir.is_empty() {
-            let _ = nvrtc::preload(Path::new(&dir));
-        }
-    }
-}
-
 #[test]
 fn the_cuda_kernels_compile_to_ptx_with_each_kernels_entry() {
-    find_nvrtc();
+    exec_support::find_nvrtc();
     let programs = [
         "examples/mt.c",
         "examples/jacobi.c",

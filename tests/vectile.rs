@@ -127,54 +127,19 @@ fn kernel_text_is_pinned() {
     );
 }
 
-/// Loads NVRTC from `.ci/nvrtc-libdir.sh`'s directory if `LD_LIBRARY_PATH` does not have it.
-fn find_nvrtc() {
-    if let Ok(out) = std::process::Command::new("bash")
-        .arg(root().join(".ci/nvrtc-libdir.sh"))
-        .output()
-    {
-        let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !dir.is_empty() {
-            let _ = accshare::runtime::nvrtc::preload(Path::new(&dir));
-        }
-    }
-}
-
 #[test]
 fn cuda_kernels_compile_with_nvrtc() {
-    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
-    find_nvrtc();
     for src in programs() {
         let text = compile(&src, &[], Target::Cuda);
         assert!(text.contains("accshare_p"), "{text}");
-        match compile_cuda(&text, "compute_75") {
-            Ok(CompileOutcome::Compiled { log, .. }) => {
-                assert!(log.trim().is_empty(), "{}: {log}", src.display())
-            }
-            Ok(CompileOutcome::Skipped(why)) => {
-                exec_support::skip_or_fail(&format!("NVRTC unavailable: {why}"));
-                return;
-            }
-            Ok(CompileOutcome::Failed(log)) => {
-                panic!("NVRTC rejected {}:\n{log}\n{text}", src.display())
-            }
-            Err(e) => panic!("{e}"),
+        if !exec_support::nvrtc_compiles(&src.display().to_string(), &text) {
+            return;
         }
     }
 }
 
 fn explain(src: &Path, platform: &str) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
-        .args(["explain", "--platform", platform])
-        .arg(src)
-        .output()
-        .expect("accshare runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    exec_support::accshare_stdout(&["explain", "--platform", platform], src)
 }
 
 #[test]

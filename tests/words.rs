@@ -104,28 +104,27 @@ fn grouped_programs_equal_cc_on_opencl() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// `accshare analyze --format json`'s global transactions of the first kernel.
-fn transactions(src: &Path, words: &str) -> u64 {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
-        .args([
+/// `accshare analyze --format json` of the first kernel on `platform`, with `--words WORDS`.
+fn analyze(src: &Path, platform: &str, words: &str) -> serde_json::Value {
+    let out = exec_support::accshare_stdout(
+        &[
             "analyze",
             "--platform",
-            "pocl-cpu",
+            platform,
             "--format",
             "json",
             "--words",
-        ])
-        .arg(words)
-        .arg(src)
-        .output()
-        .expect("accshare runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            words,
+        ],
+        src,
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    v["kernels"][0]["global_transactions"]
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    v["kernels"][0].clone()
+}
+
+/// `accshare analyze --format json`'s global transactions of the first kernel on `pocl-cpu`.
+fn transactions(src: &Path, words: &str) -> u64 {
+    analyze(src, "pocl-cpu", words)["global_transactions"]
         .as_u64()
         .expect("global_transactions")
 }
@@ -173,23 +172,8 @@ fn words_off_is_the_scalar_kernel() {
     );
 }
 
-/// Loads NVRTC from `.ci/nvrtc-libdir.sh`'s directory if `LD_LIBRARY_PATH` does not have it.
-fn find_nvrtc() {
-    if let Ok(out) = std::process::Command::new("bash")
-        .arg(root().join(".ci/nvrtc-libdir.sh"))
-        .output()
-    {
-        let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !dir.is_empty() {
-            let _ = accshare::runtime::nvrtc::preload(Path::new(&dir));
-        }
-    }
-}
-
 #[test]
 fn cuda_kernels_compile_with_nvrtc() {
-    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
-    find_nvrtc();
     for src in programs() {
         let mut sources = SourceMap::new();
         let mut diags = Diags::new();
@@ -204,38 +188,14 @@ fn cuda_kernels_compile_with_nvrtc() {
             "{}",
             out.kernel_source
         );
-        match compile_cuda(&out.kernel_source, "compute_75") {
-            Ok(CompileOutcome::Compiled { log, .. }) => {
-                assert!(log.trim().is_empty(), "{}: {log}", src.display())
-            }
-            Ok(CompileOutcome::Skipped(why)) => {
-                exec_support::skip_or_fail(&format!("NVRTC unavailable: {why}"));
-                return;
-            }
-            Ok(CompileOutcome::Failed(log)) => {
-                panic!(
-                    "NVRTC rejected {}:\n{log}\n{}",
-                    src.display(),
-                    out.kernel_source
-                )
-            }
-            Err(e) => panic!("{e}"),
+        if !exec_support::nvrtc_compiles(&src.display().to_string(), &out.kernel_source) {
+            return;
         }
     }
 }
 
 fn explain(src: &Path, platform: &str) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
-        .args(["explain", "--platform", platform])
-        .arg(src)
-        .output()
-        .expect("accshare runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    exec_support::accshare_stdout(&["explain", "--platform", platform], src)
 }
 
 #[test]
@@ -392,8 +352,6 @@ fn staged_kernel_text_is_pinned() {
 
 #[test]
 fn staged_cuda_kernels_compile_with_nvrtc() {
-    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
-    find_nvrtc();
     for src in staged_programs() {
         for size in &SIZES {
             let text = compile_gpu(&src, size, Target::Cuda);
@@ -401,18 +359,8 @@ fn staged_cuda_kernels_compile_with_nvrtc() {
                 text.contains("__shared__ __align__(4) unsigned char"),
                 "{text}"
             );
-            match compile_cuda(&text, "compute_75") {
-                Ok(CompileOutcome::Compiled { log, .. }) => {
-                    assert!(log.trim().is_empty(), "{}: {log}", src.display())
-                }
-                Ok(CompileOutcome::Skipped(why)) => {
-                    exec_support::skip_or_fail(&format!("NVRTC unavailable: {why}"));
-                    return;
-                }
-                Ok(CompileOutcome::Failed(log)) => {
-                    panic!("NVRTC rejected {}:\n{log}\n{}", src.display(), text)
-                }
-                Err(e) => panic!("{e}"),
+            if !exec_support::nvrtc_compiles(&src.display().to_string(), &text) {
+                return;
             }
         }
     }
@@ -420,26 +368,7 @@ fn staged_cuda_kernels_compile_with_nvrtc() {
 
 /// `accshare analyze` of the first kernel (JSON) on `a100`, where `share` stages the tile.
 fn analyze_a100(src: &Path, words: &str) -> serde_json::Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
-        .args([
-            "analyze",
-            "--platform",
-            "a100",
-            "--format",
-            "json",
-            "--words",
-        ])
-        .arg(words)
-        .arg(src)
-        .output()
-        .expect("accshare runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    v["kernels"][0].clone()
+    analyze(src, "a100", words)
 }
 
 /// The simulator follows the kernel IR: the grouped copy makes fewer global requests (a warp's
@@ -472,12 +401,11 @@ fn explain_shows_the_tile_copy_decision() {
                 .filter(|l| l.contains("short-word tile copies") || l.contains("short words"))
                 .map(|l| l.trim().to_string()),
         );
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_accshare"))
-            .args(["explain", "--platform", "a100", "--format", "json"])
-            .arg(&src)
-            .output()
-            .expect("accshare runs");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let out = exec_support::accshare_stdout(
+            &["explain", "--platform", "a100", "--format", "json"],
+            &src,
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
         lines.push(format!(
             "json: {}",
             v["regions"][0]["kernels"][0]["tile_words"]

@@ -77,6 +77,53 @@ pub fn skip_or_fail(reason: &str) {
     eprintln!("SKIP: {}", reason);
 }
 
+/// Loads NVRTC from `.ci/nvrtc-libdir.sh`'s directory if `LD_LIBRARY_PATH` does not have it.
+pub fn find_nvrtc() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/nvrtc-libdir.sh");
+    if let Ok(out) = Command::new("bash").arg(script).output() {
+        let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !dir.is_empty() {
+            let _ = accshare::runtime::nvrtc::preload(Path::new(&dir));
+        }
+    }
+}
+
+/// Compiles the CUDA kernels `text` (from `what`) with NVRTC for `compute_75` and asserts that
+/// NVRTC accepts them without a warning. `false` when NVRTC is missing (after a visible skip,
+/// or a failure under `ACCSHARE_REQUIRE_DEVICES=1`): the caller stops there.
+pub fn nvrtc_compiles(what: &str, text: &str) -> bool {
+    use accshare::runtime::nvrtc::{compile_cuda, CompileOutcome};
+    find_nvrtc();
+    match compile_cuda(text, "compute_75") {
+        Ok(CompileOutcome::Compiled { log, .. }) => {
+            assert!(log.trim().is_empty(), "{what}: {log}");
+            true
+        }
+        Ok(CompileOutcome::Skipped(why)) => {
+            skip_or_fail(&format!("NVRTC unavailable: {why}"));
+            false
+        }
+        Ok(CompileOutcome::Failed(log)) => panic!("NVRTC rejected {what}:\n{log}\n{text}"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The standard output of `accshare ARGS… FILE` (the binary under test), which must succeed.
+pub fn accshare_stdout(args: &[&str], file: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_accshare"))
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("accshare runs");
+    assert!(
+        out.status.success(),
+        "accshare {args:?} {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// `cc -O2 -std=gnu99 -I<dir of src> -DNAME=VALUE… src -o out -lm [-lOpenCL]`.
 pub fn compile_c(
     src: &Path,
