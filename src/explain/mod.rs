@@ -174,7 +174,8 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
             kp.notes.push(tuned_note(device, entry));
         }
         if let Some(s) = ks.map(|k| k.preferred()).filter(|s| s.staged().is_none()) {
-            if s.ilp * s.cols > 1 {
+            // A transposed vector tile is reported by its own note (`words_note`).
+            if s.ilp * s.cols > 1 && !s.rows_adjacent() {
                 let [x, y, z] = s.launch_block();
                 let layout = match s.col_layout {
                     crate::schedule::ColLayout::Cyclic => "cyclic",
