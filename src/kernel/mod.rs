@@ -404,6 +404,25 @@ impl Kernel {
 }
 
 impl KStmt {
+    /// `for (int var = init; var < bound; var += step) { body }`.
+    pub fn count_up(var: &str, init: KExpr, bound: KExpr, step: KExpr, body: Vec<KStmt>) -> KStmt {
+        KStmt::For {
+            init: vec![KStmt::Decl {
+                name: var.to_string(),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(init),
+            }],
+            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var(var), bound)),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(var.to_string()),
+                op: Some(BinOp::Add),
+                value: step,
+            }],
+            body,
+        }
+    }
+
     /// The expressions an atomic statement reads besides its element: the index and the value.
     pub fn atomic_operands(&self) -> Vec<&KExpr> {
         match self {

@@ -114,6 +114,17 @@ impl Schedule {
         self.ilp > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
     }
 
+    /// Whether a work-item's copies along grid dimension `dim` are adjacent (`l·R + b`: the
+    /// columns of [`ColLayout::Contiguous`], the rows of [`Self::rows_adjacent`]) rather than a
+    /// launched block apart (`l + b·TB/R`).
+    pub fn copies_adjacent(&self, dim: u8) -> bool {
+        match dim {
+            0 => self.col_layout == ColLayout::Contiguous,
+            1 => self.rows_adjacent(),
+            _ => false,
+        }
+    }
+
     /// With [`Self::full_tile_path`], whether the work-items at an edge compute their outputs
     /// one after another, each whole under its own guard (`if (ok0) { copy 0 } if (ok1) { copy
     /// 1 } …`), instead of the copies interleaved statement by statement under per-statement

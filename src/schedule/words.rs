@@ -41,6 +41,11 @@ use crate::ir::{LoopId, Region};
 
 use super::{coarsenable, Coarsening, Schedule};
 
+/// Whether `e` is a short word: an 8- or 16-bit integer (not `_Bool`).
+pub fn is_short_word(e: Scalar) -> bool {
+    matches!(e.size(), 1 | 2) && e != Scalar::Bool
+}
+
 /// The most lanes of one vector access (OpenCL's widest vector type, `uchar16`).
 pub const MAX_LANES: u32 = 16;
 
@@ -354,7 +359,7 @@ fn short_words(
     ilp: Coarsening,
 ) -> Result<Words, NoWords> {
     let root = base.root;
-    let arrays = nest_arrays(ir, root, |e| matches!(e.size(), 1 | 2) && e != Scalar::Bool);
+    let arrays = nest_arrays(ir, root, is_short_word);
     if arrays.is_empty() {
         return Err(NoWords::NoShortWords);
     }
@@ -534,8 +539,7 @@ pub fn tile_copy(
     block: [u32; 3],
 ) -> Option<Result<TileWords, TileWordsRejection>> {
     use crate::schedule::stage::Primary;
-    let short = matches!(a.elem.size(), 1 | 2) && a.elem != Scalar::Bool;
-    if !short {
+    if !is_short_word(a.elem) {
         return None;
     }
     let width = WORD_BYTES / a.elem.size();

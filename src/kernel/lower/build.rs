@@ -12,7 +12,7 @@ use crate::front::pragma_ast::RedOp;
 use crate::ir::lower::{array_shape, RegionAst};
 use crate::ir::{Bound, LoopId, Poly, Region};
 
-use crate::schedule::{ColLayout, GridLoop, Schedule, StageSpec};
+use crate::schedule::{GridLoop, Schedule, StageSpec};
 
 use super::staged::local_index;
 
@@ -299,10 +299,8 @@ impl<'a> KernelBuilder<'a> {
                 // Contiguous columns: the work-item's first is `lx·RX` into its block; adjacent
                 // rows (a transposed vector tile) `ly·RY`.
                 let lid = KExpr::Builtin(Builtin::LocalId(m.dim));
-                let lid = if m.dim == 0 && self.sched.col_layout == ColLayout::Contiguous {
-                    KExpr::bin(BinOp::Mul, lid, KExpr::int(self.cols as i64))
-                } else if m.dim == 1 && self.sched.rows_adjacent() {
-                    KExpr::bin(BinOp::Mul, lid, KExpr::int(self.ilp as i64))
+                let lid = if self.sched.copies_adjacent(m.dim) {
+                    KExpr::bin(BinOp::Mul, lid, KExpr::int(factor(m.dim) as i64))
                 } else {
                     lid
                 };

@@ -275,25 +275,17 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             field: global_field(a),
         },
     );
-    KStmt::For {
-        init: vec![KStmt::Decl {
-            name: "accshare_l".to_string(),
-            ty: Scalar::Int,
-            len: None,
-            init: Some(KExpr::Var(TID.to_string())),
-        }],
-        cond: Some(KExpr::bin(BinOp::Lt, l.clone(), KExpr::int(total))),
-        step: vec![KStmt::Assign {
-            target: LValue::Var("accshare_l".to_string()),
-            op: Some(BinOp::Add),
-            value: KExpr::int(threads as i64),
-        }],
-        body: vec![KStmt::If {
+    KStmt::count_up(
+        "accshare_l",
+        KExpr::var(TID),
+        KExpr::int(total),
+        KExpr::int(threads as i64),
+        vec![KStmt::If {
             cond,
             then: vec![store],
             els: Vec::new(),
         }],
-    }
+    )
 }
 
 /// The cooperative copy of a tile of short words grouped by the schedule
@@ -328,24 +320,8 @@ fn tile_copy_words(
         }
     };
     let c = KExpr::Var("accshare_c".to_string());
-    let lp = |v: &str, init: KExpr, bound: i64, step: i64, body: Vec<KStmt>| KStmt::For {
-        init: vec![KStmt::Decl {
-            name: v.to_string(),
-            ty: Scalar::Int,
-            len: None,
-            init: Some(init),
-        }],
-        cond: Some(KExpr::bin(
-            BinOp::Lt,
-            KExpr::Var(v.to_string()),
-            KExpr::int(bound),
-        )),
-        step: vec![KStmt::Assign {
-            target: LValue::Var(v.to_string()),
-            op: Some(BinOp::Add),
-            value: KExpr::int(step),
-        }],
-        body,
+    let lp = |v: &str, init: KExpr, bound: i64, step: i64, body: Vec<KStmt>| {
+        KStmt::count_up(v, init, KExpr::int(bound), KExpr::int(step), body)
     };
     let decl = |v: &str, e: KExpr| KStmt::Decl {
         name: v.to_string(),
@@ -484,15 +460,12 @@ fn tile_copy_words(
         ];
         // Element by element (an edge of the array): `accshare_e` from `c` on, `width` of them.
         let e = KExpr::Var("accshare_e".to_string());
-        let scalar = KStmt::For {
-            init: vec![decl("accshare_e", c.clone())],
-            cond: Some(KExpr::bin(BinOp::Lt, e.clone(), KExpr::int(walked_x))),
-            step: vec![KStmt::Assign {
-                target: LValue::Var("accshare_e".to_string()),
-                op: Some(BinOp::Add),
-                value: KExpr::int(1),
-            }],
-            body: vec![
+        let scalar = KStmt::count_up(
+            "accshare_e",
+            c.clone(),
+            KExpr::int(walked_x),
+            KExpr::int(1),
+            vec![
                 KStmt::If {
                     cond: KExpr::bin(BinOp::Ge, e.clone(), at(c.clone(), w)),
                     then: vec![KStmt::Break],
@@ -500,7 +473,7 @@ fn tile_copy_words(
                 },
                 element(conds, gsubs, lrow, e),
             ],
-        };
+        );
         // Groups wholly past the range's end copy nothing (the blocks at the array's edge).
         let mut starts = Vec::new();
         in_range(x, &gcol(c.clone()), &mut starts);
@@ -685,24 +658,17 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
             field: global_field(a),
         },
     );
-    let lp = |v: &str, e: &KExpr, dim: u8, n: u32, step: u32, body: Vec<KStmt>| KStmt::For {
-        init: vec![KStmt::Decl {
-            name: v.to_string(),
-            ty: Scalar::Int,
-            len: None,
-            init: Some(KExpr::Builtin(Builtin::LocalId(dim))),
-        }],
-        cond: Some(KExpr::bin(BinOp::Lt, e.clone(), KExpr::int(n as i64))),
-        step: vec![KStmt::Assign {
-            target: LValue::Var(v.to_string()),
-            op: Some(BinOp::Add),
-            value: KExpr::int(step as i64),
-        }],
-        body,
+    let lp = |v: &str, dim: u8, n: u32, step: u32, body: Vec<KStmt>| {
+        KStmt::count_up(
+            v,
+            KExpr::Builtin(Builtin::LocalId(dim)),
+            KExpr::int(n as i64),
+            KExpr::int(step as i64),
+            body,
+        )
     };
     let inner = lp(
         &cv,
-        &c,
         0,
         a.dims[1].extent,
         block[0],
@@ -712,7 +678,7 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
             els: Vec::new(),
         }],
     );
-    lp(&rv, &r, 1, a.dims[0].extent, block[1], vec![inner])
+    lp(&rv, 1, a.dims[0].extent, block[1], vec![inner])
 }
 
 fn guarded(cond: &Option<KExpr>, stmts: Vec<KStmt>) -> Vec<KStmt> {
@@ -760,10 +726,7 @@ impl<'a> KernelBuilder<'a> {
                 let lp = &ir.loops[m.loop_id];
                 // Cyclic copies are a launched block apart, contiguous ones (columns, and the
                 // rows of a transposed vector tile) adjacent.
-                let apart = if (dim == 0
-                    && self.sched.col_layout == crate::schedule::ColLayout::Contiguous)
-                    || (dim == 1 && self.sched.rows_adjacent())
-                {
+                let apart = if self.sched.copies_adjacent(dim) {
                     1
                 } else {
                     block[dim as usize] / f
@@ -1156,20 +1119,12 @@ impl<'a> KernelBuilder<'a> {
                     value: kval,
                 }
             };
-            KStmt::For {
-                init: vec![KStmt::Decl {
-                    name: ROT.to_string(),
-                    ty: Scalar::Int,
-                    len: None,
-                    init: Some(KExpr::int(0)),
-                }],
-                cond: Some(KExpr::bin(BinOp::Lt, r.clone(), size.clone())),
-                step: vec![KStmt::Assign {
-                    target: LValue::Var(ROT.to_string()),
-                    op: Some(BinOp::Add),
-                    value: KExpr::int(1),
-                }],
-                body: vec![
+            KStmt::count_up(
+                ROT,
+                KExpr::int(0),
+                size.clone(),
+                KExpr::int(1),
+                vec![
                     KStmt::Decl {
                         name: ROT_D.to_string(),
                         ty: Scalar::Int,
@@ -1187,7 +1142,7 @@ impl<'a> KernelBuilder<'a> {
                         els: Vec::new(),
                     },
                 ],
-            }
+            )
         } else {
             KStmt::For {
                 init: vec![kinit],
@@ -1213,21 +1168,7 @@ impl<'a> KernelBuilder<'a> {
         body.extend(self.computation(&cond, coarsen.as_ref(), pre_guarded));
         per_strip.extend(self.computation(&cond, coarsen.as_ref(), vec![strip_loop]));
         per_strip.push(KStmt::Barrier);
-        body.push(KStmt::For {
-            init: vec![KStmt::Decl {
-                name: STRIP.to_string(),
-                ty: Scalar::Int,
-                len: None,
-                init: Some(lower),
-            }],
-            cond: Some(KExpr::bin(BinOp::Lt, kk.clone(), upper)),
-            step: vec![KStmt::Assign {
-                target: LValue::Var(STRIP.to_string()),
-                op: Some(BinOp::Add),
-                value: size,
-            }],
-            body: per_strip,
-        });
+        body.push(KStmt::count_up(STRIP, lower, upper, size, per_strip));
         body.extend(self.computation(&cond, coarsen.as_ref(), post));
         store_back(&spec, launched, &extents, body);
         Ok(())
