@@ -43,6 +43,16 @@ pub struct Variant {
     /// default, and what cache entries written before this field mean).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub diagonal: u32,
+    /// The model's grouping into vector accesses ([`super::words`]: short words, or a
+    /// transposed vector tile) on this variant's tile: an unstaged variant whose rows, columns
+    /// and layout are the grouping's. `false` for entries written before the field, which then
+    /// rebuild the tile with element accesses.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub words: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn one() -> u32 {
@@ -82,6 +92,9 @@ impl fmt::Display for Variant {
         } else if self.ilp > 1 {
             write!(f, ", {} rows per work-item", self.ilp)?;
         }
+        if self.words {
+            write!(f, ", vector accesses")?;
+        }
         if !self.skip.is_empty() {
             write!(f, ", {} in global memory", self.skip.join(", "))?;
         }
@@ -109,6 +122,9 @@ pub enum VariantError {
     Skip(String),
     /// A diagonal block order for a kernel whose grid has fewer than two dimensions.
     Order,
+    /// Vector accesses where the model groups none, or on another tile than the model's
+    /// grouping (or a staged variant).
+    Words,
 }
 
 impl fmt::Display for VariantError {
@@ -124,6 +140,10 @@ impl fmt::Display for VariantError {
             }
             VariantError::Skip(a) => write!(f, "the configuration does not stage `{}`", a),
             VariantError::Order => write!(f, "a diagonal block order needs a 2-D grid"),
+            VariantError::Words => write!(
+                f,
+                "the vector accesses are not the grouping accshare chooses for this kernel"
+            ),
         }
     }
 }
@@ -141,6 +161,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
             super::BlockOrder::Linear => 0,
             super::BlockOrder::Diagonal { skew } => skew,
         },
+        words: s.words.is_some(),
     }
 }
 
@@ -220,6 +241,7 @@ pub fn space(
             layout: ColLayout::Cyclic,
             skip: Vec::new(),
             diagonal: 0,
+            words: false,
         })
         .collect();
     // Register micro-tiles without staging: the first block shapes, each with a few tiles (the
@@ -261,8 +283,30 @@ pub fn space(
                     layout: ColLayout::Contiguous,
                     skip: Vec::new(),
                     diagonal: 0,
+                    words: false,
                 });
             }
+        }
+    }
+    // The model's grouping into vector accesses (a transposed vector tile, short words) on its
+    // own tile in other blocks: the block's footprint is the device's question too (how many
+    // rows of a column-walked array one sweep of a block's x touches).
+    if let Some(w) = preferred.words.as_ref().filter(|_| !fixed_block) {
+        let blocks: &[[u32; 3]] = match base.grid.len() {
+            1 => &[[64, 1, 1], [128, 1, 1], [256, 1, 1]],
+            _ => &[[8, 8, 1], [16, 8, 1], [16, 16, 1], [8, 32, 1], [64, 4, 1]],
+        };
+        for block in blocks {
+            tiles.push(Variant {
+                config: None,
+                block: [block[0] * w.width, block[1] * w.rows, block[2]],
+                ilp: w.rows,
+                cols: w.width,
+                layout: ColLayout::Contiguous,
+                skip: Vec::new(),
+                diagonal: 0,
+                words: true,
+            });
         }
     }
     // Staged configurations with their default rows first, the other rows after.
@@ -283,6 +327,7 @@ pub fn space(
                     layout: ColLayout::Cyclic,
                     skip: Vec::new(),
                     diagonal: 0,
+                    words: false,
                 };
                 if ilp == default {
                     // The diagonal block order (the paper's, skew 1, and the preferred
@@ -320,6 +365,7 @@ pub fn space(
                             layout: ColLayout::Cyclic,
                             skip: vec![a],
                             diagonal: 0,
+                            words: false,
                         });
                     }
                 }
@@ -333,6 +379,7 @@ pub fn space(
                         layout: ColLayout::Cyclic,
                         skip: Vec::new(),
                         diagonal: 0,
+                        words: false,
                     });
                 }
             }
@@ -356,6 +403,30 @@ pub fn space(
         }
     }
     out
+}
+
+/// The model's grouping into vector accesses (the first candidate that has one), for unstaged
+/// variant `v` launched as `launched`: its tile must be the grouping's (rows, columns,
+/// adjacent), and the launched block's x extent a multiple of the width, as
+/// [`super::words::decide`] requires of the block it decides on.
+fn model_words(
+    ks: &KernelSchedule,
+    v: &Variant,
+    launched: [u32; 3],
+) -> Result<super::words::Words, VariantError> {
+    let w = ks
+        .candidates
+        .iter()
+        .find_map(|c| c.words.clone())
+        .ok_or(VariantError::Words)?;
+    let fits = v.layout == ColLayout::Contiguous
+        && (v.ilp, v.cols) == (w.rows, w.width)
+        && launched[0] % w.width == 0;
+    if fits {
+        Ok(w)
+    } else {
+        Err(VariantError::Words)
+    }
 }
 
 /// The block of engine configuration `config` when it stages something in this kernel.
@@ -465,6 +536,11 @@ fn apply_with_limit(
                 return Err(VariantError::Rows);
             }
         }
+        let words = if v.words {
+            Some(model_words(ks, v, launched)?)
+        } else {
+            None
+        };
         return Ok(Schedule {
             block: v.block,
             stage: None,
@@ -472,11 +548,15 @@ fn apply_with_limit(
             cols: v.cols,
             col_layout: v.layout,
             full_tile_path: v.ilp * v.cols > 1,
+            words,
             block_order,
             channels: None,
             ..base.clone()
         });
     };
+    if v.words {
+        return Err(VariantError::Words);
+    }
     // Staged tiles keep their columns cyclic (the tile loads assume it).
     if v.layout != ColLayout::Cyclic {
         return Err(VariantError::Rows);
@@ -537,6 +617,15 @@ for (int i = 0; i < 256; i++)
 
     /// The space of the first kernel of `src` on `platform` (with its schedule and plan).
     fn space_of(src: &str, platform: &str) -> (Vec<(Variant, Schedule)>, KernelSchedule) {
+        space_with(src, platform, Default::default())
+    }
+
+    /// [`space_of`] with the coarsening options `ilp` (a CPU device's: `cpu_share`).
+    fn space_with(
+        src: &str,
+        platform: &str,
+        ilp: crate::schedule::Coarsening,
+    ) -> (Vec<(Variant, Schedule)>, KernelSchedule) {
         let mut sources = SourceMap::new();
         let mut diags = Diags::new();
         let main = sources.add("t.c", "t.c".into(), src.to_string());
@@ -555,21 +644,15 @@ for (int i = 0; i < 256; i++)
             local_is_global: p.local_memory == crate::model::platform::LocalMemory::Global,
             options: Default::default(),
         };
-        let ks = crate::schedule::schedule_kernel(
-            r,
-            &d,
-            kp.root,
-            Some(staging),
-            Default::default(),
-            &mut diags,
-        )
-        .unwrap();
+        let ks = crate::schedule::schedule_kernel(r, &d, kp.root, Some(staging), ilp, &mut diags)
+            .unwrap();
         let sp = space(r, &d, &ks, Some(kp), 1024);
         // Every variant rebuilds to the schedule the space gave.
         for (v, s) in &sp {
             let again = apply(r, &d, &ks, Some(kp), v).unwrap();
             assert_eq!((again.block, again.ilp), (s.block, s.ilp), "{}", v);
             assert_eq!(again.staged().is_some(), v.config.is_some(), "{}", v);
+            assert_eq!(again.words, s.words, "{}", v);
         }
         // Errors name what does not fit.
         let bad = |v: Variant| apply(r, &d, &ks, Some(kp), &v).unwrap_err();
@@ -581,6 +664,7 @@ for (int i = 0; i < 256; i++)
             layout: ColLayout::Cyclic,
             skip: Vec::new(),
             diagonal: 0,
+            words: false,
         };
         assert_eq!(
             bad(Variant {
@@ -678,5 +762,74 @@ for (int i = 0; i < 256; i++)
         assert_eq!(sp[0].0.config, None);
         assert!(sp.iter().any(|(v, _)| v.config == Some(0)));
         assert_eq!(sp[0].0.to_string(), "global memory, block 32×8");
+    }
+
+    /// A transpose on a CPU device: the model's transposed vector tile.
+    const TRANSPOSE: &str = "
+void t(float out[512][384], float in[384][512])
+{
+#pragma acc parallel loop copyin(in) copyout(out)
+for (int i = 0; i < 512; i++)
+  #pragma acc loop
+  for (int j = 0; j < 384; j++)
+    out[i][j] = in[j][i];
+}
+";
+
+    #[test]
+    fn the_models_vector_accesses_are_tried_in_other_blocks_and_come_back_from_the_cache() {
+        let (sp, ks) = space_with(TRANSPOSE, "pocl-cpu", crate::schedule::tests::cpu_share());
+        let w = ks
+            .preferred()
+            .words
+            .clone()
+            .expect("a transposed vector tile");
+        assert_eq!((w.rows, w.width), (4, 4));
+        // The model's variant says so, and rebuilds with the grouping (as a cache entry would).
+        assert!(sp[0].0.words, "{}", sp[0].0);
+        assert_eq!(
+            sp[0].0.to_string(),
+            "global memory, block 128×32, 4×4 outputs per work-item (adjacent columns), vector accesses"
+        );
+        // The same tile in other blocks.
+        let blocks: Vec<[u32; 3]> = sp
+            .iter()
+            .filter(|(v, _)| v.words)
+            .map(|(v, _)| v.block)
+            .collect();
+        assert_eq!(
+            blocks,
+            [
+                [128, 32, 1],
+                [32, 32, 1],
+                [64, 32, 1],
+                [64, 64, 1],
+                [32, 128, 1],
+                [256, 16, 1]
+            ]
+        );
+        // The same tile without the grouping is another variant.
+        assert!(sp
+            .iter()
+            .any(|(v, s)| !v.words && v.cols == 4 && v.ilp == 4 && s.words.is_none()));
+        // Refused: the grouping on another tile, or on a staged variant.
+        let (r, d) = crate::schedule::tests::first_region(TRANSPOSE);
+        let other = Variant {
+            ilp: 2,
+            block: [128, 16, 1],
+            ..sp[0].0.clone()
+        };
+        assert_eq!(
+            apply(&r, &d, &ks, None, &other).unwrap_err(),
+            VariantError::Words
+        );
+        let cyclic = Variant {
+            layout: ColLayout::Cyclic,
+            ..sp[0].0.clone()
+        };
+        assert_eq!(
+            apply(&r, &d, &ks, None, &cyclic).unwrap_err(),
+            VariantError::Words
+        );
     }
 }

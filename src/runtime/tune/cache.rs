@@ -185,6 +185,7 @@ mod tests {
                 layout: ColLayout::Cyclic,
                 skip: Vec::new(),
                 diagonal: 0,
+                words: false,
             },
             seconds,
             model: Variant {
@@ -195,6 +196,7 @@ mod tests {
                 layout: ColLayout::Cyclic,
                 skip: Vec::new(),
                 diagonal: 0,
+                words: false,
             },
             model_seconds: Some(2.0 * seconds),
         }
