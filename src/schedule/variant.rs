@@ -205,10 +205,11 @@ fn unstaged_blocks(dims: usize) -> &'static [[u32; 3]] {
 const ROWS: [u32; 4] = [1, 2, 4, 8];
 
 /// The schedule space of kernel `ks` (from [`super::schedule_kernel`]), the model's choice
-/// first, then the baseline, then the other variants (staged configurations with their default
-/// rows and unstaged block shapes in turn, then the other rows); `plan` is the engine's plan of the nest
-/// (`None` under `--opt naive`), `max_threads` the device's largest block. Each variant comes
-/// with its schedule.
+/// first, then the baseline, then the other variants (the model's vector accesses in other
+/// blocks, staged configurations with their default rows and unstaged block shapes in turn,
+/// register micro-tiles, then the other rows); `plan` is the engine's plan of the nest (`None`
+/// under `--opt naive`), `max_threads` the device's largest block. Each variant comes with its
+/// schedule.
 pub fn space(
     r: &RegionAst,
     deps: &DepInfo,
@@ -290,14 +291,16 @@ pub fn space(
     }
     // The model's grouping into vector accesses (a transposed vector tile, short words) on its
     // own tile in other blocks: the block's footprint is the device's question too (how many
-    // rows of a column-walked array one sweep of a block's x touches).
+    // rows of a column-walked array one sweep of a block's x touches). Measured first: they
+    // are the model's choice but for the block.
+    let mut near = Vec::new();
     if let Some(w) = preferred.words.as_ref().filter(|_| !fixed_block) {
         let blocks: &[[u32; 3]] = match base.grid.len() {
             1 => &[[64, 1, 1], [128, 1, 1], [256, 1, 1]],
             _ => &[[8, 8, 1], [16, 8, 1], [16, 16, 1], [8, 32, 1], [64, 4, 1]],
         };
         for block in blocks {
-            tiles.push(Variant {
+            near.push(Variant {
                 config: None,
                 block: [block[0] * w.width, block[1] * w.rows, block[2]],
                 ilp: w.rows,
@@ -387,7 +390,7 @@ pub fn space(
     }
     // A budget that stops early has then sampled both kinds of schedule: staged and unstaged
     // variants alternate, the less likely rows come last.
-    let mut order = Vec::new();
+    let mut order = near;
     let (mut a, mut b) = (staged_default.into_iter(), unstaged.into_iter());
     loop {
         match (a.next(), b.next()) {
