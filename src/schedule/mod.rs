@@ -151,7 +151,16 @@ impl Schedule {
     /// 16-column tile (every work-item at an edge) at 0.74× its naive kernel; PoCL, 16×8 blocks
     /// 1.6× faster than 32×8 (kernel time, one run). A `vector_length` the program asks for
     /// is kept.
-    pub fn fit_to_extents(&mut self, ir: &Region) {
+    ///
+    /// Where every grid extent is known and the fitted blocks number fewer than `min_groups`
+    /// (the device's cores, twice over so that an edge block does not leave one idle), the
+    /// block is halved, in the dimension that gains the most blocks, until they do or the
+    /// block is as small as it may be ([`CPU_MIN_BLOCK_X`] work-items along x, one along the
+    /// others). A register tile grows the area a block covers: without this, 300 outputs of a
+    /// 1-D line tile (2 per work-item, 256 work-items) were one block, one of the two cores of
+    /// this project's PoCL device idle (the corpus's `bank_mv_double` at 0.91× its naive
+    /// kernel, which had two blocks).
+    pub fn fit_to_extents(&mut self, ir: &Region, min_groups: u32) {
         if vector_length(ir, &self.grid).is_some() {
             return;
         }
@@ -171,6 +180,36 @@ impl Schedule {
             if let Some(n) = (d + 1..3).find(|&n| self.grid.iter().any(|g| g.dim as usize == n)) {
                 let cap = cover(n).unwrap_or(u32::MAX).max(b[n]);
                 b[n] = b[n].saturating_mul(cut).min(cap);
+            }
+        }
+        let extents: Option<Vec<(usize, u32)>> = self
+            .grid
+            .iter()
+            .map(|g| known_extent(ir, &self.grid, g.dim).map(|e| (g.dim as usize, e)))
+            .collect();
+        if let Some(extents) = extents.filter(|_| min_groups > 1) {
+            let groups = |b: &[u32; 3]| -> u64 {
+                extents
+                    .iter()
+                    .map(|&(d, e)| e.div_ceil(b[d] * per_item[d]) as u64)
+                    .product()
+            };
+            let floor = |d: usize| if d == 0 { CPU_MIN_BLOCK_X } else { 1 };
+            while groups(&b) < min_groups as u64 {
+                let halved = |d: usize| {
+                    let mut h = b;
+                    h[d] /= 2;
+                    h
+                };
+                let Some(d) = extents
+                    .iter()
+                    .map(|&(d, _)| d)
+                    .filter(|&d| b[d] / 2 >= floor(d))
+                    .max_by_key(|&d| (groups(&halved(d)), b[d]))
+                else {
+                    break;
+                };
+                b = halved(d);
             }
         }
         self.block = [b[0] * per_item[0], b[1] * per_item[1], b[2]];
@@ -305,6 +344,10 @@ pub fn schedule_region(
             words_asked: opts.words == Some(true),
             tile_words: opts.opt == OptLevel::Share && opts.words != Some(false),
             fit: opts.opt == OptLevel::Share && local_is_global,
+            groups: match &opts.platform {
+                Some(p) if local_is_global => p.sm_count.saturating_mul(2),
+                _ => 0,
+            },
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             if let Some(p) = opts.platform.as_ref().filter(|_| !local_is_global) {
@@ -444,6 +487,9 @@ pub struct Coarsening {
     /// Unstaged blocks are fitted to the grid's known extents ([`Schedule::fit_to_extents`]):
     /// under `--opt share` on CPU devices.
     pub fit: bool,
+    /// Blocks a fitted grid of known extents keeps at least: twice the device's compute units
+    /// (0 or 1: no minimum).
+    pub groups: u32,
 }
 
 /// The candidates of nest `root`: staged as the engine planned (`staging`) with the outputs per
@@ -473,7 +519,7 @@ pub fn schedule_kernel(
         channels: None,
     };
     if ilp.fit {
-        baseline.fit_to_extents(ir);
+        baseline.fit_to_extents(ir, ilp.groups);
     }
     let mut candidates = Vec::new();
     if let Some(st) = staging {
@@ -727,6 +773,10 @@ pub const CPU_TILE_BYTES: u32 = 64;
 /// runs), 0.48× with 4 in the corpus run before. `accshare tune` tries the other factors.
 pub const CPU_LINE_TILE: u32 = 2;
 
+/// Fewest work-items along x a block fitted to a small grid is cut to
+/// ([`Schedule::fit_to_extents`]): the 8 lanes PoCL's work-group vectoriser packs (AVX2 floats).
+pub const CPU_MIN_BLOCK_X: u32 = 8;
+
 /// The smallest contiguous tile whose edges run serially ([`Schedule::serial_edges`]).
 pub const SERIAL_EDGE_OUTPUTS: u32 = 16;
 
@@ -749,7 +799,7 @@ fn unstaged_tile(
     };
     let fit = |mut t: Schedule| {
         if ilp.fit {
-            t.fit_to_extents(ir);
+            t.fit_to_extents(ir, ilp.groups);
         }
         t
     };

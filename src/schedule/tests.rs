@@ -32,6 +32,8 @@ pub(crate) fn cpu_share() -> Coarsening {
         cpu: true,
         words: true,
         fit: true,
+        // Twice the 2 compute units of `pocl-cpu`.
+        groups: 4,
         ..Default::default()
     }
 }
@@ -89,6 +91,52 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
     );
     assert_eq!(ks.baseline().block, [32, 8, 1]);
     assert_eq!(ks.preferred().cols, 4);
+}
+
+#[test]
+fn a_small_grid_of_known_extents_keeps_every_core_busy() {
+    // 300 rows, 2 per work-item: 256 work-items would be one block (one core of two idle);
+    // 32 make 5 blocks, at least the 4 asked for (64 would make 3).
+    let small = LINE
+        .replace(
+            "int m, int n, float A[m][n], float x[n], float y[m]",
+            "float A[300][200], float x[200], float y[300]",
+        )
+        .replace("i < m", "i < 300")
+        .replace("j < n", "j < 200")
+        .replace("A[0:m][0:n], x[0:n]", "A, x")
+        .replace("y[0:m]", "y");
+    let t = schedule(&small, cpu_share()).preferred().clone();
+    assert_eq!((t.cols, t.launch_block()), (CPU_LINE_TILE, [32, 1, 1]));
+    assert_eq!(300u32.div_ceil(t.block[0]), 5);
+    // Without a minimum, one block.
+    let one = Coarsening {
+        groups: 0,
+        ..cpu_share()
+    };
+    assert_eq!(
+        schedule(&small, one).preferred().launch_block(),
+        [256, 1, 1]
+    );
+    // In 2-D, the dimension that gains the most blocks is halved, never x below
+    // CPU_MIN_BLOCK_X work-items (here x covers q < 3 with at most 4 already: only y shrinks).
+    let tiny = NARROW.replace("900", "20");
+    let ks = schedule(&tiny, cpu_share());
+    let ks0 = schedule(
+        &tiny,
+        Coarsening {
+            groups: 0,
+            ..cpu_share()
+        },
+    );
+    assert_eq!(ks.candidates.len(), ks0.candidates.len());
+    for (s, s0) in ks.candidates.iter().zip(&ks0.candidates) {
+        let (b, b0) = (s.launch_block(), s0.launch_block());
+        let groups = 3u32.div_ceil(s.block[0]) * 20u32.div_ceil(s.block[1]);
+        assert!(groups >= 4, "{:?}", s.block);
+        assert_eq!(b[0], b0[0]);
+        assert!(b[1] < b0[1], "{:?} {:?}", b, b0);
+    }
 }
 
 /// mv on a VLA: a 1-D grid whose outputs share `x[j]`.
