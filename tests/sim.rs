@@ -428,6 +428,187 @@ fn bank_conflict_degrees_are_relative_to_the_hardware() {
     }
 }
 
+/// A block of `threads` work-items each loading `width` consecutive elements of `a` as one
+/// vector, storing them as one vector into a tile at `lid(0) * width * stride`, and after a
+/// barrier loading them back as one vector and storing them to `out` (`uchar4`, `float2`,
+/// `float4` accesses of local memory).
+fn vector_tile_kernel(elem: Scalar, threads: u32, width: usize, stride: i64) -> Module {
+    let w = width as i64;
+    let names = |p: &str| -> Vec<String> { (0..width).map(|k| format!("{p}{k}")).collect() };
+    let tile_at = || bin(BinOp::Mul, lid(0), int(w * stride));
+    kernel(
+        "vectile",
+        [threads, 1, 1],
+        vec![buf("a", elem), buf("out", elem)],
+        vec![LocalArray {
+            name: "t".to_string(),
+            elem,
+            len: threads * (w * stride) as u32,
+        }],
+        vec![
+            KStmt::VecLoad {
+                vector: "v".to_string(),
+                lanes: names("v"),
+                elem,
+                src: at("a", Space::Global, bin(BinOp::Mul, lid(0), int(w))),
+            },
+            KStmt::VecStore {
+                dst: at("t", Space::Local, tile_at()),
+                elem,
+                values: names("v").iter().map(|n| var(n)).collect(),
+            },
+            KStmt::Barrier,
+            KStmt::VecLoad {
+                vector: "u".to_string(),
+                lanes: names("u"),
+                elem,
+                src: at("t", Space::Local, tile_at()),
+            },
+            KStmt::VecStore {
+                dst: at("out", Space::Global, bin(BinOp::Mul, lid(0), int(w))),
+                elem,
+                values: names("u").iter().map(|n| var(n)).collect(),
+            },
+        ],
+    )
+}
+
+fn platform(name: &str) -> SimPlatform {
+    SimPlatform::from_platform(&accshare::model::Platform::load(name).expect("platform loads"))
+}
+
+/// A vector access of local memory is one request of the warp, served in phases of at most
+/// `banks × bank width` bytes (CUDA Programming Guide: 8 bytes per lane, half-warps; 16 bytes,
+/// quarter-warps), each taking its busiest bank's distinct words: a warp's `uchar4` is one
+/// wavefront (not 4 requests), `float4` four conflict-free wavefronts (not 4 requests of a
+/// 4-way conflict each), `float2` at a stride of two vectors a 2-way conflict in each
+/// half-warp. The AMD LDS serves a 64-wide wavefront in halves; a CPU device's one bank of 64
+/// bytes serves 8 work-items' 16-byte vectors in two. The checker sees every element.
+#[test]
+fn vector_accesses_of_local_memory_are_one_request() {
+    let cases = [
+        // (platform, elem, threads, width, stride, wavefronts per request, degree)
+        (SimPlatform::nvidia(), Scalar::UChar, 32, 4, 1, 1, 1),
+        (SimPlatform::nvidia(), Scalar::UChar, 32, 2, 1, 1, 1),
+        (SimPlatform::nvidia(), Scalar::UShort, 32, 2, 1, 1, 1),
+        (SimPlatform::nvidia(), Scalar::Float, 32, 4, 1, 4, 1),
+        (SimPlatform::nvidia(), Scalar::Float, 32, 2, 1, 2, 1),
+        // Lane l's float2 at word 4l: per half-warp every bank holds two distinct words.
+        (SimPlatform::nvidia(), Scalar::Float, 32, 2, 2, 4, 2),
+        // uchar4 at a stride of two words: 2-way.
+        (SimPlatform::nvidia(), Scalar::UChar, 32, 4, 2, 2, 2),
+        (platform("a100"), Scalar::UChar, 32, 4, 1, 1, 1),
+        (platform("a100"), Scalar::Float, 32, 4, 1, 4, 1),
+        (platform("hd7850"), Scalar::UChar, 64, 4, 1, 2, 1),
+        (platform("hd7850"), Scalar::Float, 64, 4, 1, 8, 1),
+        (platform("hd7850"), Scalar::Float, 64, 2, 2, 8, 2),
+        (platform("pocl-cpu"), Scalar::UChar, 8, 4, 1, 1, 1),
+        (platform("pocl-cpu"), Scalar::Float, 8, 4, 1, 2, 1),
+    ];
+    for (platform, elem, threads, width, stride, waves, degree) in cases {
+        let what = format!(
+            "{} {elem:?}{width} x{threads} stride {stride}",
+            platform.name
+        );
+        let m = vector_tile_kernel(elem, threads, width, stride);
+        let n = threads as usize * width;
+        let input = match elem {
+            Scalar::UChar => BufData::U8((0..n).map(|i| (i % 251) as u8 + 1).collect()),
+            Scalar::UShort => BufData::U16((0..n).map(|i| i as u16 + 1).collect()),
+            _ => BufData::F32((0..n).map(|i| i as f32 + 1.0).collect()),
+        };
+        let mut bufs = vec![input.clone(), BufData::zeroed(elem, n)];
+        let opts = SimOptions {
+            check: true,
+            ..Default::default()
+        };
+        let r = run_kernel(
+            &m,
+            0,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            &platform,
+            &opts,
+        )
+        .expect("runs");
+        assert!(r.findings.is_empty(), "{what}: {:?}", r.findings);
+        assert_eq!(bufs[1], input, "{what}: the copy is right");
+        let tile: Vec<&AccessCounts> = r
+            .stats
+            .accesses
+            .iter()
+            .zip(&r.stats.counts)
+            .filter(|(a, _)| a.label.contains(" t["))
+            .map(|(_, c)| c)
+            .collect();
+        assert_eq!(tile.len(), 2, "{what}: the tile's store and load");
+        for c in tile {
+            assert_eq!(
+                (c.requests, c.lanes, c.wavefronts, c.max_degree),
+                (1, threads as u64, waves, degree),
+                "{what}"
+            );
+        }
+    }
+}
+
+/// The checker still sees a vector access of local memory element by element: a `uchar4` load
+/// of a tile whose last element of each vector was never written is an uninitialized read.
+#[test]
+fn checker_sees_each_element_of_a_local_vector_load() {
+    let elem = Scalar::UChar;
+    let lanes: Vec<String> = (0..4).map(|k| format!("u{k}")).collect();
+    let mut body: Vec<KStmt> = (0..3)
+        .map(|k| {
+            sstore(
+                "t",
+                bin(BinOp::Add, bin(BinOp::Mul, lid(0), int(4)), int(k)),
+                int(k + 1),
+            )
+        })
+        .collect();
+    body.push(KStmt::Barrier);
+    body.push(KStmt::VecLoad {
+        vector: "u".to_string(),
+        lanes: lanes.clone(),
+        elem,
+        src: at("t", Space::Local, bin(BinOp::Mul, lid(0), int(4))),
+    });
+    body.push(KStmt::VecStore {
+        dst: at("out", Space::Global, bin(BinOp::Mul, lid(0), int(4))),
+        elem,
+        values: lanes.iter().map(|n| var(n)).collect(),
+    });
+    let m = kernel(
+        "partial",
+        [32, 1, 1],
+        vec![buf("out", elem)],
+        vec![LocalArray {
+            name: "t".to_string(),
+            elem,
+            len: 128,
+        }],
+        body,
+    );
+    let mut bufs = vec![BufData::zeroed(elem, 128)];
+    let r = run(&m, &[ArgValue::Buffer(0)], &mut bufs, [1, 1, 1], true);
+    let uninit: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::UninitializedShared)
+        .collect();
+    assert_eq!(uninit.len(), 1, "{:?}", r.findings);
+    assert!(
+        uninit[0].detail.contains("element 3 was not written"),
+        "{:?}",
+        uninit[0]
+    );
+    // One request for the vector load, not four; the three scalar stores are three.
+    let load = counts(&r, "t[get_local_id(0) * 4]");
+    assert_eq!((load.requests, load.wavefronts), (1, 1));
+}
+
 #[test]
 fn divergent_branches_loops_and_c_arithmetic() {
     // out[t] = t odd ? (loop: s = 0; for i < t: if i == 5 continue; if i == 9 break; s += i)

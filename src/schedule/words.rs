@@ -87,23 +87,50 @@ pub struct WordArray {
 /// Why a kernel's short-word array is not grouped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WordsRejection {
-    /// A reference does not walk the array's last dimension with unit stride along x (or
-    /// another subscript depends on x): neighbouring outputs do not touch adjacent bytes.
-    NotConsecutive(String),
+    /// A reference does not walk the array's last dimension with unit stride along the
+    /// direction `along` names (or another subscript depends on it): neighbouring outputs do
+    /// not touch adjacent addresses.
+    NotConsecutive { access: String, along: Along },
     /// Read and written by the nest: loads grouped across outputs could cross a store.
     ReadAndWritten,
     /// A compound assignment (`+=`) or atomic update of an element.
     Update,
 }
 
+/// Along which grid dimension an array's references must be consecutive to be grouped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Along {
+    /// Short words: along x.
+    X,
+    /// A transposed vector tile ([`transposed`]): every reference along x, or every one along y
+    /// (`WordArray::along_y`); this reference is along neither.
+    XOrY,
+    /// A transposed vector tile: this reference is consecutive along y, another reference of
+    /// the same array along x, and the array's vectors are taken in one direction.
+    YNotX,
+}
+
 impl fmt::Display for WordsRejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WordsRejection::NotConsecutive(r) => write!(
-                f,
-                "`{}` is not at consecutive addresses along x (non-consecutive)",
-                r
-            ),
+            WordsRejection::NotConsecutive { access, along } => match along {
+                Along::X => write!(
+                    f,
+                    "`{}` is not at consecutive addresses along x (non-consecutive)",
+                    access
+                ),
+                Along::XOrY => write!(
+                    f,
+                    "`{}` is not at consecutive addresses along x or along y (non-consecutive)",
+                    access
+                ),
+                Along::YNotX => write!(
+                    f,
+                    "`{}` is at consecutive addresses along y, other references of the array \
+                     along x: its vectors are along one of them (non-consecutive)",
+                    access
+                ),
+            },
             WordsRejection::ReadAndWritten => {
                 write!(
                     f,
@@ -227,11 +254,23 @@ pub fn transposed(ir: &Region, deps: &DepInfo, base: &Schedule, ilp: Coarsening)
         let along = |v: &str| refs.iter().all(|a| x_offset(a, v).is_some());
         let why = rejection(&refs, name, &atomics).or_else(|| {
             (!along(xv) && !along(yv)).then(|| {
-                let a = refs
+                // A reference along neither direction; else the references mix both.
+                let neither = refs
                     .iter()
-                    .find(|a| x_offset(a, xv).is_none() && x_offset(a, yv).is_none())
-                    .unwrap_or(&refs[0]);
-                WordsRejection::NotConsecutive(ir.fmt_access(a.id))
+                    .find(|a| x_offset(a, xv).is_none() && x_offset(a, yv).is_none());
+                let (a, along) = match neither {
+                    Some(a) => (a, Along::XOrY),
+                    None => (
+                        refs.iter()
+                            .find(|a| x_offset(a, xv).is_none())
+                            .unwrap_or(&refs[0]),
+                        Along::YNotX,
+                    ),
+                };
+                WordsRejection::NotConsecutive {
+                    access: ir.fmt_access(a.id),
+                    along,
+                }
             })
         });
         if let Some(why) = why {
@@ -392,9 +431,12 @@ fn short_words(
             refs.iter().any(|a| a.writes()),
         );
         let why = rejection(&refs, name, &atomics).or_else(|| {
-            refs.iter()
-                .find(|a| x_offset(a, xv).is_none())
-                .map(|a| WordsRejection::NotConsecutive(ir.fmt_access(a.id)))
+            refs.iter().find(|a| x_offset(a, xv).is_none()).map(|a| {
+                WordsRejection::NotConsecutive {
+                    access: ir.fmt_access(a.id),
+                    along: Along::X,
+                }
+            })
         });
         if let Some(why) = why {
             out.rejected.push((name.to_string(), why));

@@ -7,8 +7,10 @@
 //!   coalesced request for the same bytes would need; the ratio is transactions / minimum;
 //! - *compulsory transactions* of a kernel: the distinct sectors holding an element it reads,
 //!   plus those holding an element it writes (every input read once, every output written once);
-//! - *wavefronts* of a shared request: per group of lanes the banks serve together
-//!   (`SimPlatform::shared_lanes`: a warp on NVIDIA, half a 64-wide wavefront on AMD), the largest
+//! - *wavefronts* of a shared request (one per warp, a vector access included: each lane
+//!   touching its vector's bytes): per group of lanes the banks serve together (at most
+//!   `SimPlatform::shared_lanes`: a warp on NVIDIA, half a 64-wide wavefront on AMD; and at most
+//!   as many as touch `banks × bank width` bytes: half-warps for 8 bytes per lane), the largest
 //!   number of distinct bank-width words that fall in one bank (several lanes reading the same
 //!   word is a broadcast); the *minimum* for the same words is `ceil(words / banks)` per group;
 //! - *bank-conflict degree*: wavefronts over that minimum, relative to what the hardware can do

@@ -96,11 +96,14 @@ for (int i = 0; i < 32; i++)
     assert_eq!(w.arrays.len(), 1);
     assert_eq!(w.arrays[0].name, "out");
     assert!(
-        matches!(&w.rejected[..], [(a, WordsRejection::NotConsecutive(_))] if a == "in"),
+        matches!(&w.rejected[..], [(a, WordsRejection::NotConsecutive { along: Along::X, .. })] if a == "in"),
         "{:?}",
         w.rejected
     );
-    assert!(w.rejected[0].1.to_string().contains("non-consecutive"));
+    assert_eq!(
+        w.rejected[0].1.to_string(),
+        "`in[j][i]` is not at consecutive addresses along x (non-consecutive)"
+    );
 }
 
 #[test]
@@ -206,6 +209,53 @@ fn a_cpu_transpose_gets_a_4x4_vector_tile() {
     assert_eq!((w.width, w.rows), (2, 2));
     let out = w.arrays.iter().find(|a| a.name == "out").unwrap();
     assert!(out.stores && out.along_y);
+}
+
+/// A transposed vector tile groups an array along x or along y: the refusal of an array names
+/// both directions, or the two its references mix, not only x.
+#[test]
+fn a_vector_tile_refusal_names_its_directions() {
+    let rejected = |src: &str| -> Vec<(String, String)> {
+        let s = schedule(src, cpu_share()).preferred().clone();
+        let w = s.words.as_ref().expect("a transposed vector tile");
+        assert_eq!(w.rows, 4);
+        w.rejected
+            .iter()
+            .map(|(a, why)| (a.clone(), why.to_string()))
+            .collect()
+    };
+    // `D[j][j]`: a diagonal, consecutive along neither.
+    let diagonal = TADD
+        .replace("float B[45][70])", "float B[45][70], float D[70][70])")
+        .replace("copyin(A, B)", "copyin(A, B, D)")
+        .replace("+ B[i][j];", "+ B[i][j] + D[j][j];");
+    assert_eq!(
+        rejected(&diagonal),
+        [(
+            "D".to_string(),
+            "`D[j][j]` is not at consecutive addresses along x or along y (non-consecutive)"
+                .to_string()
+        )]
+    );
+    // `A` read along y and along x: its vectors cannot be both.
+    let mixed = "
+void f(float C[64][64], float A[64][64], float B[64][64])
+{
+#pragma acc parallel loop collapse(2) copyin(A, B) copyout(C)
+for (int i = 0; i < 64; i++)
+  for (int j = 0; j < 64; j++)
+    C[i][j] = A[j][i] + A[i][j] + B[j][i];
+}
+";
+    assert_eq!(
+        rejected(mixed),
+        [(
+            "A".to_string(),
+            "`A[j][i]` is at consecutive addresses along y, other references of the array along \
+             x: its vectors are along one of them (non-consecutive)"
+                .to_string()
+        )]
+    );
 }
 
 #[test]

@@ -116,20 +116,35 @@ impl<'a, 'e> Blk<'a, 'e> {
         }
     }
 
-    fn shared_request(&mut self, acc: usize, s: usize, ix: &[u64], ity: Ty, m: &[u64]) {
+    /// One shared-memory request per warp with active lanes, each lane touching `width`
+    /// consecutive elements from its index (1, or a vector access: one instruction, as on the
+    /// hardware, not one per element). The banks serve the warp in phases of at most
+    /// `shared_lanes` lanes that together touch at most `banks × bank width` bytes (CUDA
+    /// Programming Guide: 8 bytes per lane, half-warps; 16 bytes, quarter-warps); a phase takes
+    /// as many wavefronts as its busiest bank has distinct words, and lanes of different phases
+    /// never conflict.
+    fn shared_request(
+        &mut self,
+        acc: usize,
+        s: usize,
+        ix: &[u64],
+        ity: Ty,
+        m: &[u64],
+        width: usize,
+    ) {
         let env = self.env;
         let (elem, _, base) = env.p.shared[s];
         let size = elem.size() as u64;
+        let lane_bytes = size.max(1) * width.clamp(1, MAX_VECTOR) as u64;
         // The kernel's bank mode (set by its host code: Kepler's 8-byte banks), else the
         // platform's default width.
         let bw = env.p.bank_width.unwrap_or(env.platform.bank_width).max(1) as u64;
         let banks = env.platform.banks as usize;
         let ws = env.platform.warp as usize;
-        // Lanes the banks serve together: each group takes its own wavefronts. Elements wider
-        // than a bank are served in phases of as many lanes as the banks hold elements (a
-        // 64-bit access of a warp on 32 banks of 4 bytes: two half-warps, CUDA Programming
-        // Guide, "64-bit accesses"), so two lanes in different phases never conflict.
-        let phase = ((banks as u64 * bw) / size.max(1)).max(1) as usize;
+        // Lanes the banks serve together: as many as the banks hold the lanes' bytes (a 64-bit
+        // access of a warp on 32 banks of 4 bytes: two half-warps; 128-bit: four quarter-warps),
+        // at most the platform's lanes per cycle (half a 64-wide AMD wavefront).
+        let phase = ((banks as u64 * bw) / lane_bytes).max(1) as usize;
         let group = (env.platform.shared_lanes as usize)
             .min(phase)
             .clamp(1, ws.max(1));
@@ -161,7 +176,7 @@ impl<'a, 'e> Blk<'a, 'e> {
                     let i = Self::index(ix[t], ity);
                     let b = base.wrapping_add((i as u64).wrapping_mul(size));
                     let mut wd = b / bw;
-                    while wd <= (b + size - 1) / bw {
+                    while wd <= (b + lane_bytes - 1) / bw {
                         words.push(wd);
                         wd += 1;
                     }
@@ -204,8 +219,8 @@ impl<'a, 'e> Blk<'a, 'e> {
     }
 
     /// A vector load ([`crate::kernel::KStmt::VecLoad`]): one request of `width` consecutive
-    /// elements per lane from its index (global memory; elsewhere one request per element),
-    /// then the elements, checked as `width` element loads.
+    /// elements per lane from its index (global or shared memory; private arrays make no
+    /// requests), then the elements, checked as `width` element loads.
     pub(super) fn load_vector(
         &mut self,
         acc: usize,
@@ -215,20 +230,21 @@ impl<'a, 'e> Blk<'a, 'e> {
         m: &[u64],
         width: usize,
     ) -> Vec<Vec<u64>> {
-        let global = matches!(mem, Mem::Global(_));
-        if let Mem::Global(g) = mem {
-            self.global_request(acc, g, ix, ity, m, false, width);
+        match mem {
+            Mem::Global(g) => self.global_request(acc, g, ix, ity, m, false, width),
+            Mem::Shared(s) => self.shared_request(acc, s, ix, ity, m, width),
+            Mem::Private(_) => {}
         }
         (0..width)
             .map(|k| {
                 let ik = Self::offset(ix, ity, k);
-                self.load_elements(acc, mem, &ik, Ty::I64, m, !global)
+                self.load_elements(acc, mem, &ik, Ty::I64, m, false)
             })
             .collect()
     }
 
-    /// A vector store: one request of `values.len()` elements per lane (global memory), then
-    /// the element stores.
+    /// A vector store: one request of `values.len()` elements per lane (global or shared
+    /// memory), then the element stores, checked as such.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn store_vector(
         &mut self,
@@ -240,13 +256,14 @@ impl<'a, 'e> Blk<'a, 'e> {
         values: &[(Vec<u64>, Ty)],
         m: &[u64],
     ) {
-        let global = matches!(mem, Mem::Global(_));
-        if let Mem::Global(g) = mem {
-            self.global_request(acc, g, ix, ity, m, true, values.len());
+        match mem {
+            Mem::Global(g) => self.global_request(acc, g, ix, ity, m, true, values.len()),
+            Mem::Shared(s) => self.shared_request(acc, s, ix, ity, m, values.len()),
+            Mem::Private(_) => {}
         }
         for (k, (v, vt)) in values.iter().enumerate() {
             let ik = Self::offset(ix, ity, k);
-            self.store_elements(acc, mem, elem, &ik, Ty::I64, v, *vt, m, !global);
+            self.store_elements(acc, mem, elem, &ik, Ty::I64, v, *vt, m, false);
         }
     }
 
@@ -327,7 +344,9 @@ impl<'a, 'e> Blk<'a, 'e> {
                 }
             }
             Mem::Shared(s) => {
-                self.shared_request(acc, s, ix, ity, m);
+                if request {
+                    self.shared_request(acc, s, ix, ity, m, 1);
+                }
                 let len = self.shared[s].len() as i64;
                 let mut oob = None;
                 let mut uninit = None;
@@ -514,7 +533,9 @@ impl<'a, 'e> Blk<'a, 'e> {
                 }
             }
             Mem::Shared(s) => {
-                self.shared_request(acc, s, ix, ity, m);
+                if request {
+                    self.shared_request(acc, s, ix, ity, m, 1);
+                }
                 let len = self.shared[s].len() as i64;
                 let epoch = self.epoch;
                 let mut oob = None;
@@ -673,7 +694,7 @@ impl<'a, 'e> Blk<'a, 'e> {
                 });
             }
             Mem::Shared(s) => {
-                self.shared_request(acc, s, ix, ity, m);
+                self.shared_request(acc, s, ix, ity, m, 1);
                 let len = self.shared[s].len() as i64;
                 for t in 0..self.n {
                     if !bit(m, t) {
