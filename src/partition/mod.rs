@@ -482,32 +482,80 @@ fn analyze_kernel(
 /// Every reference must name one element per thread: the same `c + t` per dimension, where the
 /// `t` are the grid loops, each once with coefficient 1 (a transpose's `out[j][i]`). Then the
 /// blocks' tiles are disjoint and a tile stored back after a barrier writes what the baseline
-/// writes. The staging pass re-checks this on the subscripts themselves.
+/// writes. An array of structs is written field by field (its last dimension, the field, a
+/// constant of every reference) and an interleaved plain array (`x[2*i + 1]`: a grid loop with a
+/// constant coefficient `c > 1` in the last dimension of every reference) residue by residue:
+/// the rule holds per written field or residue, the grid loop's coefficient in an interleaved
+/// last dimension being `c`; fields or residues only read are read tiles. The staging pass
+/// re-checks this on the subscripts themselves.
 fn write_through_blocker(nest: &Nest, array: &str) -> Option<Reason> {
     let refs: Vec<&nest::RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
     if !refs.iter().any(|r| r.writes) {
         return None;
     }
-    if refs.iter().any(|r| r.dims != refs[0].dims) {
-        return Some(Reason::WrittenThroughDifferentElements);
-    }
-    let mut seen = Vec::new();
-    for d in &refs[0].dims {
-        for (l, c) in &d.coef {
-            if *c == 0 {
-                continue;
+    // Parts written through tiles of their own, keyed by field or residue, and the grid loop's
+    // coefficient in the last dimension of an interleaved array.
+    let mut parts: std::collections::BTreeMap<i64, Vec<&nest::RefClass>> = Default::default();
+    let mut interleave: Option<(LoopId, i64)> = None;
+    if nest.records.contains(array) {
+        for r in &refs {
+            let key = r.dims.last().map_or(0, |d| d.base);
+            parts.entry(key).or_default().push(r);
+        }
+    } else {
+        interleave = refs.iter().find_map(|r| {
+            r.dims.last().and_then(|d| {
+                d.coef
+                    .iter()
+                    .find(|(l, c)| **c > 1 && nest.is_mapped(**l))
+                    .map(|(l, c)| (*l, *c))
+            })
+        });
+        match interleave {
+            Some((l, c)) => {
+                for r in &refs {
+                    let last = r.dims.last()?;
+                    if last.coef.get(&l) != Some(&c) {
+                        return Some(Reason::WrittenThroughDifferentElements);
+                    }
+                    parts.entry(last.base.rem_euclid(c)).or_default().push(r);
+                }
             }
-            if *c != 1 || !nest.is_mapped(*l) || seen.contains(l) {
-                return Some(Reason::WrittenNotPerThread {
-                    reference: refs[0].text.clone(),
-                });
+            None => {
+                parts.insert(0, refs.clone());
             }
-            seen.push(*l);
         }
     }
-    (seen.len() != nest.mapped.len()).then(|| Reason::WrittenShared {
-        reference: refs[0].text.clone(),
-    })
+    for part in parts.values().filter(|p| p.iter().any(|r| r.writes)) {
+        if part.iter().any(|r| r.dims != part[0].dims) {
+            return Some(Reason::WrittenThroughDifferentElements);
+        }
+        let rank = part[0].dims.len();
+        let mut seen = Vec::new();
+        for (d, dim) in part[0].dims.iter().enumerate() {
+            for (l, c) in &dim.coef {
+                if *c == 0 {
+                    continue;
+                }
+                let want = match interleave {
+                    Some((il, ic)) if d + 1 == rank && il == *l => ic,
+                    _ => 1,
+                };
+                if *c != want || !nest.is_mapped(*l) || seen.contains(l) {
+                    return Some(Reason::WrittenNotPerThread {
+                        reference: part[0].text.clone(),
+                    });
+                }
+                seen.push(*l);
+            }
+        }
+        if seen.len() != nest.mapped.len() {
+            return Some(Reason::WrittenShared {
+                reference: part[0].text.clone(),
+            });
+        }
+    }
+    None
 }
 
 #[cfg(test)]
