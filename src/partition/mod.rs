@@ -383,7 +383,7 @@ fn analyze_kernel(
         if nest.nonaffine.contains(&c.array) {
             kp.rejected
                 .push(Rejection::new(c.array.clone(), Reason::NonAffine));
-        } else if let Some(why) = write_through_blocker(&nest, &c.array) {
+        } else if let Some(why) = write_through_blocker(region, &nest, &c.array) {
             kp.rejected.push(Rejection::new(c.array.clone(), why));
         } else {
             eligible.push(c.array.clone());
@@ -488,7 +488,7 @@ fn analyze_kernel(
 /// the rule holds per written field or residue, the grid loop's coefficient in an interleaved
 /// last dimension being `c`; fields or residues only read are read tiles. The staging pass
 /// re-checks this on the subscripts themselves.
-fn write_through_blocker(nest: &Nest, array: &str) -> Option<Reason> {
+fn write_through_blocker(region: &Region, nest: &Nest, array: &str) -> Option<Reason> {
     let refs: Vec<&nest::RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
     if !refs.iter().any(|r| r.writes) {
         return None;
@@ -503,13 +503,26 @@ fn write_through_blocker(nest: &Nest, array: &str) -> Option<Reason> {
             parts.entry(key).or_default().push(r);
         }
     } else {
-        interleave = refs.iter().find_map(|r| {
-            r.dims.last().and_then(|d| {
-                d.coef
-                    .iter()
-                    .find(|(l, c)| **c > 1 && nest.is_mapped(**l))
-                    .map(|(l, c)| (*l, *c))
+        // `c·i + k` alone in the last dimension, `c` a constant of the source (not a size given
+        // a representative value: `out[cols*i + j]` is a flattened row, not interleaved).
+        let constant = |r: &nest::RefClass, l: LoopId| {
+            r.accesses.iter().all(|&a| {
+                let var = region.loops[l].var.as_str();
+                region.accesses[a]
+                    .subscripts
+                    .last()
+                    .cloned()
+                    .flatten()
+                    .and_then(|p| p.split(var).and_then(|(c, _)| c.as_const()))
+                    .is_some()
             })
+        };
+        interleave = refs.iter().find_map(|r| {
+            let d = r.dims.last()?;
+            let mut nonzero = d.coef.iter().filter(|(_, c)| **c != 0);
+            let (l, c) = nonzero.next()?;
+            (nonzero.next().is_none() && *c > 1 && nest.is_mapped(*l) && constant(r, *l))
+                .then_some((*l, *c))
         });
         match interleave {
             Some((l, c)) => {
