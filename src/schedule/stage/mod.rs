@@ -139,10 +139,12 @@ pub struct StagedArray {
     pub bank: BankChoice,
     /// Spans of the references rewritten to use the tile.
     pub accesses: Vec<Span>,
-    /// Written through the tile: the kernel stores the tile back to global memory at its end.
+    /// Written through the tile: the kernel stores the tile back to global memory at its end
+    /// (a field's or residue's tile: when the kernel writes that field or residue).
     pub written: bool,
     /// The tile is loaded from global memory before use (always for read-only tiles; for
-    /// written tiles when the kernel reads the array or may leave an element unwritten).
+    /// written tiles when the kernel reads what the tile holds or may leave an element
+    /// unwritten).
     pub load: bool,
     /// The tile holds one field of an array of structs (AoS → SoA): `dims` are the struct's
     /// index without the field, the copy reads that field of each struct.
