@@ -19,6 +19,8 @@ const PROGRAMS: &[&str] = &[
     "aos_interleaved_pairs",
     "aos_share_cmv",
     "aos_share_written",
+    "aos_share_write_cpx",
+    "aos_induced_write",
 ];
 
 fn corpus(name: &str) -> PathBuf {
@@ -287,9 +289,77 @@ fn aos_share_stages_one_tile_per_field() {
     ] {
         assert!(pairs.contains(piece), "{piece}:\n{pairs}");
     }
-    // Only the referenced fields get a tile: the written program reads no struct array.
+    // A written array of structs (issue 14, written part): one tile per referenced field,
+    // loaded first where read, stored back field by field; a field not referenced gets no tile
+    // and is never stored.
     let written = compile_opt(&corpus("aos_share_written"), Target::OpenCl, &share()).kernel_source;
-    assert!(!written.contains("__local"), "{written}");
+    for piece in [
+        "__local float accshare_sh_acc_re[1056];",
+        "// load the tile of field `re` of `acc` (32x32; AoS → SoA)",
+        "// store the tile of field `re` of `acc` (32x32; AoS → SoA)",
+        "acc[(accshare_o_acc_re_0 + accshare_r) * 67 + (accshare_o_acc_re_1 + accshare_c)].re = accshare_sh_acc_re[accshare_r * 33 + accshare_c];",
+    ] {
+        assert!(written.contains(piece), "{piece}:\n{written}");
+    }
+    assert!(!written.contains("accshare_sh_acc_im"), "{written}");
+    assert!(!written.contains("].im"), "{written}");
+    // Written in place: each written field stored back (the conditional `im` loaded first),
+    // the field only read never stored, the untouched field `m` never named; the interleaved
+    // written form one tile per residue.
+    let cpx = compile_opt(&corpus("aos_share_write_cpx"), Target::OpenCl, &share()).kernel_source;
+    insta::assert_snapshot!("aos_share_write_cpx_share_cl", cpx);
+    for piece in [
+        "// store the tile of field `re` of `y`",
+        "// store the tile of field `im` of `y`",
+        "// store the tile of field `re` of `z`",
+        "// store the tile of field `im` of `z`",
+        "// store the tile of field `x` of `b`",
+        "// store the tile of the elements 2·i of `u`",
+        "// store the tile of the elements 2·i + 1 of `u`",
+    ] {
+        assert!(cpx.contains(piece), "{piece}:\n{cpx}");
+    }
+    for absent in [
+        "store the tile of field `y` of `b`",
+        "].m",
+        "store the tile of the elements 2·i of `t`",
+    ] {
+        assert!(!cpx.contains(absent), "{absent}:\n{cpx}");
+    }
+    let cdamp = cpx
+        .split("// kernel ")
+        .find(|k| k.starts_with("cdamp_t"))
+        .expect("cdamp_t");
+    assert!(
+        cdamp.contains("// load the tile of field `im` of `z`"),
+        "{cdamp}"
+    );
+    assert!(
+        cdamp.contains("// store the tile of field `im` of `z`"),
+        "{cdamp}"
+    );
+    assert!(
+        !cdamp.contains("// store the tile of field `re` of `z`"),
+        "{cdamp}"
+    );
+    let drift = cpx
+        .split("// kernel ")
+        .find(|k| k.starts_with("drift_t"))
+        .expect("drift_t");
+    assert!(
+        !drift.contains("// load the tile of field `x` of `b`"),
+        "{drift}"
+    );
+    // Induced (no `share` hint): the engine stages the written arrays itself.
+    let induced = compile_opt(&corpus("aos_induced_write"), Target::OpenCl, &share()).kernel_source;
+    for piece in [
+        "// store the tile of field `re` of `y`",
+        "// store the tile of field `im` of `y`",
+        "// store the tile of the elements 2·i of `u`",
+        "// store the tile of the elements 2·i + 1 of `u`",
+    ] {
+        assert!(induced.contains(piece), "{piece}:\n{induced}");
+    }
 }
 
 /// `explain` names the technique (text and JSON) with the degree of the struct tiled as it is
@@ -358,7 +428,7 @@ fn aos_share_explain_says_aos_to_soa() {
         "tests/corpus/aos_interleaved_pairs.c",
     ]);
     assert!(
-        text.contains("stages w[64] (AoS → SoA: the elements 2·i of the interleaved array), w[64] (AoS → SoA: the elements 2·i + 1 of the interleaved array), x[64]"),
+        text.contains("stages out[64] (AoS → SoA: the elements 2·i of the interleaved array) (written through: loaded first, stored back coalesced), out[64] (AoS → SoA: the elements 2·i + 1 of the interleaved array) (written through: loaded first, stored back coalesced), w[64] (AoS → SoA: the elements 2·i of the interleaved array), w[64] (AoS → SoA: the elements 2·i + 1 of the interleaved array), x[64]"),
         "{text}"
     );
     assert!(
@@ -372,9 +442,69 @@ fn aos_share_explain_says_aos_to_soa() {
         "tests/corpus/aos_share_written.c",
     ]);
     assert!(
-        text.contains("      acc: not staged by --opt share: it is an array of `cpx` (structs) written in the kernel: arrays of structs are staged (one tile per field, AoS → SoA) only when read\n"),
+        text.contains("    note: --opt share stages acc.re[32][32] (AoS → SoA: a tile per field) (rows padded to 33 against bank conflicts) (written through: loaded first, stored back coalesced) in the generated code"),
         "{text}"
     );
+    // Written arrays of structs in place: the written tiles per field and per residue.
+    let text = cli(&[
+        "explain",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_share_write_cpx.c",
+    ]);
+    insta::assert_snapshot!("explain_aos_share_write_cpx_a100", text);
+    for piece in [
+        "y.re[64] (AoS → SoA: a tile per field) (written through: loaded first, stored back coalesced), y.im[64] (AoS → SoA: a tile per field) (written through: loaded first, stored back coalesced)",
+        "z.re[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts), z.im[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) (written through: loaded first, stored back coalesced)",
+        "b.x[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) (written through: stored back coalesced), b.y[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) in",
+        "u[32][16] (AoS → SoA: the elements 2·i + 1 of the interleaved array) (rows padded to 17 against bank conflicts) (written through: loaded first, stored back coalesced)",
+    ] {
+        assert!(text.contains(piece), "{piece}:\n{text}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&cli(&[
+        "explain",
+        "--format",
+        "json",
+        "--platform",
+        "a100",
+        "tests/corpus/aos_share_write_cpx.c",
+    ]))
+    .expect("JSON");
+    let kernels: Vec<serde_json::Value> = v["regions"]
+        .as_array()
+        .expect("regions")
+        .iter()
+        .flat_map(|r| r["kernels"].as_array().cloned().unwrap_or_default())
+        .collect();
+    let notes: Vec<String> = kernels
+        .iter()
+        .flat_map(|k| k["notes"].as_array().cloned().unwrap_or_default())
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("b.x[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) (written through: stored back coalesced)")),
+        "{notes:#?}"
+    );
+    let locals: Vec<(String, bool)> = kernels
+        .iter()
+        .flat_map(|k| k["bank"].as_array().cloned().unwrap_or_default())
+        .map(|b| {
+            (
+                b["local"].as_str().unwrap_or("?").to_string(),
+                b["written"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    for (l, w) in [
+        ("accshare_sh_y_re", true),
+        ("accshare_sh_z_im", true),
+        ("accshare_sh_b_x", true),
+        ("accshare_sh_b_y", false),
+        ("accshare_sh_u_r1", true),
+        ("accshare_sh_t_r1", false),
+    ] {
+        assert!(locals.contains(&(l.to_string(), w)), "{l} {w}: {locals:?}");
+    }
 }
 
 /// The simulator sees the field tiles conflict-free on the shipped GPUs the tree decided for.

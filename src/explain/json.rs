@@ -267,6 +267,14 @@ struct BankJson<'a> {
     /// The kernel's bank width when the schedule chose a mode other than the platform's
     /// default (Kepler's 8-byte banks); `null`: the default.
     bank_width: Option<u32>,
+    /// Written through the tile (stored back to global memory at the kernel's end; a field or
+    /// residue of an array of structs: that field or residue alone); absent when only read.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    written: bool,
+    /// A written tile: loaded from global memory first (the kernel reads it or may leave an
+    /// element unwritten); absent for read tiles (always loaded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loaded_first: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -583,6 +591,8 @@ fn kernel<'a>(
                         transposed: t.choice.layout.transposed,
                         extra_bytes: t.choice.extra_bytes,
                         bank_width: t.bank_mode.map(|m| m.width),
+                        written: t.written,
+                        loaded_first: t.written.then_some(t.load),
                     })
                     .collect()
             })

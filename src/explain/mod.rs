@@ -118,6 +118,10 @@ struct TileBank {
     /// The grouping of the tile's cooperative copies (short words), or why none.
     copy_words: Option<Result<TileWords, TileWordsRejection>>,
     elem: crate::front::ast::Scalar,
+    /// Written through (stored back to global memory at the kernel's end), and then whether
+    /// loaded first.
+    written: bool,
+    load: bool,
 }
 
 use crate::schedule::words::{TileWords, TileWordsRejection};
@@ -315,6 +319,8 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
                     bank_mode: spec.bank_mode,
                     copy_words: a.copy_words.clone(),
                     elem: a.elem,
+                    written: a.written,
+                    load: a.load,
                 })
                 .collect();
             if let Some(m) = &spec.bank_mode {

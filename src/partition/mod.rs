@@ -383,7 +383,7 @@ fn analyze_kernel(
         if nest.nonaffine.contains(&c.array) {
             kp.rejected
                 .push(Rejection::new(c.array.clone(), Reason::NonAffine));
-        } else if let Some(why) = write_through_blocker(&nest, &c.array) {
+        } else if let Some(why) = write_through_blocker(region, &nest, &c.array) {
             kp.rejected.push(Rejection::new(c.array.clone(), why));
         } else {
             eligible.push(c.array.clone());
@@ -482,32 +482,93 @@ fn analyze_kernel(
 /// Every reference must name one element per thread: the same `c + t` per dimension, where the
 /// `t` are the grid loops, each once with coefficient 1 (a transpose's `out[j][i]`). Then the
 /// blocks' tiles are disjoint and a tile stored back after a barrier writes what the baseline
-/// writes. The staging pass re-checks this on the subscripts themselves.
-fn write_through_blocker(nest: &Nest, array: &str) -> Option<Reason> {
+/// writes. An array of structs is written field by field (its last dimension, the field, a
+/// constant of every reference) and an interleaved plain array (`x[2*i + 1]`: a grid loop with a
+/// constant coefficient `c > 1` in the last dimension of every reference) residue by residue:
+/// the rule holds per written field or residue, the grid loop's coefficient in an interleaved
+/// last dimension being `c`; fields or residues only read are read tiles. The staging pass
+/// re-checks this on the subscripts themselves.
+fn write_through_blocker(region: &Region, nest: &Nest, array: &str) -> Option<Reason> {
     let refs: Vec<&nest::RefClass> = nest.refs.iter().filter(|r| r.array == array).collect();
     if !refs.iter().any(|r| r.writes) {
         return None;
     }
-    if refs.iter().any(|r| r.dims != refs[0].dims) {
-        return Some(Reason::WrittenThroughDifferentElements);
-    }
-    let mut seen = Vec::new();
-    for d in &refs[0].dims {
-        for (l, c) in &d.coef {
-            if *c == 0 {
-                continue;
+    // Parts written through tiles of their own, keyed by field or residue, and the grid loop's
+    // coefficient in the last dimension of an interleaved array.
+    let mut parts: std::collections::BTreeMap<i64, Vec<&nest::RefClass>> = Default::default();
+    let mut interleave: Option<(LoopId, i64)> = None;
+    if nest.records.contains(array) {
+        for r in &refs {
+            let key = r.dims.last().map_or(0, |d| d.base);
+            parts.entry(key).or_default().push(r);
+        }
+    } else {
+        // `c·i + k` alone in the last dimension, `c` a constant of the source (not a size given
+        // a representative value: `out[cols*i + j]` is a flattened row, not interleaved).
+        let constant = |r: &nest::RefClass, l: LoopId| {
+            r.accesses.iter().all(|&a| {
+                let var = region.loops[l].var.as_str();
+                region.accesses[a]
+                    .subscripts
+                    .last()
+                    .cloned()
+                    .flatten()
+                    .and_then(|p| p.split(var).and_then(|(c, _)| c.as_const()))
+                    .is_some()
+            })
+        };
+        interleave = refs.iter().find_map(|r| {
+            let d = r.dims.last()?;
+            let mut nonzero = d.coef.iter().filter(|(_, c)| **c != 0);
+            let (l, c) = nonzero.next()?;
+            (nonzero.next().is_none() && *c > 1 && nest.is_mapped(*l) && constant(r, *l))
+                .then_some((*l, *c))
+        });
+        match interleave {
+            Some((l, c)) => {
+                for r in &refs {
+                    let last = r.dims.last()?;
+                    if last.coef.get(&l) != Some(&c) {
+                        return Some(Reason::WrittenThroughDifferentElements);
+                    }
+                    parts.entry(last.base.rem_euclid(c)).or_default().push(r);
+                }
             }
-            if *c != 1 || !nest.is_mapped(*l) || seen.contains(l) {
-                return Some(Reason::WrittenNotPerThread {
-                    reference: refs[0].text.clone(),
-                });
+            None => {
+                parts.insert(0, refs.clone());
             }
-            seen.push(*l);
         }
     }
-    (seen.len() != nest.mapped.len()).then(|| Reason::WrittenShared {
-        reference: refs[0].text.clone(),
-    })
+    for part in parts.values().filter(|p| p.iter().any(|r| r.writes)) {
+        if part.iter().any(|r| r.dims != part[0].dims) {
+            return Some(Reason::WrittenThroughDifferentElements);
+        }
+        let rank = part[0].dims.len();
+        let mut seen = Vec::new();
+        for (d, dim) in part[0].dims.iter().enumerate() {
+            for (l, c) in &dim.coef {
+                if *c == 0 {
+                    continue;
+                }
+                let want = match interleave {
+                    Some((il, ic)) if d + 1 == rank && il == *l => ic,
+                    _ => 1,
+                };
+                if *c != want || !nest.is_mapped(*l) || seen.contains(l) {
+                    return Some(Reason::WrittenNotPerThread {
+                        reference: part[0].text.clone(),
+                    });
+                }
+                seen.push(*l);
+            }
+        }
+        if seen.len() != nest.mapped.len() {
+            return Some(Reason::WrittenShared {
+                reference: part[0].text.clone(),
+            });
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -659,8 +659,20 @@ void w(float out[64][64], float in[64][64])
             .unwrap_or_default()
     };
     assert_eq!(
-        why("out[j][2 * i] = in[i][j];"),
-        "written in the kernel through `out[j][2*i]`, which is not a grid index plus a constant in every dimension"
+        why("out[i][i + j] = in[i][j];"),
+        "written in the kernel through `out[i][i + j]`, which is not a grid index plus a constant in every dimension"
+    );
+    // The interleaved form is written residue by residue (one element of each residue per
+    // thread); references of another stride could name a residue's elements.
+    assert!(!why("out[j][2 * i] = in[i][j];").starts_with("written"));
+    assert!(!why("out[j][2 * i] = in[i][j]; out[j][2 * i + 1] = 1.0f;").starts_with("written"));
+    assert_eq!(
+        why("out[j][2 * i] = in[i][j]; out[j][i] = 0.0f;"),
+        "written in the kernel, and its references name different elements: a written tile needs every reference to name the thread's own element"
+    );
+    assert_eq!(
+        why("out[j][2 * i + 1] = in[i][j]; out[j][2 * i + 3] = 0.0f;"),
+        "written in the kernel, and its references name different elements: a written tile needs every reference to name the thread's own element"
     );
     assert_eq!(
         why("out[j][i] = in[i][j]; out[j][i + 1] = 0.0f;"),

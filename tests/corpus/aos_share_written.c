@@ -1,7 +1,7 @@
 /* aos_share_written.c - a `share` hint naming an array of structures the kernel writes (a
- * transposed accumulation into one field): arrays of structs are staged one tile per field only
- * when read, so `acc` stays in global memory and `explain` says why; the program computes what
- * the sequential one computes. */
+ * transposed accumulation into one field): `acc` is staged as one tile for the field `re`
+ * (AoS -> SoA), loaded first (the kernel reads it), updated in shared memory and stored back
+ * field by field; the field `im`, never referenced, keeps its values in global memory. */
 #include "corpus_common.h"
 
 #ifndef N

@@ -1006,6 +1006,17 @@ impl<'a> KernelBuilder<'a> {
                     field: None,
                 });
             }
+            if a.written {
+                // A reference of a written tile left in global memory would be overwritten by
+                // the tile's store-back: never generate it.
+                self.errors.push(Diag::error(
+                    e.span,
+                    format!(
+                        "internal error: this reference of `{}` cannot be indexed in its written tile `{}`",
+                        name, a.local
+                    ),
+                ));
+            }
         }
         let mut full = vec![KExpr::int(0)];
         full.extend(extents);

@@ -13,10 +13,13 @@
 //! iterators of short loops with constant bounds and step ±1 (the filter loops of a stencil).
 //! The strip-mined loop is a sequential loop of step 1 at the top level of the innermost grid
 //! loop's body, with bounds that do not depend on any iterator (gemm's `k`, mv's `j`).
-//! The last dimension of a read-only plain array may also be `c·x + k` with a constant `c > 1`
-//! (the interleaved form, `x[2*i + 1]`): one tile per residue `k mod c`. An array of structs
-//! (read only) gets one tile per referenced field: the field, the IR's last dimension, is a
-//! constant of every reference and the tiles are the struct index's.
+//! The last dimension of a plain array may also be `c·x + k` with a constant `c > 1` (the
+//! interleaved form, `x[2*i + 1]`): one tile per residue `k mod c`. An array of structs gets one
+//! tile per referenced field: the field, the IR's last dimension, is a constant of every
+//! reference and the tiles are the struct index's. A written array of either form is written
+//! part by part (`write_parts`): each written field or residue through a tile of its own,
+//! stored back field by field (residue by residue); a field or residue only read is a read tile,
+//! one not referenced has none, so nothing the kernel does not write is ever stored.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -136,10 +139,12 @@ pub struct StagedArray {
     pub bank: BankChoice,
     /// Spans of the references rewritten to use the tile.
     pub accesses: Vec<Span>,
-    /// Written through the tile: the kernel stores the tile back to global memory at its end.
+    /// Written through the tile: the kernel stores the tile back to global memory at its end
+    /// (a field's or residue's tile: when the kernel writes that field or residue).
     pub written: bool,
     /// The tile is loaded from global memory before use (always for read-only tiles; for
-    /// written tiles when the kernel reads the array or may leave an element unwritten).
+    /// written tiles when the kernel reads what the tile holds or may leave an element
+    /// unwritten).
     pub load: bool,
     /// The tile holds one field of an array of structs (AoS → SoA): `dims` are the struct's
     /// index without the field, the copy reads that field of each struct.
@@ -733,23 +738,22 @@ impl KernelView<'_> {
         // An array of structs is staged as one tile per referenced field (AoS → SoA): the
         // field, the IR's last dimension, is a constant of every reference, and the tiles are
         // those of the struct's index.
-        let fields: Option<(String, Vec<String>)> = match &info.record {
-            Some(def) => {
-                if written {
-                    return Err(Unstaged::WrittenArrayOfStructs {
-                        record: def.c_name(),
-                    });
-                }
-                let names = def
-                    .scalar_fields()
-                    .map(|(_, f)| f.iter().map(|x| x.name.clone()).collect())
-                    .unwrap_or_default();
-                Some((def.c_name(), names))
-            }
-            None => None,
-        };
+        let fields: Option<(String, Vec<String>)> = info.record.as_ref().map(|def| {
+            let names = def
+                .scalar_fields()
+                .map(|(_, f)| f.iter().map(|x| x.name.clone()).collect())
+                .unwrap_or_default();
+            (def.c_name(), names)
+        });
         if written {
-            write_through_shape(ir, self.grid, &accs)?;
+            // Written through tiles part by part: a field of an array of structs, a residue of
+            // an interleaved last dimension, else the whole array. Every written part names
+            // the work-item's own element; a part only read is staged as a read tile (its
+            // elements are not written by the kernel: other fields, other residues).
+            let (parts, stride) = write_parts(ir, self.grid, &accs, fields.is_some())?;
+            for part in parts.iter().filter(|p| p.iter().any(|a| a.writes())) {
+                write_through_shape(ir, self.grid, part, stride)?;
+            }
         }
         if info.extents.iter().skip(1).any(Option::is_none) {
             return Err(Unstaged::InnerExtentUnknown);
@@ -823,7 +827,6 @@ impl KernelView<'_> {
             (Some(l), None) => self.strip_size(l),
             (None, None) => 0,
         };
-        let load = !written || needs_preload(ir, self.grid, &accs, self.conditional);
         // Fields in their struct's order (residues of an interleaved dimension in order), each
         // field's groups in order of appearance.
         let residue = |g: &(Vec<DimRef>, Vec<Span>, Option<u32>)| {
@@ -909,6 +912,16 @@ impl KernelView<'_> {
                 );
             }
             used += natural + choice.extra_bytes;
+            // Written through this tile when one of its references writes (one field or
+            // residue of an array written part by part); loaded first when read or when an
+            // element may stay unwritten.
+            let mine: Vec<&crate::ir::Access> = accs
+                .iter()
+                .copied()
+                .filter(|a| spans.contains(&a.span))
+                .collect();
+            let tile_written = mine.iter().any(|a| a.writes());
+            let load = !tile_written || needs_preload(ir, self.grid, &mine, self.conditional);
             let base = match (&tile_field, interleave) {
                 (Some(f), _) => format!("accshare_sh_{}_{}", name, f.name),
                 (None, Some(il)) => format!("accshare_sh_{}_r{}", name, il.residue),
@@ -927,7 +940,7 @@ impl KernelView<'_> {
                 transposed: choice.layout.transposed,
                 bank: choice,
                 accesses: spans,
-                written,
+                written: tile_written,
                 load,
                 field: tile_field,
                 interleave,
@@ -1111,29 +1124,101 @@ impl KernelView<'_> {
     }
 }
 
-/// Why a written array cannot be written through a tile, if it cannot.
+/// The parts of a written array that are written through tiles of their own, and the stride of
+/// the last dimension's grid index in every reference (1 unless interleaved).
+///
+/// An array of structs is written field by field (the field, the IR's last dimension, is a
+/// constant of every reference): fields touch disjoint bytes, so a field only read is a read
+/// tile whatever the written fields do. A plain array whose last subscript is `c·i + k` (`i` a
+/// grid index, a constant `c > 1`: the interleaved form) is written residue by residue: every
+/// reference must then be `c·i + k` with the same `c` and `i` (else two references could name
+/// one element through different residues), and residues `k mod c` are disjoint elements.
+fn write_parts<'a>(
+    ir: &Region,
+    grid: &[GridLoop],
+    accs: &[&'a crate::ir::Access],
+    record: bool,
+) -> Result<(Vec<Vec<&'a crate::ir::Access>>, i64), Unstaged> {
+    let mut parts: BTreeMap<i64, Vec<&crate::ir::Access>> = BTreeMap::new();
+    let last = |a: &crate::ir::Access| a.subscripts.last().cloned().flatten();
+    if record {
+        for a in accs {
+            let f =
+                last(a)
+                    .and_then(|p| p.as_const())
+                    .ok_or_else(|| Unstaged::NonAffineAccess {
+                        access: ir.fmt_access(a.id),
+                    })?;
+            parts.entry(f).or_default().push(a);
+        }
+        return Ok((parts.into_values().collect(), 1));
+    }
+    // The grid index and its constant coefficient > 1 in a last subscript, if any.
+    let interleaved = |p: &Poly| -> Option<(String, i64)> {
+        p.symbols().into_iter().find_map(|sym| {
+            let c = p.split(sym)?.0.as_const()?;
+            let g = grid.iter().any(|g| ir.loops[g.loop_id].var == sym);
+            (g && c > 1).then(|| (sym.to_string(), c))
+        })
+    };
+    let Some((var, stride)) = accs
+        .iter()
+        .find_map(|a| last(a).and_then(|p| interleaved(&p)))
+    else {
+        return Ok((vec![accs.to_vec()], 1));
+    };
+    for a in accs {
+        let p = last(a).ok_or_else(|| Unstaged::NonAffineAccess {
+            access: ir.fmt_access(a.id),
+        })?;
+        let same = p
+            .split(&var)
+            .and_then(|(c, _)| c.as_const())
+            .is_some_and(|c| c == stride);
+        if !same {
+            return Err(Unstaged::WrittenInterleavedStrides {
+                subscript: p.to_c(),
+                stride,
+            });
+        }
+        parts
+            .entry(p.constant_term().rem_euclid(stride))
+            .or_default()
+            .push(a);
+    }
+    Ok((parts.into_values().collect(), stride))
+}
+
+/// Why a written array (or one written part of it, [`write_parts`]) cannot be written through
+/// a tile, if it cannot.
 ///
 /// Write-through is exact when every reference names the same element, `c + x` per dimension
 /// with `x` a distinct grid index (or nothing), and every grid index appears: then each
 /// work-item owns one element of its block's tile, the tiles of different blocks are disjoint,
-/// and storing the tile back after a barrier writes what the baseline writes.
+/// and storing the tile back after a barrier writes what the baseline writes. In the last
+/// dimension of an interleaved part the grid index has coefficient `stride` (`2·i + 1`: one
+/// element of the residue's tile per work-item).
 fn write_through_shape(
     ir: &Region,
     grid: &[GridLoop],
     accs: &[&crate::ir::Access],
+    stride: i64,
 ) -> Result<(), Unstaged> {
     let first = &accs[0].subscripts;
     if accs.iter().any(|a| &a.subscripts != first) {
         return Err(Unstaged::WrittenThroughDifferentElements);
     }
     let mut used = BTreeSet::new();
-    for p in first.iter().flatten() {
+    let rank = first.len();
+    for (d, p) in first.iter().enumerate() {
+        let Some(p) = p else { continue };
+        let want = if d + 1 == rank { stride } else { 1 };
         for sym in p.symbols() {
             let g = grid.iter().find(|g| ir.loops[g.loop_id].var == sym);
             let unit = p
                 .split(sym)
                 .and_then(|(c, _)| c.as_const())
-                .is_some_and(|c| c == 1);
+                .is_some_and(|c| c == want);
             match g {
                 Some(g) if unit && used.insert(g.dim) => {}
                 _ => {

@@ -17,10 +17,12 @@ pub enum Unstaged {
     NotInRegion,
     NotReferenced,
     Atomic,
-    /// An array of structs (`record`) written in the kernel: arrays of structs are staged one
-    /// tile per field (AoS → SoA) when only read.
-    WrittenArrayOfStructs {
-        record: String,
+    /// Written, interleaved along its last dimension (`x[stride*i + k]`), and referenced
+    /// through `subscript`, which is not `stride` times the same grid index plus a constant:
+    /// its references could name one element through two residues.
+    WrittenInterleavedStrides {
+        subscript: String,
+        stride: i64,
     },
     /// Written, and its references name different elements.
     WrittenThroughDifferentElements,
@@ -83,9 +85,9 @@ impl fmt::Display for Unstaged {
             NotInRegion => f.write_str("not an array of the region"),
             NotReferenced => f.write_str("not referenced in this kernel"),
             Atomic => f.write_str("it is accessed by `#pragma acc atomic`: atomics stay in global memory"),
-            WrittenArrayOfStructs { record } => write!(
+            WrittenInterleavedStrides { subscript, stride } => write!(
                 f,
-                "it is an array of `{record}` (structs) written in the kernel: arrays of structs are staged (one tile per field, AoS → SoA) only when read"
+                "written in the kernel and interleaved by {stride} along its last dimension, but referenced through `{subscript}`, which is not {stride} times the same grid index plus a constant: a written residue's tile needs every reference to name its elements alone"
             ),
             WrittenThroughDifferentElements => f.write_str(
                 "written in the kernel, and its references name different elements: a written tile needs every reference to name the work-item's own element",
