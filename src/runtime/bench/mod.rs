@@ -202,7 +202,34 @@ pub struct LevelEstimate {
     /// The model estimate (`accshare analyze`, `docs/model.md`), seconds.
     pub seconds: Option<f64>,
     pub speedup: Option<f64>,
+    /// What the simulator counted for this level (what each technique changes).
+    pub counts: Option<SimCounts>,
     pub error: Option<String>,
+}
+
+/// The simulator's counts of one level of one kernel on a platform description, summed over
+/// its launches (`accshare analyze` prints the same per kernel).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimCounts {
+    /// Shared-memory wavefronts (a conflict-free warp access takes one per phase).
+    pub shared_wavefronts: u64,
+    /// Largest bank-conflict degree of a shared access (0 without shared accesses).
+    pub bank_max: u32,
+    /// Global-memory transactions (sectors).
+    pub global_transactions: u64,
+    /// The first wave's busiest memory channel over the mean (platforms with `[channels]`).
+    pub channel_imbalance: Option<f64>,
+}
+
+impl SimCounts {
+    fn of(k: &crate::sim::KernelReport) -> SimCounts {
+        SimCounts {
+            shared_wavefronts: k.shared_wavefronts,
+            bank_max: k.bank_max,
+            global_transactions: k.global_transactions,
+            channel_imbalance: k.channels.as_ref().map(|c| c.imbalance()),
+        }
+    }
 }
 
 /// A kernel estimated on one platform description.
@@ -540,17 +567,18 @@ fn modelled(
         let level = Level::ALL[li];
         let est = match r {
             Ok(rep) => match rep.kernels.iter().find(|x| x.kernel == kernel) {
-                Some(x) => Ok(x.estimate_us * 1e-6),
+                Some(x) => Ok((x.estimate_us * 1e-6, SimCounts::of(x))),
                 None => Err("the kernel is not launched".to_string()),
             },
             Err(e) => Err(e.clone()),
         };
         levels.push(match est {
-            Ok(s) => LevelEstimate {
+            Ok((s, counts)) => LevelEstimate {
                 level,
                 status: Status::Ok,
                 seconds: Some(s),
                 speedup: None,
+                counts: Some(counts),
                 error: None,
             },
             Err(e) => LevelEstimate {
@@ -558,6 +586,7 @@ fn modelled(
                 status: Status::Failed,
                 seconds: None,
                 speedup: None,
+                counts: None,
                 error: Some(e),
             },
         });

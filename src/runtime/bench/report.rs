@@ -1,7 +1,7 @@
 //! `accshare bench`'s outputs: an aligned table (times and ratios to naive), CSV (one line per
 //! kernel, device or platform, and level) and JSON (`docs/bench-json.md`).
 
-use super::{BenchReport, Level, Status};
+use super::{BenchReport, Level, LevelEstimate, SimCounts, Status};
 
 /// A time with a unit that keeps three or four significant digits.
 pub fn fmt_time(s: f64) -> String {
@@ -115,6 +115,7 @@ pub fn table(r: &BenchReport) -> String {
                     ));
                 }
                 out.push('\n');
+                out.push_str(&count_rows(&m.levels, name_w, on_w));
             }
         }
     }
@@ -122,8 +123,53 @@ pub fn table(r: &BenchReport) -> String {
     out.lines().map(|l| format!("{}\n", l.trim_end())).collect()
 }
 
+/// The simulator's counts under a platform's row, a row each: shared wavefronts (with the
+/// largest bank-conflict degree), global transactions and, where the platform models channels,
+/// the channel imbalance.
+fn count_rows(levels: &[LevelEstimate], name_w: usize, on_w: usize) -> String {
+    let counts: Vec<Option<&SimCounts>> = levels.iter().map(|l| l.counts.as_ref()).collect();
+    if counts.iter().all(Option::is_none) {
+        return String::new();
+    }
+    let mut rows: Vec<(&str, Box<dyn Fn(&SimCounts) -> Option<String>>)> = vec![
+        (
+            "  shared wavefronts",
+            Box::new(|c: &SimCounts| {
+                Some(match c.bank_max {
+                    0 => "0".to_string(),
+                    d => format!("{} ({}-way)", c.shared_wavefronts, d),
+                })
+            }),
+        ),
+        (
+            "  global transactions",
+            Box::new(|c: &SimCounts| Some(c.global_transactions.to_string())),
+        ),
+    ];
+    if counts
+        .iter()
+        .flatten()
+        .any(|c| c.channel_imbalance.is_some())
+    {
+        rows.push((
+            "  channel imbalance",
+            Box::new(|c: &SimCounts| c.channel_imbalance.map(|i| format!("{:.2}", i))),
+        ));
+    }
+    let mut out = String::new();
+    for (label, f) in rows {
+        out.push_str(&format!("{:<name_w$}  {:<on_w$}", "", label));
+        for c in &counts {
+            let v = c.and_then(|c| f(c)).unwrap_or_else(|| "-".to_string());
+            out.push_str(&format!("  {:>17} ", v));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The CSV header of [`csv`].
-pub const CSV_HEADER: &str = "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction";
+pub const CSV_HEADER: &str = "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction,shared_wavefronts,bank_max,global_transactions,channel_imbalance";
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
 fn field(s: &str) -> String {
@@ -160,7 +206,7 @@ pub fn csv(r: &BenchReport) -> String {
                     .unwrap_or_default();
                 for l in &m.levels {
                     out.push_str(&format!(
-                        "{},{},measured,{},{},{},{},{},{},{},{},{}\n",
+                        "{},{},measured,{},{},{},{},{},{},{},{},{},,,,\n",
                         field(&p.file),
                         field(&k.kernel),
                         field(&m.device),
@@ -182,8 +228,9 @@ pub fn csv(r: &BenchReport) -> String {
                     .map(|r| r.memory_bound.to_string())
                     .unwrap_or_default();
                 for l in &m.levels {
+                    let c = l.counts.as_ref();
                     out.push_str(&format!(
-                        "{},{},model,{},{},{},{},{},,{},,\n",
+                        "{},{},model,{},{},{},{},{},,{},,,{},{},{},{}\n",
                         field(&p.file),
                         field(&k.kernel),
                         field(&m.platform),
@@ -192,6 +239,12 @@ pub fn csv(r: &BenchReport) -> String {
                         num(l.seconds),
                         num(l.speedup),
                         bound,
+                        c.map(|c| c.shared_wavefronts.to_string())
+                            .unwrap_or_default(),
+                        c.map(|c| c.bank_max.to_string()).unwrap_or_default(),
+                        c.map(|c| c.global_transactions.to_string())
+                            .unwrap_or_default(),
+                        num(c.and_then(|c| c.channel_imbalance)),
                     ));
                 }
             }
@@ -299,6 +352,21 @@ mod tests {
                                 status: Status::Ok,
                                 seconds: Some(2e-6),
                                 speedup: Some(1.0),
+                                // The bank techniques (+bank) take the degree from 32 to 1.
+                                counts: Some(SimCounts {
+                                    shared_wavefronts: match l {
+                                        Level::Naive => 0,
+                                        Level::Share => 3200,
+                                        _ => 100,
+                                    },
+                                    bank_max: match l {
+                                        Level::Naive => 0,
+                                        Level::Share => 32,
+                                        _ => 1,
+                                    },
+                                    global_transactions: 800,
+                                    channel_imbalance: (l >= Level::Bank).then_some(1.25),
+                                }),
                                 error: None,
                             })
                             .collect(),
@@ -330,6 +398,28 @@ mod tests {
             ["%", "of", "copy", "25%", "50%", "-", "100%"]
         );
         assert!(lines[8].contains("a100 (model)") && lines[8].contains("2.00 us"));
+        assert_eq!(
+            lines[9].split_whitespace().collect::<Vec<_>>(),
+            [
+                "shared",
+                "wavefronts",
+                "0",
+                "3200",
+                "(32-way)",
+                "100",
+                "(1-way)",
+                "100",
+                "(1-way)"
+            ]
+        );
+        assert_eq!(
+            lines[10].split_whitespace().collect::<Vec<_>>(),
+            ["global", "transactions", "800", "800", "800", "800"]
+        );
+        assert_eq!(
+            lines[11].split_whitespace().collect::<Vec<_>>(),
+            ["channel", "imbalance", "-", "-", "1.25", "1.25"]
+        );
         assert_eq!(failures(&report()).len(), 1);
         assert_eq!(
             (percent(0.0123), percent(0.5)),
@@ -345,7 +435,7 @@ mod tests {
         assert_eq!(lines.len(), 1 + 8);
         assert_eq!(
             lines[1],
-            "mt.c,mt_r0_k0,measured,opencl:0,naive,ok,4e-3,1e0,,,1e-3,2.5e-1"
+            "mt.c,mt_r0_k0,measured,opencl:0,naive,ok,4e-3,1e0,,,1e-3,2.5e-1,,,,"
         );
         assert!(lines[3].starts_with("mt.c,mt_r0_k0,measured,opencl:0,+bank,wrong,,"));
         assert!(
@@ -353,6 +443,13 @@ mod tests {
             "{}",
             lines[4]
         );
-        assert_eq!(lines[5], "mt.c,mt_r0_k0,model,a100,naive,ok,2e-6,1e0,,,,");
+        assert_eq!(
+            lines[5],
+            "mt.c,mt_r0_k0,model,a100,naive,ok,2e-6,1e0,,,,,0,0,800,"
+        );
+        assert_eq!(
+            lines[7],
+            "mt.c,mt_r0_k0,model,a100,+bank,ok,2e-6,1e0,,,,,100,1,800,1.25e0"
+        );
     }
 }
