@@ -131,36 +131,32 @@ fn count_rows(levels: &[LevelEstimate], name_w: usize, on_w: usize) -> String {
     if counts.iter().all(Option::is_none) {
         return String::new();
     }
-    let mut rows: Vec<(&str, Box<dyn Fn(&SimCounts) -> Option<String>>)> = vec![
-        (
-            "  shared wavefronts",
-            Box::new(|c: &SimCounts| {
-                Some(match c.bank_max {
-                    0 => "0".to_string(),
-                    d => format!("{} ({}-way)", c.shared_wavefronts, d),
-                })
-            }),
-        ),
-        (
-            "  global transactions",
-            Box::new(|c: &SimCounts| Some(c.global_transactions.to_string())),
-        ),
+    type Cell = fn(&SimCounts) -> Option<String>;
+    let mut rows: Vec<(&str, Cell)> = vec![
+        ("  shared wavefronts", |c| {
+            Some(match c.bank_max {
+                0 => "0".to_string(),
+                d => format!("{} ({}-way)", c.shared_wavefronts, d),
+            })
+        }),
+        ("  global transactions", |c| {
+            Some(c.global_transactions.to_string())
+        }),
     ];
     if counts
         .iter()
         .flatten()
         .any(|c| c.channel_imbalance.is_some())
     {
-        rows.push((
-            "  channel imbalance",
-            Box::new(|c: &SimCounts| c.channel_imbalance.map(|i| format!("{:.2}", i))),
-        ));
+        rows.push(("  channel imbalance", |c| {
+            c.channel_imbalance.map(|i| format!("{:.2}", i))
+        }));
     }
     let mut out = String::new();
     for (label, f) in rows {
         out.push_str(&format!("{:<name_w$}  {:<on_w$}", "", label));
         for c in &counts {
-            let v = c.and_then(|c| f(c)).unwrap_or_else(|| "-".to_string());
+            let v = c.and_then(f).unwrap_or_else(|| "-".to_string());
             out.push_str(&format!("  {:>17} ", v));
         }
         out.push('\n');
