@@ -491,13 +491,27 @@ fn bench_estimates_every_level_per_platform() {
         assert_eq!(r.matches("1.00x").count().min(1), 1, "{}", r);
         assert_eq!(r.matches(" us ").count(), 4, "{}", r);
     }
+    // Under a platform's row, the simulator's counts per level: mt's tile conflicts 32-way
+    // until the bank technique (`+bank`) pads it.
+    let lines: Vec<&str> = text.lines().collect();
+    let a100 = lines
+        .iter()
+        .position(|l| l.contains("a100 (model)"))
+        .unwrap();
+    let waves: Vec<&str> = lines[a100 + 1].split_whitespace().collect();
+    assert_eq!(waves[..3], ["shared", "wavefronts", "0"], "{}", text);
+    assert!(lines[a100 + 1].contains("(32-way)"), "{}", text);
+    assert!(lines[a100 + 1].ends_with("(1-way)"), "{}", text);
+    assert!(lines[a100 + 2]
+        .trim_start()
+        .starts_with("global transactions"));
     let out = bench(&["--format", "csv"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction"
+        "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction,shared_wavefronts,bank_max,global_transactions,channel_imbalance"
     );
     assert_eq!(lines.len(), 1 + 2 * 4, "{}", text);
     let levels: Vec<&str> = lines[1..5]
