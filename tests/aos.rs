@@ -281,26 +281,25 @@ fn aos_share_stages_one_tile_per_field() {
     // The interleaved form: one tile per residue (`x[2*i]`, `x[2*i + 1]`), read at `i`.
     let pairs =
         compile_opt(&corpus("aos_interleaved_pairs"), Target::OpenCl, &share()).kernel_source;
-    for piece in [
-        "__local float accshare_sh_x_r0[64];",
-        "__local float accshare_sh_x_r1[64];",
-        "accshare_sh_x_r1[accshare_l] = x[2 * (accshare_o_x_r1_0 + accshare_l) + 1];",
-        "accshare_sh_x_r1[i - accshare_o_x_r1_0]",
-    ] {
-        assert!(pairs.contains(piece), "{piece}:\n{pairs}");
-    }
+    assert_contains(
+        &pairs,
+        &[
+            "__local float accshare_sh_x_r0[64];",
+            "__local float accshare_sh_x_r1[64];",
+            "accshare_sh_x_r1[accshare_l] = x[2 * (accshare_o_x_r1_0 + accshare_l) + 1];",
+            "accshare_sh_x_r1[i - accshare_o_x_r1_0]",
+        ],
+    );
     // A written array of structs (issue 14, written part): one tile per referenced field,
     // loaded first where read, stored back field by field; a field not referenced gets no tile
     // and is never stored.
     let written = compile_opt(&corpus("aos_share_written"), Target::OpenCl, &share()).kernel_source;
-    for piece in [
+    assert_contains(&written, &[
         "__local float accshare_sh_acc_re[1056];",
         "// load the tile of field `re` of `acc` (32x32; AoS → SoA)",
         "// store the tile of field `re` of `acc` (32x32; AoS → SoA)",
         "acc[(accshare_o_acc_re_0 + accshare_r) * 67 + (accshare_o_acc_re_1 + accshare_c)].re = accshare_sh_acc_re[accshare_r * 33 + accshare_c];",
-    ] {
-        assert!(written.contains(piece), "{piece}:\n{written}");
-    }
+    ]);
     assert!(!written.contains("accshare_sh_acc_im"), "{written}");
     assert!(!written.contains("].im"), "{written}");
     // Written in place: each written field stored back (the conditional `im` loaded first),
@@ -308,17 +307,18 @@ fn aos_share_stages_one_tile_per_field() {
     // written form one tile per residue.
     let cpx = compile_opt(&corpus("aos_share_write_cpx"), Target::OpenCl, &share()).kernel_source;
     insta::assert_snapshot!("aos_share_write_cpx_share_cl", cpx);
-    for piece in [
-        "// store the tile of field `re` of `y`",
-        "// store the tile of field `im` of `y`",
-        "// store the tile of field `re` of `z`",
-        "// store the tile of field `im` of `z`",
-        "// store the tile of field `x` of `b`",
-        "// store the tile of the elements 2·i of `u`",
-        "// store the tile of the elements 2·i + 1 of `u`",
-    ] {
-        assert!(cpx.contains(piece), "{piece}:\n{cpx}");
-    }
+    assert_contains(
+        &cpx,
+        &[
+            "// store the tile of field `re` of `y`",
+            "// store the tile of field `im` of `y`",
+            "// store the tile of field `re` of `z`",
+            "// store the tile of field `im` of `z`",
+            "// store the tile of field `x` of `b`",
+            "// store the tile of the elements 2·i of `u`",
+            "// store the tile of the elements 2·i + 1 of `u`",
+        ],
+    );
     for absent in [
         "store the tile of field `y` of `b`",
         "].m",
@@ -352,14 +352,15 @@ fn aos_share_stages_one_tile_per_field() {
     );
     // Induced (no `share` hint): the engine stages the written arrays itself.
     let induced = compile_opt(&corpus("aos_induced_write"), Target::OpenCl, &share()).kernel_source;
-    for piece in [
-        "// store the tile of field `re` of `y`",
-        "// store the tile of field `im` of `y`",
-        "// store the tile of the elements 2·i of `u`",
-        "// store the tile of the elements 2·i + 1 of `u`",
-    ] {
-        assert!(induced.contains(piece), "{piece}:\n{induced}");
-    }
+    assert_contains(
+        &induced,
+        &[
+            "// store the tile of field `re` of `y`",
+            "// store the tile of field `im` of `y`",
+            "// store the tile of the elements 2·i of `u`",
+            "// store the tile of the elements 2·i + 1 of `u`",
+        ],
+    );
 }
 
 /// `explain` names the technique (text and JSON) with the degree of the struct tiled as it is
@@ -453,14 +454,12 @@ fn aos_share_explain_says_aos_to_soa() {
         "tests/corpus/aos_share_write_cpx.c",
     ]);
     insta::assert_snapshot!("explain_aos_share_write_cpx_a100", text);
-    for piece in [
+    assert_contains(&text, &[
         "y.re[64] (AoS → SoA: a tile per field) (written through: loaded first, stored back coalesced), y.im[64] (AoS → SoA: a tile per field) (written through: loaded first, stored back coalesced)",
         "z.re[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts), z.im[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) (written through: loaded first, stored back coalesced)",
         "b.x[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) (written through: stored back coalesced), b.y[32][16] (AoS → SoA: a tile per field) (rows padded to 17 against bank conflicts) in",
         "u[32][16] (AoS → SoA: the elements 2·i + 1 of the interleaved array) (rows padded to 17 against bank conflicts) (written through: loaded first, stored back coalesced)",
-    ] {
-        assert!(text.contains(piece), "{piece}:\n{text}");
-    }
+    ]);
     let v: serde_json::Value = serde_json::from_str(&cli(&[
         "explain",
         "--format",
@@ -529,5 +528,12 @@ fn aos_share_tiles_are_conflict_free_in_the_simulator() {
                 "{platform}: {k}"
             );
         }
+    }
+}
+
+/// Asserts that `text` contains every one of `pieces` (the whole text on failure).
+fn assert_contains(text: &str, pieces: &[&str]) {
+    for piece in pieces {
+        assert!(text.contains(piece), "{piece}:\n{text}");
     }
 }
