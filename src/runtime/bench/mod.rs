@@ -10,8 +10,10 @@
 //!
 //! - on each OpenCL device, each kernel of each level is verified against the sequential program
 //!   and timed from the program's own data by the tuner's measurement
-//!   ([`super::tune::measure_kernel`]: a replay without floating-point contraction compared with
-//!   the sequential results, a warm-up, the median of `reps` event-timed replays). A level whose
+//!   ([`super::tune::prepare_kernel`]: a replay without floating-point contraction compared with
+//!   the sequential results, a warm-up), then timed: `reps` rounds of one event-timed replay of
+//!   each level in turn, the median per level, so that the levels' ratios are measured side by
+//!   side even when the machine's speed drifts during the run. A level whose
 //!   kernel is the same as the previous level's is not measured again (`same_as`). A level that
 //!   differs from the sequential program is a failed row, never a time;
 //! - on each platform description, each level is compiled for that platform and replayed on the
@@ -44,7 +46,7 @@ use crate::schedule::stage::StageOptions;
 use crate::sim::trace::{self, Select, SimLauncher};
 use crate::sim::{SimOptions, SimPlatform};
 
-use super::tune::{self, Outcome, Timing};
+use super::tune::{self, Outcome};
 
 /// One level of optimization; each includes the ones before it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -449,7 +451,12 @@ pub fn bench_file(
         });
         let mut launch = |source: &str, strict: bool| tune::opencl_launcher(device, source, strict);
         for (ki, (kname, _)) in kernels.iter().enumerate() {
+            // Each level that generates a kernel of its own is verified and built first; the
+            // timed replays then go round the levels (naive, +share, … , naive, …), so that a
+            // drift of the machine's speed during the run (other work on a shared host, clock
+            // changes) falls on every level alike instead of on the level measured last.
             let mut levels: Vec<LevelTime> = Vec::new();
+            let mut timed: Vec<(usize, tune::Prepared)> = Vec::new();
             for (li, level) in Level::ALL.into_iter().enumerate() {
                 step(
                     &format!(
@@ -476,29 +483,56 @@ pub fn bench_file(
                     error: None,
                 };
                 if let Some(j) = same {
-                    let earlier = &levels[j];
-                    lt.status = earlier.status.clone();
-                    lt.seconds = earlier.seconds;
-                    lt.error = earlier.error.clone();
-                    lt.same_as = Some(earlier.same_as.unwrap_or(Level::ALL[j]));
+                    lt.same_as = Some(levels[j].same_as.unwrap_or(Level::ALL[j]));
                 } else {
-                    let timing = Timing {
-                        reps: opts.reps,
-                        warmup: true,
-                        limit: None,
-                    };
-                    let measured = tune::measure_kernel(
+                    let prepared = tune::prepare_kernel(
                         m,
                         &outputs[li].kernel_source,
                         kname,
                         li,
                         &trace,
-                        &timing,
+                        true,
                         &mut launch,
                     );
-                    lt.record(measured);
+                    match prepared {
+                        Ok(p) => timed.push((li, p)),
+                        Err(o) => lt.record(Err(o)),
+                    }
                 }
                 levels.push(lt);
+            }
+            let mut times: Vec<Vec<f64>> = vec![Vec::new(); levels.len()];
+            for _ in 0..opts.reps.max(1) {
+                let mut failed = Vec::new();
+                for (k, (li, p)) in timed.iter_mut().enumerate() {
+                    match p.time() {
+                        Ok(t) => times[*li].push(t),
+                        Err(o) => {
+                            levels[*li].record(Err(o));
+                            failed.push(k);
+                        }
+                    }
+                }
+                for k in failed.into_iter().rev() {
+                    timed.remove(k);
+                }
+            }
+            for (li, _) in &timed {
+                levels[*li].record(Ok(tune::median(std::mem::take(&mut times[*li]))));
+            }
+            for li in 0..levels.len() {
+                if let Some(j) = levels[li]
+                    .same_as
+                    .and_then(|l| Level::ALL.iter().position(|&x| x == l))
+                {
+                    let (status, seconds, error) = (
+                        levels[j].status.clone(),
+                        levels[j].seconds,
+                        levels[j].error.clone(),
+                    );
+                    let lt = &mut levels[li];
+                    (lt.status, lt.seconds, lt.error) = (status, seconds, error);
+                }
             }
             let naive = levels[0].seconds;
             for l in &mut levels {

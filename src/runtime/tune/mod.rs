@@ -443,15 +443,8 @@ pub struct Timing {
 
 /// Verifies kernel `name` of `module` (variant `variant` of the trace, its kernels printed as
 /// `source`) against the sequential program, then times it: the median of `timing.reps`
-/// replays of its region on the device, seconds per program run (its launches summed).
-///
-/// The verifying replay runs the kernels without floating-point contraction, as the sequential
-/// program is traced (`-ffp-contract=off`): a fused multiply-add is allowed in OpenCL, but its
-/// rounding differs, and in a stencil with cancellation (hotspot's `t_n + t_s - 2 t`) that
-/// difference exceeds any tolerance that would still catch a wrong schedule. So the variant is
-/// checked against the sequential program's arithmetic (within a relative 1e-5, for math
-/// functions), and timed as compiled. A difference is [`Outcome::Wrong`]; a kernel that does
-/// not build or run, [`Outcome::Failed`].
+/// replays of its region on the device, seconds per program run (its launches summed)
+/// ([`prepare_kernel`], then [`Prepared::time`] `timing.reps` times).
 pub fn measure_kernel(
     module: &Module,
     source: &str,
@@ -461,6 +454,78 @@ pub fn measure_kernel(
     timing: &Timing,
     launch: &mut MakeLauncher,
 ) -> Result<f64, Outcome> {
+    let mut p = prepare_kernel(module, source, name, variant, trace, timing.warmup, launch)?;
+    let mut times = Vec::new();
+    for _ in 0..timing.reps.max(1) {
+        let t = p.time()?;
+        if times.is_empty() && timing.limit.is_some_and(|l| t > l) {
+            return Err(Outcome::Slow(t));
+        }
+        times.push(t);
+    }
+    Ok(median(times))
+}
+
+/// The median of `times` (not empty).
+pub fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// A kernel verified against the sequential program and ready to be timed on the device
+/// ([`prepare_kernel`]): its launcher, built as compiled, and the region instances it replays.
+pub struct Prepared<'m, 'l> {
+    module: &'m Module,
+    name: &'m str,
+    trace: &'m [u8],
+    select: Select,
+    launcher: Box<dyn Launcher + 'l>,
+}
+
+impl Prepared<'_, '_> {
+    /// One timed replay of the kernel's region: its launches' event-timed seconds, summed.
+    pub fn time(&mut self) -> Result<f64, Outcome> {
+        let r = trace::replay_select(
+            self.module,
+            self.trace,
+            None,
+            &self.select,
+            self.launcher.as_mut(),
+        )
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+        Ok(r.kernel_seconds
+            .iter()
+            .filter(|(k, _)| {
+                self.module
+                    .kernels
+                    .get(*k)
+                    .is_some_and(|k| k.name == self.name)
+            })
+            .map(|(_, t)| t)
+            .sum())
+    }
+}
+
+/// Kernel `name` of `module` (variant `variant` of the trace, its kernels printed as `source`)
+/// verified against the sequential program and built for timing, after one untimed replay
+/// where `warmup` (the device's warm-up).
+///
+/// The verifying replay runs the kernels without floating-point contraction, as the sequential
+/// program is traced (`-ffp-contract=off`): a fused multiply-add is allowed in OpenCL, but its
+/// rounding differs, and in a stencil with cancellation (hotspot's `t_n + t_s - 2 t`) that
+/// difference exceeds any tolerance that would still catch a wrong schedule. So the variant is
+/// checked against the sequential program's arithmetic (within a relative 1e-5, for math
+/// functions), and timed as compiled. A difference is [`Outcome::Wrong`]; a kernel that does
+/// not build or run, [`Outcome::Failed`].
+pub fn prepare_kernel<'m, 'l>(
+    module: &'m Module,
+    source: &str,
+    name: &'m str,
+    variant: usize,
+    trace: &'m [u8],
+    warmup: bool,
+    launch: &mut MakeLauncher<'l>,
+) -> Result<Prepared<'m, 'l>, Outcome> {
     let Some(region) = module.host.iter().position(|h| {
         h.launches
             .iter()
@@ -472,13 +537,6 @@ pub fn measure_kernel(
         variant,
         region: Some(region),
         max_instances: None,
-    };
-    let seconds = |r: &trace::Replay| -> f64 {
-        r.kernel_seconds
-            .iter()
-            .filter(|(k, _)| module.kernels.get(*k).is_some_and(|k| k.name == name))
-            .map(|(_, t)| t)
-            .sum()
     };
     let mut strict = launch(source, true).map_err(Outcome::Failed)?;
     let checked = trace::replay_select(
@@ -493,23 +551,17 @@ pub fn measure_kernel(
     if let Some(m) = checked.mismatches.first() {
         return Err(Outcome::Wrong(m.clone()));
     }
-    let mut launcher = launch(source, false).map_err(Outcome::Failed)?;
-    if timing.warmup {
-        trace::replay_select(module, trace, None, &select, launcher.as_mut())
-            .map_err(|e| Outcome::Failed(e.to_string()))?;
+    let mut p = Prepared {
+        module,
+        name,
+        trace,
+        select,
+        launcher: launch(source, false).map_err(Outcome::Failed)?,
+    };
+    if warmup {
+        p.time()?;
     }
-    let mut times = Vec::new();
-    for _ in 0..timing.reps.max(1) {
-        let r = trace::replay_select(module, trace, None, &select, launcher.as_mut())
-            .map_err(|e| Outcome::Failed(e.to_string()))?;
-        let t = seconds(&r);
-        if times.is_empty() && timing.limit.is_some_and(|l| t > l) {
-            return Err(Outcome::Slow(t));
-        }
-        times.push(t);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
+    Ok(p)
 }
 
 /// The report as a table: per kernel, every variant with its time and its speed-up over the
