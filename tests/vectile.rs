@@ -62,6 +62,8 @@ fn compile(src: &Path, defines: &[(String, String)], target: Target) -> String {
 }
 
 /// Two sizes per program: none of the first a multiple of 4 or 2, the second multiples of 4.
+/// The transpose that scatters (`transpose_store_double.c`) is tiled from 2^16 outputs on
+/// (`schedule::words::SMALL_TILE_OUTPUTS`).
 fn sizes() -> [Vec<(String, String)>; 2] {
     let d = |v: &[(&str, &str)]| -> Vec<(String, String)> {
         v.iter()
@@ -72,16 +74,16 @@ fn sizes() -> [Vec<(String, String)>; 2] {
         d(&[
             ("NI", "45"),
             ("NJ", "70"),
-            ("ROWS", "37"),
-            ("COLS", "53"),
+            ("ROWS", "293"),
+            ("COLS", "257"),
             ("H", "45"),
             ("W", "71"),
         ]),
         d(&[
             ("NI", "64"),
             ("NJ", "132"),
-            ("ROWS", "96"),
-            ("COLS", "40"),
+            ("ROWS", "384"),
+            ("COLS", "256"),
             ("H", "36"),
             ("W", "128"),
         ]),

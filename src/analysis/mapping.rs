@@ -141,7 +141,7 @@ fn warp_sectors(a: &crate::ir::Access, var: &str, elem: u64) -> u64 {
 }
 
 /// The trip count of loop `l` when its bounds are constants.
-fn trip(region: &Region, l: LoopId) -> Option<i64> {
+pub(crate) fn trip(region: &Region, l: LoopId) -> Option<i64> {
     let lp = &region.loops[l];
     let lo = lp.lower.affine()?.as_const()?;
     let hi = lp.upper.affine()?.as_const()?;

@@ -448,6 +448,7 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
             rejected(w)
         )),
         (None, Err(NoWords::NoShortWords)) => None,
+        (None, Err(why @ NoWords::SmallTile { .. })) => Some(why.to_string()),
         (None, Err(why)) => Some(format!("short words (seed 004): not grouped: {}", why)),
     }
 }

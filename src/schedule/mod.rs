@@ -159,7 +159,9 @@ impl Schedule {
     /// others). A register tile grows the area a block covers: without this, 300 outputs of a
     /// 1-D line tile (2 per work-item, 256 work-items) were one block, one of the two cores of
     /// this project's PoCL device idle (the corpus's `bank_mv_double` at 0.91× its naive
-    /// kernel, which had two blocks).
+    /// kernel, which had two blocks). A kernel of fewer than [`CPU_MIN_SPLIT_WORK`] known
+    /// iterations is not split for more blocks: waking another core costs it more than the
+    /// core saves.
     pub fn fit_to_extents(&mut self, ir: &Region, min_groups: u32) {
         if vector_length(ir, &self.grid).is_some() {
             return;
@@ -187,7 +189,8 @@ impl Schedule {
             .iter()
             .map(|g| known_extent(ir, &self.grid, g.dim).map(|e| (g.dim as usize, e)))
             .collect();
-        if let Some(extents) = extents.filter(|_| min_groups > 1) {
+        let split = min_groups > 1 && known_work(ir, self).is_none_or(|w| w >= CPU_MIN_SPLIT_WORK);
+        if let Some(extents) = extents.filter(|_| split) {
             let groups = |b: &[u32; 3]| -> u64 {
                 extents
                     .iter()
@@ -777,6 +780,14 @@ pub const CPU_LINE_TILE: u32 = 2;
 /// ([`Schedule::fit_to_extents`]): the 8 lanes PoCL's work-group vectoriser packs (AVX2 floats).
 pub const CPU_MIN_BLOCK_X: u32 = 8;
 
+/// Fewest iterations (known at compile time, [`known_work`]) of a kernel whose block
+/// [`Schedule::fit_to_extents`] halves for more blocks than the grid fills. PoCL, this
+/// project's 2-core machine, `accshare bench --reps 21`, the levels timed in turn: the
+/// corpus's `column_stats` `sq`/`hist` update (45 columns × 67 rows, 3015 iterations) ran at
+/// 0.83–0.85× its naive kernel in three runs with six blocks of 8 work-items against one of
+/// 256, where `bank_mv_double` (300 rows × 200, 60000) gained 1.57× from its second block.
+pub const CPU_MIN_SPLIT_WORK: u64 = 1 << 14;
+
 /// The smallest contiguous tile whose edges run serially ([`Schedule::serial_edges`]).
 pub const SERIAL_EDGE_OUTPUTS: u32 = 16;
 
@@ -902,6 +913,35 @@ fn register_tile(
         full_tile_path: true,
         ..baseline.clone()
     })
+}
+
+/// Iterations of the nest's body when every trip count is known: the grid's points times the
+/// most iterations of the loops inside the grid around any one reference (`None` where a trip
+/// count is not a constant).
+fn known_work(ir: &Region, s: &Schedule) -> Option<u64> {
+    let outputs = s
+        .grid
+        .iter()
+        .map(|g| known_extent(ir, &s.grid, g.dim).map(u64::from))
+        .product::<Option<u64>>()?;
+    let mut inner = 1u64;
+    for a in ir
+        .accesses
+        .iter()
+        .filter(|a| a.loops.first() == Some(&s.root))
+    {
+        let mut n = 1u64;
+        for l in a
+            .loops
+            .iter()
+            .filter(|l| !s.grid.iter().any(|g| g.loop_id == **l))
+        {
+            let t = crate::analysis::mapping::trip(ir, *l)?;
+            n = n.saturating_mul(u64::try_from(t).unwrap_or(0));
+        }
+        inner = inner.max(n);
+    }
+    Some(outputs.saturating_mul(inner))
 }
 
 /// Whether an access of the nest lies inside a loop that is not mapped to the grid.

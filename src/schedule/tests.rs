@@ -118,6 +118,13 @@ fn a_small_grid_of_known_extents_keeps_every_core_busy() {
         schedule(&small, one).preferred().launch_block(),
         [256, 1, 1]
     );
+    // Too little work to wake a second core (300 rows of 20: fewer than CPU_MIN_SPLIT_WORK
+    // iterations): one block.
+    let little = small.replace("200", "20");
+    assert_eq!(
+        schedule(&little, cpu_share()).preferred().launch_block(),
+        [256, 1, 1]
+    );
     // In 2-D, the dimension that gains the most blocks is halved, never x below
     // CPU_MIN_BLOCK_X work-items (here x covers q < 3 with at most 4 already: only y shrinks).
     let tiny = NARROW.replace("900", "20");

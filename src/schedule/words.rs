@@ -95,6 +95,10 @@ pub enum WordsRejection {
     ReadAndWritten,
     /// A compound assignment (`+=`) or atomic update of an element.
     Update,
+    /// A reference in a statement under a condition (a transposed vector tile): each copy of
+    /// the statement runs under its own condition, so its copies' accesses stay apart, and a
+    /// conditional store has no vector form (OpenCL has no masked `vstoren`).
+    Conditional { access: String },
 }
 
 /// Along which grid dimension an array's references must be consecutive to be grouped.
@@ -138,6 +142,11 @@ impl fmt::Display for WordsRejection {
                 )
             }
             WordsRejection::Update => write!(f, "updated in place (`op=` or atomic)"),
+            WordsRejection::Conditional { access } => write!(
+                f,
+                "`{}` is under a condition each output evaluates apart: its copies cannot share a vector",
+                access
+            ),
         }
     }
 }
@@ -158,6 +167,14 @@ pub enum NoWords {
     /// A loop-free nest on a CPU device, whose OpenCL compiler vectorises it across
     /// work-items already.
     LoopFreeOnCpu,
+    /// A transposed vector tile ([`transposed`]) that would scatter (its only array accessed
+    /// along y is written) or cover a non-rectangular domain, on a grid of `outputs` known
+    /// outputs, fewer than `least` ([`SMALL_TILE_OUTPUTS`], [`SMALL_TILE_OUTPUTS_IRREGULAR`]).
+    SmallTile {
+        outputs: u64,
+        least: u64,
+        rectangular: bool,
+    },
 }
 
 impl fmt::Display for NoWords {
@@ -177,6 +194,21 @@ impl fmt::Display for NoWords {
             NoWords::AllRejected => {
                 write!(f, "no short-word array is accessed consecutively along x")
             }
+            NoWords::SmallTile {
+                outputs,
+                least,
+                rectangular,
+            } => write!(
+                f,
+                "transposed vector tile not used: {} on a grid of {} outputs (fewer than {}), where the tile's edge copies and fewer work-groups cost more than its vectors save",
+                if *rectangular {
+                    "its array accessed along y is only written (the tile replaces a scatter)"
+                } else {
+                    "the loop bounds make the domain non-rectangular"
+                },
+                outputs,
+                least
+            ),
             NoWords::LoopFreeOnCpu => write!(
                 f,
                 "a loop-free nest on a CPU device: its OpenCL compiler vectorises it across work-items already"
@@ -193,7 +225,65 @@ pub fn decide(
     base: &Schedule,
     ilp: Coarsening,
 ) -> Result<Words, NoWords> {
-    short_words(ir, deps, base, ilp).or_else(|why| transposed(ir, deps, base, ilp).ok_or(why))
+    short_words(ir, deps, base, ilp).or_else(|why| match transposed(ir, deps, base, ilp) {
+        Some(t) => small_tile(ir, base, &t).map_or(Ok(t.words), Err),
+        None => Err(why),
+    })
+}
+
+/// Fewest outputs (grid points, known at compile time) for which a transposed vector tile that
+/// replaces a scatter is used; four times as many ([`SMALL_TILE_OUTPUTS_IRREGULAR`]) where the
+/// domain is not rectangular, whose bounding box the grid covers. Measured on PoCL (this
+/// project's 2-core AVX-512 machine, `accshare bench`, `--reps 21` with the levels timed in
+/// turn, three runs each; tile kernel against naive): a `float` transpose written along y
+/// (`out[j][i] = in[i][j]`, `j` on x) 0.60–0.84× at 77², 1.09–1.19× at 128², 1.52–1.91× at
+/// 256²; the conditional store of a 67×45 one 0.33–0.80×; a lower-triangular one (`j` from
+/// `i`) 0.34–0.41× at 77², 0.72–1.01× at 256², 1.09–1.22× at 512², 1.19–1.35× at 1024², and
+/// read along y 0.50–0.61× at 77², 0.69–1.12× at 256², 1.04–1.15× at 1024². A rectangular
+/// tile that replaces a gather wins at every size measured (61×101: 1.9×). Unknown extents
+/// keep the tile: it is made for the large ones.
+pub const SMALL_TILE_OUTPUTS: u64 = 1 << 16;
+/// [`SMALL_TILE_OUTPUTS`] for a non-rectangular domain (a triangle fills half its box).
+pub const SMALL_TILE_OUTPUTS_IRREGULAR: u64 = 1 << 18;
+
+/// Why transposed tile `t` of the kernel `base` is not used: a scatter on a grid of fewer than
+/// [`SMALL_TILE_OUTPUTS`] known outputs, or a non-rectangular domain on one of fewer than
+/// [`SMALL_TILE_OUTPUTS_IRREGULAR`].
+fn small_tile(ir: &Region, base: &Schedule, t: &Transposed) -> Option<NoWords> {
+    let rectangular = base.grid.iter().all(|g| {
+        let lp = &ir.loops[g.loop_id];
+        base.grid.iter().all(|o| {
+            let v = ir.loops[o.loop_id].var.as_str();
+            [&lp.lower, &lp.upper]
+                .iter()
+                .all(|b| b.affine().is_some_and(|p| !p.mentions(v)))
+        })
+    });
+    if t.gathers && rectangular {
+        return None;
+    }
+    let outputs = [0u8, 1, 2]
+        .into_iter()
+        .filter(|&d| base.grid.iter().any(|g| g.dim == d))
+        .map(|d| super::known_extent(ir, &base.grid, d).map(u64::from))
+        .product::<Option<u64>>()?;
+    let least = if rectangular {
+        SMALL_TILE_OUTPUTS
+    } else {
+        SMALL_TILE_OUTPUTS_IRREGULAR
+    };
+    (outputs < least).then_some(NoWords::SmallTile {
+        outputs,
+        least,
+        rectangular,
+    })
+}
+
+/// A transposed vector tile ([`transposed`]) and whether an array it accesses along y and
+/// strided along x is read (it replaces a gather; else only scatters).
+pub struct Transposed {
+    pub words: Words,
+    pub gathers: bool,
 }
 
 /// Bytes of one vector of a transposed vector tile: 16, an SSE register, 4 floats (the vector
@@ -215,7 +305,12 @@ pub const VECTOR_TILE_BYTES: u32 = 16;
 /// 34 %, as vectors 48–95 % (56–62 % in the run that also measured 2×2 vectors, 35 %, and
 /// 8×8, 34–45 %). `None` where it does not apply (a GPU, whose lanes coalesce along x instead;
 /// an inner loop, where the compiler does not vectorise across work-items; no such access).
-pub fn transposed(ir: &Region, deps: &DepInfo, base: &Schedule, ilp: Coarsening) -> Option<Words> {
+pub fn transposed(
+    ir: &Region,
+    deps: &DepInfo,
+    base: &Schedule,
+    ilp: Coarsening,
+) -> Option<Transposed> {
     if !ilp.cpu || super::has_inner_loop(ir, base) {
         return None;
     }
@@ -243,8 +338,8 @@ pub fn transposed(ir: &Region, deps: &DepInfo, base: &Schedule, ilp: Coarsening)
         rejected: Vec::new(),
     };
     // Whether an array is accessed along y and strided along x (the access the tile is for: a
-    // gather, or a scatter when it is the store).
-    let mut across = false;
+    // gather, or a scatter when it is the store), and whether one such is read.
+    let (mut across, mut gathers) = (false, false);
     for (name, elem) in arrays {
         let refs = nest_refs(ir, root, name);
         let (loads, stores) = (
@@ -252,36 +347,48 @@ pub fn transposed(ir: &Region, deps: &DepInfo, base: &Schedule, ilp: Coarsening)
             refs.iter().any(|a| a.writes()),
         );
         let along = |v: &str| refs.iter().all(|a| x_offset(a, v).is_some());
-        let why = rejection(&refs, name, &atomics).or_else(|| {
-            (!along(xv) && !along(yv)).then(|| {
-                // A reference along neither direction; else the references mix both.
-                let neither = refs
-                    .iter()
-                    .find(|a| x_offset(a, xv).is_none() && x_offset(a, yv).is_none());
-                let (a, along) = match neither {
-                    Some(a) => (a, Along::XOrY),
-                    None => (
-                        refs.iter()
-                            .find(|a| x_offset(a, xv).is_none())
-                            .unwrap_or(&refs[0]),
-                        Along::YNotX,
-                    ),
-                };
-                WordsRejection::NotConsecutive {
+        let conditional = refs
+            .iter()
+            .find(|a| ir.stmts.get(a.stmt.index()).is_some_and(|s| s.conditional));
+        let why = rejection(&refs, name, &atomics)
+            .or_else(|| {
+                conditional.map(|a| WordsRejection::Conditional {
                     access: ir.fmt_access(a.id),
-                    along,
-                }
+                })
             })
-        });
+            .or_else(|| {
+                (!along(xv) && !along(yv)).then(|| {
+                    // A reference along neither direction; else the references mix both.
+                    let neither = refs
+                        .iter()
+                        .find(|a| x_offset(a, xv).is_none() && x_offset(a, yv).is_none());
+                    let (a, along) = match neither {
+                        Some(a) => (a, Along::XOrY),
+                        None => (
+                            refs.iter()
+                                .find(|a| x_offset(a, xv).is_none())
+                                .unwrap_or(&refs[0]),
+                            Along::YNotX,
+                        ),
+                    };
+                    WordsRejection::NotConsecutive {
+                        access: ir.fmt_access(a.id),
+                        along,
+                    }
+                })
+            });
         if let Some(why) = why {
             out.rejected.push((name.to_string(), why));
             continue;
         }
         let v = if along(xv) { xv } else { yv };
-        if v == yv {
-            across |= refs
+        if v == yv
+            && refs
                 .iter()
-                .any(|a| a.subscripts.iter().flatten().any(|p| p.mentions(xv)));
+                .any(|a| a.subscripts.iter().flatten().any(|p| p.mentions(xv)))
+        {
+            across = true;
+            gathers |= loads;
         }
         out.arrays.push(WordArray {
             name: name.to_string(),
@@ -292,7 +399,10 @@ pub fn transposed(ir: &Region, deps: &DepInfo, base: &Schedule, ilp: Coarsening)
             along_y: v == yv,
         });
     }
-    across.then_some(out)
+    across.then_some(Transposed {
+        words: out,
+        gathers,
+    })
 }
 
 /// The arrays (not of structs: their fields interleave) the nest `root` accesses whose element

@@ -1,14 +1,15 @@
 /* transpose_store_double.c - out = in^T written by column (the store is the
  * strided access: a scatter across work-items on a CPU device), double
- * precision, in the style of a Rodinia/SPEC-ACCEL helper kernel. */
+ * precision, in the style of a Rodinia/SPEC-ACCEL helper kernel. Big enough
+ * (75301 outputs) for a CPU device to tile the scatter. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #ifndef ROWS
-#define ROWS 37
+#define ROWS 293
 #endif
 #ifndef COLS
-#define COLS 53
+#define COLS 257
 #endif
 
 static void dump_double(const char *name, const double *a, long n)

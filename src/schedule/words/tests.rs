@@ -171,14 +171,15 @@ for (int i = 0; i < 45; i++)
 }
 ";
 
-/// The same transpose on flattened pointers, the strided access being the store.
+/// The same transpose on flattened pointers, the strided access being the store (293×257:
+/// at least `SMALL_TILE_OUTPUTS`).
 const TSTORE: &str = "
 void f(double *restrict out, const double *restrict in)
 {
-#pragma acc kernels loop independent collapse(2) copyin(in[0:37*53]) copyout(out[0:53*37])
-for (int r = 0; r < 37; r++)
-  for (int c = 0; c < 53; c++)
-    out[c * 37 + r] = in[r * 53 + c];
+#pragma acc kernels loop independent collapse(2) copyin(in[0:293*257]) copyout(out[0:257*293])
+for (int r = 0; r < 293; r++)
+  for (int c = 0; c < 257; c++)
+    out[c * 293 + r] = in[r * 257 + c];
 }
 ";
 
@@ -277,6 +278,106 @@ fn no_vector_tile_on_a_gpu_with_an_inner_loop_or_without_a_strided_access() {
     // Every access along x: nothing to gather.
     let plain = TADD.replace("A[j][i]", "B[i][j]");
     assert!(schedule(&plain, cpu_share()).preferred().words.is_none());
+}
+
+/// A tile that replaces a scatter, or covers a non-rectangular domain, is not used on a small
+/// grid of known extents; one that replaces a gather is, and so are unknown extents.
+#[test]
+fn small_scatters_and_small_triangles_get_no_vector_tile() {
+    let small = TSTORE.replace("293", "37").replace("257", "53");
+    let ks = schedule(&small, cpu_share());
+    assert!(ks.preferred().words.is_none());
+    let why = NoWords::SmallTile {
+        outputs: 37 * 53,
+        least: SMALL_TILE_OUTPUTS,
+        rectangular: true,
+    };
+    assert_eq!(ks.words, Some(Err(why.clone())));
+    assert_eq!(
+        why.to_string(),
+        "transposed vector tile not used: its array accessed along y is only written (the tile \
+         replaces a scatter) on a grid of 1961 outputs (fewer than 65536), where the tile's edge \
+         copies and fewer work-groups cost more than its vectors save"
+    );
+    // The same scatter with symbolic extents keeps its tile.
+    let symbolic = "
+void f(int n, int m, double out[m][n], const double in[n][m])
+{
+#pragma acc kernels loop independent collapse(2) copyin(in[0:n][0:m]) copyout(out[0:m][0:n])
+for (int r = 0; r < n; r++)
+  for (int c = 0; c < m; c++)
+    out[c][r] = in[r][c];
+}
+";
+    assert!(schedule(symbolic, cpu_share()).preferred().words.is_some());
+    // TADD (45×70) gathers: tiled.
+    assert!(schedule(TADD, cpu_share()).preferred().words.is_some());
+    // A lower triangle read along y, 300² (fewer than 2^18 in its box), and 600².
+    let triangle = |n: u32| {
+        format!(
+            "
+void f(float out[{n}][{n}], float in[{n}][{n}])
+{{
+#pragma acc parallel loop copyin(in) copy(out)
+for (int i = 0; i < {n}; i++)
+#pragma acc loop
+  for (int j = i; j < {n}; j++)
+    out[i][j] = in[j][i];
+}}
+"
+        )
+    };
+    let ks = schedule(&triangle(300), cpu_share());
+    let why = NoWords::SmallTile {
+        outputs: 90000,
+        least: SMALL_TILE_OUTPUTS_IRREGULAR,
+        rectangular: false,
+    };
+    assert_eq!(ks.words, Some(Err(why.clone())));
+    assert_eq!(
+        why.to_string(),
+        "transposed vector tile not used: the loop bounds make the domain non-rectangular on a \
+         grid of 90000 outputs (fewer than 262144), where the tile's edge copies and fewer \
+         work-groups cost more than its vectors save"
+    );
+    assert!(schedule(&triangle(600), cpu_share())
+        .preferred()
+        .words
+        .is_some());
+}
+
+/// A store under a condition has no vector form: the scatter it would replace stays, and no
+/// tile is made for it; an array along x read under a condition is left out of the tile.
+#[test]
+fn conditional_accesses_are_not_grouped() {
+    let clip = TSTORE.replace(
+        "out[c * 293 + r] = in[r * 257 + c];",
+        "if (in[r * 257 + c] > 0.0) out[c * 293 + r] = in[r * 257 + c];",
+    );
+    let ks = schedule(&clip, cpu_share());
+    assert!(ks.preferred().words.is_none());
+    assert!(ks.candidates.iter().all(|c| c.words.is_none()));
+    // `B` (along x) read only under a condition; `A` gathered unconditionally.
+    let cond = TADD.replace(
+        "C[i][j] = 2.0f * A[j][i] + B[i][j];",
+        "{ float t = 2.0f * A[j][i]; if (t > 1.0f) t += B[i][j]; C[i][j] = t; }",
+    );
+    let s = schedule(&cond, cpu_share()).preferred().clone();
+    let w = s.words.as_ref().expect("a transposed vector tile");
+    let rejected: Vec<(String, String)> = w
+        .rejected
+        .iter()
+        .map(|(a, why)| (a.clone(), why.to_string()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [(
+            "B".to_string(),
+            "`B[i][j]` is under a condition each output evaluates apart: its copies cannot share \
+             a vector"
+                .to_string()
+        )]
+    );
 }
 
 /// Why a staged tile's copies are not grouped, as `explain` prints it.
