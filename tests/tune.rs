@@ -72,6 +72,94 @@ fn tune_on_simulator(file: &str, platform: &str) -> Vec<tune::KernelTune> {
     }
 }
 
+/// A launcher on the simulator whose timed launches (not the verifying ones) report 1 µs each,
+/// except the first `slow`, which report 3 µs: a slow minute of a shared machine.
+struct Drifting<'a> {
+    sim: SimLauncher<'a>,
+    clock: &'a std::cell::Cell<usize>,
+    slow: usize,
+    timed: bool,
+}
+
+impl Launcher for Drifting<'_> {
+    fn name(&self) -> String {
+        "drifting simulator".to_string()
+    }
+
+    fn launch(
+        &mut self,
+        m: &accshare::kernel::Module,
+        launch: &accshare::kernel::Launch,
+        arrays: &mut std::collections::BTreeMap<String, accshare::sim::BufData>,
+        scalar: &dyn Fn(usize, accshare::front::ast::Scalar) -> Option<accshare::sim::ArgValue>,
+        extent: [u64; 3],
+    ) -> Result<accshare::sim::trace::Launched, accshare::sim::trace::LaunchError> {
+        let mut l = self.sim.launch(m, launch, arrays, scalar, extent)?;
+        if self.timed {
+            let n = self.clock.get();
+            self.clock.set(n + 1);
+            l.seconds = Some(if n < self.slow { 3e-6 } else { 1e-6 });
+        }
+        Ok(l)
+    }
+}
+
+/// The model's choice is timed first; a slow spell of the machine during its measurement made
+/// it look 3× slower than variants that are in truth as fast. The finalists are timed again in
+/// turn, and the model's choice is kept (every variant takes 1 µs once the spell is over).
+#[test]
+fn a_slow_spell_during_one_measurement_does_not_decide_the_choice() {
+    let p = Platform::load("gtx690").expect("platform");
+    let sim = SimPlatform::from_platform(&p);
+    let sim_opts = SimOptions::default();
+    let reps = 3;
+    let opts = TuneOptions {
+        pp: PpOptions {
+            include_dirs: vec![corpus("")],
+            ..Default::default()
+        },
+        platform: p,
+        budget: Duration::from_secs(3600),
+        reps,
+        work_dir: exec_support::scratch_dir("tune-drift"),
+    };
+    let clock = std::cell::Cell::new(0);
+    let mut launch = |_: &str, strict: bool| -> Result<Box<dyn Launcher + '_>, String> {
+        Ok(Box::new(Drifting {
+            sim: SimLauncher {
+                platform: &sim,
+                opts: &sim_opts,
+            },
+            clock: &clock,
+            // The model's choice: one launch per replay, `reps` replays.
+            slow: reps,
+            timed: !strict,
+        }))
+    };
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let kernels = match tune::tune_with(
+        &corpus("share_transpose_rect.c"),
+        &opts,
+        1024,
+        &mut launch,
+        &mut sources,
+        &mut diags,
+        &mut |_| {},
+    ) {
+        Ok(k) => k,
+        Err(e) => {
+            // The tracing needs a C compiler.
+            exec_support::skip_or_fail(&format!("the tuner's replay: {:?}", e));
+            return;
+        }
+    };
+    let k = &kernels[0];
+    assert!(k.trials.len() >= 3, "{:?}", k.trials);
+    assert_eq!(k.trials[0].seconds, Some(1e-6), "{:?}", k.trials);
+    assert_eq!(k.best(), Some(0), "{:?}", k.trials);
+}
+
 /// Every point of the schedule space (block shapes, each configuration the engine kept, each
 /// number of rows per work-item, staging where the model would not) is a correct program:
 /// the tuner may pick any of them.

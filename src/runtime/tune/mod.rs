@@ -11,7 +11,9 @@
 //! chosen); the next ones, built as compiled, time the kernel with device events (median of
 //! `reps`). The
 //! model's choice and the baseline are always timed; the others while the budget lasts, in the
-//! model's order. The fastest verified variant of each kernel goes into the cache ([`cache`]),
+//! model's order. The fastest, the model's choice and the baseline are then timed again in
+//! turn (one replay of each per round, [`confirm`]), so that a drift of the machine's speed
+//! between two measurements does not decide the choice. The fastest verified variant of each kernel goes into the cache ([`cache`]),
 //! which later compilations for that device read.
 
 pub mod cache;
@@ -294,6 +296,14 @@ pub fn tune_with<'l>(
             done += 1;
             index += 1;
         }
+        confirm(
+            &mut kt,
+            &cands,
+            index - cands.len(),
+            &trace,
+            opts.reps,
+            launch,
+        );
         out.push(kt);
     }
     progress(Progress {
@@ -302,6 +312,64 @@ pub fn tune_with<'l>(
         what: "",
     });
     Ok(out)
+}
+
+/// Times the finalists of kernel `kt` again, in turn: the fastest variant, the model's choice
+/// and the baseline, `reps` rounds of one replay each, their medians replacing the times of
+/// their first measurement (`first` is the trace index of `cands[0]`). Each variant was first
+/// timed on its own, one after the other, and a drift of the machine's speed between two of
+/// them (other work on a shared host) would decide the choice; timed in turn, the drift falls
+/// on all of them alike. Fewer than two timed finalists: nothing to compare. A finalist that
+/// fails now keeps its first time.
+fn confirm(
+    kt: &mut KernelTune,
+    cands: &[Candidate],
+    first: usize,
+    trace: &[u8],
+    reps: usize,
+    launch: &mut MakeLauncher,
+) {
+    let Some(fastest) = kt.fastest() else {
+        return;
+    };
+    let mut finalists: Vec<usize> = vec![fastest];
+    for t in [0, 1] {
+        if !finalists.contains(&t) && kt.trials.get(t).is_some_and(|t| t.seconds.is_some()) {
+            finalists.push(t);
+        }
+    }
+    if finalists.len() < 2 {
+        return;
+    }
+    let mut timed = Vec::new();
+    for &t in &finalists {
+        let Some((ci, c)) = cands.iter().enumerate().find(|(_, c)| c.trial == t) else {
+            continue;
+        };
+        if let Ok(p) = prepare_kernel(
+            &c.module,
+            &c.source,
+            &kt.name,
+            first + ci,
+            trace,
+            false,
+            launch,
+        ) {
+            timed.push((t, p, Vec::new()));
+        }
+    }
+    for _ in 0..reps.max(1) {
+        for (_, p, times) in timed.iter_mut() {
+            if let Ok(s) = p.time() {
+                times.push(s);
+            }
+        }
+    }
+    for (t, _, times) in timed {
+        if times.len() == reps.max(1) {
+            kt.trials[t].seconds = Some(median(times));
+        }
+    }
 }
 
 /// Every variant of every kernel of `s` compiled, nothing run: the trials a tuning run would
