@@ -448,7 +448,9 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
             rejected(w)
         )),
         (None, Err(NoWords::NoShortWords)) => None,
-        (None, Err(why @ NoWords::SmallTile { .. })) => Some(why.to_string()),
+        (None, Err(why @ (NoWords::SmallTile { .. } | NoWords::ConditionalTile { .. }))) => {
+            Some(why.to_string())
+        }
         (None, Err(why)) => Some(format!("short words (seed 004): not grouped: {}", why)),
     }
 }

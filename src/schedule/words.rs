@@ -175,6 +175,9 @@ pub enum NoWords {
         least: u64,
         rectangular: bool,
     },
+    /// A transposed vector tile ([`transposed`]) whose only access along y and strided along x
+    /// (`access`) is under a condition each output evaluates apart.
+    ConditionalTile { access: String },
 }
 
 impl fmt::Display for NoWords {
@@ -209,6 +212,11 @@ impl fmt::Display for NoWords {
                 outputs,
                 least
             ),
+            NoWords::ConditionalTile { access } => write!(
+                f,
+                "transposed vector tile not used: `{}` is under a condition each output evaluates apart, so its copies cannot share a vector (a conditional store has no vector form) and the gather or scatter stays",
+                access
+            ),
             NoWords::LoopFreeOnCpu => write!(
                 f,
                 "a loop-free nest on a CPU device: its OpenCL compiler vectorises it across work-items already"
@@ -226,8 +234,8 @@ pub fn decide(
     ilp: Coarsening,
 ) -> Result<Words, NoWords> {
     short_words(ir, deps, base, ilp).or_else(|why| match transposed(ir, deps, base, ilp) {
-        Some(t) => small_tile(ir, base, &t).map_or(Ok(t.words), Err),
-        None => Err(why),
+        Ok(t) => small_tile(ir, base, &t).map_or(Ok(t.words), Err),
+        Err(no) => Err(no.unwrap_or(why)),
     })
 }
 
@@ -303,32 +311,39 @@ pub const VECTOR_TILE_BYTES: u32 = 16;
 /// fraction of a copy kernel of the same bytes (one run, hand-written kernels): naive 22–54 %
 /// (32×8 or 16×16 work-groups), through a local tile 10–19 %, the same 4×4 tile as scalar code
 /// 34 %, as vectors 48–95 % (56–62 % in the run that also measured 2×2 vectors, 35 %, and
-/// 8×8, 34–45 %). `None` where it does not apply (a GPU, whose lanes coalesce along x instead;
-/// an inner loop, where the compiler does not vectorise across work-items; no such access).
+/// 8×8, 34–45 %; in a later measurement, through pyopencl with the copy kernel in the same
+/// rounds, 8×8 was 1.18× the 4×4 one: docs/benchmarks-results.md). `Err(None)` where it does
+/// not apply (a GPU, whose lanes coalesce along x instead; an inner loop, where the compiler
+/// does not vectorise across work-items; no such access); `Err(Some(_))` where the only such
+/// access is under a condition (its copies cannot share a vector).
 pub fn transposed(
     ir: &Region,
     deps: &DepInfo,
     base: &Schedule,
     ilp: Coarsening,
-) -> Option<Transposed> {
+) -> Result<Transposed, Option<NoWords>> {
     if !ilp.cpu || super::has_inner_loop(ir, base) {
-        return None;
+        return Err(None);
     }
     let root = base.root;
     let on = |d: u8| base.grid.iter().find(|g| g.dim == d);
-    let (x, y) = (on(0)?, on(1)?);
+    let (Some(x), Some(y)) = (on(0), on(1)) else {
+        return Err(None);
+    };
     if ir.loops[x.loop_id].step != 1 || ir.loops[y.loop_id].step != 1 {
-        return None;
+        return Err(None);
     }
     if !coarsenable(ir, deps, &base.grid, root) {
-        return None;
+        return Err(None);
     }
     let (xv, yv) = (
         ir.loops[x.loop_id].var.as_str(),
         ir.loops[y.loop_id].var.as_str(),
     );
     let arrays = nest_arrays(ir, root, |_| true);
-    let widest = arrays.iter().map(|(_, e)| e.size()).max()?;
+    let Some(widest) = arrays.iter().map(|(_, e)| e.size()).max() else {
+        return Err(None);
+    };
     let width = (VECTOR_TILE_BYTES / widest.max(1)).clamp(2, 4);
     let atomics = atomic_targets(ir);
     let mut out = Words {
@@ -340,6 +355,8 @@ pub fn transposed(
     // Whether an array is accessed along y and strided along x (the access the tile is for: a
     // gather, or a scatter when it is the store), and whether one such is read.
     let (mut across, mut gathers) = (false, false);
+    // The first such array left out for a condition.
+    let mut conditional_across: Option<String> = None;
     for (name, elem) in arrays {
         let refs = nest_refs(ir, root, name);
         let (loads, stores) = (
@@ -377,16 +394,22 @@ pub fn transposed(
                     }
                 })
             });
+        let strided_x = refs
+            .iter()
+            .any(|a| a.subscripts.iter().flatten().any(|p| p.mentions(xv)));
         if let Some(why) = why {
+            if let (WordsRejection::Conditional { access }, true, None) = (
+                &why,
+                !along(xv) && along(yv) && strided_x,
+                &conditional_across,
+            ) {
+                conditional_across = Some(access.clone());
+            }
             out.rejected.push((name.to_string(), why));
             continue;
         }
         let v = if along(xv) { xv } else { yv };
-        if v == yv
-            && refs
-                .iter()
-                .any(|a| a.subscripts.iter().flatten().any(|p| p.mentions(xv)))
-        {
+        if v == yv && strided_x {
             across = true;
             gathers |= loads;
         }
@@ -399,10 +422,14 @@ pub fn transposed(
             along_y: v == yv,
         });
     }
-    across.then_some(Transposed {
-        words: out,
-        gathers,
-    })
+    if across {
+        Ok(Transposed {
+            words: out,
+            gathers,
+        })
+    } else {
+        Err(conditional_across.map(|access| NoWords::ConditionalTile { access }))
+    }
 }
 
 /// The arrays (not of structs: their fields interleave) the nest `root` accesses whose element

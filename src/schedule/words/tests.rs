@@ -357,6 +357,15 @@ fn conditional_accesses_are_not_grouped() {
     let ks = schedule(&clip, cpu_share());
     assert!(ks.preferred().words.is_none());
     assert!(ks.candidates.iter().all(|c| c.words.is_none()));
+    let Some(Err(why)) = &ks.words else {
+        panic!("{:?}", ks.words)
+    };
+    assert_eq!(
+        why.to_string(),
+        "transposed vector tile not used: `out[293*c + r]` is under a condition each output \
+         evaluates apart, so its copies cannot share a vector (a conditional store has no vector \
+         form) and the gather or scatter stays"
+    );
     // `B` (along x) read only under a condition; `A` gathered unconditionally.
     let cond = TADD.replace(
         "C[i][j] = 2.0f * A[j][i] + B[i][j];",
