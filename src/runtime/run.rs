@@ -166,63 +166,83 @@ impl OpenClLauncher {
     }
 }
 
-/// The copy kernel of [`copy_seconds`]: one 32-bit word per work-item.
+/// The copy kernel of [`CopyTimer`]: one 32-bit word per work-item.
 const COPY_KERNEL: &str =
     "__kernel void accshare_copy(__global const uint *in, __global uint *out, ulong n)\n\
 {\n    size_t i = get_global_id(0);\n    if (i < n)\n        out[i] = in[i];\n}\n";
 
-/// Seconds `opencl:index` takes to move `bytes` bytes through its global memory with the copy
-/// kernel `out[i] = in[i]` (half of them read, half written: `bytes / 8` words), event-timed:
-/// one warm-up launch, then the median of `reps`. `bytes / seconds` is the device's copy
-/// bandwidth at that size.
-pub fn copy_seconds(index: usize, bytes: u64, reps: usize) -> Result<f64, String> {
-    let l = OpenClLauncher::new(index, COPY_KERNEL).map_err(|e| e.to_string())?;
-    let n = (bytes / 8).max(1) as usize;
-    let input = l
-        .buffer(&BufData::zeroed(Scalar::UInt, n))
-        .map_err(|e| e.to_string())?;
-    let output = l
-        .buffer(&BufData::zeroed(Scalar::UInt, n))
-        .map_err(|e| e.to_string())?;
-    let kernel = Kernel::create(&l.program, "accshare_copy")
-        .map_err(|e| format!("clCreateKernel: {}", device::cl_error_name(e.0)))?;
-    // SAFETY: two buffer objects and a `ulong`, the kernel's parameters.
-    unsafe {
-        kernel
-            .set_arg(0, &input.get())
-            .and_then(|()| kernel.set_arg(1, &output.get()))
-            .and_then(|()| kernel.set_arg(2, &(n as u64)))
+/// The copy kernel `out[i] = in[i]` built on a device, its buffers made and warmed up, to be
+/// timed one event-timed launch at a time: `bytes / seconds` is the device's copy bandwidth at
+/// that size (`accshare bench` times it in turn with the kernels it is the yardstick of).
+pub struct CopyTimer {
+    launcher: OpenClLauncher,
+    kernel: Kernel,
+    global: usize,
+    // The buffers the kernel's arguments name, kept alive.
+    _buffers: [Buffer<u8>; 2],
+}
+
+impl CopyTimer {
+    /// The copy of `bytes` bytes (`bytes / 8` words read and as many written) on
+    /// `opencl:index`, after one untimed launch.
+    pub fn new(index: usize, bytes: u64) -> Result<CopyTimer, String> {
+        let l = OpenClLauncher::new(index, COPY_KERNEL).map_err(|e| e.to_string())?;
+        let n = (bytes / 8).max(1) as usize;
+        let input = l
+            .buffer(&BufData::zeroed(Scalar::UInt, n))
+            .map_err(|e| e.to_string())?;
+        let output = l
+            .buffer(&BufData::zeroed(Scalar::UInt, n))
+            .map_err(|e| e.to_string())?;
+        let kernel = Kernel::create(&l.program, "accshare_copy")
+            .map_err(|e| format!("clCreateKernel: {}", device::cl_error_name(e.0)))?;
+        // SAFETY: two buffer objects and a `ulong`, the kernel's parameters.
+        unsafe {
+            kernel
+                .set_arg(0, &input.get())
+                .and_then(|()| kernel.set_arg(1, &output.get()))
+                .and_then(|()| kernel.set_arg(2, &(n as u64)))
+        }
+        .map_err(|e| format!("clSetKernelArg: {}", device::cl_error_name(e.0)))?;
+        let mut c = CopyTimer {
+            launcher: l,
+            kernel,
+            global: n.div_ceil(COPY_LOCAL) * COPY_LOCAL,
+            _buffers: [input, output],
+        };
+        c.time()?;
+        Ok(c)
     }
-    .map_err(|e| format!("clSetKernelArg: {}", device::cl_error_name(e.0)))?;
-    let local = 256usize;
-    let global = n.div_ceil(local) * local;
-    let mut times = Vec::new();
-    for rep in 0..=reps.max(1) {
+
+    /// One event-timed launch of the copy, seconds.
+    pub fn time(&mut self) -> Result<f64, String> {
         // SAFETY: every argument is set; one dimension.
         let event = unsafe {
-            l.queue
-                .enqueue_nd_range_kernel(kernel.get(), 1, std::ptr::null(), &global, &local, &[])
+            self.launcher.queue.enqueue_nd_range_kernel(
+                self.kernel.get(),
+                1,
+                std::ptr::null(),
+                &self.global,
+                &COPY_LOCAL,
+                &[],
+            )
         }
         .map_err(|e| format!("clEnqueueNDRangeKernel: {}", device::cl_error_name(e.0)))?;
         event
             .wait()
             .map_err(|e| format!("the copy kernel: {}", device::cl_error_name(e.0)))?;
-        let (a, b) = (
+        match (
             event.profiling_command_start(),
             event.profiling_command_end(),
-        );
-        match (a, b) {
-            (Ok(a), Ok(b)) if b >= a => {
-                if rep > 0 {
-                    times.push((b - a) as f64 * 1e-9);
-                }
-            }
-            _ => return Err("the copy kernel has no profiling times".to_string()),
+        ) {
+            (Ok(a), Ok(b)) if b >= a => Ok((b - a) as f64 * 1e-9),
+            _ => Err("the copy kernel has no profiling times".to_string()),
         }
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
 }
+
+/// Work-items per work-group of the copy kernel.
+const COPY_LOCAL: usize = 256;
 
 /// Sets argument `i` of `kernel` to a scalar of type `ty` (the value in the simulator's raw
 /// representation of `ty`, as `host::raw_from_f64` makes it).

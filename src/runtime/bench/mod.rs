@@ -25,9 +25,9 @@
 //!   operations at the device's peak: its arithmetic intensity (flops per compulsory byte) is
 //!   below the ridge point of a roofline whose bandwidth is the measured copy bandwidth. For
 //!   those, every level is also reported as a fraction of the copy: `copy_time / kernel_time`,
-//!   the copy kernel (`out[i] = in[i]`, [`super::run::copy_seconds`]) moving the same bytes on
-//!   the same device. On a platform description the same test uses the description's bandwidth
-//!   and peak.
+//!   the copy kernel (`out[i] = in[i]`, [`super::run::CopyTimer`], timed in the same rounds as
+//!   the levels) moving the same bytes on the same device. On a platform description the same
+//!   test uses the description's bandwidth and peak.
 
 pub mod plot;
 pub mod report;
@@ -501,8 +501,22 @@ pub fn bench_file(
                 }
                 levels.push(lt);
             }
+            // The copy kernel of the kernel's compulsory bytes, timed in the same rounds: the
+            // yardstick of a memory-bound kernel's fraction of the copy bandwidth.
+            let bytes = traffic.as_ref().ok().and_then(|(plat, rep)| {
+                let x = rep.kernels.iter().find(|x| x.kernel == *kname)?;
+                Some(x.compulsory_transactions * u64::from(plat.sector))
+            });
+            let mut copy = bytes.and_then(|b| super::run::CopyTimer::new(device, b).ok());
+            let mut copy_times = Vec::new();
             let mut times: Vec<Vec<f64>> = vec![Vec::new(); levels.len()];
             for _ in 0..opts.reps.max(1) {
+                if let Some(c) = &mut copy {
+                    match c.time() {
+                        Ok(t) => copy_times.push(t),
+                        Err(_) => copy = None,
+                    }
+                }
                 let mut failed = Vec::new();
                 for (k, (li, p)) in timed.iter_mut().enumerate() {
                     match p.time() {
@@ -538,9 +552,10 @@ pub fn bench_file(
             for l in &mut levels {
                 l.speedup = ratio(naive, l.seconds);
             }
-            let (copy_seconds, roofline) = match &traffic {
-                Ok((plat, rep)) => copy_bound(device, kname, plat, rep, opts.reps, &mut levels),
-                Err(_) => (None, None),
+            let copied = copy.map(|_| tune::median(copy_times));
+            let (copy_seconds, roofline) = match (&traffic, copied) {
+                (Ok((plat, rep)), Some(c)) => copy_bound(kname, plat, rep, c, &mut levels),
+                _ => (None, None),
             };
             out[ki].measured.push(Measured {
                 device: name.clone(),
@@ -666,24 +681,21 @@ impl LevelTime {
 }
 
 /// Memory-bound: the copy of kernel `kernel`'s compulsory bytes (from `rep`, simulated on the
-/// device's own description `plat`) at the speed of the device's copy kernel takes longer than
-/// its flops at peak. Gives the copy's seconds and the roofline; for a memory-bound kernel each
-/// level's fraction of the copy bandwidth goes into `levels`.
+/// device's own description `plat`) at the speed of the device's copy kernel (`c` seconds for
+/// those bytes, timed in turn with the levels) takes longer than its flops at peak. Gives the
+/// copy's seconds and the roofline; for a memory-bound kernel each level's fraction of the copy
+/// bandwidth goes into `levels`.
 fn copy_bound(
-    device: usize,
     kernel: &str,
     plat: &SimPlatform,
     rep: &crate::sim::Report,
-    reps: usize,
+    c: f64,
     levels: &mut [LevelTime],
 ) -> (Option<f64>, Option<Roofline>) {
     let Some(x) = rep.kernels.iter().find(|x| x.kernel == kernel) else {
         return (None, None);
     };
     let bytes = x.compulsory_transactions * u64::from(plat.sector);
-    let Ok(c) = super::run::copy_seconds(device, bytes, reps) else {
-        return (None, None);
-    };
     let r = Roofline::new(x.flops, bytes, plat.gflops * 1e9, bytes as f64 / c);
     if r.memory_bound {
         for l in levels.iter_mut() {
