@@ -34,42 +34,56 @@ fn tune_on_simulator(file: &str, platform: &str) -> Vec<tune::KernelTune> {
     let p = Platform::load(platform).expect("platform");
     let sim = SimPlatform::from_platform(&p);
     let sim_opts = SimOptions::default();
-    let opts = TuneOptions {
-        pp: PpOptions {
-            include_dirs: vec![corpus("")],
-            ..Default::default()
-        },
-        platform: p,
-        budget: Duration::from_secs(3600),
-        reps: 1,
-        work_dir: exec_support::scratch_dir(&format!("tune-{}", file.replace('.', "_"))),
-    };
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
+    let opts = tune_options(p, 1, &format!("tune-{}", file.replace('.', "_")));
     let mut launch = |_: &str, _strict: bool| -> Result<Box<dyn Launcher + '_>, String> {
         Ok(Box::new(SimLauncher {
             platform: &sim,
             opts: &sim_opts,
         }))
     };
-    let res = tune::tune_with(
+    run_tune(file, &opts, &mut launch).unwrap_or_else(|e| panic!("{}: {}", file, e))
+}
+
+/// The options of a tuning run on `platform` with `reps` timed replays per variant, its
+/// program built in the scratch directory `tag`.
+fn tune_options(platform: Platform, reps: usize, tag: &str) -> TuneOptions {
+    TuneOptions {
+        pp: PpOptions {
+            include_dirs: vec![corpus("")],
+            ..Default::default()
+        },
+        platform,
+        budget: Duration::from_secs(3600),
+        reps,
+        work_dir: exec_support::scratch_dir(tag),
+    }
+}
+
+/// `tune_with` on the corpus program `file` with the launcher `launch`; an error with its
+/// diagnostics rendered.
+fn run_tune(
+    file: &str,
+    opts: &TuneOptions,
+    launch: &mut tune::MakeLauncher,
+) -> Result<Vec<tune::KernelTune>, String> {
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    tune::tune_with(
         &corpus(file),
-        &opts,
+        opts,
         1024,
-        &mut launch,
+        launch,
         &mut sources,
         &mut diags,
         &mut |_| {},
-    );
-    match res {
-        Ok(k) => k,
-        Err(e) => panic!(
-            "{}: {:?}\n{}",
-            file,
+    )
+    .map_err(|e| {
+        format!(
+            "{:?}\n{}",
             e,
             accshare::diag::render(&sources, &diags.iter().cloned().collect::<Vec<_>>())
-        ),
-    }
+        )
+    })
 }
 
 /// A launcher on the simulator whose timed launches (not the verifying ones) report 1 µs each,
@@ -113,16 +127,7 @@ fn a_slow_spell_during_one_measurement_does_not_decide_the_choice() {
     let sim = SimPlatform::from_platform(&p);
     let sim_opts = SimOptions::default();
     let reps = 3;
-    let opts = TuneOptions {
-        pp: PpOptions {
-            include_dirs: vec![corpus("")],
-            ..Default::default()
-        },
-        platform: p,
-        budget: Duration::from_secs(3600),
-        reps,
-        work_dir: exec_support::scratch_dir("tune-drift"),
-    };
+    let opts = tune_options(p, reps, "tune-drift");
     let clock = std::cell::Cell::new(0);
     let mut launch = |_: &str, strict: bool| -> Result<Box<dyn Launcher + '_>, String> {
         Ok(Box::new(Drifting {
@@ -136,21 +141,11 @@ fn a_slow_spell_during_one_measurement_does_not_decide_the_choice() {
             timed: !strict,
         }))
     };
-    let mut sources = SourceMap::new();
-    let mut diags = Diags::new();
-    let kernels = match tune::tune_with(
-        &corpus("share_transpose_rect.c"),
-        &opts,
-        1024,
-        &mut launch,
-        &mut sources,
-        &mut diags,
-        &mut |_| {},
-    ) {
+    let kernels = match run_tune("share_transpose_rect.c", &opts, &mut launch) {
         Ok(k) => k,
         Err(e) => {
             // The tracing needs a C compiler.
-            exec_support::skip_or_fail(&format!("the tuner's replay: {:?}", e));
+            exec_support::skip_or_fail(&format!("the tuner's replay: {}", e));
             return;
         }
     };
