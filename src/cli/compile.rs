@@ -59,13 +59,7 @@ pub(super) fn compile(args: &CompileArgs) -> i32 {
         },
         pp: args.input.pp_options(),
     };
-    let oo = driver::OptOptions {
-        opt: args.opt.level(),
-        platform: args.platform.load().ok(),
-        ilp: args.ilp.map(|i| i.rows),
-        cols: args.ilp.map(|i| i.cols),
-        words: args.words.map(Switch::on),
-    };
+    let oo = args.opts.options(args.platform.load().ok());
     let tuned = match args.tuned.load(&args.platform.platform) {
         Ok(t) => t,
         Err(code) => return code,

@@ -191,12 +191,10 @@ pub(super) fn run_regions(args: &RunArgs) -> i32 {
                 &args.file,
                 &args.input,
                 &args.platform,
-                args.opt,
+                args.opts,
                 None,
                 None,
-                args.ilp,
                 false,
-                args.words,
                 &tuned,
             )
         }
@@ -222,13 +220,7 @@ pub(super) fn run_regions(args: &RunArgs) -> i32 {
         },
         pp: pp.clone(),
     };
-    let oo = driver::OptOptions {
-        opt: args.opt.level(),
-        platform: Some(loaded),
-        ilp: args.ilp.map(|i| i.rows),
-        cols: args.ilp.map(|i| i.cols),
-        words: args.words.map(Switch::on),
-    };
+    let oo = args.opts.options(Some(loaded));
     let out = driver::compile_tuned(&args.file, &opts, &oo, &tuned, &mut sources, &mut diags);
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };

@@ -257,19 +257,8 @@ pub struct RunArgs {
     /// kernels compiled by NVRTC; needs the NVIDIA driver).
     #[arg(long, value_name = "sim|opencl:N|cuda:N", default_value = "sim")]
     pub device: String,
-    /// Optimization level of the kernels to run.
-    #[arg(long, value_enum, default_value = "share")]
-    pub opt: OptLevel,
-    /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
-    /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
-    #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
-    pub ilp: Option<Ilp>,
-    /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
-    /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
-    /// x (default: under `--opt share`, except loop-free nests on CPU devices, whose OpenCL
-    /// compiler vectorises them across work-items already; `on` groups those too).
-    #[arg(long, value_enum)]
-    pub words: Option<Switch>,
+    #[command(flatten)]
+    pub opts: OptArgs,
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
@@ -301,7 +290,26 @@ pub struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
-    /// Optimization level of the kernels to analyze.
+    #[command(flatten)]
+    pub opts: OptArgs,
+    /// Simulate only this many thread blocks per launch and scale the counts.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// Let the access reorder against bank conflicts reassociate floating-point reductions
+    /// (each work-item sums a tile row from another start: results may differ in the last bits
+    /// from the sequential order); integer reductions are reordered without it (exact).
+    #[arg(long)]
+    pub reassociate: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// What the kernels are compiled with, shared by the commands that compile (`compile`, `run`,
+/// `analyze`).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct OptArgs {
+    /// Optimization level (`share` stages the chosen partitions in shared memory; `naive` is the
+    /// baseline translation).
     #[arg(long, value_enum, default_value = "share")]
     pub opt: OptLevel,
     /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
@@ -314,16 +322,19 @@ pub struct AnalyzeArgs {
     /// compiler vectorises them across work-items already; `on` groups those too).
     #[arg(long, value_enum)]
     pub words: Option<Switch>,
-    /// Simulate only this many thread blocks per launch and scale the counts.
-    #[arg(long, value_name = "N")]
-    pub sample: Option<usize>,
-    /// Let the access reorder against bank conflicts reassociate floating-point reductions
-    /// (each work-item sums a tile row from another start: results may differ in the last bits
-    /// from the sequential order); integer reductions are reordered without it (exact).
-    #[arg(long)]
-    pub reassociate: bool,
-    #[command(flatten)]
-    pub input: InputArgs,
+}
+
+impl OptArgs {
+    /// The driver's options for these flags, compiling for `platform`.
+    fn options(&self, platform: Option<crate::model::Platform>) -> driver::OptOptions {
+        driver::OptOptions {
+            opt: self.opt.level(),
+            platform,
+            ilp: self.ilp.map(|i| i.rows),
+            cols: self.ilp.map(|i| i.cols),
+            words: self.words.map(Switch::on),
+        }
+    }
 }
 
 /// Options of the preprocessor, shared by every command that reads C.
@@ -403,25 +414,13 @@ pub struct CompileArgs {
         default_value = "accshare-out"
     )]
     pub out_dir: PathBuf,
-    /// Optimization level (`share` stages the chosen partitions in shared memory; `naive` is the
-    /// baseline translation).
-    #[arg(long, value_enum, default_value = "share")]
-    pub opt: OptLevel,
-    /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
-    /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
-    #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
-    pub ilp: Option<Ilp>,
+    #[command(flatten)]
+    pub opts: OptArgs,
     /// Let the access reorder against bank conflicts reassociate floating-point reductions
     /// (each work-item sums a tile row from another start: results may differ in the last bits
     /// from the sequential order); integer reductions are reordered without it (exact).
     #[arg(long)]
     pub reassociate: bool,
-    /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
-    /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
-    /// x (default: under `--opt share`, except loop-free nests on CPU devices, whose OpenCL
-    /// compiler vectorises them across work-items already; `on` groups those too).
-    #[arg(long, value_enum)]
-    pub words: Option<Switch>,
     /// Print one stage to stdout instead of writing the output files.
     #[arg(long, value_enum)]
     pub emit: Option<EmitArg>,
@@ -457,12 +456,10 @@ pub fn run(cli: Cli) -> i32 {
             &args.file,
             &args.input,
             &args.platform,
-            args.opt,
+            args.opts,
             Some(args.format),
             args.sample,
-            args.ilp,
             args.reassociate,
-            args.words,
             &Default::default(),
         ),
         Some(Command::Explain(args)) => explain(&args),

@@ -9,12 +9,10 @@ pub(super) fn simulate(
     file: &std::path::Path,
     input: &InputArgs,
     platform: &PlatformArgs,
-    opt: OptLevel,
+    flags: OptArgs,
     format: Option<FormatArg>,
     sample: Option<usize>,
-    ilp: Option<Ilp>,
     reassociate: bool,
-    words: Option<Switch>,
     tuned: &crate::schedule::tuned::Tuned,
 ) -> i32 {
     let loaded = match platform.load() {
@@ -29,13 +27,7 @@ pub(super) fn simulate(
         target: crate::back::Target::OpenCl,
         pp: pp.clone(),
     };
-    let oo = driver::OptOptions {
-        opt: opt.level(),
-        platform: Some(loaded),
-        ilp: ilp.map(|i| i.rows),
-        cols: ilp.map(|i| i.cols),
-        words: words.map(Switch::on),
-    };
+    let oo = flags.options(Some(loaded));
     let staging = crate::schedule::stage::StageOptions {
         reassociate,
         ..Default::default()
