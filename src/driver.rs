@@ -51,6 +51,9 @@ pub struct Output {
     /// Per kernel (as in `module.kernels`): the span of its compute construct and the array
     /// references of its region (array name, span), for diagnostics about kernels.
     pub kernel_sources: Vec<(Span, Vec<(String, Span)>)>,
+    /// Shadow copies of the program's headers that include `<openacc.h>`, written beside the
+    /// `.c` (`back::headers`).
+    pub headers: Vec<crate::back::headers::Header>,
 }
 
 /// A file up to its schedules: what `explain` reports, what kernel lowering applies.
@@ -356,11 +359,17 @@ pub fn lower(
         Target::OpenCl => crate::back::opencl::print_module(&module),
         Target::Cuda => crate::back::cuda::print_module(&module),
     };
+    let shadows = crate::back::headers::shadows(sources, parsed.main, &parsed.pp);
+    let rewrites = output::Rewrites {
+        conditionals: main_conditionals(&parsed.pp, parsed.main),
+        includes: shadows.main_edits,
+    };
     let host_source = output::assemble(
         sources.text(parsed.main),
         &module,
         &kernel_source,
         opts.target,
+        &rewrites,
     );
     let device_source = output::device_file(&module, &kernel_source, opts.target);
     Some(Output {
@@ -370,7 +379,24 @@ pub fn lower(
         device_source,
         module,
         kernel_sources,
+        headers: shadows.headers,
     })
+}
+
+/// The conditional groups of the main file, in its byte offsets (what `output::assemble`
+/// resolves where a region cuts one).
+fn main_conditionals(
+    pp: &crate::front::preprocess::PpOutput,
+    main: crate::diag::FileId,
+) -> Vec<output::Conditional> {
+    pp.conditionals
+        .iter()
+        .filter(|g| g.lines.iter().all(|l| l.file == main))
+        .map(|g| output::Conditional {
+            lines: g.lines.iter().map(|l| l.range()).collect(),
+            taken: g.taken,
+        })
+        .collect()
 }
 
 /// Writes the output files of a compilation into `dir`.
@@ -391,6 +417,7 @@ pub fn write(
         &out.host_source,
         &out.device_source,
         target,
+        &out.headers,
     )
     .map_err(|e| e.to_string())
 }

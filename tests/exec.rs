@@ -148,3 +148,106 @@ fn data_semantics_with_and_without_zero_copy() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `#include <openacc.h>` in headers of the program, not in the main file (the way ports of
+/// large suites write it): `sub/a.h` (`#pragma once`) includes `b.h`, which includes
+/// `<openacc.h>`, and `c.h`, which does not. The output carries shadow copies of `a.h` and `b.h`
+/// whose includes resolve to the prelude's runtime (the C compiler's own `openacc.h`, GCC's here,
+/// redeclares `acc_device_t` beside it), naming `c.h` by its path; the program calls the runtime
+/// API from the header and matches the sequential program on both targets' host code.
+#[test]
+fn openacc_h_included_by_a_header_resolves_to_the_prelude() {
+    use accshare::back::Target;
+    use accshare::diag::{self, Diags, SourceMap};
+    use std::process::Command;
+    let dir = exec_support::scratch_dir("openacc-header");
+    let sub = dir.join("src/sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let files = [
+        (
+            "src/sub/a.h",
+            "#pragma once\n#include \"b.h\"\n#include \"c.h\"\n",
+        ),
+        (
+            "src/sub/b.h",
+            "#ifndef B_H\n#define B_H\n#ifdef _OPENACC\n#include <openacc.h>\n\
+             static int devices(void) { return acc_get_num_devices(acc_device_not_host) > 0; }\n\
+             #else\nstatic int devices(void) { return 1; }\n#endif\n#endif\n",
+        ),
+        ("src/sub/c.h", "#define N 100\n"),
+        (
+            "src/main.c",
+            "#include <stdio.h>\n#include \"sub/a.h\"\n#include \"sub/a.h\"\nfloat x[N];\n\
+             int main(void)\n{\n#pragma acc parallel loop copyout(x)\n\
+             \x20   for (int i = 0; i < N; i++) x[i] = 0.5f * i;\n\
+             \x20   double s = 0;\n    for (int i = 0; i < N; i++) s += x[i];\n\
+             \x20   printf(\"%g %d\\n\", s, devices());\n    return 0;\n}\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let src = dir.join("src/main.c");
+    let cc = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new("cc").args(args).output().expect("cc");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let seq = dir.join("seq");
+    cc(&[src.as_os_str(), "-o".as_ref(), seq.as_os_str()]);
+    let expected = exec_support::run(&seq).expect("run");
+    assert_eq!(expected.trim(), "2475 1");
+    for target in [Target::OpenCl, Target::Cuda] {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target,
+            pp: Default::default(),
+        };
+        let out = driver::compile(&src, &opts, &mut sources, &mut diags)
+            .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+        let out_dir = dir.join(format!("out-{}", target.name()));
+        let paths = driver::write(&out, &src, &out_dir, target).unwrap();
+        let headers: Vec<String> = paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "h"))
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(headers.len(), 2, "{headers:?}");
+        assert!(
+            headers.iter().any(|h| h.starts_with("a.accshare-")),
+            "{headers:?}"
+        );
+        assert!(
+            headers.iter().any(|h| h.starts_with("b.accshare-")),
+            "{headers:?}"
+        );
+        let main_c = out_dir.join("main.c");
+        let text = std::fs::read_to_string(&main_c).unwrap();
+        assert_eq!(text.matches("#include \"a.accshare-").count(), 2);
+        if target == Target::Cuda {
+            // The CUDA host code needs the `.cu` object to link: compiling it is the check.
+            let obj = out_dir.join("main.o");
+            cc(&[
+                "-c".as_ref(),
+                main_c.as_os_str(),
+                "-o".as_ref(),
+                obj.as_os_str(),
+            ]);
+            continue;
+        }
+        if let Err(why) = exec_support::opencl_available() {
+            exec_support::skip_or_fail(&why);
+            continue;
+        }
+        let exe = out_dir.join("prog");
+        cc(&[
+            main_c.as_os_str(),
+            "-o".as_ref(),
+            exe.as_os_str(),
+            "-lOpenCL".as_ref(),
+            "-lm".as_ref(),
+        ]);
+        assert_eq!(exec_support::run(&exe).expect("run"), expected);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -528,7 +528,7 @@ fn build(
     strict: bool,
 ) -> Result<PathBuf, String> {
     let input = write(dir, "host_exec.c", text);
-    let host = assemble(text, m, kernels, Target::OpenCl);
+    let host = assemble(text, m, kernels, Target::OpenCl, &Default::default());
     let paths = write_outputs(
         &dir.join("out"),
         "host_exec",
@@ -536,6 +536,7 @@ fn build(
         &host,
         kernels,
         Target::OpenCl,
+        &[],
     )
     .map_err(|e| e.to_string())?;
     assert_eq!(
@@ -867,10 +868,18 @@ fn cuda_host_code_is_c_and_the_cu_is_cpp_against_a_mock_runtime() {
     let dir = exec_support::scratch_dir("host-exec-cuda");
     let input = write(&dir, "host_exec.c", PROGRAM);
     let m = module(PROGRAM);
-    let c = assemble(PROGRAM, &m, CUDA_KERNELS, Target::Cuda);
+    let c = assemble(PROGRAM, &m, CUDA_KERNELS, Target::Cuda, &Default::default());
     let cu = device_file(&m, CUDA_KERNELS, Target::Cuda);
-    let paths =
-        write_outputs(&dir.join("out"), "host_exec", &input, &c, &cu, Target::Cuda).unwrap();
+    let paths = write_outputs(
+        &dir.join("out"),
+        "host_exec",
+        &input,
+        &c,
+        &cu,
+        Target::Cuda,
+        &[],
+    )
+    .unwrap();
     assert_eq!(
         paths,
         vec![dir.join("out/host_exec.c"), dir.join("out/host_exec.cu")]
@@ -1000,7 +1009,7 @@ fn prelude_is_warning_free_and_iso_c99() {
         let src = write(
             &dir,
             &format!("p{}.c", k),
-            &assemble(text, &m, &kernels, Target::OpenCl),
+            &assemble(text, &m, &kernels, Target::OpenCl, &Default::default()),
         );
         for std in ["-std=gnu99", "-std=c99"] {
             let o = std::process::Command::new("cc")
@@ -1024,7 +1033,7 @@ fn prelude_is_warning_free_and_iso_c99() {
     let src = write(
         &dir,
         "dump.c",
-        &assemble(text, &m, &kernels, Target::OpenCl),
+        &assemble(text, &m, &kernels, Target::OpenCl, &Default::default()),
     );
     let exe = dir.join("dump");
     exec_support::compile_c(&src, &exe, &[], true).unwrap();

@@ -5,6 +5,7 @@
 
 pub mod c_like;
 pub mod cuda;
+pub mod headers;
 pub mod host;
 pub mod opencl;
 pub mod output;

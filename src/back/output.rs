@@ -4,7 +4,11 @@
 //! [`assemble`] produces the `.c` translation unit: the prelude (see [`crate::back::host`]),
 //! then the user's text byte for byte, except that each region's `replace` range is replaced
 //! by its host code. Regions are a flat list; nesting is by range containment: a region inside
-//! the `keep_body` of a data construct is spliced into the kept body. An inconsistent host plan
+//! the `keep_body` of a data construct is spliced into the kept body. A preprocessor conditional
+//! group that a replaced range cuts (some of its `#if`/`#elif`/`#else`/`#endif` lines replaced,
+//! others not: pragmas chosen by `#ifdef` above a loop) is resolved as accshare evaluated it: its
+//! remaining directive lines and the text of its branches not taken are left out, so the output
+//! preprocesses as the input did (see [`Conditional`]). An inconsistent host plan
 //! (overlapping regions, ranges outside the text, unknown kernels) never panics: the output
 //! carries an `#error` line naming the problem, so building it fails loudly.
 
@@ -12,6 +16,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::back::headers::{Edit, OPENACC_COMMENT};
 use crate::back::{host, Target};
 use crate::kernel::{HostRegion, Module};
 
@@ -24,19 +29,47 @@ pub fn device_file(module: &Module, kernel_source: &str, target: Target) -> Stri
     }
 }
 
-/// The `.c` translation unit: prelude + the input text with every region replaced.
-pub fn assemble(input_text: &str, module: &Module, kernel_source: &str, target: Target) -> String {
+/// A preprocessor conditional group of the main file (`#if`/`#ifdef`/`#ifndef` … `#endif`) whose
+/// `#if` line was in active text, in byte offsets of that file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conditional {
+    /// The directive lines in order (`#if…`, `#elif`s, `#else`, `#endif`), each from `#` to
+    /// the end of its line.
+    pub lines: Vec<Range<usize>>,
+    /// The branch accshare's preprocessor took: the text after `lines[i]`; `None` if none.
+    pub taken: Option<usize>,
+}
+
+/// What the output changes in the main file's text besides the regions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rewrites {
+    /// The main file's conditional groups (those the regions cut are resolved).
+    pub conditionals: Vec<Conditional>,
+    /// `#include` lines naming shadow copies of headers ([`crate::back::headers`]).
+    pub includes: Vec<Edit>,
+}
+
+/// The `.c` translation unit: prelude + the input text with every region replaced, the
+/// conditional groups the regions cut resolved, and the `rewrites`' include lines.
+pub fn assemble(
+    input_text: &str,
+    module: &Module,
+    kernel_source: &str,
+    target: Target,
+    rewrites: &Rewrites,
+) -> String {
     let mut errors: Vec<String> = Vec::new();
     let tree = Tree::build(input_text, &module.host, &mut errors);
+    let cut = text_edits(input_text, &module.host, rewrites);
     let first = tree
         .roots
         .first()
         .map(|&r| module.host[r].replace.start)
         .unwrap_or(input_text.len());
     let at = prelude_insert_point(input_text).min(first);
-    let body = splice(input_text, at, module, &tree, target, &mut errors);
+    let body = splice(input_text, at, module, &tree, &cut, target, &mut errors);
     let mut out = String::with_capacity(input_text.len() + 16384);
-    out.push_str(&input_text[..at]);
+    out.push_str(&kept(input_text, 0..at, &cut));
     if at > 0 && !out.ends_with('\n') {
         out.push('\n');
     }
@@ -58,7 +91,7 @@ fn without_openacc_header(text: &str) -> String {
     for line in text.split_inclusive('\n') {
         let words: String = line.split_whitespace().collect();
         if words == "#include<openacc.h>" {
-            out.push_str("/* accshare: <openacc.h> is provided by the prelude above */");
+            out.push_str(OPENACC_COMMENT);
             if line.ends_with('\n') {
                 out.push('\n');
             }
@@ -72,8 +105,8 @@ fn without_openacc_header(text: &str) -> String {
 /// Writes the output files of a compilation into `dir` (created if needed): `<stem>.c` (the
 /// host translation unit) and `<stem>.cl` (the kernels, for reading) for OpenCL or `<stem>.cu`
 /// (the CUDA side, compiled by nvcc) for CUDA; `device_source` is the text of the second file
-/// ([`device_file`]). Refuses to overwrite `input` (compared as canonical paths) before
-/// writing anything.
+/// ([`device_file`]); then the shadow copies of headers ([`crate::back::headers`]). Refuses to
+/// overwrite `input` (compared as canonical paths) before writing anything.
 pub fn write_outputs(
     dir: &Path,
     stem: &str,
@@ -81,8 +114,9 @@ pub fn write_outputs(
     host_source: &str,
     device_source: &str,
     target: Target,
+    headers: &[crate::back::headers::Header],
 ) -> std::io::Result<Vec<PathBuf>> {
-    let files: Vec<(PathBuf, &str)> = vec![
+    let mut files: Vec<(PathBuf, &str)> = vec![
         (
             dir.join(format!("{}.{}", stem, target.host_extension())),
             host_source,
@@ -92,6 +126,7 @@ pub fn write_outputs(
             device_source,
         ),
     ];
+    files.extend(headers.iter().map(|h| (dir.join(&h.name), h.text.as_str())));
     std::fs::create_dir_all(dir)?;
     if let Ok(input) = input.canonicalize() {
         for (path, _) in &files {
@@ -295,12 +330,126 @@ enum Work {
     Str(String),
 }
 
-/// `text[from..]` with every region of the tree replaced by its host code.
+/// The byte ranges of `text` the output leaves out so that every conditional group stays
+/// balanced around the replaced text (sorted, disjoint). A group is *cut* when some of its
+/// directive lines lie in text a region replaces (its pragma lines and statement, less a data
+/// construct's kept body) and others do not: e.g. `#ifndef X` / `#pragma acc parallel loop` /
+/// `#elif X == 0` / `#pragma acc kernels loop` / `#endif` above a loop, where the region's text
+/// starts at the first pragma and so holds the `#elif` and `#endif` but not the `#ifndef`.
+/// Keeping the `#ifndef` alone would leave it unterminated. A cut group is resolved as the
+/// preprocessor evaluated it when accshare read the file (the host code was generated for that
+/// branch): its directive lines outside the replaced text are left out, and so is the text of
+/// every branch not taken. Groups wholly inside or wholly outside the replaced text, or around
+/// it, are kept as written.
+fn resolved_conditionals(
+    text: &str,
+    regions: &[HostRegion],
+    conditionals: &[Conditional],
+) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut replaced: Vec<Range<usize>> = Vec::new();
+    for r in regions {
+        match &r.keep_body {
+            Some(kb) => {
+                replaced.push(r.replace.start..kb.start);
+                replaced.push(kb.end..r.replace.end);
+            }
+            None => replaced.push(r.replace.clone()),
+        }
+    }
+    let is_replaced = |at: usize| replaced.iter().any(|r| r.contains(&at));
+    let in_text = |r: &Range<usize>| r.start <= r.end && r.end <= b.len();
+    // A whole line: from its start (indentation included) through its newline.
+    let whole_line = |r: &Range<usize>| {
+        let end = logical_line_end(b, r.end);
+        line_start(b, r.start)..(end + 1).min(b.len())
+    };
+    let mut cut: Vec<Range<usize>> = Vec::new();
+    for g in conditionals {
+        if g.lines.len() < 2 || !g.lines.iter().all(in_text) {
+            continue; // unterminated (already an error) or not of this text
+        }
+        let inside = g.lines.iter().filter(|l| is_replaced(l.start)).count();
+        if inside == 0 || inside == g.lines.len() {
+            continue;
+        }
+        for (i, l) in g.lines.iter().enumerate() {
+            let line = whole_line(l);
+            if !is_replaced(l.start) {
+                cut.push(line.clone());
+            }
+            if let Some(next) = g.lines.get(i + 1) {
+                if g.taken != Some(i) {
+                    cut.push(line.end..line_start(b, next.start).max(line.end));
+                }
+            }
+        }
+    }
+    cut.sort_by_key(|r| (r.start, r.end));
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for r in cut {
+        match merged.last_mut() {
+            Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+/// Every edit of the main file's text outside the regions, sorted and disjoint: the ranges
+/// [`resolved_conditionals`] leaves out, and the rewritten `#include` lines (an include line
+/// inside a range left out goes with it).
+fn text_edits(text: &str, regions: &[HostRegion], rewrites: &Rewrites) -> Vec<Edit> {
+    let mut edits: Vec<Edit> = resolved_conditionals(text, regions, &rewrites.conditionals)
+        .into_iter()
+        .map(|range| Edit {
+            range,
+            with: String::new(),
+        })
+        .collect();
+    let cuts = edits.clone();
+    for e in &rewrites.includes {
+        if !cuts
+            .iter()
+            .any(|c| c.range.start < e.range.end && e.range.start < c.range.end)
+        {
+            edits.push(e.clone());
+        }
+    }
+    edits.sort_by_key(|e| e.range.start);
+    edits
+}
+
+/// `text[range]` with the `edits` (sorted, disjoint, at line boundaries) that start in it
+/// applied; an edit that starts before the range only hides its own bytes.
+fn kept(text: &str, range: Range<usize>, edits: &[Edit]) -> String {
+    let mut out = String::with_capacity(range.len());
+    let mut pos = range.start;
+    let first = edits.partition_point(|c| c.range.end <= range.start);
+    for e in &edits[first..] {
+        if e.range.start >= range.end {
+            break;
+        }
+        if e.range.start >= pos {
+            out.push_str(text.get(pos..e.range.start).unwrap_or(""));
+            out.push_str(&e.with);
+        }
+        pos = pos.max(e.range.end).min(range.end);
+    }
+    if pos < range.end {
+        out.push_str(text.get(pos..range.end).unwrap_or(""));
+    }
+    out
+}
+
+/// `text[from..]` with every region of the tree replaced by its host code, and the `cut`
+/// edits ([`text_edits`]) applied to the text around them.
 fn splice(
     text: &str,
     from: usize,
     module: &Module,
     tree: &Tree,
+    cut: &[Edit],
     target: Target,
     errors: &mut Vec<String>,
 ) -> String {
@@ -319,7 +468,7 @@ fn splice(
         let mut pos = range.start;
         for &k in &kids {
             let region = &module.host[k];
-            pieces.push(Work::Str(text[pos..region.replace.start].to_string()));
+            pieces.push(Work::Str(kept(text, pos..region.replace.start, cut)));
             pos = region.replace.end;
             let indent = region_indent(text, &region.replace);
             match host::region_code(module, region, &indent, target, &tree.enclosing[k]) {
@@ -339,7 +488,7 @@ fn splice(
                 }
             }
         }
-        pieces.push(Work::Str(text[pos..range.end].to_string()));
+        pieces.push(Work::Str(kept(text, pos..range.end, cut)));
         work.extend(pieces.into_iter().rev());
     }
     out
@@ -431,13 +580,131 @@ mod tests {
             kernels: Vec::new(),
             host: vec![compute(r.clone())],
         };
-        let out = assemble(text, &m, "", Target::OpenCl);
+        let out = assemble(text, &m, "", Target::OpenCl, &Default::default());
         let b = body(&out);
         assert_eq!(
             b,
             "#include <stdio.h>\n/* c */\nint main(void) {\n  { /* accshare: compute region at t.c:44 */\n  }\n  return 0; // end\n}\n"
         );
         assert!(out.starts_with("/* Generated by accshare"));
+    }
+
+    fn rw(conditionals: Vec<Conditional>) -> Rewrites {
+        Rewrites {
+            conditionals,
+            includes: Vec::new(),
+        }
+    }
+
+    /// The groups of `text`'s directive lines, given as (line prefixes, taken branch).
+    fn groups(text: &str, groups: &[(&[&str], Option<usize>)]) -> Vec<Conditional> {
+        groups
+            .iter()
+            .map(|(lines, taken)| Conditional {
+                lines: lines
+                    .iter()
+                    .map(|l| {
+                        let s = text.find(l).unwrap();
+                        s..s + text[s..].find('\n').unwrap()
+                    })
+                    .collect(),
+                taken: *taken,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn conditionals_cut_by_a_region_are_resolved_as_evaluated() {
+        // The published-suite idiom: the pragma chosen by `#ifndef`/`#elif` above the loop.
+        // The region's text starts at the taken pragma, so it holds the `#elif` and `#endif`.
+        let text = "\
+f() {
+#ifndef CRPL_COMP
+#pragma acc parallel loop
+#elif CRPL_COMP == 0
+#pragma acc kernels loop
+#endif
+  for (i = 0; i < n; i++) x;
+#if A
+  y;
+#endif
+}
+";
+        let r = span(text, "#pragma acc parallel", "x;");
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![compute(r)],
+        };
+        let g = groups(
+            text,
+            &[
+                (&["#ifndef", "#elif", "#endif\n  for"], Some(0)),
+                (&["#if A", "#endif\n}"], None),
+            ],
+        );
+        let out = assemble(text, &m, "", Target::OpenCl, &rw(g));
+        assert_eq!(
+            body(&out),
+            "f() {\n  { /* accshare: compute region at t.c:24 */\n  }\n#if A\n  y;\n#endif\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_cut_group_loses_its_branches_not_taken_outside_the_region() {
+        // The region's statement is in the `#if` branch taken; the `#else` branch after the
+        // region is not taken and goes with the directive lines, a nested group in it too;
+        // the data construct's pragma is chosen by `#ifdef`, its body is kept.
+        let text = "\
+f() {
+#ifdef _OPENACC
+#pragma acc data copy(a)
+#endif
+  {
+#if B
+    #pragma acc kernels
+#else
+    #pragma acc parallel
+#endif
+    g();
+  }
+#if C
+  h();
+#else
+  #ifdef D
+  k();
+  #endif
+#endif
+}
+";
+        let mut d = span(text, "#pragma acc data", "  }\n#if C");
+        d.end -= "\n#if C".len();
+        let body_range = span(text, "{\n#if B", "  }");
+        let r = span(text, "    #pragma acc kernels", "g();");
+        let m = Module {
+            kernels: Vec::new(),
+            host: vec![data(d, body_range, &["a"]), compute(r)],
+        };
+        let g = groups(
+            text,
+            &[
+                (&["#ifdef _OPENACC", "#endif\n  {"], Some(0)),
+                (&["#if B", "#else\n    #pragma", "#endif\n    g"], Some(0)),
+                (&["#if C", "#else\n  #ifdef", "#endif\n}"], Some(0)),
+            ],
+        );
+        let out = assemble(text, &m, "", Target::OpenCl, &rw(g));
+        let b = body(&out);
+        assert!(!b.contains("_OPENACC"), "{b}");
+        assert!(
+            !b.contains("#if B") && !b.contains("#else\n    #pragma"),
+            "{b}"
+        );
+        // The group after the data region is not cut: kept as written.
+        assert!(
+            b.contains("#if C\n  h();\n#else\n  #ifdef D\n  k();\n  #endif\n#endif\n}\n"),
+            "{b}"
+        );
+        assert_eq!(b.matches("#if").count(), 2, "{b}");
     }
 
     #[test]
@@ -479,7 +746,7 @@ f() {
                 compute(k1.clone()),
             ],
         };
-        let out = assemble(text, &m, "", Target::OpenCl);
+        let out = assemble(text, &m, "", Target::OpenCl, &Default::default());
         assert!(!out.contains("#error"), "{}", out);
         let b = body(&out);
         // The regions' pragma lines are gone, the kept text is still there, in order.
@@ -519,7 +786,7 @@ f() {
             kernels: Vec::new(),
             host: vec![compute(a), compute(b), compute(3..1000)],
         };
-        let out = assemble(text, &m, "", Target::OpenCl);
+        let out = assemble(text, &m, "", Target::OpenCl, &Default::default());
         assert_eq!(
             out.matches("\n#error \"accshare: internal error: ").count(),
             2,
@@ -535,7 +802,7 @@ f() {
             kernels: Vec::new(),
             host: vec![compute(outer), compute(inner)],
         };
-        let out = assemble(text, &m, "", Target::OpenCl);
+        let out = assemble(text, &m, "", Target::OpenCl, &Default::default());
         assert_eq!(out.matches("\n#error ").count(), 1, "{}", out);
     }
 
@@ -557,7 +824,7 @@ f() {
             kernels: Vec::new(),
             host: vec![r],
         };
-        let out = assemble(text, &m, "", Target::OpenCl);
+        let out = assemble(text, &m, "", Target::OpenCl, &Default::default());
         assert!(out.contains("#error \"accshare: internal error: region at t.c:15 launches kernel #0 but the module has 0 kernels\"\n"));
         assert_eq!(body(&out), text);
     }
@@ -573,7 +840,13 @@ f() {
         assert_eq!(prelude_insert_point("/* unterminated"), 0);
         assert_eq!(prelude_insert_point(""), 0);
         assert_eq!(prelude_insert_point("// only a comment"), 0);
-        let out = assemble(text, &Module::default(), "", Target::OpenCl);
+        let out = assemble(
+            text,
+            &Module::default(),
+            "",
+            Target::OpenCl,
+            &Default::default(),
+        );
         assert!(out.starts_with("/* header\n * comment */\n// more\n\n#define _POSIX_C_SOURCE 200809L\n#define _GNU_SOURCE \\\n  1\n/* Generated by accshare"));
         assert!(out.ends_with(
             "/* ---- end of the accshare prelude ---- */\n\n#include <time.h>\nint x;\n"
@@ -588,20 +861,21 @@ f() {
         let input = dir.join("prog.c");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&input, "int main(void) { return 0; }\n").unwrap();
-        let paths = write_outputs(&out, "prog", &input, "HOST", "KERNELS", Target::OpenCl).unwrap();
+        let paths =
+            write_outputs(&out, "prog", &input, "HOST", "KERNELS", Target::OpenCl, &[]).unwrap();
         assert_eq!(paths, vec![out.join("prog.c"), out.join("prog.cl")]);
         assert_eq!(std::fs::read_to_string(out.join("prog.c")).unwrap(), "HOST");
         assert_eq!(
             std::fs::read_to_string(out.join("prog.cl")).unwrap(),
             "KERNELS"
         );
-        let paths = write_outputs(&out, "prog", &input, "C", "CU", Target::Cuda).unwrap();
+        let paths = write_outputs(&out, "prog", &input, "C", "CU", Target::Cuda, &[]).unwrap();
         assert_eq!(paths, vec![out.join("prog.c"), out.join("prog.cu")]);
         assert_eq!(std::fs::read_to_string(out.join("prog.c")).unwrap(), "C");
         assert_eq!(std::fs::read_to_string(out.join("prog.cu")).unwrap(), "CU");
         // Writing next to the input with its own name is refused, and nothing is written.
-        let err =
-            write_outputs(&dir, "prog", &input, "HOST", "KERNELS", Target::OpenCl).unwrap_err();
+        let err = write_outputs(&dir, "prog", &input, "HOST", "KERNELS", Target::OpenCl, &[])
+            .unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("refusing to overwrite the input file"),
@@ -614,8 +888,16 @@ f() {
         );
         assert!(!dir.join("prog.cl").exists());
         // Also through a different spelling of the same directory.
-        let err =
-            write_outputs(&out.join(".."), "prog", &input, "H", "K", Target::OpenCl).unwrap_err();
+        let err = write_outputs(
+            &out.join(".."),
+            "prog",
+            &input,
+            "H",
+            "K",
+            Target::OpenCl,
+            &[],
+        )
+        .unwrap_err();
         assert!(err.to_string().starts_with("refusing"));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -263,28 +263,40 @@ fn program_part(out: &str) -> &str {
 #[test]
 fn compute_regions_opencl() {
     let m = vadd_module();
-    let out = assemble(VADD, &m, "__kernel void vadd_r0_k0() {}\n", Target::OpenCl);
+    let out = assemble(
+        VADD,
+        &m,
+        "__kernel void vadd_r0_k0() {}\n",
+        Target::OpenCl,
+        &Default::default(),
+    );
     insta::assert_snapshot!(program_part(&out));
 }
 
 #[test]
 fn compute_regions_cuda() {
     let m = vadd_module();
-    let out = assemble(VADD, &m, "__global__ void vadd_r0_k0() {}\n", Target::Cuda);
+    let out = assemble(
+        VADD,
+        &m,
+        "__global__ void vadd_r0_k0() {}\n",
+        Target::Cuda,
+        &Default::default(),
+    );
     insta::assert_snapshot!(program_part(&out));
 }
 
 #[test]
 fn data_region_with_nested_compute_regions_opencl() {
     let m = smooth_module();
-    let out = assemble(SMOOTH, &m, "", Target::OpenCl);
+    let out = assemble(SMOOTH, &m, "", Target::OpenCl, &Default::default());
     insta::assert_snapshot!(program_part(&out));
 }
 
 #[test]
 fn data_region_with_nested_compute_regions_cuda() {
     let m = smooth_module();
-    let out = assemble(SMOOTH, &m, "", Target::Cuda);
+    let out = assemble(SMOOTH, &m, "", Target::Cuda, &Default::default());
     insta::assert_snapshot!(program_part(&out));
 }
 

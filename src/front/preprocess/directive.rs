@@ -135,14 +135,15 @@ impl Pp<'_> {
                     };
                     self.conds.push(Cond {
                         state: CondState::Dead,
+                        group: None,
                         else_span: None,
                         span: dspan,
                         name,
                     });
                 }
-                "elif" => self.do_elif(file, &text, rest, dspan),
-                "else" => self.do_else(file, &text, rest, dspan),
-                "endif" => self.do_endif(file, &text, rest, dspan),
+                "elif" => self.do_elif(file, &text, rest, dspan, line_span),
+                "else" => self.do_else(file, &text, rest, dspan, line_span),
+                "endif" => self.do_endif(file, &text, rest, dspan, line_span),
                 _ => {}
             }
             return;
@@ -158,7 +159,7 @@ impl Pp<'_> {
             }
             "if" => {
                 let v = self.eval_if(file, &text, rest, dspan, "if");
-                self.push_cond(v, dspan, "if");
+                self.push_cond(v, dspan, line_span, "if");
             }
             "ifdef" | "ifndef" => {
                 let toks = self.line_toks(file, &text, rest, true);
@@ -180,11 +181,12 @@ impl Pp<'_> {
                         false
                     }
                 };
-                self.push_cond(v, dspan, if name == "ifdef" { "ifdef" } else { "ifndef" });
+                let name = if name == "ifdef" { "ifdef" } else { "ifndef" };
+                self.push_cond(v, dspan, line_span, name);
             }
-            "elif" => self.do_elif(file, &text, rest, dspan),
-            "else" => self.do_else(file, &text, rest, dspan),
-            "endif" => self.do_endif(file, &text, rest, dspan),
+            "elif" => self.do_elif(file, &text, rest, dspan, line_span),
+            "else" => self.do_else(file, &text, rest, dspan, line_span),
+            "endif" => self.do_endif(file, &text, rest, dspan, line_span),
             "error" | "warning" => {
                 let msg = match (rest.first(), rest.last()) {
                     (Some(a), Some(b)) => text.get(a.lo..b.hi).unwrap_or("").trim().to_string(),
@@ -219,24 +221,55 @@ impl Pp<'_> {
         }
     }
 
-    pub(super) fn push_cond(&mut self, v: bool, span: Span, name: &'static str) {
+    pub(super) fn push_cond(&mut self, v: bool, span: Span, line: Span, name: &'static str) {
+        let group = self.out.conditionals.len();
+        self.out.conditionals.push(CondGroup {
+            lines: vec![line],
+            taken: v.then_some(0),
+        });
         self.conds.push(Cond {
             state: if v {
                 CondState::Taking
             } else {
                 CondState::Waiting
             },
+            group: Some(group),
             else_span: None,
             span,
             name,
         });
     }
 
-    pub(super) fn do_elif(&mut self, file: FileId, text: &str, rest: &[RawToken], dspan: Span) {
+    /// Records a directive line of the innermost group (`#elif`, `#else`, `#endif`); returns
+    /// its index in the group's lines.
+    fn group_line(&mut self, line: Span) -> Option<usize> {
+        let g = self.conds.last()?.group?;
+        let group = self.out.conditionals.get_mut(g)?;
+        group.lines.push(line);
+        Some(group.lines.len() - 1)
+    }
+
+    /// The innermost group's branch starting at directive line `at` is the one taken.
+    fn group_taken(&mut self, at: Option<usize>) {
+        let g = self.conds.last().and_then(|c| c.group);
+        if let Some(group) = g.and_then(|g| self.out.conditionals.get_mut(g)) {
+            group.taken = at;
+        }
+    }
+
+    pub(super) fn do_elif(
+        &mut self,
+        file: FileId,
+        text: &str,
+        rest: &[RawToken],
+        dspan: Span,
+        line: Span,
+    ) {
         if self.conds.len() <= self.cond_base() {
             self.error(Diag::error(dspan, "`#elif` without `#if`"));
             return;
         }
+        let at = self.group_line(line);
         let Some(c) = self.conds.last_mut() else {
             return;
         };
@@ -256,17 +289,26 @@ impl Pp<'_> {
                     if let Some(c) = self.conds.last_mut() {
                         c.state = CondState::Taking;
                     }
+                    self.group_taken(at);
                 }
             }
             CondState::Done | CondState::Dead => {}
         }
     }
 
-    pub(super) fn do_else(&mut self, file: FileId, text: &str, rest: &[RawToken], dspan: Span) {
+    pub(super) fn do_else(
+        &mut self,
+        file: FileId,
+        text: &str,
+        rest: &[RawToken],
+        dspan: Span,
+        line: Span,
+    ) {
         if self.conds.len() <= self.cond_base() {
             self.error(Diag::error(dspan, "`#else` without `#if`"));
             return;
         }
+        let at = self.group_line(line);
         let Some(c) = self.conds.last_mut() else {
             return;
         };
@@ -277,6 +319,9 @@ impl Pp<'_> {
             (CondState::Dead, _) => CondState::Dead,
             _ => CondState::Done,
         };
+        if c.state == CondState::Taking {
+            self.group_taken(at);
+        }
         if state == CondState::Dead {
             return;
         }
@@ -289,11 +334,19 @@ impl Pp<'_> {
         self.extra_tokens(&toks, "else");
     }
 
-    pub(super) fn do_endif(&mut self, file: FileId, text: &str, rest: &[RawToken], dspan: Span) {
+    pub(super) fn do_endif(
+        &mut self,
+        file: FileId,
+        text: &str,
+        rest: &[RawToken],
+        dspan: Span,
+        line: Span,
+    ) {
         if self.conds.len() <= self.cond_base() {
             self.error(Diag::error(dspan, "`#endif` without `#if`"));
             return;
         }
+        self.group_line(line);
         if let Some(c) = self.conds.pop() {
             if c.state != CondState::Dead {
                 let toks = self.line_toks(file, text, rest, false);
@@ -772,6 +825,13 @@ impl Pp<'_> {
         };
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if self.once.contains(&key) {
+            if let Some(&(fid, _, _)) = self.file_cache.get(&key) {
+                let edge = LocalInclude {
+                    line: line_span,
+                    file: fid,
+                };
+                self.out.local_includes.push(edge);
+            }
             return;
         }
         let (fid, ftext, ftoks) = match self.file_cache.get(&key) {
@@ -799,6 +859,10 @@ impl Pp<'_> {
                 }
             },
         };
+        self.out.local_includes.push(LocalInclude {
+            line: line_span,
+            file: fid,
+        });
         self.push_file(fid, ftext, ftoks, key);
     }
 

@@ -100,6 +100,34 @@ pub struct PpOutput {
     /// Final value of every object-like macro whose body is one integer literal (e.g. `N` →
     /// `1024`), used to show sizes symbolically and by `share` partitions that name a macro.
     pub int_macros: Vec<(String, i64)>,
+    /// Every `#include "…"` (or `<…>` found through `-I`) that named a file of the program, in
+    /// order, also when the file was skipped by `#pragma once`: the program's include graph.
+    pub local_includes: Vec<LocalInclude>,
+    /// Every conditional group met in active text (of any file), in the order of its `#if`:
+    /// what the output needs to keep a group balanced when a region it interleaves is replaced.
+    pub conditionals: Vec<CondGroup>,
+}
+
+/// One `#include` of a file of the program (see [`PpOutput::local_includes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalInclude {
+    /// The `#include` line, from `#` to the end of the line, in the including file.
+    pub line: Span,
+    /// The file it includes.
+    pub file: FileId,
+}
+
+/// One `#if`/`#ifdef`/`#ifndef` … `#endif` group whose `#if` line was in active text (groups
+/// nested in a skipped branch are part of that branch's text and not recorded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CondGroup {
+    /// The group's directive lines in order (`#if…`, each `#elif`, `#else`, `#endif`), each
+    /// from `#` to the end of its line (continuation lines included). The last one is the
+    /// `#endif` unless the group is unterminated (an error already reported).
+    pub lines: Vec<Span>,
+    /// The branch the preprocessor took: the text after `lines[i]`, or `None` when no
+    /// condition held.
+    pub taken: Option<usize>,
 }
 
 /// Preprocesses `main` (already in `sources`); local includes are read and added to `sources`.
@@ -348,6 +376,8 @@ enum CondState {
 
 struct Cond {
     state: CondState,
+    /// Index into [`PpOutput::conditionals`] (`None` for a group in a skipped branch).
+    group: Option<usize>,
     else_span: Option<Span>,
     /// `#if`, `#ifdef` or `#ifndef` (from `#` to the directive name).
     span: Span,

@@ -1178,3 +1178,26 @@ fn expansion_spans_across_context_ends() {
     assert_eq!((sm.snippet(y.span), y.expansion), ("y", None));
     assert!(y.space_before);
 }
+
+#[test]
+fn conditional_groups_record_their_lines_and_the_branch_taken() {
+    let src = "#define X 2\n#ifndef X\na\n#elif X == 2\nb\n#if 0\n#if 1\n#endif\n#else\nc\n#endif\n#else\nd\n#endif\n";
+    let (sm, out, d) = run(src);
+    assert!(!d.has_errors());
+    let show: Vec<(Vec<&str>, Option<usize>)> = out
+        .conditionals
+        .iter()
+        .map(|g| (g.lines.iter().map(|l| sm.snippet(*l)).collect(), g.taken))
+        .collect();
+    // The `#if 1` in the skipped `#if 0` branch is not a group of its own.
+    assert_eq!(
+        show,
+        vec![
+            (
+                vec!["#ifndef X", "#elif X == 2", "#else", "#endif"],
+                Some(1)
+            ),
+            (vec!["#if 0", "#else", "#endif"], Some(1)),
+        ]
+    );
+}
