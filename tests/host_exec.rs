@@ -362,6 +362,8 @@ fn module(text: &str) -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent copyin",
@@ -390,6 +392,8 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop reduction",
@@ -425,6 +429,8 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent copyout(g",
@@ -460,6 +466,8 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
                 quiet_body: false,
@@ -472,6 +480,8 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent\n            for",
@@ -486,6 +496,8 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: region_range(
                     text,
                     "#pragma acc kernels loop independent\n            for",
@@ -634,6 +646,8 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
         )],
         host: vec![HostRegion {
             data_ops: Vec::new(),
+            if_clause: None,
+            fallback: None,
             replace: region_range(SMALL, "#pragma acc kernels", 0, "(float)i;"),
             keep_body: None,
             quiet_body: false,

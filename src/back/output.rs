@@ -332,7 +332,7 @@ enum Work {
 
 /// The byte ranges of `text` the output leaves out so that every conditional group stays
 /// balanced around the replaced text (sorted, disjoint). A group is *cut* when some of its
-/// directive lines lie in text a region replaces (its pragma lines and statement, less a data
+/// directive lines lie in text a region replaces (its pragma lines and statement, less the text it keeps: a data
 /// construct's kept body) and others do not: e.g. `#ifndef X` / `#pragma acc parallel loop` /
 /// `#elif X == 0` / `#pragma acc kernels loop` / `#endif` above a loop, where the region's text
 /// starts at the first pragma and so holds the `#elif` and `#endif` but not the `#ifndef`.
@@ -349,7 +349,7 @@ fn resolved_conditionals(
     let b = text.as_bytes();
     let mut replaced: Vec<Range<usize>> = Vec::new();
     for r in regions {
-        match &r.keep_body {
+        match r.kept() {
             Some(kb) => {
                 replaced.push(r.replace.start..kb.start);
                 replaced.push(kb.end..r.replace.end);
@@ -472,7 +472,7 @@ fn splice(
             pos = region.replace.end;
             let indent = region_indent(text, &region.replace);
             match host::region_code(module, region, &indent, target, &tree.enclosing[k]) {
-                Ok(code) => match &region.keep_body {
+                Ok(code) => match region.kept() {
                     None => pieces.push(Work::Str(code.open)),
                     Some(kb) => {
                         let body_indent = indentation_before(text, kb.start)
@@ -530,6 +530,8 @@ mod tests {
     fn data(replace: Range<usize>, body: Range<usize>, arrays: &[&str]) -> HostRegion {
         HostRegion {
             data_ops: Vec::new(),
+            if_clause: None,
+            fallback: None,
             origin: format!("t.c:{}", replace.start),
             replace,
             keep_body: Some(body),
@@ -553,6 +555,8 @@ mod tests {
     fn compute(replace: Range<usize>) -> HostRegion {
         HostRegion {
             data_ops: Vec::new(),
+            if_clause: None,
+            fallback: None,
             replace: replace.clone(),
             keep_body: None,
             quiet_body: false,

@@ -466,8 +466,23 @@ pub struct HostRegion {
     /// The actions of an executable data directive (`update`, `enter data`, `exit data`), in
     /// order; empty for constructs.
     pub data_ops: Vec<DataOp>,
+    /// The construct's `if(…)` clause: its device part (transfers, launches, data actions) runs
+    /// only where the condition holds.
+    pub if_clause: Option<HostExpr>,
+    /// For a compute construct with an `if` clause: the byte range of the annotated statement
+    /// inside `replace`, which runs on the host as written where the condition does not hold
+    /// (OpenACC's host fallback: no data clause acts, the host's arrays are used).
+    pub fallback: Option<std::ops::Range<usize>>,
     /// `file:line` of the construct, for comments and error messages.
     pub origin: String,
+}
+
+impl HostRegion {
+    /// The range of `replace` whose text the output keeps: a data construct's body, or a
+    /// compute construct's host fallback.
+    pub fn kept(&self) -> Option<&std::ops::Range<usize>> {
+        self.keep_body.as_ref().or(self.fallback.as_ref())
+    }
 }
 
 /// An integer the host computes in the user's function before a launch or a transfer: element

@@ -514,6 +514,11 @@ pub fn region_code(
         comment_safe(&region.origin)
     ));
     g.push();
+    // OpenACC's `if` clause: the device part only where it holds (evaluated once, first).
+    if let Some(c) = &region.if_clause {
+        g.line(&format!("if ({}) {{", host_expr(c)));
+        g.push();
+    }
     if !region.buffers.is_empty() || !region.launches.is_empty() || !region.data_ops.is_empty() {
         let origin = g.origin.clone();
         g.line(&format!("accshare_init({});", origin));
@@ -618,6 +623,22 @@ fn close_region(mut g: Gen, region: &HostRegion, is_data: bool) -> RegionCode {
         String::new()
     };
     release_code(&mut g, region);
+    if region.if_clause.is_some() && !is_data {
+        g.pop();
+        if region.fallback.is_some() {
+            // The statement as written runs where the condition does not hold: the output
+            // keeps its text between `open` and `close`, like a data construct's body.
+            g.line("} else {");
+            let open = std::mem::take(&mut g.out);
+            let inner = g.indent.clone();
+            g.pop();
+            return RegionCode {
+                open,
+                close: format!("{inner}}}\n{}}}", g.indent),
+            };
+        }
+        g.line("}");
+    }
     g.pop();
     g.out.push_str(&g.indent);
     g.out.push('}');

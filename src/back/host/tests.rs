@@ -108,6 +108,8 @@ fn vadd_module() -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: range(text, "kernels loop independent copyin", "b[i];"),
                 keep_body: None,
                 quiet_body: false,
@@ -134,6 +136,8 @@ fn vadd_module() -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: range(text, "reduction(+:s)", "c[i];"),
                 keep_body: None,
                 quiet_body: false,
@@ -224,6 +228,8 @@ fn smooth_module() -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: range_at(text, second, "kernels", "v[i];"),
                 keep_body: None,
                 quiet_body: false,
@@ -233,6 +239,8 @@ fn smooth_module() -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: data_start..body_end,
                 keep_body: Some(body_start..body_end),
                 quiet_body: false,
@@ -242,6 +250,8 @@ fn smooth_module() -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                if_clause: None,
+                fallback: None,
                 replace: range_at(text, first, "kernels", "1];"),
                 keep_body: None,
                 quiet_body: false,

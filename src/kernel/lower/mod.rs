@@ -101,6 +101,7 @@ pub fn lower_region(
         launches.push(launch);
     }
     let buffers = region_buffers(r, diags);
+    let if_clause = if_clause(&r.dir);
     Some(HostRegion {
         replace,
         keep_body: None,
@@ -108,6 +109,10 @@ pub fn lower_region(
         buffers,
         launches,
         data_ops: Vec::new(),
+        fallback: if_clause
+            .as_ref()
+            .map(|_| statement_after_pragma(ctx, r.dir.span, r.stmt_span)),
+        if_clause,
         origin,
     })
 }
@@ -115,6 +120,20 @@ pub fn lower_region(
 /// Lowers a `data` construct to its host region.
 pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegion> {
     let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;
+    if let Some(c) = d
+        .dir
+        .clauses
+        .iter()
+        .find(|c| matches!(c.kind, ClauseKind::If(_)))
+    {
+        diags.push(
+            Diag::error(c.span, "the `if` clause of a `data` construct is not supported")
+                .label("not supported")
+                .note("where it does not hold, the construct's data clauses must not act, and the compute constructs inside must make their own copies; accshare's host code does not do that yet")
+                .help("use `enter data … if(…)` / `exit data … if(…)` around the body instead"),
+        );
+        return None;
+    }
     let mut buffers = Vec::new();
     let enclosing: BTreeSet<String> = d
         .data
@@ -163,6 +182,8 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         buffers,
         launches: Vec::new(),
         data_ops: Vec::new(),
+        if_clause: None,
+        fallback: None,
         origin: origin(ctx.sources, d.dir.span),
     })
 }
@@ -255,7 +276,36 @@ pub fn lower_standalone(
         buffers: Vec::new(),
         launches: Vec::new(),
         data_ops,
+        if_clause: if_clause(&d.dir),
+        fallback: None,
         origin: origin(ctx.sources, d.dir.span),
+    })
+}
+
+/// The text of an annotated statement after its directive's `#pragma` line (from the next
+/// line on): what runs on the host as written.
+fn statement_after_pragma(ctx: &Ctx, dir_span: Span, stmt_span: Span) -> std::ops::Range<usize> {
+    let text = ctx.sources.text(ctx.main);
+    let after = ctx
+        .pp
+        .pragmas
+        .iter()
+        .find(|p| p.span == dir_span || p.span.contains(dir_span))
+        .map_or(stmt_span.lo as usize, |p| {
+            let end = p.line_span.hi as usize;
+            text.get(end..)
+                .and_then(|rest| rest.find('\n'))
+                .map_or(end, |k| end + k + 1)
+        });
+    let lo = after.max(stmt_span.lo as usize).min(stmt_span.hi as usize);
+    lo..stmt_span.hi as usize
+}
+
+/// A construct's `if(…)` clause, as the host evaluates it.
+fn if_clause(dir: &crate::front::pragma_ast::AccDirective) -> Option<HostExpr> {
+    dir.clauses.iter().find_map(|c| match &c.kind {
+        ClauseKind::If(e) => Some(HostExpr::user(e)),
+        _ => None,
     })
 }
 
