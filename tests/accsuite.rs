@@ -286,3 +286,35 @@ fn benchmark_suite_programs_match_sequential_or_are_refused_with_a_location() {
     }
     assert!(problems.is_empty(), "{}\n{}", table, problems.join("\n\n"));
 }
+
+/// `matstats` puts its `reduction` clauses on the outer gang loops only (OpenACC 2.6 style): its
+/// CUDA kernels compile with NVRTC at every level (the OpenCL ones run in the test above).
+#[test]
+fn outer_loop_reductions_compile_for_cuda_with_nvrtc() {
+    let name = "matstats";
+    let src = suite_dir().join(name).join(format!("{}.c", name));
+    for (label, opt) in variants(SIZES[0]) {
+        let mut sources = accshare::diag::SourceMap::new();
+        let mut diags = accshare::diag::Diags::new();
+        let opts = driver::Options {
+            target: accshare::back::Target::Cuda,
+            pp: accshare::front::preprocess::PpOptions {
+                defines: vec![(SIZES[1].to_string(), None)],
+                include_dirs: include_dirs(name),
+            },
+        };
+        let out = driver::compile_with(&src, &opts, &opt, &mut sources, &mut diags).unwrap_or_else(
+            || {
+                panic!(
+                    "{} {}:\n{}",
+                    name,
+                    label,
+                    accshare::diag::render(&sources, &diags.0)
+                )
+            },
+        );
+        if !exec_support::nvrtc_compiles(&format!("{} {}", name, label), &out.kernel_source) {
+            return;
+        }
+    }
+}

@@ -63,6 +63,9 @@ error_case!(vendor_clauses, "vendor_clauses.c", true);
 error_case!(routine_early_return, "routine_early_return.c", false);
 error_case!(loop_interchange, "loop_interchange.c", true);
 error_case!(update_partial_rows, "update_partial_rows.c", false);
+error_case!(reduction_span, "reduction_span.c", true);
+error_case!(reduction_span_unnamed, "reduction_span_unnamed.c", false);
+error_case!(reduction_span_operator, "reduction_span_operator.c", false);
 
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]

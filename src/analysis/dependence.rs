@@ -10,7 +10,8 @@
 //!   themselves.
 //! * Scalars (`scalars`): a scalar written in `L` is private when it is declared inside `L`, is
 //!   listed in a `private` clause, or is written before any use in every iteration; a reduction
-//!   when a `reduction` clause names it or when every write is an `s op= e`-shaped update and it
+//!   when a `reduction` clause names it (its own, a collapsing loop's, or one it inherits from an
+//!   enclosing loop: `crate::ir::Loop::inherited`) or when every write is an `s op= e`-shaped update and it
 //!   is not otherwise read; otherwise it carries a dependence.
 //!
 //! The verdict is [`Verdict::Independent`] when proven, [`Verdict::Carried`] when a dependence is
@@ -442,6 +443,9 @@ fn explain_witness(
         region.construct,
         Construct::Parallel | Construct::ParallelLoop
     );
+    if let Some(note) = enclosing_clause_note(region, l, w.src) {
+        d = d.note(note);
+    }
     if implicit {
         // The caller says what happens instead.
         if is_scalar {
@@ -470,6 +474,33 @@ fn explain_witness(
         });
     }
     d
+}
+
+/// When the scalar of a witness of loop `l` is named by a `reduction` clause of an enclosing
+/// loop: why `l` does not inherit the clause (see `crate::ir::Loop::inherited`).
+fn enclosing_clause_note(region: &Region, l: LoopId, r: Ref) -> Option<String> {
+    let Ref::Scalar(i) = r else {
+        return None;
+    };
+    let name = &region.scalar_refs.get(i)?.name;
+    let path = region.loop_path(l);
+    let (op, outer) = path.iter().rev().skip(1).find_map(|&a| {
+        let al = region.loops.get(a.index())?;
+        al.reductions
+            .iter()
+            .find(|(_, v)| v == name)
+            .map(|(op, _)| (*op, al))
+    })?;
+    Some(format!(
+        "`{}` is in `reduction({}:{})` of the enclosing loop `{}`, which spans the loops inside \
+         it only where they update `{}` with `{}` and read it nowhere else",
+        name,
+        op.name(),
+        name,
+        outer.var,
+        name,
+        op.name()
+    ))
 }
 
 /// Why a scalar's dependence matters, for the notes of claim diagnostics.

@@ -197,6 +197,12 @@ pub struct Loop {
     pub vector_len: Option<u32>,
     pub collapse: u32,
     pub reductions: Vec<(RedOp, String)>,
+    /// The reductions among `reductions` that no clause of this loop names: the loop has a
+    /// directive, updates the variable only with the operator of a `reduction` clause of an
+    /// enclosing loop, and inherits that clause (OpenACC 2.5/2.6 let a clause span the nest;
+    /// 2.7 asks for it on every loop, so the analysis warns). Each name with the loop whose
+    /// clause it comes from.
+    pub inherited: Vec<(String, LoopId)>,
     pub private: Vec<String>,
     /// The `firstprivate` ones among `private`: each copy starts from the variable's value.
     pub firstprivate: Vec<String>,
@@ -254,14 +260,35 @@ pub struct Statement {
     pub op: Option<crate::front::ast::BinOp>,
     /// The reduction this statement performs on its scalar target, judged from its shape:
     /// `s op= e`, `s = s op e`, `s = e op s` (commutative `op`), `s = fmaxf(s, e)` / `fminf`,
-    /// `fmax`, `fmin`, `max`, `min` (either argument order), where `e` does not mention `s`.
-    /// `-=` and `s = s - e` are `Add` reductions. `None` for every other statement.
+    /// `fmax`, `fmin`, `max`, `min` (either argument order), `s = e > s ? e : s` and the other
+    /// conditional expressions that pick the larger or smaller of `s` and `e` (what a
+    /// `#define max(a,b) ((a) > (b) ? (a) : (b))` expands to), where `e` does not mention `s`;
+    /// and `s = e` as the only statement of `if (e > s)` (`if (s < e)`, and the `min` forms)
+    /// without `else`. `-=` and `s = s - e` are `Add` reductions. `None` for every other
+    /// statement.
     pub reduction: Option<RedOp>,
     /// Under `#pragma acc atomic`: the location the statement reads or updates atomically (an
     /// access of this statement, or a scalar). The accesses of two atomic statements to their
     /// locations do not conflict (see [`Region::is_atomic_ref`]). A capture (`v = x++`) is two
     /// statements, the update of `x` and the copy to `v`, both atomic on `x`.
     pub atomic: Option<Target>,
+}
+
+impl Statement {
+    /// The reduction this statement performs on its scalar target: [`Statement::reduction`],
+    /// or the operator of a compound assignment or `++`/`--` (`s += f(s)` included: whether
+    /// the rest of the statement reads `s` is for the caller to judge).
+    pub fn update_op(&self) -> Option<RedOp> {
+        use crate::front::ast::BinOp;
+        self.reduction.or(match self.op {
+            Some(BinOp::Add | BinOp::Sub) => Some(RedOp::Add),
+            Some(BinOp::Mul) => Some(RedOp::Mul),
+            Some(BinOp::BitAnd) => Some(RedOp::BitAnd),
+            Some(BinOp::BitOr) => Some(RedOp::BitOr),
+            Some(BinOp::BitXor) => Some(RedOp::BitXor),
+            _ => None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 
 use super::{DepKind, Ref, Witness};
 use crate::diag::Diag;
-use crate::front::ast::BinOp;
 use crate::front::pragma_ast::RedOp;
 use crate::ir::{AccessKind, Bound, LoopId, Region, ScalarRef, Statement, StmtId, Target};
 
@@ -53,14 +52,7 @@ fn refs_in(region: &Region, l: LoopId, name: &str) -> Vec<usize> {
 
 /// The reduction a statement performs on its scalar target, judged from its shape.
 pub(super) fn stmt_reduction(st: &Statement) -> Option<RedOp> {
-    st.reduction.or(match st.op {
-        Some(BinOp::Add | BinOp::Sub) => Some(RedOp::Add),
-        Some(BinOp::Mul) => Some(RedOp::Mul),
-        Some(BinOp::BitAnd) => Some(RedOp::BitAnd),
-        Some(BinOp::BitOr) => Some(RedOp::BitOr),
-        Some(BinOp::BitXor) => Some(RedOp::BitXor),
-        _ => None,
-    })
+    st.update_op()
 }
 
 /// The statement a use belongs to, when the use is part of it (a read in an `if` condition is
@@ -284,13 +276,100 @@ fn carried_witness(region: &Region, l: LoopId, refs: &[usize]) -> Witness {
     }
 }
 
+/// One warning per enclosing loop whose `reduction` clauses loop `l` inherits
+/// ([`crate::ir::Loop::inherited`]): OpenACC 2.7 wants them written on `l` too.
+fn inherited_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
+    let mut out = Vec::new();
+    let Some(lp) = region.loops.get(l.index()) else {
+        return out;
+    };
+    let mut froms: Vec<LoopId> = Vec::new();
+    for (_, f) in &lp.inherited {
+        if !froms.contains(f) {
+            froms.push(*f);
+        }
+    }
+    for from in froms {
+        let Some(outer) = region.loops.get(from.index()) else {
+            continue;
+        };
+        let vars: Vec<(RedOp, &str)> = lp
+            .inherited
+            .iter()
+            .filter(|(_, f)| *f == from)
+            .filter_map(|(v, _)| {
+                lp.reductions
+                    .iter()
+                    .find(|(_, n)| n == v)
+                    .map(|(op, n)| (*op, n.as_str()))
+            })
+            .collect();
+        let clauses: Vec<String> = vars
+            .iter()
+            .map(|(op, v)| format!("reduction({}:{})", op.name(), v))
+            .collect();
+        let names: Vec<String> = vars.iter().map(|(_, v)| format!("`{}`", v)).collect();
+        let (msg, label) = match (names.as_slice(), clauses.as_slice()) {
+            ([name], [clause]) => (
+                format!(
+                    "loop `{}` updates {}, a reduction of the enclosing loop `{}`, but has no `{}` clause",
+                    lp.var, name, outer.var, clause
+                ),
+                format!("{} is reduced over this loop too", name),
+            ),
+            _ => (
+                format!(
+                    "loop `{}` updates {}, reductions of the enclosing loop `{}`, but has no `reduction` clause for them",
+                    lp.var,
+                    list(&names),
+                    outer.var
+                ),
+                format!("{} are reduced over this loop too", list(&names)),
+            ),
+        };
+        out.push(
+            Diag::warning(lp.header_span, msg)
+                .label(label)
+                .with_label(
+                    outer.header_span,
+                    format!("`{}` declared on this loop", clauses.join(" ")),
+                )
+                .note(format!(
+                    "OpenACC 2.7 requires the `reduction` clause on every loop of the nest that \
+                     updates the variable; accepted as a reduction over the nest, as OpenACC 2.6 \
+                     compilers do: over all iterations of `{}` and the loops inside it",
+                    outer.var
+                ))
+                .help(format!(
+                    "add `{}` to the `loop` directive of `{}`",
+                    clauses.join(" "),
+                    lp.var
+                )),
+        );
+    }
+    out
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {}", init.join(", "), last),
+    }
+}
+
 /// Warnings about the `reduction` clauses of loop `l` that do not match the loop's code.
 pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
     let mut out = Vec::new();
     let Some(lp) = region.loops.get(l.index()) else {
         return out;
     };
+    out.extend(inherited_warnings(region, l));
     for (op, name) in &lp.reductions {
+        if lp.inherited.iter().any(|(v, _)| v == name) {
+            continue;
+        }
         let clause = format!("reduction({}:{})", op.name(), name);
         let refs = refs_in(region, l, name);
         let rs: Vec<&ScalarRef> = refs

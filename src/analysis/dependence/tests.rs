@@ -221,6 +221,7 @@ impl B {
             vector_len: None,
             collapse: 1,
             reductions: Vec::new(),
+            inherited: Vec::new(),
             private: Vec::new(),
             firstprivate: Vec::new(),
             span: header_span,
@@ -1521,4 +1522,182 @@ fn huge_coefficients_do_not_panic() {
         let deps = analyze(&b.r);
         let _ = check_claims(&b.r, &deps, None);
     }
+}
+
+#[test]
+fn minmax_shapes_from_c() {
+    // One statement per region: the `Statement::reduction` the IR records for it.
+    let cases: [(&str, Option<RedOp>); 14] = [
+        ("m = a[i] > m ? a[i] : m;", Some(RedOp::Max)),
+        ("m = (m < a[i]) ? a[i] : m;", Some(RedOp::Max)),
+        ("m = m >= a[i] ? m : a[i];", Some(RedOp::Max)),
+        ("m = a[i] < m ? a[i] : m;", Some(RedOp::Min)),
+        ("m = m < a[i] + 1 ? m : a[i] + 1;", Some(RedOp::Min)),
+        ("m = max(m, a[i]);", Some(RedOp::Max)),
+        ("m = min(a[i], m);", Some(RedOp::Min)),
+        ("if (a[i] > m) m = a[i];", Some(RedOp::Max)),
+        ("if (m > a[i] * 2) { m = a[i] * 2; }", Some(RedOp::Min)),
+        ("m = a[i] > m ? m + 1 : m;", None),
+        ("m = a[i] > m ? b[i] : m;", None),
+        ("m = m > 0 ? a[i] : m;", None),
+        ("if (a[i] > m) m = b[i];", None),
+        ("if (a[i] > m) m = a[i]; else m = 0;", None),
+    ];
+    let mut src = String::from(
+        "#define max(a, b) ((a) > (b) ? (a) : (b))\n#define min(a, b) ((a) < (b) ? (a) : (b))\n\
+         void f(int n, float *a, float *b) {\n    float m = 0;\n",
+    );
+    for (stmt, _) in &cases {
+        src.push_str(&format!(
+            "#pragma acc kernels\n    for (int i = 0; i < n; i++) {{ {} }}\n",
+            stmt
+        ));
+    }
+    src.push_str("}\n");
+    let (_, rs) = lowered(&src);
+    assert_eq!(rs.len(), cases.len());
+    for ((stmt, want), r) in cases.iter().zip(&rs) {
+        let got = r
+            .stmts
+            .iter()
+            .find(|s| matches!(&s.target, crate::ir::Target::Scalar(n) if n == "m"))
+            .and_then(|s| s.reduction);
+        assert_eq!(got, *want, "{}", stmt);
+    }
+}
+
+/// A nest whose outer loop declares `reduction(op:v)` and whose inner loop (`inner`, a
+/// directive) runs `body`.
+fn span_nest(outer: &str, inner: &str, body: &str) -> String {
+    format!(
+        "#define max(a, b) ((a) > (b) ? (a) : (b))
+void f(int n, int m, double a[n][m], double b[n][m]) {{
+    double s = 0, t = -1e30, u = 0;
+#pragma acc parallel loop {}
+    for (int i = 0; i < n; i++) {{
+#pragma acc loop {}
+        for (int j = 0; j < m; j++) {{
+            {}
+        }}
+    }}
+}}
+",
+        outer, inner, body
+    )
+}
+
+#[test]
+fn reduction_clause_spans_the_nest() {
+    let src = span_nest(
+        "reduction(+:s) reduction(max:t)",
+        "independent",
+        "s += a[i][j]; t = max(t, a[i][j]);",
+    );
+    let (sm, rs) = lowered(&src);
+    let (i, j) = (LoopId(0), LoopId(1));
+    assert_eq!(
+        rs[0].loops[j].inherited,
+        vec![("s".to_string(), i), ("t".to_string(), i)]
+    );
+    let deps = analyze(&rs[0]);
+    assert_eq!(deps.loops[j].verdict, Verdict::Independent);
+    assert_eq!(
+        deps.loops[j].reductions,
+        vec![(RedOp::Add, "s".to_string()), (RedOp::Max, "t".to_string())]
+    );
+    let text = render(&sm, &check_claims(&rs[0], &deps, Some(&sm)));
+    let expected = "\
+warning: loop `j` updates `s` and `t`, reductions of the enclosing loop `i`, but has no `reduction` clause for them
+  ┌─ t.c:7:9
+  │
+5 │     for (int i = 0; i < n; i++) {
+  │     --------------------------- `reduction(+:s) reduction(max:t)` declared on this loop
+6 │ #pragma acc loop independent
+7 │         for (int j = 0; j < m; j++) {
+  │         ^^^^^^^^^^^^^^^^^^^^^^^^^^^ `s` and `t` are reduced over this loop too
+  │
+  = note: OpenACC 2.7 requires the `reduction` clause on every loop of the nest that updates the variable; accepted as a reduction over the nest, as OpenACC 2.6 compilers do: over all iterations of `i` and the loops inside it
+  = help: add `reduction(+:s) reduction(max:t)` to the `loop` directive of `j`
+
+";
+    assert_eq!(trim_lines(&text), expected, "\n{}", text);
+
+    // One variable: the clause named in the message; the `if` form of `max`; a bare `loop`.
+    let src = span_nest("reduction(max:t)", "", "if (a[i][j] > t) t = a[i][j];");
+    let (_, rs) = lowered(&src);
+    let deps = analyze(&rs[0]);
+    let d = check_claims(&rs[0], &deps, None);
+    assert_eq!(d.len(), 1, "{:?}", d);
+    assert_eq!(
+        d[0].message,
+        "loop `j` updates `t`, a reduction of the enclosing loop `i`, but has no `reduction(max:t)` clause"
+    );
+    assert!(is_parallel(&deps, &rs[0], j));
+
+    // The clause written on the inner loop too: nothing inherited, no warning.
+    let src = span_nest(
+        "reduction(+:s)",
+        "independent reduction(+:s)",
+        "s += a[i][j];",
+    );
+    let (_, rs) = lowered(&src);
+    assert!(rs[0].loops[j].inherited.is_empty());
+    assert!(check_claims(&rs[0], &analyze(&rs[0]), None).is_empty());
+}
+
+#[test]
+fn reduction_clause_does_not_span_other_uses() {
+    let j = LoopId(1);
+    // `v` is not inherited by `j`.
+    let carried = |outer: &str, inner: &str, body: &str, v: &str| {
+        let (_, rs) = lowered(&span_nest(outer, inner, body));
+        assert!(
+            !rs[0].loops[j].inherited.iter().any(|(n, _)| n == v),
+            "{} / {}",
+            inner,
+            body
+        );
+        let deps = analyze(&rs[0]);
+        (
+            matches!(deps.loops[j].verdict, Verdict::Carried(_)),
+            check_claims(&rs[0], &deps, None),
+        )
+    };
+    // Another operator than the clause's: an error, with a note on the enclosing clause.
+    let (c, d) = carried("reduction(+:t)", "independent", "t = max(t, a[i][j]);", "t");
+    assert!(c);
+    assert!(d.iter().any(|d| d.message
+        == "loop `j` is marked independent but carries a dependence"
+        && d.notes.iter().any(|n| n.contains(
+            "`t` is in `reduction(+:t)` of the enclosing loop `i`, which spans the loops inside it only where they update `t` with `+`"
+        ))));
+    // Read elsewhere in the inner loop.
+    let (c, _) = carried(
+        "reduction(+:s)",
+        "independent",
+        "s += a[i][j]; b[i][j] = s;",
+        "s",
+    );
+    assert!(c);
+    // A variable no clause names (a `max` the analysis does not take for a reduction by itself).
+    let (c, d) = carried(
+        "reduction(+:s)",
+        "independent",
+        "s += a[i][j]; t = max(t, a[i][j]);",
+        "t",
+    );
+    assert!(c);
+    assert!(d
+        .iter()
+        .any(|d| d.message == "loop `j` is marked independent but carries a dependence"));
+    // A `seq` inner loop runs in each work-item: nothing to inherit, nothing to say.
+    let (_, d) = carried("reduction(+:s)", "seq", "s += a[i][j];", "s");
+    assert!(d.is_empty(), "{:?}", d);
+    // `private` on the inner loop: another variable.
+    let (_, rs) = lowered(&span_nest(
+        "reduction(+:s)",
+        "private(s)",
+        "s = a[i][j]; b[i][j] = s;",
+    ));
+    assert!(rs[0].loops[j].inherited.is_empty());
 }

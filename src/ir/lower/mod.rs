@@ -12,6 +12,7 @@ use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtK
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 
 mod atomic;
+mod inherit;
 mod interchange;
 mod live;
 mod quiet;
@@ -597,6 +598,7 @@ impl<'a> RegionBuilder<'a> {
             vector_len,
             collapse,
             reductions,
+            inherited: Vec::new(),
             private,
             firstprivate,
             span: s.span,
@@ -617,6 +619,9 @@ impl<'a> RegionBuilder<'a> {
             }
         }
         self.body(body);
+        if dir.is_some() {
+            self.inherit_reductions(id);
+        }
         self.cond_depth = saved;
         self.scopes.truncate(saved_scopes);
         self.open.pop();
@@ -686,10 +691,14 @@ impl<'a> RegionBuilder<'a> {
             StmtKind::If { cond, then, els } => {
                 self.reads(cond);
                 let start = self.region.scalar_refs.len();
+                let first_stmt = self.region.stmts.len();
                 self.enter_cond();
                 let then_scope = self.scopes.last().copied();
                 self.body(then);
                 self.leave_cond();
+                if els.is_none() {
+                    self.if_minmax(cond, then, first_stmt);
+                }
                 if let Some(e) = els {
                     // A scope of its own: a write in one branch does not run before the other.
                     let mid = self.region.scalar_refs.len();
@@ -797,6 +806,37 @@ impl<'a> RegionBuilder<'a> {
             atomic: None,
         });
         id
+    }
+
+    /// `if (e > s) s = e;` (and the other forms [`minmax_select`] knows), the `if` without
+    /// `else` around exactly one plain assignment: a `max`/`min` update of `s`, recorded on that
+    /// statement (`first`, the statement the condition's reads are attributed to).
+    fn if_minmax(&mut self, cond: &Expr, then: &Stmt, first: usize) {
+        let mut st = then;
+        while let StmtKind::Block(b) = &st.kind {
+            match b.stmts.as_slice() {
+                [one] => st = one,
+                _ => return,
+            }
+        }
+        let StmtKind::Expr(e) = &st.kind else {
+            return;
+        };
+        let ExprKind::Assign(None, lhs, rhs) = &e.kind else {
+            return;
+        };
+        let ExprKind::Ident(s) = &lhs.kind else {
+            return;
+        };
+        if self.region.stmts.len() != first + 1 {
+            return;
+        }
+        let op = minmax_select(s, cond, rhs, lhs);
+        if let Some(stmt) = self.region.stmts.get_mut(first) {
+            if stmt.reduction.is_none() && matches!(&stmt.target, Target::Scalar(n) if n == s) {
+                stmt.reduction = op;
+            }
+        }
     }
 
     /// An expression evaluated for its effects (an expression statement).

@@ -270,8 +270,49 @@ pub(super) fn reduction_shape(lhs: &Expr, op: Option<BinOp>, rhs: &Expr) -> Opti
                 || (is_s(&args[1]) && !expr_mentions(&args[0], s));
             ok.then_some(r)
         }
+        ExprKind::Cond(c, x, y) => minmax_select(s, c, x, y),
         _ => None,
     }
+}
+
+/// `Max` or `Min` when `c ? x : y` picks the larger or the smaller of the scalar `s` and an
+/// expression `e` that does not mention it: `c` compares them (`e > s`, `s < e`, `>=`, `<=`,
+/// either order) and the branches are the two of them (`e > s ? e : s` is `Max`,
+/// `s < e ? s : e` is `Min`). `if (c) s = e;` is `s = c ? e : s`.
+pub(super) fn minmax_select(s: &str, c: &Expr, x: &Expr, y: &Expr) -> Option<RedOp> {
+    let ExprKind::Binary(cmp, l, r) = &c.kind else {
+        return None;
+    };
+    // The comparison holds when its left operand is the larger.
+    let left_larger = match cmp {
+        BinOp::Gt | BinOp::Ge => true,
+        BinOp::Lt | BinOp::Le => false,
+        _ => return None,
+    };
+    let is_s = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == s);
+    let e = match (is_s(l), is_s(r)) {
+        (true, false) => r,
+        (false, true) => l,
+        _ => return None,
+    };
+    if expr_mentions(e, s) {
+        return None;
+    }
+    let same = |a: &Expr, b: &Expr| {
+        crate::front::pragma::expr_to_c(a) == crate::front::pragma::expr_to_c(b)
+    };
+    let picks_left = if same(x, l) && same(y, r) {
+        true
+    } else if same(x, r) && same(y, l) {
+        false
+    } else {
+        return None;
+    };
+    Some(if left_larger == picks_left {
+        RedOp::Max
+    } else {
+        RedOp::Min
+    })
 }
 
 /// Whether an expression mentions the identifier `name` anywhere.
