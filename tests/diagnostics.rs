@@ -66,6 +66,7 @@ error_case!(update_partial_rows, "update_partial_rows.c", false);
 error_case!(reduction_span, "reduction_span.c", true);
 error_case!(reduction_span_unnamed, "reduction_span_unnamed.c", false);
 error_case!(reduction_span_operator, "reduction_span_operator.c", false);
+error_case!(data_if, "data_if.c", false);
 
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]
