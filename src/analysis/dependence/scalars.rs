@@ -371,6 +371,20 @@ pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
             continue;
         }
         let clause = format!("reduction({}:{})", op.name(), name);
+        // OpenACC 2.7 allows arrays (and their elements) in `reduction` clauses; the kernels
+        // reduce scalars only, and the loop's writes of the array's elements would race.
+        if region.accesses.iter().any(|a| a.array == *name) {
+            out.push(
+                Diag::error(
+                    lp.header_span,
+                    format!("`{}` in `{}` is an array: reductions of arrays are not supported", name, clause),
+                )
+                .label(format!("loop `{}` updates elements of `{}`", lp.var, name))
+                .note("OpenACC 2.7 reduces every element of an array named in a `reduction` clause; accshare reduces scalars only")
+                .help(format!("reduce each element into a scalar of its own (`reduction({}:{}0, {}1, …)`), or use `#pragma acc atomic update` on the element", op.name(), name, name)),
+            );
+            continue;
+        }
         let refs = refs_in(region, l, name);
         let rs: Vec<&ScalarRef> = refs
             .iter()

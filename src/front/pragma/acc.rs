@@ -313,6 +313,15 @@ impl Cx<'_, '_> {
                             }
                         }
                         Rule::subarray_list => vars = self.subarray_list(c),
+                        // `readonly:` is a hint (the kernels' arrays are read as they are
+                        // written); `zero:` asks for zeroed device memory, which the host code
+                        // does not make: refused rather than left uninitialized.
+                        Rule::data_mod if c.as_str() == "zero" => self.diags.push(
+                            Diag::error(self.pspan(&c), "the `zero` modifier is not supported")
+                                .label("not supported")
+                                .note("OpenACC 3.3: a `create(zero: …)` or `copyout(zero: …)` copy starts zeroed on the device; accshare's host code would leave it uninitialized")
+                                .help("set the array to zero in a compute region (or on the host, with `copy`) instead"),
+                        ),
                         _ => {}
                     }
                 }
