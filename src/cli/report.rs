@@ -67,7 +67,12 @@ pub(super) fn simulate(
                 replay.instances,
                 replay.runs.len(),
                 plat.name,
-                if replay.mismatches.is_empty() && findings.is_empty() {
+                if replay.mismatches.is_empty() && findings.is_empty() && replay.reordered > 0 {
+                    format!(
+                        "results identical to the sequential program ({} instance(s) within a relative 1e-5: they compute from a floating-point reduction, summed in another order), no findings",
+                        replay.reordered
+                    )
+                } else if replay.mismatches.is_empty() && findings.is_empty() {
                     "results identical to the sequential program, no findings".to_string()
                 } else {
                     format!(

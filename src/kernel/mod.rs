@@ -517,6 +517,31 @@ impl HostExpr {
     pub fn var(name: &str) -> Self {
         HostExpr::Var(name.to_string())
     }
+
+    /// The variable this expression is, when it is one name.
+    pub fn variable(&self) -> Option<&str> {
+        match self {
+            HostExpr::Var(v) => Some(v),
+            HostExpr::Long(x) => x.variable(),
+            HostExpr::User(e) => match &e.kind {
+                crate::front::ast::ExprKind::Ident(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether the expression reads the variable `v` (conservatively `true` for what it does
+    /// not look into: member accesses, calls through pointers, …).
+    pub fn mentions(&self, v: &str) -> bool {
+        match self {
+            HostExpr::Int(_) => false,
+            HostExpr::Var(x) => x == v,
+            HostExpr::Long(x) => x.mentions(v),
+            HostExpr::Bin(_, a, b) | HostExpr::Max(a, b) => a.mentions(v) || b.mentions(v),
+            HostExpr::User(e) => expr_mentions(e, v),
+        }
+    }
     pub fn user(e: &crate::front::ast::Expr) -> Self {
         HostExpr::User(Box::new(e.clone()))
     }
@@ -677,3 +702,20 @@ pub mod math;
 pub mod valid;
 
 pub use math::MathFn;
+
+/// Whether a user expression reads the variable `v` ([`HostExpr::mentions`]).
+fn expr_mentions(e: &crate::front::ast::Expr, v: &str) -> bool {
+    use crate::front::ast::ExprKind as K;
+    match &e.kind {
+        K::Ident(x) => x == v,
+        K::Int { .. } | K::Float { .. } | K::Char(_) | K::Str(_) | K::SizeofType(_) => false,
+        K::Unary(_, a) | K::Cast(_, a) | K::SizeofExpr(a) => expr_mentions(a, v),
+        K::IncDec { arg, .. } => expr_mentions(arg, v),
+        K::Binary(_, a, b) | K::Assign(_, a, b) | K::Index(a, b) => {
+            expr_mentions(a, v) || expr_mentions(b, v)
+        }
+        K::Cond(a, b, c) => expr_mentions(a, v) || expr_mentions(b, v) || expr_mentions(c, v),
+        K::Call(_, args) => args.iter().any(|a| expr_mentions(a, v)),
+        _ => true,
+    }
+}

@@ -39,6 +39,9 @@ pub struct Args<'a> {
     /// Per reduction of the launch: its variable and the argument holding its partials (one
     /// element per block).
     pub partials: Vec<(String, usize)>,
+    /// Per last value of the launch: its variable and the argument holding it (read back after
+    /// the launch, as the host code does).
+    pub last_values: Vec<(String, usize)>,
 }
 
 /// Resolves `launch` of module `m` on the host data a replay gives (`arrays` by the user's
@@ -68,6 +71,7 @@ pub fn resolve<'a>(
     };
     let mut args = Vec::new();
     let mut partials = Vec::new();
+    let mut last_values = Vec::new();
     for (i, (a, p)) in launch.args.iter().zip(&k.params).enumerate() {
         match (a, &p.kind) {
             (HostArg::Scalar { .. }, KParamKind::Scalar(ty)) => args.push(Arg::Scalar {
@@ -104,7 +108,8 @@ pub fn resolve<'a>(
                         partials.push((red.var.clone(), args.len()));
                         (Cow::Owned(BufData::zeroed(*elem, groups)), None)
                     }
-                    HostArg::LastValue { ty, .. } => {
+                    HostArg::LastValue { var, ty } => {
+                        last_values.push((var.clone(), args.len()));
                         let mut d = BufData::zeroed(*elem, 1);
                         d.set_raw(0, value(i, *ty)?);
                         (Cow::Owned(d), None)
@@ -129,5 +134,6 @@ pub fn resolve<'a>(
         grid,
         args,
         partials,
+        last_values,
     })
 }

@@ -110,6 +110,8 @@ pub struct CudaLaunchPlan {
     pub args: Vec<CudaArg>,
     /// Per reduction of the launch: its variable and the argument holding its partials.
     pub partials: Vec<(String, usize)>,
+    /// Per last value of the launch: its variable and the argument holding it.
+    pub last_values: Vec<(String, usize)>,
 }
 
 /// Plans `launch` of module `m` on the host data a replay gives (`arrays` by the user's names,
@@ -162,6 +164,7 @@ pub fn plan_launch(
         shared_bytes: 0,
         args,
         partials: r.partials,
+        last_values: r.last_values,
     })
 }
 
@@ -365,11 +368,15 @@ impl CudaLauncher {
         };
         let mut out = Launched {
             partials: Vec::new(),
+            last_values: Vec::new(),
             run: None,
             seconds,
         };
         for (var, i) in &plan.partials {
             out.partials.push((var.clone(), read(*i)?));
+        }
+        for (var, i) in &plan.last_values {
+            out.last_values.push((var.clone(), read(*i)?));
         }
         for (i, a) in plan.args.iter().enumerate() {
             if let CudaArg::Buffer {

@@ -326,6 +326,7 @@ impl Launcher for OpenClLauncher {
             }
         }
         let partials = r.partials;
+        let last_values = r.last_values;
         let dims = usize::from(k.dims.clamp(1, 3));
         let local: Vec<usize> = (0..dims).map(|d| k.block[d].max(1) as usize).collect();
         let global: Vec<usize> = (0..dims).map(|d| grid[d] as usize * local[d]).collect();
@@ -333,6 +334,7 @@ impl Launcher for OpenClLauncher {
         let seconds = self.enqueue(&kernel, &name, &global, &local)?;
         let mut out = Launched {
             partials: Vec::new(),
+            last_values: Vec::new(),
             run: None,
             seconds,
         };
@@ -341,6 +343,13 @@ impl Launcher for OpenClLauncher {
                 return Err(LaunchError::TruncatedBuffer);
             };
             out.partials.push((var, self.read(&b.buf, b.len, b.elem)?));
+        }
+        for (var, slot) in last_values {
+            let Some(Some(b)) = made.get(slot) else {
+                return Err(LaunchError::TruncatedBuffer);
+            };
+            out.last_values
+                .push((var, self.read(&b.buf, b.len, b.elem)?));
         }
         // The arrays the kernel writes come back.
         for b in made.iter().flatten() {

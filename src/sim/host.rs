@@ -24,6 +24,8 @@ pub struct LaunchOutcome {
     pub run: RunResult,
     /// Per reduction of the launch: its variable and the partial results (one per work-group).
     pub partials: Vec<(String, BufData)>,
+    /// Per last value of the launch: its variable and its buffer after the launch.
+    pub last_values: Vec<(String, BufData)>,
 }
 
 /// Runs one launch of the host plan. `arrays` holds the device buffers by the user's array
@@ -49,6 +51,7 @@ pub fn run_launch(
     let mut names: Vec<Option<String>> = Vec::new();
     let mut args = Vec::new();
     let mut partial_slots = Vec::new();
+    let mut last_slots = Vec::new();
     let restore =
         |bufs: Vec<BufData>, names: &[Option<String>], arrays: &mut BTreeMap<String, BufData>| {
             for (b, n) in bufs.into_iter().zip(names.iter()) {
@@ -80,9 +83,10 @@ pub fn run_launch(
                 bufs.push(BufData::zeroed(r.ty, groups));
                 names.push(None);
             }
-            HostArg::LastValue { ty, .. } => {
-                // The variable's value before the launch; what the kernel stores back is the
-                // sequential program's, which the replay reads from the program itself.
+            HostArg::LastValue { var, ty } => {
+                // The variable's value before the launch; the kernel may store another, which
+                // the host code assigns to the variable (and the replay too: `last_values`).
+                last_slots.push((var.clone(), bufs.len()));
                 let mut b = BufData::zeroed(*ty, 1);
                 match scalar(i, *ty) {
                     Some(ArgValue::Int(v)) => b.set_raw(0, v as u64),
@@ -124,8 +128,16 @@ pub fn run_launch(
         .iter()
         .map(|(v, i)| (v.clone(), bufs[*i].clone()))
         .collect();
+    let last_values = last_slots
+        .iter()
+        .map(|(v, i)| (v.clone(), bufs[*i].clone()))
+        .collect();
     restore(bufs, &names, arrays);
-    Ok(LaunchOutcome { run: r?, partials })
+    Ok(LaunchOutcome {
+        run: r?,
+        partials,
+        last_values,
+    })
 }
 
 /// The host's end of a reduction: `init op p0 op p1 …` in the variable's type. Values are the
