@@ -69,6 +69,7 @@ error_case!(reduction_span_operator, "reduction_span_operator.c", false);
 error_case!(data_if, "data_if.c", false);
 error_case!(reduction_array, "reduction_array.c", false);
 error_case!(data_zero, "data_zero.c", false);
+error_case!(data_clauses_twice, "data_clauses_twice.c", false);
 
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]

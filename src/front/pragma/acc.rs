@@ -62,6 +62,7 @@ impl Cx<'_, '_> {
             self.diags.push(d);
         }
         dir.clauses = kept;
+        self.merge_data_clauses(dir);
         let mut seen: Vec<&Ident> = Vec::new();
         for c in &dir.clauses {
             let ClauseKind::Data { vars, .. } = &c.kind else {
@@ -81,6 +82,132 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// The same array in two data clauses of one construct that move data (`copyin(A)
+    /// copyout(A)`, `present_or_copyin(A,B) present_or_copyout(A,B,tmp)`, `copy(t) copyout(t)`;
+    /// the specification does not forbid it and other compilers accept it): the clauses are
+    /// "present or …", so where the array is present nothing moves, and otherwise the union of
+    /// their movements is what happens (copy-in + copy-out = `copy`). The array's clauses become
+    /// one clause of that kind, with a warning naming both. Different subarrays of one array, or
+    /// another clause (`present`, `deviceptr`, `update`'s), stay an error (reported after).
+    fn merge_data_clauses(&mut self, dir: &mut AccDirective) {
+        // (copies in, copies out) of the clauses that may be merged on this construct.
+        let moves = |k: DataKind| -> Option<(bool, bool)> {
+            match (&dir.construct, k) {
+                (Construct::EnterData, DataKind::CopyIn) => Some((true, false)),
+                (Construct::EnterData, DataKind::Create) => Some((false, false)),
+                (Construct::ExitData, DataKind::CopyOut) => Some((false, true)),
+                (Construct::ExitData, DataKind::Delete) => Some((false, false)),
+                (Construct::EnterData | Construct::ExitData | Construct::Update, _) => None,
+                (_, DataKind::Copy) => Some((true, true)),
+                (_, DataKind::CopyIn) => Some((true, false)),
+                (_, DataKind::CopyOut) => Some((false, true)),
+                (_, DataKind::Create) => Some((false, false)),
+                _ => None,
+            }
+        };
+        let kind_of = |(i, o): (bool, bool)| match (&dir.construct, i, o) {
+            (Construct::EnterData, true, _) => DataKind::CopyIn,
+            (Construct::EnterData, false, _) => DataKind::Create,
+            (Construct::ExitData, _, true) => DataKind::CopyOut,
+            (Construct::ExitData, _, false) => DataKind::Delete,
+            (_, true, true) => DataKind::Copy,
+            (_, true, false) => DataKind::CopyIn,
+            (_, false, true) => DataKind::CopyOut,
+            (_, false, false) => DataKind::Create,
+        };
+        // Every (clause, kind, variable) of the data clauses, in order.
+        let mut uses: Vec<(usize, DataKind, &SubArray)> = Vec::new();
+        for (ci, c) in dir.clauses.iter().enumerate() {
+            if let ClauseKind::Data { kind, vars } = &c.kind {
+                uses.extend(vars.iter().map(|v| (ci, *kind, v)));
+            }
+        }
+        let mergeable = |name: &str| {
+            let mine: Vec<&(usize, DataKind, &SubArray)> =
+                uses.iter().filter(|u| u.2.name.name == name).collect();
+            mine.len() > 1
+                && mine.iter().all(|u| moves(u.1).is_some())
+                && mine
+                    .iter()
+                    .all(|u| u.2.to_string() == mine[0].2.to_string())
+        };
+        let names: Vec<String> = {
+            let mut v: Vec<String> = Vec::new();
+            for u in &uses {
+                if !v.contains(&u.2.name.name) && mergeable(&u.2.name.name) {
+                    v.push(u.2.name.name.clone());
+                }
+            }
+            v
+        };
+        if names.is_empty() {
+            return;
+        }
+        let mut merged: Vec<Clause> = Vec::new();
+        for name in &names {
+            let mine: Vec<&(usize, DataKind, &SubArray)> =
+                uses.iter().filter(|u| &u.2.name.name == name).collect();
+            let (i, o) = mine.iter().fold((false, false), |(i, o), u| {
+                let (ui, uo) = moves(u.1).unwrap_or((false, false));
+                (i || ui, o || uo)
+            });
+            let kind = kind_of((i, o));
+            let (first, second) = (mine[0], mine[1]);
+            self.diags.push(
+                Diag::warning(
+                    second.2.span,
+                    format!(
+                        "`{}` appears in two data clauses, `{}` and `{}`: accepted as `{}({})`",
+                        name,
+                        first.1.name(),
+                        second.1.name(),
+                        kind.name(),
+                        first.2
+                    ),
+                )
+                .label(format!("in `{}` here", second.1.name()))
+                .with_label(first.2.span, format!("in `{}` here", first.1.name()))
+                .note("where the array is already present nothing moves; otherwise the union of the clauses' movements happens")
+                .help(format!("write it once, as `{}({})`", kind.name(), first.2)),
+            );
+            merged.push(Clause {
+                kind: ClauseKind::Data {
+                    kind,
+                    vars: vec![first.2.clone()],
+                },
+                span: dir.clauses[first.0].span,
+            });
+        }
+        // The other clauses keep their order; the merged arrays leave them, and their single
+        // clauses take the place of the first clause that named one.
+        let first_at = uses
+            .iter()
+            .find(|u| names.contains(&u.2.name.name))
+            .map_or(0, |u| u.0);
+        let mut out: Vec<Clause> = Vec::new();
+        for (ci, c) in std::mem::take(&mut dir.clauses).into_iter().enumerate() {
+            if ci == first_at {
+                out.append(&mut merged);
+            }
+            match c.kind {
+                ClauseKind::Data { kind, vars } => {
+                    let vars: Vec<SubArray> = vars
+                        .into_iter()
+                        .filter(|v| !names.contains(&v.name.name))
+                        .collect();
+                    if !vars.is_empty() {
+                        out.push(Clause {
+                            kind: ClauseKind::Data { kind, vars },
+                            span: c.span,
+                        });
+                    }
+                }
+                kind => out.push(Clause { kind, span: c.span }),
+            }
+        }
+        dir.clauses = out;
     }
 
     fn construct(&mut self, k: Pair<'_, Rule>, dir: &mut AccDirective) {
