@@ -263,6 +263,7 @@ fn buffer(array: &str, elem: Scalar, count: HostExpr, copy_in: bool, copy_out: b
         elem,
         count,
         copy_in,
+        zero: false,
         copy_out,
         whole_array: false,
         present: false,

@@ -543,6 +543,7 @@ mod tests {
                     elem: crate::front::ast::Scalar::Int,
                     count: crate::kernel::HostExpr::var("n"),
                     copy_in: true,
+                    zero: false,
                     copy_out: true,
                     whole_array: false,
                     present: false,

@@ -228,6 +228,9 @@ pub enum ClauseKind {
     Data {
         kind: DataKind,
         vars: Vec<SubArray>,
+        /// The `zero:` modifier (OpenACC 3.3, on `create` and `copyout`): a device copy this
+        /// clause makes starts zeroed.
+        zero: bool,
     },
     If(Expr),
     Async(Option<Expr>),

@@ -630,6 +630,9 @@ pub struct Buffer {
     pub count: HostExpr,
     /// Copy host → device when the buffer is created.
     pub copy_in: bool,
+    /// Zero the device copy when the buffer is created (the `zero:` modifier; never with
+    /// `copy_in`).
+    pub zero: bool,
     /// Copy device → host when the buffer is released.
     pub copy_out: bool,
     /// A `present` clause: the array must already be on the device (the present table holds
@@ -655,7 +658,7 @@ pub enum DataOpKind {
     /// `update host(…)`/`self(…)` (`to_host`) or `update device(…)`.
     Update { to_host: bool, if_present: bool },
     /// `enter data copyin(…)` (`copy_in`) / `create(…)`: a reference in the present table.
-    Enter { copy_in: bool },
+    Enter { copy_in: bool, zero: bool },
     /// `exit data copyout(…)` (`copy_out`) / `delete(…)`; `finalize` drops every reference.
     Exit { copy_out: bool, finalize: bool },
 }

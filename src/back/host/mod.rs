@@ -560,6 +560,18 @@ fn own_buffers(region: &HostRegion, is_data: bool) -> Result<BTreeSet<String>, H
     Ok(own)
 }
 
+/// `accshare_enter`'s `fill` argument: how a device copy it makes starts (`prelude_present.h`):
+/// 0 uninitialized, 1 copied from the host, 2 zeroed.
+fn fill(copy_in: bool, zero: bool) -> u8 {
+    if copy_in {
+        1
+    } else if zero {
+        2
+    } else {
+        0
+    }
+}
+
 /// The start of a buffer's data lifetime: its size, host pointer and device buffer (present
 /// already, or made and filled; the user's array itself where `share` allows zero-copy).
 fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
@@ -597,9 +609,9 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
     let enter = format!(
         "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {s}, {w}, {o}, &accshare_o_{n})",
         n = name,
-        i = u8::from(b.copy_in),
+        i = fill(b.copy_in, b.zero),
         p = u8::from(b.present),
-        s = u8::from(share),
+        s = u8::from(share && !b.zero),
         w = what,
         o = origin
     );
@@ -783,11 +795,11 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
             what,
             origin
         ),
-        crate::kernel::DataOpKind::Enter { copy_in } => format!(
+        crate::kernel::DataOpKind::Enter { copy_in, zero } => format!(
             "{{ size_t accshare_off; (void)accshare_enter({}, {}, {}, 0, 0, {}, {}, &accshare_off); }}",
             ptr,
             bytes,
-            u8::from(copy_in),
+            fill(copy_in, zero),
             what,
             origin
         ),

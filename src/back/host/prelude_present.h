@@ -66,7 +66,8 @@ static ACCSHARE_UNUSED int accshare_overlaps_shared(const void *host, size_t byt
 }
 
 /* Enters `host` into a data lifetime: an array already present gains a reference; otherwise a
- * buffer is made (and filled if `copy_in`), unless `must_be_present` (the `present` clause):
+ * buffer is made and filled as `copy_in` says (0: not, 1: from the host array, 2: with zeros,
+ * the `zero:` modifier), unless `must_be_present` (the `present` clause):
  * then the program stops with OpenACC's error. With `may_share` (the generated code's decision,
  * see docs/host-memory.md), a new buffer is the host array itself where the device shares host
  * memory (`accshare_share`), and nothing is copied. Returns the device buffer, and in `*off` the
@@ -92,8 +93,17 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
         shared = accshare_share(host, bytes, array, origin, &dev);
     if (!shared) {
         dev = accshare_alloc(bytes, array, origin);
-        if (copy_in)
+        if (copy_in == 1) {
             accshare_write(dev, host, bytes, array, origin);
+        } else if (copy_in == 2 && bytes > 0) {
+            void *zeros = calloc(1, bytes);
+            if (zeros == NULL) {
+                fprintf(stderr, "accshare: out of host memory zeroing `%s` (%lu bytes) at %s\n", array, (unsigned long)bytes, origin);
+                exit(1);
+            }
+            accshare_write(dev, zeros, bytes, array, origin);
+            free(zeros);
+        }
     }
     accshare_present_table[accshare_npresent].host = (const char *)host;
     accshare_present_table[accshare_npresent].bytes = bytes;

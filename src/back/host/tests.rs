@@ -52,6 +52,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
         elem: Scalar::Float,
         count: HostExpr::var(count),
         copy_in,
+        zero: false,
         copy_out,
         whole_array: false,
         present: false,

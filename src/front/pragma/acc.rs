@@ -119,9 +119,13 @@ impl Cx<'_, '_> {
         };
         // Every (clause, kind, variable) of the data clauses, in order.
         let mut uses: Vec<(usize, DataKind, &SubArray)> = Vec::new();
+        let mut zeroed: Vec<String> = Vec::new();
         for (ci, c) in dir.clauses.iter().enumerate() {
-            if let ClauseKind::Data { kind, vars } = &c.kind {
+            if let ClauseKind::Data { kind, vars, zero } = &c.kind {
                 uses.extend(vars.iter().map(|v| (ci, *kind, v)));
+                if *zero {
+                    zeroed.extend(vars.iter().map(|v| v.name.name.clone()));
+                }
             }
         }
         let mergeable = |name: &str| {
@@ -176,6 +180,8 @@ impl Cx<'_, '_> {
                 kind: ClauseKind::Data {
                     kind,
                     vars: vec![first.2.clone()],
+                    zero: zeroed.contains(name)
+                        && matches!(kind, DataKind::Create | DataKind::CopyOut),
                 },
                 span: dir.clauses[first.0].span,
             });
@@ -192,14 +198,14 @@ impl Cx<'_, '_> {
                 out.append(&mut merged);
             }
             match c.kind {
-                ClauseKind::Data { kind, vars } => {
+                ClauseKind::Data { kind, vars, zero } => {
                     let vars: Vec<SubArray> = vars
                         .into_iter()
                         .filter(|v| !names.contains(&v.name.name))
                         .collect();
                     if !vars.is_empty() {
                         out.push(Clause {
-                            kind: ClauseKind::Data { kind, vars },
+                            kind: ClauseKind::Data { kind, vars, zero },
                             span: c.span,
                         });
                     }
@@ -423,6 +429,7 @@ impl Cx<'_, '_> {
             Rule::cl_data => {
                 let mut kind = DataKind::Copy;
                 let mut vars = Vec::new();
+                let mut zero = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
                         Rule::data_kw => {
@@ -441,18 +448,27 @@ impl Cx<'_, '_> {
                         }
                         Rule::subarray_list => vars = self.subarray_list(c),
                         // `readonly:` is a hint (the kernels' arrays are read as they are
-                        // written); `zero:` asks for zeroed device memory, which the host code
-                        // does not make: refused rather than left uninitialized.
-                        Rule::data_mod if c.as_str() == "zero" => self.diags.push(
-                            Diag::error(self.pspan(&c), "the `zero` modifier is not supported")
-                                .label("not supported")
-                                .note("OpenACC 3.3: a `create(zero: …)` or `copyout(zero: …)` copy starts zeroed on the device; accshare's host code would leave it uninitialized")
-                                .help("set the array to zero in a compute region (or on the host, with `copy`) instead"),
-                        ),
+                        // written); `zero:` makes the device copy start zeroed.
+                        Rule::data_mod if c.as_str() == "zero" => zero = Some(self.pspan(&c)),
                         _ => {}
                     }
                 }
-                ClauseKind::Data { kind, vars }
+                if let Some(sp) = zero {
+                    if !matches!(kind, DataKind::Create | DataKind::CopyOut) {
+                        self.diags.push(
+                            Diag::error(
+                                sp,
+                                format!("the `zero` modifier applies to `create` and `copyout`, not to `{}`", kind.name()),
+                            )
+                            .label("not allowed here"),
+                        );
+                    }
+                }
+                ClauseKind::Data {
+                    kind,
+                    vars,
+                    zero: zero.is_some(),
+                }
             }
             Rule::cl_wait => {
                 let list = match p.into_inner().find(|c| c.as_rule() == Rule::wait_args) {

@@ -166,8 +166,11 @@ impl fmt::Display for ClauseKind {
                 write_names(f, vs)?;
                 f.write_str(")")
             }
-            ClauseKind::Data { vars, .. } => {
+            ClauseKind::Data { vars, zero, .. } => {
                 write!(f, "{name}(")?;
+                if *zero {
+                    f.write_str("zero: ")?;
+                }
                 write_list(f, vars)?;
                 f.write_str(")")
             }

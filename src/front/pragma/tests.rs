@@ -229,6 +229,7 @@ fn data_clauses() {
                     dims: vec![],
                     span: Span::new(0, at, at + 1),
                 }],
+                zero: false,
             },
             "{w}"
         );
@@ -240,6 +241,10 @@ fn data_clauses() {
     round_trip(
         "acc data copyin( a , b[ 0 : n ] ) copyout(c[:n], d[i], e[2:], f[:])",
         "acc data copyin(a, b[0:n]) copyout(c[:n], d[i], e[2:], f[:])",
+    );
+    round_trip(
+        "acc data create(zero: a[0:n]) copyout( zero :b)",
+        "acc data create(zero: a[0:n]) copyout(zero: b)",
     );
     round_trip(
         "acc data copyin(readonly: a[0:n])",
@@ -891,14 +896,14 @@ fn diagnostics() {
 "#,
         ),
         (
-            r#"acc data copyin(a, b) copyout(a)"#,
-            r#"acc data copyin(a, b) copyout(a)"#,
+            r#"acc data copyin(a[0:n], b) copyout(a[1:n])"#,
+            r#"acc data copyin(a[0:n], b) copyout(a[1:n])"#,
             r#"error: `a` appears in more than one data clause
-  ┌─ t.c:1:39
+  ┌─ t.c:1:44
   │
-1 │ #pragma acc data copyin(a, b) copyout(a)
-  │                         -             ^ again here
-  │                         │              
+1 │ #pragma acc data copyin(a[0:n], b) copyout(a[1:n])
+  │                         -                  ^ again here
+  │                         │                   
   │                         first here
 
 "#,
@@ -1152,8 +1157,9 @@ fn through_the_preprocessor() {
     assert_eq!(sm.snippet(vars[0].dims[0].len.as_ref().unwrap().span), "N");
 }
 
-/// Every pragma of the example programs and the corpus parses without a diagnostic, and its
-/// canonical form parses back to the same form.
+/// Every pragma of the example programs and the corpus parses without a diagnostic (but the
+/// warning `tests/corpus/clauses_twice.c` is written to get), and its canonical form parses
+/// back to the same form.
 #[test]
 fn pragmas_of_examples_and_corpus() {
     use crate::front::preprocess::{preprocess, PpOptions};
@@ -1184,6 +1190,7 @@ fn pragmas_of_examples_and_corpus() {
                     assert_eq!(again.to_string(), shown);
                 }
             }
+            pd.0.retain(|d| !d.message.contains("appears in two data clauses"));
             assert!(pd.is_empty(), "{}", render(&sm, &pd.0));
         }
     }

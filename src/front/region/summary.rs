@@ -178,7 +178,7 @@ fn construct_text(d: &AccDirective) -> String {
 fn data_text(d: &AccDirective) -> Vec<String> {
     let mut groups: Vec<(DataKind, Vec<String>)> = Vec::new();
     for c in &d.clauses {
-        if let ClauseKind::Data { kind, vars } = &c.kind {
+        if let ClauseKind::Data { kind, vars, .. } = &c.kind {
             let names = vars.iter().map(|v| v.name.name.clone());
             match groups.iter_mut().find(|g| g.0 == *kind) {
                 Some(g) => g.1.extend(names),

@@ -516,7 +516,7 @@ impl Validator<'_, '_> {
     fn clauses(&mut self, d: &AccDirective) {
         for c in &d.clauses {
             match &c.kind {
-                ClauseKind::Data { kind, vars } => {
+                ClauseKind::Data { kind, vars, .. } => {
                     let what = match kind {
                         DataKind::Host | DataKind::Device => format!("`update {}`", kind.name()),
                         _ => format!("`{}`", kind.name()),

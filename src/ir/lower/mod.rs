@@ -24,7 +24,7 @@ pub use interchange::interchange;
 use scope::*;
 pub use scope::{Scope, Symbol};
 use syntax::*;
-pub use syntax::{array_shape, data_clauses, expr_poly};
+pub use syntax::{array_shape, data_clauses, expr_poly, zeroed_arrays};
 pub use top::ONCE_VAR;
 
 /// A data construct enclosing a region, as seen by the region.

@@ -374,12 +374,25 @@ pub(super) fn step_const(e: &Expr, var: &str) -> Option<i64> {
     }
 }
 
+/// The arrays a directive's data clauses name with the `zero:` modifier.
+pub fn zeroed_arrays(dir: &AccDirective) -> std::collections::BTreeSet<String> {
+    dir.clauses
+        .iter()
+        .flat_map(|c| match &c.kind {
+            ClauseKind::Data {
+                vars, zero: true, ..
+            } => vars.iter().map(|v| v.name.name.clone()).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
 /// Data-clause lookups shared by the host plan.
 pub fn data_clauses(
     dir: &AccDirective,
 ) -> impl Iterator<Item = (DataKind, &crate::front::pragma_ast::SubArray)> {
     dir.clauses.iter().flat_map(|c| match &c.kind {
-        ClauseKind::Data { kind, vars } => vars.iter().map(|v| (*kind, v)).collect::<Vec<_>>(),
+        ClauseKind::Data { kind, vars, .. } => vars.iter().map(|v| (*kind, v)).collect::<Vec<_>>(),
         _ => Vec::new(),
     })
 }

@@ -140,6 +140,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         .iter()
         .flat_map(|s| crate::ir::lower::data_clauses(&s.dir).map(|(_, v)| v.name.name.clone()))
         .collect();
+    let zeroed = crate::ir::lower::zeroed_arrays(&d.dir);
     for (kind, var) in crate::ir::lower::data_clauses(&d.dir) {
         if enclosing.contains(&var.name.name) {
             continue;
@@ -164,13 +165,19 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         let Some((elem, count)) = clause_extent_or_present(sym, var, present, diags) else {
             continue;
         };
-        let copy_in = copy_in || (copy_out && partial_rows(sym, var));
+        let partial = copy_out && partial_rows(sym, var);
+        let zero = zeroed.contains(&var.name.name);
+        if zero && partial {
+            zero_partial_rows(var, diags);
+            continue;
+        }
         buffers.push(Buffer {
             array: var.name.name.clone(),
             elem,
             whole_array: is_true_array(sym) && var.dims.is_empty() && count.is_some(),
             count: count.unwrap_or(HostExpr::Int(0)),
-            copy_in,
+            copy_in: copy_in || partial,
+            zero,
             copy_out,
             present,
         });
@@ -198,6 +205,7 @@ pub fn lower_standalone(
     let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;
     let finalize = d.dir.has(|k| matches!(k, ClauseKind::Finalize));
     let if_present = d.dir.has(|k| matches!(k, ClauseKind::IfPresent));
+    let zeroed = crate::ir::lower::zeroed_arrays(&d.dir);
     let mut data_ops = Vec::new();
     for (kind, var) in crate::ir::lower::data_clauses(&d.dir) {
         let op = match (&d.dir.construct, kind) {
@@ -209,8 +217,14 @@ pub fn lower_standalone(
                 to_host: false,
                 if_present,
             },
-            (Construct::EnterData, DataKind::CopyIn) => DataOpKind::Enter { copy_in: true },
-            (Construct::EnterData, DataKind::Create) => DataOpKind::Enter { copy_in: false },
+            (Construct::EnterData, DataKind::CopyIn) => DataOpKind::Enter {
+                copy_in: true,
+                zero: false,
+            },
+            (Construct::EnterData, DataKind::Create) => DataOpKind::Enter {
+                copy_in: false,
+                zero: zeroed.contains(&var.name.name),
+            },
             (Construct::ExitData, DataKind::CopyOut) => DataOpKind::Exit {
                 copy_out: true,
                 finalize,
@@ -299,6 +313,22 @@ fn statement_after_pragma(ctx: &Ctx, dir_span: Span, stmt_span: Span) -> std::op
         });
     let lo = after.max(stmt_span.lo as usize).min(stmt_span.hi as usize);
     lo..stmt_span.hi as usize
+}
+
+/// `copyout(zero: a[0:n][0:k])` of part of an inner dimension: the buffer holds whole rows,
+/// copied in so that copying them out keeps the host's other elements; a zeroed copy would not.
+fn zero_partial_rows(var: &SubArray, diags: &mut Diags) {
+    diags.push(
+        Diag::error(
+            var.span,
+            format!(
+                "`zero:` on `{}`, which takes part of an inner dimension, is not supported",
+                var.name.name
+            ),
+        )
+        .note("accshare transfers whole rows; zeroing them would overwrite the host's elements outside the subarray on the way out")
+        .help("name whole rows, or zero the array in a compute region"),
+    );
 }
 
 /// A construct's `if(…)` clause, as the host evaluates it.
@@ -502,6 +532,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
     let clauses: BTreeMap<String, (DataKind, &SubArray)> = crate::ir::lower::data_clauses(&r.dir)
         .map(|(k, v)| (v.name.name.clone(), (k, v)))
         .collect();
+    let zeroed = crate::ir::lower::zeroed_arrays(&r.dir);
     let mut out = Vec::new();
     for a in r.ir.arrays.values() {
         if present.contains(&a.name) {
@@ -523,6 +554,10 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                     continue;
                 };
                 let whole = var.dims.is_empty() && count.is_some();
+                if o && partial_rows(sym, var) && zeroed.contains(&a.name) {
+                    zero_partial_rows(var, diags);
+                    continue;
+                }
                 let i = i || (o && partial_rows(sym, var));
                 (i, o, count.unwrap_or(HostExpr::Int(0)), whole, p)
             }
@@ -560,6 +595,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             array: a.name.clone(),
             elem: a.elem,
             count,
+            zero: !copy_in && zeroed.contains(&a.name),
             copy_in,
             copy_out,
             present,
