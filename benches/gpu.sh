@@ -34,6 +34,10 @@
 #   TUNE_REPS=3       the tuner's timed runs per variant
 #   SAMPLE=16         thread blocks simulated per launch for the model's estimates (bench
 #                     --sample; the GPU sizes have up to 65536 blocks per launch)
+#   MODEL=1           0: no model estimates (`--platforms none`; saves the simulator's replays
+#                     of the trace, the largest host-side cost after the traces themselves)
+#   TUNE_OPENCL=0     1: tune on NVIDIA's OpenCL device too (default: tune on cuda:0 only; the
+#                     OpenCL device is measured by bench, its tuned column stays empty)
 #   ONLY=gemm         only the programs whose name contains this
 #   DEFS="-DN=512"    -D options after each program's own (sizes; DRY's sizes are tiny)
 #   TIMEOUT=240       seconds before one accshare command is killed
@@ -48,6 +52,8 @@ REPS=${REPS:-5}
 TUNE_BUDGET=${TUNE_BUDGET:-8}
 TUNE_REPS=${TUNE_REPS:-3}
 SAMPLE=${SAMPLE:-16}
+MODEL=${MODEL:-1}
+TUNE_OPENCL=${TUNE_OPENCL:-0}
 ONLY=${ONLY:-}
 TIMEOUT=${TIMEOUT:-240}
 read -r -a DEFS_ARR <<<"${DEFS:-}"
@@ -101,6 +107,9 @@ else
   [ -z "$NV_OPENCL" ] && log "no NVIDIA OpenCL device: CUDA only"
 fi
 DEVICES_CSV=$(IFS=,; echo "${DEVICES[*]:-none}")
+PLATFORMS=$PLATFORM
+[ "$MODEL" = 0 ] && PLATFORMS=none
+[ "$DEVICES_CSV" = none ] && PLATFORMS=$PLATFORM
 log "accshare: $ACCSHARE ($("$ACCSHARE" --version 2>/dev/null)); devices: $DEVICES_CSV; platform $PLATFORM; REPS=$REPS TUNE_BUDGET=$TUNE_BUDGET SAMPLE=$SAMPLE -> $OUT"
 
 FAILURES=()
@@ -116,6 +125,7 @@ for entry in "${PROGRAMS[@]}"; do
   ARGS=(-I "$SRC" "${SIZE[@]}" -DREPS=1 "${DEFS_ARR[@]}")
   if [ "$TUNE_BUDGET" != 0 ]; then
     for d in "${DEVICES[@]}"; do
+      [ "$DRY" != 1 ] && [ "$TUNE_OPENCL" != 1 ] && [ "$d" != "$CUDA" ] && continue
       slug=${d/:/}
       log "[$(since)] $p: tune on $d (budget $TUNE_BUDGET s)"
       if timeout "$TIMEOUT" "$ACCSHARE" tune "$SRC/$p.c" --device "$d" --platform "$PLATFORM" \
@@ -134,9 +144,9 @@ for entry in "${PROGRAMS[@]}"; do
       fi
     done
   fi
-  log "[$(since)] $p: bench on $DEVICES_CSV, estimates on $PLATFORM"
+  log "[$(since)] $p: bench on $DEVICES_CSV, estimates on $PLATFORMS"
   timeout "$TIMEOUT" "$ACCSHARE" bench "$SRC/$p.c" --platform "$PLATFORM" --devices "$DEVICES_CSV" \
-    --platforms "$PLATFORM" --reps "$REPS" --sample "$SAMPLE" --format csv --plot "$OUT/$p.svg" \
+    --platforms "$PLATFORMS" --reps "$REPS" --sample "$SAMPLE" --format csv --plot "$OUT/$p.svg" \
     "${ARGS[@]}" >"$OUT/csv/$p.csv" 2>"$OUT/log/$p.bench"
   rc=$?
   [ $rc -ne 0 ] && fail "$p: accshare bench exited with $rc: $(grep -m1 -E '^(error|thread)' "$OUT/log/$p.bench") (log: $OUT/log/$p.bench)"
