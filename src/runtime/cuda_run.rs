@@ -705,6 +705,19 @@ mod tests {
         assert_ne!(device_key(&f), device_key(&opencl));
     }
 
+    /// The copy kernel compiles with NVRTC (where NVRTC is installed) to a PTX entry of its name.
+    #[test]
+    fn the_copy_kernel_compiles() {
+        match nvrtc::compile_cuda(COPY_KERNEL, "compute_90") {
+            Ok(CompileOutcome::Compiled { ptx, log }) => {
+                assert!(ptx.contains(".entry accshare_copy"), "{ptx}");
+                assert_eq!(log, "");
+            }
+            Ok(CompileOutcome::Skipped(why)) => eprintln!("SKIP: {why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// Without a driver (this machine), opening a device is an error, never a panic.
     #[test]
     fn no_driver_is_an_error_not_a_panic() {
