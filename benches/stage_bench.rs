@@ -157,7 +157,10 @@ fn main() {
                 include_dirs: Vec::new(),
             },
             platform: platform.clone(),
-            devices: devices.iter().map(|(i, _)| *i).collect(),
+            devices: devices
+                .iter()
+                .map(|(i, _)| accshare::runtime::measure::Device::OpenCl(*i))
+                .collect(),
             platforms: Vec::new(),
             reps,
             sample: None,

@@ -397,13 +397,76 @@ fn run_on_cuda_without_a_driver_says_so() {
         .expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{}", err);
-    assert_eq!(
-        err,
-        "error: cuda:0: no CUDA driver on this machine (libcuda.so cannot be loaded): CUDA \
-         kernels run only on a machine with an NVIDIA GPU and its driver (use `--device sim` or \
-         `--device opencl:N` here)\n"
-    );
+    assert_eq!(err, format!("error: cuda:0: {}\n", NO_DRIVER));
     assert!(out.stdout.is_empty());
+}
+
+/// What every command says of `cuda:N` on a machine without the NVIDIA driver.
+const NO_DRIVER: &str = "no CUDA driver on this machine (libcuda.so cannot be loaded): CUDA \
+     kernels run only on a machine with an NVIDIA GPU and its driver (`accshare devices` lists \
+     the devices here: `sim`, `opencl:N`)";
+
+/// `bench --devices cuda:0` (alone or in a list) and `tune --device cuda:0` are right commands
+/// on a machine without the NVIDIA driver (this one): exit 1 with the message `run --device
+/// cuda:0` gives, before anything is compiled or run, not a usage error and not a panic; a
+/// device name that is not one stays a usage error.
+#[test]
+fn bench_and_tune_on_cuda_without_a_driver_say_so() {
+    if accshare::runtime::cuda_run::driver_present() {
+        println!("SKIP: this machine has a CUDA driver");
+        return;
+    }
+    for devices in ["cuda:0", "opencl:0,cuda:0", "cuda:0,opencl:0"] {
+        let out = accshare()
+            .args(["bench", "examples/mt.c", "--devices", devices])
+            .args(["--platforms", "none", "-D", "N=40", "-D", "M=24"])
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        if devices != "cuda:0" && err.contains("error: `--devices`: opencl:0:") {
+            println!("SKIP: {devices}: no OpenCL device");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1), "{devices}: {err}");
+        assert_eq!(
+            err,
+            format!("error: `--devices`: cuda:0: {}\n", NO_DRIVER),
+            "{devices}"
+        );
+        assert!(out.stdout.is_empty(), "{devices}");
+    }
+    let out = accshare()
+        .args(["tune", "tests/corpus/plain_gemm.c", "--device", "cuda:0"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err, format!("error: cuda:0: {}\n", NO_DRIVER));
+    assert!(out.stdout.is_empty());
+    // The tune cache of a CUDA device needs its name from the driver.
+    let out = accshare()
+        .args(["explain", "examples/gemm.c", "--tuned", "cuda:0"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err, format!("error: `--tuned`: cuda:0: {}\n", NO_DRIVER));
+    for (args, what) in [
+        (
+            ["bench", "examples/mt.c", "--devices", "cuda:x"],
+            "error: `--devices`: `cuda:x`: expected `cuda:N` with N a device number\n",
+        ),
+        (
+            ["tune", "examples/mt.c", "--device", "sim"],
+            "error: `--device sim`: accshare tunes on devices (`opencl:N`, `cuda:N`): the \
+             simulator's times are the model's estimates\n",
+        ),
+    ] {
+        let out = accshare().args(args).output().expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err, what);
+    }
 }
 
 /// `run --device opencl:0` runs every region instance's kernels on the device, in-process, and
@@ -455,8 +518,8 @@ fn run_on_an_opencl_device_matches_the_sequential_program() {
     );
 }
 
-/// `accshare bench`'s usage errors exit 2 without running anything: CUDA devices (no launcher
-/// yet), an unknown format, an unknown platform, zero repetitions.
+/// `accshare bench`'s usage errors exit 2 without running anything: the simulator as a
+/// device, an unknown format, an unknown platform, zero repetitions.
 #[test]
 fn bench_usage_errors() {
     let run = |args: &[&str]| {
@@ -471,10 +534,10 @@ fn bench_usage_errors() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let (code, err) = run(&["--devices", "cuda:0"]);
+    let (code, err) = run(&["--devices", "sim"]);
     assert_eq!(code, Some(2), "{}", err);
     assert!(
-        err.starts_with("error: `--devices cuda:0`: benchmarking on CUDA devices is not supported yet (no CUDA launcher)"),
+        err.starts_with("error: `--devices sim`: the simulator's times are the model's estimates"),
         "{}",
         err
     );
@@ -754,7 +817,7 @@ fn no_opencl_platform_is_a_clean_error() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.starts_with("error: `bench` runs on an OpenCL device: no OpenCL "),
+        err.starts_with("error: `bench --devices all`: no device to measure on: no OpenCL "),
         "{}",
         err
     );

@@ -71,6 +71,7 @@ fn run_tune(
     tune::tune_with(
         &corpus(file),
         opts,
+        accshare::back::Target::OpenCl,
         1024,
         launch,
         &mut sources,
@@ -220,8 +221,8 @@ fn tune_records_the_fastest_variant_and_compilations_use_it() {
     let cache = exec_support::scratch_dir("tune-cache");
     for (args, what) in [
         (
-            vec!["--device", "cuda:0"],
-            "error: `--device cuda:0`: accshare tunes on OpenCL devices (`opencl:N`)",
+            vec!["--device", "sim"],
+            "error: `--device sim`: accshare tunes on devices (`opencl:N`, `cuda:N`)",
         ),
         (
             vec!["--budget=-1"],
@@ -238,13 +239,13 @@ fn tune_records_the_fastest_variant_and_compilations_use_it() {
         assert!(err.contains(what), "{}", err);
     }
     let out = accshare(&cache)
-        .args(["explain", "examples/gemm.c", "--tuned", "cuda:0"])
+        .args(["explain", "examples/gemm.c", "--tuned", "sim"])
         .output()
         .expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{}", err);
     assert!(
-        err.contains("error: `--tuned cuda:0`: the tune cache holds OpenCL devices (`opencl:N`)"),
+        err.contains("error: `--tuned sim`: the tune cache holds devices (`opencl:N`, `cuda:N`)"),
         "{}",
         err
     );

@@ -1,59 +1,47 @@
 //! The commands that run kernels on devices: `run`, `bench` and `tune`.
 
 use super::*;
+use crate::runtime::measure::Device;
 
-/// The devices `--devices` names: `all` (every OpenCL device; an error when there is none),
-/// `none`, or a comma list of `opencl:N`. `cuda:N` is refused: `bench` measures through the
-/// OpenCL launcher only (`run --device cuda:N` has the CUDA one).
-fn bench_devices(spec: &str) -> Result<Vec<(usize, String)>, i32> {
+/// The devices `--devices` names: `all` (every OpenCL device, and every CUDA device when the
+/// NVIDIA driver loads; an error when there is none), `none`, or a comma list of `opencl:N` and
+/// `cuda:N`. A device that does not exist is a usage error (exit 2); a CUDA device on a machine
+/// without the driver is not (exit 1, as `run --device cuda:N`).
+fn bench_devices(spec: &str) -> Result<Vec<(Device, String)>, i32> {
     use crate::model::device::DeviceName;
-    let all = || match crate::runtime::devices::opencl_devices() {
-        Ok(d) if !d.is_empty() => Ok(d),
-        Ok(_) => Err("no OpenCL device".to_string()),
-        Err(e) => Err(e.to_string()),
-    };
     match spec.trim() {
         "none" => Ok(Vec::new()),
-        "all" => match all() {
-            Ok(d) => Ok(d
-                .into_iter()
-                .map(|(i, f)| (i, format!("{} ({})", f.name, f.platform)))
-                .collect()),
-            Err(why) => {
-                eprintln!("error: `bench` runs on an OpenCL device: {}", why);
-                Err(1)
-            }
-        },
+        "all" => crate::runtime::measure::all_devices().map_err(|why| {
+            eprintln!(
+                "error: `bench --devices all`: no device to measure on: {}",
+                why
+            );
+            1
+        }),
         list => {
-            let mut out = Vec::new();
+            let mut out: Vec<(Device, String)> = Vec::new();
             for item in list.split(',').map(str::trim) {
-                match item.parse::<DeviceName>() {
-                    Ok(DeviceName::OpenCl(n)) => {
-                        if out.iter().any(|(i, _)| *i == n) {
-                            continue;
+                let device = match item.parse::<DeviceName>() {
+                    Ok(n) => match Device::of(n) {
+                        Some(d) => d,
+                        None => {
+                            eprintln!("error: `--devices sim`: the simulator's times are the model's estimates (`--platforms`); `--devices` takes `opencl:N` and `cuda:N`");
+                            return Err(2);
                         }
-                        match crate::model::device::query(n) {
-                            Ok(f) => out.push((n, format!("{} ({})", f.name, f.platform))),
-                            Err(e) => {
-                                eprintln!("error: `--devices`: opencl:{}: {}", n, e);
-                                return Err(2);
-                            }
-                        }
-                    }
-                    Ok(DeviceName::Cuda(n)) => {
-                        eprintln!(
-                            "error: `--devices cuda:{}`: benchmarking on CUDA devices is not supported yet (no CUDA launcher); use `opencl:N`",
-                            n
-                        );
-                        return Err(2);
-                    }
-                    Ok(DeviceName::Sim) => {
-                        eprintln!("error: `--devices sim`: the simulator's times are the model's estimates (`--platforms`); `--devices` takes `opencl:N`");
-                        return Err(2);
-                    }
+                    },
                     Err(e) => {
                         eprintln!("error: `--devices`: {}", e);
                         return Err(2);
+                    }
+                };
+                if out.iter().any(|(d, _)| *d == device) {
+                    continue;
+                }
+                match device.facts() {
+                    Ok(f) => out.push((device, format!("{} ({})", f.name, f.platform))),
+                    Err(e) => {
+                        eprintln!("error: `--devices`: {}: {}", device.name(), e);
+                        return Err(e.exit_code());
                     }
                 }
             }
@@ -107,7 +95,7 @@ pub(super) fn bench(args: &BenchArgs) -> i32 {
     let opts = bench::BenchOptions {
         pp: args.input.pp_options(),
         platform: platform.clone(),
-        devices: devices.iter().map(|(i, _)| *i).collect(),
+        devices: devices.iter().map(|(d, _)| *d).collect(),
         platforms: platforms.clone(),
         reps: args.reps as usize,
         sample: args.sample,
@@ -146,8 +134,8 @@ pub(super) fn bench(args: &BenchArgs) -> i32 {
         reps: args.reps as usize,
         devices: devices
             .iter()
-            .map(|(i, name)| bench::DeviceInfo {
-                device: format!("opencl:{}", i),
+            .map(|(d, name)| bench::DeviceInfo {
+                device: d.name(),
                 name: name.clone(),
             })
             .collect(),
@@ -356,11 +344,11 @@ fn device_run_text(
 pub(super) fn tune(args: &TuneArgs) -> i32 {
     use crate::model::device::DeviceName;
     use crate::runtime::tune::{self, cache};
-    let device = match args.device.parse::<DeviceName>() {
-        Ok(DeviceName::OpenCl(n)) => n,
-        Ok(_) => {
+    let device = match args.device.parse::<DeviceName>().map(Device::of) {
+        Ok(Some(d)) => d,
+        Ok(None) => {
             eprintln!(
-                "error: `--device {}`: accshare tunes on OpenCL devices (`opencl:N`)",
+                "error: `--device {}`: accshare tunes on devices (`opencl:N`, `cuda:N`): the simulator's times are the model's estimates",
                 args.device
             );
             return 2;
@@ -377,15 +365,27 @@ pub(super) fn tune(args: &TuneArgs) -> i32 {
         );
         return 2;
     }
-    let platform_name = args
-        .platform
-        .clone()
-        .unwrap_or_else(|| format!("opencl:{}", device));
-    let platform = match (PlatformArgs {
-        platform: platform_name,
-    })
-    .load()
-    {
+    // The device first: a CUDA device on a machine without the driver is refused as `run
+    // --device cuda:N` refuses it (exit 1).
+    if let Err(e) = device.facts() {
+        eprintln!("error: {}: {}", device.name(), e);
+        return e.exit_code();
+    }
+    let platform = match (&args.platform, device) {
+        (Some(name), _) => PlatformArgs {
+            platform: name.clone(),
+        }
+        .load(),
+        (None, Device::OpenCl(n)) => PlatformArgs {
+            platform: format!("opencl:{}", n),
+        }
+        .load(),
+        (None, Device::Cuda(_)) => device.description().map_err(|e| {
+            eprintln!("error: {}: {}", device.name(), e);
+            1
+        }),
+    };
+    let platform = match platform {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -52,10 +52,11 @@ pub enum Command {
     /// Show the partition engine's decisions: candidates, partitions, profit, parameters.
     Explain(ExplainArgs),
     /// Measure what each optimization gives, per kernel: naive, +share, +bank and +ILP,
-    /// verified and event-timed on OpenCL devices, and the model's estimate per platform.
+    /// verified and event-timed on OpenCL and CUDA devices, and the model's estimate per
+    /// platform.
     Bench(BenchArgs),
-    /// Measure each kernel's schedules on an OpenCL device and cache the fastest for later
-    /// compilations for that device (`--platform opencl:N`, or `--tuned`).
+    /// Measure each kernel's schedules on an OpenCL or CUDA device and cache the fastest for
+    /// later compilations for that device (`--platform opencl:N`, or `--tuned`).
     Tune(TuneArgs),
     /// List the devices of this machine: every OpenCL device of every platform (`opencl:N`),
     /// the CUDA devices (`cuda:N`) and the simulator (`sim`).
@@ -69,8 +70,9 @@ pub struct BenchArgs {
     /// The C files (whole programs with `main`: their own data is what the kernels run on).
     #[arg(value_name = "FILE.c", required = true)]
     pub files: Vec<PathBuf>,
-    /// The OpenCL devices to measure on: `all` (every `opencl:N` of `accshare devices`), a
-    /// comma list (`opencl:0,opencl:1`), or `none` (the model's estimates only).
+    /// The devices to measure on: `all` (every `opencl:N` and `cuda:N` of `accshare devices`;
+    /// CUDA devices need the NVIDIA driver, their kernels are compiled by NVRTC), a comma list
+    /// (`opencl:0,cuda:0`), or `none` (the model's estimates only).
     #[arg(long, value_name = "all|none|LIST", default_value = "all")]
     pub devices: String,
     /// The platform descriptions to estimate on: `all` (every shipped platform), a comma list
@@ -113,8 +115,9 @@ pub struct TuneArgs {
     /// The C file (a whole program with `main`: its own data is what the kernels run on).
     #[arg(value_name = "FILE.c")]
     pub file: PathBuf,
-    /// The OpenCL device to measure on (`accshare devices` numbers them).
-    #[arg(long, value_name = "opencl:N", default_value = "opencl:0")]
+    /// The device to measure on: `opencl:N`, or `cuda:N` (needs the NVIDIA driver; kernels
+    /// compiled by NVRTC) (`accshare devices` numbers them).
+    #[arg(long, value_name = "opencl:N|cuda:N", default_value = "opencl:0")]
     pub device: String,
     /// Seconds for measuring variants, counted after the variants are compiled and the program
     /// traced; the model's choice and the baseline are always measured.
@@ -123,7 +126,7 @@ pub struct TuneArgs {
     /// Timed runs per variant after the one that verifies it; the median is kept.
     #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub reps: u32,
-    /// The platform the partition engine sizes for (default: the device itself).
+    /// The platform the partition engine sizes for (default: the device itself, queried).
     #[arg(long, value_name = "NAME|FILE.toml|opencl:N")]
     pub platform: Option<String>,
     /// Measure and report, but do not write the cache.
@@ -136,8 +139,9 @@ pub struct TuneArgs {
 /// Whether a compilation uses the schedules `accshare tune` measured.
 #[derive(Args, Debug, Clone, Default)]
 pub struct TunedArgs {
-    /// Schedule the kernels `accshare tune` measured on DEVICE as measured (default: the device
-    /// `--platform opencl:N` names, else opencl:0). Implied by `--platform opencl:N`.
+    /// Schedule the kernels `accshare tune` measured on DEVICE (`opencl:N` or `cuda:N`) as
+    /// measured (default: the device `--platform opencl:N` names, else opencl:0). Implied by
+    /// `--platform opencl:N`.
     #[arg(long, value_name = "DEVICE", num_args = 0..=1, default_missing_value = "auto")]
     pub tuned: Option<String>,
     /// Ignore the tune cache (the model's schedules only).
@@ -150,23 +154,24 @@ impl TunedArgs {
     /// cannot be queried is a usage error when asked for by `--tuned`.
     pub fn load(&self, platform: &str) -> Result<crate::schedule::tuned::Tuned, i32> {
         use crate::model::device::DeviceName;
+        use crate::runtime::measure::Device;
         use crate::runtime::tune::cache;
         let from_platform = match platform.parse::<DeviceName>() {
-            Ok(DeviceName::OpenCl(n)) => Some(n),
+            Ok(DeviceName::OpenCl(n)) => Some(Device::OpenCl(n)),
             _ => None,
         };
-        let index = match (self.no_tuned, self.tuned.as_deref()) {
+        let device = match (self.no_tuned, self.tuned.as_deref()) {
             (true, _) => return Ok(Default::default()),
             (false, None) => match from_platform {
-                Some(n) => n,
+                Some(d) => d,
                 None => return Ok(Default::default()),
             },
-            (false, Some("auto")) => from_platform.unwrap_or(0),
-            (false, Some(d)) => match d.parse::<DeviceName>() {
-                Ok(DeviceName::OpenCl(n)) => n,
-                Ok(_) => {
+            (false, Some("auto")) => from_platform.unwrap_or(Device::OpenCl(0)),
+            (false, Some(d)) => match d.parse::<DeviceName>().map(Device::of) {
+                Ok(Some(device)) => device,
+                Ok(None) => {
                     eprintln!(
-                        "error: `--tuned {}`: the tune cache holds OpenCL devices (`opencl:N`)",
+                        "error: `--tuned {}`: the tune cache holds devices (`opencl:N`, `cuda:N`)",
                         d
                     );
                     return Err(2);
@@ -177,11 +182,13 @@ impl TunedArgs {
                 }
             },
         };
-        let facts = match crate::model::device::opencl_device(index) {
-            Ok(d) => crate::model::device::DeviceFacts::of(&d),
+        // The cache names a device by its platform and name (`cuda:N`'s platform is
+        // `CUDA driver`, NVIDIA's OpenCL's `NVIDIA CUDA`: the same GPU, two keys).
+        let facts = match device.facts() {
+            Ok(f) => f,
             Err(e) => {
-                eprintln!("error: `--tuned`: opencl:{}: {}", index, e);
-                return Err(2);
+                eprintln!("error: `--tuned`: {}: {}", device.name(), e);
+                return Err(e.exit_code());
             }
         };
         let Some(path) = cache::path() else {

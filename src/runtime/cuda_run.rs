@@ -13,6 +13,11 @@
 //! code passes the device pointer itself, and a replay's buffers start at the array's start.
 //! [`CudaLauncher`] then copies the buffers to the device, launches between two events, and
 //! reads back the arrays the kernel writes, the partial results of reductions.
+//!
+//! `accshare bench` and `tune` measure on a CUDA device with the same pieces: the launcher timing
+//! a second launch on resident buffers ([`CudaLauncher::timing_resident`]), the device's facts
+//! ([`facts`], [`platform`]: its tune-cache key and its description) and the copy kernel that is
+//! the yardstick of memory-bound kernels ([`CudaCopyTimer`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -20,14 +25,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cudarc::driver::{
-    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
-    PushKernelArg,
+    sys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError,
+    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
 use crate::front::ast::Scalar;
 use crate::kernel::{Launch, Module};
-use crate::model::device::DeviceName;
+use crate::model::device::{DeviceFacts, DeviceKind, DeviceName, LocalMemKind};
+use crate::model::Platform;
 use crate::runtime::args::{self, Arg};
 use crate::runtime::nvrtc::{self, CompileOutcome};
 use crate::sim::trace::{LaunchError, Launched, Launcher};
@@ -189,8 +195,8 @@ impl fmt::Display for CudaRunError {
             CudaRunError::NoDriver => write!(
                 f,
                 "no CUDA driver on this machine (libcuda.so cannot be loaded): CUDA kernels run \
-                 only on a machine with an NVIDIA GPU and its driver (use `--device sim` or \
-                 `--device opencl:N` here)"
+                 only on a machine with an NVIDIA GPU and its driver (`accshare devices` lists \
+                 the devices here: `sim`, `opencl:N`)"
             ),
             CudaRunError::NoDevice { index, count } => write!(
                 f,
@@ -229,56 +235,165 @@ pub fn driver_present() -> bool {
     catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
 }
 
+/// `f` run only where the driver loads, a panic of cudarc turned into an error.
+fn guarded<T>(f: impl FnOnce() -> Result<T, CudaRunError>) -> Result<T, CudaRunError> {
+    if !driver_present() {
+        return Err(CudaRunError::NoDriver);
+    }
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(CudaRunError::Driver {
+            call: "the CUDA driver".into(),
+            error: "panicked".into(),
+        })
+    })
+}
+
+/// A context on `cuda:index` (the driver present), or why there is none.
+fn context(index: usize) -> Result<Arc<CudaContext>, CudaRunError> {
+    let count = CudaContext::device_count().map_err(|e| driver_failed("cuDeviceGetCount", e))?;
+    let count = count.max(0) as usize;
+    if index >= count {
+        return Err(CudaRunError::NoDevice { index, count });
+    }
+    CudaContext::new(index).map_err(|e| driver_failed("cuCtxCreate", e))
+}
+
+/// How many devices the CUDA driver reports (none without the driver).
+pub fn device_count() -> usize {
+    guarded(|| CudaContext::device_count().map_err(|e| driver_failed("cuDeviceGetCount", e)))
+        .map(|n| n.max(0) as usize)
+        .unwrap_or(0)
+}
+
+/// The module `source` (CUDA C++ with `extern "C"` kernels) compiled by NVRTC for the compute
+/// capability of `ctx`'s device (`extra`: more NVRTC options) and loaded.
+fn load(
+    ctx: &Arc<CudaContext>,
+    source: &str,
+    extra: &[&str],
+) -> Result<Arc<CudaModule>, CudaRunError> {
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| driver_failed("cuDeviceGetAttribute", e))?;
+    let arch = format!("compute_{}{}", major, minor);
+    let ptx = match nvrtc::compile_cuda_with(source, &arch, extra) {
+        Ok(CompileOutcome::Compiled { ptx, .. }) => ptx,
+        Ok(CompileOutcome::Failed(log)) => return Err(CudaRunError::Build(log)),
+        Ok(CompileOutcome::Skipped(why)) => return Err(CudaRunError::Nvrtc(why)),
+        Err(e) => return Err(CudaRunError::Nvrtc(e.to_string())),
+    };
+    ctx.load_module(Ptx::from_src(ptx))
+        .map_err(|e| driver_failed("cuModuleLoadData", e))
+}
+
+/// The platform name `cuda:N` devices have in their facts (and so in the tune cache's keys,
+/// `platform / device`): NVIDIA's OpenCL platform is `NVIDIA CUDA`, so a GPU measured through
+/// both has two keys, as its two compilers may want different schedules.
+pub const PLATFORM: &str = "CUDA driver";
+
+/// The facts of `cuda:index` as the OpenCL devices' are recorded ([`DeviceFacts`]), queried
+/// from the driver: the tune cache names the device by them, and [`platform`] describes it.
+pub fn facts(index: usize) -> Result<DeviceFacts, CudaRunError> {
+    guarded(|| {
+        let ctx = context(index)?;
+        let name = ctx
+            .name()
+            .map_err(|e| driver_failed("cuDeviceGetName", e))?
+            .trim()
+            .to_string();
+        let attr = |a: sys::CUdevice_attribute| {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as u64)
+                .map_err(|e| driver_failed(format!("cuDeviceGetAttribute {:?}", a), e))
+        };
+        use sys::CUdevice_attribute as A;
+        // The clock is informative only (CUDA 13 deprecates the attribute): 0 when refused.
+        let clock_khz = attr(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).unwrap_or(0);
+        Ok(DeviceFacts {
+            name,
+            vendor: "NVIDIA Corporation".to_string(),
+            platform: PLATFORM.to_string(),
+            kind: DeviceKind::Gpu,
+            compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            max_work_group: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_items: vec![
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            clock_mhz: (clock_khz / 1000) as u32,
+            local_mem: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            local_mem_kind: LocalMemKind::Local,
+            // Global loads are served in 128-byte lines of four 32-byte sectors.
+            cacheline: 128,
+            host_unified_memory: attr(A::CU_DEVICE_ATTRIBUTE_INTEGRATED)? != 0,
+            warp_nv: attr(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)? as u32,
+            wavefront_amd: 0,
+        })
+    })
+}
+
+/// A description of `cuda:index` made from its queried [`facts`] as `--platform opencl:N`
+/// makes one (`model::device::from_facts`), named `cuda:N`.
+pub fn platform(index: usize) -> Result<Platform, CudaRunError> {
+    platform_of(index, &facts(index)?)
+}
+
+/// [`platform`] from the facts, without a device.
+fn platform_of(index: usize, f: &DeviceFacts) -> Result<Platform, CudaRunError> {
+    let mut p = crate::model::device::from_facts(index, f).map_err(|e| CudaRunError::Driver {
+        call: "the device's description".into(),
+        error: e.to_string(),
+    })?;
+    let name = DeviceName::Cuda(index).to_string();
+    p.description = format!(
+        "{} (CUDA device {}, queried through the driver; banks, registers and bandwidth are \
+         defaults)",
+        f.name, index
+    );
+    p.name = name.clone();
+    p.source = name;
+    Ok(p)
+}
+
 /// The module's kernels compiled and loaded on `cuda:index`, ready to launch.
 pub struct CudaLauncher {
     index: usize,
     stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
     functions: BTreeMap<String, CudaFunction>,
+    /// Time a second launch on the buffers the first one left ([`Self::timing_resident`]).
+    resident: bool,
 }
 
 impl CudaLauncher {
     /// Compiles `source` (the module printed by `back::cuda`) with NVRTC for the compute
     /// capability of `cuda:index` (`extra`: more NVRTC options, `--fmad=false`) and loads it.
     pub fn new(index: usize, source: &str, extra: &[&str]) -> Result<CudaLauncher, CudaRunError> {
-        if !driver_present() {
-            return Err(CudaRunError::NoDriver);
-        }
-        catch_unwind(AssertUnwindSafe(|| Self::open(index, source, extra))).unwrap_or_else(|_| {
-            Err(CudaRunError::Driver {
-                call: "the CUDA driver".into(),
-                error: "panicked".into(),
+        guarded(|| {
+            let ctx = context(index)?;
+            let module = load(&ctx, source, extra)?;
+            Ok(CudaLauncher {
+                index,
+                stream: ctx.default_stream(),
+                module,
+                functions: BTreeMap::new(),
+                resident: false,
             })
         })
     }
 
-    fn open(index: usize, source: &str, extra: &[&str]) -> Result<CudaLauncher, CudaRunError> {
-        let count =
-            CudaContext::device_count().map_err(|e| driver_failed("cuDeviceGetCount", e))?;
-        let count = count.max(0) as usize;
-        if index >= count {
-            return Err(CudaRunError::NoDevice { index, count });
-        }
-        let ctx = CudaContext::new(index).map_err(|e| driver_failed("cuCtxCreate", e))?;
-        let (major, minor) = ctx
-            .compute_capability()
-            .map_err(|e| driver_failed("cuDeviceGetAttribute", e))?;
-        let arch = format!("compute_{}{}", major, minor);
-        let ptx = match nvrtc::compile_cuda_with(source, &arch, extra) {
-            Ok(CompileOutcome::Compiled { ptx, .. }) => ptx,
-            Ok(CompileOutcome::Failed(log)) => return Err(CudaRunError::Build(log)),
-            Ok(CompileOutcome::Skipped(why)) => return Err(CudaRunError::Nvrtc(why)),
-            Err(e) => return Err(CudaRunError::Nvrtc(e.to_string())),
-        };
-        let module = ctx
-            .load_module(Ptx::from_src(ptx))
-            .map_err(|e| driver_failed("cuModuleLoadData", e))?;
-        Ok(CudaLauncher {
-            index,
-            stream: ctx.default_stream(),
-            module,
-            functions: BTreeMap::new(),
-        })
+    /// Reports the time of a second launch of each kernel, on the buffers the first launch
+    /// used, instead of the first's, as [`crate::runtime::run::OpenClLauncher::timing_resident`]
+    /// does on OpenCL. The buffers are on the device before the first launch here (the copies
+    /// are synchronous), but the first launch of a function in a module pays for what the
+    /// driver defers to it (lazy loading, `CUDA_MODULE_LOADING=LAZY` by default since CUDA
+    /// 12.2, happens between the start event and the kernel), and it finds the caches cold
+    /// where a kernel in a program follows the previous one. The results of each launch are
+    /// read after the first: the second may update in place.
+    pub fn timing_resident(mut self) -> CudaLauncher {
+        self.resident = true;
+        self
     }
 
     fn function(&mut self, name: &str) -> Result<CudaFunction, LaunchError> {
@@ -352,9 +467,12 @@ impl CudaLauncher {
         stream
             .synchronize()
             .map_err(|e| launch_failed(format!("kernel `{}`", plan.function), e))?;
-        let seconds = events
-            .and_then(|(start, end)| start.elapsed_ms(&end).ok())
-            .map(|ms| f64::from(ms) * 1e-3);
+        let elapsed = |events: Option<(CudaEvent, CudaEvent)>| {
+            events
+                .and_then(|(start, end)| start.elapsed_ms(&end).ok())
+                .map(|ms| f64::from(ms) * 1e-3)
+        };
+        let seconds = elapsed(events);
         let read = |i: usize| -> Result<BufData, LaunchError> {
             let (Some(buf), CudaArg::Buffer { elem, len, .. }) = (&bufs[i], &plan.args[i]) else {
                 return Err(LaunchError::TruncatedBuffer);
@@ -388,7 +506,123 @@ impl CudaLauncher {
                 arrays.insert(name.clone(), data);
             }
         }
+        if self.resident {
+            // SAFETY: as above, the same arguments.
+            let events = unsafe { builder.launch(cfg) }
+                .map_err(|e| launch_failed(format!("cuLaunchKernel `{}`", plan.function), e))?;
+            stream
+                .synchronize()
+                .map_err(|e| launch_failed(format!("kernel `{}`", plan.function), e))?;
+            out.seconds = elapsed(events);
+        }
         Ok(out)
+    }
+}
+
+/// The copy kernel of [`CudaCopyTimer`]: one 32-bit word per thread, as OpenCL's
+/// (`runtime::run::CopyTimer`).
+const COPY_KERNEL: &str = "extern \"C\" __global__ void accshare_copy(const unsigned int *in, \
+unsigned int *out, unsigned long long n)\n\
+{\n    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n    \
+if (i < n)\n        out[i] = in[i];\n}\n";
+
+/// Threads per block of the copy kernel.
+const COPY_BLOCK: u32 = 256;
+
+/// The copy kernel `out[i] = in[i]` compiled by NVRTC and loaded on a CUDA device, its buffers
+/// allocated and warmed up, to be timed one event-timed launch at a time: the CUDA counterpart
+/// of `runtime::run::CopyTimer` (`accshare bench` times it in turn with the kernels it is the
+/// yardstick of).
+pub struct CudaCopyTimer {
+    stream: Arc<CudaStream>,
+    function: CudaFunction,
+    input: CudaSlice<u32>,
+    output: CudaSlice<u32>,
+    n: u64,
+    // The module the function is in, kept loaded.
+    _module: Arc<CudaModule>,
+}
+
+impl CudaCopyTimer {
+    /// The copy of `bytes` bytes (`bytes / 8` words read and as many written) on `cuda:index`,
+    /// after one untimed launch.
+    pub fn new(index: usize, bytes: u64) -> Result<CudaCopyTimer, CudaRunError> {
+        guarded(|| {
+            let ctx = context(index)?;
+            let module = load(&ctx, COPY_KERNEL, &[])?;
+            let function = module
+                .load_function("accshare_copy")
+                .map_err(|e| driver_failed("cuModuleGetFunction `accshare_copy`", e))?;
+            let stream = ctx.default_stream();
+            let n = (bytes / 8).max(1);
+            let len = usize::try_from(n).map_err(|_| CudaRunError::Driver {
+                call: "cuMemAlloc".into(),
+                error: format!("{} words do not fit this host's address space", n),
+            })?;
+            let input = stream
+                .alloc_zeros::<u32>(len)
+                .map_err(|e| driver_failed("cuMemAlloc", e))?;
+            let output = stream
+                .alloc_zeros::<u32>(len)
+                .map_err(|e| driver_failed("cuMemAlloc", e))?;
+            let mut c = CudaCopyTimer {
+                stream,
+                function,
+                input,
+                output,
+                n,
+                _module: module,
+            };
+            c.launch()?;
+            Ok(c)
+        })
+    }
+
+    /// One launch between two events; its seconds.
+    fn launch(&mut self) -> Result<f64, CudaRunError> {
+        let blocks = self.n.div_ceil(u64::from(COPY_BLOCK));
+        let blocks = u32::try_from(blocks).map_err(|_| CudaRunError::Driver {
+            call: "cuLaunchKernel `accshare_copy`".into(),
+            error: format!("{} blocks exceed the grid", blocks),
+        })?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (COPY_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut builder = self.stream.launch_builder(&self.function);
+        builder
+            .arg(&self.input)
+            .arg(&mut self.output)
+            .arg(&self.n)
+            .record_kernel_launch(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        // SAFETY: two device arrays of `n` words and `n`, the kernel's parameters; the grid
+        // covers `n` threads and the kernel tests `i < n`.
+        let events = unsafe { builder.launch(cfg) }
+            .map_err(|e| driver_failed("cuLaunchKernel `accshare_copy`", e))?;
+        self.stream
+            .synchronize()
+            .map_err(|e| driver_failed("the copy kernel", e))?;
+        let (start, end) = events.ok_or_else(|| CudaRunError::Driver {
+            call: "the copy kernel".into(),
+            error: "no events recorded".into(),
+        })?;
+        let ms = start
+            .elapsed_ms(&end)
+            .map_err(|e| driver_failed("cuEventElapsedTime", e))?;
+        Ok(f64::from(ms) * 1e-3)
+    }
+
+    /// One event-timed launch of the copy, seconds.
+    pub fn time(&mut self) -> Result<f64, String> {
+        catch_unwind(AssertUnwindSafe(|| self.launch()))
+            .unwrap_or_else(|_| {
+                Err(CudaRunError::Driver {
+                    call: "the copy kernel".into(),
+                    error: "the CUDA driver panicked".into(),
+                })
+            })
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -442,6 +676,55 @@ mod tests {
         }
     }
 
+    /// An H100 as the driver describes it: described like an OpenCL GPU, named `cuda:0`, and
+    /// keyed in the tune cache apart from the same GPU under NVIDIA's OpenCL (`NVIDIA CUDA`).
+    #[test]
+    fn a_cuda_device_is_described_and_keyed_by_its_facts() {
+        let f = DeviceFacts {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            vendor: "NVIDIA Corporation".into(),
+            platform: PLATFORM.into(),
+            kind: DeviceKind::Gpu,
+            compute_units: 132,
+            max_work_group: 1024,
+            max_items: vec![1024, 1024, 64],
+            clock_mhz: 1980,
+            local_mem: 49152,
+            local_mem_kind: LocalMemKind::Local,
+            cacheline: 128,
+            host_unified_memory: false,
+            warp_nv: 32,
+            wavefront_amd: 0,
+        };
+        let p = platform_of(0, &f).unwrap();
+        assert_eq!((p.name.as_str(), p.source.as_str()), ("cuda:0", "cuda:0"));
+        assert_eq!((p.warp_size, p.sm_count, p.sector_bytes), (32, 132, 32));
+        assert_eq!(p.max_threads_per_block, 1024);
+        assert!(p
+            .description
+            .starts_with("NVIDIA H100 80GB HBM3 (CUDA device 0, queried"));
+        use crate::runtime::tune::cache::device_key;
+        let opencl = DeviceFacts {
+            platform: "NVIDIA CUDA".into(),
+            ..f.clone()
+        };
+        assert_eq!(device_key(&f), "CUDA driver / NVIDIA H100 80GB HBM3");
+        assert_ne!(device_key(&f), device_key(&opencl));
+    }
+
+    /// The copy kernel compiles with NVRTC (where NVRTC is installed) to a PTX entry of its name.
+    #[test]
+    fn the_copy_kernel_compiles() {
+        match nvrtc::compile_cuda(COPY_KERNEL, "compute_90") {
+            Ok(CompileOutcome::Compiled { ptx, log }) => {
+                assert!(ptx.contains(".entry accshare_copy"), "{ptx}");
+                assert_eq!(log, "");
+            }
+            Ok(CompileOutcome::Skipped(why)) => eprintln!("SKIP: {why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// Without a driver (this machine), opening a device is an error, never a panic.
     #[test]
     fn no_driver_is_an_error_not_a_panic() {
@@ -451,6 +734,12 @@ mod tests {
         }
         let e = CudaLauncher::new(0, "", &[]).err().expect("no driver");
         assert_eq!(e, CudaRunError::NoDriver);
+        assert_eq!(
+            CudaCopyTimer::new(0, 1 << 20).err().expect("no driver"),
+            CudaRunError::NoDriver
+        );
+        assert_eq!(facts(0).err(), Some(CudaRunError::NoDriver));
+        assert_eq!(device_count(), 0);
         assert!(
             e.to_string().starts_with("no CUDA driver on this machine"),
             "{e}"

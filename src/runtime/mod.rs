@@ -11,6 +11,7 @@ pub mod bench;
 pub mod clbuild;
 pub mod cuda_run;
 pub mod devices;
+pub mod measure;
 pub mod nvrtc;
 pub mod run;
 pub mod tune;

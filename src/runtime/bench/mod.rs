@@ -8,8 +8,9 @@
 //! is run once, instrumented to record the launches of every level
 //! (`sim::trace::build_and_trace_variants`); then
 //!
-//! - on each OpenCL device, each kernel of each level is verified against the sequential program
-//!   and timed from the program's own data by the tuner's measurement
+//! - on each device (`opencl:N`, or `cuda:N` with the kernels printed as CUDA and compiled by
+//!   NVRTC: [`super::measure::Device`]), each kernel of each level is verified against the
+//!   sequential program and timed from the program's own data by the tuner's measurement
 //!   ([`super::tune::prepare_kernel`]: a replay without floating-point contraction compared with
 //!   the sequential results, a warm-up), then timed: `reps` rounds of one event-timed replay of
 //!   each level in turn, the median per level, so that the levels' ratios are measured side by
@@ -25,8 +26,8 @@
 //!   operations at the device's peak: its arithmetic intensity (flops per compulsory byte) is
 //!   below the ridge point of a roofline whose bandwidth is the measured copy bandwidth. For
 //!   those, every level is also reported as a fraction of the copy: `copy_time / kernel_time`,
-//!   the copy kernel (`out[i] = in[i]`, [`super::run::CopyTimer`], timed in the same rounds as
-//!   the levels) moving the same bytes on the same device. On a platform description the same
+//!   the copy kernel (`out[i] = in[i]`, [`super::measure::CopyTimer`]: OpenCL's or CUDA's,
+//!   timed in the same rounds as the levels) moving the same bytes on the same device. On a platform description the same
 //!   test uses the description's bandwidth and peak.
 
 pub mod plot;
@@ -46,6 +47,7 @@ use crate::schedule::stage::StageOptions;
 use crate::sim::trace::{self, Select, SimLauncher};
 use crate::sim::{SimOptions, SimPlatform};
 
+use super::measure::Device;
 use super::tune::{self, Outcome};
 
 /// One level of optimization; each includes the ones before it.
@@ -112,8 +114,8 @@ pub struct BenchOptions {
     pub pp: PpOptions,
     /// The platform the partition engine sizes the measured kernels for.
     pub platform: Platform,
-    /// The OpenCL devices to measure on (`opencl:N`).
-    pub devices: Vec<usize>,
+    /// The devices to measure on.
+    pub devices: Vec<Device>,
     /// The platform descriptions to estimate on.
     pub platforms: Vec<Platform>,
     /// Timed replays per level (after a warm-up); the median is kept.
@@ -187,7 +189,7 @@ impl Roofline {
 /// A kernel measured on one device.
 #[derive(Clone, Debug, Serialize)]
 pub struct Measured {
-    /// `opencl:N`.
+    /// `opencl:N` or `cuda:N`.
     pub device: String,
     pub levels: Vec<LevelTime>,
     /// The copy kernel moving the kernel's compulsory bytes on this device, median seconds.
@@ -290,8 +292,9 @@ pub struct Progress<'a> {
     pub what: &'a str,
 }
 
-/// Compiles `file` at `level` for `platform` (OpenCL). `None` when it does not compile (the
-/// diagnostics are in `diags`).
+/// Compiles `file` at `level` for `platform` (OpenCL; a CUDA device prints the same module as
+/// CUDA, [`Device::source`]). `None` when it does not compile (the diagnostics are in
+/// `diags`).
 pub fn compile_level(
     file: &Path,
     pp: &PpOptions,
@@ -437,19 +440,22 @@ pub fn bench_file(
 
     // The measurements.
     for &device in &opts.devices {
-        let name = format!("opencl:{}", device);
+        let name = device.name();
         step(
             &format!("{}: compulsory traffic on {}", file.display(), name),
             progress,
         );
         // The compulsory traffic and the flops, on the device's own description.
-        let described = crate::model::device::load(device)
-            .map(|p| SimPlatform::from_platform(&p))
-            .map_err(|e| e.to_string());
+        let described = device.description().map(|p| SimPlatform::from_platform(&p));
         let traffic = described.and_then(|plat| {
             simulate(&outputs[0].module, &trace, 0, &plat, &sim_opts).map(|r| (plat, r))
         });
-        let mut launch = |source: &str, strict: bool| tune::opencl_launcher(device, source, strict);
+        let mut launch = |source: &str, strict: bool| device.launcher(source, strict);
+        // Each level's kernels in the device's language.
+        let level_sources: Vec<_> = outputs
+            .iter()
+            .map(|o| device.source(&o.module, &o.kernel_source))
+            .collect();
         for (ki, (kname, _)) in kernels.iter().enumerate() {
             // Each level that generates a kernel of its own is verified and built first; the
             // timed replays then go round the levels (naive, +share, … , naive, …), so that a
@@ -487,7 +493,7 @@ pub fn bench_file(
                 } else {
                     let prepared = tune::prepare_kernel(
                         m,
-                        &outputs[li].kernel_source,
+                        &level_sources[li],
                         kname,
                         li,
                         &trace,
@@ -507,7 +513,7 @@ pub fn bench_file(
                 let x = rep.kernels.iter().find(|x| x.kernel == *kname)?;
                 Some(x.compulsory_transactions * u64::from(plat.sector))
             });
-            let mut copy = bytes.and_then(|b| super::run::CopyTimer::new(device, b).ok());
+            let mut copy = bytes.and_then(|b| device.copy_timer(b).ok());
             let mut copy_times = Vec::new();
             let mut times: Vec<Vec<f64>> = vec![Vec::new(); levels.len()];
             for _ in 0..opts.reps.max(1) {
@@ -723,8 +729,8 @@ pub struct BenchReport {
 /// A device measured on.
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceInfo {
-    /// `opencl:N`.
+    /// `opencl:N` or `cuda:N`.
     pub device: String,
-    /// Its name and OpenCL platform.
+    /// Its name and platform (OpenCL's, or `CUDA driver`).
     pub name: String,
 }

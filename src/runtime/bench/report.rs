@@ -165,7 +165,7 @@ fn count_rows(levels: &[LevelEstimate], name_w: usize, on_w: usize) -> String {
 }
 
 /// The CSV header of [`csv`].
-pub const CSV_HEADER: &str = "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction,shared_wavefronts,bank_max,global_transactions,channel_imbalance";
+pub const CSV_HEADER: &str = "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction,shared_wavefronts,bank_max,global_transactions,channel_imbalance,flops";
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
 fn field(s: &str) -> String {
@@ -190,6 +190,8 @@ fn status(s: &Status) -> &'static str {
 
 /// The report as CSV ([`CSV_HEADER`]): one line per program, kernel, device (`source`
 /// `measured`) or platform (`model`), and level; empty fields where a value does not apply.
+/// `flops` is the simulator's count of the kernel's floating-point operations per program run
+/// (its roofline's), the same on every level.
 pub fn csv(r: &BenchReport) -> String {
     let mut out = format!("{}\n", CSV_HEADER);
     for p in &r.programs {
@@ -200,9 +202,14 @@ pub fn csv(r: &BenchReport) -> String {
                     .as_ref()
                     .map(|r| r.memory_bound.to_string())
                     .unwrap_or_default();
+                let flops = m
+                    .roofline
+                    .as_ref()
+                    .map(|r| r.flops.to_string())
+                    .unwrap_or_default();
                 for l in &m.levels {
                     out.push_str(&format!(
-                        "{},{},measured,{},{},{},{},{},{},{},{},{},,,,\n",
+                        "{},{},measured,{},{},{},{},{},{},{},{},{},,,,,{}\n",
                         field(&p.file),
                         field(&k.kernel),
                         field(&m.device),
@@ -214,6 +221,7 @@ pub fn csv(r: &BenchReport) -> String {
                         bound,
                         num(m.copy_seconds),
                         num(l.copy_fraction),
+                        flops,
                     ));
                 }
             }
@@ -223,10 +231,15 @@ pub fn csv(r: &BenchReport) -> String {
                     .as_ref()
                     .map(|r| r.memory_bound.to_string())
                     .unwrap_or_default();
+                let flops = m
+                    .roofline
+                    .as_ref()
+                    .map(|r| r.flops.to_string())
+                    .unwrap_or_default();
                 for l in &m.levels {
                     let c = l.counts.as_ref();
                     out.push_str(&format!(
-                        "{},{},model,{},{},{},{},{},,{},,,{},{},{},{}\n",
+                        "{},{},model,{},{},{},{},{},,{},,,{},{},{},{},{}\n",
                         field(&p.file),
                         field(&k.kernel),
                         field(&m.platform),
@@ -241,6 +254,7 @@ pub fn csv(r: &BenchReport) -> String {
                         c.map(|c| c.global_transactions.to_string())
                             .unwrap_or_default(),
                         num(c.and_then(|c| c.channel_imbalance)),
+                        flops,
                     ));
                 }
             }
@@ -431,7 +445,7 @@ mod tests {
         assert_eq!(lines.len(), 1 + 8);
         assert_eq!(
             lines[1],
-            "mt.c,mt_r0_k0,measured,opencl:0,naive,ok,4e-3,1e0,,,1e-3,2.5e-1,,,,"
+            "mt.c,mt_r0_k0,measured,opencl:0,naive,ok,4e-3,1e0,,,1e-3,2.5e-1,,,,,"
         );
         assert!(lines[3].starts_with("mt.c,mt_r0_k0,measured,opencl:0,+bank,wrong,,"));
         assert!(
@@ -441,11 +455,11 @@ mod tests {
         );
         assert_eq!(
             lines[5],
-            "mt.c,mt_r0_k0,model,a100,naive,ok,2e-6,1e0,,,,,0,0,800,"
+            "mt.c,mt_r0_k0,model,a100,naive,ok,2e-6,1e0,,,,,0,0,800,,"
         );
         assert_eq!(
             lines[7],
-            "mt.c,mt_r0_k0,model,a100,+bank,ok,2e-6,1e0,,,,,100,1,800,1.25e0"
+            "mt.c,mt_r0_k0,model,a100,+bank,ok,2e-6,1e0,,,,,100,1,800,1.25e0,"
         );
     }
 }

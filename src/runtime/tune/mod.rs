@@ -1,4 +1,5 @@
-//! `accshare tune`: each kernel's schedule space measured on an OpenCL device.
+//! `accshare tune`: each kernel's schedule space measured on an OpenCL or a CUDA device
+//! ([`super::measure::Device`]).
 //!
 //! For every kernel of a program the tuner takes the schedule space (`schedule::variant::space`:
 //! the model's choice, the baseline, other block shapes, each configuration the partition engine
@@ -31,6 +32,8 @@ use crate::schedule::tuned::{self, TunedKernel};
 use crate::schedule::variant::{self, Variant};
 use crate::schedule::{RegionSchedule, Schedule};
 use crate::sim::trace::{self, Compare, Launcher, Select};
+
+use super::measure::Device;
 
 /// What `tune` is asked to do.
 #[derive(Clone, Debug)]
@@ -154,27 +157,6 @@ pub const CUTOFF: f64 = 1.5;
 /// into a fused multiply-add (the verifying run; the timed runs allow it, as compiled kernels do).
 pub type MakeLauncher<'l> = dyn FnMut(&str, bool) -> Result<Box<dyn Launcher + 'l>, String> + 'l;
 
-/// The launcher of a variant's kernels `source` on `opencl:device` (a [`MakeLauncher`]):
-/// `strict` builds them with `#pragma OPENCL FP_CONTRACT OFF`.
-pub fn opencl_launcher(
-    device: usize,
-    source: &str,
-    strict: bool,
-) -> Result<Box<dyn Launcher>, String> {
-    let source = if strict {
-        format!("#pragma OPENCL FP_CONTRACT OFF\n{}", source)
-    } else {
-        source.to_string()
-    };
-    super::run::OpenClLauncher::new(device, &source)
-        .map(|l| {
-            // The timed build times launches on resident buffers; the verifying one needs no time.
-            let l = if strict { l } else { l.timing_resident() };
-            Box::new(l) as Box<dyn Launcher>
-        })
-        .map_err(|e| e.to_string())
-}
-
 /// Progress of a run: `total` variants to consider, `done` so far, what is being measured.
 pub struct Progress<'a> {
     pub done: usize,
@@ -191,24 +173,25 @@ struct Candidate {
     source: String,
 }
 
-/// Measures every kernel of `file` on `opencl:device`; see the module's documentation.
+/// Measures every kernel of `file` on `device`; see the module's documentation.
 pub fn tune(
     file: &Path,
-    device: usize,
+    device: Device,
     opts: &TuneOptions,
     sources: &mut SourceMap,
     diags: &mut Diags,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<TuneReport, TuneError> {
     let start = Instant::now();
-    let facts = crate::model::device::opencl_device(device)
-        .map(|d| crate::model::device::DeviceFacts::of(&d))
-        .map_err(|e| TuneError::Run(format!("opencl:{}: {}", device, e)))?;
+    let facts = device
+        .facts()
+        .map_err(|e| TuneError::Run(format!("{}: {}", device.name(), e)))?;
     let max_threads = u32::try_from(facts.max_work_group).unwrap_or(u32::MAX);
-    let mut launch = |source: &str, strict: bool| opencl_launcher(device, source, strict);
+    let mut launch = |source: &str, strict: bool| device.launcher(source, strict);
     let kernels = tune_with(
         file,
         opts,
+        device.target(),
         max_threads,
         &mut launch,
         sources,
@@ -223,11 +206,14 @@ pub fn tune(
 }
 
 /// [`tune`] with the launches run by the launchers `launch` makes from a variant's kernel
-/// source (an OpenCL device, or the simulator in tests: every variant is checked against the
-/// sequential program either way); `max_threads` is the largest block the launcher takes.
+/// source, printed for `target` (a device, or the simulator in tests: every variant is checked
+/// against the sequential program either way); `max_threads` is the largest block the launcher
+/// takes.
+#[allow(clippy::too_many_arguments)]
 pub fn tune_with<'l>(
     file: &Path,
     opts: &TuneOptions,
+    target: Target,
     max_threads: u32,
     launch: &mut MakeLauncher<'l>,
     sources: &mut SourceMap,
@@ -245,7 +231,7 @@ pub fn tune_with<'l>(
     let s =
         driver::schedule(file, &opts.pp, &oo, &engine, sources, diags).ok_or(TuneError::Compile)?;
     let dopts = driver::Options {
-        target: Target::OpenCl,
+        target,
         pp: opts.pp.clone(),
     };
     let base = driver::lower(&s, &s.schedules, &dopts, sources, diags).ok_or(TuneError::Compile)?;
