@@ -614,7 +614,7 @@ fn bench_estimates_every_level_per_platform() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction,shared_wavefronts,bank_max,global_transactions,channel_imbalance"
+        "file,kernel,source,on,level,status,seconds,speedup,same_as,memory_bound,copy_seconds,copy_fraction,shared_wavefronts,bank_max,global_transactions,channel_imbalance,flops"
     );
     assert_eq!(lines.len(), 1 + 2 * 4, "{}", text);
     let levels: Vec<&str> = lines[1..5]
