@@ -84,7 +84,7 @@ fn data_regions_reach_functions_in_other_files() {
 /// and device copies (`ACCSHARE_NO_ZERO_COPY=1`). `tests/corpus/zero_copy_*.c` check OpenACC's
 /// data semantics (a written `copyin` array, `create` arrays, `update` between kernels, host code
 /// inside data regions), with a few corpus programs (pointers into present arrays, device-only
-/// memory) and an example; every run must match the sequential program. The generated code says
+/// memory, data moved by the runtime API) and an example; every run must match the sequential program. The generated code says
 /// which path it takes under ACCSHARE_VERBOSE=1.
 #[test]
 fn data_semantics_with_and_without_zero_copy() {
@@ -108,6 +108,7 @@ fn data_semantics_with_and_without_zero_copy() {
     assert!(progs.len() >= 2, "{:?}", progs);
     for extra in [
         "tests/corpus/present_parts.c",
+        "tests/corpus/runtime_api.c",
         "tests/corpus/vadd_1d.c",
         "tests/corpus/share_write_accumulate.c",
         "examples/mv.c",

@@ -796,7 +796,7 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
             origin
         ),
         crate::kernel::DataOpKind::Enter { copy_in, zero } => format!(
-            "{{ size_t accshare_off; (void)accshare_enter({}, {}, {}, 0, 0, {}, {}, &accshare_off); }}",
+            "accshare_enter_dynamic({}, {}, {}, {}, {});",
             ptr,
             bytes,
             fill(copy_in, zero),
@@ -804,7 +804,7 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
             origin
         ),
         crate::kernel::DataOpKind::Exit { copy_out, finalize } => format!(
-            "accshare_exit({}, {}, {}, {}, {});",
+            "accshare_exit_dynamic({}, {}, {}, {}, {});",
             ptr,
             u8::from(copy_out),
             u8::from(finalize),

@@ -25,6 +25,13 @@ void accshare_release(void *dev, const char *array, const char *origin);
 int accshare_device_count(void);
 void accshare_select_device(int n);
 
+/* A device-to-device copy of `bytes` (`acc_memcpy_device`). */
+void accshare_copy(void *dst, const void *src, size_t bytes, const char *array, const char *origin);
+/* `acc_get_property` / `acc_get_property_string` of device `n` (the codes of
+ * acc_device_property_t; 0 / NULL for others or no such device). */
+size_t accshare_property(int n, int what, const char *origin);
+const char *accshare_property_string(int n, int what, const char *origin);
+
 /* Reads or writes `bytes` at byte offset `off` of a buffer (`update` of part of an array). */
 static ACCSHARE_UNUSED void accshare_read_at(void *dev, size_t off, void *host, size_t bytes, const char *array, const char *origin)
 {
@@ -34,6 +41,11 @@ static ACCSHARE_UNUSED void accshare_read_at(void *dev, size_t off, void *host, 
 static ACCSHARE_UNUSED void accshare_write_at(void *dev, size_t off, const void *host, size_t bytes, const char *array, const char *origin)
 {
     accshare_write((char *)dev + off, host, bytes, array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_copy_at(void *dst, size_t dst_off, void *src, size_t src_off, size_t bytes, const char *array, const char *origin)
+{
+    accshare_copy((char *)dst + dst_off, (const char *)src + src_off, bytes, array, origin);
 }
 
 /* ---- host-only helpers ---- */

@@ -529,6 +529,117 @@ static ACCSHARE_UNUSED void accshare_launch(cl_kernel k, cl_uint dims, const siz
     accshare_check(err, "clEnqueueNDRangeKernel", kname, origin);
 }
 
+/* Copies `bytes` between two buffers on the device (`acc_memcpy_device`), at byte offsets of
+ * each: a device-to-device copy, finished before the host goes on. */
+static ACCSHARE_UNUSED void accshare_copy_at(cl_mem dst, size_t dst_off, cl_mem src, size_t src_off, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(clEnqueueCopyBuffer(accshare_queue, src, dst, src_off, dst_off, bytes, 0, NULL, NULL),
+                   "clEnqueueCopyBuffer", array, origin);
+    accshare_check(clFinish(accshare_queue), "clFinish", array, origin);
+}
+
+/* Device `n` of the numbering ACCSHARE_DEVICE and `acc_set_device_num` use (every device of
+ * every platform, in order): 1 and the device, or 0 when there is no such device. */
+static ACCSHARE_UNUSED int accshare_nth_device(int n, cl_device_id *dev, cl_platform_id *plat)
+{
+    cl_uint np = 0, i;
+    cl_platform_id plats[64];
+    if (n < 0 || clGetPlatformIDs(64, plats, &np) != CL_SUCCESS)
+        return 0;
+    for (i = 0; i < np && i < 64; i++) {
+        cl_uint k = 0;
+        cl_device_id devs[64];
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &k) != CL_SUCCESS)
+            continue;
+        if (k > 64)
+            k = 64;
+        if ((cl_uint)n < k) {
+            *dev = devs[n];
+            *plat = plats[i];
+            return 1;
+        }
+        n -= (int)k;
+    }
+    return 0;
+}
+
+/* The bytes of device memory the present table's buffers hold (those accshare allocated: not
+ * the zero-copy ones, which are the host's arrays, nor the mapped ones, counted where they
+ * were allocated). */
+static ACCSHARE_UNUSED size_t accshare_bytes_allocated(void);
+
+/* `acc_get_property` of device `n`: 1 (acc_property_memory) its global memory
+ * (CL_DEVICE_GLOBAL_MEM_SIZE); 2 (acc_property_free_memory) the free global memory, which core
+ * OpenCL does not report: AMD's CL_DEVICE_GLOBAL_FREE_MEMORY_AMD where the device has the
+ * cl_amd_device_attribute_query extension, else the global memory less the buffers accshare
+ * holds on the device it runs on (an upper bound: other programs' memory is not seen); 3
+ * (acc_property_shared_memory_support) whether the device shares host memory
+ * (CL_DEVICE_HOST_UNIFIED_MEMORY). 0 for another property or no such device. */
+static ACCSHARE_UNUSED size_t accshare_property(int n, int what, const char *origin)
+{
+    cl_device_id dev;
+    cl_platform_id plat;
+    cl_ulong mem = 0;
+    if (!accshare_nth_device(n, &dev, &plat))
+        return 0;
+    if (what == 1 || what == 2) {
+        accshare_check(clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL), "clGetDeviceInfo", "CL_DEVICE_GLOBAL_MEM_SIZE", origin);
+        if (what == 2) {
+            size_t kb[2] = {0, 0};
+            char *ext = accshare_info_string(1, dev, CL_DEVICE_EXTENSIONS, origin);
+            int amd = strstr(ext, "cl_amd_device_attribute_query") != NULL;
+            free(ext);
+            /* CL_DEVICE_GLOBAL_FREE_MEMORY_AMD: the free memory in KiB (total, largest block) */
+            if (amd && clGetDeviceInfo(dev, 0x4039, sizeof kb, kb, NULL) == CL_SUCCESS)
+                return kb[0] * (size_t)1024;
+            if (accshare_ready && dev == accshare_device) {
+                size_t used = accshare_bytes_allocated();
+                return used < (size_t)mem ? (size_t)mem - used : 0;
+            }
+        }
+        return (size_t)mem;
+    }
+    if (what == 3) {
+        cl_bool unified = CL_FALSE;
+        if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+            unified = CL_FALSE;
+        return unified == CL_TRUE;
+    }
+    return 0;
+}
+
+/* `acc_get_property_string` of device `n`: 0x10000 (acc_property_name) CL_DEVICE_NAME,
+ * 0x10001 (acc_property_vendor) CL_DEVICE_VENDOR, 0x10002 (acc_property_driver)
+ * CL_DRIVER_VERSION (with the platform's name and version before it); NULL for another
+ * property or no such device. The strings live until the program ends. */
+static ACCSHARE_UNUSED const char *accshare_property_string(int n, int what, const char *origin)
+{
+    cl_device_id dev;
+    cl_platform_id plat;
+    char *s, *pn, *pv, *d;
+    size_t len;
+    if (!accshare_nth_device(n, &dev, &plat))
+        return NULL;
+    switch (what) {
+    case 0x10000: return accshare_info_string(1, dev, CL_DEVICE_NAME, origin);
+    case 0x10001: return accshare_info_string(1, dev, CL_DEVICE_VENDOR, origin);
+    case 0x10002:
+        pn = accshare_info_string(0, plat, CL_PLATFORM_NAME, origin);
+        pv = accshare_info_string(0, plat, CL_PLATFORM_VERSION, origin);
+        d = accshare_info_string(1, dev, CL_DRIVER_VERSION, origin);
+        len = strlen(pn) + strlen(pv) + strlen(d) + 16;
+        s = (char *)accshare_host_alloc(len, origin);
+        snprintf(s, len, "%s (%s), driver %s", pn, pv, d);
+        free(pn);
+        free(pv);
+        free(d);
+        return s;
+    default: return NULL;
+    }
+}
+
 /* A device buffer, as the present table holds it. */
 typedef cl_mem accshare_dev;
 #define ACCSHARE_ACC_DEVICE_TYPE acc_device_not_host

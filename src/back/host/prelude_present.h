@@ -13,17 +13,34 @@ typedef struct {
     size_t bytes;
     accshare_dev dev;
     long refs;
+    /* The part of `refs` that `enter data`, `acc_copyin` and `acc_create` made (the dynamic
+     * reference counter; the rest are data and compute constructs'): `exit data` and
+     * `acc_copyout`/`acc_delete` drop only these, `finalize` all of them. */
+    long dyn;
     /* The buffer is the host array itself (zero-copy, `accshare_share`): nothing is copied in
      * or back; the host syncs with a map when the last reference goes. */
     int shared;
+    /* The byte offset of `host` in `dev`: non-zero for data `acc_map_data` mapped to a part of
+     * a buffer (`acc_malloc(2 * n)` mapped as two arrays). */
+    size_t base;
+    /* How the entry was made: 0 by a data clause or `acc_copyin`/`acc_create`, 1 by
+     * `acc_malloc` (device memory with no host array: its address is only a key), 2 by
+     * `acc_map_data` (the program's device memory, `key` its device address, is never freed by
+     * the runtime: leaving a data lifetime copies nothing and frees nothing). */
+    int kind;
+    const char *key;
 } accshare_entry;
+
+#define ACCSHARE_ENTRY_DATA 0
+#define ACCSHARE_ENTRY_MALLOC 1
+#define ACCSHARE_ENTRY_MAPPED 2
 
 ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
 ACCSHARE_SHARED int accshare_npresent;
 
 /* The entry holding the `bytes` (at least one) at `host`, or -1. `host` may point inside an
  * array on the device (`&u[k]` passed to a routine with `present(p[0:n])`): its byte offset in
- * the entry goes to `*off` (0 for the array itself); a range straddling an entry's end is an
+ * the entry's buffer goes to `*off` (0 for the array itself, plus the entry's `base`); a range straddling an entry's end is an
  * error naming the array. */
 static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, size_t *off, const char *array, const char *origin)
 {
@@ -41,7 +58,7 @@ static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, size_t 
                         array, (unsigned long)n, (unsigned long)at, (unsigned long)span, origin);
                 exit(1);
             }
-            *off = at;
+            *off = at + e->base;
             return i;
         }
     }
@@ -109,15 +126,40 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
     accshare_present_table[accshare_npresent].bytes = bytes;
     accshare_present_table[accshare_npresent].dev = dev;
     accshare_present_table[accshare_npresent].refs = 1;
+    accshare_present_table[accshare_npresent].dyn = 0;
     accshare_present_table[accshare_npresent].shared = shared;
+    accshare_present_table[accshare_npresent].base = 0;
+    accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
+    accshare_present_table[accshare_npresent].key = NULL;
     accshare_npresent++;
     return dev;
 }
 
-/* Leaves a data lifetime: the last reference copies the array back if `copy_out` (or
- * `finalize`) and frees its buffer; a zero-copy buffer is mapped instead (the host array then
- * holds what the kernels wrote, and no kernel uses it any more). An array that is not present
- * is an error. */
+/* The end of the data lifetime of entry `i`, whose last reference went: the array is copied
+ * back if `copy_out`, and its buffer freed; a zero-copy buffer is mapped instead (the host array
+ * then holds what the kernels wrote, and no kernel uses it any more). Data `acc_map_data`
+ * mapped stays: its device memory is the program's, until `acc_unmap_data`. */
+static ACCSHARE_UNUSED void accshare_last_ref(int i, int copy_out, const char *array, const char *origin)
+{
+    accshare_entry *e = &accshare_present_table[i];
+    if (e->refs < 0)
+        e->refs = 0;
+    if (e->dyn > e->refs)
+        e->dyn = e->refs;
+    if (e->refs > 0 || e->kind == ACCSHARE_ENTRY_MAPPED)
+        return;
+    if (e->shared)
+        accshare_sync_shared(e->dev, 0, e->bytes, 1, array, origin);
+    else if (copy_out)
+        accshare_read(e->dev, (void *)e->host, e->bytes, array, origin);
+    accshare_release(e->dev, array, origin);
+    accshare_present_table[i] = accshare_present_table[accshare_npresent - 1];
+    accshare_npresent--;
+}
+
+/* Leaves a data lifetime (of a data or compute construct; with `finalize`, every reference
+ * goes, as `acc_free` wants): the last reference copies the array back if `copy_out` and frees
+ * its buffer (`accshare_last_ref`). An array that is not present is an error. */
 static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int finalize, const char *array, const char *origin)
 {
     size_t off;
@@ -132,15 +174,40 @@ static ACCSHARE_UNUSED void accshare_exit(const void *host, int copy_out, int fi
         e->refs = 0;
     else
         e->refs--;
-    if (e->refs > 0)
+    accshare_last_ref(i, copy_out, array, origin);
+}
+
+/* `enter data copyin/create(…)` (and `acc_copyin`, `acc_create`): `accshare_enter` (`copy_in`
+ * is its fill: 2 for `create(zero: …)`), counted as a dynamic reference. */
+static ACCSHARE_UNUSED void accshare_enter_dynamic(const void *host, size_t bytes, int copy_in, const char *array, const char *origin)
+{
+    size_t off;
+    (void)accshare_enter(host, bytes, copy_in, 0, 0, array, origin, &off);
+    accshare_present_table[accshare_find(host, bytes, &off, array, origin)].dyn++;
+}
+
+/* `exit data copyout/delete(…)` (and `acc_copyout`, `acc_delete`): drops a dynamic reference
+ * (with `finalize`, all of them); the data lifetime ends when no reference is left (the data
+ * and compute constructs holding the array keep it). Data that is not present, or that only
+ * constructs hold, is left as it is (OpenACC 3: no action). */
+static ACCSHARE_UNUSED void accshare_exit_dynamic(const void *host, int copy_out, int finalize, const char *array, const char *origin)
+{
+    size_t off;
+    int i = accshare_find(host, 0, &off, array, origin);
+    accshare_entry *e;
+    if (i < 0)
         return;
-    if (e->shared)
-        accshare_sync_shared(e->dev, 0, e->bytes, 1, array, origin);
-    else if (copy_out)
-        accshare_read(e->dev, (void *)e->host, e->bytes, array, origin);
-    accshare_release(e->dev, array, origin);
-    accshare_present_table[i] = accshare_present_table[accshare_npresent - 1];
-    accshare_npresent--;
+    e = &accshare_present_table[i];
+    if (e->dyn <= 0)
+        return;
+    if (finalize) {
+        e->refs -= e->dyn;
+        e->dyn = 0;
+    } else {
+        e->refs--;
+        e->dyn--;
+    }
+    accshare_last_ref(i, copy_out, array, origin);
 }
 
 /* `update host(…)` (`to_host`) or `update device(…)` of `bytes` at `host`; with `if_present`,
@@ -161,4 +228,18 @@ static ACCSHARE_UNUSED void accshare_update(const void *host, size_t bytes, int 
         accshare_read_at(accshare_present_table[i].dev, off, (void *)host, bytes, array, origin);
     else
         accshare_write_at(accshare_present_table[i].dev, off, host, bytes, array, origin);
+}
+
+/* The bytes of the buffers accshare allocated for the table's entries (not zero-copy ones, on
+ * the host's arrays, nor mapped ones, which lie in memory another entry holds). */
+static ACCSHARE_UNUSED size_t accshare_bytes_allocated(void)
+{
+    size_t sum = 0;
+    int i;
+    for (i = 0; i < accshare_npresent; i++) {
+        const accshare_entry *e = &accshare_present_table[i];
+        if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED)
+            sum += e->bytes > 0 ? e->bytes : 1;
+    }
+    return sum;
 }

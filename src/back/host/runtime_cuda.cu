@@ -148,6 +148,73 @@ ACCSHARE_API void accshare_release(void *dev, const char *array, const char *ori
     accshare_check(cudaFree(dev), "cudaFree", array, origin);
 }
 
+/* Copies `bytes` between two device buffers (`acc_memcpy_device`): a device-to-device copy. */
+ACCSHARE_API void accshare_copy(void *dst, const void *src, size_t bytes, const char *array, const char *origin)
+{
+    if (bytes == 0)
+        return;
+    accshare_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy", array, origin);
+}
+
+/* `acc_get_property` of CUDA device `n`: 1 (acc_property_memory) its global memory
+ * (cudaGetDeviceProperties' totalGlobalMem); 2 (acc_property_free_memory) the free memory
+ * cudaMemGetInfo reports (on device `n`, made current for the call); 3
+ * (acc_property_shared_memory_support) whether the device accesses pageable host memory
+ * (pageableMemoryAccess). 0 for another property or no such device. */
+ACCSHARE_API size_t accshare_property(int n, int what, const char *origin)
+{
+    struct cudaDeviceProp prop;
+    if (n < 0 || n >= accshare_device_count())
+        return 0;
+    if (what == 1 || what == 3) {
+        accshare_check(cudaGetDeviceProperties(&prop, n), "cudaGetDeviceProperties", "", origin);
+        return what == 1 ? prop.totalGlobalMem : (size_t)(prop.pageableMemoryAccess != 0);
+    }
+    if (what == 2) {
+        size_t free_bytes = 0, total = 0;
+        int cur = -1;
+        if (accshare_ready)
+            accshare_check(cudaGetDevice(&cur), "cudaGetDevice", "", origin);
+        if (cur != n)
+            accshare_check(cudaSetDevice(n), "cudaSetDevice", "", origin);
+        accshare_check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo", "", origin);
+        if (cur >= 0 && cur != n)
+            accshare_check(cudaSetDevice(cur), "cudaSetDevice", "", origin);
+        return free_bytes;
+    }
+    return 0;
+}
+
+/* `acc_get_property_string` of CUDA device `n`: 0x10000 (acc_property_name) its name,
+ * 0x10001 (acc_property_vendor) "NVIDIA", 0x10002 (acc_property_driver) the CUDA driver and
+ * runtime versions; NULL for another property or no such device. The string is malloc'd. */
+ACCSHARE_API const char *accshare_property_string(int n, int what, const char *origin)
+{
+    struct cudaDeviceProp prop;
+    char *s;
+    int driver = 0, runtime = 0;
+    if (n < 0 || n >= accshare_device_count())
+        return NULL;
+    if (what != 0x10000 && what != 0x10001 && what != 0x10002)
+        return NULL;
+    s = (char *)malloc(320);
+    if (s == NULL) {
+        fprintf(stderr, "accshare: out of host memory at %s\n", origin);
+        exit(1);
+    }
+    if (what == 0x10000) {
+        accshare_check(cudaGetDeviceProperties(&prop, n), "cudaGetDeviceProperties", "", origin);
+        snprintf(s, 320, "%s", prop.name);
+    } else if (what == 0x10001) {
+        snprintf(s, 320, "NVIDIA");
+    } else {
+        accshare_check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion", "", origin);
+        accshare_check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion", "", origin);
+        snprintf(s, 320, "CUDA driver %d.%d, runtime %d.%d", driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    }
+    return s;
+}
+
 /* Checks a launch: the configuration (cudaGetLastError), then the execution. Called by the
  * launch functions below. */
 static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *origin)
