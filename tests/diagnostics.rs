@@ -67,7 +67,7 @@ error_case!(reduction_span, "reduction_span.c", true);
 error_case!(reduction_span_unnamed, "reduction_span_unnamed.c", false);
 error_case!(reduction_span_operator, "reduction_span_operator.c", false);
 error_case!(data_if, "data_if.c", false);
-error_case!(reduction_array, "reduction_array.c", false);
+error_case!(reduction_array, "reduction_array.c", true);
 error_case!(data_zero, "data_zero.c", false);
 error_case!(data_clauses_twice, "data_clauses_twice.c", false);
 

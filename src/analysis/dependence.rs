@@ -232,6 +232,9 @@ pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
     if matches!(region.construct, Construct::Serial | Construct::SerialLoop) {
         return false;
     }
+    if array_reduction(region, l).is_some() {
+        return false;
+    }
     match lp.marking {
         Marking::Seq => false,
         Marking::Independent => true,
@@ -240,6 +243,27 @@ pub fn is_parallel(deps: &DepInfo, region: &Region, l: LoopId) -> bool {
         Marking::Implicit => !matches!(d.verdict, Verdict::Carried(_)),
         Marking::Auto => d.verdict == Verdict::Independent,
     }
+}
+
+/// An array named in a `reduction` clause (OpenACC 2.7) of loop `l` or of a loop around it,
+/// whose elements `l` updates: the kernels reduce scalars only, so such a loop runs in order
+/// (the elements' updates would race otherwise). The array's name, if any.
+pub fn array_reduction(region: &Region, l: LoopId) -> Option<&str> {
+    let mut at = Some(l);
+    while let Some(a) = at {
+        let lp = region.loops.get(a.index())?;
+        for (_, name) in &lp.reductions {
+            if region
+                .accesses
+                .iter()
+                .any(|acc| acc.array == *name && acc.writes() && acc.loops.contains(&l))
+            {
+                return Some(name);
+            }
+        }
+        at = lp.parent;
+    }
+    None
 }
 
 /// Checks the user's claims against the analysis: a loop marked `independent` that carries a

@@ -372,16 +372,20 @@ pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
         }
         let clause = format!("reduction({}:{})", op.name(), name);
         // OpenACC 2.7 allows arrays (and their elements) in `reduction` clauses; the kernels
-        // reduce scalars only, and the loop's writes of the array's elements would race.
+        // reduce scalars only, so the loop runs in order (`array_reduction`): slow, but what
+        // the sequential program computes, where running it in parallel would race.
         if region.accesses.iter().any(|a| a.array == *name) {
             out.push(
-                Diag::error(
+                Diag::warning(
                     lp.header_span,
-                    format!("`{}` in `{}` is an array: reductions of arrays are not supported", name, clause),
+                    format!(
+                        "`{}` in `{}` is an array: loop `{}` runs in order",
+                        name, clause, lp.var
+                    ),
                 )
                 .label(format!("loop `{}` updates elements of `{}`", lp.var, name))
-                .note("OpenACC 2.7 reduces every element of an array named in a `reduction` clause; accshare reduces scalars only")
-                .help(format!("reduce each element into a scalar of its own (`reduction({}:{}0, {}1, …)`), or use `#pragma acc atomic update` on the element", op.name(), name, name)),
+                .note("OpenACC 2.7 reduces every element of an array named in a `reduction` clause; accshare reduces scalars only, and runs the loops that update the array sequentially (in each work-item, or on one work-item for the outermost loop)")
+                .help(format!("to run it in parallel, reduce each element into a scalar of its own (`reduction({}:{}0, {}1, …)`), or update the elements with `#pragma acc atomic update`", op.name(), name, name)),
             );
             continue;
         }
