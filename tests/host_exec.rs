@@ -812,16 +812,20 @@ const MOCK_CUDA: &str = r#"#pragma once
 #include <stddef.h>
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };
-enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 struct dim3 {
     unsigned x, y, z;
     dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
 };
-struct cudaDeviceProp { char name[256]; };
+struct cudaDeviceProp { char name[256]; size_t totalGlobalMem; int pageableMemoryAccess; };
 extern const dim3 threadIdx, blockIdx, blockDim, gridDim;
 cudaError_t cudaGetDeviceCount(int *);
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *, int);
 cudaError_t cudaSetDevice(int);
+cudaError_t cudaGetDevice(int *);
+cudaError_t cudaMemGetInfo(size_t *, size_t *);
+cudaError_t cudaDriverGetVersion(int *);
+cudaError_t cudaRuntimeGetVersion(int *);
 cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaFree(void *);
 cudaError_t cudaMemcpy(void *, const void *, size_t, enum cudaMemcpyKind);
