@@ -253,17 +253,21 @@ pub fn array_reduction(region: &Region, l: LoopId) -> Option<&str> {
     while let Some(a) = at {
         let lp = region.loops.get(a.index())?;
         for (_, name) in &lp.reductions {
-            if region
-                .accesses
-                .iter()
-                .any(|acc| acc.array == *name && acc.writes() && acc.loops.contains(&l))
-            {
+            if writes_array_in(region, name, l) {
                 return Some(name);
             }
         }
         at = lp.parent;
     }
     None
+}
+
+/// Whether loop `l` (or a loop inside it) writes elements of the array `name`.
+pub(crate) fn writes_array_in(region: &Region, name: &str, l: LoopId) -> bool {
+    region
+        .accesses
+        .iter()
+        .any(|acc| acc.array == name && acc.writes() && acc.loops.contains(&l))
 }
 
 /// Checks the user's claims against the analysis: a loop marked `independent` that carries a

@@ -86,10 +86,7 @@ pub fn shadows(sources: &SourceMap, main: FileId, pp: &PpOutput) -> Shadows {
     // The edits of every file, deduplicated (a header read twice records its lines twice).
     let mut edits: BTreeMap<FileId, BTreeMap<usize, Edit>> = BTreeMap::new();
     for (f, range) in &openacc {
-        let e = Edit {
-            range: range.clone(),
-            with: OPENACC_HEADER_COMMENT.to_string(),
-        };
+        let e = line_edit(sources.text(*f), range.clone(), OPENACC_HEADER_COMMENT);
         edits.entry(*f).or_default().insert(range.start, e);
     }
     for inc in &pp.local_includes {
@@ -131,7 +128,7 @@ pub fn shadows(sources: &SourceMap, main: FileId, pp: &PpOutput) -> Shadows {
             text: format!(
                 "#line 1 \"{}\"\n{}",
                 c_escape(&original),
-                apply(text, &file_edits)
+                apply(text, 0..text.len(), &file_edits)
             ),
         });
     }
@@ -142,24 +139,39 @@ pub fn shadows(sources: &SourceMap, main: FileId, pp: &PpOutput) -> Shadows {
     out
 }
 
-/// `text` with `edits` (sorted by start, disjoint) applied. An edit's replaced text keeps its
-/// newlines (a directive continued over several lines), so line numbers stay those of the
-/// original.
-pub fn apply(text: &str, edits: &[Edit]) -> String {
-    let mut out = String::with_capacity(text.len() + 256);
-    let mut pos = 0;
-    for e in edits {
-        if e.range.start < pos || e.range.end > text.len() {
-            continue;
+/// `text[range]` with the `edits` (sorted by start, disjoint, at line boundaries) that start
+/// in it applied; an edit that starts before the range only hides its own bytes. The output's
+/// main file and the shadow copies are both written through it.
+pub fn apply(text: &str, range: Range<usize>, edits: &[Edit]) -> String {
+    let mut out = String::with_capacity(range.len());
+    let mut pos = range.start;
+    let first = edits.partition_point(|c| c.range.end <= range.start);
+    for e in &edits[first..] {
+        if e.range.start >= range.end {
+            break;
         }
-        out.push_str(text.get(pos..e.range.start).unwrap_or(""));
-        out.push_str(&e.with);
-        let replaced = text.get(e.range.clone()).unwrap_or("");
-        out.extend(std::iter::repeat_n('\n', replaced.matches('\n').count()));
-        pos = e.range.end;
+        if e.range.start >= pos {
+            out.push_str(text.get(pos..e.range.start).unwrap_or(""));
+            out.push_str(&e.with);
+        }
+        pos = pos.max(e.range.end).min(range.end);
     }
-    out.push_str(text.get(pos..).unwrap_or(""));
+    if pos < range.end {
+        out.push_str(text.get(pos..range.end).unwrap_or(""));
+    }
     out
+}
+
+/// An edit replacing the directive line `line` of `text` by `with`, keeping the line's newlines
+/// (a directive continued over several lines) so that line numbers stay the original's.
+fn line_edit(text: &str, line: Range<usize>, with: &str) -> Edit {
+    let newlines = text
+        .get(line.clone())
+        .map_or(0, |t| t.matches('\n').count());
+    Edit {
+        range: line,
+        with: format!("{with}{}", "\n".repeat(newlines)),
+    }
 }
 
 /// `<stem>.accshare-<8 hex digits>.h`: the hash (FNV-1a) of the canonical path.

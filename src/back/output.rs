@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::back::headers::{Edit, OPENACC_COMMENT};
+use crate::back::headers::{apply as kept, Edit, OPENACC_COMMENT};
 use crate::back::{host, Target};
 use crate::kernel::{HostRegion, Module};
 
@@ -418,28 +418,6 @@ fn text_edits(text: &str, regions: &[HostRegion], rewrites: &Rewrites) -> Vec<Ed
     }
     edits.sort_by_key(|e| e.range.start);
     edits
-}
-
-/// `text[range]` with the `edits` (sorted, disjoint, at line boundaries) that start in it
-/// applied; an edit that starts before the range only hides its own bytes.
-fn kept(text: &str, range: Range<usize>, edits: &[Edit]) -> String {
-    let mut out = String::with_capacity(range.len());
-    let mut pos = range.start;
-    let first = edits.partition_point(|c| c.range.end <= range.start);
-    for e in &edits[first..] {
-        if e.range.start >= range.end {
-            break;
-        }
-        if e.range.start >= pos {
-            out.push_str(text.get(pos..e.range.start).unwrap_or(""));
-            out.push_str(&e.with);
-        }
-        pos = pos.max(e.range.end).min(range.end);
-    }
-    if pos < range.end {
-        out.push_str(text.get(pos..range.end).unwrap_or(""));
-    }
-    out
 }
 
 /// `text[from..]` with every region of the tree replaced by its host code, and the `cut`

@@ -567,7 +567,6 @@ pub fn replay_select(
                 BufData::from_le_bytes(b.elem, data).ok_or(ReplayError::TruncatedArray)?,
             );
         }
-        let mut red_vals: BTreeMap<String, u64> = BTreeMap::new();
         // The host's scalars this instance's launches have set so far (last values read back,
         // reductions finished): a later launch's argument naming one gets the value the host
         // code would pass, not the one the trace recorded before the region (gramschmidt's
@@ -620,12 +619,9 @@ pub fn replay_select(
                 set.insert(var.clone(), value.clone());
             }
             for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
-                let init = match red_vals.get(&red.var) {
-                    Some(v) => *v,
-                    None if set.contains_key(&red.var) => set
-                        .get(&red.var)
-                        .and_then(|b| b.get_f64(0))
-                        .map_or(0, |v| host::raw_from_f64(v, red.ty)),
+                // A value the region set (the same variable: the same type), else the host's.
+                let init = match set.get(&red.var) {
+                    Some(v) => v.raw_value(0),
                     None => {
                         let b = before
                             .get(&format!("V:{}", red.var))
@@ -638,7 +634,6 @@ pub fn replay_select(
                 };
                 let value = combine_partials(red.op, red.ty, init, parts);
                 reordered |= red.ty.is_float() && li + 1 < region.launches.len();
-                red_vals.insert(red.var.clone(), value);
                 let mut b = BufData::zeroed(red.ty, 1);
                 b.set_raw(0, value);
                 set.insert(red.var.clone(), b);
@@ -708,9 +703,9 @@ pub fn replay_select(
                     .and_then(|b| BufData::from_le_bytes(red.ty, b))
                     .and_then(|b| b.get_f64(0))
                     .ok_or(ReplayError::NoReductionVariable)?;
-                let got = red_vals
+                let got = set
                     .get(&red.var)
-                    .map(|v| host::f64_from_raw(*v, red.ty))
+                    .and_then(|v| v.get_f64(0))
                     .unwrap_or(f64::NAN);
                 if (want - got).abs() > 1e-5 * want.abs().max(1.0) {
                     res.mismatches.push(format!(

@@ -374,7 +374,7 @@ pub(super) fn clause_warnings(region: &Region, l: LoopId) -> Vec<Diag> {
         // OpenACC 2.7 allows arrays (and their elements) in `reduction` clauses; the kernels
         // reduce scalars only, so the loop runs in order (`array_reduction`): slow, but what
         // the sequential program computes, where running it in parallel would race.
-        if region.accesses.iter().any(|a| a.array == *name) {
+        if super::writes_array_in(region, name, l) {
             out.push(
                 Diag::warning(
                     lp.header_span,

@@ -296,21 +296,25 @@ pub fn lower_standalone(
     })
 }
 
+/// The whole `#pragma` line (from `#` to the end of the line) holding the pragma text `s`.
+fn pragma_line(ctx: &Ctx, s: Span) -> Option<Span> {
+    ctx.pp
+        .pragmas
+        .iter()
+        .find(|p| p.span == s || p.span.contains(s))
+        .map(|p| p.line_span)
+}
+
 /// The text of an annotated statement after its directive's `#pragma` line (from the next
 /// line on): what runs on the host as written.
 fn statement_after_pragma(ctx: &Ctx, dir_span: Span, stmt_span: Span) -> std::ops::Range<usize> {
     let text = ctx.sources.text(ctx.main);
-    let after = ctx
-        .pp
-        .pragmas
-        .iter()
-        .find(|p| p.span == dir_span || p.span.contains(dir_span))
-        .map_or(stmt_span.lo as usize, |p| {
-            let end = p.line_span.hi as usize;
-            text.get(end..)
-                .and_then(|rest| rest.find('\n'))
-                .map_or(end, |k| end + k + 1)
-        });
+    let after = pragma_line(ctx, dir_span).map_or(stmt_span.lo as usize, |line| {
+        let end = line.hi as usize;
+        text.get(end..)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(end, |k| end + k + 1)
+    });
     let lo = after.max(stmt_span.lo as usize).min(stmt_span.hi as usize);
     lo..stmt_span.hi as usize
 }
@@ -404,13 +408,7 @@ fn replace_range(
     stmt_span: Span,
     diags: &mut Diags,
 ) -> Option<std::ops::Range<usize>> {
-    let line_start = |s: Span| {
-        ctx.pp
-            .pragmas
-            .iter()
-            .find(|p| p.span == s || p.span.contains(s))
-            .map(|p| p.line_span.lo)
-    };
+    let line_start = |s: Span| pragma_line(ctx, s).map(|l| l.lo);
     let mut lo = line_start(dir_span)?;
     if let Some(s) = share_span.and_then(line_start) {
         lo = lo.min(s);
