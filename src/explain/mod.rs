@@ -41,6 +41,12 @@ pub fn report(
             let mut plan = rs.plan.clone()?;
             add_staging(&rs.kernels, &mut plan, &mut banks);
             for ks in &rs.kernels {
+                if let (Some(g), Some(kp)) = (
+                    &ks.gain,
+                    plan.kernels.iter_mut().find(|k| k.root == ks.root),
+                ) {
+                    kp.notes.push(gain_note(g));
+                }
                 if let (Some(c), Some(kp)) = (
                     &ks.coarsening,
                     plan.kernels.iter_mut().find(|k| k.root == ks.root),
@@ -69,6 +75,33 @@ type FactorTable =
 
 /// The text of the search of the outputs per work-item (notes of its kernel): one line per
 /// candidate, then the choice and why.
+/// The model's comparison of the staged kernel with the unstaged one (`schedule::gain`).
+fn gain_note(g: &crate::schedule::gain::Gain) -> String {
+    let one = |c: &crate::schedule::regs::FactorCandidate| {
+        format!(
+            "{}{:.3} cycles/output ({} bound, occupancy {:.0} %)",
+            c.time_us
+                .map(|t| format!("~{t:.1} us, "))
+                .unwrap_or_default(),
+            c.cycles_per_output,
+            c.bound,
+            c.occupancy.fraction * 100.0
+        )
+    };
+    format!(
+        "staged vs unstaged on {} (its L1 caches global loads): staged {}×{} {}, unstaged {}: the staged kernel is {:.2}x as fast, {} the {:.2}x margin: {}",
+        g.platform,
+        g.staged.rows,
+        g.staged.cols,
+        one(&g.staged),
+        one(&g.unstaged),
+        g.speedup,
+        if g.stage { "over" } else { "under" },
+        crate::schedule::gain::MARGIN,
+        if g.stage { "staged" } else { "not staged" }
+    )
+}
+
 fn factor_notes(c: &crate::schedule::regs::FactorChoice) -> Vec<String> {
     let mut out = Vec::new();
     for f in &c.candidates {

@@ -153,6 +153,21 @@ pub struct Timing {
     pub shared_per_clock: f64,
     /// Latency of a global load that misses L1, cycles (0: no latency bound).
     pub latency_cycles: u32,
+    /// Latency of a global load an L1 serves, cycles (0: not distinguished, `latency_cycles`).
+    pub l1_latency_cycles: u32,
+    /// 128-byte lines an SM's L1 serves per clock: a warp request takes one clock per distinct
+    /// line it touches (0: no L1 throughput bound). The schedule's comparison of a staged kernel
+    /// with the unstaged one (`schedule::gain`) needs it with `l1_latency_cycles`.
+    pub l1_lines_per_clock: f64,
+}
+
+impl Timing {
+    /// Whether the file carries the L1 facts of the model of GPUs whose L1 caches global loads
+    /// (`l1_latency_cycles`, `l1_lines_per_clock`): the schedule then stages only where the
+    /// model predicts a clear gain over the unstaged kernel.
+    pub fn l1_model(&self) -> bool {
+        self.l1_latency_cycles > 0 && self.l1_lines_per_clock > 0.0
+    }
 }
 
 impl Default for Timing {
@@ -162,6 +177,8 @@ impl Default for Timing {
             issue_per_clock: 0.0,
             shared_per_clock: 0.0,
             latency_cycles: 0,
+            l1_latency_cycles: 0,
+            l1_lines_per_clock: 0.0,
         }
     }
 }

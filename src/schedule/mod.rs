@@ -27,6 +27,7 @@ use crate::ir::{LoopId, Poly, Region};
 use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
+pub mod gain;
 pub mod order;
 pub mod regs;
 pub mod stage;
@@ -270,6 +271,9 @@ pub struct KernelSchedule {
     /// Staged short-word tiles get grouped copies ([`words::tile_copy`]): also in the staged
     /// variants of the schedule space (`variant::apply`).
     pub tile_words: bool,
+    /// The model's comparison of the staged schedule with the unstaged one on a GPU whose L1
+    /// caches global loads ([`gain`]); `None` where it was not made.
+    pub gain: Option<gain::Gain>,
 }
 
 impl KernelSchedule {
@@ -354,14 +358,11 @@ pub fn schedule_region(
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             if let Some(p) = opts.platform.as_ref().filter(|_| !local_is_global) {
-                choose_factor(
-                    r,
-                    deps,
-                    &mut ks,
-                    p,
-                    opts.ilp.is_some() || opts.cols.is_some(),
-                    diags,
-                );
+                let forced = opts.ilp.is_some() || opts.cols.is_some();
+                choose_factor(r, deps, &mut ks, p, forced, diags);
+                if !forced {
+                    keep_staging_if_faster(&r.ir, &mut ks, p);
+                }
             }
             // The block order against channel conflicts, on the engine's model of the nest.
             let nest = staging.and_then(|s| s.plan.nest.as_ref());
@@ -451,6 +452,41 @@ fn choose_factor(
         }
     }
     ks.coarsening = Some(choice);
+}
+
+/// On a platform with the L1 facts, the staged candidates stay only where the model estimates
+/// them at least [`gain::MARGIN`] faster than the unstaged kernel; otherwise the unstaged
+/// kernel (the last candidate) is preferred and each array the engine chose says why.
+fn keep_staging_if_faster(ir: &Region, ks: &mut KernelSchedule, p: &Platform) {
+    if !(p.timing.l1_model() && p.cache.l1_global_loads) {
+        return;
+    }
+    let Some(staged) = ks.candidates.iter().find(|c| c.staged().is_some()).cloned() else {
+        return;
+    };
+    let g = gain::compare(ir, &staged, ks.baseline(), p);
+    if !g.stage {
+        ks.candidates.retain(|c| c.staged().is_none());
+        let last = ks.candidates.len() - 1;
+        let mut spec = staged.stage.clone().unwrap_or_default();
+        let names: Vec<String> = spec.arrays.drain(..).map(|a| a.name).collect();
+        for a in names {
+            if !spec.rejected.iter().any(|(n, _)| *n == a) {
+                spec.rejected.push((
+                    a,
+                    stage::Unstaged::NoGain {
+                        platform: p.name.clone(),
+                        speedup: g.speedup,
+                    },
+                ));
+            }
+        }
+        spec.strip = None;
+        spec.block = ks.candidates[last].block;
+        ks.candidates[last].stage = Some(spec);
+        ks.coarsening = None;
+    }
+    ks.gain = Some(g);
 }
 
 /// What staging a kernel starts from: the engine's plan, and whether the target's local memory
@@ -593,6 +629,7 @@ pub fn schedule_kernel(
         coarsening: None,
         words,
         tile_words: ilp.tile_words,
+        gain: None,
     })
 }
 

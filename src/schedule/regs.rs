@@ -118,7 +118,7 @@ fn words(t: Scalar) -> u32 {
 
 /// The nest's innermost sequential loop (the deepest loop of the nest that is not on the grid
 /// and holds a statement), if any.
-fn inner_sequential(ir: &Region, s: &Schedule) -> Option<LoopId> {
+pub(super) fn inner_sequential(ir: &Region, s: &Schedule) -> Option<LoopId> {
     let grid: Vec<LoopId> = s.grid.iter().map(|g| g.loop_id).collect();
     ir.stmts
         .iter()
@@ -128,7 +128,7 @@ fn inner_sequential(ir: &Region, s: &Schedule) -> Option<LoopId> {
 }
 
 /// How many copies of a read the lowering keeps for RY×RX outputs: see the module header.
-fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
+pub(super) fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
     let on = |d: u8| s.grid.iter().find(|g| g.dim == d).map(|g| g.loop_id);
     let mentions = |l: Option<LoopId>| {
         l.is_some_and(|l| {
@@ -326,7 +326,7 @@ pub struct FactorChoice {
 }
 
 /// Outputs of the grid (product of the mapped loops' trip counts) when they are constants.
-fn grid_outputs(s: &Schedule) -> Option<f64> {
+pub(super) fn grid_outputs(s: &Schedule) -> Option<f64> {
     let mut n = 1.0;
     for g in &s.grid {
         let span = g.max.sub(&g.min)?;
@@ -337,7 +337,16 @@ fn grid_outputs(s: &Schedule) -> Option<f64> {
 }
 
 /// The model's terms for schedule `s` with registers `regs` (cycles of one SM per output).
-fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'static str) {
+/// On a platform with the L1 facts ([`crate::model::platform::Timing::l1_model`]) the terms are
+/// those of [`super::gain`]'s model (L1 hits, the L1's lines per clock, the SMs the grid fills,
+/// the copy's loads); elsewhere the model the paper's GPUs were calibrated with.
+fn model(
+    ir: &Region,
+    s: &Schedule,
+    p: &Platform,
+    occ: &Occupancy,
+    l1: Option<super::gain::L1>,
+) -> (f64, &'static str) {
     let f = (s.ilp.max(1) * s.cols.max(1)) as f64;
     let warp = p.warp_size.max(1) as f64;
     let issue = if p.timing.issue_per_clock > 0.0 {
@@ -347,6 +356,10 @@ fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'st
     };
     let inner = inner_sequential(ir, s);
     let in_nest = |loops: &[LoopId]| loops.first() == Some(&s.root);
+    let is_staged = |a: &crate::ir::Access| {
+        s.staged()
+            .is_some_and(|st| st.arrays.iter().any(|t| t.name == a.array))
+    };
     // Instructions per iteration of the sequential loop (or of the body when there is none).
     let mut loads: f64 = 0.0;
     let mut reads: f64 = 0.0;
@@ -373,17 +386,38 @@ fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'st
     let instr_per_output = (per_iter * trips + outside) / f;
     let issue_term = instr_per_output / (warp * issue);
     // Latency: one global latency per strip (staged) or per iteration (unstaged), hidden by the
-    // resident blocks (staged) or warps (unstaged).
+    // resident blocks (staged) or warps (unstaged). With the L1 facts: an unstaged iteration
+    // waits for an L1 hit unless one of its loads misses, a strip waits for each of its copy's
+    // loads in turn, and only the blocks the grid gives an SM hide each other.
     let threads = (s.launch_block().iter().product::<u32>()).max(1) as f64;
     let outputs_per_block = threads * f;
     let lat = p.timing.latency_cycles as f64;
     let latency_term = if lat > 0.0 && occ.blocks > 0 {
-        let (phases, hiders) = match s.staged() {
+        let per_block = |resident: f64| match &l1 {
+            Some(l1) => resident.min(l1.blocks_per_sm),
+            None => resident,
+        };
+        let (phases, hiders, wait) = match s.staged() {
             Some(st) => {
                 let strip = st.strip.as_ref().map_or(1.0, |x| x.size.max(1) as f64);
-                ((trips / strip).ceil().max(1.0), occ.blocks as f64)
+                match &l1 {
+                    // The copy's loads in turn, once per strip (once without one).
+                    Some(l1) => (
+                        l1.strips(trips),
+                        per_block(occ.blocks as f64),
+                        lat * l1.copy_loads,
+                    ),
+                    None => ((trips / strip).ceil().max(1.0), occ.blocks as f64, lat),
+                }
             }
-            None => (trips, occ.warps as f64),
+            None => {
+                let wait = match &l1 {
+                    Some(l1) if inner.is_some() => l1.iteration_latency,
+                    _ => lat,
+                };
+                let blocks = per_block(occ.blocks as f64);
+                (trips, blocks * (threads / warp).max(1.0), wait)
+            }
         };
         let block_cycles = threads / warp * per_iter * trips / issue;
         let per_phase = block_cycles / phases;
@@ -391,7 +425,7 @@ fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'st
             Some(_) => hiders,
             None => hiders / (threads / warp).max(1.0),
         };
-        phases * (waves * per_phase).max(per_phase + lat) / (waves * outputs_per_block)
+        phases * (waves * per_phase).max(per_phase + wait) / (waves * outputs_per_block)
     } else {
         0.0
     };
@@ -399,12 +433,40 @@ fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'st
     let mut bytes = 0.0;
     for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
         let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
-        let b = words(elem) as f64 * 4.0;
-        let staged = s
-            .staged()
-            .is_some_and(|st| st.arrays.iter().any(|t| t.name == a.array));
         let here = inner.is_none_or(|l| a.loops.contains(&l));
-        bytes += match (staged, here) {
+        if let Some(l1) = &l1 {
+            // Element bytes; a tile's are its copies' (once per strip for the block's
+            // outputs), counted at the array's first reference.
+            let b = elem.size().max(1) as f64;
+            bytes += if is_staged(a) {
+                let first = ir
+                    .accesses
+                    .iter()
+                    .find(|o| in_nest(&o.loops) && o.array == a.array);
+                if first.map(|o| o.id) == Some(a.id) {
+                    let phases = l1.strips(trips);
+                    s.staged().map_or(0.0, |st| {
+                        st.arrays
+                            .iter()
+                            .filter(|t| t.name == a.array)
+                            .map(|t| t.len() as f64)
+                            .sum::<f64>()
+                    }) * b
+                        * phases
+                        / outputs_per_block
+                } else {
+                    0.0
+                }
+            } else if a.reads() {
+                // What the L1 does not serve.
+                b * if here { trips } else { 1.0 } * copies(ir, s, a) as f64 / f * l1.miss(a.id)
+            } else {
+                b * if here { trips } else { 1.0 } * copies(ir, s, a) as f64 / f
+            };
+            continue;
+        }
+        let b = words(elem) as f64 * 4.0;
+        bytes += match (is_staged(a), here) {
             // A tile is copied once per block: the block's outputs share it.
             (true, true) => {
                 b * trips * (s.block[0].max(1) + s.block[1].max(1)) as f64
@@ -414,26 +476,74 @@ fn model(ir: &Region, s: &Schedule, p: &Platform, occ: &Occupancy) -> (f64, &'st
             (false, true) => b * trips * copies(ir, s, a) as f64 / f,
         };
     }
-    let per_sm = p.bandwidth_gbs * 1e3 / (p.sm_count.max(1) as f64 * p.clock_mhz.max(1) as f64);
+    // The SMs that share the bandwidth: those the grid gives a block.
+    let busy = l1
+        .as_ref()
+        .map_or(p.sm_count.max(1) as f64, |l1| l1.busy_sms);
+    let per_sm = p.bandwidth_gbs * 1e3 / (busy * p.clock_mhz.max(1) as f64);
     let memory_term = if per_sm > 0.0 { bytes / per_sm } else { 0.0 };
+    // The L1's lines: a warp request takes a clock per line it touches.
+    let l1_term = match &l1 {
+        Some(l1) => {
+            let mut lines = 0.0;
+            for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
+                let here = inner.is_none_or(|l| a.loops.contains(&l));
+                let n = if here { trips } else { 1.0 };
+                lines += if is_staged(a) {
+                    // The copy: coalesced rows of the tile (counted with the memory term's
+                    // bytes below).
+                    0.0
+                } else {
+                    n * l1.lines(a.id) * copies(ir, s, a) as f64 / f / warp
+                };
+            }
+            let copied: f64 = s.staged().map_or(0.0, |st| {
+                let e = |t: &super::stage::StagedArray| {
+                    ir.arrays.get(&t.name).map_or(4, |i| i.elem.size().max(1)) as f64
+                };
+                st.arrays.iter().map(|t| t.len() as f64 * e(t)).sum()
+            });
+            lines += copied * l1.strips(trips) / outputs_per_block / super::gain::LINE;
+            lines / p.timing.l1_lines_per_clock
+        }
+        None => 0.0,
+    };
     [
         ("issue", issue_term),
         ("latency", latency_term),
         ("memory", memory_term),
+        ("l1", l1_term),
     ]
     .into_iter()
     .fold((0.0, "issue"), |b, (n, t)| if t > b.0 { (t, n) } else { b })
 }
 
-/// One candidate of the search for `s` (its `ilp` and `cols` set).
+/// One candidate of the search for `s` (its `ilp` and `cols` set), by the model the factors
+/// are chosen with (without the L1 facts: the factor search is the paper-calibrated model's).
 pub fn candidate(ir: &Region, s: &Schedule, p: &Platform) -> FactorCandidate {
+    candidate_with(ir, s, p, None)
+}
+
+/// `s` estimated with the L1 facts of platform `p` where it has them ([`super::gain`]).
+pub fn candidate_with_l1(ir: &Region, s: &Schedule, p: &Platform) -> FactorCandidate {
+    candidate_with(ir, s, p, super::gain::L1::of(ir, s, p))
+}
+
+fn candidate_with(
+    ir: &Region,
+    s: &Schedule,
+    p: &Platform,
+    l1: Option<super::gain::L1>,
+) -> FactorCandidate {
     let registers = estimate(ir, s);
     let threads = s.launch_block().iter().product::<u32>();
     let smem = s.staged().map_or(0, |st| st.smem_bytes());
     let occupancy = p.occupancy(threads as u64, smem, registers.total());
-    let (cycles, bound) = model(ir, s, p, &occupancy);
-    let time_us =
-        grid_outputs(s).map(|n| n / p.sm_count.max(1) as f64 * cycles / p.clock_mhz.max(1) as f64);
+    let busy = l1
+        .as_ref()
+        .map_or(p.sm_count.max(1) as f64, |l1| l1.busy_sms);
+    let (cycles, bound) = model(ir, s, p, &occupancy, l1);
+    let time_us = grid_outputs(s).map(|n| n / busy * cycles / p.clock_mhz.max(1) as f64);
     let verdict = if occupancy.spills {
         Verdict::Spills {
             max: p.max_registers_per_thread,

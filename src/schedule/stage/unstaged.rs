@@ -64,6 +64,13 @@ pub enum Unstaged {
     StripRange,
     /// The target's local memory is its global memory (a CPU device).
     LocalMemoryIsGlobal,
+    /// On `platform` (its L1 caches global loads) the model estimates the staged kernel less
+    /// than [`crate::schedule::gain::MARGIN`] faster than the unstaged one (`speedup`: the
+    /// unstaged estimate over the staged one).
+    NoGain {
+        platform: String,
+        speedup: f64,
+    },
     /// The tiles of the array (`bytes`) do not fit in `limit` bytes beside the others.
     DoesNotFit {
         tiles: usize,
@@ -128,6 +135,11 @@ impl fmt::Display for Unstaged {
             StripRange => f.write_str("the range of the strip-mined loop cannot be computed"),
             LocalMemoryIsGlobal => f.write_str(
                 "the target's local memory is its global memory (a CPU device): a tile saves no memory traffic and its barriers split the work-item loops",
+            ),
+            NoGain { platform, speedup } => write!(
+                f,
+                "on {platform} the model estimates the staged kernel {speedup:.2}x as fast as the unstaged one, under the {:.2}x that staging must gain: the L1 serves this reuse (`accshare explain` shows both estimates)",
+                crate::schedule::gain::MARGIN
             ),
             DoesNotFit { tiles, bytes, limit } => write!(
                 f,
