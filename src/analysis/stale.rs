@@ -13,7 +13,9 @@
 //!
 //! The facts are *must* facts (true on every path), so that a warning is certain: branches
 //! join by intersection, host loops iterate to a fixpoint before anything is reported, a
-//! `return`/`break`/`continue` ends its path. Whatever the analysis cannot see through forgets
+//! `return`/`break`/`continue` ends its path. A `for` loop is assumed to run its body at least
+//! once (`for (i = 0; i < n; i++) a[i] = 0;` writes `a`: its bounds are the program's sizes); a
+//! `while` loop may not. Whatever the analysis cannot see through forgets
 //! the array's facts, so it never warns: a call that receives the array (or, for globals and
 //! parameters, any call of a function that is not a known C library one), an array whose
 //! address escapes (`p = a`, `&a[i]`, pointer swaps), a name declared twice, a compute
@@ -431,6 +433,15 @@ fn join(a: Flow, b: Flow) -> Flow {
     }
 }
 
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum LoopKind {
+    /// `for (…; c; …)`: assumed to run its body at least once.
+    For,
+    /// `while (c)`: may not run its body.
+    While,
+    DoWhile,
+}
+
 /// The flows leaving a host loop early.
 #[derive(Default)]
 struct LoopExits {
@@ -463,6 +474,8 @@ struct FnAnalysis<'a> {
     /// Warnings are reported only outside the silent iterations of loop fixpoints.
     silent: usize,
     warnings: Vec<Diag>,
+    /// Stale host reads reported: (array, the kernel write's place).
+    reported: BTreeSet<(String, crate::diag::FileId, u32)>,
 }
 
 impl<'a> FnAnalysis<'a> {
@@ -526,6 +539,7 @@ impl<'a> FnAnalysis<'a> {
             loops: Vec::new(),
             silent: 0,
             warnings: Vec::new(),
+            reported: BTreeSet::new(),
         })
     }
 
@@ -579,10 +593,14 @@ impl<'a> FnAnalysis<'a> {
                     ForInit::Expr(e) => self.expr(e, &mut flow, false),
                     ForInit::None => {}
                 }
-                self.host_loop(flow, cond.as_ref(), step.as_ref(), body, false)
+                self.host_loop(flow, cond.as_ref(), step.as_ref(), body, LoopKind::For)
             }
-            StmtKind::While { cond, body } => self.host_loop(flow, Some(cond), None, body, false),
-            StmtKind::DoWhile { body, cond } => self.host_loop(flow, Some(cond), None, body, true),
+            StmtKind::While { cond, body } => {
+                self.host_loop(flow, Some(cond), None, body, LoopKind::While)
+            }
+            StmtKind::DoWhile { body, cond } => {
+                self.host_loop(flow, Some(cond), None, body, LoopKind::DoWhile)
+            }
             StmtKind::Return(e) => {
                 if let Some(e) = e {
                     self.expr(e, &mut flow, false);
@@ -641,13 +659,13 @@ impl<'a> FnAnalysis<'a> {
         cond: Option<&Expr>,
         step: Option<&Expr>,
         body: &Stmt,
-        body_first: bool,
+        kind: LoopKind,
     ) -> Flow {
         let mut head = Some(entry.clone());
         let mut converged = false;
         self.silent += 1;
         for _ in 0..64 {
-            let (back, _) = self.loop_pass(head.clone(), cond, step, body, body_first);
+            let (back, _) = self.loop_pass(head.clone(), cond, step, body, kind);
             let next = join(Some(entry.clone()), back);
             if next == head {
                 converged = true;
@@ -659,7 +677,7 @@ impl<'a> FnAnalysis<'a> {
         if !converged {
             head = Some(State::default());
         }
-        let (_, exit) = self.loop_pass(head, cond, step, body, body_first);
+        let (_, exit) = self.loop_pass(head, cond, step, body, kind);
         exit
     }
 
@@ -671,7 +689,7 @@ impl<'a> FnAnalysis<'a> {
         cond: Option<&Expr>,
         step: Option<&Expr>,
         body: &Stmt,
-        body_first: bool,
+        kind: LoopKind,
     ) -> (Flow, Flow) {
         let test = |a: &mut Self, f: Flow| -> Flow {
             let mut f = f?;
@@ -680,6 +698,7 @@ impl<'a> FnAnalysis<'a> {
             }
             Some(f)
         };
+        let body_first = kind == LoopKind::DoWhile;
         let into_body = if body_first { head } else { test(self, head) };
         self.loops.push(LoopExits::default());
         let out = self.stmt(body, into_body.clone());
@@ -688,14 +707,17 @@ impl<'a> FnAnalysis<'a> {
         if let (Some(s), Some(f)) = (step, back.as_mut()) {
             self.expr(s, f, false);
         }
-        let leave = if body_first {
+        let leave = match (kind, cond.is_some()) {
             // `do … while (c)`: the test runs after the body, and leaving follows it.
-            back = test(self, back);
-            back.clone()
-        } else if cond.is_some() {
-            into_body
-        } else {
-            None
+            (LoopKind::DoWhile, _) => {
+                back = test(self, back);
+                back.clone()
+            }
+            (_, false) => None,
+            // A counted loop runs its body at least once (its bounds are the program's sizes):
+            // it leaves after an iteration.
+            (LoopKind::For, true) => test(self, back.clone()),
+            (LoopKind::While, true) => into_body,
         };
         (back, join(leave, exits.breaks))
     }
@@ -1047,9 +1069,13 @@ impl<'a> FnAnalysis<'a> {
         let Some(f) = flow.arrays.get_mut(x) else {
             return;
         };
-        if let Some(k) = f.kernel_wrote.take() {
+        // The fact stays (a loop's later iterations read the same stale copy); one warning per
+        // array and kernel write.
+        if let Some(k) = f.kernel_wrote {
             let origin = f.origin.clone();
-            self.warn_stale_host(x, span, k, &origin);
+            if self.silent == 0 && self.reported.insert((x.to_string(), k.file, k.lo)) {
+                self.warn_stale_host(x, span, k, &origin);
+            }
         }
     }
 
@@ -1079,7 +1105,7 @@ impl<'a> FnAnalysis<'a> {
         .label(format!("reads the host's copy of `{x}`"))
         .with_label(kernel, format!("a kernel writes `{x}` on the device here"))
         .with_label(o.var, format!("`{x}` is on the device from this `{}` clause", o.kind.name()))
-        .note("inside a data region the device copy and the host copy are different memory: a kernel's writes reach the host at `update self` or at the end of the region")
+        .note("inside a data region the device copy and the host copy are different memory: a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out")
         .help(format!("add `#pragma acc update self({var})` before this statement"));
         self.push(d);
     }
@@ -1247,7 +1273,7 @@ impl Uses<'_> {
             StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e),
             StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s)),
             StmtKind::If { cond, then, els } => {
-                self.expr(cond);
+                self.test(cond);
                 self.stmt(then);
                 if let Some(e) = els {
                     self.stmt(e);
@@ -1311,6 +1337,12 @@ impl Uses<'_> {
                 if self.arrays.contains_key(x) {
                     self.escaped.insert(x.clone());
                 }
+            }
+            // A null test (`!a`, `a == NULL`, `a && b`) reads the pointer, it does not copy it.
+            ExprKind::Unary(UnOp::Not, a) => self.test(a),
+            ExprKind::Binary(BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr, a, b) => {
+                self.test(a);
+                self.test(b);
             }
             ExprKind::Index(..) => {
                 if let Some((x, n)) = self.chain(e) {
@@ -1404,6 +1436,14 @@ impl Uses<'_> {
                     self.expr(c);
                 }
             }
+        }
+    }
+
+    /// An operand of a test: a followed array's name there is a null test.
+    fn test(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Ident(x) if self.arrays.contains_key(x) => {}
+            _ => self.expr(e),
         }
     }
 
