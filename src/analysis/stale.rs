@@ -396,6 +396,10 @@ struct Facts {
     host_wrote: Option<Span>,
     /// Nothing has written the device copy since it was allocated without a copy.
     uninit: bool,
+    /// The device copy was released here without a copy out (`exit data delete`, the end of a
+    /// `copyin`/`create` region) after a kernel wrote it: the host's copy stays stale, and the
+    /// array is no longer on the device.
+    left: Option<Span>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -415,7 +419,7 @@ fn join(a: Flow, b: Flow) -> Flow {
                 let Some(fb) = b.arrays.get(&name) else {
                     continue;
                 };
-                if fa.origin != fb.origin {
+                if fa.origin != fb.origin || fa.left != fb.left {
                     continue;
                 }
                 out.arrays.insert(
@@ -424,6 +428,7 @@ fn join(a: Flow, b: Flow) -> Flow {
                         kernel_wrote: fa.kernel_wrote.filter(|_| fb.kernel_wrote.is_some()),
                         host_wrote: fa.host_wrote.filter(|_| fb.host_wrote.is_some()),
                         uninit: fa.uninit && fb.uninit,
+                        left: fa.left,
                         origin: fa.origin,
                     },
                 );
@@ -651,8 +656,8 @@ impl<'a> FnAnalysis<'a> {
         }
     }
 
-    /// A host loop: its body's facts iterated to a fixpoint (silently), then once more with the
-    /// warnings on.
+    /// A host loop: its body's facts iterated to a fixpoint (silently), then with the warnings
+    /// on from the entry (the first iteration) and from the back edge (the later ones).
     fn host_loop(
         &mut self,
         entry: State,
@@ -677,7 +682,20 @@ impl<'a> FnAnalysis<'a> {
         if !converged {
             head = Some(State::default());
         }
-        let (_, exit) = self.loop_pass(head, cond, step, body, kind);
+        if !converged || self.silent > 0 {
+            let (_, exit) = self.loop_pass(head, cond, step, body, kind);
+            return exit;
+        }
+        self.silent += 1;
+        let (back, exit) = self.loop_pass(head, cond, step, body, kind);
+        self.silent -= 1;
+        // Reported from the first iteration's flow (the loop's entry) and from the later
+        // iterations' (the back edge): what the loop's entry leaves uninitialized is read so by
+        // the first iteration, what an iteration leaves stale is read stale by the next one (a
+        // host write at the end of a time step, read by the next step's kernel). Their join,
+        // the head's flow, would know neither.
+        self.loop_pass(Some(entry), cond, step, body, kind);
+        self.loop_pass(back, cond, step, body, kind);
         exit
     }
 
@@ -728,7 +746,19 @@ impl<'a> FnAnalysis<'a> {
         let out = self.stmt(body, Some(flow));
         out.map(|mut f| {
             for a in &added {
-                f.arrays.remove(a);
+                if let Some(facts) = f.arrays.get(a) {
+                    let origin = facts.origin.var;
+                    match facts.origin.kind {
+                        // Still on the device (the caller's copy).
+                        DataKind::Present => {}
+                        DataKind::CopyIn | DataKind::Create if facts.kernel_wrote.is_some() => {
+                            release(&mut f, a, origin)
+                        }
+                        _ => {
+                            f.arrays.remove(a);
+                        }
+                    }
+                }
             }
             f
         })
@@ -741,6 +771,9 @@ impl<'a> FnAnalysis<'a> {
         let mut added = Vec::new();
         for (kind, var) in data_clauses(dir) {
             let name = &var.name.name;
+            if flow.arrays.get(name).is_some_and(|f| f.left.is_some()) {
+                flow.arrays.remove(name);
+            }
             if flow.arrays.contains_key(name) || !self.arrays.contains_key(name) {
                 continue;
             }
@@ -761,6 +794,7 @@ impl<'a> FnAnalysis<'a> {
                     kernel_wrote: None,
                     host_wrote: None,
                     uninit,
+                    left: None,
                 },
             );
             added.push(name.clone());
@@ -791,6 +825,10 @@ impl<'a> FnAnalysis<'a> {
                     let Some(f) = flow.arrays.get_mut(&var.name.name) else {
                         continue;
                     };
+                    if f.left.is_some() {
+                        flow.arrays.remove(&var.name.name);
+                        continue;
+                    }
                     match kind {
                         DataKind::Host => f.kernel_wrote = None,
                         DataKind::Device => {
@@ -811,8 +849,18 @@ impl<'a> FnAnalysis<'a> {
                 }
             }
             Construct::ExitData => {
-                for (_, var) in data_clauses(dir) {
-                    flow.arrays.remove(&var.name.name);
+                let conditional = dir.has(|k| matches!(k, ClauseKind::If(_)));
+                for (kind, var) in data_clauses(dir) {
+                    let name = &var.name.name;
+                    let wrote = flow
+                        .arrays
+                        .get(name)
+                        .is_some_and(|f| f.kernel_wrote.is_some());
+                    if kind == DataKind::Delete && wrote && !conditional {
+                        release(flow, name, var.span);
+                    } else {
+                        flow.arrays.remove(name);
+                    }
                 }
             }
             _ => {}
@@ -833,6 +881,9 @@ impl<'a> FnAnalysis<'a> {
             }
             return;
         }
+        // Arrays released earlier: this construct makes its own copies.
+        flow.arrays
+            .retain(|n, f| f.left.is_none() || !r.ir.arrays.contains_key(n));
         // The construct's own `copyout`/`create` of an array not yet on the device.
         let zeroed = zeroed_arrays(dir);
         for (kind, var) in data_clauses(dir) {
@@ -1073,8 +1124,12 @@ impl<'a> FnAnalysis<'a> {
         // array and kernel write.
         if let Some(k) = f.kernel_wrote {
             let origin = f.origin.clone();
+            let left = f.left;
             if self.silent == 0 && self.reported.insert((x.to_string(), k.file, k.lo)) {
-                self.warn_stale_host(x, span, k, &origin);
+                match left {
+                    Some(l) => self.warn_lost(x, span, k, l, &origin),
+                    None => self.warn_stale_host(x, span, k, &origin),
+                }
             }
         }
     }
@@ -1107,6 +1162,20 @@ impl<'a> FnAnalysis<'a> {
         .with_label(o.var, format!("`{x}` is on the device from this `{}` clause", o.kind.name()))
         .note("inside a data region the device copy and the host copy are different memory: a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out")
         .help(format!("add `#pragma acc update self({var})` before this statement"));
+        self.push(d);
+    }
+
+    fn warn_lost(&mut self, x: &str, read: Span, kernel: Span, left: Span, o: &Origin) {
+        let var = self.clause_text(o);
+        let d = Diag::warning(
+            read,
+            format!("host code reads `{x}`, which a kernel wrote on the device, but the device copy was released without copying it back: it reads the host's stale copy"),
+        )
+        .label(format!("reads the host's copy of `{x}`"))
+        .with_label(kernel, format!("a kernel writes `{x}` on the device here"))
+        .with_label(left, format!("the device copy of `{x}` is released here, not copied out"))
+        .note("a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out (`copy`, `copyout`, `exit data copyout`)")
+        .help(format!("add `#pragma acc update self({var})` before the device copy is released, or copy it out"));
         self.push(d);
     }
 
@@ -1148,6 +1217,16 @@ fn forget(flow: &mut State, x: &str) {
         f.kernel_wrote = None;
         f.host_wrote = None;
         f.uninit = false;
+    }
+}
+
+/// The device copy of `x` is released at `at` without a copy out: its facts stay, for the host
+/// reads that follow.
+fn release(flow: &mut State, x: &str, at: Span) {
+    if let Some(f) = flow.arrays.get_mut(x) {
+        f.host_wrote = None;
+        f.uninit = false;
+        f.left = Some(at);
     }
 }
 

@@ -138,9 +138,8 @@ fn time_loop_with_periodic_update() {
 
 #[test]
 fn loop_carried_stale_read() {
-    // The host reads `a` at the top of each step; from the second step on, a kernel wrote it.
-    // Only certain when the kernel runs on every path to the read: the first step does not
-    // have it, so the loop's head joins "not written" and nothing is warned.
+    // The host reads `a` at the top of each step; from the second step on, a kernel wrote it:
+    // warned from the loop's back edge.
     let src = format!(
         "{HEAD}void f(int steps) {{
     float a[N];
@@ -154,7 +153,56 @@ fn loop_carried_stale_read() {
 }}
 "
     );
-    assert!(warnings(&src).is_empty());
+    assert_eq!(kinds(&src), ["host"]);
+    // A `while` loop whose body may not run, reading after it: the kernel may not have run.
+    let w = format!(
+        "{HEAD}void f(int steps) {{
+    float a[N];
+    int t = 0;
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        while (t < steps) {{
+#pragma acc parallel loop
+            for (int i = 0; i < N; i++) a[i] += 1;
+            t++;
+        }}
+        printf(\"%f\\n\", a[0]);
+    }}
+}}
+"
+    );
+    assert!(warnings(&w).is_empty(), "{:?}", warnings(&w));
+}
+
+#[test]
+fn released_without_copy_out() {
+    // `exit data delete` after a kernel wrote `a`: the host's copy stays stale.
+    let src = format!(
+        "{HEAD}int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc enter data copyin(a)
+#pragma acc parallel loop present(a)
+    for (int i = 0; i < N; i++) a[i] = 2 * a[i];
+#pragma acc exit data delete(a)
+    printf(\"%f\\n\", a[3]);
+    return 0;
+}}
+"
+    );
+    let w = warnings(&src);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("released without copying it back"), "{w:?}");
+    // Copied out: nothing.
+    let out = src.replace("exit data delete(a)", "exit data copyout(a)");
+    assert!(warnings(&out).is_empty());
+    // A later compute construct makes its own copy.
+    let again = src.replace(
+        "    printf(",
+        "#pragma acc parallel loop copy(a)\n    for (int i = 0; i < N; i++) a[i] += 1;\n    printf(",
+    );
+    assert!(warnings(&again).is_empty(), "{:?}", warnings(&again));
 }
 
 #[test]
