@@ -475,6 +475,8 @@ struct FnAnalysis<'a> {
     arrays: BTreeMap<String, (usize, Scope)>,
     /// Arrays passed to a function of the program (not the C library) somewhere in the function.
     passed: BTreeSet<String>,
+    /// Pointers that may name memory some other name reaches (`float *x = y;`).
+    aliased: BTreeSet<String>,
     loops: Vec<LoopExits>,
     /// Warnings are reported only outside the silent iterations of loop fixpoints.
     silent: usize,
@@ -523,11 +525,12 @@ impl<'a> FnAnalysis<'a> {
             arrays: &arrays,
             escaped: BTreeSet::new(),
             passed: BTreeSet::new(),
+            aliased: BTreeSet::new(),
         };
         for s in &f.body.stmts {
             uses.stmt(s);
         }
-        let (escaped, passed) = (uses.escaped, uses.passed);
+        let (escaped, passed, aliased) = (uses.escaped, uses.passed, uses.aliased);
         arrays.retain(|n, _| !escaped.contains(n));
         let regions = regions
             .compute
@@ -541,6 +544,7 @@ impl<'a> FnAnalysis<'a> {
             sources,
             arrays,
             passed,
+            aliased,
             loops: Vec::new(),
             silent: 0,
             warnings: Vec::new(),
@@ -811,6 +815,9 @@ impl<'a> FnAnalysis<'a> {
         let Some(&(_, scope)) = self.arrays.get(name) else {
             return false;
         };
+        if self.aliased.contains(name) {
+            return false;
+        }
         if scope == Scope::Local && !self.passed.contains(name) {
             return true;
         }
@@ -1259,8 +1266,9 @@ fn reads_first(r: &RegionAst, x: &str) -> Option<Span> {
     };
     let certain = !stmt.conditional
         && stmt.loops.iter().all(|l| {
-            let l = &r.ir.loops[l.index()];
-            !l.conditional && fixed(&l.lower) && fixed(&l.upper)
+            r.ir.loops
+                .get(l.index())
+                .is_some_and(|l| !l.conditional && fixed(&l.lower) && fixed(&l.upper))
         });
     (first.reads() && certain).then_some(first.span)
 }
@@ -1337,18 +1345,37 @@ struct Uses<'a> {
     arrays: &'a BTreeMap<String, (usize, Scope)>,
     escaped: BTreeSet<String>,
     passed: BTreeSet<String>,
+    /// Pointers given another value than a fresh allocation (`float *x = y;`): they may name
+    /// memory the device already holds.
+    aliased: BTreeSet<String>,
+}
+
+/// `malloc(…)`, `calloc(…)`, `aligned_alloc(…)`, cast or not: memory nobody else names.
+fn fresh(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Cast(_, a) => fresh(a),
+        ExprKind::Call(f, _) => matches!(f.name.as_str(), "malloc" | "calloc" | "aligned_alloc"),
+        _ => false,
+    }
 }
 
 impl Uses<'_> {
+    fn decl(&mut self, d: &ast::Declaration) {
+        for dec in &d.declarators {
+            if let Some(i) = &dec.init {
+                if self.arrays.contains_key(&dec.name.name)
+                    && !matches!(i, Initializer::Expr(e) if fresh(e))
+                {
+                    self.aliased.insert(dec.name.name.clone());
+                }
+                self.init(i);
+            }
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) {
         match &s.kind {
-            StmtKind::Decl(d) => {
-                for dec in &d.declarators {
-                    if let Some(i) = &dec.init {
-                        self.init(i);
-                    }
-                }
-            }
+            StmtKind::Decl(d) => self.decl(d),
             StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e),
             StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s)),
             StmtKind::If { cond, then, els } => {
@@ -1365,13 +1392,7 @@ impl Uses<'_> {
                 body,
             } => {
                 match init {
-                    ForInit::Decl(d) => {
-                        for dec in &d.declarators {
-                            if let Some(i) = &dec.init {
-                                self.init(i);
-                            }
-                        }
-                    }
+                    ForInit::Decl(d) => self.decl(d),
                     ForInit::Expr(e) => self.expr(e),
                     ForInit::None => {}
                 }
@@ -1441,8 +1462,13 @@ impl Uses<'_> {
             // A pointer assigned (`a = malloc(…)`) names other memory: the analysis forgets
             // its facts there; its old value does not flow anywhere.
             ExprKind::Assign(_, lhs, rhs) => {
-                if !matches!(&lhs.kind, ExprKind::Ident(x) if self.arrays.contains_key(x)) {
-                    self.expr(lhs);
+                match &lhs.kind {
+                    ExprKind::Ident(x) if self.arrays.contains_key(x) => {
+                        if !fresh(rhs) {
+                            self.aliased.insert(x.clone());
+                        }
+                    }
+                    _ => self.expr(lhs),
                 }
                 self.expr(rhs);
             }

@@ -412,3 +412,29 @@ fn compute_if_clause_and_switch_silence() {
     );
     assert!(warnings(&src).is_empty());
 }
+
+#[test]
+fn a_local_pointer_to_other_memory_may_be_present() {
+    let src = format!(
+        "{HEAD}void g(float *y) {{
+    float *x = y;
+#pragma acc parallel loop copyout(x[0:N])
+    for (int i = 0; i < N; i++) x[i] += 1;
+}}
+int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    g(a);
+    return 0;
+}}
+"
+    );
+    assert!(warnings(&src).is_empty(), "{:?}", warnings(&src));
+    // A fresh allocation is certainly not on the device.
+    let fresh = src.replace(
+        "float *x = y;",
+        "float *x = (float *)malloc(N * sizeof(float));",
+    );
+    assert_eq!(kinds(&fresh), ["uninit"]);
+}
