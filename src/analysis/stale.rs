@@ -152,6 +152,34 @@ const LIBC: &[&str] = &[
     "aligned_alloc",
 ];
 
+/// Statements one function's analysis may visit (loop passes included).
+const STEP_BUDGET: usize = 200_000;
+
+/// The names in the data clauses of the OpenACC directives in `s`.
+fn clause_names(s: &Stmt, out: &mut BTreeSet<String>) {
+    match &s.kind {
+        StmtKind::Block(b) => b.stmts.iter().for_each(|s| clause_names(s, out)),
+        StmtKind::If { then, els, .. } => {
+            clause_names(then, out);
+            if let Some(e) = els {
+                clause_names(e, out);
+            }
+        }
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. } => clause_names(body, out),
+        StmtKind::Acc { dir, body, .. } => {
+            out.extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
+            clause_names(body, out);
+        }
+        StmtKind::AccStandalone(dir) => {
+            out.extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
+        }
+        StmtKind::Unsupported { body: Some(b), .. } => clause_names(b, out),
+        _ => {}
+    }
+}
+
 /// Runs the analysis over every function of the translation unit and pushes its warnings.
 pub fn check(parsed: &Parsed, regions: &Regions, sources: &SourceMap, diags: &mut Diags) {
     let tu = &parsed.tu;
@@ -169,6 +197,9 @@ pub fn check(parsed: &Parsed, regions: &Regions, sources: &SourceMap, diags: &mu
             let mut flow = Some(State::default());
             for s in &f.body.stmts {
                 flow = a.stmt(s, flow);
+            }
+            if a.gave_up {
+                continue;
             }
             for d in a.warnings {
                 if seen.insert(d.primary_span().map(|s| (s.file, s.lo, s.hi))) {
@@ -481,6 +512,9 @@ struct FnAnalysis<'a> {
     /// Warnings are reported only outside the silent iterations of loop fixpoints.
     silent: usize,
     warnings: Vec<Diag>,
+    /// Statements visited, against [`STEP_BUDGET`].
+    steps: usize,
+    gave_up: bool,
     /// Stale host reads reported: (array, the kernel write's place).
     reported: BTreeSet<(String, crate::diag::FileId, u32)>,
 }
@@ -504,13 +538,24 @@ impl<'a> FnAnalysis<'a> {
         if decls.gives_up {
             return None;
         }
+        // Only arrays named in a data clause of the function can be followed.
+        let mut named = BTreeSet::new();
+        for s in &f.body.stmts {
+            clause_names(s, &mut named);
+        }
+        if named.is_empty() {
+            return None;
+        }
         let mut arrays = BTreeMap::new();
         let mut all: BTreeMap<String, (CType, Scope, usize)> = decls.names;
-        for (g, ty) in &unit.globals {
-            let e = all
-                .entry(g.clone())
-                .or_insert((ty.clone(), Scope::Shared, 0));
-            e.2 += 1;
+        all.retain(|n, _| named.contains(n));
+        for n in &named {
+            if let Some(ty) = unit.globals.get(n) {
+                let e = all
+                    .entry(n.clone())
+                    .or_insert((ty.clone(), Scope::Shared, 0));
+                e.2 += 1;
+            }
         }
         for (name, (ty, scope, count)) in all {
             if count != 1 {
@@ -549,6 +594,8 @@ impl<'a> FnAnalysis<'a> {
             silent: 0,
             warnings: Vec::new(),
             reported: BTreeSet::new(),
+            steps: 0,
+            gave_up: false,
         })
     }
 
@@ -556,6 +603,14 @@ impl<'a> FnAnalysis<'a> {
 
     fn stmt(&mut self, s: &Stmt, flow: Flow) -> Flow {
         let mut flow = flow?;
+        // Nested host loops cost passes exponential in their depth: past a budget the
+        // function's analysis stops, and reports nothing.
+        self.steps += 1;
+        if self.steps > STEP_BUDGET {
+            self.gave_up = true;
+            flow.arrays.clear();
+            return Some(flow);
+        }
         match &s.kind {
             StmtKind::Decl(d) => {
                 for dec in &d.declarators {
