@@ -119,6 +119,7 @@ pub fn schedule_with(
         return None;
     }
     let mut regions = find_regions(&parsed.tu, sources, diags);
+    crate::analysis::stale::check(&parsed, &regions, sources, diags);
     let deps: Vec<DepInfo> = regions
         .compute
         .iter_mut()

@@ -70,6 +70,9 @@ error_case!(data_if, "data_if.c", false);
 error_case!(reduction_array, "reduction_array.c", true);
 error_case!(data_zero, "data_zero.c", false);
 error_case!(data_clauses_twice, "data_clauses_twice.c", false);
+error_case!(stale_host_read, "stale_host_read.c", true);
+error_case!(stale_device_read, "stale_device_read.c", true);
+error_case!(uninit_copyout, "uninit_copyout.c", true);
 
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]

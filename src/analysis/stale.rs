@@ -1,0 +1,1635 @@
+//! Data bugs every OpenACC compiler compiles silently: a dataflow over each function's host code
+//! that follows, for every array a `data` construct (or `enter data`) of the function holds on
+//! the device, which of its two copies is newer.
+//!
+//! Three warnings, each at the statement and at the data clause, naming the fix:
+//!
+//! - **stale device copy**: host code writes an array the device already holds, and a compute
+//!   construct then reads it before any `update device` (the kernel reads the old device copy);
+//! - **uninitialized device copy**: a compute construct reads an array whose clause is `copyout`
+//!   or `create` before anything writes it on the device (the values are undefined);
+//! - **stale host copy**: host code inside the data construct reads an array a kernel wrote,
+//!   with no `update self`/`update host` in between (it sees the host's old copy).
+//!
+//! The facts are *must* facts (true on every path), so that a warning is certain: branches
+//! join by intersection, host loops iterate to a fixpoint before anything is reported, a
+//! `return`/`break`/`continue` ends its path. A `for` loop is assumed to run its body at least
+//! once (`for (i = 0; i < n; i++) a[i] = 0;` writes `a`: its bounds are the program's sizes); a
+//! `while` loop may not. Whatever the analysis cannot see through forgets
+//! the array's facts, so it never warns: a call that receives the array (or, for globals and
+//! parameters, any call of a function that is not a known C library one), an array whose
+//! address escapes (`p = a`, `&a[i]`, pointer swaps), a name declared twice, a compute
+//! construct with an `if` clause, `host_data`, `switch`; functions with `goto` or labels are
+//! not analyzed. Arrays are whole: a subarray `update` counts as updating all of it.
+//!
+//! Facts of a kernel come from its region's IR: it *reads first* when it reads the array and
+//! never writes it, or when the first statement touching the array reads it and runs
+//! unconditionally.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diag::{Diag, Diags, SourceMap, Span};
+use crate::front::ast::{
+    self, BinOp, CType, Expr, ExprKind, ForInit, Initializer, ItemKind, Stmt, StmtKind, Storage,
+    UnOp,
+};
+use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind, Pragma};
+use crate::front::Parsed;
+use crate::ir::lower::{array_shape, data_clauses, zeroed_arrays, RegionAst, Regions};
+
+/// Functions that read their arguments' values and touch nothing else: the array arguments of
+/// these are reads (a `char` array printed with `%s`).
+const PRINTS: &[&str] = &[
+    "printf", "fprintf", "puts", "fputs", "putchar", "fputc", "putc",
+];
+
+/// `<math.h>` and other functions of values: their arguments are read, nothing else.
+const PURE: &[&str] = &[
+    "sqrt",
+    "sqrtf",
+    "cbrt",
+    "cbrtf",
+    "exp",
+    "expf",
+    "exp2",
+    "exp2f",
+    "log",
+    "logf",
+    "log2",
+    "log2f",
+    "log10",
+    "log10f",
+    "pow",
+    "powf",
+    "fabs",
+    "fabsf",
+    "abs",
+    "labs",
+    "llabs",
+    "sin",
+    "sinf",
+    "cos",
+    "cosf",
+    "tan",
+    "tanf",
+    "asin",
+    "asinf",
+    "acos",
+    "acosf",
+    "atan",
+    "atanf",
+    "atan2",
+    "atan2f",
+    "sinh",
+    "cosh",
+    "tanh",
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "round",
+    "roundf",
+    "trunc",
+    "truncf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "fmod",
+    "fmodf",
+    "hypot",
+    "hypotf",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "copysign",
+    "copysignf",
+];
+
+/// C library functions that touch no memory but what their arguments point to (an array among
+/// their arguments still forgets its facts): calling them does not touch global arrays.
+const LIBC: &[&str] = &[
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "memset",
+    "memcpy",
+    "memmove",
+    "memcmp",
+    "strcpy",
+    "strncpy",
+    "strcmp",
+    "strncmp",
+    "strlen",
+    "rand",
+    "srand",
+    "time",
+    "clock",
+    "gettimeofday",
+    "clock_gettime",
+    "exit",
+    "abort",
+    "assert",
+    "atoi",
+    "atof",
+    "atol",
+    "strtol",
+    "strtod",
+    "fopen",
+    "fclose",
+    "fflush",
+    "sprintf",
+    "snprintf",
+    "scanf",
+    "fscanf",
+    "sscanf",
+    "fread",
+    "fwrite",
+    "getenv",
+    "perror",
+    "posix_memalign",
+    "aligned_alloc",
+];
+
+/// Statements one function's analysis may visit (loop passes included).
+const STEP_BUDGET: usize = 200_000;
+
+/// The names in the data clauses of the OpenACC directives in `s`.
+fn clause_names(s: &Stmt, out: &mut BTreeSet<String>) {
+    match &s.kind {
+        StmtKind::Block(b) => b.stmts.iter().for_each(|s| clause_names(s, out)),
+        StmtKind::If { then, els, .. } => {
+            clause_names(then, out);
+            if let Some(e) = els {
+                clause_names(e, out);
+            }
+        }
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. } => clause_names(body, out),
+        StmtKind::Acc { dir, body, .. } => {
+            out.extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
+            clause_names(body, out);
+        }
+        StmtKind::AccStandalone(dir) => {
+            out.extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
+        }
+        StmtKind::Unsupported { body: Some(b), .. } => clause_names(b, out),
+        _ => {}
+    }
+}
+
+/// Runs the analysis over every function of the translation unit and pushes its warnings.
+pub fn check(parsed: &Parsed, regions: &Regions, sources: &SourceMap, diags: &mut Diags) {
+    let tu = &parsed.tu;
+    let mut unit = Unit::new(tu);
+    // `declare` and `enter data` anywhere, at file scope too.
+    unit.dynamic |= parsed.pragmas.iter().any(|p| {
+        matches!(p, Pragma::Acc(d) if matches!(d.construct, Construct::Declare | Construct::EnterData))
+    });
+    let mut seen = BTreeSet::new();
+    for item in &tu.items {
+        if let ItemKind::Function(f) = &item.kind {
+            let Some(mut a) = FnAnalysis::new(f, &unit, regions, sources) else {
+                continue;
+            };
+            let mut flow = Some(State::default());
+            for s in &f.body.stmts {
+                flow = a.stmt(s, flow);
+            }
+            if a.gave_up {
+                continue;
+            }
+            for d in a.warnings {
+                if seen.insert(d.primary_span().map(|s| (s.file, s.lo, s.hi))) {
+                    diags.push(d);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the translation unit tells about every function
+// ---------------------------------------------------------------------------------------------
+
+/// Facts about the whole translation unit: which arrays may be on the device when a function
+/// starts (for the uninitialized-copy warning, which needs the array to be certainly absent).
+struct Unit {
+    globals: BTreeMap<String, CType>,
+    /// The unit defines `main`: every caller of its functions is in it.
+    has_main: bool,
+    /// `enter data`, `declare` or the runtime's data API appear somewhere: presence is not
+    /// only the structured constructs'.
+    dynamic: bool,
+    /// Functions that may run while a data construct of another function holds arrays.
+    called_in_data: BTreeSet<String>,
+}
+
+impl Unit {
+    fn new(tu: &ast::TranslationUnit) -> Unit {
+        let mut globals = BTreeMap::new();
+        let mut has_main = false;
+        let mut dynamic = false;
+        let mut calls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut in_data: BTreeSet<String> = BTreeSet::new();
+        for item in &tu.items {
+            match &item.kind {
+                ItemKind::Decl(d) if d.storage != Storage::Typedef => {
+                    for dec in &d.declarators {
+                        globals.insert(dec.name.name.clone(), dec.ty.clone());
+                    }
+                }
+                ItemKind::Function(f) => {
+                    has_main |= f.name.name == "main";
+                    let mut c = Calls::default();
+                    for s in &f.body.stmts {
+                        c.stmt(s, 0);
+                    }
+                    dynamic |= c.dynamic;
+                    in_data.extend(c.in_data);
+                    calls.insert(f.name.name.clone(), c.all);
+                }
+                _ => {}
+            }
+        }
+        // Everything called from a function called inside a data construct is too.
+        let mut todo: Vec<String> = in_data.iter().cloned().collect();
+        while let Some(f) = todo.pop() {
+            for g in calls.get(&f).into_iter().flatten() {
+                if in_data.insert(g.clone()) {
+                    todo.push(g.clone());
+                }
+            }
+        }
+        Unit {
+            globals,
+            has_main,
+            dynamic,
+            called_in_data: in_data,
+        }
+    }
+}
+
+/// The calls of a function: all of them, those inside its data constructs, and whether it
+/// makes arrays present outside the structured constructs.
+#[derive(Default)]
+struct Calls {
+    all: BTreeSet<String>,
+    in_data: BTreeSet<String>,
+    dynamic: bool,
+}
+
+impl Calls {
+    fn stmt(&mut self, s: &Stmt, data_depth: usize) {
+        match &s.kind {
+            StmtKind::Decl(d) => {
+                for dec in &d.declarators {
+                    if let Some(i) = &dec.init {
+                        self.init(i, data_depth);
+                    }
+                }
+            }
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e, data_depth),
+            StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s, data_depth)),
+            StmtKind::If { cond, then, els } => {
+                self.expr(cond, data_depth);
+                self.stmt(then, data_depth);
+                if let Some(e) = els {
+                    self.stmt(e, data_depth);
+                }
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                match init {
+                    ForInit::Decl(d) => self.stmt(
+                        &Stmt {
+                            kind: StmtKind::Decl(d.clone()),
+                            span: s.span,
+                        },
+                        data_depth,
+                    ),
+                    ForInit::Expr(e) => self.expr(e, data_depth),
+                    ForInit::None => {}
+                }
+                for e in cond.iter().chain(step.iter()) {
+                    self.expr(e, data_depth);
+                }
+                self.stmt(body, data_depth);
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                self.expr(cond, data_depth);
+                self.stmt(body, data_depth);
+            }
+            StmtKind::Acc { dir, body, .. } => {
+                let inner = data_depth + usize::from(dir.construct == Construct::Data);
+                self.stmt(body, inner);
+            }
+            StmtKind::AccStandalone(dir) => {
+                self.dynamic |= matches!(dir.construct, Construct::EnterData | Construct::Declare);
+            }
+            StmtKind::Pragma(_) => {}
+            StmtKind::Unsupported { body: Some(b), .. } => self.stmt(b, data_depth),
+            _ => {}
+        }
+    }
+
+    fn init(&mut self, i: &Initializer, data_depth: usize) {
+        match i {
+            Initializer::Expr(e) => self.expr(e, data_depth),
+            Initializer::List(v, _) => v.iter().for_each(|i| self.init(i, data_depth)),
+            Initializer::Designated { init, .. } => self.init(init, data_depth),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, data_depth: usize) {
+        visit(e, &mut |e| {
+            if let ExprKind::Call(f, _) = &e.kind {
+                let n = &f.name;
+                if n.starts_with("acc_") {
+                    self.dynamic |= ["acc_copyin", "acc_create", "acc_present_or", "acc_pcopy"]
+                        .iter()
+                        .any(|p| n.starts_with(p))
+                        || n.starts_with("acc_map_data")
+                        || n.starts_with("acc_pcreate");
+                }
+                self.all.insert(n.clone());
+                if data_depth > 0 {
+                    self.in_data.insert(n.clone());
+                }
+            }
+        });
+    }
+}
+
+/// Calls `f` on `e` and every expression inside it.
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::SizeofExpr(a) => visit(a, f),
+        ExprKind::IncDec { arg, .. } => visit(arg, f),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        ExprKind::Cond(a, b, c) => {
+            visit(a, f);
+            visit(b, f);
+            visit(c, f);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| visit(a, f)),
+        ExprKind::IndirectCall(c, args) => {
+            visit(c, f);
+            args.iter().for_each(|a| visit(a, f));
+        }
+        ExprKind::Member { base, .. } => visit(base, f),
+        ExprKind::CompoundLit(_, inits) => inits.iter().for_each(|i| visit_init(i, f)),
+        _ => {}
+    }
+}
+
+fn visit_init(i: &Initializer, f: &mut dyn FnMut(&Expr)) {
+    match i {
+        Initializer::Expr(e) => visit(e, f),
+        Initializer::List(v, _) => v.iter().for_each(|i| visit_init(i, f)),
+        Initializer::Designated { init, .. } => visit_init(init, f),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state: per array on the device, which copy is newer
+// ---------------------------------------------------------------------------------------------
+
+/// Where an array came onto the device.
+#[derive(Clone, Debug, PartialEq)]
+struct Origin {
+    /// The array in the clause (`a[0:n]`).
+    var: Span,
+    /// The clause kind as written (`copyout`, `create`, …; `enter data create` is `create`).
+    kind: DataKind,
+}
+
+/// Must facts about one array the device holds.
+#[derive(Clone, Debug, PartialEq)]
+struct Facts {
+    origin: Origin,
+    /// A kernel wrote the device copy (here) and nothing updated the host's since.
+    kernel_wrote: Option<Span>,
+    /// Host code wrote the host copy (here) and nothing updated the device's since.
+    host_wrote: Option<Span>,
+    /// Nothing has written the device copy since it was allocated without a copy.
+    uninit: bool,
+    /// The device copy was released here without a copy out (`exit data delete`, the end of a
+    /// `copyin`/`create` region) after a kernel wrote it: the host's copy stays stale, and the
+    /// array is no longer on the device.
+    left: Option<Span>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct State {
+    arrays: BTreeMap<String, Facts>,
+}
+
+/// `None`: no path reaches the point.
+type Flow = Option<State>;
+
+fn join(a: Flow, b: Flow) -> Flow {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(a), Some(b)) => {
+            let mut out = State::default();
+            for (name, fa) in a.arrays {
+                let Some(fb) = b.arrays.get(&name) else {
+                    continue;
+                };
+                if fa.origin != fb.origin || fa.left != fb.left {
+                    continue;
+                }
+                out.arrays.insert(
+                    name,
+                    Facts {
+                        kernel_wrote: fa.kernel_wrote.filter(|_| fb.kernel_wrote.is_some()),
+                        host_wrote: fa.host_wrote.filter(|_| fb.host_wrote.is_some()),
+                        uninit: fa.uninit && fb.uninit,
+                        left: fa.left,
+                        origin: fa.origin,
+                    },
+                );
+            }
+            Some(out)
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum LoopKind {
+    /// `for (…; c; …)`: assumed to run its body at least once.
+    For,
+    /// `while (c)`: may not run its body.
+    While,
+    DoWhile,
+}
+
+/// The flows leaving a host loop early.
+#[derive(Default)]
+struct LoopExits {
+    breaks: Flow,
+    continues: Flow,
+}
+
+// ---------------------------------------------------------------------------------------------
+// One function
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Scope {
+    /// Declared in the function's body (not `static`).
+    Local,
+    /// A parameter or a global: other names may reach it.
+    Shared,
+}
+
+struct FnAnalysis<'a> {
+    func: &'a str,
+    unit: &'a Unit,
+    regions: BTreeMap<(u32, u32), &'a RegionAst>,
+    sources: &'a SourceMap,
+    /// The arrays the analysis may follow, with their number of dimensions and scope.
+    arrays: BTreeMap<String, (usize, Scope)>,
+    /// Arrays passed to a function of the program (not the C library) somewhere in the function.
+    passed: BTreeSet<String>,
+    /// Pointers that may name memory some other name reaches (`float *x = y;`).
+    aliased: BTreeSet<String>,
+    loops: Vec<LoopExits>,
+    /// Warnings are reported only outside the silent iterations of loop fixpoints.
+    silent: usize,
+    warnings: Vec<Diag>,
+    /// Statements visited, against [`STEP_BUDGET`].
+    steps: usize,
+    gave_up: bool,
+    /// Stale host reads reported: (array, the kernel write's place).
+    reported: BTreeSet<(String, crate::diag::FileId, u32)>,
+}
+
+impl<'a> FnAnalysis<'a> {
+    fn new(
+        f: &'a ast::FunctionDef,
+        unit: &'a Unit,
+        regions: &'a Regions,
+        sources: &'a SourceMap,
+    ) -> Option<FnAnalysis<'a>> {
+        let mut decls = Decls::default();
+        for p in &f.params {
+            if let Some(n) = &p.name {
+                decls.add(&n.name, &p.ty, Scope::Shared);
+            }
+        }
+        for s in &f.body.stmts {
+            decls.stmt(s);
+        }
+        if decls.gives_up {
+            return None;
+        }
+        // Only arrays named in a data clause of the function can be followed.
+        let mut named = BTreeSet::new();
+        for s in &f.body.stmts {
+            clause_names(s, &mut named);
+        }
+        if named.is_empty() {
+            return None;
+        }
+        let mut arrays = BTreeMap::new();
+        let mut all: BTreeMap<String, (CType, Scope, usize)> = decls.names;
+        all.retain(|n, _| named.contains(n));
+        for n in &named {
+            if let Some(ty) = unit.globals.get(n) {
+                let e = all
+                    .entry(n.clone())
+                    .or_insert((ty.clone(), Scope::Shared, 0));
+                e.2 += 1;
+            }
+        }
+        for (name, (ty, scope, count)) in all {
+            if count != 1 {
+                continue;
+            }
+            if let Some((_, dims, _)) = array_shape(&ty) {
+                arrays.insert(name, (dims.len(), scope));
+            }
+        }
+        // Arrays whose address flows anywhere but a call's argument are followed by nobody.
+        let mut uses = Uses {
+            arrays: &arrays,
+            escaped: BTreeSet::new(),
+            passed: BTreeSet::new(),
+            aliased: BTreeSet::new(),
+        };
+        for s in &f.body.stmts {
+            uses.stmt(s);
+        }
+        let (escaped, passed, aliased) = (uses.escaped, uses.passed, uses.aliased);
+        arrays.retain(|n, _| !escaped.contains(n));
+        let regions = regions
+            .compute
+            .iter()
+            .map(|r| ((r.stmt_span.lo, r.stmt_span.hi), r))
+            .collect();
+        Some(FnAnalysis {
+            func: &f.name.name,
+            unit,
+            regions,
+            sources,
+            arrays,
+            passed,
+            aliased,
+            loops: Vec::new(),
+            silent: 0,
+            warnings: Vec::new(),
+            reported: BTreeSet::new(),
+            steps: 0,
+            gave_up: false,
+        })
+    }
+
+    // --- statements ----------------------------------------------------------------------------
+
+    fn stmt(&mut self, s: &Stmt, flow: Flow) -> Flow {
+        let mut flow = flow?;
+        // Nested host loops cost passes exponential in their depth: past a budget the
+        // function's analysis stops, and reports nothing.
+        self.steps += 1;
+        if self.steps > STEP_BUDGET {
+            self.gave_up = true;
+            flow.arrays.clear();
+            return Some(flow);
+        }
+        match &s.kind {
+            StmtKind::Decl(d) => {
+                for dec in &d.declarators {
+                    if let Some(i) = &dec.init {
+                        self.init(i, &mut flow);
+                    }
+                }
+                Some(flow)
+            }
+            StmtKind::Expr(e) => {
+                self.expr(e, &mut flow, false);
+                Some(flow)
+            }
+            StmtKind::Block(b) => {
+                let mut f = Some(flow);
+                for s in &b.stmts {
+                    f = self.stmt(s, f);
+                }
+                f
+            }
+            StmtKind::If { cond, then, els } => {
+                self.expr(cond, &mut flow, false);
+                let t = self.stmt(then, Some(flow.clone()));
+                let e = match els {
+                    Some(e) => self.stmt(e, Some(flow)),
+                    None => Some(flow),
+                };
+                join(t, e)
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                match init {
+                    ForInit::Decl(d) => {
+                        for dec in &d.declarators {
+                            if let Some(i) = &dec.init {
+                                self.init(i, &mut flow);
+                            }
+                        }
+                    }
+                    ForInit::Expr(e) => self.expr(e, &mut flow, false),
+                    ForInit::None => {}
+                }
+                self.host_loop(flow, cond.as_ref(), step.as_ref(), body, LoopKind::For)
+            }
+            StmtKind::While { cond, body } => {
+                self.host_loop(flow, Some(cond), None, body, LoopKind::While)
+            }
+            StmtKind::DoWhile { body, cond } => {
+                self.host_loop(flow, Some(cond), None, body, LoopKind::DoWhile)
+            }
+            StmtKind::Return(e) => {
+                if let Some(e) = e {
+                    self.expr(e, &mut flow, false);
+                }
+                None
+            }
+            StmtKind::Break => {
+                if let Some(l) = self.loops.last_mut() {
+                    l.breaks = join(l.breaks.take(), Some(flow));
+                }
+                None
+            }
+            StmtKind::Continue => {
+                if let Some(l) = self.loops.last_mut() {
+                    l.continues = join(l.continues.take(), Some(flow));
+                }
+                None
+            }
+            StmtKind::Empty | StmtKind::Pragma(_) => Some(flow),
+            StmtKind::Acc { dir, body, .. } => {
+                if dir.construct.is_compute() {
+                    self.compute(s, dir, &mut flow);
+                    Some(flow)
+                } else if dir.construct == Construct::Data {
+                    self.data(dir, body, flow)
+                } else if dir.construct == Construct::HostData {
+                    // Device addresses in host code: whatever it calls may write the device's
+                    // copies.
+                    flow.arrays.clear();
+                    let out = self.stmt(body, Some(flow));
+                    out.map(|mut f| {
+                        f.arrays.clear();
+                        f
+                    })
+                } else {
+                    self.stmt(body, Some(flow))
+                }
+            }
+            StmtKind::AccStandalone(dir) => {
+                self.standalone(dir, &mut flow);
+                Some(flow)
+            }
+            // `switch` (functions with `goto` or labels are not analyzed): forget everything.
+            StmtKind::Unsupported { .. } => {
+                flow.arrays.clear();
+                Some(flow)
+            }
+        }
+    }
+
+    /// A host loop: its body's facts iterated to a fixpoint (silently), then with the warnings
+    /// on from the entry (the first iteration) and from the back edge (the later ones).
+    fn host_loop(
+        &mut self,
+        entry: State,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        kind: LoopKind,
+    ) -> Flow {
+        let mut head = Some(entry.clone());
+        let mut converged = false;
+        self.silent += 1;
+        for _ in 0..64 {
+            let (back, _) = self.loop_pass(head.clone(), cond, step, body, kind);
+            let next = join(Some(entry.clone()), back);
+            if next == head {
+                converged = true;
+                break;
+            }
+            head = next;
+        }
+        self.silent -= 1;
+        if !converged {
+            head = Some(State::default());
+        }
+        if !converged || self.silent > 0 {
+            let (_, exit) = self.loop_pass(head, cond, step, body, kind);
+            return exit;
+        }
+        self.silent += 1;
+        let (back, exit) = self.loop_pass(head, cond, step, body, kind);
+        self.silent -= 1;
+        // Reported from the first iteration's flow (the loop's entry) and from the later
+        // iterations' (the back edge): what the loop's entry leaves uninitialized is read so by
+        // the first iteration, what an iteration leaves stale is read stale by the next one (a
+        // host write at the end of a time step, read by the next step's kernel). Their join,
+        // the head's flow, would know neither.
+        self.loop_pass(Some(entry), cond, step, body, kind);
+        self.loop_pass(back, cond, step, body, kind);
+        exit
+    }
+
+    /// One pass over a loop from the flow at its head: the flow back to the head and the flow
+    /// leaving the loop.
+    fn loop_pass(
+        &mut self,
+        head: Flow,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        kind: LoopKind,
+    ) -> (Flow, Flow) {
+        let test = |a: &mut Self, f: Flow| -> Flow {
+            let mut f = f?;
+            if let Some(c) = cond {
+                a.expr(c, &mut f, false);
+            }
+            Some(f)
+        };
+        let body_first = kind == LoopKind::DoWhile;
+        let into_body = if body_first { head } else { test(self, head) };
+        self.loops.push(LoopExits::default());
+        let out = self.stmt(body, into_body.clone());
+        let exits = self.loops.pop().unwrap_or_default();
+        let mut back = join(out, exits.continues);
+        if let (Some(s), Some(f)) = (step, back.as_mut()) {
+            self.expr(s, f, false);
+        }
+        let leave = match (kind, cond.is_some()) {
+            // `do … while (c)`: the test runs after the body, and leaving follows it.
+            (LoopKind::DoWhile, _) => {
+                back = test(self, back);
+                back.clone()
+            }
+            (_, false) => None,
+            // A counted loop runs its body at least once (its bounds are the program's sizes):
+            // it leaves after an iteration.
+            (LoopKind::For, true) => test(self, back.clone()),
+            (LoopKind::While, true) => into_body,
+        };
+        (back, join(leave, exits.breaks))
+    }
+
+    /// A `data` construct: its arrays are followed while its body runs.
+    fn data(&mut self, dir: &AccDirective, body: &Stmt, mut flow: State) -> Flow {
+        let added = self.make_present(dir, &mut flow);
+        let out = self.stmt(body, Some(flow));
+        out.map(|mut f| {
+            for a in &added {
+                if let Some(facts) = f.arrays.get(a) {
+                    let origin = facts.origin.var;
+                    match facts.origin.kind {
+                        // Still on the device (the caller's copy).
+                        DataKind::Present => {}
+                        DataKind::CopyIn | DataKind::Create if facts.kernel_wrote.is_some() => {
+                            release(&mut f, a, origin)
+                        }
+                        _ => {
+                            f.arrays.remove(a);
+                        }
+                    }
+                }
+            }
+            f
+        })
+    }
+
+    /// The arrays of a data construct's clauses that are not followed yet: followed from here,
+    /// with `copyout`/`create` ones uninitialized where the device certainly had no copy.
+    fn make_present(&mut self, dir: &AccDirective, flow: &mut State) -> Vec<String> {
+        let zeroed = zeroed_arrays(dir);
+        let mut added = Vec::new();
+        for (kind, var) in data_clauses(dir) {
+            let name = &var.name.name;
+            if flow.arrays.get(name).is_some_and(|f| f.left.is_some()) {
+                flow.arrays.remove(name);
+            }
+            if flow.arrays.contains_key(name) || !self.arrays.contains_key(name) {
+                continue;
+            }
+            let uninit = match kind {
+                DataKind::Copy | DataKind::CopyIn | DataKind::Present => false,
+                DataKind::CopyOut | DataKind::Create => {
+                    !zeroed.contains(name) && self.certainly_absent(name)
+                }
+                _ => continue,
+            };
+            flow.arrays.insert(
+                name.clone(),
+                Facts {
+                    origin: Origin {
+                        var: var.span,
+                        kind,
+                    },
+                    kernel_wrote: None,
+                    host_wrote: None,
+                    uninit,
+                    left: None,
+                },
+            );
+            added.push(name.clone());
+        }
+        added
+    }
+
+    /// The device holds no copy of `name` where this function makes one (the present-or
+    /// semantics of `copyout`/`create` then allocates it uninitialized): a local array never
+    /// handed to a function of the program; or, in a whole program where only structured data
+    /// constructs make arrays present (those of this function are followed), any array of a
+    /// function never called while another function's data construct is open.
+    fn certainly_absent(&self, name: &str) -> bool {
+        let Some(&(_, scope)) = self.arrays.get(name) else {
+            return false;
+        };
+        if self.aliased.contains(name) {
+            return false;
+        }
+        if scope == Scope::Local && !self.passed.contains(name) {
+            return true;
+        }
+        !self.unit.dynamic && self.unit.has_main && !self.unit.called_in_data.contains(self.func)
+    }
+
+    /// `update`, `enter data`, `exit data`.
+    fn standalone(&mut self, dir: &AccDirective, flow: &mut State) {
+        match dir.construct {
+            Construct::Update => {
+                for (kind, var) in data_clauses(dir) {
+                    let Some(f) = flow.arrays.get_mut(&var.name.name) else {
+                        continue;
+                    };
+                    if f.left.is_some() {
+                        flow.arrays.remove(&var.name.name);
+                        continue;
+                    }
+                    match kind {
+                        DataKind::Host => f.kernel_wrote = None,
+                        DataKind::Device => {
+                            f.host_wrote = None;
+                            f.uninit = false;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Construct::EnterData => {
+                let conditional = dir.has(|k| matches!(k, ClauseKind::If(_)));
+                let added = self.make_present(dir, flow);
+                if conditional {
+                    for a in added {
+                        flow.arrays.remove(&a);
+                    }
+                }
+            }
+            Construct::ExitData => {
+                let conditional = dir.has(|k| matches!(k, ClauseKind::If(_)));
+                for (kind, var) in data_clauses(dir) {
+                    let name = &var.name.name;
+                    let wrote = flow
+                        .arrays
+                        .get(name)
+                        .is_some_and(|f| f.kernel_wrote.is_some());
+                    if kind == DataKind::Delete && wrote && !conditional {
+                        release(flow, name, var.span);
+                    } else {
+                        flow.arrays.remove(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A compute construct: its kernels read and write the device copies.
+    fn compute(&mut self, s: &Stmt, dir: &AccDirective, flow: &mut State) {
+        let Some(r) = self.regions.get(&(s.span.lo, s.span.hi)).copied() else {
+            // Not lowered (an error elsewhere): it may touch anything it names.
+            flow.arrays.clear();
+            return;
+        };
+        if dir.has(|k| matches!(k, ClauseKind::If(_))) {
+            // It may run on the host.
+            for a in r.ir.arrays.keys() {
+                flow.arrays.remove(a);
+            }
+            return;
+        }
+        // Arrays released earlier: this construct makes its own copies.
+        flow.arrays
+            .retain(|n, f| f.left.is_none() || !r.ir.arrays.contains_key(n));
+        // The construct's own `copyout`/`create` of an array not yet on the device.
+        let zeroed = zeroed_arrays(dir);
+        for (kind, var) in data_clauses(dir) {
+            let name = &var.name.name;
+            if !matches!(kind, DataKind::CopyOut | DataKind::Create)
+                || flow.arrays.contains_key(name)
+                || zeroed.contains(name)
+                || !self.arrays.contains_key(name)
+                || !self.certainly_absent(name)
+            {
+                continue;
+            }
+            if let Some(read) = reads_first(r, name) {
+                let origin = Origin {
+                    var: var.span,
+                    kind,
+                };
+                self.warn_uninit(name, read, &origin, dir.span);
+            }
+        }
+        for (name, info) in &r.ir.arrays {
+            let Some(f) = flow.arrays.get_mut(name) else {
+                continue;
+            };
+            if let Some(read) = reads_first(r, name) {
+                if let Some(host) = f.host_wrote {
+                    let (origin, dspan) = (f.origin.clone(), dir.span);
+                    self.warn_stale_device(name, read, host, &origin, dspan);
+                } else if f.uninit {
+                    let (origin, dspan) = (f.origin.clone(), dir.span);
+                    self.warn_uninit(name, read, &origin, dspan);
+                }
+            }
+            let Some(f) = flow.arrays.get_mut(name) else {
+                continue;
+            };
+            f.host_wrote = None;
+            if info.written {
+                f.uninit = false;
+                f.kernel_wrote =
+                    r.ir.accesses
+                        .iter()
+                        .find(|a| a.array == *name && a.writes())
+                        .map_or(Some(dir.span), |a| Some(a.span));
+            }
+        }
+    }
+
+    // --- expressions ---------------------------------------------------------------------------
+
+    fn init(&mut self, i: &Initializer, flow: &mut State) {
+        match i {
+            Initializer::Expr(e) => self.expr(e, flow, false),
+            Initializer::List(v, _) => v.iter().for_each(|i| self.init(i, flow)),
+            Initializer::Designated { init, .. } => self.init(init, flow),
+        }
+    }
+
+    /// The array an index chain `a[i][j]` subscripts, and its number of subscripts.
+    fn indexed<'e>(&self, e: &'e Expr) -> Option<(&'e str, usize)> {
+        let mut cur = e;
+        let mut n = 0;
+        while let ExprKind::Index(base, _) = &cur.kind {
+            cur = base;
+            n += 1;
+        }
+        match &cur.kind {
+            ExprKind::Ident(x) if n > 0 && self.arrays.contains_key(x) => Some((x, n)),
+            _ => None,
+        }
+    }
+
+    /// Evaluates the subscripts of an index chain.
+    fn subscripts(&mut self, e: &Expr, flow: &mut State, cond: bool) {
+        let mut cur = e;
+        while let ExprKind::Index(base, i) = &cur.kind {
+            self.expr(i, flow, cond);
+            cur = base;
+        }
+    }
+
+    /// Host code reads or writes `e` (`cond`: only on some evaluations of the statement).
+    fn expr(&mut self, e: &Expr, flow: &mut State, cond: bool) {
+        match &e.kind {
+            ExprKind::Index(..) => {
+                self.subscripts(e, flow, cond);
+                match self.indexed(e) {
+                    Some((x, n)) if self.full(x, n) => self.host_read(x, e.span, flow),
+                    // A row of a 2-D array, as a value: its address.
+                    Some((x, _)) => forget(flow, x),
+                    None => {
+                        let mut cur = e;
+                        while let ExprKind::Index(b, _) = &cur.kind {
+                            cur = b;
+                        }
+                        self.expr(cur, flow, cond);
+                    }
+                }
+            }
+            ExprKind::Ident(x) => {
+                if self.arrays.contains_key(x) {
+                    forget(flow, x);
+                }
+            }
+            ExprKind::Assign(op, lhs, rhs) => {
+                self.expr(rhs, flow, cond);
+                self.store(lhs, op.is_some(), flow, cond);
+            }
+            ExprKind::IncDec { arg, .. } => self.store(arg, true, flow, cond),
+            ExprKind::Binary(BinOp::LogAnd | BinOp::LogOr, a, b) => {
+                self.expr(a, flow, cond);
+                self.expr(b, flow, true);
+            }
+            ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) => {
+                self.expr(a, flow, cond);
+                self.expr(b, flow, cond);
+            }
+            ExprKind::Cond(c, a, b) => {
+                self.expr(c, flow, cond);
+                self.expr(a, flow, true);
+                self.expr(b, flow, true);
+            }
+            ExprKind::Unary(UnOp::AddrOf, a) => {
+                let mut names = BTreeSet::new();
+                self.mentioned(a, &mut names);
+                for n in names {
+                    forget(flow, &n);
+                }
+            }
+            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => self.expr(a, flow, cond),
+            ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => {}
+            ExprKind::Call(f, args) => self.call(&f.name, args, flow, cond),
+            ExprKind::IndirectCall(c, args) => {
+                self.expr(c, flow, cond);
+                for a in args {
+                    let mut names = BTreeSet::new();
+                    self.mentioned(a, &mut names);
+                    names.iter().for_each(|n| forget(flow, n));
+                    self.expr(a, flow, cond);
+                }
+                self.forget_shared(flow);
+            }
+            ExprKind::Member { base, .. } => self.expr(base, flow, cond),
+            ExprKind::CompoundLit(_, inits) => inits.iter().for_each(|i| self.init(i, flow)),
+            ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Char(_)
+            | ExprKind::Str(_) => {}
+        }
+    }
+
+    /// Host code assigns `lhs` (`compound`: reads it first).
+    fn store(&mut self, lhs: &Expr, compound: bool, flow: &mut State, cond: bool) {
+        match self.indexed(lhs) {
+            Some((x, n)) if self.full(x, n) => {
+                self.subscripts(lhs, flow, cond);
+                if compound {
+                    self.host_read(x, lhs.span, flow);
+                }
+                if let Some(f) = flow.arrays.get_mut(x) {
+                    f.kernel_wrote = None;
+                    if !cond {
+                        f.host_wrote = Some(lhs.span);
+                    }
+                }
+            }
+            Some((x, _)) => forget(flow, x),
+            None => match &lhs.kind {
+                // A pointer assigned: it names other memory from here.
+                ExprKind::Ident(x) => forget(flow, x),
+                ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { .. } => {
+                    // Through a pointer nobody follows: any shared array may be behind it.
+                    self.expr(lhs, flow, cond);
+                    for f in flow.arrays.iter_mut().filter(|(n, _)| {
+                        self.arrays
+                            .get(*n)
+                            .is_some_and(|(_, s)| *s == Scope::Shared)
+                    }) {
+                        f.1.kernel_wrote = None;
+                    }
+                }
+                _ => self.expr(lhs, flow, cond),
+            },
+        }
+    }
+
+    fn call(&mut self, f: &str, args: &[Expr], flow: &mut State, cond: bool) {
+        if PRINTS.contains(&f) || PURE.contains(&f) {
+            for a in args {
+                match &a.kind {
+                    ExprKind::Ident(x) if self.arrays.contains_key(x) => {
+                        self.host_read(x, a.span, flow)
+                    }
+                    _ => self.expr(a, flow, cond),
+                }
+            }
+            return;
+        }
+        for a in args {
+            let mut names = BTreeSet::new();
+            self.mentioned(a, &mut names);
+            self.expr(a, flow, cond);
+            names.iter().for_each(|n| forget(flow, n));
+        }
+        if !LIBC.contains(&f) && !f.starts_with("acc_") {
+            self.forget_shared(flow);
+        }
+    }
+
+    /// The followed arrays named in `e`.
+    fn mentioned(&self, e: &Expr, out: &mut BTreeSet<String>) {
+        visit(e, &mut |e| {
+            if let ExprKind::Ident(x) = &e.kind {
+                if self.arrays.contains_key(x) {
+                    out.insert(x.clone());
+                }
+            }
+        });
+    }
+
+    /// A function of the program may touch every global array, and every parameter (which may
+    /// be one).
+    fn forget_shared(&self, flow: &mut State) {
+        flow.arrays
+            .retain(|n, _| self.arrays.get(n).is_some_and(|(_, s)| *s == Scope::Local));
+    }
+
+    /// `n` subscripts of `x` name one element.
+    fn full(&self, x: &str, n: usize) -> bool {
+        self.arrays.get(x).is_some_and(|(d, _)| *d == n)
+    }
+
+    fn host_read(&mut self, x: &str, span: Span, flow: &mut State) {
+        let Some(f) = flow.arrays.get_mut(x) else {
+            return;
+        };
+        // The fact stays (a loop's later iterations read the same stale copy); one warning per
+        // array and kernel write.
+        if let Some(k) = f.kernel_wrote {
+            let origin = f.origin.clone();
+            let left = f.left;
+            if self.silent == 0 && self.reported.insert((x.to_string(), k.file, k.lo)) {
+                match left {
+                    Some(l) => self.warn_lost(x, span, k, l, &origin),
+                    None => self.warn_stale_host(x, span, k, &origin),
+                }
+            }
+        }
+    }
+
+    // --- warnings ------------------------------------------------------------------------------
+
+    fn clause_text(&self, o: &Origin) -> String {
+        let t = self.sources.snippet(o.var);
+        if t.is_empty() {
+            "…".to_string()
+        } else {
+            t.to_string()
+        }
+    }
+
+    fn push(&mut self, d: Diag) {
+        if self.silent == 0 {
+            self.warnings.push(d);
+        }
+    }
+
+    fn warn_stale_host(&mut self, x: &str, read: Span, kernel: Span, o: &Origin) {
+        let var = self.clause_text(o);
+        let d = Diag::warning(
+            read,
+            format!("host code reads `{x}`, which a kernel wrote on the device, without `update self`: it reads the host's stale copy"),
+        )
+        .label(format!("reads the host's copy of `{x}`"))
+        .with_label(kernel, format!("a kernel writes `{x}` on the device here"))
+        .with_label(o.var, format!("`{x}` is on the device from this `{}` clause", o.kind.name()))
+        .note("inside a data region the device copy and the host copy are different memory: a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out")
+        .help(format!("add `#pragma acc update self({var})` before this statement"));
+        self.push(d);
+    }
+
+    fn warn_lost(&mut self, x: &str, read: Span, kernel: Span, left: Span, o: &Origin) {
+        let var = self.clause_text(o);
+        let d = Diag::warning(
+            read,
+            format!("host code reads `{x}`, which a kernel wrote on the device, but the device copy was released without copying it back: it reads the host's stale copy"),
+        )
+        .label(format!("reads the host's copy of `{x}`"))
+        .with_label(kernel, format!("a kernel writes `{x}` on the device here"))
+        .with_label(left, format!("the device copy of `{x}` is released here, not copied out"))
+        .note("a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out (`copy`, `copyout`, `exit data copyout`)")
+        .help(format!("add `#pragma acc update self({var})` before the device copy is released, or copy it out"));
+        self.push(d);
+    }
+
+    fn warn_stale_device(&mut self, x: &str, read: Span, host: Span, o: &Origin, _dir: Span) {
+        let var = self.clause_text(o);
+        let d = Diag::warning(
+            read,
+            format!("the kernel reads `{x}` on the device after host code wrote it, without `update device`: it reads the device's stale copy"),
+        )
+        .label(format!("reads the device's copy of `{x}`"))
+        .with_label(host, format!("host code writes `{x}` here"))
+        .with_label(o.var, format!("`{x}` is on the device from this `{}` clause", o.kind.name()))
+        .note("inside a data region the device copy and the host copy are different memory: host writes reach the device only at `update device`")
+        .help(format!("add `#pragma acc update device({var})` after the host writes `{x}`"));
+        self.push(d);
+    }
+
+    fn warn_uninit(&mut self, x: &str, read: Span, o: &Origin, _dir: Span) {
+        let var = self.clause_text(o);
+        let (clause, fix) = match o.kind {
+            DataKind::Create => ("create", "copyin"),
+            _ => ("copyout", "copy"),
+        };
+        let d = Diag::warning(
+            read,
+            format!("the kernel reads `{x}` on the device before anything wrote it there: `{clause}` does not copy it in, its values are undefined"),
+        )
+        .label(format!("reads the device's uninitialized copy of `{x}`"))
+        .with_label(o.var, format!("`{clause}` allocates `{x}` on the device without copying the host's values"))
+        .help(format!("use `{fix}({var})` instead of `{clause}({var})`, or `#pragma acc update device({var})` before the compute construct"));
+        self.push(d);
+    }
+}
+
+/// Forgets what is known about `x`: nothing is reported on it until it is made present again
+/// or a kernel writes it.
+fn forget(flow: &mut State, x: &str) {
+    if let Some(f) = flow.arrays.get_mut(x) {
+        f.kernel_wrote = None;
+        f.host_wrote = None;
+        f.uninit = false;
+    }
+}
+
+/// The device copy of `x` is released at `at` without a copy out: its facts stay, for the host
+/// reads that follow.
+fn release(flow: &mut State, x: &str, at: Span) {
+    if let Some(f) = flow.arrays.get_mut(x) {
+        f.host_wrote = None;
+        f.uninit = false;
+        f.left = Some(at);
+    }
+}
+
+/// Where a compute region reads `x` before writing it: it reads `x` and never writes it (the
+/// first read), or the first statement that touches `x` reads it and certainly runs first.
+fn reads_first(r: &RegionAst, x: &str) -> Option<Span> {
+    let info = r.ir.arrays.get(x)?;
+    if !info.read {
+        return None;
+    }
+    let mut accs: Vec<_> = r.ir.accesses.iter().filter(|a| a.array == x).collect();
+    accs.sort_by_key(|a| (a.stmt.index(), !a.reads(), a.id.index()));
+    let first = accs.first()?;
+    if !info.written {
+        return Some(
+            accs.iter()
+                .find(|a| a.reads())
+                .map_or(r.dir.span, |a| a.span),
+        );
+    }
+    let stmt = r.ir.stmts.get(first.stmt.index())?;
+    // The first execution of the statement comes before any write: it runs in the first
+    // iteration of every loop around it (no condition, and bounds that do not depend on
+    // another loop's iterator, which may leave the loop empty at first: `for (j = 0; j < i;
+    // j++) s -= L[i][j] * x[j];` before `x[i] = s;`).
+    let iterators: Vec<&str> = r.ir.loops.iter().map(|l| l.var.as_str()).collect();
+    let fixed = |b: &crate::ir::Bound| {
+        b.affine()
+            .is_some_and(|p| iterators.iter().all(|v| !p.mentions(v)))
+    };
+    let certain = !stmt.conditional
+        && stmt.loops.iter().all(|l| {
+            r.ir.loops
+                .get(l.index())
+                .is_some_and(|l| !l.conditional && fixed(&l.lower) && fixed(&l.upper))
+        });
+    (first.reads() && certain).then_some(first.span)
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a function declares and how its arrays are used
+// ---------------------------------------------------------------------------------------------
+
+/// Every name a function declares (parameters and locals), with how many times.
+#[derive(Default)]
+struct Decls {
+    names: BTreeMap<String, (CType, Scope, usize)>,
+    /// `goto` or a label: the control flow is not the statements'.
+    gives_up: bool,
+}
+
+impl Decls {
+    fn add(&mut self, name: &str, ty: &CType, scope: Scope) {
+        let e = self
+            .names
+            .entry(name.to_string())
+            .or_insert((ty.clone(), scope, 0));
+        e.2 += 1;
+    }
+
+    fn decl(&mut self, d: &ast::Declaration) {
+        if d.storage == Storage::Typedef {
+            return;
+        }
+        let scope = if d.storage == Storage::None {
+            Scope::Local
+        } else {
+            Scope::Shared
+        };
+        for dec in &d.declarators {
+            self.add(&dec.name.name, &dec.ty, scope);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Decl(d) => self.decl(d),
+            StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s)),
+            StmtKind::If { then, els, .. } => {
+                self.stmt(then);
+                if let Some(e) = els {
+                    self.stmt(e);
+                }
+            }
+            StmtKind::For { init, body, .. } => {
+                if let ForInit::Decl(d) = init {
+                    self.decl(d);
+                }
+                self.stmt(body);
+            }
+            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body),
+            StmtKind::Acc { body, .. } => self.stmt(body),
+            StmtKind::Unsupported { what, body } => {
+                if what == "goto" || what.starts_with("label") {
+                    self.gives_up = true;
+                }
+                if let Some(b) = body {
+                    self.stmt(b);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The arrays whose address flows somewhere else than a call's argument (`p = a`, `a + 1`,
+/// `&a[i]`, a row `A[i]` of a 2-D array), and those handed to functions of the program.
+struct Uses<'a> {
+    arrays: &'a BTreeMap<String, (usize, Scope)>,
+    escaped: BTreeSet<String>,
+    passed: BTreeSet<String>,
+    /// Pointers given another value than a fresh allocation (`float *x = y;`): they may name
+    /// memory the device already holds.
+    aliased: BTreeSet<String>,
+}
+
+/// `malloc(…)`, `calloc(…)`, `aligned_alloc(…)`, cast or not: memory nobody else names.
+fn fresh(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Cast(_, a) => fresh(a),
+        ExprKind::Call(f, _) => matches!(f.name.as_str(), "malloc" | "calloc" | "aligned_alloc"),
+        _ => false,
+    }
+}
+
+impl Uses<'_> {
+    fn decl(&mut self, d: &ast::Declaration) {
+        for dec in &d.declarators {
+            if let Some(i) = &dec.init {
+                if self.arrays.contains_key(&dec.name.name)
+                    && !matches!(i, Initializer::Expr(e) if fresh(e))
+                {
+                    self.aliased.insert(dec.name.name.clone());
+                }
+                self.init(i);
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Decl(d) => self.decl(d),
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e),
+            StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s)),
+            StmtKind::If { cond, then, els } => {
+                self.test(cond);
+                self.stmt(then);
+                if let Some(e) = els {
+                    self.stmt(e);
+                }
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                match init {
+                    ForInit::Decl(d) => self.decl(d),
+                    ForInit::Expr(e) => self.expr(e),
+                    ForInit::None => {}
+                }
+                cond.iter().chain(step.iter()).for_each(|e| self.expr(e));
+                self.stmt(body);
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                self.expr(cond);
+                self.stmt(body);
+            }
+            StmtKind::Acc { body, .. } => self.stmt(body),
+            StmtKind::Unsupported { body: Some(b), .. } => self.stmt(b),
+            _ => {}
+        }
+    }
+
+    fn init(&mut self, i: &Initializer) {
+        match i {
+            Initializer::Expr(e) => self.expr(e),
+            Initializer::List(v, _) => v.iter().for_each(|i| self.init(i)),
+            Initializer::Designated { init, .. } => self.init(init),
+        }
+    }
+
+    /// An index chain on a followed array: its name and number of subscripts.
+    fn chain<'e>(&self, e: &'e Expr) -> Option<(&'e str, usize)> {
+        let mut cur = e;
+        let mut n = 0;
+        while let ExprKind::Index(base, _) = &cur.kind {
+            cur = base;
+            n += 1;
+        }
+        match &cur.kind {
+            ExprKind::Ident(x) if self.arrays.contains_key(x) => Some((x, n)),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Ident(x) => {
+                if self.arrays.contains_key(x) {
+                    self.escaped.insert(x.clone());
+                }
+            }
+            // A null test (`!a`, `a == NULL`, `a && b`) reads the pointer, it does not copy it.
+            ExprKind::Unary(UnOp::Not, a) => self.test(a),
+            ExprKind::Binary(BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr, a, b) => {
+                self.test(a);
+                self.test(b);
+            }
+            ExprKind::Index(..) => {
+                if let Some((x, n)) = self.chain(e) {
+                    if self.arrays.get(x).is_some_and(|(d, _)| *d != n) {
+                        self.escaped.insert(x.to_string());
+                    }
+                    let mut cur = e;
+                    while let ExprKind::Index(b, i) = &cur.kind {
+                        self.expr(i);
+                        cur = b;
+                    }
+                } else if let ExprKind::Index(a, b) = &e.kind {
+                    self.expr(a);
+                    self.expr(b);
+                }
+            }
+            // A pointer assigned (`a = malloc(…)`) names other memory: the analysis forgets
+            // its facts there; its old value does not flow anywhere.
+            ExprKind::Assign(_, lhs, rhs) => {
+                match &lhs.kind {
+                    ExprKind::Ident(x) if self.arrays.contains_key(x) => {
+                        if !fresh(rhs) {
+                            self.aliased.insert(x.clone());
+                        }
+                    }
+                    _ => self.expr(lhs),
+                }
+                self.expr(rhs);
+            }
+            ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => {}
+            // `&a[i]` outside a call's argument: an address into the array.
+            ExprKind::Unary(UnOp::AddrOf, a) if self.chain(a).is_some() => {
+                if let Some((x, _)) = self.chain(a) {
+                    self.escaped.insert(x.to_string());
+                }
+                self.arg(a);
+            }
+            ExprKind::Call(f, args) => {
+                let value_fn = PRINTS.contains(&f.name.as_str()) || PURE.contains(&f.name.as_str());
+                for a in args {
+                    match &a.kind {
+                        // The array itself, or an element's address, handed to the callee.
+                        ExprKind::Ident(x) if self.arrays.contains_key(x) => {
+                            if !value_fn && !LIBC.contains(&f.name.as_str()) {
+                                self.passed.insert(x.clone());
+                            }
+                        }
+                        _ => {
+                            let mut names = BTreeSet::new();
+                            visit(a, &mut |e| {
+                                if let ExprKind::Ident(x) = &e.kind {
+                                    if self.arrays.contains_key(x) {
+                                        names.insert(x.clone());
+                                    }
+                                }
+                            });
+                            if !value_fn && !LIBC.contains(&f.name.as_str()) {
+                                self.passed.extend(names.iter().cloned());
+                            }
+                            // An address computed in the argument is the callee's business:
+                            // the call forgets the array's facts.
+                            if !value_fn {
+                                self.arg(a);
+                            } else {
+                                self.expr(a);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                let mut children = Vec::new();
+                match &e.kind {
+                    ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => children.push(&**a),
+                    ExprKind::IncDec { arg, .. } => children.push(&**arg),
+                    ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) => {
+                        children.push(&**a);
+                        children.push(&**b);
+                    }
+                    ExprKind::Cond(a, b, c) => {
+                        children.push(&**a);
+                        children.push(&**b);
+                        children.push(&**c);
+                    }
+                    ExprKind::IndirectCall(c, args) => {
+                        children.push(&**c);
+                        children.extend(args.iter());
+                    }
+                    ExprKind::Member { base, .. } => children.push(&**base),
+                    ExprKind::CompoundLit(_, inits) => {
+                        inits.iter().for_each(|i| self.init(i));
+                    }
+                    _ => {}
+                }
+                for c in children {
+                    self.expr(c);
+                }
+            }
+        }
+    }
+
+    /// An operand of a test: a followed array's name there is a null test.
+    fn test(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Ident(x) if self.arrays.contains_key(x) => {}
+            _ => self.expr(e),
+        }
+    }
+
+    /// An argument of a call to a function that may keep what it receives only while it runs:
+    /// addresses of followed arrays in it (`a + k`, `&a[i]`, `A[i]`) do not escape; anything
+    /// else is looked at as usual.
+    fn arg(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Ident(x) if self.arrays.contains_key(x) => {}
+            ExprKind::Unary(UnOp::AddrOf, a) => self.arg(a),
+            ExprKind::Cast(_, a) => self.arg(a),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
+                self.arg(a);
+                self.expr(b);
+            }
+            ExprKind::Index(..) if self.chain(e).is_some() => {
+                let mut cur = e;
+                while let ExprKind::Index(b, i) = &cur.kind {
+                    self.expr(i);
+                    cur = b;
+                }
+            }
+            _ => self.expr(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
