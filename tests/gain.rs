@@ -129,3 +129,48 @@ fn the_l1_model_orders_the_h100_measurements() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+/// `analyze`'s instruction count on a platform whose compiler folds address arithmetic
+/// (`timing.address_folding`, the H100's file) leaves out the additions and multiplications of
+/// the subscripts: the same kernel on the same file without it issues more.
+#[test]
+fn address_folding_drops_subscript_arithmetic_from_the_issue_count() {
+    let dir = std::env::temp_dir().join(format!("accshare-gain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let h100 = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/h100.toml"),
+    )
+    .expect("platforms/h100.toml");
+    assert!(h100.contains("address_folding = true"));
+    let unfolded = dir.join("h100-unfolded.toml");
+    std::fs::write(
+        &unfolded,
+        h100.replace("address_folding = true", "address_folding = false"),
+    )
+    .expect("write platform");
+    let instructions = |platform: &str| -> u64 {
+        let out = Command::new(env!("CARGO_BIN_EXE_accshare"))
+            .arg("analyze")
+            .arg(five("gemm_share.c"))
+            .args(["--platform", platform, "--format", "json", "--ilp", "4"])
+            .args(["-DREPS=1", "-DNI=64", "-DNJ=64", "-DNK=64"])
+            .output()
+            .expect("run accshare");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["kernels"][0]["instructions"]
+            .as_u64()
+            .expect("instructions")
+    };
+    let folded = instructions("h100");
+    let counted = instructions(unfolded.to_str().expect("utf-8 path"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        (folded as f64) < 0.8 * counted as f64,
+        "folded {folded}, counted {counted}"
+    );
+}

@@ -122,6 +122,29 @@ pub struct Caches {
     pub l2_ways: u32,
     /// L2 bandwidth, GB/s (0: not a bound of the estimate).
     pub l2_bandwidth_gbs: f64,
+    /// Unified L1 + shared memory storage of an SM, bytes (0: `l1_bytes` is fixed). When set,
+    /// a kernel's L1 is what its shared memory leaves: the storage less the smallest shared
+    /// carve-out that holds its resident blocks' tiles ([`Caches::l1_for`]).
+    pub l1_shared_bytes: u32,
+    /// The shared-memory carve-outs the driver can configure, KiB, ascending (with
+    /// `l1_shared_bytes`).
+    pub shared_carveouts_kib: Vec<u32>,
+}
+
+impl Caches {
+    /// The L1 bytes of an SM whose resident blocks use `shared` bytes of shared memory in all.
+    pub fn l1_for(&self, shared: u64) -> u32 {
+        if self.l1_shared_bytes == 0 {
+            return self.l1_bytes;
+        }
+        let carve = self
+            .shared_carveouts_kib
+            .iter()
+            .map(|&k| k as u64 * 1024)
+            .find(|&c| c >= shared)
+            .unwrap_or(shared);
+        (self.l1_shared_bytes as u64).saturating_sub(carve) as u32
+    }
 }
 
 impl Default for Caches {
@@ -135,6 +158,8 @@ impl Default for Caches {
             l2_line: 128,
             l2_ways: 16,
             l2_bandwidth_gbs: 0.0,
+            l1_shared_bytes: 0,
+            shared_carveouts_kib: Vec::new(),
         }
     }
 }
@@ -155,10 +180,17 @@ pub struct Timing {
     pub latency_cycles: u32,
     /// Latency of a global load an L1 serves, cycles (0: not distinguished, `latency_cycles`).
     pub l1_latency_cycles: u32,
+    /// Latency of a global load the L2 serves, cycles (0: not distinguished, `latency_cycles`).
+    pub l2_latency_cycles: u32,
     /// 128-byte lines an SM's L1 serves per clock: a warp request takes one clock per distinct
     /// line it touches (0: no L1 throughput bound). The schedule's comparison of a staged kernel
     /// with the unstaged one (`schedule::gain`) needs it with `l1_latency_cycles`.
     pub l1_lines_per_clock: f64,
+    /// The device compiler folds address arithmetic (constant offsets into the memory
+    /// instruction, loop-moving indices into increments): the simulator then counts no
+    /// instruction for the additions and multiplications of an index (default: every node
+    /// counts, as the paper's GPUs were calibrated).
+    pub address_folding: bool,
 }
 
 impl Timing {
@@ -167,6 +199,17 @@ impl Timing {
     /// model predicts a clear gain over the unstaged kernel.
     pub fn l1_model(&self) -> bool {
         self.l1_latency_cycles > 0 && self.l1_lines_per_clock > 0.0
+    }
+
+    /// Latency of a load served by an L1 (`level` 0), the L2 (1) or DRAM (2), cycles: the
+    /// level's own where the file gives it, else `latency_cycles`.
+    pub fn level_latency(&self, level: u8) -> u32 {
+        let or = |x: u32| if x > 0 { x } else { self.latency_cycles };
+        match level {
+            0 => or(self.l1_latency_cycles),
+            1 => or(self.l2_latency_cycles),
+            _ => self.latency_cycles,
+        }
     }
 }
 
@@ -178,7 +221,9 @@ impl Default for Timing {
             shared_per_clock: 0.0,
             latency_cycles: 0,
             l1_latency_cycles: 0,
+            l2_latency_cycles: 0,
             l1_lines_per_clock: 0.0,
+            address_folding: false,
         }
     }
 }

@@ -65,6 +65,10 @@ pub struct CacheCounts {
     /// DRAM sectors read (L2 misses of loads) and written (dirty sectors evicted or flushed).
     pub dram_reads: u64,
     pub dram_writes: u64,
+    /// Warp requests that load, and the sum of their latencies (cycles): each waits for its
+    /// slowest sector, at the latency of the level that served it ([`Latencies`]).
+    pub load_requests: u64,
+    pub load_cycles: u64,
 }
 
 impl CacheCounts {
@@ -75,6 +79,8 @@ impl CacheCounts {
         self.l2_hits += o.l2_hits;
         self.dram_reads += o.dram_reads;
         self.dram_writes += o.dram_writes;
+        self.load_requests += o.load_requests;
+        self.load_cycles += o.load_cycles;
     }
 
     pub fn scale(&mut self, f: f64) {
@@ -85,6 +91,8 @@ impl CacheCounts {
             &mut self.l2_hits,
             &mut self.dram_reads,
             &mut self.dram_writes,
+            &mut self.load_requests,
+            &mut self.load_cycles,
         ] {
             *x = (*x as f64 * f).round() as u64;
         }
@@ -198,6 +206,9 @@ impl Cache {
     }
 }
 
+/// Cycles a load waits when an L1 (`[0]`), the L2 (`[1]`) or DRAM (`[2]`) serves it.
+pub type Latencies = [u32; 3];
+
 /// Replays the streams of a launch's simulated blocks (in block-index order) through `sms`
 /// L1s and one L2, `resident` blocks at a time per SM (see the module documentation).
 /// Returns the counts of the replayed requests scaled to every recorded block's whole traffic.
@@ -207,6 +218,7 @@ pub fn replay(
     sector: u32,
     sms: u32,
     resident: u32,
+    latencies: Latencies,
 ) -> CacheCounts {
     let sms = sms.max(1) as usize;
     let resident = resident.max(1) as usize;
@@ -250,6 +262,8 @@ pub fn replay(
             let st = &streams[b];
             let from = if r == 0 { 0 } else { st.ends[r - 1] as usize };
             let to = st.ends.get(r).map_or(from, |&e| e as usize);
+            // The level that served the request's slowest loaded sector (None: no load).
+            let mut level: Option<usize> = None;
             for &e in &st.sectors[from..to] {
                 let (sec, store) = (e >> 1, e & 1 == 1);
                 c.sectors += 1;
@@ -258,6 +272,7 @@ pub fn replay(
                         l1.invalidate(sec);
                     } else if l1.access(sec, false).hit {
                         c.l1_hits += 1;
+                        level = level.max(Some(0));
                         continue;
                     }
                 }
@@ -268,13 +283,24 @@ pub fn replay(
                         c.dram_writes += a.written_back as u64;
                         if a.hit {
                             c.l2_hits += 1;
+                            if !store {
+                                level = level.max(Some(1));
+                            }
                         } else if !store {
                             c.dram_reads += 1;
+                            level = level.max(Some(2));
                         }
                     }
                     None if store => c.dram_writes += 1,
-                    None => c.dram_reads += 1,
+                    None => {
+                        c.dram_reads += 1;
+                        level = level.max(Some(2));
+                    }
                 }
+            }
+            if let Some(l) = level {
+                c.load_requests += 1;
+                c.load_cycles += latencies[l] as u64;
             }
             if r + 1 >= st.ends.len() {
                 running[s].remove(k);
@@ -359,14 +385,21 @@ mod tests {
         // Two blocks read the same 4 sectors; one writes 2 others twice.
         let a = stream(&[&[0, 2, 4, 6], &[21, 23]]);
         let b = stream(&[&[0, 2, 4, 6], &[21, 23]]);
-        let c = replay(&[a.clone(), b.clone()], &caches, 32, 2, 1);
+        let c = replay(&[a.clone(), b.clone()], &caches, 32, 2, 1, [1, 2, 3]);
         assert_eq!(c.sectors, 12);
         assert_eq!(c.l2_sectors, 12);
         assert_eq!(c.dram_reads, 4);
         assert_eq!(c.dram_writes, 2);
         assert_eq!(c.l2_hits, 12 - 4 - 2);
         // Without an L2 every sector goes to DRAM.
-        let c = replay(&[a.clone(), b.clone()], &Caches::default(), 32, 2, 1);
+        let c = replay(
+            &[a.clone(), b.clone()],
+            &Caches::default(),
+            32,
+            2,
+            1,
+            [1, 2, 3],
+        );
         assert_eq!((c.dram_reads, c.dram_writes), (8, 4));
         // An L1 that caches loads serves the second read of a block on the same SM.
         let l1 = Caches {
@@ -374,9 +407,50 @@ mod tests {
             l1_global_loads: true,
             ..caches
         };
-        let c = replay(&[a, b], &l1, 32, 1, 2);
+        let c = replay(&[a, b], &l1, 32, 1, 2, [1, 2, 3]);
         assert_eq!(c.l1_hits, 4);
         assert_eq!(c.l2_sectors, 8);
+    }
+
+    #[test]
+    fn a_load_waits_for_the_level_that_served_its_slowest_sector() {
+        // One block on one SM: request 1 reads sectors 0 and 1 (DRAM), request 2 sector 0 again
+        // (L1), request 3 stores sector 4 (no wait), request 4 reads sectors 0 and 4 (the L1
+        // holds 0; 4 was stored, so the L2 serves it).
+        let s = stream(&[
+            &[0 << 1, 1 << 1],
+            &[0 << 1],
+            &[4 << 1 | 1],
+            &[0 << 1, 4 << 1],
+        ]);
+        let caches = Caches {
+            l1_bytes: 1024,
+            l1_global_loads: true,
+            l2_bytes: 4096,
+            ..Caches::default()
+        };
+        let c = replay(&[s], &caches, 32, 1, 1, [10, 200, 500]);
+        assert_eq!(c.load_requests, 3);
+        assert_eq!(c.load_cycles, 500 + 10 + 200);
+    }
+
+    #[test]
+    fn the_l1_is_what_shared_memory_leaves() {
+        let c = Caches {
+            l1_bytes: 28 * 1024,
+            l1_shared_bytes: 256 * 1024,
+            shared_carveouts_kib: vec![0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+            ..Caches::default()
+        };
+        assert_eq!(c.l1_for(0), 256 * 1024);
+        assert_eq!(c.l1_for(17024), 224 * 1024);
+        assert_eq!(c.l1_for(228 * 1024), 28 * 1024);
+        // Without a unified size the file's L1 stands.
+        let fixed = Caches {
+            l1_bytes: 28 * 1024,
+            ..Caches::default()
+        };
+        assert_eq!(fixed.l1_for(0), 28 * 1024);
     }
 
     #[test]
@@ -389,7 +463,7 @@ mod tests {
         let mut t = BlockStream::default();
         t.push([0u64, 2].into_iter(), 1);
         assert_eq!((t.sectors.len(), t.dropped), (2, 0));
-        let c = replay(&[s], &Caches::default(), 32, 1, 1);
+        let c = replay(&[s], &Caches::default(), 32, 1, 1, [1, 2, 3]);
         assert_eq!(c.sectors, 5);
         assert_eq!(c.dram_reads, 5);
     }

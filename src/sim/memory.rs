@@ -103,6 +103,10 @@ pub struct KernelReport {
     pub l2_sectors: u64,
     pub dram_reads: u64,
     pub dram_writes: u64,
+    /// Loading warp requests the caches replayed, and the sum of their latencies (cycles, each
+    /// at the level that served its slowest sector); 0 without a cache replay.
+    pub replayed_loads: u64,
+    pub load_cycles: u64,
     /// The first wave's traffic per memory channel, summed over launches (platforms with
     /// `[channels]` only).
     pub channels: Option<super::channel::ChannelCounts>,
@@ -121,6 +125,9 @@ pub struct Terms {
     pub issue: f64,
     pub latency: f64,
     pub flops: f64,
+    /// Lines of the global requests over the L1s' lines per clock (0 on platforms without
+    /// `timing.l1_lines_per_clock`).
+    pub l1: f64,
     /// DRAM traffic at the pace of the busiest memory channel: `dram` × the channel imbalance
     /// (0 on platforms without a channel model).
     pub channel: f64,
@@ -128,10 +135,11 @@ pub struct Terms {
 
 impl Terms {
     /// (name, microseconds) of every term, in the order the report lists them.
-    pub fn all(&self) -> [(&'static str, f64); 7] {
+    pub fn all(&self) -> [(&'static str, f64); 8] {
         [
             ("dram", self.dram),
             ("channel", self.channel),
+            ("l1", self.l1),
             ("l2", self.l2),
             ("shared", self.shared),
             ("issue", self.issue),
@@ -151,6 +159,8 @@ impl Terms {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub platform: String,
+    /// The platform gives the L1's lines per clock: the report shows the `l1` term.
+    pub l1_lines: bool,
     pub kernels: Vec<KernelReport>,
     pub findings: Vec<Finding>,
 }
@@ -200,6 +210,8 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
                     l2_sectors: 0,
                     dram_reads: 0,
                     dram_writes: 0,
+                    replayed_loads: 0,
+                    load_cycles: 0,
                     channels: None,
                     terms: Terms::default(),
                     estimate_us: 0.0,
@@ -217,6 +229,8 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
         k.l2_sectors += s.cache.l2_sectors;
         k.dram_reads += s.cache.dram_reads;
         k.dram_writes += s.cache.dram_writes;
+        k.replayed_loads += s.cache.load_requests;
+        k.load_cycles += s.cache.load_cycles;
         if let Some(c) = &s.channels {
             k.channels.get_or_insert_with(Default::default).add(c);
         }
@@ -268,6 +282,7 @@ pub fn analyze(runs: &[RunResult], platform: &SimPlatform) -> Report {
     }
     Report {
         platform: platform.name.clone(),
+        l1_lines: platform.timing.l1_lines_per_clock > 0.0,
         kernels,
         findings,
     }
@@ -290,16 +305,25 @@ fn terms(k: &KernelReport, p: &SimPlatform, warps: u32) -> Terms {
     let launches = k.launches.max(1);
     let blocks = (k.blocks_total / launches).min(p.sms as u64 * k.blocks_per_sm.max(1) as u64);
     let in_flight = (blocks * warps as u64) as f64;
+    // The SMs that get a block of a launch: only they issue, serve shared memory and the L1.
+    let busy = ((k.blocks_total / launches).max(1) as f64).min(sms);
+    // Cycles a loading request waits: the caches' mean by level where they were replayed.
+    let wait = if k.replayed_loads > 0 {
+        k.load_cycles as f64 / k.replayed_loads as f64
+    } else {
+        t.latency_cycles as f64
+    };
     // bytes / (GB/s × 1e3) = microseconds
     let dram = per(k.dram_reads + k.dram_writes, p.bandwidth_gbs * 1e3 / sector);
     Terms {
         dram,
         channel: k.channels.as_ref().map_or(0.0, |c| dram * c.imbalance()),
+        l1: per(k.global_lines, busy * t.l1_lines_per_clock * mhz),
         l2: per(k.l2_sectors, p.cache.l2_bandwidth_gbs * 1e3 / sector),
-        shared: per(k.shared_wavefronts, sms * t.shared_per_clock * mhz),
-        issue: per(k.instructions, sms * t.issue_per_clock * mhz),
+        shared: per(k.shared_wavefronts, busy * t.shared_per_clock * mhz),
+        issue: per(k.instructions, busy * t.issue_per_clock * mhz),
         latency: if t.latency_cycles > 0 && in_flight > 0.0 {
-            k.global_load_requests as f64 * t.latency_cycles as f64 / (in_flight * mhz)
+            k.global_load_requests as f64 * wait / (in_flight * mhz)
         } else {
             0.0
         },
@@ -381,6 +405,9 @@ struct TermsJson {
     /// Only on platforms with a channel model.
     #[serde(skip_serializing_if = "Option::is_none")]
     channel: Option<f64>,
+    /// Only on platforms with `timing.l1_lines_per_clock`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    l1: Option<f64>,
     l2: f64,
     shared: f64,
     issue: f64,
@@ -462,6 +489,7 @@ impl Report {
                 terms_us: TermsJson {
                     dram: round4(k.terms.dram),
                     channel: k.channels.as_ref().map(|_| round4(k.terms.channel)),
+                    l1: self.l1_lines.then(|| round4(k.terms.l1)),
                     l2: round4(k.terms.l2),
                     shared: round4(k.terms.shared),
                     issue: round4(k.terms.issue),
@@ -588,6 +616,7 @@ impl Report {
                     .all()
                     .iter()
                     .filter(|(n, _)| *n != "channel" || k.channels.is_some())
+                    .filter(|(n, _)| *n != "l1" || self.l1_lines)
                     .map(|(n, t)| format!("{} {:.1}", n, t))
                     .collect::<Vec<_>>()
                     .join(", ")
@@ -651,6 +680,7 @@ mod tests {
     #[test]
     fn json_escapes_every_control_character() {
         let r = Report {
+            l1_lines: false,
             platform: "p\r\t\"\\\u{1}".into(),
             kernels: Vec::new(),
             findings: Vec::new(),

@@ -322,7 +322,7 @@ impl<'k> Compiler<'k> {
                             acc,
                             mem,
                             elem,
-                            cost: 1 + cost(&value) + cost(&idx),
+                            cost: 1 + (cost(&value) + address_cost(&idx)),
                             idx,
                             value,
                             rmw: op.is_some(),
@@ -361,7 +361,7 @@ impl<'k> Compiler<'k> {
                     let step = self.stmts(step)?;
                     let mut seq = init;
                     seq.push(CStmt::Loop {
-                        cost: 1 + cond.as_ref().map(cost).unwrap_or(0),
+                        cost: 1 + cond.as_ref().map(cost).unwrap_or(Cost::ZERO),
                         cond,
                         step,
                         body,
@@ -442,7 +442,7 @@ impl<'k> Compiler<'k> {
                     acc,
                     mem,
                     elem,
-                    cost: 2 + cost(&idx) + value.as_ref().map_or(0, cost),
+                    cost: 2 + (address_cost(&idx) + value.as_ref().map_or(Cost::ZERO, cost)),
                     idx,
                     value,
                     op: cop,
@@ -469,7 +469,7 @@ impl<'k> Compiler<'k> {
                 CStmt::VecLoad {
                     acc,
                     mem,
-                    cost: 1 + cost(&idx),
+                    cost: 1 + address_cost(&idx),
                     idx,
                     slots,
                 }
@@ -488,7 +488,7 @@ impl<'k> Compiler<'k> {
                     acc,
                     mem,
                     elem: *elem,
-                    cost: 1 + cost(&idx) + cvalues.iter().map(cost).sum::<u32>(),
+                    cost: 1 + (address_cost(&idx) + cvalues.iter().map(cost).sum::<Cost>()),
                     idx,
                     values: cvalues,
                 }

@@ -502,7 +502,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 value,
                 cost,
             } => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let v = self.eval(value, &m);
                 let ty = value.ty;
                 let reg = &mut self.regs[*slot];
@@ -519,7 +520,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 rmw,
                 cost,
             } => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let ix = self.eval(idx, &m);
                 if *rmw {
                     let old = self.load(*acc, *mem, &ix, idx.ty, &m);
@@ -539,7 +541,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 slots,
                 cost,
             } => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let ix = self.eval(idx, &m);
                 let lanes = self.load_vector(*acc, *mem, &ix, idx.ty, &m, slots.len());
                 for ((slot, s), v) in slots.iter().zip(lanes) {
@@ -558,7 +561,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 values,
                 cost,
             } => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let ix = self.eval(idx, &m);
                 let vs: Vec<(Vec<u64>, Ty)> =
                     values.iter().map(|v| (self.eval(v, &m), v.ty)).collect();
@@ -570,7 +574,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 m
             }
             CStmt::Eval(e, cost) => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let v = self.eval(e, &m);
                 self.give(v);
                 m
@@ -581,7 +586,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 els,
                 cost,
             } => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let t = self.truth_masks(cond, &m);
                 let f: Mask = m.iter().zip(t.iter()).map(|(a, b)| a & !b).collect();
                 let mut r1 = if any(&t) { self.exec_list(then, t) } else { t };
@@ -603,7 +609,9 @@ impl<'a, 'e> Blk<'a, 'e> {
                 let mut act = m.clone();
                 if *test_first {
                     if let Some(c) = cond {
-                        self.instructions += *cost as u64 * self.active_warps(&act);
+                        self.instructions += cost.get(self.env.platform.timing.address_folding)
+                            as u64
+                            * self.active_warps(&act);
                         act = self.truth_masks(c, &act);
                     }
                 }
@@ -631,7 +639,9 @@ impl<'a, 'e> Blk<'a, 'e> {
                     }
                     act = self.exec_list(step, r);
                     if let Some(c) = cond {
-                        self.instructions += *cost as u64 * self.active_warps(&act);
+                        self.instructions += cost.get(self.env.platform.timing.address_folding)
+                            as u64
+                            * self.active_warps(&act);
                         act = self.truth_masks(c, &act);
                     }
                 }
@@ -685,7 +695,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 capture,
                 cost,
             } => {
-                self.instructions += *cost as u64 * self.active_warps(&m);
+                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
+                    * self.active_warps(&m);
                 let ix = self.eval(idx, &m);
                 let v = value.as_ref().map(|e| (self.eval(e, &m), e.ty));
                 let after = capture.is_some_and(|c| c.2);
@@ -960,12 +971,17 @@ pub fn run_program(
             ));
         }
         let streams: Vec<cache::BlockStream> = streams.into_iter().map(|(_, s)| s).collect();
+        // The L1 is what the resident blocks' shared memory leaves of a unified storage.
+        let mut caches = platform.cache.clone();
+        caches.l1_bytes = caches.l1_for(p.shared_bytes as u64 * blocks_per_sm.max(1) as u64);
+        let t = &platform.timing;
         cache_counts = cache::replay(
             &streams,
-            &platform.cache,
+            &caches,
             platform.sector,
             platform.sms,
             blocks_per_sm,
+            [t.level_latency(0), t.level_latency(1), t.level_latency(2)],
         );
     }
     findings.sort_by(|a, b| (a.kind, &a.access, a.thread).cmp(&(b.kind, &b.access, b.thread)));
