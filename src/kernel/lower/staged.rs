@@ -299,7 +299,7 @@ impl Walk {
         block.push(KStmt::While {
             cond: KExpr::bin(
                 BinOp::Lt,
-                KExpr::var(&self.var(0)),
+                KExpr::var(self.var(0)),
                 KExpr::int(self.widths[0]),
             ),
             body,
