@@ -22,7 +22,8 @@
 //! cooperative copy of each 8/16-bit tile ([`tile_copy`], recorded on
 //! `StagedArray::copy_words`, applied by `kernel::lower::staged`): a work-item moves 4 bytes
 //! of a tile row (`uchar4`, `short2`) with one vector load and one vector store instead of one
-//! element, the groups of the whole tile spread over the block through a flat index. Elements
+//! element, the groups of the whole tile spread over the block in their flat order (walked
+//! with coordinates carried from one group to the next, no division per group). Elements
 //! past a row's last whole group, and groups that cross the edge of the range the program
 //! touches, are copied element by element under the scalar copy's guards. Alignment: OpenCL's
 //! `vloadn`/`vstoren` need only the element's alignment (OpenCL C 1.2 §6.12.7), CUDA's vector

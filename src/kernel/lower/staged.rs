@@ -128,6 +128,186 @@ pub(super) fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
     acc.unwrap_or(KExpr::int(0))
 }
 
+/// A cooperative walk of a tile's copy without a division per element: the tile's
+/// dimensions (outer first) walked over `widths[d]` coordinates each, work-item `tid` of
+/// `threads` visiting the flat row-major positions `tid, tid + threads, …` below the walk's
+/// size, in that order (so consecutive work-items still copy consecutive elements). The
+/// position's coordinates are `tid`'s, found with one `/` and `%` per dimension once, before
+/// any copy (hoisted to the kernel's top, [`Walk::declare_starts`]), then advanced by `threads`
+/// in the same mixed radix: each dimension adds its digit of `threads` and carries at most one
+/// into the next outer one (a compare and a subtract). Dimensions whose digit is zero and that
+/// receive no carry keep their start (a block whose size is a multiple of the tile's row
+/// width: rows strided by `threads / width`, the column fixed, a 2-D loop). A 1-D walk is the
+/// flat loop `accshare_l = tid; … += threads`.
+struct Walk {
+    widths: Vec<i64>,
+    threads: i64,
+    /// `threads` in the walk's mixed radix: `steps[0]` unbounded, `steps[d] < widths[d]`.
+    steps: Vec<i64>,
+    /// Dimensions `fixed..` never move (their digits and every inner digit are zero).
+    fixed: usize,
+}
+
+impl Walk {
+    fn new(widths: Vec<i64>, threads: i64) -> Walk {
+        let n = widths.len();
+        let mut steps = vec![0; n];
+        let mut q = threads;
+        for d in (1..n).rev() {
+            let w = widths[d].max(1);
+            steps[d] = q % w;
+            q /= w;
+        }
+        steps[0] = q;
+        let mut fixed = n;
+        while fixed > 1 && steps[fixed - 1] == 0 {
+            fixed -= 1;
+        }
+        Walk {
+            widths,
+            threads,
+            steps,
+            fixed,
+        }
+    }
+
+    /// Positions per step of dimension `d` (the product of the inner widths).
+    fn inner(&self, d: usize) -> i64 {
+        self.widths[d + 1..].iter().product()
+    }
+
+    /// The loop variable of dimension `d`.
+    fn var(&self, d: usize) -> String {
+        if self.widths.len() == 1 {
+            "accshare_l".to_string()
+        } else {
+            format!("accshare_q{}", d)
+        }
+    }
+
+    /// Work-item `tid`'s coordinate along `d`: `tid` itself for a 1-D walk, else a variable
+    /// declared once per walk shape (the inner widths name it).
+    fn start(&self, d: usize) -> KExpr {
+        if self.widths.len() == 1 {
+            return KExpr::var(TID);
+        }
+        let key: Vec<String> = self.widths[1..].iter().map(|w| w.to_string()).collect();
+        KExpr::Var(format!("accshare_q{}_{}", d, key.join("x")))
+    }
+
+    /// `int accshare_qD_W… = tid / inner % width;` for every dimension, unless `starts`
+    /// declares it already (another tile walked the same shape).
+    fn declare_starts(&self, starts: &mut Vec<KStmt>) {
+        if self.widths.len() == 1 {
+            return;
+        }
+        for d in 0..self.widths.len() {
+            let KExpr::Var(name) = self.start(d) else {
+                continue;
+            };
+            let declared = starts
+                .iter()
+                .any(|s| matches!(s, KStmt::Decl { name: m, .. } if *m == name));
+            if declared {
+                continue;
+            }
+            let inner = self.inner(d);
+            let e = if inner >= self.threads {
+                // Every work-item starts in this dimension's first position.
+                KExpr::int(0)
+            } else {
+                let q = if inner == 1 {
+                    KExpr::var(TID)
+                } else {
+                    KExpr::bin(BinOp::Div, KExpr::var(TID), KExpr::int(inner))
+                };
+                // The outermost coordinate is the loop's (not reduced), nor is one that no
+                // work-item's `tid` reaches past.
+                if d > 0 && self.threads > self.widths[d] * inner {
+                    KExpr::bin(BinOp::Rem, q, KExpr::int(self.widths[d]))
+                } else {
+                    q
+                }
+            };
+            starts.push(KStmt::Decl {
+                name,
+                ty: Scalar::Int,
+                len: None,
+                init: Some(e),
+            });
+        }
+    }
+
+    /// The coordinates the walk's body reads, outer first.
+    fn coords(&self) -> Vec<KExpr> {
+        (0..self.widths.len())
+            .map(|d| {
+                if d < self.fixed {
+                    KExpr::Var(self.var(d))
+                } else {
+                    self.start(d)
+                }
+            })
+            .collect()
+    }
+
+    /// The loop running `body` at every position of the work-item's.
+    fn lp(&self, mut body: Vec<KStmt>) -> KStmt {
+        if self.fixed == 1 {
+            return KStmt::count_up(
+                &self.var(0),
+                self.start(0),
+                KExpr::int(self.widths[0]),
+                KExpr::int(self.steps[0]),
+                body,
+            );
+        }
+        let add = |v: &str, k: i64| KStmt::Assign {
+            target: LValue::Var(v.to_string()),
+            op: Some(BinOp::Add),
+            value: KExpr::int(k),
+        };
+        for d in (1..self.fixed).rev() {
+            let v = self.var(d);
+            if self.steps[d] != 0 {
+                body.push(add(&v, self.steps[d]));
+            }
+            body.push(KStmt::If {
+                cond: KExpr::bin(BinOp::Ge, KExpr::var(&v), KExpr::int(self.widths[d])),
+                then: vec![
+                    KStmt::Assign {
+                        target: LValue::Var(v.clone()),
+                        op: Some(BinOp::Sub),
+                        value: KExpr::int(self.widths[d]),
+                    },
+                    add(&self.var(d - 1), 1),
+                ],
+                els: Vec::new(),
+            });
+        }
+        if self.steps[0] != 0 {
+            body.push(add(&self.var(0), self.steps[0]));
+        }
+        let mut block: Vec<KStmt> = (0..self.fixed)
+            .map(|d| KStmt::Decl {
+                name: self.var(d),
+                ty: Scalar::Int,
+                len: None,
+                init: Some(self.start(d)),
+            })
+            .collect();
+        block.push(KStmt::While {
+            cond: KExpr::bin(
+                BinOp::Lt,
+                KExpr::var(self.var(0)),
+                KExpr::int(self.widths[0]),
+            ),
+            body,
+        });
+        KStmt::Block(block)
+    }
+}
+
 /// The first global index of a tile dimension.
 fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
     let lo = KExpr::int(td.lo);
@@ -198,42 +378,43 @@ fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
 /// The cooperative, coalesced copy of a tile: work-item `t` of the block copies elements
 /// `t, t + threads, …` of the tile in its layout's order (consecutive work-items, consecutive
 /// words of shared memory and consecutive elements of a global row), skipping elements outside
-/// the range the program can touch. A padded tile is walked with its padding (the pad columns
-/// copy nothing), so that a warp's copy reaches consecutive banks: walking only the elements
-/// would put a row of 4 padded to 5 on words 0–3, 5–8, …, 35–38, two words in bank 0.
-fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
+/// the range the program can touch, with the coordinates carried from one element to the next
+/// ([`Walk`]: no division per element). A padded tile is walked with its padding (the pad
+/// columns copy nothing), so that a warp's copy reaches consecutive banks: walking only the
+/// elements would put a row of 4 padded to 5 on words 0–3, 5–8, …, 35–38, two words in bank 0.
+/// Rows of a multiple of 32 elements are walked without it: a warp's lanes then copy 32
+/// consecutive elements of one row, consecutive words, and no lane idles on a pad column.
+fn tile_copy(
+    a: &StagedArray,
+    block: [u32; 3],
+    global_extents: &[KExpr],
+    dir: Dir,
+    starts: &mut Vec<KStmt>,
+) -> KStmt {
     if loads_2d(a, block) {
         return tile_copy_2d(a, block, global_extents, dir);
     }
-    let threads = block[0] * block[1] * block[2];
-    let l = KExpr::Var("accshare_l".to_string());
+    let threads = (block[0] * block[1] * block[2]) as i64;
     let n = a.dims.len();
-    // Extents of the walked space: the layout's, the last dimension padded to `row_len`.
-    let walked = |d: usize| -> i64 {
-        if d + 1 == n {
-            a.row_len.max(a.dims[d].extent) as i64
-        } else {
-            a.dims[d].extent as i64
-        }
+    let last = a.dims[n - 1].extent as i64;
+    let padded = (a.row_len as i64).max(last);
+    let walked_x = if padded > last && last % 32 == 0 && threads % 32 == 0 {
+        last
+    } else {
+        padded
     };
-    let total: i64 = (0..n).map(walked).product();
+    let mut widths: Vec<i64> = a.dims.iter().map(|d| d.extent as i64).collect();
+    widths[n - 1] = walked_x;
+    let walk = Walk::new(widths, threads);
+    walk.declare_starts(starts);
+    let coords = walk.coords();
     let strides = a.strides();
     let mut conds = Vec::new();
     let mut gsubs = Vec::new();
     let mut lidx: Option<KExpr> = None;
     for (d, td) in a.dims.iter().enumerate() {
-        let inner: i64 = (d + 1..n).map(walked).product();
-        let q = if inner == 1 {
-            l.clone()
-        } else {
-            KExpr::bin(BinOp::Div, l.clone(), KExpr::int(inner))
-        };
-        let r = if d == 0 {
-            q
-        } else {
-            KExpr::bin(BinOp::Rem, q, KExpr::int(walked(d)))
-        };
-        if walked(d) != td.extent as i64 {
+        let r = coords[d].clone();
+        if walk.widths[d] != td.extent as i64 {
             // A pad column: nothing to copy.
             conds.push(KExpr::bin(
                 BinOp::Lt,
@@ -275,17 +456,11 @@ fn tile_copy(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Di
             field: global_field(a),
         },
     );
-    KStmt::count_up(
-        "accshare_l",
-        KExpr::var(TID),
-        KExpr::int(total),
-        KExpr::int(threads as i64),
-        vec![KStmt::If {
-            cond,
-            then: vec![store],
-            els: Vec::new(),
-        }],
-    )
+    walk.lp(vec![KStmt::If {
+        cond,
+        then: vec![store],
+        els: Vec::new(),
+    }])
 }
 
 /// The cooperative copy of a tile of short words grouped by the schedule
@@ -303,6 +478,7 @@ fn tile_copy_words(
     global_extents: &[KExpr],
     dir: Dir,
     width: u32,
+    starts: &mut Vec<KStmt>,
 ) -> Vec<KStmt> {
     let n = a.dims.len();
     let x = &a.dims[n - 1];
@@ -320,48 +496,28 @@ fn tile_copy_words(
         }
     };
     let c = KExpr::Var("accshare_c".to_string());
-    let lp = |v: &str, init: KExpr, bound: i64, step: i64, body: Vec<KStmt>| {
-        KStmt::count_up(v, init, KExpr::int(bound), KExpr::int(step), body)
-    };
     let decl = |v: &str, e: KExpr| KStmt::Decl {
         name: v.to_string(),
         ty: Scalar::Int,
         len: None,
         init: Some(e),
     };
-    // The outer coordinates (the tile's rows) as expressions of the loop variables: their edge
-    // conditions, global subscripts and local offset. `per_row` gives the flat copy's
-    // coordinates for `per_row` column slots per row.
-    let outer = |per_row: i64| {
+    // The outer coordinates (the tile's rows), the walk's `coords` but the last: their edge
+    // conditions, global subscripts and local offset.
+    let outer = |coords: &[KExpr]| {
         let mut conds = Vec::new();
         let mut gsubs = Vec::new();
         let mut lrow: Option<KExpr> = None;
-        let mut add_row = |e: KExpr| {
-            lrow = Some(match lrow.take() {
-                None => e,
-                Some(x) => KExpr::bin(BinOp::Add, x, e),
-            })
-        };
-        let l = KExpr::Var("accshare_l".to_string());
-        let walked = |d: usize| -> i64 {
-            if d + 1 == n {
-                per_row
-            } else {
-                a.dims[d].extent as i64
-            }
-        };
         for (d, td) in a.dims.iter().enumerate().take(n - 1) {
-            let inner: i64 = (d + 1..n).map(walked).product();
-            let q = KExpr::bin(BinOp::Div, l.clone(), KExpr::int(inner));
-            let rd = if d == 0 {
-                q
-            } else {
-                KExpr::bin(BinOp::Rem, q, KExpr::int(walked(d)))
-            };
+            let rd = coords[d].clone();
             let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), rd.clone());
             in_range(td, &g, &mut conds);
             gsubs.push(g);
-            add_row(scaled(rd, strides[d]));
+            let e = scaled(rd, strides[d]);
+            lrow = Some(match lrow.take() {
+                None => e,
+                Some(x) => KExpr::bin(BinOp::Add, x, e),
+            });
         }
         (conds, gsubs, lrow)
     };
@@ -488,39 +644,29 @@ fn tile_copy_words(
         }
     };
     let threads = (block[0] * block[1] * block[2]) as i64;
-    let rows: i64 = a.dims[..n - 1].iter().map(|d| d.extent as i64).product();
-    let l = KExpr::Var("accshare_l".to_string());
-    let tid = || KExpr::Var(TID.to_string());
-    let col = |per_row: i64| {
-        if n == 1 {
-            l.clone()
-        } else {
-            KExpr::bin(BinOp::Rem, l.clone(), KExpr::int(per_row))
-        }
+    // Walks over the tile's rows and `per_row` column slots of each.
+    let walk = |per_row: i64| {
+        let mut widths: Vec<i64> = a.dims[..n - 1].iter().map(|d| d.extent as i64).collect();
+        widths.push(per_row);
+        Walk::new(widths, threads)
     };
-    let (conds, gsubs, lrow) = outer(groups);
-    let mut out = vec![lp(
-        "accshare_l",
-        tid(),
-        rows * groups,
-        threads,
-        vec![
-            decl("accshare_c", scaled(col(groups), width)),
-            group(&conds, &gsubs, &lrow),
-        ],
-    )];
+    let groups_walk = walk(groups);
+    groups_walk.declare_starts(starts);
+    let coords = groups_walk.coords();
+    let (conds, gsubs, lrow) = outer(&coords);
+    let mut out = vec![groups_walk.lp(vec![
+        decl("accshare_c", scaled(coords[n - 1].clone(), width)),
+        group(&conds, &gsubs, &lrow),
+    ])];
     if rest > 0 {
-        let (conds, gsubs, lrow) = outer(rest);
-        out.push(lp(
-            "accshare_l",
-            tid(),
-            rows * rest,
-            threads,
-            vec![
-                decl("accshare_c", at(col(rest), groups * w)),
-                element(&conds, &gsubs, &lrow, c.clone()),
-            ],
-        ));
+        let rest_walk = walk(rest);
+        rest_walk.declare_starts(starts);
+        let coords = rest_walk.coords();
+        let (conds, gsubs, lrow) = outer(&coords);
+        out.push(rest_walk.lp(vec![
+            decl("accshare_c", at(coords[n - 1].clone(), groups * w)),
+            element(&conds, &gsubs, &lrow, c.clone()),
+        ]));
     }
     out
 }
@@ -531,6 +677,7 @@ fn tile_copy_commented(
     block: [u32; 3],
     global_extents: &[KExpr],
     dir: Dir,
+    starts: &mut Vec<KStmt>,
 ) -> Vec<KStmt> {
     let shape: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
     let verb = match dir {
@@ -557,8 +704,15 @@ fn tile_copy_commented(
         },
     })];
     match &a.copy_words {
-        Some(Ok(w)) => out.extend(tile_copy_words(a, block, global_extents, dir, w.width)),
-        _ => out.push(tile_copy(a, block, global_extents, dir)),
+        Some(Ok(w)) => out.extend(tile_copy_words(
+            a,
+            block,
+            global_extents,
+            dir,
+            w.width,
+            starts,
+        )),
+        _ => out.push(tile_copy(a, block, global_extents, dir, starts)),
     }
     out
 }
@@ -917,6 +1071,9 @@ impl<'a> KernelBuilder<'a> {
                 init: Some(tid),
             });
         }
+        // Where the copies' walks start (declared once, after `tid`: [`Walk::declare_starts`]).
+        let starts_at = body.len();
+        let mut starts = Vec::new();
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
             let Some(mut ext) = self.global_extents(&a.name) else {
@@ -949,6 +1106,7 @@ impl<'a> KernelBuilder<'a> {
                 launched,
                 &extents[&a.name],
                 Dir::Load,
+                &mut starts,
             ));
         }
         if !once.is_empty() {
@@ -964,7 +1122,8 @@ impl<'a> KernelBuilder<'a> {
             let coarsen = self.coarsen(&[&inner])?;
             self.row_guards(&cond, coarsen.as_ref(), body);
             body.extend(self.computation(&cond, coarsen.as_ref(), inner));
-            store_back(&spec, launched, &extents, body);
+            store_back(&spec, launched, &extents, body, &mut starts);
+            body.splice(starts_at..starts_at, starts);
             return Ok(());
         };
         // Strip-mine the sequential loop at the top of the innermost grid loop's body.
@@ -1080,6 +1239,7 @@ impl<'a> KernelBuilder<'a> {
                 launched,
                 &extents[&a.name],
                 Dir::Load,
+                &mut starts,
             ));
         }
         per_strip.push(KStmt::Barrier);
@@ -1170,7 +1330,8 @@ impl<'a> KernelBuilder<'a> {
         per_strip.push(KStmt::Barrier);
         body.push(KStmt::count_up(STRIP, lower, upper, size, per_strip));
         body.extend(self.computation(&cond, coarsen.as_ref(), post));
-        store_back(&spec, launched, &extents, body);
+        store_back(&spec, launched, &extents, body, &mut starts);
+        body.splice(starts_at..starts_at, starts);
         Ok(())
     }
 }
@@ -1182,13 +1343,157 @@ fn store_back(
     block: [u32; 3],
     extents: &BTreeMap<String, Vec<KExpr>>,
     body: &mut Vec<KStmt>,
+    starts: &mut Vec<KStmt>,
 ) {
     let mut stores = Vec::new();
     for a in spec.arrays.iter().filter(|a| a.written) {
-        stores.extend(tile_copy_commented(a, block, &extents[&a.name], Dir::Store));
+        stores.extend(tile_copy_commented(
+            a,
+            block,
+            &extents[&a.name],
+            Dir::Store,
+            starts,
+        ));
     }
     if !stores.is_empty() {
         body.push(KStmt::Barrier);
         body.extend(stores);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// Evaluates the integer statements a walk is made of; `visit` records the coordinates at
+    /// each `// visit` comment.
+    fn run(
+        stmts: &[KStmt],
+        env: &mut HashMap<String, i64>,
+        coords: &[KExpr],
+        out: &mut Vec<Vec<i64>>,
+    ) {
+        fn eval(e: &KExpr, env: &HashMap<String, i64>) -> i64 {
+            match e {
+                KExpr::Int(v, ..) => *v,
+                KExpr::Var(v) => env[v],
+                KExpr::Binary(op, a, b) => {
+                    let (a, b) = (eval(a, env), eval(b, env));
+                    match op {
+                        BinOp::Add => a + b,
+                        BinOp::Sub => a - b,
+                        BinOp::Mul => a * b,
+                        BinOp::Div => a / b,
+                        BinOp::Rem => a % b,
+                        BinOp::Lt => (a < b) as i64,
+                        BinOp::Ge => (a >= b) as i64,
+                        other => panic!("{other:?}"),
+                    }
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        for s in stmts {
+            match s {
+                KStmt::Decl { name, init, .. } => {
+                    let v = eval(init.as_ref().unwrap(), env);
+                    env.insert(name.clone(), v);
+                }
+                KStmt::Assign {
+                    target: LValue::Var(v),
+                    op,
+                    value,
+                } => {
+                    let x = eval(value, env);
+                    let old = env[v];
+                    let new = match op {
+                        None => x,
+                        Some(BinOp::Add) => old + x,
+                        Some(BinOp::Sub) => old - x,
+                        other => panic!("{other:?}"),
+                    };
+                    env.insert(v.clone(), new);
+                }
+                KStmt::If { cond, then, els } => {
+                    let b = if eval(cond, env) != 0 { then } else { els };
+                    run(b, env, coords, out);
+                }
+                KStmt::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                } => {
+                    run(init, env, coords, out);
+                    while eval(cond.as_ref().unwrap(), env) != 0 {
+                        run(body, env, coords, out);
+                        run(step, env, coords, out);
+                    }
+                }
+                KStmt::While { cond, body } => {
+                    while eval(cond, env) != 0 {
+                        run(body, env, coords, out);
+                    }
+                }
+                KStmt::Block(b) => run(b, env, coords, out),
+                KStmt::Comment(c) if c == "visit" => {
+                    out.push(coords.iter().map(|e| eval(e, env)).collect())
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// Every work-item of every block size visits the flat positions `tid, tid + threads, …`
+    /// of the walk in order, with their row-major coordinates: 1-D, 2-D and 3-D walks, rows
+    /// narrower and wider than the block, multiples and not.
+    #[test]
+    fn a_walk_visits_the_flat_positions_of_its_work_item() {
+        let shapes: [&[i64]; 9] = [
+            &[100],
+            &[128, 32],
+            &[128, 33],
+            &[36, 9],
+            &[36, 1],
+            &[3, 700],
+            &[34, 34],
+            &[6, 5, 36],
+            &[4, 3, 2],
+        ];
+        for widths in shapes {
+            for threads in [1, 7, 32, 64, 128, 256, 1024] {
+                let walk = Walk::new(widths.to_vec(), threads);
+                let mut starts = Vec::new();
+                walk.declare_starts(&mut starts);
+                let coords = walk.coords();
+                let lp = walk.lp(vec![KStmt::Comment("visit".to_string())]);
+                let total: i64 = widths.iter().product();
+                for tid in 0..threads {
+                    let mut env = HashMap::from([(TID.to_string(), tid)]);
+                    let mut got = Vec::new();
+                    run(&starts, &mut env, &coords, &mut got);
+                    run(std::slice::from_ref(&lp), &mut env, &coords, &mut got);
+                    let want: Vec<Vec<i64>> = (tid..total)
+                        .step_by(threads as usize)
+                        .map(|f| {
+                            (0..widths.len())
+                                .map(|d| {
+                                    let inner: i64 = widths[d + 1..].iter().product();
+                                    let q = f / inner;
+                                    if d == 0 {
+                                        q
+                                    } else {
+                                        q % widths[d]
+                                    }
+                                })
+                                .collect()
+                        })
+                        .collect();
+                    assert_eq!(got, want, "{widths:?} threads {threads} tid {tid}");
+                }
+            }
+        }
     }
 }
