@@ -29,8 +29,9 @@
 //!   apart (mv's `A[i][j]` with `i` on x). This is what makes an uncoalesced kernel slow even
 //!   when the L1 serves it.
 //! - **The copy's loads**: a strip of a staged kernel waits for each load of its cooperative copy
-//!   in turn (the copy loop's loads are guarded and indexed by `/` and `%`: the H100's staged mv,
-//!   33 loads per work-item and strip, ran at about one DRAM latency per load).
+//!   in turn (the H100's staged mv at 7673f8a, 33 guarded loads per work-item and strip indexed by
+//!   `/` and `%`, ran at about one DRAM latency per load; the copies have since lost their
+//!   divisions, and the next GPU session should measure whether their loads now overlap).
 //! - **SM fill**: the blocks a grid of known size gives an SM (at most the resident ones) are
 //!   all that hide each other's latency, and only the SMs that get a block share the bandwidth
 //!   (mv's 32 or 64 blocks on 132 SMs).
