@@ -88,13 +88,21 @@ int main(void)
     dump_int("imax", imax, BINS);
     dump_int("iif", iif, BINS);
     dump_uint("umax", umax, BINS);
-    for (int b = 0; b < BINS; b++)
-        printf("lmin %ld\n", lmin[b]);
+    static double lmin_d[BINS];
+    static int bytes[5 * BINS];
+    for (int b = 0; b < BINS; b++) {
+        lmin_d[b] = (double)lmin[b];
+        bytes[5 * b] = cnt8[b];
+        bytes[5 * b + 1] = bits8[b];
+        bytes[5 * b + 2] = smax[b];
+        bytes[5 * b + 3] = ssum[b];
+        bytes[5 * b + 4] = cmin[b];
+    }
+    dump_double("lmin", lmin_d, BINS);
     dump_float("fmx", fmx, BINS);
     dump_float("fmn", fmn, BINS);
     dump_double("dmx", dmx, BINS);
     dump_double("dmn", dmn, BINS);
-    for (int b = 0; b < BINS; b++)
-        printf("c %d %d %d %d %d\n", cnt8[b], bits8[b], smax[b], ssum[b], cmin[b]);
+    dump_int("narrow", bytes, 5 * BINS);
     return 0;
 }
