@@ -125,7 +125,7 @@ fn aos_kernel_snapshots() {
     // The OpenCL element offset of a struct buffer counts structs, not floats.
     let host = compile(&corpus("aos_complex_mul"), Target::OpenCl).host_source;
     assert!(
-        host.contains("(cl_long)(accshare_o_a / (sizeof(float) * 2))"),
+        host.contains("(cl_long)accshare_o_a / (cl_long)(sizeof(float) * 2)"),
         "{host}"
     );
 }

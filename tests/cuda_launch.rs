@@ -61,6 +61,8 @@ fn the_cuda_kernels_compile_to_ptx_with_each_kernels_entry() {
         "tests/corpus/atomic_histogram.c",
         "tests/corpus/threshold_u8.c",
         "tests/corpus/heat1d_double.c",
+        "tests/corpus/atomic_minmax.c",
+        "tests/corpus/subarray_start.c",
     ];
     for file in programs {
         let out = compile(file, &[]);

@@ -87,7 +87,7 @@ fn share_not_staged() {
 }
 error_case!(atomic_max, "atomic_max.c", false);
 error_case!(atomic_capture_mismatch, "atomic_capture_mismatch.c", false);
-error_case!(atomic_short, "atomic_short.c", false);
+error_case!(atomic_bool, "atomic_bool.c", false);
 
 #[test]
 fn check_summaries_of_examples() {

@@ -267,6 +267,7 @@ fn buffer(array: &str, elem: Scalar, count: HostExpr, copy_in: bool, copy_out: b
         copy_out,
         whole_array: false,
         present: false,
+        start: None,
     }
 }
 
@@ -1057,5 +1058,57 @@ fn prelude_is_warning_free_and_iso_c99() {
     let exe = dir.join("dump");
     exec_support::compile_c(&src, &exe, &[], true).unwrap();
     assert_eq!(exec_support::run(&exe).unwrap(), kernels);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A subarray that starts past 0 on the CUDA target: the host pointer is the section's first
+/// element, the device pointer the kernels get is moved back by the section's start (kernels
+/// index with the host's indices), and the `.c` is still C. (The OpenCL side runs in
+/// `tests/exec.rs` through `tests/corpus/subarray_start.c`.)
+#[test]
+fn cuda_sections_are_indexed_with_the_hosts_indices() {
+    use accshare::diag::{self, Diags, SourceMap};
+    use accshare::driver;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("tests/corpus/subarray_start.c");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: Target::Cuda,
+        pp: Default::default(),
+    };
+    let out = driver::compile(&src, &opts, &mut sources, &mut diags)
+        .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+    let c = &out.host_source;
+    let lines = [
+        "const size_t accshare_s_u = (size_t)(lo);",
+        "float *const accshare_h_u = (float *)(u) + accshare_s_u;",
+        "float *accshare_d_u = (float *)((char *)accshare_enter(accshare_h_u, accshare_nb_u, 1, 0, 0, \"u\", \"subarray_start.c:51\", &accshare_o_u) + accshare_o_u);",
+        "accshare_o_u -= accshare_s_u * sizeof(float);",
+        "accshare_d_u -= accshare_s_u;",
+    ];
+    let mut at = 0;
+    for l in lines {
+        let found = c[at..]
+            .find(l)
+            .unwrap_or_else(|| panic!("no `{l}` after byte {at} in:\n{c}"));
+        at += found + l.len();
+    }
+    assert!(
+        c.contains("accshare_update((float *)(v) + ((37 + 2)), "),
+        "{c}"
+    );
+    let dir = exec_support::scratch_dir("host-exec-cuda-sections");
+    let file = write(&dir, "subarray_start.c", c);
+    let o = std::process::Command::new("cc")
+        .args(["-std=c99", "-c", "-o"])
+        .arg(dir.join("subarray_start.o"))
+        .arg(format!("-I{}", root.join("tests/corpus").display()))
+        .args(STRICT)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let diags = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "cc:\n{}", diags);
     let _ = std::fs::remove_dir_all(&dir);
 }

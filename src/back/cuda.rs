@@ -125,10 +125,17 @@ impl Dialect for Cuda {
             Some(BinOp::BitAnd) => "atomicAnd",
             Some(BinOp::BitOr) => "atomicOr",
             Some(BinOp::BitXor) => "atomicXor",
+            // A minimum or maximum (`x = x < v ? x : v`): integers of `x`'s type only.
+            Some(BinOp::Lt | BinOp::Le) => "atomicMin",
+            Some(BinOp::Gt | BinOp::Ge) => "atomicMax",
             _ => return None,
         };
+        let compare = matches!(op, Some(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge));
         match ty {
             Scalar::Int | Scalar::UInt => Some(format!("{f}({{p}}, {{v}})")),
+            Scalar::Float | Scalar::Double if compare => None,
+            // `atomicMin(unsigned long long *)` compares unsigned: not for signed 64-bit.
+            Scalar::Long | Scalar::LongLong if compare => None,
             Scalar::Float | Scalar::Double => match op {
                 None if ty == Scalar::Float => Some("atomicExch({p}, {v})".to_string()),
                 Some(BinOp::Add) => Some("atomicAdd({p}, {v})".to_string()),

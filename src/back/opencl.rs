@@ -188,8 +188,8 @@ impl Dialect for OpenCl {
             || MathFn::from_c_name(name).is_some_and(|f| f.base() == name)
     }
 
-    /// The OpenCL 1.2 atomic functions: `atomic_*` on 32-bit integers (and `atomic_xchg` on
-    /// `float`), `atom_add`/`atom_sub`/`atom_xchg` on 64-bit integers
+    /// The OpenCL 1.2 atomic functions: `atomic_*` on 32-bit integers (`atomic_min`/`atomic_max`
+    /// for a minimum or maximum; and `atomic_xchg` on `float`), `atom_add`/`atom_sub`/`atom_xchg` on 64-bit integers
     /// (`cl_khr_int64_base_atomics`, enabled by [`print_module`]).
     fn atomic_native(&self, ty: Scalar, _space: Space, op: Option<BinOp>) -> Option<String> {
         let wide = ty.size() == 8;
@@ -205,6 +205,10 @@ impl Dialect for OpenCl {
             (_, Some(BinOp::BitAnd)) if !wide => "atomic_and",
             (_, Some(BinOp::BitOr)) if !wide => "atomic_or",
             (_, Some(BinOp::BitXor)) if !wide => "atomic_xor",
+            // Minimum and maximum of 32-bit integers (64-bit ones need the extended atomics:
+            // a compare-and-swap loop).
+            (Scalar::Int | Scalar::UInt, Some(BinOp::Lt | BinOp::Le)) => "atomic_min",
+            (Scalar::Int | Scalar::UInt, Some(BinOp::Gt | BinOp::Ge)) => "atomic_max",
             _ => return None,
         };
         Some(format!("{f}({{p}}, {{v}})"))

@@ -525,6 +525,7 @@ mod tests {
                     copy_out: true,
                     whole_array: false,
                     present: false,
+                    start: None,
                 })
                 .collect(),
             launches: Vec::new(),

@@ -641,6 +641,10 @@ pub struct Buffer {
     /// The host variable is a true array (not a parameter or pointer) and `count` claims to be
     /// all of it: the host code checks `count * sizeof(elem) == sizeof(array)` before using it.
     pub whole_array: bool,
+    /// The section's first element, in elements of `elem` from the array's element 0, for a
+    /// subarray that starts past 0 (`copyin(u[lo:n])`; `None` is 0): only the section is on the
+    /// device, and kernels address it with the host's indices.
+    pub start: Option<HostExpr>,
 }
 
 /// What an executable data directive does to one array.
@@ -650,6 +654,8 @@ pub struct DataOp {
     pub elem: Scalar,
     /// The element count (`0` when unknown and not needed).
     pub count: HostExpr,
+    /// The section's first element (`update host(v[lo:n])`), as [`Buffer::start`].
+    pub start: Option<HostExpr>,
     pub kind: DataOpKind,
 }
 

@@ -46,12 +46,34 @@ static void accshare_w(const char *tag, const void *p, long bytes)
 /// The buffer (element type, count, host pointer) of `name` as seen from `region`: its own, or
 /// that of the data construct holding it.
 pub fn buffer_info<'m>(m: &'m Module, region: &'m HostRegion, name: &str) -> Option<&'m Buffer> {
-    region.buffers.iter().find(|b| b.array == name).or_else(|| {
-        m.host
-            .iter()
-            .flat_map(|h| h.buffers.iter())
-            .find(|b| b.array == name)
-    })
+    // The innermost data construct around the region that holds the array, else any buffer of
+    // that name (a caller's data construct).
+    let enclosing = m
+        .host
+        .iter()
+        .filter(|h| {
+            h.keep_body.as_ref().is_some_and(|body| {
+                body.start <= region.replace.start && region.replace.end <= body.end
+            })
+        })
+        .filter_map(|h| {
+            let body = h.keep_body.as_ref()?;
+            let b = h.buffers.iter().find(|b| b.array == name)?;
+            Some((body.end - body.start, b))
+        })
+        .min_by_key(|(len, _)| *len)
+        .map(|(_, b)| b);
+    region
+        .buffers
+        .iter()
+        .find(|b| b.array == name)
+        .or(enclosing)
+        .or_else(|| {
+            m.host
+                .iter()
+                .flat_map(|h| h.buffers.iter())
+                .find(|b| b.array == name)
+        })
 }
 
 /// The arrays a region's launches use, in first-use order.
@@ -165,11 +187,18 @@ pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, Tr
         let mut dump_arrays = String::new();
         for a in region_arrays(r) {
             let b = buffer_info(m, r, &a).ok_or_else(|| TraceError::NoBuffer(a.clone()))?;
+            // A section that starts past 0 (`copyin(u[lo:n])`) is traced from element 0 to its
+            // end: the replay's buffers start at the array's start, and kernels index with the
+            // host's indices.
+            let count = match &b.start {
+                Some(st) => format!("({}) + ({})", host_expr(st), host_expr(&b.count)),
+                None => host_expr(&b.count),
+            };
             dump_arrays.push_str(&format!(
                 "accshare_w(\"A:{}\", {}, (long)({}) * (long)sizeof({}));\n",
                 a,
                 crate::back::host::host_ptr(b.elem.c_name(), &b.array),
-                host_expr(&b.count),
+                count,
                 b.elem.c_name()
             ));
         }

@@ -15,3 +15,14 @@ void f(void)
 #pragma acc update host(a[0:N][0:8])
     }
 }
+
+/* a start past 0 in an inner dimension takes part of every row too; in the first dimension it
+ * is a section of whole rows, which is fine */
+void g(void)
+{
+#pragma acc data copy(a[2:N - 2])
+    {
+#pragma acc update host(a[2:4][0:M])
+#pragma acc update host(a[2:4][3:M - 3])
+    }
+}

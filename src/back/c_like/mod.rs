@@ -798,18 +798,27 @@ impl<'d> Printer<'d> {
                 // C computes `x op v` in the usual arithmetic type and converts the result to
                 // `x`'s type; a native atomic computes in `x`'s type. They agree when the
                 // operand converts to `x`'s type the way the usual conversions would convert it.
-                let exact = !*reversed
-                    && self.type_of(value).is_some_and(|vt| match ty {
-                        Scalar::Float => vt != Scalar::Double,
-                        Scalar::Double => true,
-                        _ => !vt.is_float(),
-                    });
+                // A minimum or maximum (`x = x op v ? x : v`, a comparison as `op`) is the
+                // native one on integers only of `x`'s own type (then the order of the operands
+                // and `<` or `<=` do not matter).
+                let compare = matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge);
+                let exact = if compare {
+                    !ty.is_float() && self.type_of(value) == Some(ty)
+                } else {
+                    !*reversed
+                        && self.type_of(value).is_some_and(|vt| match ty {
+                            Scalar::Float => vt != Scalar::Double,
+                            Scalar::Double => true,
+                            _ => !vt.is_float(),
+                        })
+                };
                 let native_value = exact.then(|| self.expr(&self.convert(value, ty)));
                 let v = Box::new(value.clone());
-                let e = if *reversed {
-                    KExpr::Binary(*op, v, old())
+                let (a, b) = if *reversed { (v, old()) } else { (old(), v) };
+                let e = if compare {
+                    KExpr::Cond(Box::new(KExpr::Binary(*op, a.clone(), b.clone())), a, b)
                 } else {
-                    KExpr::Binary(*op, old(), v)
+                    KExpr::Binary(*op, a, b)
                 };
                 // Converted back to `x`'s type where the operation's type differs.
                 let new = if self.type_of(&e) == Some(ty) {
@@ -821,7 +830,9 @@ impl<'d> Printer<'d> {
             }
         };
         self.pop_scope();
-        let native = native_value.and_then(|v| {
+        // `char` and `short` have no atomic functions: a compare-and-swap loop on the 32-bit
+        // word that holds them.
+        let native = native_value.filter(|_| ty.size() >= 4).and_then(|v| {
             d.atomic_native(ty, target.space, native_op)
                 .map(|t| t.replace("{p}", &addr).replace("{v}", &v))
         });
@@ -870,6 +881,9 @@ impl<'d> Printer<'d> {
         new: &str,
         cap: Option<&(String, bool)>,
     ) {
+        if ty.size() < 4 {
+            return self.atomic_cas_narrow_lines(ty, space, addr, new, cap);
+        }
         let c = self.d.atomic_cas(ty, space);
         let tname = self.d.scalar(ty, TypeUse::Private);
         let (ptr, prev, seen) = ("accshare_p", "accshare_prev", "accshare_seen");
@@ -890,6 +904,61 @@ impl<'d> Printer<'d> {
             "{seen} = {}({ptr}, {prev}, {});",
             c.cas,
             c.to_bits.replace("{x}", ATOMIC_NEW)
+        ));
+        self.depth -= 1;
+        self.line(&format!("}} while ({seen} != {prev});"));
+        if let Some((v, after)) = cap {
+            let which = if *after { ATOMIC_NEW } else { ATOMIC_OLD };
+            self.line(&format!("{v} = {which};"));
+        }
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    /// The compare-and-swap loop of a `char` or `short` element: on the aligned 32-bit word
+    /// holding it (little-endian: the element's bits are at 8 × its byte offset in the word),
+    /// the other bytes of the word kept as they are.
+    fn atomic_cas_narrow_lines(
+        &mut self,
+        ty: Scalar,
+        space: Space,
+        addr: &str,
+        new: &str,
+        cap: Option<&(String, bool)>,
+    ) {
+        let c = self.d.atomic_cas(Scalar::UInt, space);
+        let tname = self.d.scalar(ty, TypeUse::Private);
+        let bits = c.bits.as_str();
+        let ones = if ty.size() == 1 { "0xffu" } else { "0xffffu" };
+        let (ptr, prev, seen, sh, mask) = (
+            "accshare_p",
+            "accshare_prev",
+            "accshare_seen",
+            "accshare_sh",
+            "accshare_mask",
+        );
+        self.line("{");
+        self.depth += 1;
+        self.line(&format!(
+            "{}{ptr} = ({})((size_t)({addr}) & ~(size_t)3);",
+            c.ptr, c.ptr
+        ));
+        self.line(&format!(
+            "const {bits} {sh} = ({bits})(((size_t)({addr}) & 3) * 8);"
+        ));
+        self.line(&format!("const {bits} {mask} = {ones} << {sh};"));
+        self.line(&format!("{bits} {prev}, {seen} = *{ptr};"));
+        self.line(&format!("{tname} {ATOMIC_OLD}, {ATOMIC_NEW};"));
+        self.line("do {");
+        self.depth += 1;
+        self.line(&format!("{prev} = {seen};"));
+        self.line(&format!(
+            "{ATOMIC_OLD} = ({tname})(({prev} & {mask}) >> {sh});"
+        ));
+        self.line(&format!("{ATOMIC_NEW} = {new};"));
+        self.line(&format!(
+            "{seen} = {}({ptr}, {prev}, ({prev} & ~{mask}) | ((({bits}){ATOMIC_NEW} << {sh}) & {mask}));",
+            c.cas
         ));
         self.depth -= 1;
         self.line(&format!("}} while ({seen} != {prev});"));

@@ -168,7 +168,8 @@ fn partials_code(g: &mut Gen, launch: &crate::kernel::Launch, block: &[u32]) {
 
 /// The kernel's arguments: for OpenCL set on `accshare_k` one by one, every buffer parameter
 /// followed by its element offset (see `back::opencl`: the array's `accshare_o_<name>` over its
-/// element size, 0 for the buffers the launch makes itself); for CUDA returned, for the launch
+/// element size, signed: negative for a section that starts past 0; 0 for the buffers the launch
+/// makes itself); for CUDA returned, for the launch
 /// function's call. An argument that does not fit the plan is an `Err`.
 fn args_code(
     g: &mut Gen,
@@ -198,13 +199,13 @@ fn args_code(
                     let off = match (arg, record) {
                         // An array of structs: the offset counts its structs (of `k` fields).
                         (HostArg::Buffer(a), Some(r)) => format!(
-                            "(cl_long)(accshare_o_{} / (sizeof({}) * {}))",
+                            "(cl_long)accshare_o_{} / (cl_long)(sizeof({}) * {})",
                             ident(a),
                             host_type(*elem),
                             r.fields.len()
                         ),
                         (HostArg::Buffer(a), None) => format!(
-                            "(cl_long)(accshare_o_{} / sizeof({}))",
+                            "(cl_long)accshare_o_{} / (cl_long)sizeof({})",
                             ident(a),
                             host_type(*elem)
                         ),

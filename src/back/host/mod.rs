@@ -594,11 +594,24 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
             o = origin
         ));
     }
+    // A section that starts past 0 (`copyin(u[lo:n])`): the host pointer is its first element,
+    // `accshare_s_<name>` elements into the array.
+    let host = match &b.start {
+        Some(st) => {
+            g.line(&format!(
+                "const size_t accshare_s_{n} = (size_t)({s});",
+                n = name,
+                s = host_expr(st)
+            ));
+            format!("{} + accshare_s_{}", host_ptr(ty, &b.array), name)
+        }
+        None => host_ptr(ty, &b.array),
+    };
     g.line(&format!(
         "{t} *const accshare_h_{n} = {p};",
         t = ty,
         n = name,
-        p = host_ptr(ty, &b.array)
+        p = host
     ));
     // Present already (a caller's data region, `enter data`): used as it is; otherwise made
     // and filled (see the present table in `prelude_present.h`).
@@ -623,6 +636,19 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
             n = name,
             e = enter
         )),
+    }
+    if b.start.is_some() {
+        // Kernels index the section with the host's indices (`u[i]`, `lo <= i < lo + n`): the
+        // offset they get is that of the array's element 0, before the section (negative as a
+        // signed number: the unsigned offset wraps, and OpenCL's launch reads it signed).
+        g.line(&format!(
+            "accshare_o_{n} -= accshare_s_{n} * sizeof({t});",
+            n = name,
+            t = ty
+        ));
+        if g.target == Target::Cuda {
+            g.line(&format!("accshare_d_{n} -= accshare_s_{n};", n = name));
+        }
     }
 }
 
@@ -779,7 +805,10 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
         c = host_expr(&op.count),
         t = ty
     );
-    let ptr = host_ptr(ty, &op.array);
+    let ptr = match &op.start {
+        Some(st) => format!("{} + ({})", host_ptr(ty, &op.array), host_expr(st)),
+        None => host_ptr(ty, &op.array),
+    };
     let what = c_string(&op.array);
     let origin = g.origin.clone();
     let line = match op.kind {

@@ -56,6 +56,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
         copy_out,
         whole_array: false,
         present: false,
+        start: None,
     }
 }
 

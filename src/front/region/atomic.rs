@@ -10,7 +10,14 @@
 //!   write of `x`.
 //!
 //! `x` is an array element (`a[i]`, `a[k][j]`, `*p`) or a scalar; `v` an lvalue other than `x`.
-//! `min`/`max` (`x = fmax(x, e)`) are not OpenACC atomic operations and are refused.
+//!
+//! Minimum and maximum (OpenACC 3.x's `x = min(x, e)`, which C spells) are updates too:
+//! `x = x < e ? x : e` and the other orders of a conditional that picks `x` or `e` by comparing
+//! them (`<`, `>`, `<=`, `>=`), `x = fminf(x, e)` / `fmaxf` / `fmin` / `fmax` (either argument
+//! order), and `if (e > x) x = e;` / `if (x < e) x = e;` (and `<`, `<=`, `>=`). They are
+//! [`AtomicUpdate::Op`] with a comparison as `op`: `x = x op e ? x : e` (`reversed`:
+//! `x = e op x ? e : x`), which is what the conditional computes; `fminf(x, e)` is taken as
+//! `e < x ? e : x` (the same unless `x` is a NaN).
 
 use crate::diag::{Diag, Span};
 use crate::front::ast::{BinOp, Expr, ExprKind, IntSuffix, Stmt, StmtKind, UnOp};
@@ -24,7 +31,9 @@ pub enum AtomicUpdate {
     Read,
     /// `x = e;`
     Write(Expr),
-    /// `x = x op value` (`reversed`: `x = value op x`); `x++` is `x += 1`.
+    /// `x = x op value` (`reversed`: `x = value op x`); `x++` is `x += 1`. With a comparison
+    /// as `op` (`<`, `>`, `<=`, `>=`): a minimum or maximum, `x = x op value ? x : value`
+    /// (`reversed`: `x = value op x ? value : x`).
     Op {
         op: BinOp,
         value: Expr,
@@ -146,6 +155,21 @@ fn update_expr(e: &Expr) -> Result<(Expr, AtomicUpdate, bool), Diag> {
                 true,
             ))
         }
+        ExprKind::Assign(None, x, rhs) if is_location(x) && min_max(x, rhs).is_some() => {
+            let Some((op, value, reversed)) = min_max(x, rhs) else {
+                unreachable!("checked by the guard")
+            };
+            reads_x(value, x)?;
+            Ok((
+                (**x).clone(),
+                AtomicUpdate::Op {
+                    op,
+                    value: value.clone(),
+                    reversed,
+                },
+                true,
+            ))
+        }
         ExprKind::Assign(None, x, rhs) if is_location(x) => match &rhs.kind {
             ExprKind::Binary(op, a, b) if same(a, x) || same(b, x) => {
                 if !is_atomic_op(*op) {
@@ -173,7 +197,7 @@ fn update_expr(e: &Expr) -> Result<(Expr, AtomicUpdate, bool), Diag> {
             _ if mentions(rhs, x) => Err(unsupported(
                 e.span,
                 AtomicKind::Update,
-                "`x` must be one operand of the operator",
+                "`x` must be one operand of the operator, or of a minimum or maximum (`x = x < e ? x : e`)",
             )),
             _ => Ok(((**x).clone(), AtomicUpdate::Write((**rhs).clone()), true)),
         },
@@ -183,6 +207,112 @@ fn update_expr(e: &Expr) -> Result<(Expr, AtomicUpdate, bool), Diag> {
             "expected `x++`, `x--`, `x op= e`, `x = x op e` or `x = e op x`",
         )),
     }
+}
+
+/// A comparison that can pick a minimum or a maximum.
+fn is_comparison(op: BinOp) -> bool {
+    matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge)
+}
+
+/// The comparison that holds when its operands are swapped (`a < b` is `b > a`).
+fn swapped(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}
+
+/// `rhs` of `x = rhs` as a minimum or maximum of `x` and a value: `(op, value, reversed)` of
+/// [`AtomicUpdate::Op`], meaning `x = x op value ? x : value` (`reversed`: `value op x ? value :
+/// x`). Takes `c ? x : e` / `c ? e : x` with `c` comparing `x` and `e` in either order, and
+/// `fmin`/`fminf`/`fmax`/`fmaxf` of `x` and `e`.
+fn min_max<'e>(x: &Expr, rhs: &'e Expr) -> Option<(BinOp, &'e Expr, bool)> {
+    match &rhs.kind {
+        ExprKind::Cond(c, t, f) => {
+            let ExprKind::Binary(op, a, b) = &c.kind else {
+                return None;
+            };
+            if !is_comparison(*op) {
+                return None;
+            }
+            // Written as `l op r ? l : r` (with `l`, `r` the operands of the comparison), or
+            // `l op r ? r : l`, which is `r swapped(op) l ? r : l`.
+            let (op, first, second) = if same(t, a) && same(f, b) {
+                (*op, &**a, &**b)
+            } else if same(t, b) && same(f, a) {
+                (swapped(*op), &**b, &**a)
+            } else {
+                return None;
+            };
+            if same(first, x) && !mentions(second, x) {
+                Some((op, second, false))
+            } else if same(second, x) && !mentions(first, x) {
+                Some((op, first, true))
+            } else {
+                None
+            }
+        }
+        ExprKind::Call(f, args) if args.len() == 2 => {
+            let op = match f.name.as_str() {
+                "fmin" | "fminf" => BinOp::Lt,
+                "fmax" | "fmaxf" => BinOp::Gt,
+                _ => return None,
+            };
+            let value = if same(&args[0], x) {
+                &args[1]
+            } else if same(&args[1], x) {
+                &args[0]
+            } else {
+                return None;
+            };
+            // `fminf(x, e)` keeps `x` unless `e` is smaller: `e < x ? e : x`.
+            (!mentions(value, x)).then_some((op, value, true))
+        }
+        _ => None,
+    }
+}
+
+/// `if (c) x = e;` with `c` comparing `x` and `e`: the update `x = c ? e : x`, as
+/// [`min_max`] reads it.
+fn conditional_update(s: &Stmt) -> Option<(Expr, AtomicUpdate)> {
+    let StmtKind::If {
+        cond,
+        then,
+        els: None,
+    } = &s.kind
+    else {
+        return None;
+    };
+    let assign = match &then.kind {
+        StmtKind::Expr(e) => e,
+        StmtKind::Block(b) if b.stmts.len() == 1 => match &b.stmts[0].kind {
+            StmtKind::Expr(e) => e,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ExprKind::Assign(None, x, e) = &assign.kind else {
+        return None;
+    };
+    if !is_location(x) {
+        return None;
+    }
+    let rhs = Expr::new(
+        ExprKind::Cond(Box::new(cond.clone()), e.clone(), x.clone()),
+        assign.span,
+    );
+    let (op, value, reversed) = min_max(x, &rhs)?;
+    Some((
+        (**x).clone(),
+        AtomicUpdate::Op {
+            op,
+            value: value.clone(),
+            reversed,
+        },
+    ))
 }
 
 fn reads_x(value: &Expr, x: &Expr) -> Result<(), Diag> {
@@ -208,7 +338,7 @@ fn bad_op(span: Span, op: &str) -> Diag {
         format!("`{}` is not an operator of `#pragma acc atomic update`", op),
     )
     .label("not an atomic operation")
-    .note("OpenACC's atomic update is `x op= e`, `x = x op e`, `x = e op x`, `x++`, `x--`, `++x` or `--x`, with `op` one of `+ - * / & | ^ << >>` (no `min` or `max`)")
+    .note("OpenACC's atomic update is `x op= e`, `x = x op e`, `x = e op x`, `x++`, `x--`, `++x` or `--x`, with `op` one of `+ - * / & | ^ << >>`, or a minimum or maximum: `x = x < e ? x : e`, `x = fmaxf(x, e)`, `if (e > x) x = e;`")
 }
 
 fn unsupported(span: Span, kind: AtomicKind, expected: &str) -> Diag {
@@ -250,6 +380,20 @@ fn plain_copy(e: &Expr) -> Option<(&Expr, &Expr)> {
 
 /// Recognizes the statement of an `atomic` construct of kind `kind`.
 pub fn atomic_form(kind: AtomicKind, body: &Stmt) -> Result<AtomicForm, Diag> {
+    if kind == AtomicKind::Update {
+        let one = match &body.kind {
+            StmtKind::Block(b) if b.stmts.len() == 1 => &b.stmts[0],
+            _ => body,
+        };
+        if let Some((x, update)) = conditional_update(one) {
+            return Ok(AtomicForm {
+                kind,
+                x,
+                update,
+                capture: None,
+            });
+        }
+    }
     let Some(exprs) = expressions(body) else {
         return Err(unsupported(
             body.span,
@@ -441,6 +585,22 @@ mod tests {
             ("a[i] = s - a[i];", "a[i]", BinOp::Sub, "s", true),
             ("m[j] = m[j] ^ bits;", "m[j]", BinOp::BitXor, "bits", false),
             ("*p <<= 2;", "*p", BinOp::Shl, "2", false),
+            // Minimum and maximum: `x = x op e ? x : e` (reversed: `e op x ? e : x`).
+            ("m[j] = m[j] < e ? m[j] : e;", "m[j]", BinOp::Lt, "e", false),
+            ("m[j] = e > m[j] ? e : m[j];", "m[j]", BinOp::Gt, "e", true),
+            ("m[j] = m[j] < e ? e : m[j];", "m[j]", BinOp::Gt, "e", true),
+            (
+                "m[j] = e <= m[j] ? m[j] : e;",
+                "m[j]",
+                BinOp::Ge,
+                "e",
+                false,
+            ),
+            ("x = fmaxf(x, w[i]);", "x", BinOp::Gt, "w[i]", true),
+            ("x = fmin(w[i] * 2, x);", "x", BinOp::Lt, "w[i] * 2", true),
+            ("if (e > m[j]) m[j] = e;", "m[j]", BinOp::Gt, "e", true),
+            ("if (m[j] < e) { m[j] = e; }", "m[j]", BinOp::Gt, "e", true),
+            ("if (m[j] > e) m[j] = e;", "m[j]", BinOp::Lt, "e", true),
         ] {
             let f = form(u, src).unwrap();
             assert_eq!(expr_to_c(&f.x), x, "{src}");
@@ -453,9 +613,19 @@ mod tests {
     fn refused_update_forms_say_why() {
         let u = AtomicKind::Update;
         assert_eq!(
-            form(u, "x = fmax(x, e);").unwrap_err(),
-            "`fmax` is not an operator of `#pragma acc atomic update`"
+            form(u, "x = pow(x, e);").unwrap_err(),
+            "`pow` is not an operator of `#pragma acc atomic update`"
         );
+        // Not a minimum or maximum: the other branch is not the compared value, the condition
+        // reads `x` in the value, an `else`.
+        for src in [
+            "x = x > e ? x : 0;",
+            "x = x > e + x ? x : e + x;",
+            "if (e > x) x = e; else x = 0;",
+            "if (e > x) x = 2 * e;",
+        ] {
+            assert!(form(u, src).is_err(), "{src}");
+        }
         assert_eq!(
             form(u, "x %= 3;").unwrap_err(),
             "`%` is not an operator of `#pragma acc atomic update`"
@@ -504,7 +674,7 @@ mod tests {
         );
         for src in [
             "v = n[k];",
-            "{ v = n[k]; n[k] = fmax(n[k], 2); }",
+            "{ v = n[k]; n[k] = pow(n[k], 2); }",
             "{ v = n[k]; n[k]++; w = 1; }",
             "n[k]++;",
         ] {

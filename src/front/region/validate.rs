@@ -461,7 +461,7 @@ impl Validator<'_, '_> {
         else {
             return;
         };
-        if elem.size() < 4 || elem == Scalar::Bool {
+        if elem == Scalar::Bool {
             let x = crate::front::pragma::expr_to_c(&form.x);
             self.diags.push(
                 Diag::error(
@@ -473,7 +473,8 @@ impl Validator<'_, '_> {
                 )
                 .label(format!("`{}` is a `{}`", x, elem.c_name()))
                 .with_label(dir.construct_span, "in this atomic construct")
-                .note("the targets have atomic operations on 32- and 64-bit values: `int`, `unsigned`, `long`, `unsigned long`, `float`, `double`"),
+                .note("accshare compiles atomics on integers (`char` and `short` too) and floating-point values, not on `_Bool`")
+                .help("keep the flags in an array of `char` or `int`"),
             );
         }
     }

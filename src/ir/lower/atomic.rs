@@ -37,7 +37,9 @@ impl RegionBuilder<'_> {
                 self.read_lvalue(&form.x, id);
                 self.write_lvalue(&form.x, Some(*op), span);
                 self.mark_atomic(id);
-                if *reversed {
+                // A reversed update, or a minimum/maximum, is not an operator a reduction
+                // could take.
+                if *reversed || matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge) {
                     if let Some(st) = self.region.stmts.get_mut(id.index()) {
                         st.op = None;
                     }

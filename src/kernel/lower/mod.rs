@@ -162,7 +162,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             ));
             continue;
         };
-        let Some((elem, count)) = clause_extent_or_present(sym, var, present, diags) else {
+        let Some((elem, count, start)) = clause_extent_or_present(sym, var, present, diags) else {
             continue;
         };
         let partial = copy_out && partial_rows(sym, var);
@@ -180,6 +180,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             zero,
             copy_out,
             present,
+            start,
         });
     }
     Some(HostRegion {
@@ -273,13 +274,14 @@ pub fn lower_standalone(
         }
         // Leaving needs only the address; entering and updating need the size.
         let sized = !matches!(op, DataOpKind::Exit { .. });
-        let Some((elem, count)) = clause_extent_or_present(sym, var, !sized, diags) else {
+        let Some((elem, count, start)) = clause_extent_or_present(sym, var, !sized, diags) else {
             continue;
         };
         data_ops.push(DataOp {
             array: var.name.name.clone(),
             elem,
             count: count.unwrap_or(HostExpr::Int(0)),
+            start,
             kind: op,
         });
     }
@@ -365,7 +367,7 @@ fn clause_extent_or_present(
     var: &SubArray,
     lookup: bool,
     diags: &mut Diags,
-) -> Option<(Scalar, Option<HostExpr>)> {
+) -> Option<(Scalar, Option<HostExpr>, Option<HostExpr>)> {
     if lookup {
         let Some((elem, _, _)) = array_shape(&sym.ty) else {
             diags.push(Diag::error(
@@ -376,11 +378,23 @@ fn clause_extent_or_present(
         };
         let mut tmp = Diags::new();
         return Some(match clause_extent(sym, var, &mut tmp) {
-            Some((e, count)) if !tmp.has_errors() => (e, Some(count)),
-            _ => (elem, None),
+            Some((e, count, start)) if !tmp.has_errors() => (e, Some(count), start),
+            _ => {
+                // The address still matters: a section's start is where the lookup goes
+                // (`exit data delete(v[N:n])`).
+                let start = var.dims.first().and_then(|d| d.start.as_ref());
+                match start.filter(|st| !is_zero(st)) {
+                    Some(st) if var.dims.len() == 1 => (elem, None, Some(HostExpr::user(st))),
+                    Some(_) => {
+                        diags.extend(tmp);
+                        return None;
+                    }
+                    None => (elem, None, None),
+                }
+            }
         });
     }
-    clause_extent(sym, var, diags).map(|(e, count)| (e, Some(count)))
+    clause_extent(sym, var, diags).map(|(e, count, start)| (e, Some(count), start))
 }
 
 fn sanitize(s: &str) -> String {
@@ -442,16 +456,30 @@ fn partial_rows(sym: &Symbol, var: &SubArray) -> bool {
         return false;
     };
     var.dims.iter().enumerate().skip(1).any(|(i, d)| {
-        match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
-            (Some(len), Some(ext)) => expr_to_c(len) != expr_to_c(ext),
-            _ => false,
-        }
+        let past_zero = d.start.as_ref().is_some_and(|st| !is_zero(st));
+        past_zero
+            || match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
+                (Some(len), Some(ext)) => expr_to_c(len) != expr_to_c(ext),
+                _ => false,
+            }
     })
 }
 
-/// The element type and C element-count expression of a data-clause variable, printed from the
-/// macro-expanded declaration or clause (never the source text, which may be a macro call).
-fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Scalar, HostExpr)> {
+/// A subarray's start written as `0`.
+fn is_zero(e: &crate::front::ast::Expr) -> bool {
+    matches!(e.kind, ExprKind::Int { value: 0, .. })
+}
+
+/// The element type, C element-count expression and first element of a data-clause variable,
+/// printed from the macro-expanded declaration or clause (never the source text, which may be a
+/// macro call). A subarray that starts past 0 in its first dimension (`u[lo:n]`, `a[2:n][0:M]`)
+/// gives its start in elements (`lo`, `2 * M`): only the section goes to the device. A start
+/// past 0 in an inner dimension takes part of the rows ([`partial_rows`]): whole rows go.
+fn clause_extent(
+    sym: &Symbol,
+    var: &SubArray,
+    diags: &mut Diags,
+) -> Option<(Scalar, HostExpr, Option<HostExpr>)> {
     let Some((elem, extents, _)) = array_shape(&sym.ty) else {
         diags.push(Diag::error(
             var.name.span,
@@ -462,44 +490,66 @@ fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Sca
     if !var.dims.is_empty() {
         let mut parts = Vec::new();
         for (i, d) in var.dims.iter().enumerate() {
-            if let Some(st) = &d.start {
-                if !matches!(st.kind, ExprKind::Int { value: 0, .. }) {
-                    diags.push(
-                        Diag::error(
-                            st.span,
-                            "subarrays that do not start at 0 are not supported",
-                        )
-                        .help(format!(
-                            "transfer the whole array: `{}[0:…]`",
-                            var.name.name
-                        )),
-                    );
-                    return None;
-                }
-            }
             match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
                 // An inner dimension is transferred whole (the rows are contiguous only so);
                 // see `partial_rows`.
                 (Some(_), Some(ext)) if i > 0 => parts.push(HostExpr::user(ext)),
                 (Some(len), _) => parts.push(HostExpr::user(len)),
-                (None, Some(ext)) => parts.push(HostExpr::user(ext)),
+                // `u[lo:]`: to the end of the dimension.
+                (None, Some(ext)) => match d.start.as_ref().filter(|st| i == 0 && !is_zero(st)) {
+                    Some(st) => parts.push(HostExpr::Bin(
+                        HostOp::Sub,
+                        Box::new(HostExpr::user(ext)),
+                        Box::new(HostExpr::user(st)),
+                    )),
+                    None => parts.push(HostExpr::user(ext)),
+                },
                 (None, None) => {
                     diags.push(
                         Diag::error(d.span, "the length of this dimension is unknown")
-                            .help("write `[0:length]`"),
+                            .help("write `[start:length]`"),
                     );
                     return None;
                 }
             }
         }
         // Dimensions the clause does not mention are whole.
+        let mut row = Vec::new();
         for ext in extents.iter().skip(var.dims.len()) {
             match ext {
-                Some(e) => parts.push(HostExpr::user(e)),
+                Some(e) => row.push(HostExpr::user(e)),
                 None => return None,
             }
         }
-        return Some((elem, HostExpr::product(parts)));
+        parts.extend(row);
+        // The first element: the first dimension's start times the elements of a row (the
+        // inner dimensions' declared extents).
+        let start = match var.dims[0].start.as_ref().filter(|st| !is_zero(st)) {
+            None => None,
+            Some(st) => {
+                let mut factors = vec![HostExpr::user(st)];
+                for ext in extents.iter().skip(1) {
+                    match ext {
+                        Some(e) => factors.push(HostExpr::user(e)),
+                        None => {
+                            diags.push(
+                                Diag::error(
+                                    st.span,
+                                    format!(
+                                        "the rows of `{}` have no known size, so this start has no address",
+                                        var.name.name
+                                    ),
+                                )
+                                .help(format!("start at 0: `{}[0:…]`", var.name.name)),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                Some(HostExpr::product(factors))
+            }
+        };
+        return Some((elem, HostExpr::product(parts), start));
     }
     let mut parts = Vec::new();
     for e in &extents {
@@ -517,7 +567,7 @@ fn clause_extent(sym: &Symbol, var: &SubArray, diags: &mut Diags) -> Option<(Sca
             }
         }
     }
-    Some((elem, HostExpr::product(parts)))
+    Some((elem, HostExpr::product(parts), None))
 }
 
 /// The buffers a compute region creates: its arrays that no enclosing data construct holds.
@@ -539,7 +589,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
         let Some(sym) = r.scope.get(&a.name) else {
             continue;
         };
-        let (copy_in, copy_out, count, whole, present) = match clauses.get(&a.name) {
+        let (copy_in, copy_out, count, whole, present, start) = match clauses.get(&a.name) {
             Some((kind, var)) => {
                 let Some((i, o, p)) = transfers(*kind) else {
                     diags.push(Diag::error(
@@ -548,7 +598,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                     ));
                     continue;
                 };
-                let Some((_, count)) = clause_extent_or_present(sym, var, p, diags) else {
+                let Some((_, count, start)) = clause_extent_or_present(sym, var, p, diags) else {
                     continue;
                 };
                 let whole = var.dims.is_empty() && count.is_some();
@@ -557,10 +607,10 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                     continue;
                 }
                 let i = i || (o && partial_rows(sym, var));
-                (i, o, count.unwrap_or(HostExpr::Int(0)), whole, p)
+                (i, o, count.unwrap_or(HostExpr::Int(0)), whole, p, start)
             }
             None => {
-                let count = match footprint(&r.ir, a) {
+                let (count, start) = match footprint(&r.ir, a) {
                     Some(c) => c,
                     None => {
                         diags.push(
@@ -586,6 +636,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                     count,
                     a.extents.iter().all(Option::is_some),
                     false,
+                    start,
                 )
             }
         };
@@ -598,30 +649,58 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             copy_out,
             present,
             whole_array: whole && is_true_array(sym),
+            start,
         });
     }
     out
 }
 
 /// Element count of an array in a region: the product of its extents if all are known, else
-/// (a pointer) one past the largest flat index any access can reach, derived from the loop
-/// bounds (parameters are assumed non-negative).
-fn footprint(region: &Region, a: &crate::ir::ArrayInfo) -> Option<HostExpr> {
+/// (a pointer) the rows from the smallest to the largest first subscript any access can reach,
+/// derived from the loop bounds (parameters are assumed non-negative), with the first of them
+/// (in elements) where every access's smallest first subscript is the same non-constant form
+/// (`p[i]` for `lo <= i < hi`: a section starting at `lo`, which finds the part of the array a
+/// caller's data construct holds; otherwise from element 0).
+fn footprint(region: &Region, a: &crate::ir::ArrayInfo) -> Option<(HostExpr, Option<HostExpr>)> {
     let extents: Option<Vec<HostExpr>> = a
         .extents
         .iter()
         .map(|e| e.as_ref().map(|p| host_poly(region, p)))
         .collect();
     if let Some(all) = extents {
-        return Some(HostExpr::product(all));
+        return Some((HostExpr::product(all), None));
     }
     // `A[][M]` / `(*A)[M]`: rows from the accesses, times the known row sizes.
-    let rest: Option<Vec<HostExpr>> = a.extents[1..]
+    let rest: Vec<HostExpr> = a.extents[1..]
         .iter()
         .map(|e| e.as_ref().map(|p| host_poly(region, p)))
-        .collect();
-    let rows = max_index(region, a, 0)? + HostExpr::Int(1);
-    Some(HostExpr::product(std::iter::once(rows).chain(rest?)))
+        .collect::<Option<_>>()?;
+    let end = max_index(region, a, 0)? + HostExpr::Int(1);
+    match min_index(region, a) {
+        Some(first) => {
+            let first = host_poly(region, &first);
+            let rows = HostExpr::Bin(HostOp::Sub, Box::new(end), Box::new(first.clone()));
+            let count = HostExpr::product(std::iter::once(rows).chain(rest.iter().cloned()));
+            let start = HostExpr::product(std::iter::once(first).chain(rest));
+            Some((count, Some(start)))
+        }
+        None => Some((HostExpr::product(std::iter::once(end).chain(rest)), None)),
+    }
+}
+
+/// The smallest first subscript of array `a`, when every access reaches the same one and it is
+/// not a constant (a constant start would be 0 or a fixed few elements: not worth a section).
+fn min_index(region: &Region, a: &crate::ir::ArrayInfo) -> Option<Poly> {
+    let mut min: Option<Poly> = None;
+    for acc in region.accesses.iter().filter(|x| x.array == a.name) {
+        let p = acc.subscripts.first()?.as_ref()?;
+        let m = region.extreme(p, &acc.loops, false)?;
+        match &min {
+            Some(prev) if *prev != m => return None,
+            _ => min = Some(m),
+        }
+    }
+    min.filter(|m| m.as_const().is_none())
 }
 
 /// The largest value subscript `dim` of array `a` takes.

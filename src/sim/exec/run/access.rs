@@ -658,6 +658,11 @@ impl<'a, 'e> Blk<'a, 'e> {
                     let mut x = [if shift { a } else { convert(a, at, ot) }];
                     let y = [if shift { b } else { convert(b, bt, ot) }];
                     value::bin_lanes(op, ot, if shift { bt } else { ot }, &mut x, &y);
+                    if matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge) {
+                        // A minimum or maximum: `a op b ? a : b`, in the operands' common type.
+                        let (p, pt) = if x[0] != 0 { (a, at) } else { (b, bt) };
+                        return to_scalar(convert(p, pt, ot), ot, elem);
+                    }
                     to_scalar(x[0], rt, elem)
                 }
             }
