@@ -469,20 +469,11 @@ fn keep_staging_if_faster(ir: &Region, ks: &mut KernelSchedule, p: &Platform) {
         ks.candidates.retain(|c| c.staged().is_none());
         let last = ks.candidates.len() - 1;
         let mut spec = staged.stage.clone().unwrap_or_default();
-        let names: Vec<String> = spec.arrays.drain(..).map(|a| a.name).collect();
-        for a in names {
-            if !spec.rejected.iter().any(|(n, _)| *n == a) {
-                spec.rejected.push((
-                    a,
-                    stage::Unstaged::NoGain {
-                        platform: p.name.clone(),
-                        speedup: g.speedup,
-                    },
-                ));
-            }
-        }
-        spec.strip = None;
-        spec.block = ks.candidates[last].block;
+        let why = stage::Unstaged::NoGain {
+            platform: p.name.clone(),
+            speedup: g.speedup,
+        };
+        spec.unstage_all(why, ks.candidates[last].block);
         ks.candidates[last].stage = Some(spec);
         ks.coarsening = None;
     }
@@ -564,14 +555,7 @@ pub fn schedule_kernel(
     if let Some(st) = staging {
         let mut spec = stage::plan_with(r, root, &baseline.grid, st.plan, &st.options);
         if st.local_is_global {
-            let mut names: Vec<String> = spec.arrays.drain(..).map(|a| a.name).collect();
-            names.dedup();
-            for a in names {
-                spec.rejected
-                    .push((a, stage::Unstaged::LocalMemoryIsGlobal));
-            }
-            spec.strip = None;
-            spec.block = baseline.block;
+            spec.unstage_all(stage::Unstaged::LocalMemoryIsGlobal, baseline.block);
         }
         if ilp.tile_words {
             let block = spec.block;

@@ -267,6 +267,20 @@ pub struct Reorder {
 }
 
 impl StageSpec {
+    /// Stages nothing after all: every array the plan staged is rejected for `why` (once per
+    /// name: an AoS array's field tiles share one), no strip, the unstaged kernel's `block`.
+    pub fn unstage_all(&mut self, why: Unstaged, block: [u32; 3]) {
+        let mut names: Vec<String> = self.arrays.drain(..).map(|a| a.name).collect();
+        names.dedup();
+        for a in names {
+            if !self.rejected.iter().any(|(n, _)| *n == a) {
+                self.rejected.push((a, why.clone()));
+            }
+        }
+        self.strip = None;
+        self.block = block;
+    }
+
     /// The (first) tile of an array.
     pub fn array(&self, name: &str) -> Option<&StagedArray> {
         self.arrays.iter().find(|a| a.name == name)
