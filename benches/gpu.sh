@@ -38,7 +38,7 @@
 #                     of the trace, the largest host-side cost after the traces themselves)
 #   TUNE_OPENCL=0     1: tune on NVIDIA's OpenCL device too (default: tune on cuda:0 only; the
 #                     OpenCL device is measured by bench, its tuned column stays empty)
-#   ONLY=gemm         only the programs whose name contains this
+#   ONLY=gemm         only the programs whose name contains this (a comma list: any of them)
 #   DEFS="-DN=512"    -D options after each program's own (sizes; DRY's sizes are tiny)
 #   TIMEOUT=240       seconds before one accshare command is killed
 set -uo pipefail
@@ -119,7 +119,11 @@ fail() { FAILURES+=("$1"); log "*** FAILURE *** $1"; }
 SELECTED=()
 for entry in "${PROGRAMS[@]}"; do
   IFS='|' read -r p label gpu_defs dry_defs <<<"$entry"
-  [ -n "$ONLY" ] && [[ "$p" != *"$ONLY"* ]] && continue
+  if [ -n "$ONLY" ]; then
+    keep=0
+    for o in ${ONLY//,/ }; do [[ "$p" == *"$o"* ]] && keep=1; done
+    [ "$keep" = 1 ] || continue
+  fi
   if [ "$DRY" = 1 ]; then read -r -a SIZE <<<"$dry_defs"; label="$p (dry-run size)"; else read -r -a SIZE <<<"$gpu_defs"; fi
   SELECTED+=("$p|$label")
   ARGS=(-I "$SRC" "${SIZE[@]}" -DREPS=1 "${DEFS_ARR[@]}")

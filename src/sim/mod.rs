@@ -380,26 +380,32 @@ impl BufData {
 
     /// A buffer of `elem` from its bytes in the host's (little-endian) layout.
     pub fn from_le_bytes(elem: Scalar, bytes: &[u8]) -> Option<BufData> {
+        // One typed pass per buffer: traces hold arrays of hundreds of megabytes.
+        fn conv<T, const N: usize>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
+            bytes
+                .chunks_exact(N)
+                .map(|c| f(c.try_into().unwrap_or([0; N])))
+                .collect()
+        }
         let size = elem.size() as usize;
         if bytes.len() % size != 0 {
             return None;
         }
-        let n = bytes.len() / size;
-        let mut b = BufData::zeroed(elem, n);
-        for i in 0..n {
-            let mut w = [0u8; 8];
-            w[..size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
-            let raw = u64::from_le_bytes(w);
-            // Sign-extend signed integers to the simulator's representation.
-            let raw = match elem {
-                Scalar::Char | Scalar::SChar => raw as u8 as i8 as i64 as u64,
-                Scalar::Short => raw as u16 as i16 as i64 as u64,
-                Scalar::Int => raw as u32 as i32 as i64 as u64,
-                _ => raw,
-            };
-            b.set_raw(i, raw);
-        }
-        Some(b)
+        // The representation `zeroed` picks for `elem`, filled from the bytes.
+        let b = match BufData::zeroed(elem, 0) {
+            BufData::I8(_) => BufData::I8(conv(bytes, i8::from_le_bytes)),
+            BufData::U8(_) => BufData::U8(bytes.to_vec()),
+            BufData::I16(_) => BufData::I16(conv(bytes, i16::from_le_bytes)),
+            BufData::U16(_) => BufData::U16(conv(bytes, u16::from_le_bytes)),
+            BufData::F32(_) => BufData::F32(conv(bytes, f32::from_le_bytes)),
+            BufData::F64(_) => BufData::F64(conv(bytes, f64::from_le_bytes)),
+            BufData::I32(_) => BufData::I32(conv(bytes, i32::from_le_bytes)),
+            BufData::U32(_) => BufData::U32(conv(bytes, u32::from_le_bytes)),
+            BufData::I64(_) => BufData::I64(conv(bytes, i64::from_le_bytes)),
+            BufData::U64(_) => BufData::U64(conv(bytes, u64::from_le_bytes)),
+        };
+        // Each representation is as wide as its C type (`zeroed`), so the sizes agree.
+        (b.len() * size == bytes.len()).then_some(b)
     }
 
     /// True if the representation fits buffers of `elem`.

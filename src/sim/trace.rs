@@ -255,7 +255,9 @@ pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, Tr
     Ok(format!("{}{}", PRELUDE, out))
 }
 
-fn parse(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+/// The trace's records, `(tag, data)`, borrowed from `bytes` (a trace can hold gigabytes of
+/// arrays: they are converted once, where a replay needs them, never copied here).
+fn parse(bytes: &[u8]) -> Vec<(std::borrow::Cow<'_, str>, &[u8])> {
     let mut out = Vec::new();
     let mut i = 0usize;
     let rd = |i: usize| -> Option<u64> {
@@ -277,7 +279,7 @@ fn parse(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         let Some(data) = start.checked_add(len).and_then(|e| bytes.get(start..e)) else {
             break;
         };
-        out.push((String::from_utf8_lossy(tag).into_owned(), data.to_vec()));
+        out.push((String::from_utf8_lossy(tag), data));
         i = start + len;
     }
     out
@@ -562,19 +564,19 @@ pub fn replay_select(
             .strip_prefix("begin:")
             .and_then(|x| x.parse::<usize>().ok())
         else {
-            return Err(ReplayError::UnexpectedRecord(recs[i].0.clone()));
+            return Err(ReplayError::UnexpectedRecord(recs[i].0.to_string()));
         };
         let region = m.host.get(ri).ok_or(ReplayError::UnknownRegion)?;
         let mut before = BTreeMap::new();
         i += 1;
         while i < recs.len() && recs[i].0 != "mid" {
-            before.insert(recs[i].0.clone(), recs[i].1.clone());
+            before.insert(recs[i].0.to_string(), recs[i].1);
             i += 1;
         }
         i += 1;
         let mut after = BTreeMap::new();
         while i < recs.len() && recs[i].0 != "end" {
-            after.insert(recs[i].0.clone(), recs[i].1.clone());
+            after.insert(recs[i].0.to_string(), recs[i].1);
             i += 1;
         }
         i += 1;
@@ -630,11 +632,7 @@ pub fn replay_select(
                 let b = before
                     .get(&format!("E:{}:{}:{}", vi, li, d))
                     .ok_or(ReplayError::NoExtent)?;
-                let v = i64::from_le_bytes(
-                    b.as_slice()
-                        .try_into()
-                        .map_err(|_| ReplayError::BadExtent)?,
-                );
+                let v = i64::from_le_bytes((*b).try_into().map_err(|_| ReplayError::BadExtent)?);
                 *e = v.max(0) as u64;
             }
             let outcome = launcher
