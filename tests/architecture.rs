@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 /// The stages in pipeline order; modules of one rank may use each other.
 const RANKS: &[(&str, u32)] = &[
     ("diag", 0),
+    // The IR's vocabulary (scalar types, operators): a leaf every stage may name, the front end
+    // included (its syntax tree re-exports it).
+    ("ir::vocab", 0),
     ("front", 1),
     ("ir", 2),
     ("analysis", 3),
@@ -64,7 +67,9 @@ fn imported(text: &str) -> BTreeSet<String> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if !name.is_empty() {
+        if name == "ir" && text[i + 7..].starts_with("ir::vocab") {
+            out.insert("ir::vocab".to_string());
+        } else if !name.is_empty() {
             out.insert(name);
         }
     }
@@ -88,7 +93,10 @@ fn no_module_imports_a_later_stage() {
         if parts.iter().any(|p| p == "tests" || p == "tests.rs") {
             continue;
         }
-        let module = parts[0].trim_end_matches(".rs").to_string();
+        let module = match parts.as_slice() {
+            [ir, vocab] if ir == "ir" && vocab == "vocab.rs" => "ir::vocab".to_string(),
+            _ => parts[0].trim_end_matches(".rs").to_string(),
+        };
         let Some(own) = rank(&module) else {
             violations.push(format!(
                 "{}: module `{module}` has no rank in tests/architecture.rs",
@@ -112,6 +120,62 @@ fn no_module_imports_a_later_stage() {
         }
     }
     assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+/// The IR's vocabulary is a leaf: it names no other module of the crate.
+#[test]
+fn the_vocabulary_imports_nothing() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ir/vocab.rs");
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert_eq!(imported(non_test_text(&text)), BTreeSet::new());
+}
+
+/// The stages between the front end and `back/` that still read the C syntax tree (issue 29:
+/// `ir::lower` is to be its only reader): `front::ast`, `front::pragma_ast` and `expr_to_c` use
+/// sites in non-test code outside `front`, `ir::lower`, `driver` and `cli`. The count may only
+/// go down: lower `AST_USES` when a change removes some.
+#[test]
+fn the_syntax_tree_is_read_by_fewer_stages() {
+    const AST_USES: usize = 68;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut uses = 0;
+    let mut sites = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let first = rel.split('/').next().unwrap_or("");
+        if matches!(first, "front" | "driver.rs" | "cli" | "main.rs" | "lib.rs")
+            || rel.starts_with("ir/lower")
+            || rel.contains("/tests/")
+            || rel.ends_with("tests.rs")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        let text = non_test_text(&text);
+        let n = ["front::ast", "pragma_ast", "expr_to_c"]
+            .iter()
+            .map(|w| text.matches(w).count())
+            .sum::<usize>();
+        if n > 0 {
+            sites.push(format!("{rel}: {n}"));
+        }
+        uses += n;
+    }
+    assert!(
+        uses <= AST_USES,
+        "{uses} uses of the C syntax tree after the front end (at most {AST_USES}):\n{}",
+        sites.join("\n")
+    );
+    assert!(
+        uses == AST_USES,
+        "{uses} uses of the C syntax tree after the front end, fewer than {AST_USES}: lower `AST_USES` to {uses}"
+    );
 }
 
 #[test]

@@ -24,7 +24,8 @@ mod scalars;
 mod system;
 
 use crate::diag::{Diag, SourceMap};
-use crate::front::pragma_ast::{Construct, RedOp};
+use crate::front::pragma_ast::Construct;
+use crate::ir::vocab::RedOp;
 use crate::ir::{AccessId, LoopId, Marking, Region};
 
 use system::Tri;

@@ -30,12 +30,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diag, Diags, SourceMap, Span};
 use crate::front::ast::{
-    self, BinOp, CType, Expr, ExprKind, ForInit, Initializer, ItemKind, Stmt, StmtKind, Storage,
-    UnOp,
+    self, CType, Expr, ExprKind, ForInit, Initializer, ItemKind, Stmt, StmtKind, Storage,
 };
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind, Pragma};
 use crate::front::Parsed;
 use crate::ir::lower::{array_shape, data_clauses, zeroed_arrays, RegionAst, Regions};
+use crate::ir::vocab::{BinOp, UnOp};
 
 /// Functions that read their arguments' values and touch nothing else: the array arguments of
 /// these are reads (a `char` array printed with `%s`).

@@ -5,6 +5,8 @@
 
 use crate::diag::Span;
 use crate::front::ast::{Expr, Ident};
+/// The reduction operators, owned by the IR.
+pub use crate::ir::vocab::RedOp;
 
 /// A parsed `#pragma` line.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,35 +176,6 @@ impl DataKind {
             DataKind::Delete => "delete",
             DataKind::Host => "host",
             DataKind::Device => "device",
-        }
-    }
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RedOp {
-    Add,
-    Mul,
-    Max,
-    Min,
-    BitAnd,
-    BitOr,
-    BitXor,
-    LogAnd,
-    LogOr,
-}
-
-impl RedOp {
-    pub fn name(self) -> &'static str {
-        match self {
-            RedOp::Add => "+",
-            RedOp::Mul => "*",
-            RedOp::Max => "max",
-            RedOp::Min => "min",
-            RedOp::BitAnd => "&",
-            RedOp::BitOr => "|",
-            RedOp::BitXor => "^",
-            RedOp::LogAnd => "&&",
-            RedOp::LogOr => "||",
         }
     }
 }

@@ -1,23 +1,31 @@
 //! The loop-nest IR of a compute region: loops with affine bounds, statements, and every array
 //! reference with its access function (the paper's §3.2.1 `F(I) = M·(I, params, 1)`).
 //!
-//! Built from the AST by [`lower`]. This is an *analysis view*: it identifies loops, statements
-//! and array references by typed indices into its arenas ([`LoopId`], [`StmtId`], [`AccessId`])
-//! and keeps their spans; code generation walks the AST again with the decisions the analyses
-//! took (`kernel::lower`).
+//! Built from the AST by [`lower`]. It identifies loops, statements and array references by
+//! typed indices into its arenas ([`LoopId`], [`StmtId`], [`AccessId`]) and keeps their spans;
+//! the expressions it holds whole (non-affine bounds) are [`Expr`]s in the region's
+//! [`Arena`] ([`Region::exprs`]), named by [`Handle`]s. It is still mostly an *analysis
+//! view*: code generation walks the AST again with the decisions the analyses took
+//! (`kernel::lower`). The vocabulary every stage shares ([`vocab`]) lives here.
 //!
 //! Invariant: the IR is built for every region of the subset; what is not affine is marked so
 //! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
 
+pub mod arena;
+pub mod expr;
 pub mod lower;
 pub mod poly;
+pub mod vocab;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::diag::Span;
-use crate::front::ast::Scalar;
-use crate::front::pragma_ast::{Construct, RedOp, SharePragma, SubArray};
+use crate::front::pragma_ast::{Construct, SharePragma, SubArray};
+use crate::ir::vocab::RedOp;
+use crate::ir::vocab::Scalar;
+pub use arena::{Arena, Handle};
+pub use expr::{Expr, Exprs};
 pub use poly::Poly;
 
 /// Defines a typed index into one of a region's arenas: a newtype over the position, so that
@@ -102,6 +110,8 @@ pub struct Region {
     /// 1`, reading an array the region does not write): each is a parameter of its own, which the
     /// host computes before the region, so that the loop can still go to the grid.
     pub invariants: Vec<Invariant>,
+    /// The expressions the loop-nest view keeps whole (non-affine bounds), named by handles.
+    pub exprs: Exprs,
 }
 
 /// A region-invariant expression standing for a parameter (see [`Region::invariants`]).
@@ -232,8 +242,8 @@ pub enum Marking {
 pub enum Bound {
     /// Affine in outer iterators and parameters.
     Affine(Poly),
-    /// Anything else (kept as text for messages).
-    NonAffine(String),
+    /// Anything else: the bound as written, in the region's [`Region::exprs`].
+    NonAffine(Handle<Expr>),
 }
 
 impl Bound {
@@ -257,7 +267,7 @@ pub struct Statement {
     /// The scalar or array element assigned.
     pub target: Target,
     /// Compound assignment operator (`+=` …), or `None` for `=`.
-    pub op: Option<crate::front::ast::BinOp>,
+    pub op: Option<crate::ir::vocab::BinOp>,
     /// The reduction this statement performs on its scalar target, judged from its shape:
     /// `s op= e`, `s = s op e`, `s = e op s` (commutative `op`), `s = fmaxf(s, e)` / `fminf`,
     /// `fmax`, `fmin`, `max`, `min` (either argument order), `s = e > s ? e : s` and the other
@@ -279,7 +289,7 @@ impl Statement {
     /// or the operator of a compound assignment or `++`/`--` (`s += f(s)` included: whether
     /// the rest of the statement reads `s` is for the caller to judge).
     pub fn update_op(&self) -> Option<RedOp> {
-        use crate::front::ast::BinOp;
+        use crate::ir::vocab::BinOp;
         self.reduction.or(match self.op {
             Some(BinOp::Add | BinOp::Sub) => Some(RedOp::Add),
             Some(BinOp::Mul) => Some(RedOp::Mul),
@@ -414,11 +424,12 @@ impl Region {
     }
 }
 
-impl fmt::Display for Bound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Bound::Affine(p) => write!(f, "{}", p),
-            Bound::NonAffine(s) => write!(f, "?{}", s),
+impl Region {
+    /// A bound in the printed IR: the affine form, or `?` and the expression as written.
+    pub fn bound_text(&self, b: &Bound) -> String {
+        match b {
+            Bound::Affine(p) => p.to_string(),
+            Bound::NonAffine(e) => format!("?{}", self.exprs.display(*e)),
         }
     }
 }
@@ -475,8 +486,8 @@ impl Region {
             pad,
             l,
             lp.var,
-            lp.lower,
-            lp.upper,
+            self.bound_text(&lp.lower),
+            self.bound_text(&lp.upper),
             lp.step,
             mark,
             if lp.perfect { " perfect" } else { "" }

@@ -48,7 +48,7 @@ use std::collections::HashMap;
 
 use super::access::{AccessInfo, AccessKind};
 use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
-use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::model::WarpMemory;
 
 /// Iterations of each sequential loop the evaluation runs per entry.

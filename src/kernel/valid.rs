@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
-use crate::front::ast::{BinOp, Scalar};
+use crate::ir::vocab::{BinOp, Scalar};
 
 /// A broken invariant.
 #[derive(Clone, Debug, PartialEq)]
@@ -459,7 +459,7 @@ impl Validator<'_> {
             KExpr::Builtin(Builtin::LocalSize(d)) => {
                 Lin::constant(i64::from(*self.k.block.get(usize::from(*d))?))
             }
-            KExpr::Unary(crate::front::ast::UnOp::Neg, a) => self.lin(a)?.scale(-1),
+            KExpr::Unary(crate::ir::vocab::UnOp::Neg, a) => self.lin(a)?.scale(-1),
             KExpr::Binary(op, a, b) => {
                 let (x, y) = (self.lin(a)?, self.lin(b)?);
                 match op {

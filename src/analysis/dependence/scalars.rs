@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use super::{DepKind, Ref, Witness};
 use crate::diag::Diag;
-use crate::front::pragma_ast::RedOp;
+use crate::ir::vocab::RedOp;
 use crate::ir::{AccessKind, Bound, LoopId, Region, ScalarRef, Statement, StmtId, Target};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -149,9 +149,7 @@ fn in_bound(region: &Region, l: LoopId, name: &str) -> Option<LoopId> {
         })
         .find(|lp| {
             [&lp.lower, &lp.upper].iter().any(|b| match b {
-                Bound::NonAffine(t) => t
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .any(|w| w == name),
+                Bound::NonAffine(e) => region.exprs.mentions(*e, name),
                 Bound::Affine(p) => p.mentions(name),
             })
         })

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::diag::{render, Span};
-use crate::front::ast::{BinOp, Scalar};
+use crate::ir::vocab::{BinOp, Scalar};
 use crate::ir::{
     Access, AccessKind, ArrayInfo, Bound, Loop, Poly, ScalarInfo, ScalarRef, Statement, StmtId,
     Target,
@@ -95,11 +95,27 @@ fn poly(s: &str) -> Option<Poly> {
     (p.pos == p.toks.len()).then_some(r)
 }
 
-fn bound(s: &str) -> Bound {
+/// `s` as a bound of region `r`: affine where the little parser reads it so, else an expression
+/// of `r` reading the words of `s`.
+fn bound(r: &mut Region, s: &str) -> Bound {
     match poly(s) {
         Some(p) => Bound::Affine(p),
-        None => Bound::NonAffine(s.to_string()),
+        None => Bound::NonAffine(
+            r.exprs.append(crate::ir::Expr::Opaque {
+                span: Span::default(),
+                names: s
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            }),
+        ),
     }
+}
+
+/// A non-affine bound of `r` that reads variable `v`.
+fn var_bound(r: &mut Region, v: &str) -> Bound {
+    Bound::NonAffine(r.exprs.append(crate::ir::Expr::Var(v.to_string())))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,6 +165,7 @@ impl B {
                 scalar_refs: Vec::new(),
                 roots: Vec::new(),
                 invariants: Vec::new(),
+                exprs: crate::ir::Exprs::new(),
             },
             src: src.to_string(),
             cursor: 0,
@@ -205,14 +222,15 @@ impl B {
             header_span = self.span(at, end);
             self.cursor = end;
         }
+        let (lower, upper) = (bound(&mut self.r, lo), bound(&mut self.r, hi));
         self.r.loops.push(Loop {
             id,
             var: var.into(),
             ty: Scalar::Int,
             parent,
             depth,
-            lower: bound(lo),
-            upper: bound(hi),
+            lower,
+            upper,
             step,
             children: Vec::new(),
             perfect: false,
@@ -1189,7 +1207,7 @@ fn scalar_used_in_an_inner_bound_is_unknown() {
     b.stmt(j, "c[i][j] = 0");
     // ... before the iteration assigns it: the previous iteration's value.
     b.stmt(i, "len = a[i]");
-    b.r.loops[j].upper = Bound::NonAffine("len".into());
+    b.r.loops[j].upper = var_bound(&mut b.r, "len");
     let deps = analyze(&b.r);
     assert!(
         matches!(deps.loops[i].verdict, Verdict::Carried(_)),
@@ -1213,7 +1231,7 @@ fn scalar_assigned_before_an_inner_bound_is_private() {
         vec![i.index() as u32],
     );
     let j = b.lp(Some(i), "j", "0", "m");
-    b.r.loops[j].lower = Bound::NonAffine("lo".into());
+    b.r.loops[j].lower = var_bound(&mut b.r, "lo");
     b.stmt(j, "c[i][j] = 0");
     let deps = analyze(&b.r);
     assert_eq!(deps.loops[i].verdict, Verdict::Independent);

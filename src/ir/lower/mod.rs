@@ -12,6 +12,7 @@ use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtK
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 
 mod atomic;
+pub mod expr;
 mod inherit;
 mod interchange;
 mod live;
@@ -282,6 +283,7 @@ impl<'a> RegionBuilder<'a> {
                 scalar_refs: Vec::new(),
                 roots: Vec::new(),
                 invariants: Vec::new(),
+                exprs: Exprs::new(),
             },
             scope,
             sources,
@@ -320,11 +322,12 @@ impl<'a> RegionBuilder<'a> {
                 }
             }
         }
+        let exprs = &mut self.region.exprs;
         for l in &mut self.region.loops {
             for b in [&mut l.lower, &mut l.upper] {
                 if let Bound::Affine(p) = b {
                     if written.iter().any(|w| p.mentions(w)) {
-                        *b = Bound::NonAffine(p.to_string());
+                        *b = Bound::NonAffine(exprs.poly(p));
                     }
                 }
             }
@@ -650,7 +653,7 @@ impl<'a> RegionBuilder<'a> {
                 self.reads(e);
                 self.non_affine
                     .push((LoopId(self.region.loops.len()), upper, e.clone(), adj));
-                Bound::NonAffine(crate::front::pragma::expr_to_c(e))
+                Bound::NonAffine(expr::lower_expr(&mut self.region.exprs, e))
             }
         }
     }

@@ -5,11 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::dependence::{self, DepInfo};
 use crate::diag::{Diag, Diags, Span};
-use crate::front::ast::{
-    self, BinOp, CType, Expr, ExprKind, ForInit, Scalar, Stmt, StmtKind, UnOp,
-};
-use crate::front::pragma_ast::RedOp;
+use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
 use crate::ir::lower::{array_shape, RegionAst};
+use crate::ir::vocab::RedOp;
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::ir::{Bound, LoopId, Poly, Region};
 
 use crate::schedule::{GridLoop, Schedule, StageSpec};
@@ -234,10 +233,10 @@ impl<'a> KernelBuilder<'a> {
             && ir.loops[self.root].marking != crate::ir::Marking::Seq
         {
             let lp = &ir.loops[self.root];
-            let bounds: Vec<&str> = [&lp.lower, &lp.upper]
+            let bounds: Vec<String> = [&lp.lower, &lp.upper]
                 .into_iter()
                 .filter_map(|b| match b {
-                    crate::ir::Bound::NonAffine(t) => Some(t.as_str()),
+                    crate::ir::Bound::NonAffine(e) => Some(ir.exprs.display(*e).to_string()),
                     crate::ir::Bound::Affine(_) => None,
                 })
                 .collect();

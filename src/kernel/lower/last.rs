@@ -20,7 +20,8 @@ use super::build::KernelBuilder;
 use super::staged::StageError;
 use super::walk::find_loop;
 use super::*;
-use crate::front::ast::{BinOp, ExprKind, StmtKind};
+use crate::front::ast::{ExprKind, StmtKind};
+use crate::ir::vocab::BinOp;
 
 /// A scalar whose final value a kernel stores: its name, type and buffer parameter.
 pub(super) struct LastValue {

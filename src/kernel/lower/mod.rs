@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diag, Diags, FileId, SourceMap, Span};
-use crate::front::ast::{ExprKind, Scalar};
+use crate::front::ast::ExprKind;
 use crate::front::pragma::expr_to_c;
 use crate::front::pragma_ast::{ClauseKind, Construct, DataKind, SubArray};
 use crate::front::preprocess::PpOutput;
 use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
+use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
 use crate::schedule::RegionSchedule;

@@ -14,7 +14,7 @@
 //! computes it with any. The launch (grid, block, arguments) is unchanged; both back ends print
 //! the same kernel IR.
 
-use crate::front::ast::{BinOp, Scalar};
+use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::{ArrayRef, AtomicOp, Builtin, KExpr, KStmt, Kernel, LValue};
 use crate::schedule::BlockOrder;
 

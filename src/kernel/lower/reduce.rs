@@ -1,7 +1,7 @@
 //! Reductions: identities, combining operators, the work-group tree.
 
-use crate::front::ast::{BinOp, Scalar, UnOp};
-use crate::front::pragma_ast::RedOp;
+use crate::ir::vocab::RedOp;
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::math::{MathFn, Real};
 
 use super::*;

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::front::ast::{BinOp, ForInit, Scalar, Stmt, StmtKind};
+use crate::front::ast::{ForInit, Stmt, StmtKind};
+use crate::ir::vocab::{BinOp, Scalar};
 use crate::ir::Poly;
 use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, TileDim};
 

@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use crate::diag::Span;
-use crate::front::ast::{self, BinOp, CType, Scalar, Stmt, StmtKind, UnOp};
+use crate::front::ast::{self, CType, Stmt, StmtKind};
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::ir::Poly;
 
 use super::*;
@@ -66,22 +67,7 @@ pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
     }
 }
 
-/// The C type of an integer literal (C99 6.4.4.1, LP64).
-pub(super) fn int_literal_type(value: u64, suffix: ast::IntSuffix, radix: u32) -> Scalar {
-    let fits_int = value <= i32::MAX as u64;
-    let fits_uint = value <= u32::MAX as u64;
-    let fits_long = value <= i64::MAX as u64;
-    match (suffix.unsigned, suffix.longs) {
-        (false, 0) if fits_int => Scalar::Int,
-        (false, 0) if radix != 10 && fits_uint => Scalar::UInt,
-        (false, 0) | (false, 1) if fits_long => Scalar::Long,
-        (false, 2) if fits_long => Scalar::LongLong,
-        (true, 0) if fits_uint => Scalar::UInt,
-        (true, 0) | (true, 1) => Scalar::ULong,
-        (true, _) => Scalar::ULongLong,
-        _ => Scalar::ULong,
-    }
-}
+pub(super) use crate::ir::lower::expr::int_literal_type;
 
 pub(super) fn sizeof_type(t: &CType) -> Option<u64> {
     match t.unqualified() {

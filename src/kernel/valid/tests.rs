@@ -1,5 +1,5 @@
 use super::*;
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 use crate::kernel::{KParam, LocalArray};
 
 fn lid(d: u8) -> KExpr {

@@ -1,0 +1,306 @@
+//! The IR's expressions: a tree in an [`Arena<Expr>`] of the region, named by
+//! [`Handle<Expr>`]s, lowered from the syntax tree by `ir::lower` (the only reader of the C
+//! syntax tree after the front end, once every stage reads these).
+//!
+//! So far a region keeps here the expressions the loop-nest view cannot hold as [`Poly`]s (a
+//! loop bound that is not affine: [`crate::ir::Bound::NonAffine`]); stages ask them what they
+//! read ([`Exprs::mentions`]) instead of splitting C text into words. What the IR does not model
+//! yet (side effects, members, strings, `sizeof`, compound literals, calls through pointers) is
+//! an [`Expr::Opaque`] with its span and every name it reads: marked, never dropped.
+//!
+//! [`Poly`]: crate::ir::Poly
+
+use std::fmt;
+
+use crate::diag::Span;
+use crate::ir::arena::{Arena, Handle};
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
+
+/// One expression of the region.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// A variable by name: a scalar of the enclosing scope, a loop iterator, an array.
+    Var(String),
+    /// An integer constant and its C type (after the literal's suffix and value).
+    Int {
+        value: u64,
+        ty: Scalar,
+    },
+    /// A floating-point constant (`float` with an `f` suffix, else `double`).
+    Float {
+        value: f64,
+        ty: Scalar,
+    },
+    Unary {
+        op: UnOp,
+        arg: Handle<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        left: Handle<Expr>,
+        right: Handle<Expr>,
+    },
+    /// `cond ? accept : reject`.
+    Select {
+        cond: Handle<Expr>,
+        accept: Handle<Expr>,
+        reject: Handle<Expr>,
+    },
+    /// A conversion to a scalar type.
+    Cast {
+        ty: Scalar,
+        arg: Handle<Expr>,
+    },
+    /// `base[index]`.
+    Index {
+        base: Handle<Expr>,
+        index: Handle<Expr>,
+    },
+    /// A call of a function by name (`acc routine` functions are inlined by the front end
+    /// before the IR is built, so these are library functions: `sqrt`, `fabs`, …).
+    Call {
+        function: String,
+        args: Vec<Handle<Expr>>,
+    },
+    /// A part the IR does not model yet, at `span`, with every name it reads or writes.
+    Opaque {
+        span: Span,
+        names: Vec<String>,
+    },
+}
+
+/// A region's expressions.
+pub type Exprs = Arena<Expr>;
+
+impl Arena<Expr> {
+    /// The expressions directly inside `e`, in evaluation order (left to right).
+    pub fn operands(&self, e: Handle<Expr>) -> Vec<Handle<Expr>> {
+        match &self[e] {
+            Expr::Var(_) | Expr::Int { .. } | Expr::Float { .. } | Expr::Opaque { .. } => {
+                Vec::new()
+            }
+            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => vec![*arg],
+            Expr::Binary { left, right, .. } => vec![*left, *right],
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => vec![*cond, *accept, *reject],
+            Expr::Index { base, index } => vec![*base, *index],
+            Expr::Call { args, .. } => args.clone(),
+        }
+    }
+
+    /// The affine form `p` as an expression: its terms summed in the order `p` prints them,
+    /// each the product of its coefficient and symbols (`c + cols*r - 1`).
+    pub fn poly(&mut self, p: &crate::ir::Poly) -> Handle<Expr> {
+        let int = |x: &mut Self, v: i64| {
+            x.append(Expr::Int {
+                value: v.unsigned_abs(),
+                ty: Scalar::Long,
+            })
+        };
+        let mut sum: Option<Handle<Expr>> = None;
+        // As `Poly` prints itself: the symbolic terms, then the constant.
+        let (symbolic, constant): (Vec<_>, Vec<_>) = p.terms().partition(|(m, _)| !m.is_empty());
+        for (monomial, c) in symbolic.into_iter().chain(constant) {
+            let mut term = (c.unsigned_abs() != 1 || monomial.is_empty()).then(|| int(self, c));
+            for s in monomial {
+                let v = self.append(Expr::Var(s.clone()));
+                term = Some(match term {
+                    None => v,
+                    Some(t) => self.append(Expr::Binary {
+                        op: BinOp::Mul,
+                        left: t,
+                        right: v,
+                    }),
+                });
+            }
+            let term = term.unwrap_or_else(|| int(self, c));
+            sum = Some(match sum {
+                None if c < 0 => self.append(Expr::Unary {
+                    op: UnOp::Neg,
+                    arg: term,
+                }),
+                None => term,
+                Some(acc) => self.append(Expr::Binary {
+                    op: if c < 0 { BinOp::Sub } else { BinOp::Add },
+                    left: acc,
+                    right: term,
+                }),
+            });
+        }
+        sum.unwrap_or_else(|| int(self, 0))
+    }
+
+    /// True if `e` names variable `name` anywhere (an opaque part: among the names it reads).
+    pub fn mentions(&self, e: Handle<Expr>, name: &str) -> bool {
+        let mut todo = vec![e];
+        while let Some(h) = todo.pop() {
+            match &self[h] {
+                Expr::Var(v) if v == name => return true,
+                Expr::Opaque { names, .. } if names.iter().any(|n| n == name) => return true,
+                _ => todo.extend(self.operands(h)),
+            }
+        }
+        false
+    }
+
+    /// `e` in the IR's printed notation (`--emit ir`, messages): C's operators and
+    /// precedence, parentheses only where precedence asks; an opaque part as `…`. Not C for a
+    /// compiler (literals lose their suffixes): generated code is printed by `back/`.
+    pub fn display(&self, e: Handle<Expr>) -> impl fmt::Display + '_ {
+        Shown { exprs: self, e }
+    }
+}
+
+/// [`Arena::display`]'s value.
+struct Shown<'a> {
+    exprs: &'a Arena<Expr>,
+    e: Handle<Expr>,
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, self.e, 0)
+    }
+}
+
+/// C's precedence of a binary operator (higher binds tighter).
+fn precedence(op: BinOp) -> u8 {
+    match op {
+        BinOp::Mul | BinOp::Div | BinOp::Rem => 13,
+        BinOp::Add | BinOp::Sub => 12,
+        BinOp::Shl | BinOp::Shr => 11,
+        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 10,
+        BinOp::Eq | BinOp::Ne => 9,
+        BinOp::BitAnd => 8,
+        BinOp::BitXor => 7,
+        BinOp::BitOr => 6,
+        BinOp::LogAnd => 5,
+        BinOp::LogOr => 4,
+    }
+}
+
+/// Precedence of a select (`?:`), of unary operators and casts, of postfix forms and atoms.
+const SELECT: u8 = 3;
+const UNARY: u8 = 14;
+const POSTFIX: u8 = 15;
+
+impl Shown<'_> {
+    fn precedence(&self, e: Handle<Expr>) -> u8 {
+        match &self.exprs[e] {
+            Expr::Binary { op, .. } => precedence(*op),
+            Expr::Select { .. } => SELECT,
+            Expr::Unary { .. } | Expr::Cast { .. } => UNARY,
+            _ => POSTFIX,
+        }
+    }
+
+    /// Writes `e`, parenthesised if it binds less tightly than `min`.
+    fn write(&self, f: &mut fmt::Formatter<'_>, e: Handle<Expr>, min: u8) -> fmt::Result {
+        let paren = self.precedence(e) < min;
+        if paren {
+            write!(f, "(")?;
+        }
+        self.write_bare(f, e)?;
+        if paren {
+            write!(f, ")")?;
+        }
+        Ok(())
+    }
+
+    fn write_bare(&self, f: &mut fmt::Formatter<'_>, e: Handle<Expr>) -> fmt::Result {
+        match &self.exprs[e] {
+            Expr::Var(v) => write!(f, "{v}"),
+            Expr::Int { value, .. } => write!(f, "{value}"),
+            Expr::Float { value, .. } => write!(f, "{value:?}"),
+            Expr::Unary { op, arg } => {
+                write!(f, "{}", op.c_op())?;
+                // `- -x`: never glue two operators into another token.
+                let nested = matches!(self.exprs[*arg], Expr::Unary { .. });
+                self.write(f, *arg, if nested { POSTFIX } else { UNARY })
+            }
+            Expr::Binary { op, left, right } => {
+                let p = precedence(*op);
+                self.write(f, *left, p)?;
+                write!(f, " {} ", op.c_op())?;
+                self.write(f, *right, p + 1)
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.write(f, *cond, SELECT + 1)?;
+                write!(f, " ? ")?;
+                self.write(f, *accept, 0)?;
+                write!(f, " : ")?;
+                self.write(f, *reject, SELECT)
+            }
+            Expr::Cast { ty, arg } => {
+                write!(f, "({})", ty.c_name())?;
+                self.write(f, *arg, UNARY)
+            }
+            Expr::Index { base, index } => {
+                self.write(f, *base, POSTFIX)?;
+                write!(f, "[")?;
+                self.write(f, *index, 0)?;
+                write!(f, "]")
+            }
+            Expr::Call { function, args } => {
+                write!(f, "{function}(")?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    self.write(f, *a, 0)?;
+                }
+                write!(f, ")")
+            }
+            Expr::Opaque { .. } => write!(f, "…"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_sees_every_operand_and_opaque_names() {
+        let mut x = Exprs::new();
+        let n = x.append(Expr::Var("n".into()));
+        let a = x.append(Expr::Var("a".into()));
+        let i = x.append(Expr::Int {
+            value: 2,
+            ty: Scalar::Int,
+        });
+        let idx = x.append(Expr::Index { base: a, index: i });
+        let sum = x.append(Expr::Binary {
+            op: BinOp::Sub,
+            left: idx,
+            right: n,
+        });
+        assert!(x.mentions(sum, "n") && x.mentions(sum, "a"));
+        assert!(!x.mentions(sum, "m"));
+        let o = x.append(Expr::Opaque {
+            span: Span::default(),
+            names: vec!["m".into()],
+        });
+        assert!(x.mentions(o, "m"));
+        assert_eq!(x.display(sum).to_string(), "a[2] - n");
+        let prod = x.append(Expr::Binary {
+            op: BinOp::Mul,
+            left: sum,
+            right: n,
+        });
+        assert_eq!(x.display(prod).to_string(), "(a[2] - n) * n");
+        let p = crate::ir::Poly::var("r")
+            .mul(&crate::ir::Poly::var("cols"))
+            .and_then(|p| p.add(&crate::ir::Poly::constant(-1)))
+            .unwrap();
+        let h = x.poly(&p);
+        assert_eq!(x.display(h).to_string(), p.to_string().replace('*', " * "));
+    }
+}

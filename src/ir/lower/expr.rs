@@ -1,0 +1,165 @@
+//! AST expressions → the IR's expressions ([`crate::ir::expr`]).
+
+use crate::front::ast::{self, CType, ExprKind};
+use crate::ir::arena::Handle;
+use crate::ir::expr::{Expr, Exprs};
+use crate::ir::vocab::Scalar;
+
+/// The C type of an integer literal (C99 6.4.4.1, LP64).
+pub fn int_literal_type(value: u64, suffix: ast::IntSuffix, radix: u32) -> Scalar {
+    let fits_int = value <= i32::MAX as u64;
+    let fits_uint = value <= u32::MAX as u64;
+    let fits_long = value <= i64::MAX as u64;
+    match (suffix.unsigned, suffix.longs) {
+        (false, 0) if fits_int => Scalar::Int,
+        (false, 0) if radix != 10 && fits_uint => Scalar::UInt,
+        (false, 0) | (false, 1) if fits_long => Scalar::Long,
+        (false, 2) if fits_long => Scalar::LongLong,
+        (true, 0) if fits_uint => Scalar::UInt,
+        (true, 0) | (true, 1) => Scalar::ULong,
+        (true, _) => Scalar::ULongLong,
+        _ => Scalar::ULong,
+    }
+}
+
+/// `e` appended to `exprs` (its operands first); its handle.
+pub fn lower_expr(exprs: &mut Exprs, e: &ast::Expr) -> Handle<Expr> {
+    let mut sub = |x: &ast::Expr| lower_expr(exprs, x);
+    let lowered = match &e.kind {
+        ExprKind::Ident(v) => Expr::Var(v.clone()),
+        ExprKind::Int {
+            value,
+            suffix,
+            radix,
+        } => Expr::Int {
+            value: *value,
+            ty: int_literal_type(*value, *suffix, *radix),
+        },
+        ExprKind::Char(c) => Expr::Int {
+            value: *c as u64,
+            ty: Scalar::Int,
+        },
+        ExprKind::Float { value, single } => Expr::Float {
+            value: *value,
+            ty: if *single {
+                Scalar::Float
+            } else {
+                Scalar::Double
+            },
+        },
+        ExprKind::Unary(op, a) => Expr::Unary {
+            op: *op,
+            arg: sub(a),
+        },
+        ExprKind::Binary(op, l, r) => {
+            let left = sub(l);
+            Expr::Binary {
+                op: *op,
+                left,
+                right: sub(r),
+            }
+        }
+        ExprKind::Cond(c, a, b) => {
+            let cond = sub(c);
+            let accept = sub(a);
+            Expr::Select {
+                cond,
+                accept,
+                reject: sub(b),
+            }
+        }
+        ExprKind::Cast(CType::Scalar(ty), a) => Expr::Cast {
+            ty: *ty,
+            arg: sub(a),
+        },
+        ExprKind::Index(b, i) => {
+            let base = sub(b);
+            Expr::Index {
+                base,
+                index: sub(i),
+            }
+        }
+        ExprKind::Call(f, args) => Expr::Call {
+            function: f.name.clone(),
+            args: args.iter().map(sub).collect(),
+        },
+        _ => {
+            let mut names = Vec::new();
+            names_in(e, &mut names);
+            Expr::Opaque {
+                span: e.span,
+                names,
+            }
+        }
+    };
+    exprs.append(lowered)
+}
+
+/// Every identifier `e` names (variables, arrays, called functions, members' bases).
+fn names_in(e: &ast::Expr, out: &mut Vec<String>) {
+    let mut each = |x: &ast::Expr| names_in(x, out);
+    match &e.kind {
+        ExprKind::Ident(v) => out.push(v.clone()),
+        ExprKind::Int { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Char(_)
+        | ExprKind::Str(_)
+        | ExprKind::SizeofType(_) => {}
+        ExprKind::Unary(_, a)
+        | ExprKind::IncDec { arg: a, .. }
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::Member { base: a, .. } => each(a),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            each(a);
+            each(b);
+        }
+        ExprKind::Cond(a, b, c) => {
+            each(a);
+            each(b);
+            each(c);
+        }
+        ExprKind::Call(f, args) => {
+            args.iter().for_each(each);
+            out.push(f.name.clone());
+        }
+        ExprKind::IndirectCall(f, args) => {
+            each(f);
+            args.iter().for_each(each);
+        }
+        ExprKind::CompoundLit(_, inits) => {
+            for i in inits {
+                initializer_names(i, out);
+            }
+        }
+    }
+}
+
+fn initializer_names(i: &ast::Initializer, out: &mut Vec<String>) {
+    match i {
+        ast::Initializer::Expr(e) => names_in(e, out),
+        ast::Initializer::List(items, _) => {
+            for i in items {
+                initializer_names(i, out);
+            }
+        }
+        ast::Initializer::Designated {
+            designators, init, ..
+        } => {
+            for d in designators {
+                match d {
+                    ast::Designator::Field(_) => {}
+                    ast::Designator::Index(e) => names_in(e, out),
+                    ast::Designator::Range(a, b) => {
+                        names_in(a, out);
+                        names_in(b, out);
+                    }
+                }
+            }
+            initializer_names(init, out)
+        }
+    }
+}

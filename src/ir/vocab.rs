@@ -1,0 +1,184 @@
+//! The vocabulary of the IR: scalar types and operators.
+//!
+//! Every stage speaks it, from the syntax tree (`front::ast` and `front::pragma_ast` re-export
+//! it) to the kernel IR and the back ends, so it lives here, in a leaf module that imports
+//! nothing: `tests/architecture.rs` lets any stage name `ir::vocab`, and fails if this module
+//! names another.
+
+/// Scalar C types of the subset.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Bool,
+    Char,
+    SChar,
+    UChar,
+    Short,
+    UShort,
+    Int,
+    UInt,
+    Long,
+    ULong,
+    LongLong,
+    ULongLong,
+    SizeT,
+    Float,
+    Double,
+}
+
+impl Scalar {
+    /// The C spelling (`unsigned char`, `size_t`, …).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "_Bool",
+            Scalar::Char => "char",
+            Scalar::SChar => "signed char",
+            Scalar::UChar => "unsigned char",
+            Scalar::Short => "short",
+            Scalar::UShort => "unsigned short",
+            Scalar::Int => "int",
+            Scalar::UInt => "unsigned int",
+            Scalar::Long => "long",
+            Scalar::ULong => "unsigned long",
+            Scalar::LongLong => "long long",
+            Scalar::ULongLong => "unsigned long long",
+            Scalar::SizeT => "size_t",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+
+    /// Size in bytes on the targets (LP64 host, OpenCL/CUDA device).
+    pub fn size(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar => 1,
+            Scalar::Short | Scalar::UShort => 2,
+            Scalar::Int | Scalar::UInt | Scalar::Float => 4,
+            Scalar::Long
+            | Scalar::ULong
+            | Scalar::LongLong
+            | Scalar::ULongLong
+            | Scalar::SizeT
+            | Scalar::Double => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float | Scalar::Double)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            Scalar::Char
+                | Scalar::SChar
+                | Scalar::Short
+                | Scalar::Int
+                | Scalar::Long
+                | Scalar::LongLong
+                | Scalar::Float
+                | Scalar::Double
+        )
+    }
+}
+
+/// A unary operator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    Deref,
+    AddrOf,
+}
+
+/// A binary operator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LogAnd,
+    LogOr,
+}
+
+impl BinOp {
+    pub fn c_op(self) -> &'static str {
+        match self {
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::BitAnd => "&",
+            BinOp::BitXor => "^",
+            BinOp::BitOr => "|",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+}
+
+impl UnOp {
+    pub fn c_op(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Plus => "+",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+            UnOp::Deref => "*",
+            UnOp::AddrOf => "&",
+        }
+    }
+}
+
+/// The operator of a `reduction` clause.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RedOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+    BitAnd,
+    BitOr,
+    BitXor,
+    LogAnd,
+    LogOr,
+}
+
+impl RedOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            RedOp::Add => "+",
+            RedOp::Mul => "*",
+            RedOp::Max => "max",
+            RedOp::Min => "min",
+            RedOp::BitAnd => "&",
+            RedOp::BitOr => "|",
+            RedOp::BitXor => "^",
+            RedOp::LogAnd => "&&",
+            RedOp::LogOr => "||",
+        }
+    }
+}
