@@ -554,124 +554,36 @@ pub fn replay_select(
     launcher: &mut dyn Launcher,
 ) -> Result<Replay, ReplayError> {
     let who = launcher.name();
-    let vi = select.variant;
     let recs = parse(trace);
     let mut res = Replay::default();
     let mut i = 0;
     while i < recs.len() {
-        let Some(ri) = recs[i]
-            .0
-            .strip_prefix("begin:")
-            .and_then(|x| x.parse::<usize>().ok())
-        else {
-            return Err(ReplayError::UnexpectedRecord(recs[i].0.to_string()));
-        };
+        let ri = region_begin(&recs[i].0)?;
         let region = m.host.get(ri).ok_or(ReplayError::UnknownRegion)?;
-        let mut before = BTreeMap::new();
         i += 1;
-        while i < recs.len() && recs[i].0 != "mid" {
-            before.insert(recs[i].0.to_string(), recs[i].1);
-            i += 1;
-        }
-        i += 1;
-        let mut after = BTreeMap::new();
-        while i < recs.len() && recs[i].0 != "end" {
-            after.insert(recs[i].0.to_string(), recs[i].1);
-            i += 1;
-        }
-        i += 1;
+        let before = records_until(&recs, &mut i, "mid");
+        let after = records_until(&recs, &mut i, "end");
         if select.region.is_some_and(|r| r != ri)
             || select.max_instances.is_some_and(|n| res.instances >= n)
         {
             continue;
         }
         res.instances += 1;
-        let inst = res.instances;
-        let mut arrays = BTreeMap::new();
-        for a in region_arrays(region) {
-            let b = buffer_info(m, region, &a).ok_or(ReplayError::NoBuffer)?;
-            let data = before
-                .get(&format!("A:{}", a))
-                .ok_or_else(|| ReplayError::ArrayNotInTrace(a.clone()))?;
-            arrays.insert(
-                a.clone(),
-                BufData::from_le_bytes(b.elem, data).ok_or(ReplayError::TruncatedArray)?,
-            );
-        }
-        // The host's scalars this instance's launches have set so far (last values read back,
-        // reductions finished): a later launch's argument naming one gets the value the host
-        // code would pass, not the one the trace recorded before the region (gramschmidt's
-        // `nrm = 0` kernel, then its reduction, then `R[k][k] = sqrt(nrm)`).
-        let mut set: BTreeMap<String, BufData> = BTreeMap::new();
-        // A floating-point reduction finished before the instance's last launch: the launches
-        // after it compute from a sum in another order than the sequential program's.
-        let mut reordered = false;
-        for (li, l) in region.launches.iter().enumerate() {
-            let scalar = |ai: usize, ty: Scalar| {
-                match l.args.get(ai) {
-                    Some(HostArg::Scalar { expr, .. }) if !set.is_empty() => {
-                        if let Some(v) = expr.variable().and_then(|v| set.get(v)) {
-                            return buf_arg(v);
-                        }
-                        if set.keys().any(|v| expr.mentions(v)) {
-                            // Computed from a value the region changed: not known here.
-                            return None;
-                        }
-                    }
-                    Some(HostArg::LastValue { var, .. }) => {
-                        if let Some(v) = set.get(var) {
-                            return buf_arg(v);
-                        }
-                    }
-                    _ => {}
-                }
-                scalar_arg(before.get(&format!("S:{}:{}:{}", vi, li, ai))?, ty)
-            };
-            let mut extent = [1u64; 3];
-            for (d, e) in extent.iter_mut().enumerate() {
-                let b = before
-                    .get(&format!("E:{}:{}:{}", vi, li, d))
-                    .ok_or(ReplayError::NoExtent)?;
-                let v = i64::from_le_bytes((*b).try_into().map_err(|_| ReplayError::BadExtent)?);
-                *e = v.max(0) as u64;
-            }
-            let outcome = launcher
-                .launch(m, l, &mut arrays, &scalar, extent)
-                .map_err(|error| ReplayError::Launch {
-                    origin: region.origin.clone(),
-                    instance: inst,
-                    error,
-                })?;
-            for (var, value) in &outcome.last_values {
-                set.insert(var.clone(), value.clone());
-            }
-            for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
-                // A value the region set (the same variable: the same type), else the host's.
-                let init = match set.get(&red.var) {
-                    Some(v) => v.raw_value(0),
-                    None => {
-                        let b = before
-                            .get(&format!("V:{}", red.var))
-                            .ok_or(ReplayError::NoReductionVariable)?;
-                        BufData::from_le_bytes(red.ty, b)
-                            .filter(|b| !b.is_empty())
-                            .ok_or(ReplayError::BadReductionVariable)?
-                            .raw_value(0)
-                    }
-                };
-                let value = combine_partials(red.op, red.ty, init, parts);
-                reordered |= red.ty.is_float() && li + 1 < region.launches.len();
-                let mut b = BufData::zeroed(red.ty, 1);
-                b.set_raw(0, value);
-                set.insert(red.var.clone(), b);
-            }
-            if let Some(run) = outcome.run {
-                res.runs.push(run);
-            }
-            if let Some(t) = outcome.seconds {
-                res.kernel_seconds.push((l.kernel, t));
-            }
-        }
+        let site = Site {
+            region,
+            instance: res.instances,
+            who: &who,
+        };
+        let mut arrays = instance_arrays(m, region, &before)?;
+        let (set, reordered) = run_launches(
+            m,
+            &site,
+            select.variant,
+            &before,
+            &mut arrays,
+            launcher,
+            &mut res,
+        )?;
         let Some(how) = compare else {
             continue;
         };
@@ -684,66 +596,250 @@ pub fn replay_select(
             }
             how => how,
         };
-        let differs = |w: Option<f64>, g: Option<f64>, float: bool| match (how, w, g) {
-            (Compare::Relative(t), Some(w), Some(g)) if float => {
-                !((w - g).abs() <= t * w.abs().max(1.0) || (w.is_nan() && g.is_nan()))
+        compare_arrays(m, &site, how, &arrays, &after, &mut res.mismatches)?;
+        compare_reductions(&site, &set, &after, &mut res.mismatches)?;
+    }
+    Ok(res)
+}
+
+/// The trace's records of one instance (before or after it), by tag.
+type Records<'t> = BTreeMap<String, &'t [u8]>;
+
+/// A region instance being replayed, for messages: its region, its number (from 1) and who
+/// runs its launches.
+struct Site<'a> {
+    region: &'a HostRegion,
+    instance: usize,
+    who: &'a str,
+}
+
+/// The region index of a `begin:` record's tag.
+fn region_begin(tag: &str) -> Result<usize, ReplayError> {
+    tag.strip_prefix("begin:")
+        .and_then(|x| x.parse::<usize>().ok())
+        .ok_or_else(|| ReplayError::UnexpectedRecord(tag.to_string()))
+}
+
+/// The records from `*i` up to the next one tagged `end` (or the trace's end), which `*i` then
+/// passes.
+fn records_until<'t>(
+    recs: &[(std::borrow::Cow<'_, str>, &'t [u8])],
+    i: &mut usize,
+    end: &str,
+) -> Records<'t> {
+    let mut out = BTreeMap::new();
+    while *i < recs.len() && recs[*i].0 != end {
+        out.insert(recs[*i].0.to_string(), recs[*i].1);
+        *i += 1;
+    }
+    *i += 1;
+    out
+}
+
+/// The host arrays the region's launches use, as the trace recorded them before the instance.
+fn instance_arrays(
+    m: &Module,
+    region: &HostRegion,
+    before: &Records,
+) -> Result<BTreeMap<String, BufData>, ReplayError> {
+    let mut arrays = BTreeMap::new();
+    for a in region_arrays(region) {
+        let b = buffer_info(m, region, &a).ok_or(ReplayError::NoBuffer)?;
+        let data = before
+            .get(&format!("A:{}", a))
+            .ok_or_else(|| ReplayError::ArrayNotInTrace(a.clone()))?;
+        arrays.insert(
+            a.clone(),
+            BufData::from_le_bytes(b.elem, data).ok_or(ReplayError::TruncatedArray)?,
+        );
+    }
+    Ok(arrays)
+}
+
+/// Runs the instance's launches (variant `vi`) on `arrays`, adding their runs and times to
+/// `res`. Returns the host scalars the launches set (last values read back, reductions
+/// finished), and whether a floating-point reduction finished before the last launch.
+fn run_launches(
+    m: &Module,
+    site: &Site,
+    vi: usize,
+    before: &Records,
+    arrays: &mut BTreeMap<String, BufData>,
+    launcher: &mut dyn Launcher,
+    res: &mut Replay,
+) -> Result<(BTreeMap<String, BufData>, bool), ReplayError> {
+    let region = site.region;
+    // The host's scalars this instance's launches have set so far (last values read back,
+    // reductions finished): a later launch's argument naming one gets the value the host
+    // code would pass, not the one the trace recorded before the region (gramschmidt's
+    // `nrm = 0` kernel, then its reduction, then `R[k][k] = sqrt(nrm)`).
+    let mut set: BTreeMap<String, BufData> = BTreeMap::new();
+    // A floating-point reduction finished before the instance's last launch: the launches
+    // after it compute from a sum in another order than the sequential program's.
+    let mut reordered = false;
+    for (li, l) in region.launches.iter().enumerate() {
+        let scalar = |ai: usize, ty: Scalar| {
+            match l.args.get(ai) {
+                Some(HostArg::Scalar { expr, .. }) if !set.is_empty() => {
+                    if let Some(v) = expr.variable().and_then(|v| set.get(v)) {
+                        return buf_arg(v);
+                    }
+                    if set.keys().any(|v| expr.mentions(v)) {
+                        // Computed from a value the region changed: not known here.
+                        return None;
+                    }
+                }
+                Some(HostArg::LastValue { var, .. }) => {
+                    if let Some(v) = set.get(var) {
+                        return buf_arg(v);
+                    }
+                }
+                _ => {}
             }
-            _ => w.map(f64::to_bits) != g.map(f64::to_bits),
+            scalar_arg(before.get(&format!("S:{}:{}:{}", vi, li, ai))?, ty)
         };
-        for (name, got) in &arrays {
-            let b = buffer_info(m, region, name).ok_or(ReplayError::NoBuffer)?;
-            let Some(want) = after
-                .get(&format!("A:{}", name))
-                .and_then(|d| BufData::from_le_bytes(b.elem, d))
-            else {
-                return Err(ReplayError::ArrayAfterNotInTrace(name.clone()));
+        let extent = launch_extent(before, vi, li)?;
+        let outcome = launcher
+            .launch(m, l, arrays, &scalar, extent)
+            .map_err(|error| ReplayError::Launch {
+                origin: region.origin.clone(),
+                instance: site.instance,
+                error,
+            })?;
+        for (var, value) in &outcome.last_values {
+            set.insert(var.clone(), value.clone());
+        }
+        for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
+            // A value the region set (the same variable: the same type), else the host's.
+            let init = match set.get(&red.var) {
+                Some(v) => v.raw_value(0),
+                None => host_reduction_value(before, red.ty, &red.var)?,
             };
-            let float = b.elem.is_float();
-            let bad: Vec<usize> = if &want == got {
-                Vec::new()
-            } else if want.len() != got.len() {
-                vec![want.len().min(got.len())]
-            } else {
-                (0..want.len())
-                    .filter(|&k| differs(want.get_f64(k), got.get_f64(k), float))
-                    .collect()
-            };
-            if !bad.is_empty() {
-                let k = bad.first().copied().unwrap_or(0);
-                res.mismatches.push(format!(
-                    "{} (instance {}): `{}` differs at {} elements, first [{}]: sequential {:?}, {} {:?}",
-                    region.origin,
-                    inst,
-                    name,
-                    bad.len(),
-                    k,
-                    want.get_f64(k),
-                    who,
-                    got.get_f64(k)
+            let value = combine_partials(red.op, red.ty, init, parts);
+            reordered |= red.ty.is_float() && li + 1 < region.launches.len();
+            let mut b = BufData::zeroed(red.ty, 1);
+            b.set_raw(0, value);
+            set.insert(red.var.clone(), b);
+        }
+        if let Some(run) = outcome.run {
+            res.runs.push(run);
+        }
+        if let Some(t) = outcome.seconds {
+            res.kernel_seconds.push((l.kernel, t));
+        }
+    }
+    Ok((set, reordered))
+}
+
+/// The work-items per dimension of launch `li` of variant `vi`, as the trace recorded them.
+fn launch_extent(before: &Records, vi: usize, li: usize) -> Result<[u64; 3], ReplayError> {
+    let mut extent = [1u64; 3];
+    for (d, e) in extent.iter_mut().enumerate() {
+        let b = before
+            .get(&format!("E:{}:{}:{}", vi, li, d))
+            .ok_or(ReplayError::NoExtent)?;
+        let v = i64::from_le_bytes((*b).try_into().map_err(|_| ReplayError::BadExtent)?);
+        *e = v.max(0) as u64;
+    }
+    Ok(extent)
+}
+
+/// The raw value of the host's reduction variable `var` (of type `ty`) before the instance.
+fn host_reduction_value(before: &Records, ty: Scalar, var: &str) -> Result<u64, ReplayError> {
+    let b = before
+        .get(&format!("V:{}", var))
+        .ok_or(ReplayError::NoReductionVariable)?;
+    Ok(BufData::from_le_bytes(ty, b)
+        .filter(|b| !b.is_empty())
+        .ok_or(ReplayError::BadReductionVariable)?
+        .raw_value(0))
+}
+
+/// Whether a replayed element `g` differs from the sequential one `w` under `how` (`float`:
+/// a floating-point array).
+fn differs(how: Compare, w: Option<f64>, g: Option<f64>, float: bool) -> bool {
+    match (how, w, g) {
+        (Compare::Relative(t), Some(w), Some(g)) if float => {
+            !((w - g).abs() <= t * w.abs().max(1.0) || (w.is_nan() && g.is_nan()))
+        }
+        _ => w.map(f64::to_bits) != g.map(f64::to_bits),
+    }
+}
+
+/// Compares the replayed `arrays` with the sequential program's after the instance; each
+/// array that differs adds a line to `mismatches`.
+fn compare_arrays(
+    m: &Module,
+    site: &Site,
+    how: Compare,
+    arrays: &BTreeMap<String, BufData>,
+    after: &Records,
+    mismatches: &mut Vec<String>,
+) -> Result<(), ReplayError> {
+    for (name, got) in arrays {
+        let b = buffer_info(m, site.region, name).ok_or(ReplayError::NoBuffer)?;
+        let Some(want) = after
+            .get(&format!("A:{}", name))
+            .and_then(|d| BufData::from_le_bytes(b.elem, d))
+        else {
+            return Err(ReplayError::ArrayAfterNotInTrace(name.clone()));
+        };
+        let float = b.elem.is_float();
+        let bad: Vec<usize> = if &want == got {
+            Vec::new()
+        } else if want.len() != got.len() {
+            vec![want.len().min(got.len())]
+        } else {
+            (0..want.len())
+                .filter(|&k| differs(how, want.get_f64(k), got.get_f64(k), float))
+                .collect()
+        };
+        if !bad.is_empty() {
+            let k = bad.first().copied().unwrap_or(0);
+            mismatches.push(format!(
+                "{} (instance {}): `{}` differs at {} elements, first [{}]: sequential {:?}, {} {:?}",
+                site.region.origin,
+                site.instance,
+                name,
+                bad.len(),
+                k,
+                want.get_f64(k),
+                site.who,
+                got.get_f64(k)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Compares the reductions the launches finished (`set`) with the sequential program's after
+/// the instance, within a relative 1e-5; each that differs adds a line to `mismatches`.
+fn compare_reductions(
+    site: &Site,
+    set: &BTreeMap<String, BufData>,
+    after: &Records,
+    mismatches: &mut Vec<String>,
+) -> Result<(), ReplayError> {
+    for l in &site.region.launches {
+        for red in &l.reductions {
+            let want = after
+                .get(&format!("V:{}", red.var))
+                .and_then(|b| BufData::from_le_bytes(red.ty, b))
+                .and_then(|b| b.get_f64(0))
+                .ok_or(ReplayError::NoReductionVariable)?;
+            let got = set
+                .get(&red.var)
+                .and_then(|v| v.get_f64(0))
+                .unwrap_or(f64::NAN);
+            if (want - got).abs() > 1e-5 * want.abs().max(1.0) {
+                mismatches.push(format!(
+                    "{} (instance {}): reduction `{}`: sequential {}, {} {}",
+                    site.region.origin, site.instance, red.var, want, site.who, got
                 ));
             }
         }
-        for l in &region.launches {
-            for red in &l.reductions {
-                let want = after
-                    .get(&format!("V:{}", red.var))
-                    .and_then(|b| BufData::from_le_bytes(red.ty, b))
-                    .and_then(|b| b.get_f64(0))
-                    .ok_or(ReplayError::NoReductionVariable)?;
-                let got = set
-                    .get(&red.var)
-                    .and_then(|v| v.get_f64(0))
-                    .unwrap_or(f64::NAN);
-                if (want - got).abs() > 1e-5 * want.abs().max(1.0) {
-                    res.mismatches.push(format!(
-                        "{} (instance {}): reduction `{}`: sequential {}, {} {}",
-                        region.origin, inst, red.var, want, who, got
-                    ));
-                }
-            }
-        }
     }
-    Ok(res)
+    Ok(())
 }
 
 /// Builds the instrumented program with the C compiler (`$CC`, default `cc`) in `work_dir`, runs

@@ -334,6 +334,93 @@ pub fn bench_file(
     diags: &mut Diags,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ProgramBench, BenchError> {
+    let (outputs, estimated) = compile_levels(file, opts, sources, diags)?;
+
+    // The kernels, as the naive compilation names them.
+    let kernels: Vec<(String, String)> = outputs[0]
+        .module
+        .kernels
+        .iter()
+        .zip(&outputs[0].kernel_sources)
+        .map(|(k, (span, _))| (k.name.clone(), sources.location(*span)))
+        .collect();
+
+    // One run of the sequential program records the launches of every compilation: the
+    // measured levels are variants 0..4, platform `p`'s levels 4 + 4p ...
+    let mut modules: Vec<&Module> = outputs.iter().map(|o| &o.module).collect();
+    for levels in &estimated {
+        modules.extend(levels.iter().map(|o| &o.module));
+    }
+    let mut steps = Steps {
+        done: 0,
+        total: opts.devices.len() * (1 + Level::ALL.len() * kernels.len())
+            + opts.platforms.len() * Level::ALL.len()
+            + 1,
+        progress,
+    };
+    steps.step(&format!("{}: tracing the program", file.display()));
+    let traced = trace::build_and_trace_variants(
+        file,
+        &modules,
+        &opts.pp.defines,
+        &opts.pp.include_dirs,
+        &opts.work_dir,
+    );
+    let _ = std::fs::remove_dir_all(&opts.work_dir);
+    let trace = traced.map_err(|e| BenchError::Run(e.to_string()))?;
+
+    let mut out: Vec<KernelBench> = kernels
+        .iter()
+        .map(|(name, origin)| KernelBench {
+            kernel: name.clone(),
+            origin: origin.clone(),
+            measured: Vec::new(),
+            model: Vec::new(),
+        })
+        .collect();
+
+    let ctx = Ctx {
+        file,
+        opts,
+        trace: &trace,
+        sim_opts: SimOptions {
+            sample_blocks: opts.sample,
+            ..Default::default()
+        },
+    };
+
+    // The model's estimates.
+    for (pi, (p, levels)) in opts.platforms.iter().zip(&estimated).enumerate() {
+        let plat = SimPlatform::from_platform(p);
+        let reports = ctx.estimate(p, pi, levels, &plat, &mut steps);
+        for k in &mut out {
+            k.model.push(modelled(&k.kernel, &p.name, &reports, &plat));
+        }
+    }
+
+    // The measurements.
+    for &device in &opts.devices {
+        let measured = ctx.measure_device(device, &outputs, &kernels, &mut steps);
+        for (k, m) in out.iter_mut().zip(measured) {
+            k.measured.push(m);
+        }
+    }
+    steps.finish();
+    Ok(ProgramBench {
+        file: file.display().to_string(),
+        kernels: out,
+    })
+}
+
+/// Compiles `file` at every level: for `opts.platform` (naive, +share, +bank, then the default
+/// compilation, whose diagnostics go to `diags`), and for each of `opts.platforms`.
+#[allow(clippy::type_complexity)]
+fn compile_levels(
+    file: &Path,
+    opts: &BenchOptions,
+    sources: &mut SourceMap,
+    diags: &mut Diags,
+) -> Result<(Vec<driver::Output>, Vec<Vec<driver::Output>>), BenchError> {
     // The default compilation reports its diagnostics; the others would repeat them.
     let mut compile = |level: Level, platform: &Platform, report: bool| {
         let mut scratch = Diags::new();
@@ -358,97 +445,95 @@ pub fn bench_file(
         }
         estimated.push(levels);
     }
+    Ok((outputs, estimated))
+}
 
-    // The kernels, as the naive compilation names them.
-    let kernels: Vec<(String, String)> = outputs[0]
-        .module
-        .kernels
-        .iter()
-        .zip(&outputs[0].kernel_sources)
-        .map(|(k, (span, _))| (k.name.clone(), sources.location(*span)))
-        .collect();
+/// The steps of one program's benchmark, each reported to `progress` as it starts.
+struct Steps<'p> {
+    done: usize,
+    total: usize,
+    progress: &'p mut dyn FnMut(Progress),
+}
 
-    // One run of the sequential program records the launches of every compilation: the
-    // measured levels are variants 0..4, platform `p`'s levels 4 + 4p ...
-    let mut modules: Vec<&Module> = outputs.iter().map(|o| &o.module).collect();
-    for levels in &estimated {
-        modules.extend(levels.iter().map(|o| &o.module));
+impl Steps<'_> {
+    /// Reports that step `what` starts.
+    fn step(&mut self, what: &str) {
+        (self.progress)(Progress {
+            done: self.done,
+            total: self.total,
+            what,
+        });
+        self.done += 1;
     }
-    let total = opts.devices.len() * (1 + Level::ALL.len() * kernels.len())
-        + opts.platforms.len() * Level::ALL.len()
-        + 1;
-    let mut done = 0;
-    let mut step = |what: &str, progress: &mut dyn FnMut(Progress)| {
-        progress(Progress { done, total, what });
-        done += 1;
-    };
-    step(
-        &format!("{}: tracing the program", file.display()),
-        progress,
-    );
-    let traced = trace::build_and_trace_variants(
-        file,
-        &modules,
-        &opts.pp.defines,
-        &opts.pp.include_dirs,
-        &opts.work_dir,
-    );
-    let _ = std::fs::remove_dir_all(&opts.work_dir);
-    let trace = traced.map_err(|e| BenchError::Run(e.to_string()))?;
 
-    let mut out: Vec<KernelBench> = kernels
-        .iter()
-        .map(|(name, origin)| KernelBench {
-            kernel: name.clone(),
-            origin: origin.clone(),
-            measured: Vec::new(),
-            model: Vec::new(),
-        })
-        .collect();
+    /// Reports that every step is done.
+    fn finish(&mut self) {
+        (self.progress)(Progress {
+            done: self.total,
+            total: self.total,
+            what: "",
+        });
+    }
+}
 
-    let sim_opts = SimOptions {
-        sample_blocks: opts.sample,
-        ..Default::default()
-    };
+/// What the estimates and measurements of one program read: the program, the options, the
+/// trace of every compilation's launches and the simulator's options.
+struct Ctx<'a> {
+    file: &'a Path,
+    opts: &'a BenchOptions,
+    trace: &'a [u8],
+    sim_opts: SimOptions,
+}
 
-    // The model's estimates.
-    for (pi, (p, levels)) in opts.platforms.iter().zip(&estimated).enumerate() {
-        let plat = SimPlatform::from_platform(p);
+impl Ctx<'_> {
+    /// The simulator's reports of each level compiled for platform `p` (the `pi`-th of
+    /// `opts.platforms`; its levels are the trace's variants 4 + 4 `pi` ...).
+    fn estimate(
+        &self,
+        p: &Platform,
+        pi: usize,
+        levels: &[driver::Output],
+        plat: &SimPlatform,
+        steps: &mut Steps,
+    ) -> Vec<Result<crate::sim::Report, String>> {
         let mut reports = Vec::new();
         for (li, o) in levels.iter().enumerate() {
-            step(
-                &format!(
-                    "{}: {} on {} (model)",
-                    file.display(),
-                    Level::ALL[li].label(),
-                    p.name
-                ),
-                progress,
-            );
+            steps.step(&format!(
+                "{}: {} on {} (model)",
+                self.file.display(),
+                Level::ALL[li].label(),
+                p.name
+            ));
             reports.push(simulate(
                 &o.module,
-                &trace,
+                self.trace,
                 4 + 4 * pi + li,
-                &plat,
-                &sim_opts,
+                plat,
+                &self.sim_opts,
             ));
         }
-        for k in &mut out {
-            k.model.push(modelled(&k.kernel, &p.name, &reports, &plat));
-        }
+        reports
     }
 
-    // The measurements.
-    for &device in &opts.devices {
+    /// Each kernel's measurements on `device`, at every level (`outputs`), with the copy
+    /// kernel of its compulsory bytes.
+    fn measure_device(
+        &self,
+        device: Device,
+        outputs: &[driver::Output],
+        kernels: &[(String, String)],
+        steps: &mut Steps,
+    ) -> Vec<Measured> {
         let name = device.name();
-        step(
-            &format!("{}: compulsory traffic on {}", file.display(), name),
-            progress,
-        );
+        steps.step(&format!(
+            "{}: compulsory traffic on {}",
+            self.file.display(),
+            name
+        ));
         // The compulsory traffic and the flops, on the device's own description.
         let described = device.description().map(|p| SimPlatform::from_platform(&p));
         let traffic = described.and_then(|plat| {
-            simulate(&outputs[0].module, &trace, 0, &plat, &sim_opts).map(|r| (plat, r))
+            simulate(&outputs[0].module, self.trace, 0, &plat, &self.sim_opts).map(|r| (plat, r))
         });
         let mut launch = |source: &str, strict: bool| device.launcher(source, strict);
         // Each level's kernels in the device's language.
@@ -456,57 +541,14 @@ pub fn bench_file(
             .iter()
             .map(|o| device.source(&o.module, &o.kernel_source))
             .collect();
-        for (ki, (kname, _)) in kernels.iter().enumerate() {
+        let mut measured = Vec::new();
+        for (kname, _) in kernels {
             // Each level that generates a kernel of its own is verified and built first; the
             // timed replays then go round the levels (naive, +share, … , naive, …), so that a
             // drift of the machine's speed during the run (other work on a shared host, clock
             // changes) falls on every level alike instead of on the level measured last.
-            let mut levels: Vec<LevelTime> = Vec::new();
-            let mut timed: Vec<(usize, tune::Prepared)> = Vec::new();
-            for (li, level) in Level::ALL.into_iter().enumerate() {
-                step(
-                    &format!(
-                        "{}: {} {} on {}",
-                        file.display(),
-                        kname,
-                        level.label(),
-                        name
-                    ),
-                    progress,
-                );
-                let m = &outputs[li].module;
-                let same = (0..li).rev().find(|&j| {
-                    find_kernel(&outputs[j].module, kname) == find_kernel(m, kname)
-                        && find_kernel(m, kname).is_some()
-                });
-                let mut lt = LevelTime {
-                    level,
-                    status: Status::Ok,
-                    seconds: None,
-                    speedup: None,
-                    same_as: None,
-                    copy_fraction: None,
-                    error: None,
-                };
-                if let Some(j) = same {
-                    lt.same_as = Some(levels[j].same_as.unwrap_or(Level::ALL[j]));
-                } else {
-                    let prepared = tune::prepare_kernel(
-                        m,
-                        &level_sources[li],
-                        kname,
-                        li,
-                        &trace,
-                        true,
-                        &mut launch,
-                    );
-                    match prepared {
-                        Ok(p) => timed.push((li, p)),
-                        Err(o) => lt.record(Err(o)),
-                    }
-                }
-                levels.push(lt);
-            }
+            let (mut levels, mut timed) =
+                self.prepare_levels(&name, kname, outputs, &level_sources, &mut launch, steps);
             // The copy kernel of the kernel's compulsory bytes, timed in the same rounds: the
             // yardstick of a memory-bound kernel's fraction of the copy bandwidth.
             let bytes = traffic.as_ref().ok().and_then(|(plat, rep)| {
@@ -514,72 +556,142 @@ pub fn bench_file(
                 Some(x.compulsory_transactions * u64::from(plat.sector))
             });
             let mut copy = bytes.and_then(|b| device.copy_timer(b).ok());
-            let mut copy_times = Vec::new();
-            let mut times: Vec<Vec<f64>> = vec![Vec::new(); levels.len()];
-            for _ in 0..opts.reps.max(1) {
-                if let Some(c) = &mut copy {
-                    match c.time() {
-                        Ok(t) => copy_times.push(t),
-                        Err(_) => copy = None,
-                    }
-                }
-                let mut failed = Vec::new();
-                for (k, (li, p)) in timed.iter_mut().enumerate() {
-                    match p.time() {
-                        Ok(t) => times[*li].push(t),
-                        Err(o) => {
-                            levels[*li].record(Err(o));
-                            failed.push(k);
-                        }
-                    }
-                }
-                for k in failed.into_iter().rev() {
-                    timed.remove(k);
-                }
-            }
-            for (li, _) in &timed {
-                levels[*li].record(Ok(tune::median(std::mem::take(&mut times[*li]))));
-            }
-            for li in 0..levels.len() {
-                if let Some(j) = levels[li]
-                    .same_as
-                    .and_then(|l| Level::ALL.iter().position(|&x| x == l))
-                {
-                    let (status, seconds, error) = (
-                        levels[j].status.clone(),
-                        levels[j].seconds,
-                        levels[j].error.clone(),
-                    );
-                    let lt = &mut levels[li];
-                    (lt.status, lt.seconds, lt.error) = (status, seconds, error);
-                }
-            }
-            let naive = levels[0].seconds;
-            for l in &mut levels {
-                l.speedup = ratio(naive, l.seconds);
-            }
+            let copy_times = time_rounds(self.opts.reps, &mut copy, &mut timed, &mut levels);
+            share_results(&mut levels);
             let copied = copy.map(|_| tune::median(copy_times));
             let (copy_seconds, roofline) = match (&traffic, copied) {
                 (Ok((plat, rep)), Some(c)) => copy_bound(kname, plat, rep, c, &mut levels),
                 _ => (None, None),
             };
-            out[ki].measured.push(Measured {
+            measured.push(Measured {
                 device: name.clone(),
                 levels,
                 copy_seconds,
                 roofline,
             });
         }
+        measured
     }
-    progress(Progress {
-        done: total,
-        total,
-        what: "",
-    });
-    Ok(ProgramBench {
-        file: file.display().to_string(),
-        kernels: out,
-    })
+
+    /// Kernel `kname` at every level on device `device` (its name): a level whose kernel is
+    /// the same as an earlier level's reuses it (`same_as`); the others are verified and
+    /// built, ready to be timed (or failed).
+    #[allow(clippy::type_complexity)]
+    fn prepare_levels<'m, 'l>(
+        &'m self,
+        device: &str,
+        kname: &'m str,
+        outputs: &'m [driver::Output],
+        level_sources: &[std::borrow::Cow<str>],
+        launch: &mut tune::MakeLauncher<'l>,
+        steps: &mut Steps,
+    ) -> (Vec<LevelTime>, Vec<(usize, tune::Prepared<'m, 'l>)>) {
+        let mut levels: Vec<LevelTime> = Vec::new();
+        let mut timed = Vec::new();
+        for (li, level) in Level::ALL.into_iter().enumerate() {
+            steps.step(&format!(
+                "{}: {} {} on {}",
+                self.file.display(),
+                kname,
+                level.label(),
+                device
+            ));
+            let m = &outputs[li].module;
+            let same = (0..li).rev().find(|&j| {
+                find_kernel(&outputs[j].module, kname) == find_kernel(m, kname)
+                    && find_kernel(m, kname).is_some()
+            });
+            let mut lt = LevelTime {
+                level,
+                status: Status::Ok,
+                seconds: None,
+                speedup: None,
+                same_as: None,
+                copy_fraction: None,
+                error: None,
+            };
+            if let Some(j) = same {
+                lt.same_as = Some(levels[j].same_as.unwrap_or(Level::ALL[j]));
+            } else {
+                let prepared = tune::prepare_kernel(
+                    m,
+                    &level_sources[li],
+                    kname,
+                    li,
+                    self.trace,
+                    true,
+                    launch,
+                );
+                match prepared {
+                    Ok(p) => timed.push((li, p)),
+                    Err(o) => lt.record(Err(o)),
+                }
+            }
+            levels.push(lt);
+        }
+        (levels, timed)
+    }
+}
+
+/// `reps` rounds (at least one) of one timed replay of the copy kernel (dropped when it fails)
+/// and of each prepared level in turn (dropped, its failure recorded, when it fails). Records
+/// each level's median in `levels`; gives the copy's times.
+fn time_rounds(
+    reps: usize,
+    copy: &mut Option<super::measure::CopyTimer>,
+    timed: &mut Vec<(usize, tune::Prepared)>,
+    levels: &mut [LevelTime],
+) -> Vec<f64> {
+    let mut copy_times = Vec::new();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); levels.len()];
+    for _ in 0..reps.max(1) {
+        if let Some(c) = copy {
+            match c.time() {
+                Ok(t) => copy_times.push(t),
+                Err(_) => *copy = None,
+            }
+        }
+        let mut failed = Vec::new();
+        for (k, (li, p)) in timed.iter_mut().enumerate() {
+            match p.time() {
+                Ok(t) => times[*li].push(t),
+                Err(o) => {
+                    levels[*li].record(Err(o));
+                    failed.push(k);
+                }
+            }
+        }
+        for k in failed.into_iter().rev() {
+            timed.remove(k);
+        }
+    }
+    for (li, _) in timed.iter() {
+        levels[*li].record(Ok(tune::median(std::mem::take(&mut times[*li]))));
+    }
+    copy_times
+}
+
+/// Gives each level that reuses an earlier level's kernel (`same_as`) that level's result,
+/// then every level its speed-up over naive.
+fn share_results(levels: &mut [LevelTime]) {
+    for li in 0..levels.len() {
+        if let Some(j) = levels[li]
+            .same_as
+            .and_then(|l| Level::ALL.iter().position(|&x| x == l))
+        {
+            let (status, seconds, error) = (
+                levels[j].status.clone(),
+                levels[j].seconds,
+                levels[j].error.clone(),
+            );
+            let lt = &mut levels[li];
+            (lt.status, lt.seconds, lt.error) = (status, seconds, error);
+        }
+    }
+    let naive = levels[0].seconds;
+    for l in levels.iter_mut() {
+        l.speedup = ratio(naive, l.seconds);
+    }
 }
 
 /// `a / b` when both are known and `b` is positive.

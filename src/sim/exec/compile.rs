@@ -1,6 +1,7 @@
 //! Kernel IR → the typed program the executor runs: slots resolved, conversions explicit.
 
 use super::*;
+use crate::kernel::AtomicCapture;
 struct Compiler<'k> {
     kernel: &'k Kernel,
     scopes: Vec<HashMap<String, Sym>>,
@@ -246,90 +247,11 @@ impl<'k> Compiler<'k> {
                 ty,
                 len,
                 init,
-            } => {
-                if let Some(n) = len {
-                    let slot = self.privs.len();
-                    self.privs.push((*ty, *n));
-                    self.scopes
-                        .last_mut()
-                        .map(|sc| sc.insert(name.clone(), Sym::Priv(slot, *ty)));
-                    return Ok(None);
-                }
-                let value = match init {
-                    Some(e) => Some(self.expr(e)?),
-                    None => None,
-                };
-                let slot = self.nregs;
-                self.nregs += 1;
-                self.scopes
-                    .last_mut()
-                    .map(|sc| sc.insert(name.clone(), Sym::Reg(slot, *ty)));
-                match value {
-                    Some(value) => CStmt::SetReg {
-                        slot,
-                        s: *ty,
-                        cost: 1 + cost(&value),
-                        value,
-                    },
-                    None => return Ok(None),
-                }
-            }
-            KStmt::Assign { target, op, value } => {
-                match target {
-                    LValue::Var(n) => {
-                        let v = self.expr(value)?;
-                        let Some(Sym::Reg(slot, sc)) = self.lookup(n).cloned() else {
-                            return Err(self.err(format!("`{}` is not a scalar in scope", n)));
-                        };
-                        let value = match op {
-                            None => v,
-                            Some(op) => {
-                                let old = CExpr {
-                                    ty: ty_of(sc),
-                                    node: Node::Reg(slot),
-                                };
-                                self.binary(*op, old, v)?
-                            }
-                        };
-                        CStmt::SetReg {
-                            slot,
-                            s: sc,
-                            cost: 1 + cost(&value),
-                            value,
-                        }
-                    }
-                    LValue::Elem(r) => {
-                        let kind = if op.is_some() {
-                            AccessKind::Update
-                        } else {
-                            AccessKind::Store
-                        };
-                        // The target is numbered before the value's accesses.
-                        let (acc, mem, elem) = self.access(r, kind)?;
-                        let idx = self.index(r)?;
-                        let v = self.expr(value)?;
-                        let value = match op {
-                            None => v,
-                            Some(op) => {
-                                let old = CExpr {
-                                    ty: ty_of(elem),
-                                    node: Node::Old,
-                                };
-                                self.binary(*op, old, v)?
-                            }
-                        };
-                        CStmt::Store {
-                            acc,
-                            mem,
-                            elem,
-                            cost: 1 + (cost(&value) + address_cost(&idx)),
-                            idx,
-                            value,
-                            rmw: op.is_some(),
-                        }
-                    }
-                }
-            }
+            } => return self.decl(name, *ty, *len, init.as_ref()),
+            KStmt::Assign { target, op, value } => match target {
+                LValue::Var(n) => self.assign_var(n, *op, value)?,
+                LValue::Elem(r) => self.assign_elem(r, *op, value)?,
+            },
             KStmt::Expr(e) => {
                 let e = self.expr(e)?;
                 let c = cost(&e);
@@ -351,24 +273,7 @@ impl<'k> Compiler<'k> {
                 body,
             } => {
                 self.scopes.push(HashMap::new());
-                let r = (|| {
-                    let init = self.stmts(init)?;
-                    let cond = match cond {
-                        Some(c) => Some(self.expr(c)?),
-                        None => None,
-                    };
-                    let body = self.scoped(body)?;
-                    let step = self.stmts(step)?;
-                    let mut seq = init;
-                    seq.push(CStmt::Loop {
-                        cost: 1 + cond.as_ref().map(cost).unwrap_or(Cost::ZERO),
-                        cond,
-                        step,
-                        body,
-                        test_first: true,
-                    });
-                    Ok(CStmt::Seq(seq))
-                })();
+                let r = self.for_loop(init, cond.as_ref(), step, body);
                 self.scopes.pop();
                 r?
             }
@@ -402,99 +307,244 @@ impl<'k> Compiler<'k> {
                 ty: _,
                 op,
                 capture,
-            } => {
-                let kind = match op {
-                    AtomicOp::Read => AccessKind::Load,
-                    _ => AccessKind::Update,
-                };
-                // The element is numbered before the operands' accesses.
-                let (acc, mem, elem) = self.access(target, kind)?;
-                let idx = self.index(target)?;
-                if idx.ty.is_float() {
-                    return Err(self.err(format!("index of `{}` is not an integer", target.array)));
-                }
-                let (value, cop) = match op {
-                    AtomicOp::Read => (None, AtomicCOp::Read),
-                    AtomicOp::Write(e) => (Some(self.expr(e)?), AtomicCOp::Write),
-                    AtomicOp::Update {
-                        op,
-                        value,
-                        reversed,
-                    } => {
-                        let v = self.expr(value)?;
-                        // The operator must apply to these types.
-                        let old = CExpr {
-                            ty: ty_of(elem),
-                            node: Node::Old,
-                        };
-                        self.binary(*op, old, v.clone())?;
-                        (Some(v), AtomicCOp::Update(*op, *reversed))
-                    }
-                };
-                let capture = match capture {
-                    None => None,
-                    Some(c) => match self.lookup(&c.var) {
-                        Some(Sym::Reg(slot, sc)) => Some((*slot, *sc, c.after)),
-                        _ => return Err(self.err(format!("`{}` is not a scalar in scope", c.var))),
-                    },
-                };
-                CStmt::Atomic {
-                    acc,
-                    mem,
-                    elem,
-                    cost: 2 + (address_cost(&idx) + value.as_ref().map_or(Cost::ZERO, cost)),
-                    idx,
-                    value,
-                    op: cop,
-                    capture,
-                }
-            }
+            } => self.atomic(target, op, capture.as_ref())?,
             KStmt::VecLoad {
                 lanes, elem, src, ..
-            } => {
-                let (acc, mem, e) = self.access(src, AccessKind::Load)?;
-                let idx = self.expr(&src.index)?;
-                if idx.ty.is_float() || e != *elem {
-                    return Err(self.err(format!("vector load of `{}`", src.array)));
-                }
-                let mut slots = Vec::new();
-                for l in lanes {
-                    let slot = self.nregs;
-                    self.nregs += 1;
-                    self.scopes
-                        .last_mut()
-                        .map(|sc| sc.insert(l.clone(), Sym::Reg(slot, *elem)));
-                    slots.push((slot, *elem));
-                }
-                CStmt::VecLoad {
-                    acc,
-                    mem,
-                    cost: 1 + address_cost(&idx),
-                    idx,
-                    slots,
-                }
-            }
-            KStmt::VecStore { dst, elem, values } => {
-                let (acc, mem, e) = self.access(dst, AccessKind::Store)?;
-                let idx = self.expr(&dst.index)?;
-                if idx.ty.is_float() || e != *elem {
-                    return Err(self.err(format!("vector store of `{}`", dst.array)));
-                }
-                let mut cvalues = Vec::new();
-                for v in values {
-                    cvalues.push(self.expr(v)?);
-                }
-                CStmt::VecStore {
-                    acc,
-                    mem,
-                    elem: *elem,
-                    cost: 1 + (address_cost(&idx) + cvalues.iter().map(cost).sum::<Cost>()),
-                    idx,
-                    values: cvalues,
-                }
-            }
+            } => self.vec_load(lanes, *elem, src)?,
+            KStmt::VecStore { dst, elem, values } => self.vec_store(dst, *elem, values)?,
             KStmt::Comment(_) => return Ok(None),
         }))
+    }
+
+    /// A new register of type `ty` for `name`, in the innermost scope; returns its slot.
+    fn new_reg(&mut self, name: &str, ty: Scalar) -> usize {
+        let slot = self.nregs;
+        self.nregs += 1;
+        self.scopes
+            .last_mut()
+            .map(|sc| sc.insert(name.to_string(), Sym::Reg(slot, ty)));
+        slot
+    }
+
+    /// A declaration: a private array (`len`) or a register, set when initialized.
+    fn decl(
+        &mut self,
+        name: &str,
+        ty: Scalar,
+        len: Option<u32>,
+        init: Option<&KExpr>,
+    ) -> Result<Option<CStmt>, SimError> {
+        if let Some(n) = len {
+            let slot = self.privs.len();
+            self.privs.push((ty, n));
+            self.scopes
+                .last_mut()
+                .map(|sc| sc.insert(name.to_string(), Sym::Priv(slot, ty)));
+            return Ok(None);
+        }
+        let value = match init {
+            Some(e) => Some(self.expr(e)?),
+            None => None,
+        };
+        let slot = self.new_reg(name, ty);
+        Ok(value.map(|value| CStmt::SetReg {
+            slot,
+            s: ty,
+            cost: 1 + cost(&value),
+            value,
+        }))
+    }
+
+    /// The value an assignment stores: `v`, or `old op v` for a compound assignment.
+    fn compound(&self, op: Option<BinOp>, old: CExpr, v: CExpr) -> Result<CExpr, SimError> {
+        match op {
+            None => Ok(v),
+            Some(op) => self.binary(op, old, v),
+        }
+    }
+
+    /// An assignment (`op`: compound) to the scalar `n`.
+    fn assign_var(&mut self, n: &str, op: Option<BinOp>, value: &KExpr) -> Result<CStmt, SimError> {
+        let v = self.expr(value)?;
+        let Some(Sym::Reg(slot, sc)) = self.lookup(n).cloned() else {
+            return Err(self.err(format!("`{}` is not a scalar in scope", n)));
+        };
+        let old = CExpr {
+            ty: ty_of(sc),
+            node: Node::Reg(slot),
+        };
+        let value = self.compound(op, old, v)?;
+        Ok(CStmt::SetReg {
+            slot,
+            s: sc,
+            cost: 1 + cost(&value),
+            value,
+        })
+    }
+
+    /// An assignment (`op`: compound, a read-modify-write) to the array element `r`.
+    fn assign_elem(
+        &mut self,
+        r: &ArrayRef,
+        op: Option<BinOp>,
+        value: &KExpr,
+    ) -> Result<CStmt, SimError> {
+        let kind = if op.is_some() {
+            AccessKind::Update
+        } else {
+            AccessKind::Store
+        };
+        // The target is numbered before the value's accesses.
+        let (acc, mem, elem) = self.access(r, kind)?;
+        let idx = self.index(r)?;
+        let v = self.expr(value)?;
+        let old = CExpr {
+            ty: ty_of(elem),
+            node: Node::Old,
+        };
+        let value = self.compound(op, old, v)?;
+        Ok(CStmt::Store {
+            acc,
+            mem,
+            elem,
+            cost: 1 + (cost(&value) + address_cost(&idx)),
+            idx,
+            value,
+            rmw: op.is_some(),
+        })
+    }
+
+    /// A `for` loop, in the scope of its `init` (the caller opens and closes it): the
+    /// initialization, then the loop.
+    fn for_loop(
+        &mut self,
+        init: &[KStmt],
+        cond: Option<&KExpr>,
+        step: &[KStmt],
+        body: &[KStmt],
+    ) -> Result<CStmt, SimError> {
+        let init = self.stmts(init)?;
+        let cond = match cond {
+            Some(c) => Some(self.expr(c)?),
+            None => None,
+        };
+        let body = self.scoped(body)?;
+        let step = self.stmts(step)?;
+        let mut seq = init;
+        seq.push(CStmt::Loop {
+            cost: 1 + cond.as_ref().map(cost).unwrap_or(Cost::ZERO),
+            cond,
+            step,
+            body,
+            test_first: true,
+        });
+        Ok(CStmt::Seq(seq))
+    }
+
+    /// An atomic statement on `target`, its value captured into a scalar when `capture` says
+    /// so.
+    fn atomic(
+        &mut self,
+        target: &ArrayRef,
+        op: &AtomicOp,
+        capture: Option<&AtomicCapture>,
+    ) -> Result<CStmt, SimError> {
+        let kind = match op {
+            AtomicOp::Read => AccessKind::Load,
+            _ => AccessKind::Update,
+        };
+        // The element is numbered before the operands' accesses.
+        let (acc, mem, elem) = self.access(target, kind)?;
+        let idx = self.index(target)?;
+        if idx.ty.is_float() {
+            return Err(self.err(format!("index of `{}` is not an integer", target.array)));
+        }
+        let (value, cop) = match op {
+            AtomicOp::Read => (None, AtomicCOp::Read),
+            AtomicOp::Write(e) => (Some(self.expr(e)?), AtomicCOp::Write),
+            AtomicOp::Update {
+                op,
+                value,
+                reversed,
+            } => {
+                let v = self.expr(value)?;
+                // The operator must apply to these types.
+                let old = CExpr {
+                    ty: ty_of(elem),
+                    node: Node::Old,
+                };
+                self.binary(*op, old, v.clone())?;
+                (Some(v), AtomicCOp::Update(*op, *reversed))
+            }
+        };
+        let capture = match capture {
+            None => None,
+            Some(c) => match self.lookup(&c.var) {
+                Some(Sym::Reg(slot, sc)) => Some((*slot, *sc, c.after)),
+                _ => return Err(self.err(format!("`{}` is not a scalar in scope", c.var))),
+            },
+        };
+        Ok(CStmt::Atomic {
+            acc,
+            mem,
+            elem,
+            cost: 2 + (address_cost(&idx) + value.as_ref().map_or(Cost::ZERO, cost)),
+            idx,
+            value,
+            op: cop,
+            capture,
+        })
+    }
+
+    /// A vector load of `src` into new registers, one per lane name.
+    fn vec_load(
+        &mut self,
+        lanes: &[String],
+        elem: Scalar,
+        src: &ArrayRef,
+    ) -> Result<CStmt, SimError> {
+        let (acc, mem, e) = self.access(src, AccessKind::Load)?;
+        let idx = self.expr(&src.index)?;
+        if idx.ty.is_float() || e != elem {
+            return Err(self.err(format!("vector load of `{}`", src.array)));
+        }
+        let slots = lanes
+            .iter()
+            .map(|l| (self.new_reg(l, elem), elem))
+            .collect();
+        Ok(CStmt::VecLoad {
+            acc,
+            mem,
+            cost: 1 + address_cost(&idx),
+            idx,
+            slots,
+        })
+    }
+
+    /// A vector store of `values` into `dst`.
+    fn vec_store(
+        &mut self,
+        dst: &ArrayRef,
+        elem: Scalar,
+        values: &[KExpr],
+    ) -> Result<CStmt, SimError> {
+        let (acc, mem, e) = self.access(dst, AccessKind::Store)?;
+        let idx = self.expr(&dst.index)?;
+        if idx.ty.is_float() || e != elem {
+            return Err(self.err(format!("vector store of `{}`", dst.array)));
+        }
+        let mut cvalues = Vec::new();
+        for v in values {
+            cvalues.push(self.expr(v)?);
+        }
+        Ok(CStmt::VecStore {
+            acc,
+            mem,
+            elem,
+            cost: 1 + (address_cost(&idx) + cvalues.iter().map(cost).sum::<Cost>()),
+            idx,
+            values: cvalues,
+        })
     }
 }
 

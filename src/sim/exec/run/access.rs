@@ -207,6 +207,51 @@ impl<'a, 'e> Blk<'a, 'e> {
         }
     }
 
+    /// The request of one access of `width` elements per lane from its index, as
+    /// [`Self::global_request`] and [`Self::shared_request`] count it (private arrays make
+    /// none).
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        ix: &[u64],
+        ity: Ty,
+        m: &[u64],
+        store: bool,
+        width: usize,
+    ) {
+        match mem {
+            Mem::Global(g) => self.global_request(acc, g, ix, ity, m, store, width),
+            Mem::Shared(s) => self.shared_request(acc, s, ix, ity, m, width),
+            Mem::Private(_) => {}
+        }
+    }
+
+    /// Reports the first out-of-bounds index `i` (of lane `t`) of an access to `what` (`a
+    /// buffer`, `a shared array`, ...) of `len` elements.
+    fn out_of_bounds(&mut self, acc: usize, (t, i): (usize, i64), what: &str, len: usize) {
+        self.find(
+            FindingKind::OutOfBounds,
+            acc,
+            t,
+            None,
+            format!("index {} of {} of {} elements", i, what, len),
+        );
+    }
+
+    /// The checker's shadows (last writer, readers) of element `i` of shared array `s`, cleared
+    /// first when the element was last touched before the current barrier epoch.
+    #[inline]
+    fn shared_shadows(&mut self, s: usize, i: usize) -> (u32, u32) {
+        if self.sh_epoch[s][i] != self.epoch {
+            self.sh_epoch[s][i] = self.epoch;
+            self.sh_w[s][i] = 0;
+            self.sh_r[s][i] = 0;
+        }
+        (self.sh_w[s][i], self.sh_r[s][i])
+    }
+
     pub(super) fn load(
         &mut self,
         acc: usize,
@@ -230,11 +275,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         m: &[u64],
         width: usize,
     ) -> Vec<Vec<u64>> {
-        match mem {
-            Mem::Global(g) => self.global_request(acc, g, ix, ity, m, false, width),
-            Mem::Shared(s) => self.shared_request(acc, s, ix, ity, m, width),
-            Mem::Private(_) => {}
-        }
+        self.request(acc, mem, ix, ity, m, false, width);
         (0..width)
             .map(|k| {
                 let ik = Self::offset(ix, ity, k);
@@ -256,11 +297,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         values: &[(Vec<u64>, Ty)],
         m: &[u64],
     ) {
-        match mem {
-            Mem::Global(g) => self.global_request(acc, g, ix, ity, m, true, values.len()),
-            Mem::Shared(s) => self.shared_request(acc, s, ix, ity, m, values.len()),
-            Mem::Private(_) => {}
-        }
+        self.request(acc, mem, ix, ity, m, true, values.len());
         for (k, (v, vt)) in values.iter().enumerate() {
             let ik = Self::offset(ix, ity, k);
             self.store_elements(acc, mem, elem, &ik, Ty::I64, v, *vt, m, false);
@@ -274,6 +311,7 @@ impl<'a, 'e> Blk<'a, 'e> {
             .collect()
     }
 
+    /// Element loads of the active lanes (after their request when `request`).
     fn load_elements(
         &mut self,
         acc: usize,
@@ -283,166 +321,174 @@ impl<'a, 'e> Blk<'a, 'e> {
         m: &[u64],
         request: bool,
     ) -> Vec<u64> {
+        if request {
+            self.request(acc, mem, ix, ity, m, false, 1);
+        }
         let mut out = self.take();
-        let check = self.env.opts.check;
         match mem {
-            Mem::Global(g) => {
-                if request {
-                    self.global_request(acc, g, ix, ity, m, false, 1);
+            Mem::Global(g) => self.load_global(acc, g, (ix, ity), m, &mut out),
+            Mem::Shared(s) => self.load_shared(acc, s, (ix, ity), m, &mut out),
+            Mem::Private(p) => self.load_private(acc, p, (ix, ity), m, &mut out),
+        }
+        out
+    }
+
+    /// Element loads from global buffer `g` into `out` (0 out of bounds); the footprint
+    /// records them, and the checker's shadows the readers (a race: an element another thread
+    /// wrote).
+    fn load_global(
+        &mut self,
+        acc: usize,
+        g: usize,
+        (ix, ity): (&[u64], Ty),
+        m: &[u64],
+        out: &mut [u64],
+    ) {
+        let check = self.env.opts.check;
+        let env = self.env;
+        let buf = &env.globals[g];
+        let len = buf.data.len() as i64;
+        let tpb = env.threads as u64;
+        let mut oob = None;
+        let mut race = None;
+        for_each(m, |t| {
+            let i = Self::index(ix[t], ity);
+            if i < 0 || i >= len {
+                out[t] = 0;
+                if oob.is_none() {
+                    oob = Some((t, i));
                 }
-                let env = self.env;
-                let buf = &env.globals[g];
-                let len = buf.data.len() as i64;
-                let tpb = env.threads as u64;
-                let mut oob = None;
-                let mut race = None;
-                for_each(m, |t| {
-                    let i = Self::index(ix[t], ity);
-                    if i < 0 || i >= len {
-                        out[t] = 0;
-                        if oob.is_none() {
-                            oob = Some((t, i));
-                        }
-                        return;
-                    }
-                    let i = i as usize;
-                    out[t] = buf.data[i].load(Relaxed);
-                    buf.foot[i].fetch_or(1, Relaxed);
-                    if check {
-                        let me = self.block_linear * tpb + t as u64 + 1;
-                        let w = buf.wr[i].load(Relaxed);
-                        if w != 0 && w != me && race.is_none() {
-                            race = Some((t, w - 1, i));
-                        }
-                        let r = buf.rd[i].load(Relaxed);
-                        if r == 0 {
-                            buf.rd[i].store(me, Relaxed);
-                        } else if r & !MULTI != me {
-                            buf.rd[i].store(r | MULTI, Relaxed);
-                        }
-                    }
-                });
-                if let Some((t, i)) = oob {
-                    let len = buf.data.len();
-                    self.find(
-                        FindingKind::OutOfBounds,
-                        acc,
-                        t,
-                        None,
-                        format!("index {} of a buffer of {} elements", i, len),
-                    );
+                return;
+            }
+            let i = i as usize;
+            out[t] = buf.data[i].load(Relaxed);
+            buf.foot[i].fetch_or(1, Relaxed);
+            if check {
+                let me = self.block_linear * tpb + t as u64 + 1;
+                let w = buf.wr[i].load(Relaxed);
+                if w != 0 && w != me && race.is_none() {
+                    race = Some((t, w - 1, i));
                 }
-                if let Some((t, o, i)) = race {
-                    let other = env.thread_of(o);
-                    self.find(
-                        FindingKind::GlobalRace,
-                        acc,
-                        t,
-                        Some(other),
-                        format!("element {} read here was written by the other thread", i),
-                    );
+                let r = buf.rd[i].load(Relaxed);
+                if r == 0 {
+                    buf.rd[i].store(me, Relaxed);
+                } else if r & !MULTI != me {
+                    buf.rd[i].store(r | MULTI, Relaxed);
                 }
             }
-            Mem::Shared(s) => {
-                if request {
-                    self.shared_request(acc, s, ix, ity, m, 1);
-                }
-                let len = self.shared[s].len() as i64;
-                let mut oob = None;
-                let mut uninit = None;
-                let mut race = None;
-                let epoch = self.epoch;
-                for t in 0..self.n {
-                    if !bit(m, t) {
-                        continue;
-                    }
-                    let i = Self::index(ix[t], ity);
-                    if i < 0 || i >= len {
-                        out[t] = 0;
-                        oob.get_or_insert((t, i));
-                        continue;
-                    }
-                    let i = i as usize;
-                    out[t] = self.shared[s][i];
-                    if check {
-                        if !self.sh_init[s][i] {
-                            uninit.get_or_insert((t, i));
-                        }
-                        if self.sh_epoch[s][i] != epoch {
-                            self.sh_epoch[s][i] = epoch;
-                            self.sh_w[s][i] = 0;
-                            self.sh_r[s][i] = 0;
-                        }
-                        let me = t as u32 + 1;
-                        let w = self.sh_w[s][i];
-                        if w != 0 && w != me {
-                            race.get_or_insert((t, w as usize - 1, i));
-                        }
-                        let r = self.sh_r[s][i];
-                        if r == 0 {
-                            self.sh_r[s][i] = me;
-                        } else if r & 0x7fff_ffff != me {
-                            self.sh_r[s][i] = r | 0x8000_0000;
-                        }
-                    }
-                }
-                let len = self.shared[s].len();
-                if let Some((t, i)) = oob {
-                    self.find(
-                        FindingKind::OutOfBounds,
-                        acc,
-                        t,
-                        None,
-                        format!("index {} of a shared array of {} elements", i, len),
-                    );
-                }
-                if let Some((t, i)) = uninit {
-                    self.find(
-                        FindingKind::UninitializedShared,
-                        acc,
-                        t,
-                        None,
-                        format!("element {} was not written in this block", i),
-                    );
-                }
-                if let Some((t, o, i)) = race {
-                    let other = self.tid(o);
-                    self.find(
-                        FindingKind::SharedRace,
-                        acc,
-                        t,
-                        Some(other),
-                        format!("element {} read here was written by the other thread since the last barrier", i),
-                    );
-                }
+        });
+        if let Some(at) = oob {
+            self.out_of_bounds(acc, at, "a buffer", buf.data.len());
+        }
+        if let Some((t, o, i)) = race {
+            let other = env.thread_of(o);
+            self.find(
+                FindingKind::GlobalRace,
+                acc,
+                t,
+                Some(other),
+                format!("element {} read here was written by the other thread", i),
+            );
+        }
+    }
+
+    /// Element loads from shared array `s` into `out` (0 out of bounds); the checker reports
+    /// elements not written in the block and ones another thread wrote since the last barrier.
+    fn load_shared(
+        &mut self,
+        acc: usize,
+        s: usize,
+        (ix, ity): (&[u64], Ty),
+        m: &[u64],
+        out: &mut [u64],
+    ) {
+        let check = self.env.opts.check;
+        let len = self.shared[s].len() as i64;
+        let mut oob = None;
+        let mut uninit = None;
+        let mut race = None;
+        for t in 0..self.n {
+            if !bit(m, t) {
+                continue;
             }
-            Mem::Private(p) => {
-                let len = self.env.p.privs[p].1 as i64;
-                let mut oob = None;
-                for t in 0..self.n {
-                    if !bit(m, t) {
-                        continue;
-                    }
-                    let i = Self::index(ix[t], ity);
-                    if i < 0 || i >= len {
-                        out[t] = 0;
-                        oob.get_or_insert((t, i));
-                        continue;
-                    }
-                    out[t] = self.privs[p][t * len as usize + i as usize];
+            let i = Self::index(ix[t], ity);
+            if i < 0 || i >= len {
+                out[t] = 0;
+                oob.get_or_insert((t, i));
+                continue;
+            }
+            let i = i as usize;
+            out[t] = self.shared[s][i];
+            if check {
+                if !self.sh_init[s][i] {
+                    uninit.get_or_insert((t, i));
                 }
-                if let Some((t, i)) = oob {
-                    self.find(
-                        FindingKind::OutOfBounds,
-                        acc,
-                        t,
-                        None,
-                        format!("index {} of a private array of {} elements", i, len),
-                    );
+                let (w, r) = self.shared_shadows(s, i);
+                let me = t as u32 + 1;
+                if w != 0 && w != me {
+                    race.get_or_insert((t, w as usize - 1, i));
+                }
+                if r == 0 {
+                    self.sh_r[s][i] = me;
+                } else if r & 0x7fff_ffff != me {
+                    self.sh_r[s][i] = r | 0x8000_0000;
                 }
             }
         }
-        out
+        if let Some(at) = oob {
+            self.out_of_bounds(acc, at, "a shared array", self.shared[s].len());
+        }
+        if let Some((t, i)) = uninit {
+            self.find(
+                FindingKind::UninitializedShared,
+                acc,
+                t,
+                None,
+                format!("element {} was not written in this block", i),
+            );
+        }
+        if let Some((t, o, i)) = race {
+            let other = self.tid(o);
+            self.find(
+                FindingKind::SharedRace,
+                acc,
+                t,
+                Some(other),
+                format!(
+                    "element {} read here was written by the other thread since the last barrier",
+                    i
+                ),
+            );
+        }
+    }
+
+    /// Element loads from private array `p` (each lane its own copy) into `out` (0 out of
+    /// bounds).
+    fn load_private(
+        &mut self,
+        acc: usize,
+        p: usize,
+        (ix, ity): (&[u64], Ty),
+        m: &[u64],
+        out: &mut [u64],
+    ) {
+        let len = self.env.p.privs[p].1 as i64;
+        let mut oob = None;
+        for t in 0..self.n {
+            if !bit(m, t) {
+                continue;
+            }
+            let i = Self::index(ix[t], ity);
+            if i < 0 || i >= len {
+                out[t] = 0;
+                oob.get_or_insert((t, i));
+                continue;
+            }
+            out[t] = self.privs[p][t * len as usize + i as usize];
+        }
+        if let Some(at) = oob {
+            self.out_of_bounds(acc, at, "a private array", len as usize);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -460,6 +506,8 @@ impl<'a, 'e> Blk<'a, 'e> {
         self.store_elements(acc, mem, elem, ix, ity, v, vt, m, true)
     }
 
+    /// Element stores of the active lanes' values `v` (of type `vt`) as `elem` (after their
+    /// request when `request`).
     #[allow(clippy::too_many_arguments)]
     fn store_elements(
         &mut self,
@@ -473,155 +521,156 @@ impl<'a, 'e> Blk<'a, 'e> {
         m: &[u64],
         request: bool,
     ) {
-        let check = self.env.opts.check;
+        if request {
+            self.request(acc, mem, ix, ity, m, true, 1);
+        }
         match mem {
-            Mem::Global(g) => {
-                if request {
-                    self.global_request(acc, g, ix, ity, m, true, 1);
+            Mem::Global(g) => self.store_global(acc, (g, elem), (ix, ity), (v, vt), m),
+            Mem::Shared(s) => self.store_shared(acc, (s, elem), (ix, ity), (v, vt), m),
+            Mem::Private(p) => self.store_private(acc, (p, elem), (ix, ity), (v, vt), m),
+        }
+    }
+
+    /// Element stores into global buffer `g` (of `elem`); the footprint records them, and the
+    /// checker's shadows the writer (a race: an element another thread read or wrote).
+    fn store_global(
+        &mut self,
+        acc: usize,
+        (g, elem): (usize, Scalar),
+        (ix, ity): (&[u64], Ty),
+        (v, vt): (&[u64], Ty),
+        m: &[u64],
+    ) {
+        let check = self.env.opts.check;
+        let env = self.env;
+        let buf = &env.globals[g];
+        let len = buf.data.len() as i64;
+        let tpb = env.threads as u64;
+        let mut oob = None;
+        let mut race = None;
+        for_each(m, |t| {
+            let i = Self::index(ix[t], ity);
+            if i < 0 || i >= len {
+                oob.get_or_insert((t, i));
+                return;
+            }
+            let i = i as usize;
+            buf.data[i].store(to_scalar(v[t], vt, elem), Relaxed);
+            buf.foot[i].fetch_or(2, Relaxed);
+            if check {
+                let me = self.block_linear * tpb + t as u64 + 1;
+                let w = buf.wr[i].swap(me, Relaxed);
+                if w != 0 && w != me {
+                    race.get_or_insert((t, Some(w - 1), "written"));
                 }
-                let env = self.env;
-                let buf = &env.globals[g];
-                let len = buf.data.len() as i64;
-                let tpb = env.threads as u64;
-                let mut oob = None;
-                let mut race = None;
-                for_each(m, |t| {
-                    let i = Self::index(ix[t], ity);
-                    if i < 0 || i >= len {
-                        oob.get_or_insert((t, i));
-                        return;
-                    }
-                    let i = i as usize;
-                    buf.data[i].store(to_scalar(v[t], vt, elem), Relaxed);
-                    buf.foot[i].fetch_or(2, Relaxed);
-                    if check {
-                        let me = self.block_linear * tpb + t as u64 + 1;
-                        let w = buf.wr[i].swap(me, Relaxed);
-                        if w != 0 && w != me {
-                            race.get_or_insert((t, Some(w - 1), "written"));
-                        }
-                        let r = buf.rd[i].load(Relaxed);
-                        if r != 0 && r & !MULTI != me {
-                            race.get_or_insert((t, Some((r & !MULTI) - 1), "read"));
-                        } else if r & MULTI != 0 {
-                            race.get_or_insert((t, None, "read"));
-                        }
-                    }
-                });
-                if let Some((t, i)) = oob {
-                    let len = buf.data.len();
-                    self.find(
-                        FindingKind::OutOfBounds,
-                        acc,
-                        t,
-                        None,
-                        format!("index {} of a buffer of {} elements", i, len),
-                    );
-                }
-                if let Some((t, o, what)) = race {
-                    let other = o.map(|o| env.thread_of(o));
-                    self.find(
-                        FindingKind::GlobalRace,
-                        acc,
-                        t,
-                        other,
-                        format!(
-                            "the element written here is also {} by another thread in this launch",
-                            what
-                        ),
-                    );
+                let r = buf.rd[i].load(Relaxed);
+                if r != 0 && r & !MULTI != me {
+                    race.get_or_insert((t, Some((r & !MULTI) - 1), "read"));
+                } else if r & MULTI != 0 {
+                    race.get_or_insert((t, None, "read"));
                 }
             }
-            Mem::Shared(s) => {
-                if request {
-                    self.shared_request(acc, s, ix, ity, m, 1);
-                }
-                let len = self.shared[s].len() as i64;
-                let epoch = self.epoch;
-                let mut oob = None;
-                let mut race = None;
-                for t in 0..self.n {
-                    if !bit(m, t) {
-                        continue;
-                    }
-                    let i = Self::index(ix[t], ity);
-                    if i < 0 || i >= len {
-                        oob.get_or_insert((t, i));
-                        continue;
-                    }
-                    let i = i as usize;
-                    self.shared[s][i] = to_scalar(v[t], vt, elem);
-                    if check {
-                        self.sh_init[s][i] = true;
-                        if self.sh_epoch[s][i] != epoch {
-                            self.sh_epoch[s][i] = epoch;
-                            self.sh_w[s][i] = 0;
-                            self.sh_r[s][i] = 0;
-                        }
-                        let me = t as u32 + 1;
-                        let w = self.sh_w[s][i];
-                        if w != 0 && w != me {
-                            race.get_or_insert((t, Some(w as usize - 1), i, "written"));
-                        }
-                        let r = self.sh_r[s][i];
-                        if r != 0 && r & 0x7fff_ffff != me {
-                            race.get_or_insert((
-                                t,
-                                Some((r & 0x7fff_ffff) as usize - 1),
-                                i,
-                                "read",
-                            ));
-                        } else if r & 0x8000_0000 != 0 {
-                            race.get_or_insert((t, None, i, "read"));
-                        }
-                        self.sh_w[s][i] = me;
-                    }
-                }
-                let len = self.shared[s].len();
-                if let Some((t, i)) = oob {
-                    self.find(
-                        FindingKind::OutOfBounds,
-                        acc,
-                        t,
-                        None,
-                        format!("index {} of a shared array of {} elements", i, len),
-                    );
-                }
-                if let Some((t, o, i, what)) = race {
-                    let other = o.map(|o| self.tid(o));
-                    self.find(
-                        FindingKind::SharedRace,
-                        acc,
-                        t,
-                        other,
-                        format!("element {} written here was also {} by another thread since the last barrier", i, what),
-                    );
-                }
+        });
+        if let Some(at) = oob {
+            self.out_of_bounds(acc, at, "a buffer", buf.data.len());
+        }
+        if let Some((t, o, what)) = race {
+            let other = o.map(|o| env.thread_of(o));
+            self.find(
+                FindingKind::GlobalRace,
+                acc,
+                t,
+                other,
+                format!(
+                    "the element written here is also {} by another thread in this launch",
+                    what
+                ),
+            );
+        }
+    }
+
+    /// Element stores into shared array `s` (of `elem`); the checker marks them written and
+    /// reports elements another thread read or wrote since the last barrier.
+    fn store_shared(
+        &mut self,
+        acc: usize,
+        (s, elem): (usize, Scalar),
+        (ix, ity): (&[u64], Ty),
+        (v, vt): (&[u64], Ty),
+        m: &[u64],
+    ) {
+        let check = self.env.opts.check;
+        let len = self.shared[s].len() as i64;
+        let mut oob = None;
+        let mut race = None;
+        for t in 0..self.n {
+            if !bit(m, t) {
+                continue;
             }
-            Mem::Private(p) => {
-                let len = self.env.p.privs[p].1 as i64;
-                let mut oob = None;
-                for t in 0..self.n {
-                    if !bit(m, t) {
-                        continue;
-                    }
-                    let i = Self::index(ix[t], ity);
-                    if i < 0 || i >= len {
-                        oob.get_or_insert((t, i));
-                        continue;
-                    }
-                    self.privs[p][t * len as usize + i as usize] = to_scalar(v[t], vt, elem);
-                }
-                if let Some((t, i)) = oob {
-                    self.find(
-                        FindingKind::OutOfBounds,
-                        acc,
-                        t,
-                        None,
-                        format!("index {} of a private array of {} elements", i, len),
-                    );
-                }
+            let i = Self::index(ix[t], ity);
+            if i < 0 || i >= len {
+                oob.get_or_insert((t, i));
+                continue;
             }
+            let i = i as usize;
+            self.shared[s][i] = to_scalar(v[t], vt, elem);
+            if check {
+                self.sh_init[s][i] = true;
+                let (w, r) = self.shared_shadows(s, i);
+                let me = t as u32 + 1;
+                if w != 0 && w != me {
+                    race.get_or_insert((t, Some(w as usize - 1), i, "written"));
+                }
+                if r != 0 && r & 0x7fff_ffff != me {
+                    race.get_or_insert((t, Some((r & 0x7fff_ffff) as usize - 1), i, "read"));
+                } else if r & 0x8000_0000 != 0 {
+                    race.get_or_insert((t, None, i, "read"));
+                }
+                self.sh_w[s][i] = me;
+            }
+        }
+        if let Some(at) = oob {
+            self.out_of_bounds(acc, at, "a shared array", self.shared[s].len());
+        }
+        if let Some((t, o, i, what)) = race {
+            let other = o.map(|o| self.tid(o));
+            self.find(
+                FindingKind::SharedRace,
+                acc,
+                t,
+                other,
+                format!(
+                    "element {} written here was also {} by another thread since the last barrier",
+                    i, what
+                ),
+            );
+        }
+    }
+
+    /// Element stores into private array `p` (of `elem`; each lane its own copy).
+    fn store_private(
+        &mut self,
+        acc: usize,
+        (p, elem): (usize, Scalar),
+        (ix, ity): (&[u64], Ty),
+        (v, vt): (&[u64], Ty),
+        m: &[u64],
+    ) {
+        let len = self.env.p.privs[p].1 as i64;
+        let mut oob = None;
+        for t in 0..self.n {
+            if !bit(m, t) {
+                continue;
+            }
+            let i = Self::index(ix[t], ity);
+            if i < 0 || i >= len {
+                oob.get_or_insert((t, i));
+                continue;
+            }
+            self.privs[p][t * len as usize + i as usize] = to_scalar(v[t], vt, elem);
+        }
+        if let Some(at) = oob {
+            self.out_of_bounds(acc, at, "a private array", len as usize);
         }
     }
 
@@ -671,7 +720,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         let mut oob = None;
         match mem {
             Mem::Global(g) => {
-                self.global_request(acc, g, ix, ity, m, true, 1);
+                self.request(acc, mem, ix, ity, m, true, 1);
                 let buf = &self.env.globals[g];
                 let len = buf.data.len() as i64;
                 for_each(m, |t| {
@@ -699,7 +748,7 @@ impl<'a, 'e> Blk<'a, 'e> {
                 });
             }
             Mem::Shared(s) => {
-                self.shared_request(acc, s, ix, ity, m, 1);
+                self.request(acc, mem, ix, ity, m, true, 1);
                 let len = self.shared[s].len() as i64;
                 for t in 0..self.n {
                     if !bit(m, t) {
@@ -742,13 +791,7 @@ impl<'a, 'e> Blk<'a, 'e> {
             }
         }
         if let Some((t, i, len)) = oob {
-            self.find(
-                FindingKind::OutOfBounds,
-                acc,
-                t,
-                None,
-                format!("index {} of an array of {} elements", i, len),
-            );
+            self.out_of_bounds(acc, (t, i), "an array", len as usize);
         }
         out
     }

@@ -293,179 +293,212 @@ impl<'a, 'e> Blk<'a, 'e> {
                 v.copy_from_slice(&self.old);
                 v
             }
-            Node::Builtin(b) => {
-                let mut v = self.take();
-                let env = self.env;
-                match *b {
-                    Builtin::LocalId(d) => v.copy_from_slice(&self.lid[d.min(2) as usize]),
-                    Builtin::GroupId(d) => v.fill(self.group[d.min(2) as usize] as u64),
-                    Builtin::LocalSize(d) => v.fill(env.block[d.min(2) as usize] as u64),
-                    Builtin::NumGroups(d) => v.fill(env.grid[d.min(2) as usize] as u64),
-                    Builtin::GlobalId(d) => {
-                        let d = d.min(2) as usize;
-                        let base = self.group[d] as u64 * env.block[d] as u64;
-                        for (x, l) in v.iter_mut().zip(self.lid[d].iter()) {
-                            *x = base + l;
-                        }
-                    }
-                }
-                v
-            }
+            Node::Builtin(b) => self.builtin(*b),
             Node::Load { acc, mem, idx } => {
                 let ix = self.eval(idx, m);
                 let out = self.load(*acc, *mem, &ix, idx.ty, m);
                 self.give(ix);
                 out
             }
-            Node::Neg(a) => {
+            Node::Neg(a)
+            | Node::Not(a)
+            | Node::BitNot(a)
+            | Node::Conv(a)
+            | Node::ToScalar(a, _) => {
                 let mut v = self.eval(a, m);
-                for x in v.iter_mut() {
-                    *x = match e.ty {
-                        Ty::I32 => (*x as i32).wrapping_neg() as i64 as u64,
-                        Ty::U32 => (*x as u32).wrapping_neg() as u64,
-                        Ty::I64 | Ty::U64 => x.wrapping_neg(),
-                        Ty::F32 => (-f32::from_bits(*x as u32)).to_bits() as u64,
-                        Ty::F64 => (-f64::from_bits(*x)).to_bits(),
-                    };
-                }
+                unary_lanes(&e.node, a.ty, e.ty, &mut v);
                 v
             }
-            Node::Not(a) => {
-                let mut v = self.eval(a, m);
-                for x in v.iter_mut() {
-                    *x = !truth(*x, a.ty) as u64;
+            Node::Bin(op, a, b) => self.eval_bin(*op, a, b, m),
+            Node::And(a, b) => self.eval_logic(true, a, b, m),
+            Node::Or(a, b) => self.eval_logic(false, a, b, m),
+            Node::Cond(c, a, b) => self.eval_cond(c, a, b, m),
+            Node::Math(f, args) => self.eval_math(f, args, e.ty, m),
+        }
+    }
+
+    /// Every lane's value of a built-in (its thread's and block's coordinates).
+    #[inline]
+    fn builtin(&mut self, b: Builtin) -> Vec<u64> {
+        let mut v = self.take();
+        let env = self.env;
+        match b {
+            Builtin::LocalId(d) => v.copy_from_slice(&self.lid[d.min(2) as usize]),
+            Builtin::GroupId(d) => v.fill(self.group[d.min(2) as usize] as u64),
+            Builtin::LocalSize(d) => v.fill(env.block[d.min(2) as usize] as u64),
+            Builtin::NumGroups(d) => v.fill(env.grid[d.min(2) as usize] as u64),
+            Builtin::GlobalId(d) => {
+                let d = d.min(2) as usize;
+                let base = self.group[d] as u64 * env.block[d] as u64;
+                for (x, l) in v.iter_mut().zip(self.lid[d].iter()) {
+                    *x = base + l;
                 }
-                v
             }
-            Node::BitNot(a) => {
-                let mut v = self.eval(a, m);
-                for x in v.iter_mut() {
-                    *x = convert(!*x, Ty::U64, e.ty);
+        }
+        v
+    }
+
+    /// Counts one floating-point operation per active lane of `m`.
+    #[inline]
+    fn add_flops(&mut self, m: &[u64]) {
+        self.flops += m.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+    }
+
+    /// A binary operator on every lane; the checker reports an integer division by zero of an
+    /// active lane.
+    #[inline]
+    fn eval_bin(&mut self, op: BinOp, a: &CExpr, b: &CExpr, m: &[u64]) -> Vec<u64> {
+        let mut va = self.eval(a, m);
+        let vb = self.eval(b, m);
+        if matches!(op, BinOp::Div | BinOp::Rem) && !a.ty.is_float() && self.env.opts.check {
+            let mut zero = None;
+            for_each(m, |t| {
+                if vb[t] == 0 && zero.is_none() {
+                    zero = Some(t);
                 }
-                v
+            });
+            if let Some(t) = zero {
+                self.find(FindingKind::DivisionByZero, NO_ACC, t, None, String::new());
             }
-            Node::Conv(a) => {
-                let mut v = self.eval(a, m);
-                for x in v.iter_mut() {
-                    *x = convert(*x, a.ty, e.ty);
-                }
-                v
+        }
+        if a.ty.is_float() {
+            self.add_flops(m);
+        }
+        value::bin_lanes(op, a.ty, b.ty, &mut va, &vb);
+        self.give(vb);
+        va
+    }
+
+    /// `a && b` (`is_and`) or `a || b`: `b` is evaluated only on the lanes `a` does not decide.
+    #[inline]
+    fn eval_logic(&mut self, is_and: bool, a: &CExpr, b: &CExpr, m: &[u64]) -> Vec<u64> {
+        let mut va = self.eval(a, m);
+        let mut m2 = m.to_vec();
+        for (t, x) in va.iter_mut().enumerate() {
+            let tv = truth(*x, a.ty);
+            *x = tv as u64;
+            if tv != is_and {
+                m2[t / 64] &= !(1 << (t % 64));
             }
-            Node::ToScalar(a, s) => {
-                let mut v = self.eval(a, m);
-                for x in v.iter_mut() {
-                    *x = to_scalar(*x, a.ty, *s);
-                }
-                v
+        }
+        if any(&m2) {
+            let vb = self.eval(b, &m2);
+            for_each(&m2, |t| va[t] = truth(vb[t], b.ty) as u64);
+            self.give(vb);
+        }
+        va
+    }
+
+    /// `c ? a : b`: each side is evaluated on the lanes that take it only.
+    #[inline]
+    fn eval_cond(&mut self, c: &CExpr, a: &CExpr, b: &CExpr, m: &[u64]) -> Vec<u64> {
+        let vc = self.eval(c, m);
+        let mut mt = m.to_vec();
+        let mut mf = m.to_vec();
+        for t in 0..self.n {
+            if truth(vc[t], c.ty) {
+                mf[t / 64] &= !(1 << (t % 64));
+            } else {
+                mt[t / 64] &= !(1 << (t % 64));
             }
-            Node::Bin(op, a, b) => {
-                let mut va = self.eval(a, m);
-                let vb = self.eval(b, m);
-                if matches!(op, BinOp::Div | BinOp::Rem) && !a.ty.is_float() && self.env.opts.check
-                {
-                    let mut zero = None;
-                    for_each(m, |t| {
-                        if vb[t] == 0 && zero.is_none() {
-                            zero = Some(t);
-                        }
-                    });
-                    if let Some(t) = zero {
-                        self.find(FindingKind::DivisionByZero, NO_ACC, t, None, String::new());
-                    }
-                }
-                if a.ty.is_float() {
-                    self.flops += m.iter().map(|w| w.count_ones() as u64).sum::<u64>();
-                }
-                value::bin_lanes(*op, a.ty, b.ty, &mut va, &vb);
-                self.give(vb);
-                va
-            }
-            Node::And(a, b) | Node::Or(a, b) => {
-                let is_and = matches!(e.node, Node::And(..));
-                let mut va = self.eval(a, m);
-                let mut m2 = m.to_vec();
-                for (t, x) in va.iter_mut().enumerate() {
-                    let tv = truth(*x, a.ty);
-                    *x = tv as u64;
-                    if tv != is_and {
-                        m2[t / 64] &= !(1 << (t % 64));
-                    }
-                }
-                if any(&m2) {
-                    let vb = self.eval(b, &m2);
-                    for_each(&m2, |t| va[t] = truth(vb[t], b.ty) as u64);
-                    self.give(vb);
-                }
-                va
-            }
-            Node::Cond(c, a, b) => {
-                let vc = self.eval(c, m);
-                let mut mt = m.to_vec();
-                let mut mf = m.to_vec();
-                for t in 0..self.n {
-                    if truth(vc[t], c.ty) {
-                        mf[t / 64] &= !(1 << (t % 64));
-                    } else {
-                        mt[t / 64] &= !(1 << (t % 64));
-                    }
-                }
-                let mut va = if any(&mt) {
-                    self.eval(a, &mt)
-                } else {
-                    self.take()
+        }
+        let mut va = if any(&mt) {
+            self.eval(a, &mt)
+        } else {
+            self.take()
+        };
+        if any(&mf) {
+            let vb = self.eval(b, &mf);
+            for_each(&mf, |t| va[t] = vb[t]);
+            self.give(vb);
+        }
+        self.give(vc);
+        va
+    }
+
+    /// A math function of type `t` on every lane.
+    #[inline]
+    fn eval_math(&mut self, f: &MathImpl, args: &[CExpr], t: Ty, m: &[u64]) -> Vec<u64> {
+        let mut vs: Vec<Vec<u64>> = args.iter().map(|a| self.eval(a, m)).collect();
+        let mut out = self.take();
+        for (i, o) in out.iter_mut().enumerate().take(self.n) {
+            *o = math_lane(f, t, &vs, i);
+        }
+        if t.is_float() {
+            self.add_flops(m);
+        }
+        for v in vs.drain(..) {
+            self.give(v);
+        }
+        out
+    }
+}
+
+/// A unary operator or conversion (`node`: `Neg`, `Not`, `BitNot`, `Conv` or `ToScalar`) from
+/// the operand's type `from` to the result's `to`, on every lane of `v` in place.
+#[inline]
+fn unary_lanes(node: &Node, from: Ty, to: Ty, v: &mut [u64]) {
+    match node {
+        Node::Neg(_) => {
+            for x in v.iter_mut() {
+                *x = match to {
+                    Ty::I32 => (*x as i32).wrapping_neg() as i64 as u64,
+                    Ty::U32 => (*x as u32).wrapping_neg() as u64,
+                    Ty::I64 | Ty::U64 => x.wrapping_neg(),
+                    Ty::F32 => (-f32::from_bits(*x as u32)).to_bits() as u64,
+                    Ty::F64 => (-f64::from_bits(*x)).to_bits(),
                 };
-                if any(&mf) {
-                    let vb = self.eval(b, &mf);
-                    for_each(&mf, |t| va[t] = vb[t]);
-                    self.give(vb);
-                }
-                self.give(vc);
-                va
             }
-            Node::Math(f, args) => {
-                let mut vs: Vec<Vec<u64>> = args.iter().map(|a| self.eval(a, m)).collect();
-                let t = e.ty;
-                let mut out = self.take();
-                let lf = |x: u64| f32::from_bits(x as u32);
-                let ld = f64::from_bits;
-                for i in 0..self.n {
-                    out[i] = match (f, t) {
-                        (MathImpl::F1(_, g), Ty::F32) => g(lf(vs[0][i])).to_bits() as u64,
-                        (MathImpl::F1(g, _), _) => g(ld(vs[0][i])).to_bits(),
-                        (MathImpl::F2(_, g), Ty::F32) => {
-                            g(lf(vs[0][i]), lf(vs[1][i])).to_bits() as u64
-                        }
-                        (MathImpl::F2(g, _), _) => g(ld(vs[0][i]), ld(vs[1][i])).to_bits(),
-                        (MathImpl::F3(_, g), Ty::F32) => {
-                            g(lf(vs[0][i]), lf(vs[1][i]), lf(vs[2][i])).to_bits() as u64
-                        }
-                        (MathImpl::F3(g, _), _) => {
-                            g(ld(vs[0][i]), ld(vs[1][i]), ld(vs[2][i])).to_bits()
-                        }
-                        (MathImpl::IAbs, Ty::F32) => lf(vs[0][i]).abs().to_bits() as u64,
-                        (MathImpl::IAbs, Ty::F64) => ld(vs[0][i]).abs().to_bits(),
-                        (MathImpl::IAbs, _) => {
-                            convert((vs[0][i] as i64).wrapping_abs() as u64, Ty::I64, t)
-                        }
-                        (MathImpl::IMin | MathImpl::IMax, _) => {
-                            let mut a = vec![vs[0][i]];
-                            value::bin_lanes(BinOp::Lt, t, t, &mut a, &[vs[1][i]]);
-                            let lt = a[0] != 0;
-                            if lt == matches!(f, MathImpl::IMin) {
-                                vs[0][i]
-                            } else {
-                                vs[1][i]
-                            }
-                        }
-                    };
-                }
-                if t.is_float() {
-                    self.flops += m.iter().map(|w| w.count_ones() as u64).sum::<u64>();
-                }
-                for v in vs.drain(..) {
-                    self.give(v);
-                }
-                out
+        }
+        Node::Not(_) => {
+            for x in v.iter_mut() {
+                *x = !truth(*x, from) as u64;
+            }
+        }
+        Node::BitNot(_) => {
+            for x in v.iter_mut() {
+                *x = convert(!*x, Ty::U64, to);
+            }
+        }
+        Node::Conv(_) => {
+            for x in v.iter_mut() {
+                *x = convert(*x, from, to);
+            }
+        }
+        Node::ToScalar(_, s) => {
+            for x in v.iter_mut() {
+                *x = to_scalar(*x, from, *s);
+            }
+        }
+        _ => unreachable!("not a unary operator"),
+    }
+}
+
+/// Lane `i` of a math function of type `t` of the arguments' values `vs`.
+#[inline]
+fn math_lane(f: &MathImpl, t: Ty, vs: &[Vec<u64>], i: usize) -> u64 {
+    let lf = |x: u64| f32::from_bits(x as u32);
+    let ld = f64::from_bits;
+    match (f, t) {
+        (MathImpl::F1(_, g), Ty::F32) => g(lf(vs[0][i])).to_bits() as u64,
+        (MathImpl::F1(g, _), _) => g(ld(vs[0][i])).to_bits(),
+        (MathImpl::F2(_, g), Ty::F32) => g(lf(vs[0][i]), lf(vs[1][i])).to_bits() as u64,
+        (MathImpl::F2(g, _), _) => g(ld(vs[0][i]), ld(vs[1][i])).to_bits(),
+        (MathImpl::F3(_, g), Ty::F32) => {
+            g(lf(vs[0][i]), lf(vs[1][i]), lf(vs[2][i])).to_bits() as u64
+        }
+        (MathImpl::F3(g, _), _) => g(ld(vs[0][i]), ld(vs[1][i]), ld(vs[2][i])).to_bits(),
+        (MathImpl::IAbs, Ty::F32) => lf(vs[0][i]).abs().to_bits() as u64,
+        (MathImpl::IAbs, Ty::F64) => ld(vs[0][i]).abs().to_bits(),
+        (MathImpl::IAbs, _) => convert((vs[0][i] as i64).wrapping_abs() as u64, Ty::I64, t),
+        (MathImpl::IMin | MathImpl::IMax, _) => {
+            let mut a = [vs[0][i]];
+            value::bin_lanes(BinOp::Lt, t, t, &mut a, &[vs[1][i]]);
+            let lt = a[0] != 0;
+            if lt == matches!(f, MathImpl::IMin) {
+                vs[0][i]
+            } else {
+                vs[1][i]
             }
         }
     }
@@ -494,6 +527,20 @@ impl<'a, 'e> Blk<'a, 'e> {
         t
     }
 
+    /// Counts a statement's warp instructions (`cost` per warp with active lanes in `m`).
+    #[inline]
+    fn charge(&mut self, cost: Cost, m: &[u64]) {
+        self.instructions +=
+            cost.get(self.env.platform.timing.address_folding) as u64 * self.active_warps(m);
+    }
+
+    /// Writes lane values `v` of type `ty`, as `s`, into the active lanes of register `slot`.
+    #[inline]
+    fn set_reg(&mut self, slot: usize, s: Scalar, v: &[u64], ty: Ty, m: &[u64]) {
+        let reg = &mut self.regs[slot];
+        for_each(m, |t| reg[t] = to_scalar(v[t], ty, s));
+    }
+
     fn exec(&mut self, s: &CStmt, m: Mask) -> Mask {
         match s {
             CStmt::SetReg {
@@ -502,12 +549,9 @@ impl<'a, 'e> Blk<'a, 'e> {
                 value,
                 cost,
             } => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
+                self.charge(*cost, &m);
                 let v = self.eval(value, &m);
-                let ty = value.ty;
-                let reg = &mut self.regs[*slot];
-                for_each(&m, |t| reg[t] = to_scalar(v[t], ty, *s));
+                self.set_reg(*slot, *s, &v, value.ty, &m);
                 self.give(v);
                 m
             }
@@ -520,8 +564,7 @@ impl<'a, 'e> Blk<'a, 'e> {
                 rmw,
                 cost,
             } => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
+                self.charge(*cost, &m);
                 let ix = self.eval(idx, &m);
                 if *rmw {
                     let old = self.load(*acc, *mem, &ix, idx.ty, &m);
@@ -541,16 +584,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 slots,
                 cost,
             } => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
-                let ix = self.eval(idx, &m);
-                let lanes = self.load_vector(*acc, *mem, &ix, idx.ty, &m, slots.len());
-                for ((slot, s), v) in slots.iter().zip(lanes) {
-                    let reg = &mut self.regs[*slot];
-                    for_each(&m, |t| reg[t] = to_scalar(v[t], ty_of(*s), *s));
-                    self.give(v);
-                }
-                self.give(ix);
+                self.charge(*cost, &m);
+                self.exec_vec_load(*acc, *mem, idx, slots, &m);
                 m
             }
             CStmt::VecStore {
@@ -561,21 +596,12 @@ impl<'a, 'e> Blk<'a, 'e> {
                 values,
                 cost,
             } => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
-                let ix = self.eval(idx, &m);
-                let vs: Vec<(Vec<u64>, Ty)> =
-                    values.iter().map(|v| (self.eval(v, &m), v.ty)).collect();
-                self.store_vector(*acc, *mem, *elem, &ix, idx.ty, &vs, &m);
-                for (v, _) in vs {
-                    self.give(v);
-                }
-                self.give(ix);
+                self.charge(*cost, &m);
+                self.exec_vec_store(*acc, *mem, *elem, idx, values, &m);
                 m
             }
             CStmt::Eval(e, cost) => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
+                self.charge(*cost, &m);
                 let v = self.eval(e, &m);
                 self.give(v);
                 m
@@ -586,16 +612,8 @@ impl<'a, 'e> Blk<'a, 'e> {
                 els,
                 cost,
             } => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
-                let t = self.truth_masks(cond, &m);
-                let f: Mask = m.iter().zip(t.iter()).map(|(a, b)| a & !b).collect();
-                let mut r1 = if any(&t) { self.exec_list(then, t) } else { t };
-                let r2 = if any(&f) { self.exec_list(els, f) } else { f };
-                for (a, b) in r1.iter_mut().zip(r2.iter()) {
-                    *a |= b;
-                }
-                r1
+                self.charge(*cost, &m);
+                self.exec_if(cond, then, els, &m)
             }
             CStmt::Loop {
                 cond,
@@ -604,84 +622,13 @@ impl<'a, 'e> Blk<'a, 'e> {
                 test_first,
                 cost,
             } => {
-                let zero = vec![0u64; m.len()];
-                self.loops.push((zero.clone(), zero));
-                let mut act = m.clone();
-                if *test_first {
-                    if let Some(c) = cond {
-                        self.instructions += cost.get(self.env.platform.timing.address_folding)
-                            as u64
-                            * self.active_warps(&act);
-                        act = self.truth_masks(c, &act);
-                    }
-                }
-                while any(&act) {
-                    self.iterations += 1;
-                    if self.iterations > self.env.opts.max_iterations {
-                        if self.iterations == self.env.opts.max_iterations + 1 {
-                            let t = (0..self.n).find(|&t| bit(&act, t)).unwrap_or(0);
-                            self.find(
-                                FindingKind::IterationLimit,
-                                NO_ACC,
-                                t,
-                                None,
-                                format!("{} loop iterations", self.env.opts.max_iterations),
-                            );
-                        }
-                        break;
-                    }
-                    let mut r = self.exec_list(body, act);
-                    if let Some((_, cont)) = self.loops.last_mut() {
-                        for (a, c) in r.iter_mut().zip(cont.iter_mut()) {
-                            *a |= *c;
-                            *c = 0;
-                        }
-                    }
-                    act = self.exec_list(step, r);
-                    if let Some(c) = cond {
-                        self.instructions += cost.get(self.env.platform.timing.address_folding)
-                            as u64
-                            * self.active_warps(&act);
-                        act = self.truth_masks(c, &act);
-                    }
-                }
-                self.loops.pop();
+                self.exec_loop(cond.as_ref(), step, body, *test_first, *cost, &m);
                 m
             }
-            CStmt::Break => {
-                if let Some((brk, _)) = self.loops.last_mut() {
-                    for (a, b) in brk.iter_mut().zip(m.iter()) {
-                        *a |= b;
-                    }
-                }
-                vec![0; m.len()]
-            }
-            CStmt::Continue => {
-                if let Some((_, cont)) = self.loops.last_mut() {
-                    for (a, b) in cont.iter_mut().zip(m.iter()) {
-                        *a |= b;
-                    }
-                }
-                vec![0; m.len()]
-            }
+            CStmt::Break => self.leave(&m, true),
+            CStmt::Continue => self.leave(&m, false),
             CStmt::Barrier => {
-                self.instructions += self.active_warps(&m);
-                if m != self.full {
-                    let missing = (0..self.n).find(|&t| !bit(&m, t));
-                    let arrived = (0..self.n).find(|&t| bit(&m, t));
-                    if let (Some(t), Some(o)) = (missing, arrived) {
-                        let other = self.tid(o);
-                        self.find(
-                            FindingKind::PartialBarrier,
-                            NO_ACC,
-                            t,
-                            Some(other),
-                            "the first thread does not reach the barrier the second one waits at"
-                                .to_string(),
-                        );
-                    }
-                }
-                self.epoch = self.epoch.wrapping_add(1).max(1);
+                self.barrier(&m);
                 m
             }
             CStmt::Seq(v) => self.exec_list(v, m),
@@ -695,34 +642,183 @@ impl<'a, 'e> Blk<'a, 'e> {
                 capture,
                 cost,
             } => {
-                self.instructions += cost.get(self.env.platform.timing.address_folding) as u64
-                    * self.active_warps(&m);
-                let ix = self.eval(idx, &m);
-                let v = value.as_ref().map(|e| (self.eval(e, &m), e.ty));
-                let after = capture.is_some_and(|c| c.2);
-                let got = self.atomic(
-                    *acc,
-                    *mem,
-                    *elem,
-                    (&ix, idx.ty),
-                    v.as_ref().map(|(x, t)| (x.as_slice(), *t)),
-                    *op,
-                    after,
-                    &m,
-                );
-                if let Some((slot, s, _)) = capture {
-                    let from = ty_of(*elem);
-                    let reg = &mut self.regs[*slot];
-                    for_each(&m, |t| reg[t] = to_scalar(got[t], from, *s));
-                }
-                self.give(got);
-                if let Some((x, _)) = v {
-                    self.give(x);
-                }
-                self.give(ix);
+                self.charge(*cost, &m);
+                let target = (*acc, *mem, *elem);
+                self.exec_atomic(target, idx, value.as_ref(), *op, *capture, &m);
                 m
             }
         }
+    }
+
+    /// A vector load into the registers `slots` (see [`CStmt::VecLoad`]).
+    fn exec_vec_load(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        idx: &CExpr,
+        slots: &[(usize, Scalar)],
+        m: &[u64],
+    ) {
+        let ix = self.eval(idx, m);
+        let lanes = self.load_vector(acc, mem, &ix, idx.ty, m, slots.len());
+        for ((slot, s), v) in slots.iter().zip(lanes) {
+            self.set_reg(*slot, *s, &v, ty_of(*s), m);
+            self.give(v);
+        }
+        self.give(ix);
+    }
+
+    /// A vector store of `values` (see [`CStmt::VecStore`]).
+    fn exec_vec_store(
+        &mut self,
+        acc: usize,
+        mem: Mem,
+        elem: Scalar,
+        idx: &CExpr,
+        values: &[CExpr],
+        m: &[u64],
+    ) {
+        let ix = self.eval(idx, m);
+        let vs: Vec<(Vec<u64>, Ty)> = values.iter().map(|v| (self.eval(v, m), v.ty)).collect();
+        self.store_vector(acc, mem, elem, &ix, idx.ty, &vs, m);
+        for (v, _) in vs {
+            self.give(v);
+        }
+        self.give(ix);
+    }
+
+    /// Both branches of an `if`, each on the lanes that take it; returns the lanes that come
+    /// out of either.
+    fn exec_if(&mut self, cond: &CExpr, then: &[CStmt], els: &[CStmt], m: &[u64]) -> Mask {
+        let t = self.truth_masks(cond, m);
+        let f: Mask = m.iter().zip(t.iter()).map(|(a, b)| a & !b).collect();
+        let mut r1 = if any(&t) { self.exec_list(then, t) } else { t };
+        let r2 = if any(&f) { self.exec_list(els, f) } else { f };
+        for (a, b) in r1.iter_mut().zip(r2.iter()) {
+            *a |= b;
+        }
+        r1
+    }
+
+    /// A loop, run until no lane is active (or the iteration limit); the lanes of `m` all
+    /// come out of it.
+    fn exec_loop(
+        &mut self,
+        cond: Option<&CExpr>,
+        step: &[CStmt],
+        body: &[CStmt],
+        test_first: bool,
+        cost: Cost,
+        m: &[u64],
+    ) {
+        let zero = vec![0u64; m.len()];
+        self.loops.push((zero.clone(), zero));
+        let mut act = m.to_vec();
+        if test_first {
+            if let Some(c) = cond {
+                act = self.loop_test(c, cost, &act);
+            }
+        }
+        while any(&act) {
+            if self.past_iteration_limit(&act) {
+                break;
+            }
+            let mut r = self.exec_list(body, act);
+            if let Some((_, cont)) = self.loops.last_mut() {
+                for (a, c) in r.iter_mut().zip(cont.iter_mut()) {
+                    *a |= *c;
+                    *c = 0;
+                }
+            }
+            act = self.exec_list(step, r);
+            if let Some(c) = cond {
+                act = self.loop_test(c, cost, &act);
+            }
+        }
+        self.loops.pop();
+    }
+
+    /// A loop's condition, charged: the lanes of `act` that go round again.
+    #[inline]
+    fn loop_test(&mut self, cond: &CExpr, cost: Cost, act: &[u64]) -> Mask {
+        self.charge(cost, act);
+        self.truth_masks(cond, act)
+    }
+
+    /// Counts one more loop iteration of the block; past the limit, reports it (once, on the
+    /// first active lane of `act`) and says so.
+    fn past_iteration_limit(&mut self, act: &[u64]) -> bool {
+        self.iterations += 1;
+        let max = self.env.opts.max_iterations;
+        if self.iterations <= max {
+            return false;
+        }
+        if self.iterations == max + 1 {
+            let t = (0..self.n).find(|&t| bit(act, t)).unwrap_or(0);
+            let detail = format!("{} loop iterations", max);
+            self.find(FindingKind::IterationLimit, NO_ACC, t, None, detail);
+        }
+        true
+    }
+
+    /// `break` (`brk`) or `continue`: the lanes of `m` leave for the innermost loop's exit or
+    /// its next iteration; none stays active.
+    fn leave(&mut self, m: &[u64], brk: bool) -> Mask {
+        if let Some((exit, cont)) = self.loops.last_mut() {
+            let to = if brk { exit } else { cont };
+            for (a, b) in to.iter_mut().zip(m.iter()) {
+                *a |= b;
+            }
+        }
+        vec![0; m.len()]
+    }
+
+    /// A barrier: the checker reports a block that does not reach it whole, and the shared
+    /// memory's race epoch moves on.
+    fn barrier(&mut self, m: &[u64]) {
+        self.instructions += self.active_warps(m);
+        if m != self.full {
+            let missing = (0..self.n).find(|&t| !bit(m, t));
+            let arrived = (0..self.n).find(|&t| bit(m, t));
+            if let (Some(t), Some(o)) = (missing, arrived) {
+                let other = self.tid(o);
+                self.find(
+                    FindingKind::PartialBarrier,
+                    NO_ACC,
+                    t,
+                    Some(other),
+                    "the first thread does not reach the barrier the second one waits at"
+                        .to_string(),
+                );
+            }
+        }
+        self.epoch = self.epoch.wrapping_add(1).max(1);
+    }
+
+    /// An atomic statement on the element `idx` of `(acc, mem, elem)`, its value captured
+    /// into a register when `capture` says so (see [`CStmt::Atomic`]).
+    fn exec_atomic(
+        &mut self,
+        (acc, mem, elem): (usize, Mem, Scalar),
+        idx: &CExpr,
+        value: Option<&CExpr>,
+        op: AtomicCOp,
+        capture: Option<(usize, Scalar, bool)>,
+        m: &[u64],
+    ) {
+        let ix = self.eval(idx, m);
+        let v = value.map(|e| (self.eval(e, m), e.ty));
+        let after = capture.is_some_and(|c| c.2);
+        let operand = v.as_ref().map(|(x, t)| (x.as_slice(), *t));
+        let got = self.atomic(acc, mem, elem, (&ix, idx.ty), operand, op, after, m);
+        if let Some((slot, s, _)) = capture {
+            self.set_reg(slot, s, &got, ty_of(elem), m);
+        }
+        self.give(got);
+        if let Some((x, _)) = v {
+            self.give(x);
+        }
+        self.give(ix);
     }
 }
 
@@ -773,6 +869,94 @@ pub fn run_program(
     platform: &SimPlatform,
     opts: &SimOptions,
 ) -> Result<RunResult, SimError> {
+    let threads = check_launch(p, args, platform)?;
+    let (params, globals) = bind_args(p, args, buffers, opts)?;
+    let total = grid.iter().map(|&g| g as u64).product::<u64>();
+    let chosen = chosen_blocks(total, opts.sample_blocks);
+    let caches = &platform.cache;
+    let env = Env {
+        p,
+        globals,
+        platform,
+        opts,
+        grid,
+        block: [p.block[0].max(1), p.block[1].max(1), p.block[2].max(1)],
+        threads,
+        params,
+        // The channel model reads the streams too.
+        record: caches.l2_bytes > 0
+            || (caches.l1_global_loads && caches.l1_bytes > 0)
+            || platform.channels.is_some(),
+        stream_cap: cache::STREAM_BUDGET / chosen.len().max(1),
+    };
+    let mut sum = Part::merge(simulate_blocks(&env, &chosen), p.accesses.len());
+    // Registers count only where the platform has a register file that limits (GPUs).
+    let registers = opts
+        .measured_registers
+        .get(&p.name)
+        .copied()
+        .or(p.registers)
+        .filter(|_| platform.registers.is_some());
+    let occupancy = platform.occupancy(threads as u32, p.shared_bytes, registers);
+    let blocks_per_sm = occupancy.blocks.min(u32::MAX as u64) as u32;
+    let mut channels = None;
+    if env.record {
+        let streams = std::mem::take(&mut sum.streams);
+        (sum.cache, channels) = replay_streams(&env, streams, &chosen, blocks_per_sm);
+    }
+    let mut findings = std::mem::take(&mut sum.findings);
+    findings.sort_by(|a, b| (a.kind, &a.access, a.thread).cmp(&(b.kind, &b.access, b.thread)));
+    let scale = if chosen.is_empty() {
+        1.0
+    } else {
+        total as f64 / chosen.len() as f64
+    };
+    if scale != 1.0 {
+        sum.scale(scale);
+    }
+    let sector = platform.sector as u64;
+    let footprints = (env.globals.iter().enumerate())
+        .map(|(g, buf)| footprint(buf, &p.globals[g].1, sector, scale))
+        .collect();
+    write_back(&env.globals, buffers);
+    if !opts.check {
+        if let Some(f) = findings.iter().find(|f| {
+            matches!(
+                f.kind,
+                FindingKind::OutOfBounds
+                    | FindingKind::PartialBarrier
+                    | FindingKind::IterationLimit
+            )
+        }) {
+            return Err(SimError::Fault(Box::new(f.clone())));
+        }
+    }
+    Ok(RunResult {
+        stats: LaunchStats {
+            kernel: p.name.clone(),
+            block: env.block,
+            grid,
+            blocks_total: total,
+            blocks_simulated: chosen.len() as u64,
+            accesses: p.accesses.clone(),
+            counts: sum.counts,
+            instructions: sum.instructions,
+            flops: sum.flops,
+            footprints,
+            shared_bytes: p.shared_bytes,
+            blocks_per_sm,
+            registers,
+            limited_by: occupancy.limit,
+            cache: sum.cache,
+            channels,
+        },
+        findings,
+    })
+}
+
+/// Checks that the platform's warp size, the argument count and the block size are ones the
+/// simulator runs; returns the threads of a block.
+fn check_launch(p: &Program, args: &[ArgValue], platform: &SimPlatform) -> Result<usize, SimError> {
     if !(platform.warp.is_power_of_two() && (1..=64).contains(&platform.warp)) {
         return Err(SimError::BadArgs(format!(
             "warp size {} (the simulator supports powers of two up to 64)",
@@ -795,6 +979,18 @@ pub fn run_program(
     if threads == 0 || threads > 4096 {
         return Err(SimError::BadArgs(format!("block of {} threads", threads)));
     }
+    Ok(threads)
+}
+
+/// The kernel's arguments bound to its parameters: the scalars' values (one per parameter,
+/// 0 for buffers) and the global buffers, copied from `buffers` and laid out in one address
+/// space.
+fn bind_args(
+    p: &Program,
+    args: &[ArgValue],
+    buffers: &[BufData],
+    opts: &SimOptions,
+) -> Result<(Vec<u64>, Vec<GBuf>), SimError> {
     let mut params = vec![0u64; args.len()];
     let mut globals = Vec::new();
     let mut base = 0u64;
@@ -848,25 +1044,55 @@ pub fn run_program(
             }
         }
     }
-    let total = grid.iter().map(|&g| g as u64).product::<u64>();
-    let chosen = chosen_blocks(total, opts.sample_blocks);
-    let caches = &platform.cache;
-    let env = Env {
-        p,
-        globals,
-        platform,
-        opts,
-        grid,
-        block: [p.block[0].max(1), p.block[1].max(1), p.block[2].max(1)],
-        threads,
-        params,
-        // The channel model reads the streams too.
-        record: caches.l2_bytes > 0
-            || (caches.l1_global_loads && caches.l1_bytes > 0)
-            || platform.channels.is_some(),
-        stream_cap: cache::STREAM_BUDGET / chosen.len().max(1),
-    };
-    let workers = if opts.check {
+    Ok((params, globals))
+}
+
+/// What the blocks one worker simulated gave, or the sum over the workers.
+#[derive(Default)]
+struct Part {
+    counts: Vec<AccessCounts>,
+    instructions: u64,
+    flops: u64,
+    findings: Vec<Finding>,
+    /// The blocks' sector streams (when `Env::record`), by index into the chosen blocks.
+    streams: Vec<(usize, cache::BlockStream)>,
+    /// Without recording, what DRAM saw directly; after the cache replay, the replay's counts.
+    cache: cache::CacheCounts,
+}
+
+impl Part {
+    /// The sum of the workers' parts, with `accesses` access counters.
+    fn merge(parts: Vec<Part>, accesses: usize) -> Part {
+        let mut sum = Part {
+            counts: vec![AccessCounts::default(); accesses],
+            ..Part::default()
+        };
+        for part in parts {
+            for (a, b) in sum.counts.iter_mut().zip(part.counts.iter()) {
+                a.add(b);
+            }
+            sum.instructions += part.instructions;
+            sum.flops += part.flops;
+            sum.findings.extend(part.findings);
+            sum.streams.extend(part.streams);
+            sum.cache.add(&part.cache);
+        }
+        sum
+    }
+
+    /// Scales the counts of the simulated blocks up to the whole grid (`scale` times).
+    fn scale(&mut self, scale: f64) {
+        self.counts.iter_mut().for_each(|c| c.scale(scale));
+        self.instructions = (self.instructions as f64 * scale).round() as u64;
+        self.flops = (self.flops as f64 * scale).round() as u64;
+        self.cache.scale(scale);
+    }
+}
+
+/// How many host threads simulate the blocks: one under the checker, else `opts.threads` or
+/// the machine's parallelism, at most 64 and at most one per block.
+fn worker_count(opts: &SimOptions, blocks: usize) -> usize {
+    if opts.check {
         1
     } else {
         opts.threads
@@ -876,47 +1102,49 @@ pub fn run_program(
                     .unwrap_or(1)
             })
             .clamp(1, 64)
-            .min(chosen.len().max(1))
-    };
+            .min(blocks.max(1))
+    }
+}
+
+/// The coordinates of the block of linear index `b` in `grid`.
+fn block_group(b: u64, grid: [u32; 3]) -> [u32; 3] {
+    let g0 = grid[0].max(1) as u64;
+    let g1 = grid[1].max(1) as u64;
+    [
+        (b % g0) as u32,
+        ((b / g0) % g1) as u32,
+        (b / (g0 * g1)) as u32,
+    ]
+}
+
+/// Runs the `chosen` blocks on the workers (each takes the next block until none is left);
+/// returns each worker's part.
+fn simulate_blocks(env: &Env, chosen: &[u64]) -> Vec<Part> {
+    let workers = worker_count(env.opts, chosen.len());
     let next = AtomicUsize::new(0);
-    type Part = (
-        Vec<AccessCounts>,
-        u64,
-        u64,
-        Vec<Finding>,
-        Vec<(usize, cache::BlockStream)>,
-        cache::CacheCounts,
-    );
     let results: Mutex<Vec<Part>> = Mutex::new(Vec::new());
     let work = || {
-        let mut blk = Blk::new(&env);
+        let mut blk = Blk::new(env);
         let mut streams = Vec::new();
         loop {
             let i = next.fetch_add(1, Relaxed);
             let Some(&b) = chosen.get(i) else { break };
-            let g0 = grid[0].max(1) as u64;
-            let g1 = grid[1].max(1) as u64;
-            let group = [
-                (b % g0) as u32,
-                ((b / g0) % g1) as u32,
-                (b / (g0 * g1)) as u32,
-            ];
-            blk.reset(group, b);
+            blk.reset(block_group(b, env.grid), b);
             let full = blk.full.clone();
-            let _ = blk.exec_list(&p.body, full);
+            let _ = blk.exec_list(&env.p.body, full);
             if env.record {
                 streams.push((i, std::mem::take(&mut blk.stream)));
             }
         }
         if let Ok(mut r) = results.lock() {
-            r.push((
-                blk.counts,
-                blk.instructions,
-                blk.flops,
-                blk.findings,
+            r.push(Part {
+                counts: blk.counts,
+                instructions: blk.instructions,
+                flops: blk.flops,
+                findings: blk.findings,
                 streams,
-                blk.direct,
-            ));
+                cache: blk.direct,
+            });
         }
     };
     if workers == 1 {
@@ -928,161 +1156,105 @@ pub fn run_program(
             }
         });
     }
-    let parts = results.into_inner().unwrap_or_default();
-    let mut counts = vec![AccessCounts::default(); p.accesses.len()];
-    let (mut instructions, mut flops) = (0u64, 0u64);
-    let mut findings = Vec::new();
-    let mut streams = Vec::new();
-    let mut cache_counts = cache::CacheCounts::default();
-    for (c, i, f, fs, st, direct) in parts {
-        for (a, b) in counts.iter_mut().zip(c.iter()) {
-            a.add(b);
-        }
-        instructions += i;
-        flops += f;
-        findings.extend(fs);
-        streams.extend(st);
-        cache_counts.add(&direct);
-    }
-    // The cache replay, in block order whatever the workers did.
-    // Registers count only where the platform has a register file that limits (GPUs).
-    let registers = opts
-        .measured_registers
-        .get(&p.name)
-        .copied()
-        .or(p.registers)
-        .filter(|_| platform.registers.is_some());
-    let occupancy = platform.occupancy(threads as u32, p.shared_bytes, registers);
-    let blocks_per_sm = occupancy.blocks.min(u32::MAX as u64) as u32;
+    results.into_inner().unwrap_or_default()
+}
+
+/// The cache replay of the blocks' sector `streams`, in block order whatever the workers did,
+/// and the channel model's counts of the first wave (when the platform has channels).
+fn replay_streams(
+    env: &Env,
+    mut streams: Vec<(usize, cache::BlockStream)>,
+    chosen: &[u64],
+    blocks_per_sm: u32,
+) -> (cache::CacheCounts, Option<channel::ChannelCounts>) {
+    let (p, platform) = (env.p, env.platform);
+    streams.sort_by_key(|(i, _)| *i);
     let mut channels = None;
-    if env.record {
-        streams.sort_by_key(|(i, _)| *i);
-        if let Some(ch) = &platform.channels {
-            // The first wave: the blocks resident at once, in launch (linear index) order.
-            let wave = platform.sms as u64 * blocks_per_sm.max(1) as u64;
-            let wave_streams: Vec<(u64, &cache::BlockStream)> =
-                streams.iter().map(|(i, s)| (chosen[*i], s)).collect();
-            channels = Some(channel::wave_counts(
-                &wave_streams,
-                wave,
-                platform.sector,
-                threads.div_ceil(platform.warp.max(1) as usize),
-                ch,
-            ));
-        }
-        let streams: Vec<cache::BlockStream> = streams.into_iter().map(|(_, s)| s).collect();
-        // The L1 is what the resident blocks' shared memory leaves of a unified storage.
-        let mut caches = platform.cache.clone();
-        caches.l1_bytes = caches.l1_for(p.shared_bytes as u64 * blocks_per_sm.max(1) as u64);
-        let t = &platform.timing;
-        cache_counts = cache::replay(
-            &streams,
-            &caches,
+    if let Some(ch) = &platform.channels {
+        // The first wave: the blocks resident at once, in launch (linear index) order.
+        let wave = platform.sms as u64 * blocks_per_sm.max(1) as u64;
+        let wave_streams: Vec<(u64, &cache::BlockStream)> =
+            streams.iter().map(|(i, s)| (chosen[*i], s)).collect();
+        channels = Some(channel::wave_counts(
+            &wave_streams,
+            wave,
             platform.sector,
-            platform.sms,
-            blocks_per_sm,
-            [t.level_latency(0), t.level_latency(1), t.level_latency(2)],
-        );
+            env.threads.div_ceil(platform.warp.max(1) as usize),
+            ch,
+        ));
     }
-    findings.sort_by(|a, b| (a.kind, &a.access, a.thread).cmp(&(b.kind, &b.access, b.thread)));
-    let scale = if chosen.is_empty() {
-        1.0
-    } else {
-        total as f64 / chosen.len() as f64
+    let streams: Vec<cache::BlockStream> = streams.into_iter().map(|(_, s)| s).collect();
+    // The L1 is what the resident blocks' shared memory leaves of a unified storage.
+    let mut caches = platform.cache.clone();
+    caches.l1_bytes = caches.l1_for(p.shared_bytes as u64 * blocks_per_sm.max(1) as u64);
+    let t = &platform.timing;
+    let counts = cache::replay(
+        &streams,
+        &caches,
+        platform.sector,
+        platform.sms,
+        blocks_per_sm,
+        [t.level_latency(0), t.level_latency(1), t.level_latency(2)],
+    );
+    (counts, channels)
+}
+
+/// The footprint of global buffer `buf` (array `array`) in `sector`-byte sectors, scaled to
+/// the whole grid (`scale`) and then capped by the buffer itself.
+fn footprint(buf: &GBuf, array: &str, sector: u64, scale: f64) -> Footprint {
+    let mut f = Footprint {
+        array: array.to_string(),
+        elem_size: buf.size as u32,
+        ..Default::default()
     };
+    let (mut last_r, mut last_w) = (u64::MAX, u64::MAX);
+    for (i, x) in buf.foot.iter().enumerate() {
+        let bits = x.load(Relaxed);
+        let sec = (buf.base + i as u64 * buf.size) / sector;
+        if bits & 1 != 0 {
+            f.read_elems += 1;
+            if sec != last_r {
+                last_r = sec;
+                f.read_sectors += 1;
+            }
+        }
+        if bits & 2 != 0 {
+            f.written_elems += 1;
+            if sec != last_w {
+                last_w = sec;
+                f.written_sectors += 1;
+            }
+        }
+    }
     if scale != 1.0 {
-        counts.iter_mut().for_each(|c| c.scale(scale));
-        instructions = (instructions as f64 * scale).round() as u64;
-        flops = (flops as f64 * scale).round() as u64;
-        cache_counts.scale(scale);
-    }
-    let sector = platform.sector as u64;
-    let mut footprints = Vec::new();
-    for (g, buf) in env.globals.iter().enumerate() {
-        let mut f = Footprint {
-            array: p.globals[g].1.clone(),
-            elem_size: buf.size as u32,
-            ..Default::default()
+        let s = |x: &mut u64| *x = ((*x as f64) * scale).round() as u64;
+        s(&mut f.read_elems);
+        s(&mut f.read_sectors);
+        s(&mut f.written_elems);
+        s(&mut f.written_sectors);
+        // Blocks share data (a row of B serves every block of a gemm column): a scaled
+        // footprint is capped by the buffer itself.
+        let n = buf.data.len() as u64;
+        let all_sectors = if n == 0 {
+            0
+        } else {
+            (buf.base + n * buf.size - 1) / sector - buf.base / sector + 1
         };
-        let (mut last_r, mut last_w) = (u64::MAX, u64::MAX);
-        for (i, x) in buf.foot.iter().enumerate() {
-            let bits = x.load(Relaxed);
-            let sec = (buf.base + i as u64 * buf.size) / sector;
-            if bits & 1 != 0 {
-                f.read_elems += 1;
-                if sec != last_r {
-                    last_r = sec;
-                    f.read_sectors += 1;
-                }
-            }
-            if bits & 2 != 0 {
-                f.written_elems += 1;
-                if sec != last_w {
-                    last_w = sec;
-                    f.written_sectors += 1;
-                }
-            }
-        }
-        if scale != 1.0 {
-            let s = |x: &mut u64| *x = ((*x as f64) * scale).round() as u64;
-            s(&mut f.read_elems);
-            s(&mut f.read_sectors);
-            s(&mut f.written_elems);
-            s(&mut f.written_sectors);
-            // Blocks share data (a row of B serves every block of a gemm column): a scaled
-            // footprint is capped by the buffer itself.
-            let n = buf.data.len() as u64;
-            let all_sectors = if n == 0 {
-                0
-            } else {
-                (buf.base + n * buf.size - 1) / sector - buf.base / sector + 1
-            };
-            f.read_elems = f.read_elems.min(n);
-            f.written_elems = f.written_elems.min(n);
-            f.read_sectors = f.read_sectors.min(all_sectors);
-            f.written_sectors = f.written_sectors.min(all_sectors);
-        }
-        footprints.push(f);
+        f.read_elems = f.read_elems.min(n);
+        f.written_elems = f.written_elems.min(n);
+        f.read_sectors = f.read_sectors.min(all_sectors);
+        f.written_sectors = f.written_sectors.min(all_sectors);
     }
-    // Write the buffers back.
-    for buf in &env.globals {
+    f
+}
+
+/// Writes the global buffers back into the caller's.
+fn write_back(globals: &[GBuf], buffers: &mut [BufData]) {
+    for buf in globals {
         let dst = &mut buffers[buf.src];
         for (i, x) in buf.data.iter().enumerate() {
             dst.set_raw(i, x.load(Relaxed));
         }
         let _ = buf.elem;
     }
-    if !opts.check {
-        if let Some(f) = findings.iter().find(|f| {
-            matches!(
-                f.kind,
-                FindingKind::OutOfBounds
-                    | FindingKind::PartialBarrier
-                    | FindingKind::IterationLimit
-            )
-        }) {
-            return Err(SimError::Fault(Box::new(f.clone())));
-        }
-    }
-    Ok(RunResult {
-        stats: LaunchStats {
-            kernel: p.name.clone(),
-            block: env.block,
-            grid,
-            blocks_total: total,
-            blocks_simulated: chosen.len() as u64,
-            accesses: p.accesses.clone(),
-            counts,
-            instructions,
-            flops,
-            footprints,
-            shared_bytes: p.shared_bytes,
-            blocks_per_sm,
-            registers,
-            limited_by: occupancy.limit,
-            cache: cache_counts,
-            channels,
-        },
-        findings,
-    })
 }
