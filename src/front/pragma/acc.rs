@@ -350,8 +350,7 @@ impl Cx<'_, '_> {
 
     fn clause(&mut self, p: Pair<'_, Rule>) -> Option<Clause> {
         let span = self.pspan(&p);
-        let rule = p.as_rule();
-        let kind = match rule {
+        let kind = match p.as_rule() {
             Rule::cl_independent => ClauseKind::Independent,
             Rule::cl_seq => ClauseKind::Seq,
             Rule::cl_auto => ClauseKind::Auto,
@@ -367,109 +366,10 @@ impl Cx<'_, '_> {
                 let e = p.clone().into_inner().find(|c| c.as_rule() == Rule::expr)?;
                 ClauseKind::Collapse(self.collapse_count(&e)?)
             }
-            Rule::cl_reduction => {
-                let mut op = RedOp::Add;
-                let mut vars = Vec::new();
-                for c in p.into_inner() {
-                    match c.as_rule() {
-                        Rule::red_op => {
-                            op = match c.as_str() {
-                                "+" => RedOp::Add,
-                                "*" => RedOp::Mul,
-                                "max" => RedOp::Max,
-                                "min" => RedOp::Min,
-                                "&" => RedOp::BitAnd,
-                                "|" => RedOp::BitOr,
-                                "^" => RedOp::BitXor,
-                                "&&" => RedOp::LogAnd,
-                                _ => RedOp::LogOr,
-                            }
-                        }
-                        Rule::var_list => {
-                            for v in c.into_inner() {
-                                if v.as_rule() == Rule::var {
-                                    vars.push(self.name(&v));
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                ClauseKind::Reduction { op, vars }
-            }
-            Rule::cl_private | Rule::cl_firstprivate => {
-                let mut vars = Vec::new();
-                let name = if rule == Rule::cl_private {
-                    "private"
-                } else {
-                    "firstprivate"
-                };
-                for c in p.into_inner() {
-                    if c.as_rule() == Rule::subarray_list {
-                        for s in self.subarray_list(c) {
-                            if !s.dims.is_empty() {
-                                self.diags.push(
-                                    Diag::warning(
-                                        s.span,
-                                        format!("subarray bounds in `{name}` are ignored"),
-                                    )
-                                    .label(format!("the whole `{}` is {name}", s.name.name)),
-                                );
-                            }
-                            vars.push(s.name);
-                        }
-                    }
-                }
-                if rule == Rule::cl_private {
-                    ClauseKind::Private(vars)
-                } else {
-                    ClauseKind::FirstPrivate(vars)
-                }
-            }
-            Rule::cl_data => {
-                let mut kind = DataKind::Copy;
-                let mut vars = Vec::new();
-                let mut zero = None;
-                for c in p.into_inner() {
-                    match c.as_rule() {
-                        Rule::data_kw => {
-                            kind = match c.as_str() {
-                                "copy" | "pcopy" | "present_or_copy" => DataKind::Copy,
-                                "copyin" | "pcopyin" | "present_or_copyin" => DataKind::CopyIn,
-                                "copyout" | "pcopyout" | "present_or_copyout" => DataKind::CopyOut,
-                                "create" | "pcreate" | "present_or_create" => DataKind::Create,
-                                "present" => DataKind::Present,
-                                "deviceptr" => DataKind::DevicePtr,
-                                "no_create" => DataKind::NoCreate,
-                                "delete" => DataKind::Delete,
-                                "host" | "self" => DataKind::Host,
-                                _ => DataKind::Device,
-                            }
-                        }
-                        Rule::subarray_list => vars = self.subarray_list(c),
-                        // `readonly:` is a hint (the kernels' arrays are read as they are
-                        // written); `zero:` makes the device copy start zeroed.
-                        Rule::data_mod if c.as_str() == "zero" => zero = Some(self.pspan(&c)),
-                        _ => {}
-                    }
-                }
-                if let Some(sp) = zero {
-                    if !matches!(kind, DataKind::Create | DataKind::CopyOut) {
-                        self.diags.push(
-                            Diag::error(
-                                sp,
-                                format!("the `zero` modifier applies to `create` and `copyout`, not to `{}`", kind.name()),
-                            )
-                            .label("not allowed here"),
-                        );
-                    }
-                }
-                ClauseKind::Data {
-                    kind,
-                    vars,
-                    zero: zero.is_some(),
-                }
-            }
+            Rule::cl_reduction => self.reduction_clause(p),
+            Rule::cl_private => ClauseKind::Private(self.private_vars(p, "private")),
+            Rule::cl_firstprivate => ClauseKind::FirstPrivate(self.private_vars(p, "firstprivate")),
+            Rule::cl_data => self.data_clause(p),
             Rule::cl_wait => {
                 let list = match p.into_inner().find(|c| c.as_rule() == Rule::wait_args) {
                     Some(a) => self.expr_list(a),
@@ -477,93 +377,178 @@ impl Cx<'_, '_> {
                 };
                 ClauseKind::Wait(list)
             }
-            Rule::cl_tile => {
-                let mut list = Vec::new();
-                for t in p.into_inner() {
-                    if t.as_rule() != Rule::tile_size {
-                        continue;
-                    }
-                    let Some(x) = t.into_inner().next() else {
-                        continue;
-                    };
-                    if x.as_rule() == Rule::star {
-                        self.diags.push(
-                            Diag::error(self.pspan(&x), "`tile(*)` is not supported")
-                                .label("give the tile size here"),
-                        );
-                        return None;
-                    }
-                    list.push(self.expr(&x)?);
-                }
-                ClauseKind::Tile(list)
-            }
+            Rule::cl_tile => ClauseKind::Tile(self.tile_sizes(p)?),
             Rule::cl_vendor => {
-                let text = p.as_str().trim_end().to_string();
-                let span = Span {
-                    hi: span.lo + text.len() as u32,
-                    ..span
-                };
+                self.vendor_clause(&p, span);
+                return None;
+            }
+            Rule::cl_ignored => self.ignored_clause(p, span)?,
+            // cl_unknown
+            _ => self.unknown_clause(p)?,
+        };
+        Some(Clause { kind, span })
+    }
+
+    /// `reduction(op: vars)`: the operator (`+` when missing) and the reduced variables.
+    fn reduction_clause(&mut self, p: Pair<'_, Rule>) -> ClauseKind {
+        let mut op = RedOp::Add;
+        let mut vars = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::red_op => op = red_op(c.as_str()),
+                Rule::var_list => {
+                    for v in c.into_inner() {
+                        if v.as_rule() == Rule::var {
+                            vars.push(self.name(&v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        ClauseKind::Reduction { op, vars }
+    }
+
+    /// The variables of a `private` or `firstprivate` clause (`name`), with a warning for each
+    /// subarray whose bounds are ignored (the whole array is private).
+    fn private_vars(&mut self, p: Pair<'_, Rule>, name: &str) -> Vec<Ident> {
+        let mut vars = Vec::new();
+        for c in p.into_inner() {
+            if c.as_rule() == Rule::subarray_list {
+                for s in self.subarray_list(c) {
+                    if !s.dims.is_empty() {
+                        self.diags.push(
+                            Diag::warning(
+                                s.span,
+                                format!("subarray bounds in `{name}` are ignored"),
+                            )
+                            .label(format!("the whole `{}` is {name}", s.name.name)),
+                        );
+                    }
+                    vars.push(s.name);
+                }
+            }
+        }
+        vars
+    }
+
+    /// A data clause: its kind (`copy` when missing), its subarrays and whether the `zero`
+    /// modifier is given, which is an error on other kinds than `create` and `copyout`.
+    fn data_clause(&mut self, p: Pair<'_, Rule>) -> ClauseKind {
+        let mut kind = DataKind::Copy;
+        let mut vars = Vec::new();
+        let mut zero = None;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::data_kw => kind = data_kind(c.as_str()),
+                Rule::subarray_list => vars = self.subarray_list(c),
+                // `readonly:` is a hint (the kernels' arrays are read as they are
+                // written); `zero:` makes the device copy start zeroed.
+                Rule::data_mod if c.as_str() == "zero" => zero = Some(self.pspan(&c)),
+                _ => {}
+            }
+        }
+        if let Some(sp) = zero {
+            if !matches!(kind, DataKind::Create | DataKind::CopyOut) {
                 self.diags.push(
-                    Diag::warning(
-                        span,
-                        format!("`{text}` is not an OpenACC clause; it is ignored"),
+                    Diag::error(
+                        sp,
+                        format!(
+                            "the `zero` modifier applies to `create` and `copyout`, not to `{}`",
+                            kind.name()
+                        ),
                     )
-                    .label("a vendor spelling")
-                    .note("OpenACC writes clause arguments in parentheses: `gang`, `num_gangs(n)`"),
+                    .label("not allowed here"),
+                );
+            }
+        }
+        ClauseKind::Data {
+            kind,
+            vars,
+            zero: zero.is_some(),
+        }
+    }
+
+    /// The sizes of `tile(…)`, or `None` when one is `*` (reported: not supported) or not an
+    /// expression.
+    fn tile_sizes(&mut self, p: Pair<'_, Rule>) -> Option<Vec<Expr>> {
+        let mut list = Vec::new();
+        for t in p.into_inner() {
+            if t.as_rule() != Rule::tile_size {
+                continue;
+            }
+            let Some(x) = t.into_inner().next() else {
+                continue;
+            };
+            if x.as_rule() == Rule::star {
+                self.diags.push(
+                    Diag::error(self.pspan(&x), "`tile(*)` is not supported")
+                        .label("give the tile size here"),
                 );
                 return None;
             }
-            Rule::cl_ignored => {
-                let word = p
-                    .into_inner()
-                    .next()
-                    .map(|w| w.as_str().to_string())
-                    .unwrap_or_default();
-                match word.as_str() {
-                    "finalize" => {
-                        return Some(Clause {
-                            kind: ClauseKind::Finalize,
-                            span,
-                        })
-                    }
-                    "if_present" => {
-                        return Some(Clause {
-                            kind: ClauseKind::IfPresent,
-                            span,
-                        })
-                    }
-                    _ => {}
-                }
-                if !matches!(word.as_str(), "default" | "nohost") {
-                    self.diags.push(
-                        Diag::warning(
-                            span,
-                            format!("clause `{word}` is not supported by accshare and is ignored"),
-                        )
-                        .label("ignored"),
-                    );
-                }
-                return None;
-            }
-            _ => {
-                // cl_unknown
-                let word = p.into_inner().find(|c| c.as_rule() == Rule::ident)?;
-                let w = word.as_str().to_string();
-                let mut d =
-                    Diag::warning(self.pspan(&word), format!("unknown clause `{w}` ignored"))
-                        .label("unknown clause");
-                if w == "share" {
-                    d = d.help(
-                        "`share` is a directive of its own: write `#pragma acc share(…)` on the line before the compute construct",
-                    );
-                } else if let Some(s) = did_you_mean(&w, CLAUSE_NAMES.iter().copied()) {
-                    d = d.help(format!("did you mean `{s}`?"));
-                }
-                self.diags.push(d);
-                ClauseKind::Unknown(w)
-            }
+            list.push(self.expr(&x)?);
+        }
+        Some(list)
+    }
+
+    /// Warns that a vendor spelling of a clause (at `span`) is ignored.
+    fn vendor_clause(&mut self, p: &Pair<'_, Rule>, span: Span) {
+        let text = p.as_str().trim_end().to_string();
+        let span = Span {
+            hi: span.lo + text.len() as u32,
+            ..span
         };
-        Some(Clause { kind, span })
+        self.diags.push(
+            Diag::warning(
+                span,
+                format!("`{text}` is not an OpenACC clause; it is ignored"),
+            )
+            .label("a vendor spelling")
+            .note("OpenACC writes clause arguments in parentheses: `gang`, `num_gangs(n)`"),
+        );
+    }
+
+    /// A clause accshare does not act on: `finalize` and `if_present` are kept; the others are
+    /// dropped, with a warning (at `span`) except for `default` and `nohost`.
+    fn ignored_clause(&mut self, p: Pair<'_, Rule>, span: Span) -> Option<ClauseKind> {
+        let word = p
+            .into_inner()
+            .next()
+            .map(|w| w.as_str().to_string())
+            .unwrap_or_default();
+        match word.as_str() {
+            "finalize" => return Some(ClauseKind::Finalize),
+            "if_present" => return Some(ClauseKind::IfPresent),
+            _ => {}
+        }
+        if !matches!(word.as_str(), "default" | "nohost") {
+            self.diags.push(
+                Diag::warning(
+                    span,
+                    format!("clause `{word}` is not supported by accshare and is ignored"),
+                )
+                .label("ignored"),
+            );
+        }
+        None
+    }
+
+    /// An unknown clause, kept by name, with a warning that suggests a known one.
+    fn unknown_clause(&mut self, p: Pair<'_, Rule>) -> Option<ClauseKind> {
+        let word = p.into_inner().find(|c| c.as_rule() == Rule::ident)?;
+        let w = word.as_str().to_string();
+        let mut d = Diag::warning(self.pspan(&word), format!("unknown clause `{w}` ignored"))
+            .label("unknown clause");
+        if w == "share" {
+            d = d.help(
+                "`share` is a directive of its own: write `#pragma acc share(…)` on the line before the compute construct",
+            );
+        } else if let Some(s) = did_you_mean(&w, CLAUSE_NAMES.iter().copied()) {
+            d = d.help(format!("did you mean `{s}`?"));
+        }
+        self.diags.push(d);
+        Some(ClauseKind::Unknown(w))
     }
 
     /// The `n` of `collapse(n)`: a positive integer literal or integer macro.
@@ -656,5 +641,37 @@ fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
         Construct::HostData => matches!(k, K::If(_)),
         Construct::Declare => data(COMPUTE_DATA),
         Construct::Atomic(_) | Construct::Cache => false,
+    }
+}
+
+/// The reduction operator a `red_op` spells (`||` for anything unknown).
+fn red_op(s: &str) -> RedOp {
+    match s {
+        "+" => RedOp::Add,
+        "*" => RedOp::Mul,
+        "max" => RedOp::Max,
+        "min" => RedOp::Min,
+        "&" => RedOp::BitAnd,
+        "|" => RedOp::BitOr,
+        "^" => RedOp::BitXor,
+        "&&" => RedOp::LogAnd,
+        _ => RedOp::LogOr,
+    }
+}
+
+/// The data kind a `data_kw` spells, its `pcopy`/`present_or_…` aliases included (`device` for
+/// anything unknown).
+fn data_kind(s: &str) -> DataKind {
+    match s {
+        "copy" | "pcopy" | "present_or_copy" => DataKind::Copy,
+        "copyin" | "pcopyin" | "present_or_copyin" => DataKind::CopyIn,
+        "copyout" | "pcopyout" | "present_or_copyout" => DataKind::CopyOut,
+        "create" | "pcreate" | "present_or_create" => DataKind::Create,
+        "present" => DataKind::Present,
+        "deviceptr" => DataKind::DevicePtr,
+        "no_create" => DataKind::NoCreate,
+        "delete" => DataKind::Delete,
+        "host" | "self" => DataKind::Host,
+        _ => DataKind::Device,
     }
 }

@@ -480,159 +480,23 @@ impl Pp<'_> {
 
     /// `#define` (the tokens after `define`); `line_span` is used when the name is missing.
     pub(super) fn define(&mut self, toks: Vec<Tok>, line_span: Span) {
-        let Some(&name) = toks.first() else {
-            self.error(Diag::error(
-                line_span,
-                "expected macro name after `#define`",
-            ));
+        let Some(name) = self.define_name(&toks, line_span) else {
             return;
         };
-        if name.kind != TK::Ident {
-            let d = Diag::error(name.span, "macro name must be an identifier")
-                .label("expected an identifier");
-            self.error(d);
-            return;
-        }
-        if name.sym == self.s.defined {
-            let d = Diag::error(name.span, "`defined` cannot be used as a macro name");
-            self.error(d);
-            return;
-        }
         let func = toks
             .get(1)
             .is_some_and(|t| self.is_punct(t, self.s.lparen) && !t.space);
-        let mut params: Vec<Sym> = Vec::new();
-        let mut variadic = false;
-        let mut i = 1;
-        if func {
-            i = 2;
-            let mut expect = true;
-            loop {
-                let Some(&t) = toks.get(i) else {
-                    let sp = toks.last().map_or(name.span, |t| t.span);
-                    let d = Diag::error(sp, "missing `)` in macro parameter list")
-                        .with_label(name.span, "in the definition of this macro");
-                    self.error(d);
-                    return;
-                };
-                i += 1;
-                if expect {
-                    if self.is_punct(&t, self.s.rparen) && params.is_empty() {
-                        break;
-                    }
-                    let mut is_ellipsis = self.is_punct(&t, self.s.ellipsis);
-                    if t.kind == TK::Ident {
-                        if t.sym == self.s.va_args {
-                            let d = Diag::error(
-                                t.span,
-                                "`__VA_ARGS__` cannot be a macro parameter name",
-                            )
-                            .help("write `...` for a variadic macro");
-                            self.error(d);
-                            return;
-                        }
-                        if params.contains(&t.sym) {
-                            let d = Diag::error(
-                                t.span,
-                                format!("duplicate macro parameter `{}`", self.text_of(&t)),
-                            );
-                            self.error(d);
-                            return;
-                        }
-                        params.push(t.sym);
-                        if toks
-                            .get(i)
-                            .is_some_and(|n| self.is_punct(n, self.s.ellipsis))
-                        {
-                            i += 1;
-                            variadic = true;
-                            is_ellipsis = true;
-                        } else {
-                            expect = false;
-                            continue;
-                        }
-                    } else if is_ellipsis {
-                        variadic = true;
-                        params.push(self.s.va_args);
-                    }
-                    if is_ellipsis {
-                        match toks.get(i) {
-                            Some(n) if self.is_punct(n, self.s.rparen) => {
-                                i += 1;
-                                break;
-                            }
-                            other => {
-                                let sp = other.map_or(t.span, |n| n.span);
-                                let d = Diag::error(sp, "expected `)` after `...`");
-                                self.error(d);
-                                return;
-                            }
-                        }
-                    }
-                    let d = Diag::error(
-                        t.span,
-                        format!("expected parameter name, found `{}`", self.text_of(&t)),
-                    );
-                    self.error(d);
-                    return;
-                } else {
-                    if self.is_punct(&t, self.s.rparen) {
-                        break;
-                    }
-                    if self.is_punct(&t, self.s.comma) {
-                        expect = true;
-                        continue;
-                    }
-                    let d = Diag::error(
-                        t.span,
-                        format!(
-                            "expected `,` or `)` in macro parameter list, found `{}`",
-                            self.text_of(&t)
-                        ),
-                    );
-                    self.error(d);
-                    return;
-                }
-            }
-        }
-        let body_toks = toks.get(i..).unwrap_or(&[]);
-        let mut body = Vec::with_capacity(body_toks.len());
-        for (k, t) in body_toks.iter().enumerate() {
-            let mut t = *t;
-            if k == 0 {
-                t.space = false;
-            }
-            t.noexpand = false;
-            let param = if func && t.kind == TK::Ident {
-                params.iter().position(|&p| p == t.sym).map(|x| x as u32)
-            } else {
-                None
+        let (params, variadic, i) = if func {
+            let Some(list) = self.macro_params(&toks, name) else {
+                return;
             };
-            body.push(BTok { tok: t, param });
-        }
-        let is_hh = |b: &BTok| b.tok.kind == TK::Punct && b.tok.sym == self.s.hashhash;
-        if let Some(b) = body
-            .first()
-            .filter(|b| is_hh(b))
-            .or(body.last().filter(|b| is_hh(b)))
-        {
-            let d = Diag::error(
-                b.tok.span,
-                "`##` cannot appear at either end of a macro expansion",
-            );
-            self.error(d);
+            list
+        } else {
+            (Vec::new(), false, 1)
+        };
+        let body = macro_body(toks.get(i..).unwrap_or(&[]), func, &params);
+        if !self.check_macro_body(&body, func) {
             return;
-        }
-        if func {
-            for (k, b) in body.iter().enumerate() {
-                if self.is_punct(&b.tok, self.s.hash)
-                    && body.get(k + 1).is_none_or(|n| n.param.is_none())
-                {
-                    let d = Diag::error(b.tok.span, "`#` is not followed by a macro parameter");
-                    self.error(d);
-                    return;
-                }
-            }
         }
         self.def_order += 1;
         let m = Macro {
@@ -659,6 +523,160 @@ impl Pp<'_> {
         self.store_macro(m);
     }
 
+    /// The name `#define` defines (the first of `toks`), or `None` when it is missing, not an
+    /// identifier or `defined` (reported; `line_span` locates a missing one).
+    fn define_name(&mut self, toks: &[Tok], line_span: Span) -> Option<Tok> {
+        let Some(&name) = toks.first() else {
+            self.error(Diag::error(
+                line_span,
+                "expected macro name after `#define`",
+            ));
+            return None;
+        };
+        if name.kind != TK::Ident {
+            let d = Diag::error(name.span, "macro name must be an identifier")
+                .label("expected an identifier");
+            self.error(d);
+            return None;
+        }
+        if name.sym == self.s.defined {
+            let d = Diag::error(name.span, "`defined` cannot be used as a macro name");
+            self.error(d);
+            return None;
+        }
+        Some(name)
+    }
+
+    /// The parameter list of the function-like macro `name` (`toks` are the tokens after
+    /// `define`, `(` second): the parameters (`__VA_ARGS__` last for `...`), whether it is
+    /// variadic, and the index of the body's first token; or `None` when the list is malformed
+    /// (reported).
+    fn macro_params(&mut self, toks: &[Tok], name: Tok) -> Option<(Vec<Sym>, bool, usize)> {
+        let mut params: Vec<Sym> = Vec::new();
+        let mut variadic = false;
+        let mut i = 2;
+        let mut expect = true;
+        loop {
+            let Some(&t) = toks.get(i) else {
+                let sp = toks.last().map_or(name.span, |t| t.span);
+                let d = Diag::error(sp, "missing `)` in macro parameter list")
+                    .with_label(name.span, "in the definition of this macro");
+                self.error(d);
+                return None;
+            };
+            i += 1;
+            if expect {
+                if self.is_punct(&t, self.s.rparen) && params.is_empty() {
+                    break;
+                }
+                let mut is_ellipsis = self.is_punct(&t, self.s.ellipsis);
+                if t.kind == TK::Ident {
+                    if t.sym == self.s.va_args {
+                        let d =
+                            Diag::error(t.span, "`__VA_ARGS__` cannot be a macro parameter name")
+                                .help("write `...` for a variadic macro");
+                        self.error(d);
+                        return None;
+                    }
+                    if params.contains(&t.sym) {
+                        let d = Diag::error(
+                            t.span,
+                            format!("duplicate macro parameter `{}`", self.text_of(&t)),
+                        );
+                        self.error(d);
+                        return None;
+                    }
+                    params.push(t.sym);
+                    if toks
+                        .get(i)
+                        .is_some_and(|n| self.is_punct(n, self.s.ellipsis))
+                    {
+                        i += 1;
+                        variadic = true;
+                        is_ellipsis = true;
+                    } else {
+                        expect = false;
+                        continue;
+                    }
+                } else if is_ellipsis {
+                    variadic = true;
+                    params.push(self.s.va_args);
+                }
+                if is_ellipsis {
+                    match toks.get(i) {
+                        Some(n) if self.is_punct(n, self.s.rparen) => {
+                            i += 1;
+                            break;
+                        }
+                        other => {
+                            let sp = other.map_or(t.span, |n| n.span);
+                            let d = Diag::error(sp, "expected `)` after `...`");
+                            self.error(d);
+                            return None;
+                        }
+                    }
+                }
+                let d = Diag::error(
+                    t.span,
+                    format!("expected parameter name, found `{}`", self.text_of(&t)),
+                );
+                self.error(d);
+                return None;
+            } else {
+                if self.is_punct(&t, self.s.rparen) {
+                    break;
+                }
+                if self.is_punct(&t, self.s.comma) {
+                    expect = true;
+                    continue;
+                }
+                let d = Diag::error(
+                    t.span,
+                    format!(
+                        "expected `,` or `)` in macro parameter list, found `{}`",
+                        self.text_of(&t)
+                    ),
+                );
+                self.error(d);
+                return None;
+            }
+        }
+        Some((params, variadic, i))
+    }
+
+    /// Whether a macro's body is well formed: no `##` at either end, and in a function-like
+    /// macro every `#` followed by a parameter; the first violation is reported.
+    fn check_macro_body(&mut self, body: &[BTok], func: bool) -> bool {
+        let is_hh = |b: &BTok| b.tok.kind == TK::Punct && b.tok.sym == self.s.hashhash;
+        if let Some(b) = body
+            .first()
+            .filter(|b| is_hh(b))
+            .or(body.last().filter(|b| is_hh(b)))
+        {
+            let d = Diag::error(
+                b.tok.span,
+                "`##` cannot appear at either end of a macro expansion",
+            );
+            self.error(d);
+            return false;
+        }
+        if func {
+            for (k, b) in body.iter().enumerate() {
+                if self.is_punct(&b.tok, self.s.hash)
+                    && body.get(k + 1).is_none_or(|n| n.param.is_none())
+                {
+                    let d = Diag::error(b.tok.span, "`#` is not followed by a macro parameter");
+                    self.error(d);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `#include` (`rest`: the raw tokens after `include`, `line_end` the end of its line): a
+    /// `<name>` found in no `-I` directory stays an `#include` line; a file found is pushed on
+    /// the file stack, unless `#pragma once` already saw it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn include(
         &mut self,
@@ -669,86 +687,9 @@ impl Pp<'_> {
         line_span: Span,
         line_end: usize,
     ) {
-        let bad = |pp: &mut Self, sp: Span| {
-            let d = Diag::error(sp, "`#include` expects \"FILENAME\" or <FILENAME>");
-            pp.error(d);
-        };
-        let Some(&first) = rest.first() else {
-            bad(self, dspan);
+        let Some((name, name_span, system)) = self.include_name(file, text, rest, dspan, line_end)
+        else {
             return;
-        };
-        let first_text = text.get(first.lo..first.hi).unwrap_or("");
-        let (name, name_span, system) = if first.kind == RawKind::Str {
-            match first_text
-                .strip_prefix('"')
-                .and_then(|s| s.strip_suffix('"'))
-            {
-                Some(n) => (n.to_string(), Span::new(file, first.lo, first.hi), false),
-                None => {
-                    bad(self, Span::new(file, first.lo, first.hi));
-                    return;
-                }
-            }
-        } else if first.kind == RawKind::Punct && first_text == "<" {
-            let after = text.get(first.hi..line_end).unwrap_or("");
-            match after.find('>') {
-                Some(k) => (
-                    after.get(..k).unwrap_or("").trim().to_string(),
-                    Span::new(file, first.lo, first.hi + k + 1),
-                    true,
-                ),
-                None => {
-                    let d = Diag::error(
-                        Span::new(file, first.lo, line_end),
-                        "missing `>` in `#include`",
-                    );
-                    self.error(d);
-                    return;
-                }
-            }
-        } else {
-            let toks = self.line_toks(file, text, rest, true);
-            let toks = self.expand_isolated(toks, RunKind::Directive { record: false });
-            match toks.first() {
-                Some(t) if t.kind == TK::Str => {
-                    let s = self.text_of(t);
-                    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-                        Some(n) => (n.to_string(), t.span, false),
-                        None => {
-                            bad(self, t.span);
-                            return;
-                        }
-                    }
-                }
-                Some(t) if self.is_punct(t, self.s.lt) => {
-                    let mut n = String::new();
-                    let mut closed = false;
-                    for (k, x) in toks.iter().enumerate().skip(1) {
-                        if self.is_punct(x, self.s.gt) {
-                            closed = true;
-                            break;
-                        }
-                        if k > 1 && x.space {
-                            n.push(' ');
-                        }
-                        n.push_str(self.int.get(x.sym));
-                    }
-                    if !closed {
-                        let d = Diag::error(t.span, "missing `>` in `#include`");
-                        self.error(d);
-                        return;
-                    }
-                    (n, t.span, true)
-                }
-                Some(t) => {
-                    bad(self, t.span);
-                    return;
-                }
-                None => {
-                    bad(self, Span::new(file, first.lo, first.hi));
-                    return;
-                }
-            }
         };
         // `<name>` is searched in the `-I` directories, as `cc` does before its system
         // directories; found nowhere, it is a system header and stays an `#include` line.
@@ -759,34 +700,178 @@ impl Pp<'_> {
                 .iter()
                 .any(|d| d.join(&name).is_file())
         {
-            if let Some(text) = super::system::header_macros(&name) {
-                let key = std::path::PathBuf::from(format!("<{name}>"));
-                if self.once.insert(key.clone()) {
-                    let fid = self.sources.add(
-                        format!("<{name} (accshare)>"),
-                        std::path::PathBuf::new(),
-                        text.to_string(),
-                    );
-                    let rc: Rc<str> = Rc::from(text);
-                    let toks = Rc::new(lex(text));
-                    self.push_file(fid, rc, toks, key);
-                }
-            }
-            self.out.system_includes.push((name, line_span));
+            self.system_include(name, line_span);
             return;
         }
         if name.is_empty() {
             self.error(Diag::error(name_span, "empty file name in `#include`"));
             return;
         }
+        if !self.count_include(name_span) {
+            return;
+        }
+        let Some(path) = self.find_include(file, &name, name_span, system) else {
+            return;
+        };
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if self.once.contains(&key) {
+            if let Some(&(fid, _, _)) = self.file_cache.get(&key) {
+                let edge = LocalInclude {
+                    line: line_span,
+                    file: fid,
+                };
+                self.out.local_includes.push(edge);
+            }
+            return;
+        }
+        let Some((fid, ftext, ftoks)) = self.read_include(&path, &key, &name, name_span) else {
+            return;
+        };
+        self.out.local_includes.push(LocalInclude {
+            line: line_span,
+            file: fid,
+        });
+        self.push_file(fid, ftext, ftoks, key);
+    }
+
+    /// Reports a malformed `#include` at `sp`.
+    fn bad_include(&mut self, sp: Span) {
+        let d = Diag::error(sp, "`#include` expects \"FILENAME\" or <FILENAME>");
+        self.error(d);
+    }
+
+    /// The file `#include` names, where, and whether as `<name>` (a system header); or `None`
+    /// when the directive is malformed (reported). `"name"` and `<name>` are read as written;
+    /// other tokens are macro-expanded first.
+    fn include_name(
+        &mut self,
+        file: FileId,
+        text: &str,
+        rest: &[RawToken],
+        dspan: Span,
+        line_end: usize,
+    ) -> Option<(String, Span, bool)> {
+        let Some(&first) = rest.first() else {
+            self.bad_include(dspan);
+            return None;
+        };
+        let first_text = text.get(first.lo..first.hi).unwrap_or("");
+        if first.kind == RawKind::Str {
+            match first_text
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+            {
+                Some(n) => Some((n.to_string(), Span::new(file, first.lo, first.hi), false)),
+                None => {
+                    self.bad_include(Span::new(file, first.lo, first.hi));
+                    None
+                }
+            }
+        } else if first.kind == RawKind::Punct && first_text == "<" {
+            let after = text.get(first.hi..line_end).unwrap_or("");
+            match after.find('>') {
+                Some(k) => Some((
+                    after.get(..k).unwrap_or("").trim().to_string(),
+                    Span::new(file, first.lo, first.hi + k + 1),
+                    true,
+                )),
+                None => {
+                    let d = Diag::error(
+                        Span::new(file, first.lo, line_end),
+                        "missing `>` in `#include`",
+                    );
+                    self.error(d);
+                    None
+                }
+            }
+        } else {
+            self.expanded_include_name(file, text, rest, Span::new(file, first.lo, first.hi))
+        }
+    }
+
+    /// The file a macro-expanded `#include` names (`rest` expanded to `"name"` or `<name>`), as
+    /// [`Self::include_name`] gives it; `first` locates the error when nothing is left.
+    fn expanded_include_name(
+        &mut self,
+        file: FileId,
+        text: &str,
+        rest: &[RawToken],
+        first: Span,
+    ) -> Option<(String, Span, bool)> {
+        let toks = self.line_toks(file, text, rest, true);
+        let toks = self.expand_isolated(toks, RunKind::Directive { record: false });
+        match toks.first() {
+            Some(t) if t.kind == TK::Str => {
+                let s = self.text_of(t);
+                match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                    Some(n) => Some((n.to_string(), t.span, false)),
+                    None => {
+                        self.bad_include(t.span);
+                        None
+                    }
+                }
+            }
+            Some(t) if self.is_punct(t, self.s.lt) => {
+                let mut n = String::new();
+                let mut closed = false;
+                for (k, x) in toks.iter().enumerate().skip(1) {
+                    if self.is_punct(x, self.s.gt) {
+                        closed = true;
+                        break;
+                    }
+                    if k > 1 && x.space {
+                        n.push(' ');
+                    }
+                    n.push_str(self.int.get(x.sym));
+                }
+                if !closed {
+                    let d = Diag::error(t.span, "missing `>` in `#include`");
+                    self.error(d);
+                    return None;
+                }
+                Some((n, t.span, true))
+            }
+            Some(t) => {
+                self.bad_include(t.span);
+                None
+            }
+            None => {
+                self.bad_include(first);
+                None
+            }
+        }
+    }
+
+    /// A system header `<name>` (at `line_span`) that stays an `#include` line; the macros
+    /// accshare knows it to define are read once, from a file of their own.
+    fn system_include(&mut self, name: String, line_span: Span) {
+        if let Some(text) = super::system::header_macros(&name) {
+            let key = std::path::PathBuf::from(format!("<{name}>"));
+            if self.once.insert(key.clone()) {
+                let fid = self.sources.add(
+                    format!("<{name} (accshare)>"),
+                    std::path::PathBuf::new(),
+                    text.to_string(),
+                );
+                let rc: Rc<str> = Rc::from(text);
+                let toks = Rc::new(lex(text));
+                self.push_file(fid, rc, toks, key);
+            }
+        }
+        self.out.system_includes.push((name, line_span));
+    }
+
+    /// Counts one more `#include` (at `name_span`), or reports (once) that files nest too
+    /// deeply or that there are too many, and says `false`.
+    fn count_include(&mut self, name_span: Span) -> bool {
         if self.files.len() > MAX_INCLUDE_DEPTH {
             if !self.too_deep.insert(name_span) {
-                return;
+                return false;
             }
             let d = Diag::error(name_span, "#include nested too deeply")
                 .note(format!("the limit is {MAX_INCLUDE_DEPTH} nested files"));
             self.error(d);
-            return;
+            return false;
         }
         if self.include_count >= MAX_INCLUDES {
             if !self.include_limit_reported {
@@ -795,9 +880,21 @@ impl Pp<'_> {
                     .note(format!("the limit is {MAX_INCLUDES} per translation unit"));
                 self.error(d);
             }
-            return;
+            return false;
         }
         self.include_count += 1;
+        true
+    }
+
+    /// The path of the included `name`: searched in the including `file`'s directory (not for a
+    /// `<name>`, `system`) then in the `-I` directories; or `None`, reported at `name_span`.
+    fn find_include(
+        &mut self,
+        file: FileId,
+        name: &str,
+        name_span: Span,
+        system: bool,
+    ) -> Option<PathBuf> {
         let cur_dir = self
             .sources
             .path(file)
@@ -806,7 +903,8 @@ impl Pp<'_> {
             .unwrap_or_default();
         let mut dirs = if system { Vec::new() } else { vec![cur_dir] };
         dirs.extend(self.opts.include_dirs.iter().cloned());
-        let Some(path) = dirs.iter().map(|d| d.join(&name)).find(|p| p.is_file()) else {
+        let found = dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
+        if found.is_none() {
             let searched: Vec<String> = dirs
                 .iter()
                 .map(|d| {
@@ -821,49 +919,43 @@ impl Pp<'_> {
                 .label("not found")
                 .note(format!("searched in: {}", searched.join(", ")));
             self.error(d);
-            return;
-        };
-        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if self.once.contains(&key) {
-            if let Some(&(fid, _, _)) = self.file_cache.get(&key) {
-                let edge = LocalInclude {
-                    line: line_span,
-                    file: fid,
-                };
-                self.out.local_includes.push(edge);
-            }
-            return;
         }
-        let (fid, ftext, ftoks) = match self.file_cache.get(&key) {
-            Some(c) => c.clone(),
-            None => match std::fs::read(&path) {
-                Ok(bytes) => {
-                    let s = match String::from_utf8(bytes) {
-                        Ok(s) => s,
-                        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                    };
-                    let rc: Rc<str> = Rc::from(s.as_str());
-                    let fid =
-                        self.sources
-                            .add(path.to_string_lossy().into_owned(), path.clone(), s);
-                    let toks = Rc::new(lex(&rc));
-                    let c = (fid, rc, toks);
-                    self.file_cache.insert(key.clone(), c.clone());
-                    c
-                }
-                Err(e) => {
-                    let d =
-                        Diag::error(name_span, format!("cannot read include file `{name}`: {e}"));
-                    self.error(d);
-                    return;
-                }
-            },
-        };
-        self.out.local_includes.push(LocalInclude {
-            line: line_span,
-            file: fid,
-        });
-        self.push_file(fid, ftext, ftoks, key);
+        found
+    }
+
+    /// The included file at `path` (`key`: its canonical path), read and lexed once and then
+    /// cached; or `None` when it cannot be read (reported at `name_span`).
+    fn read_include(
+        &mut self,
+        path: &Path,
+        key: &Path,
+        name: &str,
+        name_span: Span,
+    ) -> Option<CachedFile> {
+        if let Some(c) = self.file_cache.get(key) {
+            return Some(c.clone());
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let s = match String::from_utf8(bytes) {
+                    Ok(s) => s,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                };
+                let rc: Rc<str> = Rc::from(s.as_str());
+                let fid =
+                    self.sources
+                        .add(path.to_string_lossy().into_owned(), path.to_path_buf(), s);
+                let toks = Rc::new(lex(&rc));
+                let c = (fid, rc, toks);
+                self.file_cache.insert(key.to_path_buf(), c.clone());
+                Some(c)
+            }
+            Err(e) => {
+                let d = Diag::error(name_span, format!("cannot read include file `{name}`: {e}"));
+                self.error(d);
+                None
+            }
+        }
     }
 
     pub(super) fn pragma(
@@ -911,4 +1003,24 @@ impl Pp<'_> {
             space_before: true,
         });
     }
+}
+
+/// A macro's body from its tokens: the first without its leading space, none marked
+/// `noexpand`, and in a function-like macro (`func`) each of `params` marked by its index.
+fn macro_body(body_toks: &[Tok], func: bool, params: &[Sym]) -> Vec<BTok> {
+    let mut body = Vec::with_capacity(body_toks.len());
+    for (k, t) in body_toks.iter().enumerate() {
+        let mut t = *t;
+        if k == 0 {
+            t.space = false;
+        }
+        t.noexpand = false;
+        let param = if func && t.kind == TK::Ident {
+            params.iter().position(|&p| p == t.sym).map(|x| x as u32)
+        } else {
+            None
+        };
+        body.push(BTok { tok: t, param });
+    }
+    body
 }

@@ -403,124 +403,11 @@ pub fn atomic_form(kind: AtomicKind, body: &Stmt) -> Result<AtomicForm, Diag> {
     };
     let whole = body.span;
     match (kind, exprs.as_slice()) {
-        (AtomicKind::Read, [e]) => match plain_copy(e) {
-            Some((v, x)) => Ok(AtomicForm {
-                kind,
-                x: x.clone(),
-                update: AtomicUpdate::Read,
-                capture: Some((v.clone(), false)),
-            }),
-            None => Err(unsupported(
-                e.span,
-                kind,
-                "expected `v = x;` with `x` a variable or an array element",
-            )),
-        },
-        (AtomicKind::Write, [e]) => match &e.kind {
-            ExprKind::Assign(None, x, value) if is_location(x) => {
-                if mentions(value, x) {
-                    return Err(unsupported(
-                        e.span,
-                        kind,
-                        "the value of an atomic write must not read `x` (use `atomic update`)",
-                    ));
-                }
-                Ok(AtomicForm {
-                    kind,
-                    x: (**x).clone(),
-                    update: AtomicUpdate::Write((**value).clone()),
-                    capture: None,
-                })
-            }
-            _ => Err(unsupported(e.span, kind, "expected `x = e;`")),
-        },
-        (AtomicKind::Update, [e]) => {
-            let (x, update, _) = update_expr(e)?;
-            if matches!(update, AtomicUpdate::Write(_)) {
-                return Err(unsupported(
-                    e.span,
-                    kind,
-                    "this assignment does not read `x`: it is an `atomic write`",
-                ));
-            }
-            Ok(AtomicForm {
-                kind,
-                x,
-                update,
-                capture: None,
-            })
-        }
-        (AtomicKind::Capture, [e]) => {
-            let ExprKind::Assign(None, v, rhs) = &e.kind else {
-                return Err(unsupported(
-                    e.span,
-                    kind,
-                    "expected `v = x++;`, `v = x op= e;` or a block `{v = x; x op= e;}`",
-                ));
-            };
-            if !is_location(v) || matches!(rhs.kind, ExprKind::Ident(_) | ExprKind::Index(..)) {
-                return Err(unsupported(
-                    e.span,
-                    kind,
-                    "expected `v = x++;`, `v = x op= e;` or a block `{v = x; x op= e;}`",
-                ));
-            }
-            let (x, update, after) = update_expr(rhs).map_err(|_| {
-                unsupported(
-                    rhs.span,
-                    kind,
-                    "expected `x++`, `x--`, `++x`, `--x` or `x op= e` after `v =`",
-                )
-            })?;
-            if matches!(update, AtomicUpdate::Write(_)) || same(v, &x) {
-                return Err(unsupported(
-                    rhs.span,
-                    kind,
-                    "expected `x++`, `x--`, `++x`, `--x` or `x op= e` after `v =`",
-                ));
-            }
-            Ok(AtomicForm {
-                kind,
-                x,
-                update,
-                capture: Some(((**v).clone(), after)),
-            })
-        }
-        (AtomicKind::Capture, [a, b]) => {
-            // `{v = x; upd;}` (the value before) or `{upd; v = x;}` (the value after).
-            let try_order = |copy: &Expr, upd: &Expr, after: bool| {
-                let (v, x) = plain_copy(copy)?;
-                let (ux, update, _) = update_expr(upd).ok()?;
-                (same(&ux, x) && !same(v, x) && !mentions(v, x)).then(|| AtomicForm {
-                    kind,
-                    x: ux,
-                    update,
-                    capture: Some((v.clone(), after)),
-                })
-            };
-            if let Some(f) = try_order(a, b, false).or_else(|| try_order(b, a, true)) {
-                return Ok(f);
-            }
-            // A copy and an update of two different locations.
-            for (copy, upd) in [(a, b), (b, a)] {
-                if let (Some((_, x)), Ok((ux, _, _))) = (plain_copy(copy), update_expr(upd)) {
-                    if !same(x, &ux) {
-                        return Err(Diag::error(
-                            ux.span,
-                            "the two statements of this `atomic capture` name different locations",
-                        )
-                        .label(format!("updates `{}`", expr_to_c(&ux)))
-                        .with_label(x.span, format!("reads `{}`", expr_to_c(x)))
-                        .note("an atomic capture reads and updates one location: `{v = x; x op= e;}` or `{x op= e; v = x;}`"));
-                    }
-                }
-            }
-            Err(unsupported(
-                whole,
-                kind,
-                "expected `{v = x; x op= e;}` or `{x op= e; v = x;}` on the same `x`",
-            ))
-        }
+        (AtomicKind::Read, [e]) => read_form(e),
+        (AtomicKind::Write, [e]) => write_form(e),
+        (AtomicKind::Update, [e]) => update_form(e),
+        (AtomicKind::Capture, [e]) => capture_form(e),
+        (AtomicKind::Capture, [a, b]) => capture_block_form(a, b, whole),
         _ => Err(unsupported(
             whole,
             kind,
@@ -531,6 +418,140 @@ pub fn atomic_form(kind: AtomicKind, body: &Stmt) -> Result<AtomicForm, Diag> {
             },
         )),
     }
+}
+
+/// `atomic read`: `v = x;`.
+fn read_form(e: &Expr) -> Result<AtomicForm, Diag> {
+    let kind = AtomicKind::Read;
+    match plain_copy(e) {
+        Some((v, x)) => Ok(AtomicForm {
+            kind,
+            x: x.clone(),
+            update: AtomicUpdate::Read,
+            capture: Some((v.clone(), false)),
+        }),
+        None => Err(unsupported(
+            e.span,
+            kind,
+            "expected `v = x;` with `x` a variable or an array element",
+        )),
+    }
+}
+
+/// `atomic write`: `x = e;`, with `e` not reading `x`.
+fn write_form(e: &Expr) -> Result<AtomicForm, Diag> {
+    let kind = AtomicKind::Write;
+    match &e.kind {
+        ExprKind::Assign(None, x, value) if is_location(x) => {
+            if mentions(value, x) {
+                return Err(unsupported(
+                    e.span,
+                    kind,
+                    "the value of an atomic write must not read `x` (use `atomic update`)",
+                ));
+            }
+            Ok(AtomicForm {
+                kind,
+                x: (**x).clone(),
+                update: AtomicUpdate::Write((**value).clone()),
+                capture: None,
+            })
+        }
+        _ => Err(unsupported(e.span, kind, "expected `x = e;`")),
+    }
+}
+
+/// `atomic update`: an update expression of `x` that reads it.
+fn update_form(e: &Expr) -> Result<AtomicForm, Diag> {
+    let kind = AtomicKind::Update;
+    let (x, update, _) = update_expr(e)?;
+    if matches!(update, AtomicUpdate::Write(_)) {
+        return Err(unsupported(
+            e.span,
+            kind,
+            "this assignment does not read `x`: it is an `atomic write`",
+        ));
+    }
+    Ok(AtomicForm {
+        kind,
+        x,
+        update,
+        capture: None,
+    })
+}
+
+/// `atomic capture` of one statement: `v = x++;`, `v = x op= e;` and the like.
+fn capture_form(e: &Expr) -> Result<AtomicForm, Diag> {
+    let kind = AtomicKind::Capture;
+    let (v, rhs) = match &e.kind {
+        ExprKind::Assign(None, v, rhs)
+            if is_location(v) && !matches!(rhs.kind, ExprKind::Ident(_) | ExprKind::Index(..)) =>
+        {
+            (v, rhs)
+        }
+        _ => {
+            return Err(unsupported(
+                e.span,
+                kind,
+                "expected `v = x++;`, `v = x op= e;` or a block `{v = x; x op= e;}`",
+            ))
+        }
+    };
+    let not_update = || {
+        unsupported(
+            rhs.span,
+            kind,
+            "expected `x++`, `x--`, `++x`, `--x` or `x op= e` after `v =`",
+        )
+    };
+    let (x, update, after) = update_expr(rhs).map_err(|_| not_update())?;
+    if matches!(update, AtomicUpdate::Write(_)) || same(v, &x) {
+        return Err(not_update());
+    }
+    Ok(AtomicForm {
+        kind,
+        x,
+        update,
+        capture: Some(((**v).clone(), after)),
+    })
+}
+
+/// `atomic capture` of a block of two statements `a` and `b` (`whole`): `{v = x; upd;}` (the
+/// value before) or `{upd; v = x;}` (the value after).
+fn capture_block_form(a: &Expr, b: &Expr, whole: Span) -> Result<AtomicForm, Diag> {
+    let kind = AtomicKind::Capture;
+    let try_order = |copy: &Expr, upd: &Expr, after: bool| {
+        let (v, x) = plain_copy(copy)?;
+        let (ux, update, _) = update_expr(upd).ok()?;
+        (same(&ux, x) && !same(v, x) && !mentions(v, x)).then(|| AtomicForm {
+            kind,
+            x: ux,
+            update,
+            capture: Some((v.clone(), after)),
+        })
+    };
+    if let Some(f) = try_order(a, b, false).or_else(|| try_order(b, a, true)) {
+        return Ok(f);
+    }
+    // A copy and an update of two different locations.
+    for (copy, upd) in [(a, b), (b, a)] {
+        if let (Some((_, x)), Ok((ux, _, _))) = (plain_copy(copy), update_expr(upd)) {
+            if !same(x, &ux) {
+                return Err(Diag::error(
+                    ux.span,
+                    "the two statements of this `atomic capture` name different locations",
+                )
+                .label(format!("updates `{}`", expr_to_c(&ux)))
+                .with_label(x.span, format!("reads `{}`", expr_to_c(x)))
+                .note("an atomic capture reads and updates one location: `{v = x; x op= e;}` or `{x op= e; v = x;}`"));
+            }
+        }
+    }
+    Err(unsupported(
+        whole,
+        kind,
+        "expected `{v = x; x op= e;}` or `{x op= e; v = x;}` on the same `x`",
+    ))
 }
 
 #[cfg(test)]

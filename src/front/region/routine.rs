@@ -340,64 +340,68 @@ impl Inliner<'_> {
             return None;
         };
         let def = self.defs.get(&f.name)?.clone();
-        let fail = |this: &mut Self, why: String| {
-            this.diags.push(
-                Diag::error(
-                    f.span,
-                    format!("the routine `{}` cannot be inlined: {}", f.name, why),
-                )
-                .label("called in a compute region")
-                .with_label(def.name.span, "the routine"),
-            );
-            None
+        let (mut body, last_return) = match inlinable_body(&def, args.len(), level, void_stmt) {
+            Ok(b) => b,
+            Err(why) => return self.refuse(f, &def, why),
         };
-        if level >= MAX_INLINE_DEPTH {
-            return fail(
-                self,
-                format!("routines call routines more than {MAX_INLINE_DEPTH} deep (recursion?)"),
-            );
-        }
-        if def.params.len() != args.len() {
-            return fail(
-                self,
-                format!(
-                    "it takes {} arguments and is given {}",
-                    def.params.len(),
-                    args.len()
-                ),
-            );
-        }
-        let returns = !matches!(def.ret, CType::Void);
-        if !returns && !void_stmt {
-            return fail(self, "it returns no value".to_string());
-        }
-        // The body: at most one `return`, the last statement.
-        let mut body = def.body.clone();
-        let last_return = match body.stmts.last().map(|s| &s.kind) {
-            Some(StmtKind::Return(Some(_))) => body.stmts.pop(),
-            Some(StmtKind::Return(None)) => {
-                body.stmts.pop();
-                None
-            }
-            _ => None,
-        };
-        if body.stmts.iter().any(has_return) {
-            return fail(
-                self,
-                "it returns from inside a loop or a condition".to_string(),
-            );
-        }
-        if returns && last_return.is_none() {
-            return fail(
-                self,
-                "its last statement is not `return value;`".to_string(),
-            );
-        }
         self.count += 1;
         let n = self.count;
+        let mut subst = self.subst_for_copy(&def, f.span, &body, n);
+        let mut inner = match subst.bind_params(&def, args, &body, n, e.span) {
+            Ok(pre) => pre,
+            Err(why) => return self.refuse(f, &def, why),
+        };
+        for s in &mut body.stmts {
+            subst.stmt(s, 0);
+        }
+        inner.append(&mut body.stmts);
+        let mut out = Vec::new();
+        if let Some(Stmt {
+            kind: StmtKind::Return(Some(mut r)),
+            ..
+        }) = last_return
+        {
+            subst.expr(&mut r, 0);
+            let res = result_name(n);
+            out.push(decl_stmt(&res, def.ret.clone(), None, e.span));
+            inner.push(assign_stmt(res, r, e.span));
+        }
+        if let Some(why) = subst.error {
+            return self.refuse(f, &def, why);
+        }
+        let mut block = Stmt {
+            kind: StmtKind::Block(Block {
+                stmts: inner,
+                span: e.span,
+            }),
+            span: e.span,
+        };
+        // Routines the routine calls.
+        self.stmt(&mut block, depth + 1, level + 1);
+        out.push(block);
+        Some((out, n))
+    }
+
+    /// Reports that the routine `def`, called as `f`, cannot be inlined, and why; `None`.
+    fn refuse<T>(&mut self, f: &Ident, def: &FunctionDef, why: String) -> Option<T> {
+        self.diags.push(
+            Diag::error(
+                f.span,
+                format!("the routine `{}` cannot be inlined: {}", f.name, why),
+            )
+            .label("called in a compute region")
+            .with_label(def.name.span, "the routine"),
+        );
+        None
+    }
+
+    /// The substitution of inlined copy `n` of `def` (called at `at`, whose `body` it renames):
+    /// spans moved to a new copy of the routine's file, the body's locals renamed
+    /// `accshare_i<n>_<name>`.
+    fn subst_for_copy(&mut self, def: &FunctionDef, at: Span, body: &Block, n: usize) -> Subst {
         // A copy of the routine's file, so that this copy's spans are its own.
         let file = def.span.file;
-        let line = self.sources.line_col(f.span).0;
+        let line = self.sources.line_col(at).0;
         let copy = self.sources.add(
             format!("{} (inlined at line {})", self.sources.name(file), line),
             std::path::PathBuf::new(),
@@ -421,91 +425,69 @@ impl Inliner<'_> {
                 .names
                 .insert(l.clone(), format!("accshare_i{}_{}", n, l));
         }
-        let mut pre = Vec::new();
-        for (p, a) in def.params.iter().zip(args) {
-            let Some(pname) = &p.name else { continue };
-            if is_scalar(&p.ty) && is_pure(a) && !body.stmts.iter().any(|s| assigns(s, &pname.name))
-            {
-                // Never assigned: the argument itself (converted to the parameter's type), so
-                // that bounds like `k < d` stay affine in the caller's terms.
-                let ty = match &p.ty {
-                    CType::Const(t) => (**t).clone(),
-                    t => t.clone(),
-                };
-                subst.exprs.insert(
-                    pname.name.clone(),
-                    Expr {
-                        kind: ExprKind::Cast(ty, Box::new(a.clone())),
-                        span: a.span,
-                    },
-                );
-            } else if is_scalar(&p.ty) {
-                let local = format!("accshare_i{}_{}", n, pname.name);
-                subst.names.insert(pname.name.clone(), local.clone());
-                pre.push(decl_stmt(&local, p.ty.clone(), Some(a.clone()), e.span));
-            } else {
-                match array_arg(a) {
-                    Some(ArrayArg::Rename(x)) => {
-                        subst.names.insert(pname.name.clone(), x);
-                    }
-                    Some(arg) => {
-                        subst.arrays.insert(pname.name.clone(), arg);
-                    }
-                    None => {
-                        return fail(
-                            self,
-                            format!(
-                                "the argument of `{}` is not an array, `&a[i]`, `a + i` or a row `a[i]`",
-                                pname.name
-                            ),
-                        )
-                    }
-                }
-            }
+        subst
+    }
+}
+
+/// The body of `def` to inline, without its final `return` (given apart when it returns a
+/// value), or why it cannot be inlined `level` routines deep with `nargs` arguments (as a
+/// statement of its own where `void_stmt`).
+fn inlinable_body(
+    def: &FunctionDef,
+    nargs: usize,
+    level: usize,
+    void_stmt: bool,
+) -> Result<(Block, Option<Stmt>), String> {
+    if level >= MAX_INLINE_DEPTH {
+        return Err(format!(
+            "routines call routines more than {MAX_INLINE_DEPTH} deep (recursion?)"
+        ));
+    }
+    if def.params.len() != nargs {
+        return Err(format!(
+            "it takes {} arguments and is given {}",
+            def.params.len(),
+            nargs
+        ));
+    }
+    let returns = !matches!(def.ret, CType::Void);
+    if !returns && !void_stmt {
+        return Err("it returns no value".to_string());
+    }
+    // The body: at most one `return`, the last statement.
+    let mut body = def.body.clone();
+    let last_return = match body.stmts.last().map(|s| &s.kind) {
+        Some(StmtKind::Return(Some(_))) => body.stmts.pop(),
+        Some(StmtKind::Return(None)) => {
+            body.stmts.pop();
+            None
         }
-        for s in &mut body.stmts {
-            subst.stmt(s, 0);
-        }
-        let mut inner = pre;
-        inner.append(&mut body.stmts);
-        let mut out = Vec::new();
-        if let Some(Stmt {
-            kind: StmtKind::Return(Some(mut r)),
-            ..
-        }) = last_return
-        {
-            subst.expr(&mut r, 0);
-            let res = result_name(n);
-            out.push(decl_stmt(&res, def.ret.clone(), None, e.span));
-            inner.push(Stmt {
-                kind: StmtKind::Expr(Expr {
-                    kind: ExprKind::Assign(
-                        None,
-                        Box::new(Expr {
-                            kind: ExprKind::Ident(res),
-                            span: e.span,
-                        }),
-                        Box::new(r),
-                    ),
-                    span: e.span,
+        _ => None,
+    };
+    if body.stmts.iter().any(has_return) {
+        return Err("it returns from inside a loop or a condition".to_string());
+    }
+    if returns && last_return.is_none() {
+        return Err("its last statement is not `return value;`".to_string());
+    }
+    Ok((body, last_return))
+}
+
+/// The statement `res = r;` (at `span`).
+fn assign_stmt(res: String, r: Expr, span: Span) -> Stmt {
+    Stmt {
+        kind: StmtKind::Expr(Expr {
+            kind: ExprKind::Assign(
+                None,
+                Box::new(Expr {
+                    kind: ExprKind::Ident(res),
+                    span,
                 }),
-                span: e.span,
-            });
-        }
-        if let Some(why) = subst.error {
-            return fail(self, why);
-        }
-        let mut block = Stmt {
-            kind: StmtKind::Block(Block {
-                stmts: inner,
-                span: e.span,
-            }),
-            span: e.span,
-        };
-        // Routines the routine calls.
-        self.stmt(&mut block, depth + 1, level + 1);
-        out.push(block);
-        Some((out, n))
+                Box::new(r),
+            ),
+            span,
+        }),
+        span,
     }
 }
 
@@ -701,6 +683,60 @@ struct Subst {
 }
 
 impl Subst {
+    /// Binds the parameters of `def` to the arguments `args` of inlined copy `n`, whose `body`
+    /// is read for assignments: a pure scalar argument never assigned replaces its parameter, a
+    /// scalar one otherwise becomes a local declared (at `span`) in the statements returned, an
+    /// array argument renames or offsets its parameter. `Err` says which argument is no array.
+    fn bind_params(
+        &mut self,
+        def: &FunctionDef,
+        args: &[Expr],
+        body: &Block,
+        n: usize,
+        span: Span,
+    ) -> Result<Vec<Stmt>, String> {
+        let mut pre = Vec::new();
+        for (p, a) in def.params.iter().zip(args) {
+            let Some(pname) = &p.name else { continue };
+            if is_scalar(&p.ty) && is_pure(a) && !body.stmts.iter().any(|s| assigns(s, &pname.name))
+            {
+                // Never assigned: the argument itself (converted to the parameter's type), so
+                // that bounds like `k < d` stay affine in the caller's terms.
+                let ty = match &p.ty {
+                    CType::Const(t) => (**t).clone(),
+                    t => t.clone(),
+                };
+                self.exprs.insert(
+                    pname.name.clone(),
+                    Expr {
+                        kind: ExprKind::Cast(ty, Box::new(a.clone())),
+                        span: a.span,
+                    },
+                );
+            } else if is_scalar(&p.ty) {
+                let local = format!("accshare_i{}_{}", n, pname.name);
+                self.names.insert(pname.name.clone(), local.clone());
+                pre.push(decl_stmt(&local, p.ty.clone(), Some(a.clone()), span));
+            } else {
+                match array_arg(a) {
+                    Some(ArrayArg::Rename(x)) => {
+                        self.names.insert(pname.name.clone(), x);
+                    }
+                    Some(arg) => {
+                        self.arrays.insert(pname.name.clone(), arg);
+                    }
+                    None => {
+                        return Err(format!(
+                        "the argument of `{}` is not an array, `&a[i]`, `a + i` or a row `a[i]`",
+                        pname.name
+                    ))
+                    }
+                }
+            }
+        }
+        Ok(pre)
+    }
+
     fn span(&self, s: &mut Span) {
         if s.file == self.file {
             s.file = self.copy;
