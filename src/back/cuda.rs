@@ -22,7 +22,7 @@
 use crate::back::c_like::{
     self, CasSpelling, Dialect, MathSpelling, TypeUse, CPP_KEYWORDS, PREC_PRIMARY, PREC_UNARY,
 };
-use crate::front::ast::{BinOp, Scalar};
+use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::{Builtin, KParamKind, Kernel, MathFn, Module, Space};
 
 /// The CUDA C++ dialect.

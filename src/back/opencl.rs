@@ -21,7 +21,7 @@
 use crate::back::c_like::{
     self, CasSpelling, Dialect, MathSpelling, TypeUse, PREC_PRIMARY, PREC_UNARY,
 };
-use crate::front::ast::{BinOp, Scalar};
+use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::math::{MathFn, Real};
 use crate::kernel::{Builtin, KParamKind, Kernel, Module, Space};
 

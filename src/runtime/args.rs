@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 use crate::kernel::{HostArg, KParamKind, Kernel, Launch, Module};
 use crate::sim::host::{grid_for, raw_from_f64, raw_from_i64};
 use crate::sim::trace::LaunchError;

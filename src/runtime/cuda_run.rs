@@ -30,7 +30,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 use crate::kernel::{Launch, Module};
 use crate::model::device::{DeviceFacts, DeviceKind, DeviceName, LocalMemKind};
 use crate::model::Platform;

@@ -17,7 +17,7 @@ use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::CL_BLOCKING;
 
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 use crate::kernel::{Launch, Module};
 use crate::model::device::{self, DeviceError};
 use crate::runtime::args::{self, Arg};

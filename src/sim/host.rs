@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use super::value::{self, to_scalar, truth, ty_of, Ty};
 use super::*;
-use crate::front::ast::BinOp;
-use crate::front::pragma_ast::RedOp;
+use crate::ir::vocab::BinOp;
+use crate::ir::vocab::RedOp;
 use crate::kernel::{HostArg, Kernel, Launch, Module};
 
 /// Work-groups needed to cover `extent` work-items per dimension (the host rounds up).

@@ -38,7 +38,7 @@ pub mod value;
 pub use exec::run_kernel;
 pub use memory::{analyze, AccessStats, KernelReport, Report};
 
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 pub use crate::kernel::access::{AccessInfo, AccessKind};
 use crate::kernel::Space;
 

@@ -11,7 +11,7 @@
 //! overflow is undefined in C; the GPUs wrap); integer division truncates toward zero; division
 //! by zero gives 0 (the checker reports it); shift counts are masked to the width (OpenCL C).
 
-use crate::front::ast::{BinOp, Scalar};
+use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::math::{MathFn, Real};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

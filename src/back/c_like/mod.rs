@@ -27,7 +27,7 @@
 
 use std::borrow::Cow;
 
-use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::{
     ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, MathFn,
     Space,

@@ -38,8 +38,8 @@ use crate::back::Target;
 
 mod expr;
 mod launch;
-use crate::front::ast::Scalar;
-use crate::front::pragma_ast::RedOp;
+use crate::ir::vocab::RedOp;
+use crate::ir::vocab::Scalar;
 use crate::kernel::{HostArg, HostRegion, KParamKind, Module};
 pub use expr::host_expr;
 use launch::launch_code;

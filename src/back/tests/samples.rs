@@ -1,6 +1,6 @@
 //! Hand-built kernel modules for the back ends' snapshot and compilation tests.
 
-use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::{
     ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, LocalArray, MathFn,
     Module, Space,

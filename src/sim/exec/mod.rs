@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::value::{self, bin_types, convert, math_fn, to_scalar, truth, ty_of, MathImpl, Ty};
 use super::*;
-use crate::front::ast::{BinOp, Scalar, UnOp};
+use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::{
     ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Module, Space,
 };
