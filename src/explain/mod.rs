@@ -1,5 +1,8 @@
 //! `accshare explain`: what the partition engine decided and why, per region and kernel, as
 //! text or JSON (schema: `docs/explain-json.md`; written by serde_json).
+//!
+//! The plans, with the schedule's notes added to them (`add_staging`), become one report value
+//! (`value::Report`) that both renderers read: `text` formats it, `json` serializes it.
 
 use crate::diag::SourceMap;
 use crate::ir::Poly;
@@ -7,17 +10,21 @@ use crate::model::Platform;
 use crate::partition::candidates::SeedDim;
 use crate::partition::subspace::{TExpr, Tile};
 use crate::partition::{self, KernelPlan, Nest, RegionPlan, Seeds, Subspace};
+use crate::schedule::stage::{Reorder, StageSpec, StagedArray, Strip};
 use crate::schedule::tuned::{Origin, TunedKernel};
-use crate::schedule::{KernelSchedule, RegionSchedule};
+use crate::schedule::{KernelSchedule, RegionSchedule, Schedule};
 
 mod json;
 mod text;
+mod value;
 
 use json::json;
 use text::text;
+use value::Report;
 
 pub use crate::model::list_platforms;
 
+/// The form of the report: text for people, JSON for programs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
@@ -58,10 +65,23 @@ pub fn report(
             Some(plan)
         })
         .collect();
+    render(&plans, sources, platform, format, &banks, &factors)
+}
+
+/// The report value of `plans` with the schedule's tables, rendered in `format`.
+fn render(
+    plans: &[RegionPlan],
+    sources: &SourceMap,
+    platform: &Platform,
+    format: Format,
+    banks: &BankTable,
+    factors: &FactorTable,
+) -> String {
     let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
+    let report = Report::new(plans, &locs, platform, banks, factors);
     match format {
-        Format::Text => text(&plans, &locs, platform),
-        Format::Json => json(&plans, &locs, platform, &banks, &factors),
+        Format::Text => text(&report),
+        Format::Json => json(&report),
     }
 }
 
@@ -73,8 +93,6 @@ type BankTable = std::collections::BTreeMap<(usize, crate::ir::LoopId), Vec<Tile
 type FactorTable =
     std::collections::BTreeMap<(usize, crate::ir::LoopId), crate::schedule::regs::FactorChoice>;
 
-/// The text of the search of the outputs per work-item (notes of its kernel): one line per
-/// candidate, then the choice and why.
 /// The model's comparison of the staged kernel with the unstaged one (`schedule::gain`).
 fn gain_note(g: &crate::schedule::gain::Gain) -> String {
     let one = |c: &crate::schedule::regs::FactorCandidate| {
@@ -102,6 +120,8 @@ fn gain_note(g: &crate::schedule::gain::Gain) -> String {
     )
 }
 
+/// The text of the search of the outputs per work-item (notes of its kernel): one line per
+/// candidate, then the choice and why.
 fn factor_notes(c: &crate::schedule::regs::FactorChoice) -> Vec<String> {
     let mut out = Vec::new();
     for f in &c.candidates {
@@ -199,197 +219,40 @@ fn bank_note(t: &TileBank) -> String {
     )
 }
 
-/// What the schedule does with each kernel's plan: a note naming the arrays staged in the
-/// generated code, and the staging-time reasons of the others in `rejected`.
+/// What the schedule does with each kernel's plan: its notes (mapping, tuning, register tiles,
+/// short words, staging), its block order, and the staging-time reasons of the arrays it left
+/// in global memory in `rejected`.
 fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut BankTable) {
     for kp in &mut rp.kernels {
-        let ks = kernels.iter().find(|k| k.root == kp.root);
-        if let Some(note) = ks.and_then(mapping_note) {
-            kp.notes.push(note);
-        }
-        if let Some(Origin::Tuned { device, entry }) = ks.map(|k| &k.origin) {
+        let Some(ks) = kernels.iter().find(|k| k.root == kp.root) else {
+            continue;
+        };
+        let s = ks.preferred();
+        kp.notes.extend(mapping_note(ks));
+        if let Origin::Tuned { device, entry } = &ks.origin {
             kp.notes.push(tuned_note(device, entry));
         }
-        if let Some(s) = ks.map(|k| k.preferred()).filter(|s| s.staged().is_none()) {
-            // A transposed vector tile is reported by its own note (`words_note`).
-            if s.ilp * s.cols > 1 && !s.rows_adjacent() {
-                let [x, y, z] = s.launch_block();
-                let layout = match s.col_layout {
-                    crate::schedule::ColLayout::Cyclic => "cyclic",
-                    crate::schedule::ColLayout::Contiguous => {
-                        "adjacent: SIMD lanes for a CPU compiler"
-                    }
-                };
-                let whole = match (s.full_tile_path, s.serial_edges()) {
-                    (true, true) => "; work-items whose outputs are all in range run an unguarded copy, those at an edge compute their outputs one after another",
-                    (true, false) => "; work-items whose outputs are all in range run an unguarded copy",
-                    _ => "",
-                };
-                kp.notes.push(format!(
-                    "register micro-tile without shared memory: {} outputs per work-item ({} × {}, {}), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once{}",
-                    s.ilp * s.cols,
-                    plural(s.ilp, "row"),
-                    plural(s.cols, "column"),
-                    layout,
-                    s.block[0],
-                    s.block[1],
-                    s.block[2],
-                    x,
-                    y,
-                    z,
-                    whole
-                ));
-            }
-        }
-        if let Some(note) = ks.and_then(words_note) {
-            kp.notes.push(note);
-        }
-        if let Some(ks) = ks {
-            let s = ks.preferred();
-            kp.block_order = s.channels.as_ref().map(|m| partition::BlockOrderNote {
-                order: s.block_order.name(),
-                wave: m.wave,
-                linear: m.linear,
-                diagonal: m.column_walk.as_ref().map(|_| (m.diagonal, m.skew)),
-                column_walk: m.column_walk.clone(),
-                reason: m.reason.to_string(),
-            });
-        }
+        kp.notes.extend(micro_tile_note(s));
+        kp.notes.extend(words_note(ks));
+        kp.block_order = s.channels.as_ref().map(|m| partition::BlockOrderNote {
+            order: s.block_order.name(),
+            wave: m.wave,
+            linear: m.linear,
+            diagonal: m.column_walk.as_ref().map(|_| (m.diagonal, m.skew)),
+            column_walk: m.column_walk.clone(),
+            reason: m.reason.to_string(),
+        });
         if kp.best.is_none() {
             continue;
         }
-        let Some(sched) = kernels
-            .iter()
-            .find(|k| k.root == kp.root)
-            .map(|k| k.preferred())
-        else {
-            continue;
-        };
-        let Some(spec) = &sched.stage else {
+        let Some(spec) = &s.stage else {
             continue;
         };
         if spec.arrays.is_empty() {
             kp.notes
                 .push("--opt share: nothing staged in the generated code".to_string());
         } else {
-            let names: Vec<String> = spec
-                .arrays
-                .iter()
-                .map(|a| {
-                    let dims: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
-                    let how = match (a.written, a.load) {
-                        (false, _) => "",
-                        (true, false) => " (written through: stored back coalesced)",
-                        (true, true) => " (written through: loaded first, stored back coalesced)",
-                    };
-                    let last = a.dims.last().map_or(a.row_len, |d| d.extent);
-                    let pad = if a.transposed {
-                        " (stored transposed against bank conflicts)".to_string()
-                    } else if a.row_len != last {
-                        format!(" (rows padded to {} against bank conflicts)", a.row_len)
-                    } else {
-                        String::new()
-                    };
-                    let (field, soa) = match (&a.field, a.interleave) {
-                        (Some(f), _) => (
-                            format!(".{}", f.name),
-                            " (AoS → SoA: a tile per field)".to_string(),
-                        ),
-                        (None, Some(il)) => (
-                            String::new(),
-                            format!(
-                                " (AoS → SoA: the elements {} of the interleaved array)",
-                                il.elements()
-                            ),
-                        ),
-                        (None, None) => (String::new(), String::new()),
-                    };
-                    format!(
-                        "{}{}[{}]{}{}{}",
-                        a.name,
-                        field,
-                        dims.join("]["),
-                        soa,
-                        pad,
-                        how
-                    )
-                })
-                .collect();
-            let mut strip = spec
-                .strip
-                .as_ref()
-                .map(|s| format!(", loop `{}` strip-mined by {}", s.var, s.size))
-                .unwrap_or_default();
-            if sched.ilp > 1 && sched.cols == 1 {
-                let [x, y, z] = sched.launch_block();
-                strip.push_str(&format!(
-                    ", {} rows per work-item: launched as [{}, {}, {}]",
-                    sched.ilp, x, y, z
-                ));
-            } else if sched.cols > 1 {
-                let [x, y, z] = sched.launch_block();
-                strip.push_str(&format!(
-                    ", {}×{} outputs per work-item (rows × columns): launched as [{}, {}, {}]",
-                    sched.ilp, sched.cols, x, y, z
-                ));
-            }
-            kp.notes.push(format!(
-                "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
-                names.join(", "),
-                spec.smem_bytes(),
-                sched.block[0],
-                sched.block[1],
-                sched.block[2],
-                strip
-            ));
-            let tiles: Vec<TileBank> = spec
-                .arrays
-                .iter()
-                .map(|a| TileBank {
-                    array: a.name.clone(),
-                    local: a.local.clone(),
-                    choice: a.bank.clone(),
-                    bank_mode: spec.bank_mode,
-                    copy_words: a.copy_words.clone(),
-                    elem: a.elem,
-                    written: a.written,
-                    load: a.load,
-                })
-                .collect();
-            if let Some(m) = &spec.bank_mode {
-                kp.notes.push(format!(
-                    "bank mode: {}-byte banks (the platform's default is {} bytes), set by the CUDA host code before the launch (cudaFuncSetSharedMemConfig; an OpenCL host cannot select it and runs the default): the tiles' first-warp wavefronts {} → {}, degree {} → {}, shared memory {} → {} B",
-                    m.width,
-                    m.default_width,
-                    m.waves_default,
-                    m.waves,
-                    m.degree_default,
-                    m.degree,
-                    m.bytes_default,
-                    m.bytes
-                ));
-            }
-            kp.notes.extend(tiles.iter().map(bank_note));
-            kp.notes.extend(tiles.iter().filter_map(tile_words_note));
-            if let (Some(r), Some(st)) = (&spec.reorder, &spec.strip) {
-                let reds: Vec<String> = r
-                    .reductions
-                    .iter()
-                    .map(|(n, o)| format!("`{}` ({})", n, o.name()))
-                    .collect();
-                kp.notes.push(format!(
-                    "access reorder: each work-item runs the {} iterates of strip-mined loop `{}` from its local x mod {} on (reduction into {}): {}",
-                    st.size,
-                    st.var,
-                    st.size,
-                    reds.join(", "),
-                    if r.exact {
-                        "integer, the result is exact"
-                    } else {
-                        "floating point reassociated under --reassociate: sums may differ in the last bits from the sequential order"
-                    }
-                ));
-            }
+            let tiles = stage_notes(&mut kp.notes, s, spec);
             banks.insert((rp.index, kp.root), tiles);
         }
         for (a, why) in &spec.rejected {
@@ -399,6 +262,172 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
             ));
         }
     }
+}
+
+/// The register micro-tile of an unstaged schedule with several outputs per work-item (a
+/// transposed vector tile is reported by its own note, `words_note`).
+fn micro_tile_note(s: &Schedule) -> Option<String> {
+    if s.staged().is_some() || s.ilp * s.cols <= 1 || s.rows_adjacent() {
+        return None;
+    }
+    let [x, y, z] = s.launch_block();
+    let layout = match s.col_layout {
+        crate::schedule::ColLayout::Cyclic => "cyclic",
+        crate::schedule::ColLayout::Contiguous => "adjacent: SIMD lanes for a CPU compiler",
+    };
+    let whole = match (s.full_tile_path, s.serial_edges()) {
+        (true, true) => "; work-items whose outputs are all in range run an unguarded copy, those at an edge compute their outputs one after another",
+        (true, false) => "; work-items whose outputs are all in range run an unguarded copy",
+        _ => "",
+    };
+    Some(format!(
+        "register micro-tile without shared memory: {} outputs per work-item ({} × {}, {}), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once{}",
+        s.ilp * s.cols,
+        plural(s.ilp, "row"),
+        plural(s.cols, "column"),
+        layout,
+        s.block[0],
+        s.block[1],
+        s.block[2],
+        x,
+        y,
+        z,
+        whole
+    ))
+}
+
+/// The notes of a schedule that stages `spec`'s arrays (at least one): what is staged, the
+/// bank mode, each tile's bank and copy decisions, the access reorder. Returns the tiles.
+fn stage_notes(notes: &mut Vec<String>, s: &Schedule, spec: &StageSpec) -> Vec<TileBank> {
+    notes.push(staged_note(s, spec));
+    let tiles: Vec<TileBank> = spec
+        .arrays
+        .iter()
+        .map(|a| TileBank {
+            array: a.name.clone(),
+            local: a.local.clone(),
+            choice: a.bank.clone(),
+            bank_mode: spec.bank_mode,
+            copy_words: a.copy_words.clone(),
+            elem: a.elem,
+            written: a.written,
+            load: a.load,
+        })
+        .collect();
+    if let Some(m) = &spec.bank_mode {
+        notes.push(format!(
+            "bank mode: {}-byte banks (the platform's default is {} bytes), set by the CUDA host code before the launch (cudaFuncSetSharedMemConfig; an OpenCL host cannot select it and runs the default): the tiles' first-warp wavefronts {} → {}, degree {} → {}, shared memory {} → {} B",
+            m.width,
+            m.default_width,
+            m.waves_default,
+            m.waves,
+            m.degree_default,
+            m.degree,
+            m.bytes_default,
+            m.bytes
+        ));
+    }
+    notes.extend(tiles.iter().map(bank_note));
+    notes.extend(tiles.iter().filter_map(tile_words_note));
+    if let (Some(r), Some(st)) = (&spec.reorder, &spec.strip) {
+        notes.push(reorder_note(r, st));
+    }
+    tiles
+}
+
+/// `--opt share stages …`: the staged arrays, the shared memory, the block, the strip-mined
+/// loop and the outputs per work-item.
+fn staged_note(s: &Schedule, spec: &StageSpec) -> String {
+    let names: Vec<String> = spec.arrays.iter().map(staged_array_text).collect();
+    let mut strip = spec
+        .strip
+        .as_ref()
+        .map(|st| format!(", loop `{}` strip-mined by {}", st.var, st.size))
+        .unwrap_or_default();
+    if s.ilp > 1 && s.cols == 1 {
+        let [x, y, z] = s.launch_block();
+        strip.push_str(&format!(
+            ", {} rows per work-item: launched as [{}, {}, {}]",
+            s.ilp, x, y, z
+        ));
+    } else if s.cols > 1 {
+        let [x, y, z] = s.launch_block();
+        strip.push_str(&format!(
+            ", {}×{} outputs per work-item (rows × columns): launched as [{}, {}, {}]",
+            s.ilp, s.cols, x, y, z
+        ));
+    }
+    format!(
+        "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
+        names.join(", "),
+        spec.smem_bytes(),
+        s.block[0],
+        s.block[1],
+        s.block[2],
+        strip
+    )
+}
+
+/// `a.f[16][17] (…)`: a staged tile, its field, extents, layout and write-through.
+fn staged_array_text(a: &StagedArray) -> String {
+    let dims: Vec<String> = a.dims.iter().map(|d| d.extent.to_string()).collect();
+    let how = match (a.written, a.load) {
+        (false, _) => "",
+        (true, false) => " (written through: stored back coalesced)",
+        (true, true) => " (written through: loaded first, stored back coalesced)",
+    };
+    let last = a.dims.last().map_or(a.row_len, |d| d.extent);
+    let pad = if a.transposed {
+        " (stored transposed against bank conflicts)".to_string()
+    } else if a.row_len != last {
+        format!(" (rows padded to {} against bank conflicts)", a.row_len)
+    } else {
+        String::new()
+    };
+    let (field, soa) = match (&a.field, a.interleave) {
+        (Some(f), _) => (
+            format!(".{}", f.name),
+            " (AoS → SoA: a tile per field)".to_string(),
+        ),
+        (None, Some(il)) => (
+            String::new(),
+            format!(
+                " (AoS → SoA: the elements {} of the interleaved array)",
+                il.elements()
+            ),
+        ),
+        (None, None) => (String::new(), String::new()),
+    };
+    format!(
+        "{}{}[{}]{}{}{}",
+        a.name,
+        field,
+        dims.join("]["),
+        soa,
+        pad,
+        how
+    )
+}
+
+/// The access reorder against bank conflicts of the strip-mined loop `st`.
+fn reorder_note(r: &Reorder, st: &Strip) -> String {
+    let reds: Vec<String> = r
+        .reductions
+        .iter()
+        .map(|(n, o)| format!("`{}` ({})", n, o.name()))
+        .collect();
+    format!(
+        "access reorder: each work-item runs the {} iterates of strip-mined loop `{}` from its local x mod {} on (reduction into {}): {}",
+        st.size,
+        st.var,
+        st.size,
+        reds.join(", "),
+        if r.exact {
+            "integer, the result is exact"
+        } else {
+            "floating point reassociated under --reassociate: sums may differ in the last bits from the sequential order"
+        }
+    )
 }
 
 /// What the schedule did with the kernel's short words (seed 004): which arrays are grouped, at
@@ -488,25 +517,6 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
     }
 }
 
-fn block_order_text(n: &partition::BlockOrderNote) -> String {
-    let walk = n
-        .column_walk
-        .as_ref()
-        .map(|(r, d)| format!(", `{}` {} B apart from block to block along x", r, d))
-        .unwrap_or_default();
-    format!(
-        "{} ({}; modelled channel imbalance of the first {} blocks: linear {:.2}{}{})",
-        n.order,
-        n.reason,
-        n.wave,
-        n.linear,
-        n.diagonal
-            .map(|(d, k)| format!(", diagonal {:.2} with skew {}", d, k))
-            .unwrap_or_default(),
-        walk
-    )
-}
-
 /// `n thing` or `n things`.
 fn plural(n: u32, thing: &str) -> String {
     if n == 1 {
@@ -570,17 +580,14 @@ pub fn report_plans(
     platform: &Platform,
     format: Format,
 ) -> String {
-    let locs: Vec<String> = plans.iter().map(|p| location(sources, p)).collect();
-    match format {
-        Format::Text => text(plans, &locs, platform),
-        Format::Json => json(
-            plans,
-            &locs,
-            platform,
-            &BankTable::new(),
-            &FactorTable::new(),
-        ),
-    }
+    render(
+        plans,
+        sources,
+        platform,
+        format,
+        &BankTable::new(),
+        &FactorTable::new(),
+    )
 }
 
 fn location(sources: &SourceMap, p: &RegionPlan) -> String {
@@ -793,44 +800,6 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-fn mapping_text(nest: &Nest) -> String {
-    let q: Vec<String> = nest
-        .mapped
-        .iter()
-        .map(|(l, d)| format!("{} -> {}", nest.name(*l), d.name()))
-        .collect();
-    let phi: Vec<String> = nest
-        .sequential()
-        .iter()
-        .map(|l| nest.name(*l).to_string())
-        .collect();
-    format!(
-        "Q = {}; φ = {}",
-        if q.is_empty() {
-            "(none)".into()
-        } else {
-            q.join(", ")
-        },
-        if phi.is_empty() {
-            "(none)".into()
-        } else {
-            phi.join(", ")
-        }
-    )
-}
-
-fn plan_from(plan: &Subspace) -> String {
-    if plan.from.is_empty() {
-        "no seeds: the thread block's tile".into()
-    } else {
-        plan.from
-            .iter()
-            .map(|f| format!("IS({})", f))
-            .collect::<Vec<_>>()
-            .join(" ∩ ")
-    }
-}
-
 fn plan_domain(kp: &KernelPlan, seeds: &Seeds, plan: &Subspace) -> String {
     let Some(nest) = &kp.nest else {
         return String::new();
@@ -846,8 +815,4 @@ fn plan_domain(kp: &KernelPlan, seeds: &Seeds, plan: &Subspace) -> String {
     }
     let _ = Tile::Star(0);
     s
-}
-
-fn seed_list(seeds: &Seeds) -> Vec<String> {
-    seeds.seeds.iter().map(|s| seeds.show(s)).collect()
 }
