@@ -398,25 +398,17 @@ impl<'a> NestCounts<'a> {
             1.0
         };
         let inner = inner_sequential(ir, s);
-        let mut n = NestCounts {
-            ir,
-            s,
-            f,
-            warp,
-            issue,
-            inner,
-            trips: 0.0,
-            per_iter: 0.0,
-            instr_per_output: 0.0,
-            threads: 0.0,
-            outputs_per_block: 0.0,
-        };
         // Instructions per iteration of the sequential loop (or of the body when there is none).
         let mut loads: f64 = 0.0;
         let mut reads: f64 = 0.0;
         let mut outside = 0.0;
-        for a in n.accesses() {
-            if n.here(a) {
+        for a in ir
+            .accesses
+            .iter()
+            .filter(|a| a.loops.first() == Some(&s.root))
+        {
+            let here = inner.is_none_or(|l| a.loops.contains(&l));
+            if here {
                 loads += copies(ir, s, a) as f64;
                 if a.reads() {
                     reads += 1.0;
@@ -433,12 +425,20 @@ impl<'a> NestCounts<'a> {
             })
             .unwrap_or(if inner.is_some() { 64.0 } else { 1.0 });
         let per_iter = loads + f * reads.max(1.0) + if inner.is_some() { 2.0 } else { 0.0 };
-        n.trips = trips;
-        n.per_iter = per_iter;
-        n.instr_per_output = (per_iter * trips + outside) / f;
-        n.threads = (s.launch_block().iter().product::<u32>()).max(1) as f64;
-        n.outputs_per_block = n.threads * f;
-        n
+        let threads = (s.launch_block().iter().product::<u32>()).max(1) as f64;
+        NestCounts {
+            ir,
+            s,
+            f,
+            warp,
+            issue,
+            inner,
+            trips,
+            per_iter,
+            instr_per_output: (per_iter * trips + outside) / f,
+            threads,
+            outputs_per_block: threads * f,
+        }
     }
 
     /// The accesses of the schedule's nest.
