@@ -318,6 +318,40 @@ fn analyze_kernel(
     let induced = induce::applies(region).then(|| induce::induce(region, &nest));
     let seeds = induced.as_ref().map_or(seeds, |i| &i.seeds);
     kp.candidates = candidates::select(region, &nest, seeds);
+    describe_references(region, &nest, seeds, &mut kp);
+    let (eligible, reported) = static_rejections(region, &nest, &mut kp);
+    if nest.mapped.is_empty() {
+        kp.notes.push(
+            "no loop of this nest runs on the grid: there is no thread block to share memory"
+                .into(),
+        );
+        kp.nest = Some(nest);
+        kp.induced = induced;
+        return kp;
+    }
+    kp.subspaces = subspace::split(&nest, seeds);
+    kp.plans = subspace::plans(&nest, seeds, &kp.subspaces);
+    let hint = |a: &str| seeds.get(a).is_some_and(|s| s.coalesce);
+    let arrays = search::Arrays {
+        eligible: &eligible,
+        reported: &reported,
+        coalesce_hint: &hint,
+    };
+    let best = choose(&nest, &arrays, platform, opts, &mut kp);
+    // Reasons for the arrays left in global memory.
+    if let Some(b) = &best {
+        kp.rejected.extend(left_in_global(b, &eligible, platform));
+    }
+    kp.best = best.filter(|b| b.profit > 0);
+    kp.nest = Some(nest);
+    kp.induced = induced;
+    kp
+}
+
+/// Fills in what `kp` says of the references of `nest` before the search: the arrays that are
+/// not candidates, each reference's adjacency, and notes on seeds that name no referenced
+/// array, triangular bounds and the symbolic sizes evaluated at representative values.
+fn describe_references(region: &Region, nest: &Nest, seeds: &Seeds, kp: &mut KernelPlan) {
     let mut all: Vec<String> = nest.refs.iter().map(|r| r.array.clone()).collect();
     all.extend(nest.nonaffine.iter().cloned());
     all.sort();
@@ -338,7 +372,7 @@ fn analyze_kernel(
     kp.adjacency = nest
         .refs
         .iter()
-        .map(|r| features::adjacency(&nest, r))
+        .map(|r| features::adjacency(nest, r))
         .collect();
     if !nest.triangular.is_empty() {
         kp.notes.push(format!(
@@ -371,7 +405,16 @@ fn analyze_kernel(
                 .join(", ")
         ));
     }
-    // Static rejections.
+}
+
+/// Static rejections: records in `kp` the candidates that cannot be staged whatever the block
+/// (a non-affine reference, a write that cannot go through a tile) and returns the others
+/// (eligible for the search) and the candidates whose features are reported.
+fn static_rejections(
+    region: &Region,
+    nest: &Nest,
+    kp: &mut KernelPlan,
+) -> (Vec<String>, Vec<String>) {
     let mut eligible = Vec::new();
     let reported: Vec<String> = kp
         .candidates
@@ -383,32 +426,28 @@ fn analyze_kernel(
         if nest.nonaffine.contains(&c.array) {
             kp.rejected
                 .push(Rejection::new(c.array.clone(), Reason::NonAffine));
-        } else if let Some(why) = write_through_blocker(region, &nest, &c.array) {
+        } else if let Some(why) = write_through_blocker(region, nest, &c.array) {
             kp.rejected.push(Rejection::new(c.array.clone(), why));
         } else {
             eligible.push(c.array.clone());
         }
     }
-    if nest.mapped.is_empty() {
-        kp.notes.push(
-            "no loop of this nest runs on the grid: there is no thread block to share memory"
-                .into(),
-        );
-        kp.nest = Some(nest);
-        kp.induced = induced;
-        return kp;
-    }
-    kp.subspaces = subspace::split(&nest, seeds);
-    kp.plans = subspace::plans(&nest, seeds, &kp.subspaces);
-    let hint = |a: &str| seeds.get(a).is_some_and(|s| s.coalesce);
-    let arrays = search::Arrays {
-        eligible: &eligible,
-        reported: &reported,
-        coalesce_hint: &hint,
-    };
+    (eligible, reported)
+}
+
+/// Searches every plan of `kp` and returns the best configuration found (profitable or not);
+/// records in `kp` the configurations evaluated, the block and the alternatives of a
+/// profitable one, or a note on why none is taken.
+fn choose(
+    nest: &Nest,
+    arrays: &search::Arrays,
+    platform: &Platform,
+    opts: &Options,
+    kp: &mut KernelPlan,
+) -> Option<Choice> {
     let mut all_choices: Vec<Choice> = Vec::new();
     for (i, plan) in kp.plans.iter().enumerate() {
-        let (choices, n) = search::search(&nest, plan, i, &arrays, platform);
+        let (choices, n) = search::search(nest, plan, i, arrays, platform);
         kp.evaluated += n;
         all_choices.extend(choices);
     }
@@ -438,44 +477,46 @@ fn analyze_kernel(
             .notes
             .push("no configuration satisfies the platform's constraints".into()),
     }
-    // Reasons for the arrays left in global memory.
-    if let Some(b) = &best {
-        let budget = platform.smem_budget();
-        for a in &eligible {
-            if b.profit > 0 && b.staged.contains(a) {
-                continue;
-            }
-            let Some(f) = b.features.get(a) else { continue };
-            let reason = if !(f.in_reuse_set || f.in_coalesce_set) {
-                Reason::NoReuse {
-                    reuse: f.reuse,
-                    theta_r: platform.theta_r,
-                    distinct: f.distinct,
-                }
-            } else {
-                let g = b.gains.get(a).copied().unwrap_or((0, 0));
-                match b.shapes.get(a) {
-                    Some(c) if g.0 + g.1 > 0 && c.bytes > budget as i64 => Reason::TooLarge {
-                        bytes: c.bytes,
-                        budget,
-                    },
-                    Some(c) if g.0 + g.1 > 0 => Reason::DoesNotFit {
-                        over: c
-                            .bytes
-                            .saturating_add(b.smem)
-                            .saturating_sub(budget as i64)
-                            .max(0),
-                    },
-                    _ => Reason::SavesNothing,
-                }
-            };
-            kp.rejected.push(Rejection::new(a.clone(), reason));
+    best
+}
+
+/// Why each array of `eligible` that the best configuration `b` leaves in global memory is
+/// left there: no reuse, a partition too large for the budget or one that does not fit beside
+/// the staged arrays, or nothing saved.
+fn left_in_global(b: &Choice, eligible: &[String], platform: &Platform) -> Vec<Rejection> {
+    let budget = platform.smem_budget();
+    let mut out = Vec::new();
+    for a in eligible {
+        if b.profit > 0 && b.staged.contains(a) {
+            continue;
         }
+        let Some(f) = b.features.get(a) else { continue };
+        let reason = if !(f.in_reuse_set || f.in_coalesce_set) {
+            Reason::NoReuse {
+                reuse: f.reuse,
+                theta_r: platform.theta_r,
+                distinct: f.distinct,
+            }
+        } else {
+            let g = b.gains.get(a).copied().unwrap_or((0, 0));
+            match b.shapes.get(a) {
+                Some(c) if g.0 + g.1 > 0 && c.bytes > budget as i64 => Reason::TooLarge {
+                    bytes: c.bytes,
+                    budget,
+                },
+                Some(c) if g.0 + g.1 > 0 => Reason::DoesNotFit {
+                    over: c
+                        .bytes
+                        .saturating_add(b.smem)
+                        .saturating_sub(budget as i64)
+                        .max(0),
+                },
+                _ => Reason::SavesNothing,
+            }
+        };
+        out.push(Rejection::new(a.clone(), reason));
     }
-    kp.best = best.filter(|b| b.profit > 0);
-    kp.nest = Some(nest);
-    kp.induced = induced;
-    kp
+    out
 }
 
 /// Why a written array cannot be staged (written through its tile), if it is written and cannot.

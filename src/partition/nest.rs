@@ -224,7 +224,32 @@ pub fn build(
         opts,
         used: BTreeMap::new(),
     };
-    // Loops of the nest, outer before inner (IR arena order is outer before inner).
+    let loops = nest_loops(region, root);
+    let mapped = grid_mapping(region, deps, root);
+    let all_iters: Vec<String> = loops.iter().map(|&l| region.loops[l].var.clone()).collect();
+    let bounds = loop_bounds(region, &loops, &all_iters, &mut env)?;
+    let layouts = array_layouts(region, &mut env);
+    let (refs, nonaffine) =
+        reference_classes(region, root, &loops, &all_iters, &bounds.start, &mut env);
+    Ok(Nest {
+        root,
+        loops,
+        mapped,
+        trip: bounds.trip,
+        triangular: bounds.triangular,
+        refs,
+        nonaffine,
+        sizes_used: env.used,
+        strides: layouts.strides,
+        extents: layouts.extents,
+        elem_bytes: layouts.elem_bytes,
+        var: bounds.var,
+        records: layouts.records,
+    })
+}
+
+/// The loops of the nest of `root`, outer before inner (IR arena order is outer before inner).
+fn nest_loops(region: &Region, root: LoopId) -> Vec<LoopId> {
     let mut loops = Vec::new();
     let mut stack = vec![root];
     while let Some(l) = stack.pop() {
@@ -235,39 +260,53 @@ pub fn build(
             }
         }
     }
-    let mapped = grid_mapping(region, deps, root);
+    loops
+}
+
+/// What [`loop_bounds`] finds of each loop of a nest.
+struct LoopBounds {
+    /// Iterations of each loop (at least 1).
+    trip: BTreeMap<LoopId, i64>,
+    /// Each loop's first value and step.
+    start: BTreeMap<LoopId, (i64, i64)>,
+    /// Loops whose bounds depend on outer loops.
+    triangular: Vec<LoopId>,
+    /// Each loop's variable.
+    var: BTreeMap<LoopId, String>,
+}
+
+/// The trip count, first value and step of each loop of `loops` (outer before inner, over the
+/// iterators `all_iters`), a bound that depends on outer loops taken at their extremes (the
+/// bounding box of the domain); an error names the first loop that cannot be sized.
+fn loop_bounds(
+    region: &Region,
+    loops: &[LoopId],
+    all_iters: &[String],
+    env: &mut Env,
+) -> Result<LoopBounds, NestError> {
     let mut range: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    let mut trip = BTreeMap::new();
-    let mut start = BTreeMap::new();
-    let mut triangular = Vec::new();
-    let mut var = BTreeMap::new();
-    let all_iters: Vec<String> = loops.iter().map(|&l| region.loops[l].var.clone()).collect();
-    for &l in &loops {
+    let mut out = LoopBounds {
+        trip: BTreeMap::new(),
+        start: BTreeMap::new(),
+        triangular: Vec::new(),
+        var: BTreeMap::new(),
+    };
+    for &l in loops {
         let lp = &region.loops[l];
-        var.insert(l, lp.var.clone());
+        out.var.insert(l, lp.var.clone());
         let (Some(lo), Some(hi)) = (lp.lower.affine(), lp.upper.affine()) else {
             return Err(NestError::NonAffineBounds(lp.var.clone()));
         };
-        let extreme = |env: &mut Env, p: &Poly, max: bool, tri: &mut bool| -> Option<i64> {
-            let (coef, c0) = env.linear(p, &all_iters)?;
-            let mut v = c0 as i128;
-            for (it, c) in coef {
-                let &(mn, mx) = range.get(&it)?;
-                *tri = true;
-                let pick = if (c > 0) == max { mx } else { mn };
-                v += c as i128 * pick as i128;
-            }
-            i64::try_from(v).ok()
-        };
         let mut tri = false;
         let step = lp.step;
+        let mut at = |p: &Poly, max: bool| extreme(env, p, max, &mut tri, &range, all_iters);
         let (first, last) = if step > 0 {
-            let a = extreme(&mut env, lo, false, &mut tri);
-            let b = extreme(&mut env, hi, true, &mut tri).and_then(|b| b.checked_sub(1));
+            let a = at(lo, false);
+            let b = at(hi, true).and_then(|b| b.checked_sub(1));
             (a, b)
         } else {
-            let a = extreme(&mut env, lo, true, &mut tri);
-            let b = extreme(&mut env, hi, false, &mut tri).and_then(|b| b.checked_add(1));
+            let a = at(lo, true);
+            let b = at(hi, false).and_then(|b| b.checked_add(1));
             (a, b)
         };
         let (Some(first), Some(last)) = (first, last) else {
@@ -286,7 +325,7 @@ pub fn build(
         };
         let n = if span < 0 { 0 } else { span / abs + 1 };
         if tri {
-            triangular.push(l);
+            out.triangular.push(l);
         }
         let (mn, mx) = if step > 0 {
             (first, last)
@@ -294,17 +333,57 @@ pub fn build(
             (last, first)
         };
         range.insert(lp.var.clone(), (mn, mx.max(mn)));
-        trip.insert(l, n.max(1));
-        start.insert(l, (first, step));
+        out.trip.insert(l, n.max(1));
+        out.start.insert(l, (first, step));
     }
-    // Arrays: strides, extents, element sizes.
-    let mut strides = BTreeMap::new();
-    let mut extents = BTreeMap::new();
-    let mut elem_bytes = BTreeMap::new();
-    let mut records = BTreeSet::new();
+    Ok(out)
+}
+
+/// The least (`max` false) or greatest value of bound `p` over the ranges `range` of the outer
+/// loops' iterators; `tri` is set when `p` depends on one of them.
+fn extreme(
+    env: &mut Env,
+    p: &Poly,
+    max: bool,
+    tri: &mut bool,
+    range: &BTreeMap<String, (i64, i64)>,
+    all_iters: &[String],
+) -> Option<i64> {
+    let (coef, c0) = env.linear(p, all_iters)?;
+    let mut v = c0 as i128;
+    for (it, c) in coef {
+        let &(mn, mx) = range.get(&it)?;
+        *tri = true;
+        let pick = if (c > 0) == max { mx } else { mn };
+        v += c as i128 * pick as i128;
+    }
+    i64::try_from(v).ok()
+}
+
+/// What [`array_layouts`] finds of the region's arrays.
+struct ArrayLayouts {
+    /// Elements between consecutive indices of each dimension.
+    strides: BTreeMap<String, Vec<i64>>,
+    /// Each dimension's extent, where it evaluates to a positive number.
+    extents: BTreeMap<String, Vec<Option<i64>>>,
+    /// Bytes of an element.
+    elem_bytes: BTreeMap<String, i64>,
+    /// Arrays of structs.
+    records: BTreeSet<String>,
+}
+
+/// The strides, extents and element sizes of the region's arrays (an unknown inner extent
+/// taken as the options' default size), and which arrays hold structs.
+fn array_layouts(region: &Region, env: &mut Env) -> ArrayLayouts {
+    let mut out = ArrayLayouts {
+        strides: BTreeMap::new(),
+        extents: BTreeMap::new(),
+        elem_bytes: BTreeMap::new(),
+        records: BTreeSet::new(),
+    };
     for (name, a) in &region.arrays {
         if a.record.is_some() {
-            records.insert(name.clone());
+            out.records.insert(name.clone());
         }
         let ext: Vec<Option<i64>> = a
             .extents
@@ -313,14 +392,28 @@ pub fn build(
             .collect();
         let mut st = vec![1i64; ext.len()];
         for d in (0..ext.len().saturating_sub(1)).rev() {
-            let e = ext[d + 1].unwrap_or(opts.default_size);
+            let e = ext[d + 1].unwrap_or(env.opts.default_size);
             st[d] = st[d + 1].saturating_mul(e);
         }
-        strides.insert(name.clone(), st);
-        extents.insert(name.clone(), ext);
-        elem_bytes.insert(name.clone(), a.elem.size().max(1) as i64);
+        out.strides.insert(name.clone(), st);
+        out.extents.insert(name.clone(), ext);
+        out.elem_bytes
+            .insert(name.clone(), a.elem.size().max(1) as i64);
     }
-    // References.
+    out
+}
+
+/// The references of the nest of `root` (its loops `loops`, over the iterators `all_iters`,
+/// each loop's first value and step in `start`) grouped into classes of the same subscripts
+/// in the same loops, and the arrays some reference of which is not affine in the nest's loops.
+fn reference_classes(
+    region: &Region,
+    root: LoopId,
+    loops: &[LoopId],
+    all_iters: &[String],
+    start: &BTreeMap<LoopId, (i64, i64)>,
+    env: &mut Env,
+) -> (Vec<RefClass>, BTreeSet<String>) {
     let in_nest: BTreeSet<LoopId> = loops.iter().copied().collect();
     let mut refs: Vec<RefClass> = Vec::new();
     let mut nonaffine = BTreeSet::new();
@@ -328,39 +421,10 @@ pub fn build(
         if acc.loops.first() != Some(&root) {
             continue;
         }
-        let mut dims = Vec::new();
-        let mut ok = acc.is_affine();
-        for sub in acc.subscripts.iter().flatten() {
-            match env.linear(sub, &all_iters) {
-                Some((coef, c0)) => {
-                    let mut lin = Lin {
-                        coef: BTreeMap::new(),
-                        base: c0,
-                    };
-                    for (it, c) in coef {
-                        // The innermost enclosing loop with this iterator.
-                        let Some(&l) = acc
-                            .loops
-                            .iter()
-                            .rev()
-                            .find(|&&l| region.loops[l].var == it && in_nest.contains(&l))
-                        else {
-                            ok = false;
-                            break;
-                        };
-                        let (s0, st) = start[&l];
-                        lin.base = lin.base.saturating_add(c.saturating_mul(s0));
-                        lin.coef.insert(l, c.saturating_mul(st));
-                    }
-                    dims.push(lin);
-                }
-                None => ok = false,
-            }
-        }
-        if !ok {
+        let Some(dims) = reference_dims(region, acc, all_iters, &in_nest, start, env) else {
             nonaffine.insert(acc.array.clone());
             continue;
-        }
+        };
         let loops_in: Vec<LoopId> = acc
             .loops
             .iter()
@@ -388,19 +452,48 @@ pub fn build(
             });
         }
     }
-    Ok(Nest {
-        root,
-        loops,
-        mapped,
-        trip,
-        triangular,
-        refs,
-        nonaffine,
-        sizes_used: env.used,
-        strides,
-        extents,
-        elem_bytes,
-        var,
-        records,
-    })
+    (refs, nonaffine)
+}
+
+/// Each subscript of access `acc` as an affine form over the loops of the nest (`in_nest`,
+/// normalized by each loop's first value and step in `start`), or `None` when one is not
+/// affine in them (every subscript is still evaluated: the sizes it uses are recorded).
+fn reference_dims(
+    region: &Region,
+    acc: &crate::ir::Access,
+    all_iters: &[String],
+    in_nest: &BTreeSet<LoopId>,
+    start: &BTreeMap<LoopId, (i64, i64)>,
+    env: &mut Env,
+) -> Option<Vec<Lin>> {
+    let mut dims = Vec::new();
+    let mut ok = acc.is_affine();
+    for sub in acc.subscripts.iter().flatten() {
+        match env.linear(sub, all_iters) {
+            Some((coef, c0)) => {
+                let mut lin = Lin {
+                    coef: BTreeMap::new(),
+                    base: c0,
+                };
+                for (it, c) in coef {
+                    // The innermost enclosing loop with this iterator.
+                    let Some(&l) = acc
+                        .loops
+                        .iter()
+                        .rev()
+                        .find(|&&l| region.loops[l].var == it && in_nest.contains(&l))
+                    else {
+                        ok = false;
+                        break;
+                    };
+                    let (s0, st) = start[&l];
+                    lin.base = lin.base.saturating_add(c.saturating_mul(s0));
+                    lin.coef.insert(l, c.saturating_mul(st));
+                }
+                dims.push(lin);
+            }
+            None => ok = false,
+        }
+    }
+    ok.then_some(dims)
 }

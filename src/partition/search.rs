@@ -302,6 +302,64 @@ fn evaluate(
     x_min: i64,
 ) -> Option<Choice> {
     let threads = assign.tb.iter().product::<i64>();
+    let (shapes, gains, worth) = partitions(nest, plan, arrays, p, assign, feats);
+    let staged = best_subset(worth, &shapes, budget);
+    let smem: i64 = staged
+        .iter()
+        .filter_map(|a| shapes.get(a))
+        .fold(0i64, |s, c| s.saturating_add(c.bytes));
+    let per_block: i64 = staged
+        .iter()
+        .filter_map(|a| gains.get(a))
+        .map(|g| g.0 + g.1)
+        .fold(0i64, |a, b| a.saturating_add(b));
+    let chunks: i64 = staged
+        .iter()
+        .filter_map(|a| shapes.get(a))
+        .fold(0i64, |s, c| s.saturating_add(c.chunks));
+    let resident = p.resident_blocks(threads as u64, smem as u64) as i64;
+    let mut constraints = platform_constraints(p, threads, smem, resident, budget);
+    constraints.extend(block_constraints(nest, p, assign, x_min));
+    constraints.extend(bounds_constraints(nest, &staged, &shapes));
+    if constraints.iter().any(|c| !c.holds()) {
+        return None;
+    }
+    Some(Choice {
+        plan: plan_idx,
+        assign: assign.clone(),
+        staged,
+        shapes,
+        features: feats.clone(),
+        gains,
+        profit: scaled_profit(nest, assign, per_block),
+        profit_per_block: per_block,
+        smem,
+        threads,
+        resident_blocks: resident,
+        blocks,
+        chunks,
+        constraints,
+    })
+}
+
+/// What [`partitions`] finds: each array's partition and gain, and the arrays worth staging.
+type Partitions = (
+    BTreeMap<String, ChunkShape>,
+    BTreeMap<String, (i64, i64)>,
+    Vec<(String, i64)>,
+);
+
+/// The partition (chunk shape) and gain of each eligible array of `arrays` with reuse or
+/// coalescing under `assign`, and the arrays worth staging with their gains: a positive gain
+/// and a partition that fits in the array.
+fn partitions(
+    nest: &Nest,
+    plan: &Subspace,
+    arrays: &Arrays,
+    p: &Platform,
+    assign: &Assign,
+    feats: &BTreeMap<String, ArrayTb>,
+) -> Partitions {
     let mut shapes = BTreeMap::new();
     let mut gains = BTreeMap::new();
     let mut worth: Vec<(String, i64)> = Vec::new();
@@ -329,7 +387,17 @@ fn evaluate(
             worth.push((a.clone(), g.0 + g.1));
         }
     }
-    // Stage the best subset that fits (arrays ordered by gain; at most 12 considered).
+    (shapes, gains, worth)
+}
+
+/// The best subset of the arrays `worth` staging that fits in `budget` bytes (of partitions
+/// `shapes`): the most gain, then the least shared memory; arrays ordered by gain, at most 12
+/// considered.
+fn best_subset(
+    mut worth: Vec<(String, i64)>,
+    shapes: &BTreeMap<String, ChunkShape>,
+    budget: i64,
+) -> Vec<String> {
     worth.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     worth.truncate(12);
     let m = worth.len();
@@ -352,27 +420,25 @@ fn evaluate(
             best_mask = mask;
         }
     }
-    let staged: Vec<String> = worth
+    worth
         .iter()
         .enumerate()
         .filter(|(i, _)| best_mask & (1 << i) != 0)
         .map(|(_, (a, _))| a.clone())
-        .collect();
-    let smem: i64 = staged
-        .iter()
-        .filter_map(|a| shapes.get(a))
-        .fold(0i64, |s, c| s.saturating_add(c.bytes));
-    let per_block: i64 = staged
-        .iter()
-        .filter_map(|a| gains.get(a))
-        .map(|g| g.0 + g.1)
-        .fold(0i64, |a, b| a.saturating_add(b));
-    let chunks: i64 = staged
-        .iter()
-        .filter_map(|a| shapes.get(a))
-        .fold(0i64, |s, c| s.saturating_add(c.chunks));
-    let resident = p.resident_blocks(threads as u64, smem as u64) as i64;
-    let mut constraints = vec![
+        .collect()
+}
+
+/// The platform's constraints on a block of `threads` work-items with `smem` bytes of shared
+/// memory (`resident` of them per SM): (9) the shared-memory budget, (10) the block size and
+/// (11) the threads and blocks per SM.
+fn platform_constraints(
+    p: &Platform,
+    threads: i64,
+    smem: i64,
+    resident: i64,
+    budget: i64,
+) -> Vec<Constraint> {
+    vec![
         Constraint {
             id: "(9)".into(),
             what: format!(
@@ -407,7 +473,15 @@ fn evaluate(
             op: ">=",
             rhs: 1,
         },
-    ];
+    ]
+}
+
+/// The constraints on the block's shape `assign`: (10) each mapped dimension within the
+/// platform's maximum extent, (15) TB_X at least `x_min` where a reference coalesces along x,
+/// and (16) at least a warp of work-items.
+fn block_constraints(nest: &Nest, p: &Platform, assign: &Assign, x_min: i64) -> Vec<Constraint> {
+    let threads = assign.tb.iter().product::<i64>();
+    let mut constraints = Vec::new();
     for &(_, d) in &nest.mapped {
         let i = tb_index(d);
         constraints.push(Constraint {
@@ -447,7 +521,18 @@ fn evaluate(
             rhs: floor,
         });
     }
-    for a in &staged {
+    constraints
+}
+
+/// The bounds constraints: each known dimension of each staged array's partition (`shapes`)
+/// within the array's extent.
+fn bounds_constraints(
+    nest: &Nest,
+    staged: &[String],
+    shapes: &BTreeMap<String, ChunkShape>,
+) -> Vec<Constraint> {
+    let mut constraints = Vec::new();
+    for a in staged {
         if let (Some(ext), Some(c)) = (nest.extents.get(a), shapes.get(a)) {
             for (d, (e, x)) in ext.iter().zip(&c.extents).enumerate() {
                 if let Some(e) = e {
@@ -466,23 +551,5 @@ fn evaluate(
             }
         }
     }
-    if constraints.iter().any(|c| !c.holds()) {
-        return None;
-    }
-    Some(Choice {
-        plan: plan_idx,
-        assign: assign.clone(),
-        staged,
-        shapes,
-        features: feats.clone(),
-        gains,
-        profit: scaled_profit(nest, assign, per_block),
-        profit_per_block: per_block,
-        smem,
-        threads,
-        resident_blocks: resident,
-        blocks,
-        chunks,
-        constraints,
-    })
+    constraints
 }

@@ -347,102 +347,185 @@ fn model(
     occ: &Occupancy,
     l1: Option<super::gain::L1>,
 ) -> (f64, &'static str) {
-    let f = (s.ilp.max(1) * s.cols.max(1)) as f64;
-    let warp = p.warp_size.max(1) as f64;
-    let issue = if p.timing.issue_per_clock > 0.0 {
-        p.timing.issue_per_clock
-    } else {
-        1.0
+    let n = NestCounts::new(ir, s, p);
+    let issue_term = n.instr_per_output / (n.warp * n.issue);
+    let latency_term = latency_term(&n, p, occ, l1.as_ref());
+    let memory_term = memory_term(&n, p, l1.as_ref());
+    let l1_term = match &l1 {
+        Some(l1) => l1_term(&n, p, l1),
+        None => 0.0,
     };
-    let inner = inner_sequential(ir, s);
-    let in_nest = |loops: &[LoopId]| loops.first() == Some(&s.root);
-    let is_staged = |a: &crate::ir::Access| {
-        s.staged()
-            .is_some_and(|st| st.arrays.iter().any(|t| t.name == a.array))
-    };
-    // Instructions per iteration of the sequential loop (or of the body when there is none).
-    let mut loads: f64 = 0.0;
-    let mut reads: f64 = 0.0;
-    let mut outside = 0.0;
-    for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
-        let here = inner.is_none_or(|l| a.loops.contains(&l));
-        if here {
-            loads += copies(ir, s, a) as f64;
-            if a.reads() {
-                reads += 1.0;
-            }
+    [
+        ("issue", issue_term),
+        ("latency", latency_term),
+        ("memory", memory_term),
+        ("l1", l1_term),
+    ]
+    .into_iter()
+    .fold((0.0, "issue"), |b, (n, t)| if t > b.0 { (t, n) } else { b })
+}
+
+/// What the model's terms ([`model`]) share of schedule `s`'s nest: its outputs per
+/// work-item, the platform's issue rate, the innermost sequential loop and its instructions.
+struct NestCounts<'a> {
+    ir: &'a Region,
+    s: &'a Schedule,
+    /// Outputs per work-item.
+    f: f64,
+    /// The warp's width and the instructions issued per clock.
+    warp: f64,
+    issue: f64,
+    /// The innermost sequential loop, and its iterations (64 when unknown, 1 without one).
+    inner: Option<LoopId>,
+    trips: f64,
+    /// Instructions per iteration of the sequential loop (or of the body when there is none),
+    /// and per output.
+    per_iter: f64,
+    instr_per_output: f64,
+    /// Work-items of the launched block, and the outputs it computes.
+    threads: f64,
+    outputs_per_block: f64,
+}
+
+impl<'a> NestCounts<'a> {
+    /// The counts of schedule `s` of region `ir` on platform `p`.
+    fn new(ir: &'a Region, s: &'a Schedule, p: &Platform) -> Self {
+        let f = (s.ilp.max(1) * s.cols.max(1)) as f64;
+        let warp = p.warp_size.max(1) as f64;
+        let issue = if p.timing.issue_per_clock > 0.0 {
+            p.timing.issue_per_clock
         } else {
-            outside += f;
+            1.0
+        };
+        let inner = inner_sequential(ir, s);
+        // Instructions per iteration of the sequential loop (or of the body when there is none).
+        let mut loads: f64 = 0.0;
+        let mut reads: f64 = 0.0;
+        let mut outside = 0.0;
+        for a in ir
+            .accesses
+            .iter()
+            .filter(|a| a.loops.first() == Some(&s.root))
+        {
+            let here = inner.is_none_or(|l| a.loops.contains(&l));
+            if here {
+                loads += copies(ir, s, a) as f64;
+                if a.reads() {
+                    reads += 1.0;
+                }
+            } else {
+                outside += f;
+            }
+        }
+        let trips = inner
+            .and_then(|l| {
+                let lp = &ir.loops[l];
+                let c = lp.upper.affine()?.sub(lp.lower.affine()?)?.as_const()?;
+                Some((c as f64 / lp.step.unsigned_abs().max(1) as f64).max(1.0))
+            })
+            .unwrap_or(if inner.is_some() { 64.0 } else { 1.0 });
+        let per_iter = loads + f * reads.max(1.0) + if inner.is_some() { 2.0 } else { 0.0 };
+        let threads = (s.launch_block().iter().product::<u32>()).max(1) as f64;
+        NestCounts {
+            ir,
+            s,
+            f,
+            warp,
+            issue,
+            inner,
+            trips,
+            per_iter,
+            instr_per_output: (per_iter * trips + outside) / f,
+            threads,
+            outputs_per_block: threads * f,
         }
     }
-    let trips = inner
-        .and_then(|l| {
-            let lp = &ir.loops[l];
-            let c = lp.upper.affine()?.sub(lp.lower.affine()?)?.as_const()?;
-            Some((c as f64 / lp.step.unsigned_abs().max(1) as f64).max(1.0))
-        })
-        .unwrap_or(if inner.is_some() { 64.0 } else { 1.0 });
-    let per_iter = loads + f * reads.max(1.0) + if inner.is_some() { 2.0 } else { 0.0 };
-    let instr_per_output = (per_iter * trips + outside) / f;
-    let issue_term = instr_per_output / (warp * issue);
-    // Latency: one global latency per strip (staged) or per iteration (unstaged), hidden by the
-    // resident blocks (staged) or warps (unstaged). With the L1 facts: an unstaged iteration
-    // waits for an L1 hit unless one of its loads misses, a strip waits for each of its copy's
-    // loads in turn, and only the blocks the grid gives an SM hide each other.
-    let threads = (s.launch_block().iter().product::<u32>()).max(1) as f64;
-    let outputs_per_block = threads * f;
+
+    /// The accesses of the schedule's nest.
+    fn accesses(&self) -> impl Iterator<Item = &'a crate::ir::Access> + '_ {
+        let root = self.s.root;
+        self.ir
+            .accesses
+            .iter()
+            .filter(move |a| a.loops.first() == Some(&root))
+    }
+
+    /// Access `a` is in the innermost sequential loop (or there is none).
+    fn here(&self, a: &crate::ir::Access) -> bool {
+        self.inner.is_none_or(|l| a.loops.contains(&l))
+    }
+
+    /// Access `a` reads or writes a staged array.
+    fn is_staged(&self, a: &crate::ir::Access) -> bool {
+        self.s
+            .staged()
+            .is_some_and(|st| st.arrays.iter().any(|t| t.name == a.array))
+    }
+}
+
+/// Latency: one global latency per strip (staged) or per iteration (unstaged), hidden by the
+/// resident blocks (staged) or warps (unstaged). With the L1 facts: an unstaged iteration
+/// waits for an L1 hit unless one of its loads misses, a strip waits for each of its copy's
+/// loads in turn, and only the blocks the grid gives an SM hide each other.
+fn latency_term(
+    n: &NestCounts,
+    p: &Platform,
+    occ: &Occupancy,
+    l1: Option<&super::gain::L1>,
+) -> f64 {
+    let (s, trips, threads, warp) = (n.s, n.trips, n.threads, n.warp);
     let lat = p.timing.latency_cycles as f64;
-    let latency_term = if lat > 0.0 && occ.blocks > 0 {
-        let per_block = |resident: f64| match &l1 {
-            Some(l1) => resident.min(l1.blocks_per_sm),
-            None => resident,
-        };
-        let (phases, hiders, wait) = match s.staged() {
-            Some(st) => {
-                let strip = st.strip.as_ref().map_or(1.0, |x| x.size.max(1) as f64);
-                match &l1 {
-                    // The copy's loads in turn, once per strip (once without one).
-                    Some(l1) => (
-                        l1.strips(trips),
-                        per_block(occ.blocks as f64),
-                        lat * l1.copy_loads,
-                    ),
-                    None => ((trips / strip).ceil().max(1.0), occ.blocks as f64, lat),
-                }
-            }
-            None => {
-                let wait = match &l1 {
-                    Some(l1) if inner.is_some() => l1.iteration_latency,
-                    _ => lat,
-                };
-                let blocks = per_block(occ.blocks as f64);
-                (trips, blocks * (threads / warp).max(1.0), wait)
-            }
-        };
-        let block_cycles = threads / warp * per_iter * trips / issue;
-        let per_phase = block_cycles / phases;
-        let waves = match s.staged() {
-            Some(_) => hiders,
-            None => hiders / (threads / warp).max(1.0),
-        };
-        phases * (waves * per_phase).max(per_phase + wait) / (waves * outputs_per_block)
-    } else {
-        0.0
+    if !(lat > 0.0 && occ.blocks > 0) {
+        return 0.0;
+    }
+    let per_block = |resident: f64| match l1 {
+        Some(l1) => resident.min(l1.blocks_per_sm),
+        None => resident,
     };
-    // Memory: global bytes per output over the SM's share of the bandwidth.
+    let (phases, hiders, wait) = match s.staged() {
+        Some(st) => {
+            let strip = st.strip.as_ref().map_or(1.0, |x| x.size.max(1) as f64);
+            match l1 {
+                // The copy's loads in turn, once per strip (once without one).
+                Some(l1) => (
+                    l1.strips(trips),
+                    per_block(occ.blocks as f64),
+                    lat * l1.copy_loads,
+                ),
+                None => ((trips / strip).ceil().max(1.0), occ.blocks as f64, lat),
+            }
+        }
+        None => {
+            let wait = match l1 {
+                Some(l1) if n.inner.is_some() => l1.iteration_latency,
+                _ => lat,
+            };
+            let blocks = per_block(occ.blocks as f64);
+            (trips, blocks * (threads / warp).max(1.0), wait)
+        }
+    };
+    let block_cycles = threads / warp * n.per_iter * trips / n.issue;
+    let per_phase = block_cycles / phases;
+    let waves = match s.staged() {
+        Some(_) => hiders,
+        None => hiders / (threads / warp).max(1.0),
+    };
+    phases * (waves * per_phase).max(per_phase + wait) / (waves * n.outputs_per_block)
+}
+
+/// Memory: global bytes per output over the SM's share of the bandwidth.
+fn memory_term(n: &NestCounts, p: &Platform, l1: Option<&super::gain::L1>) -> f64 {
+    let (ir, s, trips, f) = (n.ir, n.s, n.trips, n.f);
     let mut bytes = 0.0;
-    for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
+    for a in n.accesses() {
         let elem = ir.arrays.get(&a.array).map_or(Scalar::Float, |i| i.elem);
-        let here = inner.is_none_or(|l| a.loops.contains(&l));
-        if let Some(l1) = &l1 {
+        let here = n.here(a);
+        if let Some(l1) = l1 {
             // Element bytes; a tile's are its copies' (once per strip for the block's
             // outputs), counted at the array's first reference.
             let b = elem.size().max(1) as f64;
-            bytes += if is_staged(a) {
-                let first = ir
-                    .accesses
-                    .iter()
-                    .find(|o| in_nest(&o.loops) && o.array == a.array);
+            bytes += if n.is_staged(a) {
+                let first = n.accesses().find(|o| o.array == a.array);
                 if first.map(|o| o.id) == Some(a.id) {
                     let phases = l1.strips(trips);
                     s.staged().map_or(0.0, |st| {
@@ -453,7 +536,7 @@ fn model(
                             .sum::<f64>()
                     }) * b
                         * phases
-                        / outputs_per_block
+                        / n.outputs_per_block
                 } else {
                     0.0
                 }
@@ -466,7 +549,7 @@ fn model(
             continue;
         }
         let b = words(elem) as f64 * 4.0;
-        bytes += match (is_staged(a), here) {
+        bytes += match (n.is_staged(a), here) {
             // A tile is copied once per block: the block's outputs share it.
             (true, true) => {
                 b * trips * (s.block[0].max(1) + s.block[1].max(1)) as f64
@@ -477,45 +560,37 @@ fn model(
         };
     }
     // The SMs that share the bandwidth: those the grid gives a block.
-    let busy = l1
-        .as_ref()
-        .map_or(p.sm_count.max(1) as f64, |l1| l1.busy_sms);
+    let busy = l1.map_or(p.sm_count.max(1) as f64, |l1| l1.busy_sms);
     let per_sm = p.bandwidth_gbs * 1e3 / (busy * p.clock_mhz.max(1) as f64);
-    let memory_term = if per_sm > 0.0 { bytes / per_sm } else { 0.0 };
-    // The L1's lines: a warp request takes a clock per line it touches.
-    let l1_term = match &l1 {
-        Some(l1) => {
-            let mut lines = 0.0;
-            for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
-                let here = inner.is_none_or(|l| a.loops.contains(&l));
-                let n = if here { trips } else { 1.0 };
-                lines += if is_staged(a) {
-                    // The copy: coalesced rows of the tile (counted with the memory term's
-                    // bytes below).
-                    0.0
-                } else {
-                    n * l1.lines(a.id) * copies(ir, s, a) as f64 / f / warp
-                };
-            }
-            let copied: f64 = s.staged().map_or(0.0, |st| {
-                let e = |t: &super::stage::StagedArray| {
-                    ir.arrays.get(&t.name).map_or(4, |i| i.elem.size().max(1)) as f64
-                };
-                st.arrays.iter().map(|t| t.len() as f64 * e(t)).sum()
-            });
-            lines += copied * l1.strips(trips) / outputs_per_block / super::gain::LINE;
-            lines / p.timing.l1_lines_per_clock
-        }
-        None => 0.0,
-    };
-    [
-        ("issue", issue_term),
-        ("latency", latency_term),
-        ("memory", memory_term),
-        ("l1", l1_term),
-    ]
-    .into_iter()
-    .fold((0.0, "issue"), |b, (n, t)| if t > b.0 { (t, n) } else { b })
+    if per_sm > 0.0 {
+        bytes / per_sm
+    } else {
+        0.0
+    }
+}
+
+/// The L1's lines (with the L1 facts `l1`): a warp request takes a clock per line it touches.
+fn l1_term(n: &NestCounts, p: &Platform, l1: &super::gain::L1) -> f64 {
+    let (ir, s, trips) = (n.ir, n.s, n.trips);
+    let mut lines = 0.0;
+    for a in n.accesses() {
+        let k = if n.here(a) { trips } else { 1.0 };
+        lines += if n.is_staged(a) {
+            // The copy: coalesced rows of the tile (counted with the memory term's
+            // bytes below).
+            0.0
+        } else {
+            k * l1.lines(a.id) * copies(ir, s, a) as f64 / n.f / n.warp
+        };
+    }
+    let copied: f64 = s.staged().map_or(0.0, |st| {
+        let e = |t: &super::stage::StagedArray| {
+            ir.arrays.get(&t.name).map_or(4, |i| i.elem.size().max(1)) as f64
+        };
+        st.arrays.iter().map(|t| t.len() as f64 * e(t)).sum()
+    });
+    lines += copied * l1.strips(trips) / n.outputs_per_block / super::gain::LINE;
+    lines / p.timing.l1_lines_per_clock
 }
 
 /// One candidate of the search for `s` (its `ilp` and `cols` set), by the model the factors

@@ -227,167 +227,28 @@ pub fn space(
     push(variant_of(preferred), preferred.clone());
     let base = ks.baseline();
     push(variant_of(base), base.clone());
+    let dims = base.grid.len();
     let fixed_block = base
         .grid
         .last()
         .is_some_and(|g| r.ir.loops[g.loop_id].vector_len.is_some());
-    let unstaged: Vec<Variant> = unstaged_blocks(base.grid.len())
+    let unstaged: Vec<Variant> = unstaged_blocks(dims)
         .iter()
         .filter(|_| !fixed_block)
-        .map(|&block| Variant {
-            config: None,
-            block,
-            ilp: 1,
-            cols: 1,
-            layout: ColLayout::Cyclic,
-            skip: Vec::new(),
-            diagonal: 0,
-            words: false,
-        })
+        .map(|&block| plain(None, block, 1, 1, ColLayout::Cyclic))
         .collect();
-    // Register micro-tiles without staging: the first block shapes, each with a few tiles (the
-    // launched block is the shape; the variant's block is the area its work-items cover).
-    let mut tiles = Vec::new();
-    for v in unstaged.iter().take(3) {
-        let shapes: &[(u32, u32)] = match base.grid.len() {
-            1 => &[(1, 4), (1, 2), (1, 8)],
-            _ => &[(4, 4), (2, 2), (4, 2), (2, 4), (8, 4)],
-        };
-        for &(rows, cols) in shapes {
-            tiles.push(Variant {
-                block: [v.block[0] * cols, v.block[1] * rows, v.block[2]],
-                ilp: rows,
-                cols,
-                ..v.clone()
-            });
-        }
-    }
-    // Contiguous tiles (a CPU's SIMD rows, `ColLayout::Contiguous`) in small blocks, where the
-    // grid has the loops they need (`apply` refuses the others).
+    let mut tiles = micro_tiles(&unstaged, dims);
     if !fixed_block {
-        let (blocks, shapes): (&[[u32; 3]], &[(u32, u32)]) = match base.grid.len() {
-            0 => (&[], &[]),
-            1 => (&[[64, 1, 1], [256, 1, 1]], &[(1, 4), (1, 8), (1, 16)]),
-            2 => (
-                &[[8, 8, 1], [16, 8, 1]],
-                &[(4, 16), (8, 16), (4, 8), (8, 8), (2, 16)],
-            ),
-            _ => (&[[8, 8, 2]], &[(4, 16), (4, 8)]),
-        };
-        for block in blocks {
-            for &(rows, cols) in shapes {
-                tiles.push(Variant {
-                    config: None,
-                    block: [block[0] * cols, block[1] * rows, block[2]],
-                    ilp: rows,
-                    cols,
-                    layout: ColLayout::Contiguous,
-                    skip: Vec::new(),
-                    diagonal: 0,
-                    words: false,
-                });
-            }
-        }
+        tiles.extend(contiguous_tiles(dims));
     }
-    // The model's grouping into vector accesses (a transposed vector tile, short words) on its
-    // own tile in other blocks: the block's footprint is the device's question too (how many
-    // rows of a column-walked array one sweep of a block's x touches). Measured first: they
-    // are the model's choice but for the block.
-    let mut near = Vec::new();
-    if let Some(w) = preferred.words.as_ref().filter(|_| !fixed_block) {
-        let blocks: &[[u32; 3]] = match base.grid.len() {
-            1 => &[[64, 1, 1], [128, 1, 1], [256, 1, 1]],
-            _ => &[[8, 8, 1], [16, 8, 1], [16, 16, 1], [8, 32, 1], [64, 4, 1]],
-        };
-        for block in blocks {
-            near.push(Variant {
-                config: None,
-                block: [block[0] * w.width, block[1] * w.rows, block[2]],
-                ilp: w.rows,
-                cols: w.width,
-                layout: ColLayout::Contiguous,
-                skip: Vec::new(),
-                diagonal: 0,
-                words: true,
-            });
-        }
-    }
-    // Staged configurations with their default rows first, the other rows after.
-    let mut staged_default = Vec::new();
-    let mut staged_other = Vec::new();
-    if let Some(kp) = plan {
-        for config in 0..=kp.alternatives.len() {
-            let Some(block) = staged_block(r, ks, kp, config) else {
-                continue;
-            };
-            let default = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, block, None);
-            for ilp in ROWS {
-                let v = Variant {
-                    config: Some(config),
-                    block,
-                    ilp,
-                    cols: 1,
-                    layout: ColLayout::Cyclic,
-                    skip: Vec::new(),
-                    diagonal: 0,
-                    words: false,
-                };
-                if ilp == default {
-                    // The diagonal block order (the paper's, skew 1, and the preferred
-                    // schedule's skew when the channel model chose one) where the grid has
-                    // two dimensions: partition camping is the device's question too.
-                    if base.grid.len() >= 2 {
-                        let mut skews = vec![1];
-                        if let super::BlockOrder::Diagonal { skew } = preferred.block_order {
-                            skews.push(skew);
-                        }
-                        skews.dedup();
-                        for skew in skews {
-                            staged_other.push(Variant {
-                                diagonal: skew,
-                                ..v.clone()
-                            });
-                        }
-                    }
-                    staged_default.push(v);
-                } else {
-                    staged_other.push(v);
-                }
-            }
-            // Each staged array left in global memory in turn (the engine's best
-            // configuration, default rows): which arrays pay is the device's question too.
-            if config == 0 {
-                let staged = staged_arrays(r, ks, kp, config);
-                if staged.len() > 1 {
-                    for a in staged {
-                        staged_other.push(Variant {
-                            config: Some(config),
-                            block,
-                            ilp: default,
-                            cols: 1,
-                            layout: ColLayout::Cyclic,
-                            skip: vec![a],
-                            diagonal: 0,
-                            words: false,
-                        });
-                    }
-                }
-                // A 2-D register micro-tile of the staged configuration.
-                if default > 1 {
-                    staged_other.push(Variant {
-                        config: Some(config),
-                        block,
-                        ilp: default,
-                        cols: 2,
-                        layout: ColLayout::Cyclic,
-                        skip: Vec::new(),
-                        diagonal: 0,
-                        words: false,
-                    });
-                }
-            }
-        }
-    }
+    let near = match preferred.words.as_ref().filter(|_| !fixed_block) {
+        Some(w) => vector_variants(w, dims),
+        None => Vec::new(),
+    };
+    let (staged_default, staged_other) = match plan {
+        Some(kp) => staged_variants(r, deps, ks, kp),
+        None => (Vec::new(), Vec::new()),
+    };
     // A budget that stops early has then sampled both kinds of schedule: staged and unstaged
     // variants alternate, the less likely rows come last.
     let mut order = near;
@@ -406,6 +267,163 @@ pub fn space(
         }
     }
     out
+}
+
+/// A variant of configuration `config` (`None`: unstaged) in block `block` with `ilp` rows and
+/// `cols` columns per work-item laid out as `layout`: no array skipped, the linear block order,
+/// element accesses.
+fn plain(
+    config: Option<usize>,
+    block: [u32; 3],
+    ilp: u32,
+    cols: u32,
+    layout: ColLayout,
+) -> Variant {
+    Variant {
+        config,
+        block,
+        ilp,
+        cols,
+        layout,
+        skip: Vec::new(),
+        diagonal: 0,
+        words: false,
+    }
+}
+
+/// Register micro-tiles without staging: the first block shapes of `unstaged` (a grid of
+/// `dims` dimensions), each with a few tiles (the launched block is the shape; the variant's
+/// block is the area its work-items cover).
+fn micro_tiles(unstaged: &[Variant], dims: usize) -> Vec<Variant> {
+    let mut tiles = Vec::new();
+    for v in unstaged.iter().take(3) {
+        let shapes: &[(u32, u32)] = match dims {
+            1 => &[(1, 4), (1, 2), (1, 8)],
+            _ => &[(4, 4), (2, 2), (4, 2), (2, 4), (8, 4)],
+        };
+        for &(rows, cols) in shapes {
+            tiles.push(Variant {
+                block: [v.block[0] * cols, v.block[1] * rows, v.block[2]],
+                ilp: rows,
+                cols,
+                ..v.clone()
+            });
+        }
+    }
+    tiles
+}
+
+/// Contiguous tiles (a CPU's SIMD rows, `ColLayout::Contiguous`) in small blocks, where a grid
+/// of `dims` dimensions has the loops they need (`apply` refuses the others).
+fn contiguous_tiles(dims: usize) -> Vec<Variant> {
+    let (blocks, shapes): (&[[u32; 3]], &[(u32, u32)]) = match dims {
+        0 => (&[], &[]),
+        1 => (&[[64, 1, 1], [256, 1, 1]], &[(1, 4), (1, 8), (1, 16)]),
+        2 => (
+            &[[8, 8, 1], [16, 8, 1]],
+            &[(4, 16), (8, 16), (4, 8), (8, 8), (2, 16)],
+        ),
+        _ => (&[[8, 8, 2]], &[(4, 16), (4, 8)]),
+    };
+    let mut tiles = Vec::new();
+    for block in blocks {
+        for &(rows, cols) in shapes {
+            tiles.push(plain(
+                None,
+                [block[0] * cols, block[1] * rows, block[2]],
+                rows,
+                cols,
+                ColLayout::Contiguous,
+            ));
+        }
+    }
+    tiles
+}
+
+/// The model's grouping into vector accesses `w` (a transposed vector tile, short words) on its
+/// own tile in other blocks of a grid of `dims` dimensions: the block's footprint is the
+/// device's question too (how many rows of a column-walked array one sweep of a block's x
+/// touches). Measured first: they are the model's choice but for the block.
+fn vector_variants(w: &super::words::Words, dims: usize) -> Vec<Variant> {
+    let blocks: &[[u32; 3]] = match dims {
+        1 => &[[64, 1, 1], [128, 1, 1], [256, 1, 1]],
+        _ => &[[8, 8, 1], [16, 8, 1], [16, 16, 1], [8, 32, 1], [64, 4, 1]],
+    };
+    blocks
+        .iter()
+        .map(|block| Variant {
+            words: true,
+            ..plain(
+                None,
+                [block[0] * w.width, block[1] * w.rows, block[2]],
+                w.rows,
+                w.width,
+                ColLayout::Contiguous,
+            )
+        })
+        .collect()
+}
+
+/// The staged variants of the engine's configurations of plan `kp`: those with their default
+/// rows, and the others (other rows, the diagonal block order, each staged array left in
+/// global memory, a 2-D register micro-tile).
+fn staged_variants(
+    r: &RegionAst,
+    deps: &DepInfo,
+    ks: &KernelSchedule,
+    kp: &KernelPlan,
+) -> (Vec<Variant>, Vec<Variant>) {
+    let base = ks.baseline();
+    let mut staged_default = Vec::new();
+    let mut staged_other = Vec::new();
+    for config in 0..=kp.alternatives.len() {
+        let Some(block) = staged_block(r, ks, kp, config) else {
+            continue;
+        };
+        let default = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, block, None);
+        for ilp in ROWS {
+            let v = plain(Some(config), block, ilp, 1, ColLayout::Cyclic);
+            if ilp == default {
+                // The diagonal block order (the paper's, skew 1, and the preferred
+                // schedule's skew when the channel model chose one) where the grid has
+                // two dimensions: partition camping is the device's question too.
+                if base.grid.len() >= 2 {
+                    let mut skews = vec![1];
+                    if let super::BlockOrder::Diagonal { skew } = ks.preferred().block_order {
+                        skews.push(skew);
+                    }
+                    skews.dedup();
+                    for skew in skews {
+                        staged_other.push(Variant {
+                            diagonal: skew,
+                            ..v.clone()
+                        });
+                    }
+                }
+                staged_default.push(v);
+            } else {
+                staged_other.push(v);
+            }
+        }
+        // Each staged array left in global memory in turn (the engine's best
+        // configuration, default rows): which arrays pay is the device's question too.
+        if config == 0 {
+            let staged = staged_arrays(r, ks, kp, config);
+            if staged.len() > 1 {
+                for a in staged {
+                    staged_other.push(Variant {
+                        skip: vec![a],
+                        ..plain(Some(config), block, default, 1, ColLayout::Cyclic)
+                    });
+                }
+            }
+            // A 2-D register micro-tile of the staged configuration.
+            if default > 1 {
+                staged_other.push(plain(Some(config), block, default, 2, ColLayout::Cyclic));
+            }
+        }
+    }
+    (staged_default, staged_other)
 }
 
 /// The model's grouping into vector accesses (the first candidate that has one), for unstaged

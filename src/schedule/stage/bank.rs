@@ -327,66 +327,15 @@ pub fn decide(
         row_len: row,
         transposed: false,
     };
-    let before = cost(dims, natural, block, elem, b, refs);
+    let cost_of = |l: Layout| cost(dims, l, block, elem, b, refs);
+    let before = cost_of(natural);
     let mut path = vec!["AoS: no (not an array of structures) → not AoS→SoA".to_string()];
-    let done = |technique, layout, path, why: String, after: Cost, extra| BankChoice {
-        technique,
-        layout,
-        path,
-        why,
-        degree_before: before.degree,
-        degree_after: after.degree,
-        wavefronts_before: before.waves,
-        wavefronts_after: after.waves,
-        extra_bytes: extra,
-    };
-    if !enabled {
-        path.push("bank-conflict techniques off".to_string());
-        return done(
-            Technique::None,
-            natural,
-            path,
-            "bank-conflict techniques are off at this level".to_string(),
-            before,
-            0,
-        );
-    }
-    if before.degree <= 1 {
-        path.push(format!(
-            "degree {}: conflict-free as laid out",
-            before.degree
-        ));
-        return done(
-            Technique::None,
-            natural,
-            path,
-            "no bank conflict to remove".to_string(),
-            before,
-            0,
-        );
+    if let Some(why) = left_as_laid_out(dims, before, enabled, &mut path) {
+        return choice(before, Technique::None, natural, path, why, before, 0);
     }
     let column = dims[..dims.len().saturating_sub(1)]
         .iter()
         .any(|d| matches!(d.primary, Primary::Grid { dim: 0, .. }));
-    if dims.len() < 2 {
-        path.push(format!(
-            "2-D strided reference: no (1-D tile, degree {}) → no layout change applies",
-            before.degree
-        ));
-        path.push(
-            "associative operation over a row: decided for the kernel (access reorder of its strip-mined loop)"
-                .into(),
-        );
-        return done(
-            Technique::None,
-            natural,
-            path,
-            "a 1-D tile with unit-stride references: neither padding nor transpose changes it"
-                .to_string(),
-            before,
-            0,
-        );
-    }
     let words = row as u64 * elem as u64 / b.width.max(1) as u64;
     path.push(format!(
         "2-D strided reference: yes (degree {}{})",
@@ -410,6 +359,104 @@ pub fn decide(
         .map(|d| d.extent as u64)
         .product();
     let max_pad = (row / 4).clamp(1, b.banks.max(2) - 1);
+    let (pad_best, no_room) = best_padding(&cost_of, row, max_pad, rows_above, elem, spare);
+    let pad_best = pad_best.filter(|(c, _)| (c.degree, c.waves) < (before.degree, before.waves));
+    // Transpose: a 2-D tile read by column, stored column-major (its copy's stores counted).
+    let tr = (dims.len() == 2 && column).then(|| {
+        let l = Layout {
+            row_len: row,
+            transposed: true,
+        };
+        (cost_of(l), l)
+    });
+    let tr = tr.filter(|(c, _)| (c.degree, c.waves) < (before.degree, before.waves));
+    let evaluated = Evaluated {
+        before,
+        natural,
+        row,
+        rows_above,
+        elem,
+        max_pad,
+        column,
+        no_room,
+        pad: pad_best,
+        transpose: tr,
+    };
+    verdict(evaluated, path)
+}
+
+/// The decision `technique` (the tile laid out as `layout`, `extra` bytes of padding), reached
+/// by `path` for the reason `why`, at cost `after` against the natural layout's `before`.
+fn choice(
+    before: Cost,
+    technique: Technique,
+    layout: Layout,
+    path: Vec<String>,
+    why: String,
+    after: Cost,
+    extra: u64,
+) -> BankChoice {
+    BankChoice {
+        technique,
+        layout,
+        path,
+        why,
+        degree_before: before.degree,
+        degree_after: after.degree,
+        wavefronts_before: before.waves,
+        wavefronts_after: after.waves,
+        extra_bytes: extra,
+    }
+}
+
+/// Why a tile of cost `before` keeps its natural layout without evaluating a technique (the
+/// techniques off, no conflict, a 1-D tile), its steps added to `path`; `None` when the tree
+/// goes on to padding and transpose.
+fn left_as_laid_out(
+    dims: &[TileDim],
+    before: Cost,
+    enabled: bool,
+    path: &mut Vec<String>,
+) -> Option<String> {
+    if !enabled {
+        path.push("bank-conflict techniques off".to_string());
+        return Some("bank-conflict techniques are off at this level".to_string());
+    }
+    if before.degree <= 1 {
+        path.push(format!(
+            "degree {}: conflict-free as laid out",
+            before.degree
+        ));
+        return Some("no bank conflict to remove".to_string());
+    }
+    if dims.len() < 2 {
+        path.push(format!(
+            "2-D strided reference: no (1-D tile, degree {}) → no layout change applies",
+            before.degree
+        ));
+        path.push(
+            "associative operation over a row: decided for the kernel (access reorder of its strip-mined loop)"
+                .into(),
+        );
+        return Some(
+            "a 1-D tile with unit-stride references: neither padding nor transpose changes it"
+                .to_string(),
+        );
+    }
+    None
+}
+
+/// The smallest pad of rows of `row` elements (up to `max_pad`; `rows_above` rows of
+/// `elem`-byte elements, within `spare` bytes) that gives the least cost by `cost_of`: its cost
+/// and padded row length; and whether a pad did not fit in the spare shared memory.
+fn best_padding(
+    cost_of: &dyn Fn(Layout) -> Cost,
+    row: u32,
+    max_pad: u32,
+    rows_above: u64,
+    elem: u32,
+    spare: u64,
+) -> (Option<(Cost, u32)>, bool) {
     let mut pad_best: Option<(Cost, u32)> = None;
     let mut no_room = false;
     for pad in 1..=max_pad {
@@ -422,28 +469,58 @@ pub fn decide(
             row_len: row + pad,
             transposed: false,
         };
-        let c = cost(dims, l, block, elem, b, refs);
+        let c = cost_of(l);
         if pad_best.is_none_or(|(bc, _)| (c.degree, c.waves) < (bc.degree, bc.waves)) {
             pad_best = Some((c, row + pad));
         }
     }
-    let pad_best = pad_best.filter(|(c, _)| (c.degree, c.waves) < (before.degree, before.waves));
-    // Transpose: a 2-D tile read by column, stored column-major (its copy's stores counted).
-    let tr = (dims.len() == 2 && column).then(|| {
-        let l = Layout {
-            row_len: row,
-            transposed: true,
-        };
-        (cost(dims, l, block, elem, b, refs), l)
-    });
-    let tr = tr.filter(|(c, _)| (c.degree, c.waves) < (before.degree, before.waves));
+    (pad_best, no_room)
+}
+
+/// What [`decide`] evaluated for a 2-D tile with a conflict, for [`verdict`].
+struct Evaluated {
+    /// The natural layout and its cost.
+    before: Cost,
+    natural: Layout,
+    /// Elements of a row, rows above the last dimension, bytes of an element.
+    row: u32,
+    rows_above: u64,
+    elem: u32,
+    /// The largest pad tried.
+    max_pad: u32,
+    /// Consecutive work-items walk a column.
+    column: bool,
+    /// A pad did not fit in the spare shared memory.
+    no_room: bool,
+    /// The best padding, where it lowers the cost: its cost and padded row length.
+    pad: Option<(Cost, u32)>,
+    /// The transpose, where it lowers the cost: its cost and layout.
+    transpose: Option<(Cost, Layout)>,
+}
+
+/// The tree's last step: transpose, padding or neither, from what [`decide`] evaluated,
+/// its step added to `path`.
+fn verdict(e: Evaluated, mut path: Vec<String>) -> BankChoice {
+    let Evaluated {
+        before,
+        natural,
+        row,
+        rows_above,
+        elem,
+        max_pad,
+        column,
+        no_room,
+        pad: pad_best,
+        transpose: tr,
+    } = e;
     match (pad_best, tr) {
         (Some((pc, r)), Some((tc, tl))) if (tc.degree, tc.waves) <= (pc.degree, pc.waves) => {
             path.push(format!(
                 "column access: transposed degree {} ({} wavefronts) ≤ padded to {} degree {} ({} wavefronts) → transpose",
                 tc.degree, tc.waves, r, pc.degree, pc.waves
             ));
-            done(
+            choice(
+                before,
                 Technique::Transpose,
                 tl,
                 path,
@@ -469,7 +546,8 @@ pub fn decide(
                 ));
             }
             let extra = rows_above * (r - row) as u64 * elem as u64;
-            done(
+            choice(
+                before,
                 Technique::Padding,
                 Layout {
                     row_len: r,
@@ -491,7 +569,8 @@ pub fn decide(
                 },
                 tc.degree
             ));
-            done(
+            choice(
+                before,
                 Technique::Transpose,
                 tl,
                 path,
@@ -517,7 +596,8 @@ pub fn decide(
                 },
                 max_pad
             ));
-            done(
+            choice(
+                before,
                 Technique::None,
                 natural,
                 path,

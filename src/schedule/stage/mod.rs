@@ -706,6 +706,45 @@ fn decide_reorder(ir: &Region, spec: &mut StageSpec, opts: &StageOptions) {
     spec.reorder = Some(r);
 }
 
+/// One array's references in a kernel, as [`KernelView::stage_array`] stages them.
+struct ArrayRefs<'a> {
+    name: &'a str,
+    info: &'a crate::ir::ArrayInfo,
+    /// Its references in the kernel's nest.
+    accs: Vec<&'a crate::ir::Access>,
+    /// An array of structs: the struct's C name and the names of its scalar fields.
+    fields: Option<(String, Vec<String>)>,
+}
+
+impl ArrayRefs<'_> {
+    /// The struct a tile of field `field` or of an interleaved residue `interleave` is taken
+    /// from: a field's tile and an interleaved residue's (never both: only plain arrays
+    /// interleave) are AoS → SoA, and the decision tree's verdict is taken against the struct
+    /// tiled as it is.
+    fn aos(&self, field: &Option<TileField>, interleave: Option<Interleave>) -> Option<bank::Aos> {
+        match (&self.fields, field, interleave) {
+            (Some((record, _)), Some(f), _) => Some(bank::Aos {
+                what: format!("field `{}` of `{}`", f.name, record),
+                count: f.count,
+            }),
+            (_, None, Some(il)) => Some(bank::Aos {
+                what: format!(
+                    "`{}[{}]` of the interleaved `{}`",
+                    self.name,
+                    il.elements(),
+                    self.name
+                ),
+                count: il.stride,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A group of references that read one tile: each dimension's view (the window the union of
+/// the references'), the references' spans, and the field of a struct they name.
+type RefGroup = (Vec<DimRef>, Vec<Span>, Option<u32>);
+
 /// What the staging of one kernel's arrays needs to know about the kernel.
 struct KernelView<'a> {
     ir: &'a Region,
@@ -735,6 +774,61 @@ impl KernelView<'_> {
         strip: Option<&Strip>,
         bytes: u64,
     ) -> Result<(Vec<StagedArray>, Option<Strip>), Unstaged> {
+        let arr = self.array_refs(name)?;
+        let info = arr.info;
+        let (mut groups, my_strip) = self.group_references(&arr)?;
+        let k = match (my_strip, strip) {
+            (Some(l), Some(s)) if s.loop_id != l => return Err(Unstaged::OtherStripLoop),
+            (_, Some(s)) => s.size,
+            (Some(l), None) => self.strip_size(l),
+            (None, None) => 0,
+        };
+        // Fields in their struct's order (residues of an interleaved dimension in order), each
+        // field's groups in order of appearance.
+        let residue = |g: &RefGroup| {
+            g.0.last()
+                .filter(|x| x.stride > 1)
+                .map(|x| (x.stride, x.residue))
+        };
+        groups.sort_by_key(|g| (g.2, residue(g)));
+        let keys: Vec<_> = groups.iter().map(|g| (g.2, residue(g))).collect();
+        let several: Vec<bool> = keys
+            .iter()
+            .map(|k| keys.iter().filter(|x| *x == k).count() > 1)
+            .collect();
+        let mut tiles = Vec::new();
+        let mut used = 0u64;
+        for (gi, group) in groups.into_iter().enumerate() {
+            let (mut tile, size) = self.tile(&arr, group, my_strip, k, bytes + used)?;
+            used += size;
+            if several[gi] {
+                tile.local = format!("{}_{}", tile.local, gi);
+            }
+            tiles.push(tile);
+        }
+        let b: u64 = tiles
+            .iter()
+            .map(|sa| sa.len() as u64 * info.elem.size() as u64)
+            .sum();
+        if bytes + b > SMEM_LIMIT {
+            return Err(Unstaged::DoesNotFit {
+                tiles: tiles.len(),
+                bytes: b,
+                limit: SMEM_LIMIT,
+            });
+        }
+        let strip = my_strip.filter(|_| strip.is_none()).map(|l| Strip {
+            loop_id: l,
+            var: self.ir.loops[l].var.clone(),
+            size: k,
+        });
+        Ok((tiles, strip))
+    }
+
+    /// The references of array `name` in the kernel, checked as a whole: the array is
+    /// referenced, never atomically, every written part is written through the work-item's own
+    /// element, and its extents are known where the staging needs them.
+    fn array_refs<'s>(&'s self, name: &'s str) -> Result<ArrayRefs<'s>, Unstaged> {
         let ir = self.ir;
         let info = ir.arrays.get(name).ok_or(Unstaged::NotInRegion)?;
         let accs: Vec<_> = ir
@@ -775,18 +869,34 @@ impl KernelView<'_> {
         if info.extents.iter().any(Option::is_none) && self.conditional {
             return Err(Unstaged::ExtentUnknownConditional);
         }
-        let rank = info.extents.len();
+        Ok(ArrayRefs {
+            name,
+            info,
+            accs,
+            fields,
+        })
+    }
+
+    /// Groups the references of `arr` by the tile they read: references that agree on which
+    /// index moves every dimension (and, for structs, on the field) form one group, the window
+    /// of each dimension the union of theirs; with the strip-mined loop they use, if any.
+    fn group_references(
+        &self,
+        arr: &ArrayRefs,
+    ) -> Result<(Vec<RefGroup>, Option<LoopId>), Unstaged> {
+        let ir = self.ir;
+        let rank = arr.info.extents.len();
         // Each reference's view of each dimension; references that agree on which index moves
         // every dimension (and, for structs, on the field) form one group, and each group gets
         // its own tile (syrk's `A[i][k]` and `A[j][k]`: a tile of rows for the block's `i` and
         // one for its `j`).
-        let mut groups: Vec<(Vec<DimRef>, Vec<Span>, Option<u32>)> = Vec::new();
+        let mut groups: Vec<RefGroup> = Vec::new();
         let mut my_strip: Option<LoopId> = None;
-        for a in &accs {
+        for a in &arr.accs {
             if a.subscripts.len() != rank {
                 return Err(Unstaged::NotEveryDimension);
             }
-            let (subs, field) = match &fields {
+            let (subs, field) = match &arr.fields {
                 Some((_, names)) => {
                     let f = a.subscripts[rank - 1]
                         .as_ref()
@@ -806,7 +916,7 @@ impl KernelView<'_> {
                     access: ir.fmt_access(a.id),
                 })?;
                 // Interleaved (`x[2*i + 1]`) only along the last dimension of a plain array.
-                let last = fields.is_none() && d + 1 == subs.len();
+                let last = arr.fields.is_none() && d + 1 == subs.len();
                 let x = self.dim_ref(a, p, last)?;
                 if let Some(l) = x.strip {
                     if my_strip.is_some_and(|m| m != l) {
@@ -835,149 +945,103 @@ impl KernelView<'_> {
                 None => groups.push((view, vec![a.span], field)),
             }
         }
-        let k = match (my_strip, strip) {
-            (Some(l), Some(s)) if s.loop_id != l => return Err(Unstaged::OtherStripLoop),
-            (_, Some(s)) => s.size,
-            (Some(l), None) => self.strip_size(l),
-            (None, None) => 0,
-        };
-        // Fields in their struct's order (residues of an interleaved dimension in order), each
-        // field's groups in order of appearance.
-        let residue = |g: &(Vec<DimRef>, Vec<Span>, Option<u32>)| {
-            g.0.last()
-                .filter(|x| x.stride > 1)
-                .map(|x| (x.stride, x.residue))
-        };
-        groups.sort_by_key(|g| (g.2, residue(g)));
-        let keys: Vec<_> = groups.iter().map(|g| (g.2, residue(g))).collect();
-        let several: Vec<bool> = keys
-            .iter()
-            .map(|k| keys.iter().filter(|x| *x == k).count() > 1)
-            .collect();
-        let mut tiles = Vec::new();
-        let mut used = 0u64;
-        for (gi, (dims, spans, field)) in groups.into_iter().enumerate() {
-            let interleave = dims.last().filter(|x| x.stride > 1).map(|x| Interleave {
-                stride: x.stride as u32,
-                residue: x.residue as u32,
+        Ok((groups, my_strip))
+    }
+
+    /// The tile of one group of references of `arr` (named without the group's index), with
+    /// the shared memory it takes (its elements and its padding), given the strip-mined loop
+    /// `strip` of `k` iterations and the shared memory the tiles before it use (`before`).
+    fn tile(
+        &self,
+        arr: &ArrayRefs,
+        (dims, spans, field): RefGroup,
+        strip: Option<LoopId>,
+        k: u32,
+        before: u64,
+    ) -> Result<(StagedArray, u64), Unstaged> {
+        let (name, info) = (arr.name, arr.info);
+        let interleave = dims.last().filter(|x| x.stride > 1).map(|x| Interleave {
+            stride: x.stride as u32,
+            residue: x.residue as u32,
+        });
+        let mut tdims = Vec::new();
+        for (d, x) in dims.into_iter().enumerate() {
+            let (extent, range) = self.tile_extent(&x, strip, k)?;
+            tdims.push(TileDim {
+                primary: x.primary,
+                lo: x.lo,
+                hi: x.hi,
+                extent,
+                range,
+                array_extent: info.extents.get(d).cloned().flatten(),
             });
-            let mut tdims = Vec::new();
-            for (d, x) in dims.into_iter().enumerate() {
-                let (extent, range) = self.tile_extent(&x, my_strip, k)?;
-                tdims.push(TileDim {
-                    primary: x.primary,
-                    lo: x.lo,
-                    hi: x.hi,
-                    extent,
-                    range,
-                    array_extent: info.extents.get(d).cloned().flatten(),
-                });
-            }
-            // Shared memory left for padding: the limit less the tiles of earlier arrays, this
-            // array's tiles at their extents, and the padding of its earlier tiles.
-            let natural: u64 =
-                tdims.iter().map(|d| d.extent as u64).product::<u64>() * info.elem.size() as u64;
-            let spare = SMEM_LIMIT.saturating_sub(bytes + used + natural);
-            let mut choice = bank::decide(
+        }
+        // Shared memory left for padding: the limit less the tiles of earlier arrays, this
+        // array's tiles at their extents, and the padding of its earlier tiles.
+        let natural: u64 =
+            tdims.iter().map(|d| d.extent as u64).product::<u64>() * info.elem.size() as u64;
+        let spare = SMEM_LIMIT.saturating_sub(before + natural);
+        let mut choice = bank::decide(
+            &tdims,
+            self.block,
+            info.elem.size(),
+            spans.len(),
+            &self.banks,
+            spare,
+            self.bank_padding,
+        );
+        let tile_field = match (&arr.fields, field) {
+            (Some((_, names)), Some(f)) => Some(TileField {
+                name: names[f as usize].clone(),
+                index: f,
+                count: names.len() as u32,
+            }),
+            _ => None,
+        };
+        if let Some(aos) = arr.aos(&tile_field, interleave) {
+            choice = bank::aos_to_soa(
+                choice,
                 &tdims,
                 self.block,
                 info.elem.size(),
                 spans.len(),
                 &self.banks,
-                spare,
-                self.bank_padding,
+                aos,
             );
-            let tile_field = match (&fields, field) {
-                (Some((_, names)), Some(f)) => Some(TileField {
-                    name: names[f as usize].clone(),
-                    index: f,
-                    count: names.len() as u32,
-                }),
-                _ => None,
-            };
-            // A field's tile and an interleaved residue's (never both: only plain arrays
-            // interleave) are AoS → SoA: the decision tree's verdict is taken against the
-            // struct tiled as it is.
-            let aos = match (&fields, &tile_field, interleave) {
-                (Some((record, _)), Some(f), _) => Some(bank::Aos {
-                    what: format!("field `{}` of `{}`", f.name, record),
-                    count: f.count,
-                }),
-                (_, None, Some(il)) => Some(bank::Aos {
-                    what: format!(
-                        "`{}[{}]` of the interleaved `{}`",
-                        name,
-                        il.elements(),
-                        name
-                    ),
-                    count: il.stride,
-                }),
-                _ => None,
-            };
-            if let Some(aos) = aos {
-                choice = bank::aos_to_soa(
-                    choice,
-                    &tdims,
-                    self.block,
-                    info.elem.size(),
-                    spans.len(),
-                    &self.banks,
-                    aos,
-                );
-            }
-            used += natural + choice.extra_bytes;
-            // Written through this tile when one of its references writes (one field or
-            // residue of an array written part by part); loaded first when read or when an
-            // element may stay unwritten.
-            let mine: Vec<&crate::ir::Access> = accs
-                .iter()
-                .copied()
-                .filter(|a| spans.contains(&a.span))
-                .collect();
-            let tile_written = mine.iter().any(|a| a.writes());
-            let load = !tile_written || needs_preload(ir, self.grid, &mine, self.conditional);
-            let base = match (&tile_field, interleave) {
-                (Some(f), _) => format!("accshare_sh_{}_{}", name, f.name),
-                (None, Some(il)) => format!("accshare_sh_{}_r{}", name, il.residue),
-                (None, None) => format!("accshare_sh_{}", name),
-            };
-            tiles.push(StagedArray {
-                name: name.to_string(),
-                local: if several[gi] {
-                    format!("{}_{}", base, gi)
-                } else {
-                    base
-                },
-                elem: info.elem,
-                dims: tdims,
-                row_len: choice.layout.row_len,
-                transposed: choice.layout.transposed,
-                bank: choice,
-                accesses: spans,
-                written: tile_written,
-                load,
-                field: tile_field,
-                interleave,
-                copy_words: None,
-            });
         }
-        let b: u64 = tiles
+        let size = natural + choice.extra_bytes;
+        // Written through this tile when one of its references writes (one field or
+        // residue of an array written part by part); loaded first when read or when an
+        // element may stay unwritten.
+        let mine: Vec<&crate::ir::Access> = arr
+            .accs
             .iter()
-            .map(|sa| sa.len() as u64 * info.elem.size() as u64)
-            .sum();
-        if bytes + b > SMEM_LIMIT {
-            return Err(Unstaged::DoesNotFit {
-                tiles: tiles.len(),
-                bytes: b,
-                limit: SMEM_LIMIT,
-            });
-        }
-        let strip = my_strip.filter(|_| strip.is_none()).map(|l| Strip {
-            loop_id: l,
-            var: ir.loops[l].var.clone(),
-            size: k,
-        });
-        Ok((tiles, strip))
+            .copied()
+            .filter(|a| spans.contains(&a.span))
+            .collect();
+        let tile_written = mine.iter().any(|a| a.writes());
+        let load = !tile_written || needs_preload(self.ir, self.grid, &mine, self.conditional);
+        let local = match (&tile_field, interleave) {
+            (Some(f), _) => format!("accshare_sh_{}_{}", name, f.name),
+            (None, Some(il)) => format!("accshare_sh_{}_r{}", name, il.residue),
+            (None, None) => format!("accshare_sh_{}", name),
+        };
+        let tile = StagedArray {
+            name: name.to_string(),
+            local,
+            elem: info.elem,
+            dims: tdims,
+            row_len: choice.layout.row_len,
+            transposed: choice.layout.transposed,
+            bank: choice,
+            accesses: spans,
+            written: tile_written,
+            load,
+            field: tile_field,
+            interleave,
+            copy_words: None,
+        };
+        Ok((tile, size))
     }
 
     /// How reference `a` moves one dimension of its array (subscript `p`): by a grid index, by
