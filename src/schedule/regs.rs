@@ -63,7 +63,7 @@
 //! The fastest wins; candidates within [`TIE`] of it are a tie, broken for the factor accshare
 //! chose before this model ([`super::default_rows`]), then for the fewest registers.
 
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Region};
 use crate::model::platform::{Occupancy, OccupancyLimit};
 use crate::model::Platform;

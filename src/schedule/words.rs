@@ -37,7 +37,7 @@
 use std::fmt;
 
 use crate::analysis::dependence::DepInfo;
-use crate::front::ast::Scalar;
+use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Region};
 
 use super::{coarsenable, Coarsening, Schedule};
