@@ -267,11 +267,11 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
 /// The register micro-tile of an unstaged schedule with several outputs per work-item (a
 /// transposed vector tile is reported by its own note, `words_note`).
 fn micro_tile_note(s: &Schedule) -> Option<String> {
-    if s.staged().is_some() || s.ilp * s.cols <= 1 || s.rows_adjacent() {
+    if s.staged().is_some() || s.shape.rows * s.shape.cols <= 1 || s.rows_adjacent() {
         return None;
     }
     let [x, y, z] = s.launch_block();
-    let layout = match s.col_layout {
+    let layout = match s.shape.layout {
         crate::schedule::ColLayout::Cyclic => "cyclic",
         crate::schedule::ColLayout::Contiguous => "adjacent: SIMD lanes for a CPU compiler",
     };
@@ -282,13 +282,13 @@ fn micro_tile_note(s: &Schedule) -> Option<String> {
     };
     Some(format!(
         "register micro-tile without shared memory: {} outputs per work-item ({} × {}, {}), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once{}",
-        s.ilp * s.cols,
-        plural(s.ilp, "row"),
-        plural(s.cols, "column"),
+        s.shape.rows * s.shape.cols,
+        plural(s.shape.rows, "row"),
+        plural(s.shape.cols, "column"),
         layout,
-        s.block[0],
-        s.block[1],
-        s.block[2],
+        s.shape.block[0],
+        s.shape.block[1],
+        s.shape.block[2],
         x,
         y,
         z,
@@ -344,26 +344,26 @@ fn staged_note(s: &Schedule, spec: &StageSpec) -> String {
         .as_ref()
         .map(|st| format!(", loop `{}` strip-mined by {}", st.var, st.size))
         .unwrap_or_default();
-    if s.ilp > 1 && s.cols == 1 {
+    if s.shape.rows > 1 && s.shape.cols == 1 {
         let [x, y, z] = s.launch_block();
         strip.push_str(&format!(
             ", {} rows per work-item: launched as [{}, {}, {}]",
-            s.ilp, x, y, z
+            s.shape.rows, x, y, z
         ));
-    } else if s.cols > 1 {
+    } else if s.shape.cols > 1 {
         let [x, y, z] = s.launch_block();
         strip.push_str(&format!(
             ", {}×{} outputs per work-item (rows × columns): launched as [{}, {}, {}]",
-            s.ilp, s.cols, x, y, z
+            s.shape.rows, s.shape.cols, x, y, z
         ));
     }
     format!(
         "--opt share stages {} in the generated code ({} B of shared memory, block [{}, {}, {}]{})",
         names.join(", "),
         spec.smem_bytes(),
-        s.block[0],
-        s.block[1],
-        s.block[2],
+        s.shape.block[0],
+        s.shape.block[1],
+        s.shape.block[2],
         strip
     )
 }
@@ -487,9 +487,9 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
                 "{}: {} (block [{}, {}, {}] launched as [{}, {}, {}]); {}{}; OpenCL vloadN/vstoreN (element alignment suffices), CUDA {} where the address is aligned at run time, else element accesses; a work-item with an output outside the bounds (edge) runs the scalar copies under their guards",
                 what,
                 outputs,
-                s.block[0],
-                s.block[1],
-                s.block[2],
+                s.shape.block[0],
+                s.shape.block[1],
+                s.shape.block[2],
                 x,
                 y,
                 z,
@@ -502,7 +502,7 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
             "short words (seed 004): not grouped: {}{}",
             if s.staged().is_some() {
                 "the kernel is staged (its short words are read from shared memory; its tile copies are grouped instead where they can be)"
-            } else if s.ilp * s.cols > 1 {
+            } else if s.shape.rows * s.shape.cols > 1 {
                 "a register micro-tile takes the outputs per work-item"
             } else {
                 "the schedule keeps one output per work-item"

@@ -70,6 +70,49 @@ pub struct Options {
     pub words: Option<bool>,
 }
 
+/// The shape of a kernel's work: the block of the grid a thread block covers, and the micro-tile
+/// of it each work-item computes (rows × columns, laid out as `layout` says). The schedule makes
+/// it; everyone else reads it, and [`WorkShape::launch_block`] is the one conversion to the
+/// work-items a block launches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WorkShape {
+    /// Grid points per block along x, y, z *before* outputs per work-item.
+    pub block: [u32; 3],
+    /// Rows of the block each work-item computes (RY of its micro-tile; at least 1).
+    pub rows: u32,
+    /// Columns of the block each work-item computes (RX of its micro-tile; at least 1).
+    pub cols: u32,
+    /// Where a work-item's columns lie in its block.
+    pub layout: ColLayout,
+}
+
+impl WorkShape {
+    /// One output per work-item, columns cyclic.
+    pub fn plain(block: [u32; 3]) -> WorkShape {
+        WorkShape {
+            block,
+            rows: 1,
+            cols: 1,
+            layout: ColLayout::Cyclic,
+        }
+    }
+
+    /// Work-items per block as launched: a block's rows are run by `block[1] / rows` rows of
+    /// work-items, its columns by `block[0] / cols` columns.
+    pub fn launch_block(&self) -> [u32; 3] {
+        [
+            self.block[0] / self.cols.max(1),
+            self.block[1] / self.rows.max(1),
+            self.block[2],
+        ]
+    }
+
+    /// Outputs per work-item (`rows · cols`).
+    pub fn outputs(&self) -> u32 {
+        self.rows * self.cols
+    }
+}
+
 /// Every decision of one kernel.
 #[derive(Clone, Debug)]
 pub struct Schedule {
@@ -77,19 +120,11 @@ pub struct Schedule {
     pub root: LoopId,
     /// Loops mapped to the grid, outermost first (empty: the nest runs on one work-item).
     pub grid: Vec<GridLoop>,
-    /// Work-items per block along x, y, z *before* rows per work-item: the rows of the grid a
-    /// block covers. The launched block is [`Schedule::launch_block`].
-    pub block: [u32; 3],
+    /// The block of the grid each thread block covers and how its work-items split it.
+    pub shape: WorkShape,
     /// The staging plan (`--opt share` with an engine plan for this nest); it may stage no
     /// array, and then says why in `rejected`.
     pub stage: Option<StageSpec>,
-    /// Rows of the block each work-item computes (RY of its micro-tile).
-    pub ilp: u32,
-    /// Columns of the block each work-item computes (RX of its micro-tile), laid out as
-    /// `col_layout` says.
-    pub cols: u32,
-    /// Where a work-item's columns lie in its block ([`ColLayout`]).
-    pub col_layout: ColLayout,
     /// The coarsened computation also gets an unguarded copy, run by the work-items whose
     /// outputs all lie inside the grid (`if (every output in range) { … } else { guarded }`).
     /// Edge guards inside the inner loop keep C compilers from vectorising a micro-tile's
@@ -112,7 +147,7 @@ impl Schedule {
     /// Whether a work-item's rows are adjacent (`y·RY + r`, a transposed vector tile of
     /// [`words`]) rather than a launched block apart.
     pub fn rows_adjacent(&self) -> bool {
-        self.ilp > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
+        self.shape.rows > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
     }
 
     /// Whether a work-item's copies along grid dimension `dim` are adjacent (`l·R + b`: the
@@ -120,7 +155,7 @@ impl Schedule {
     /// launched block apart (`l + b·TB/R`).
     pub fn copies_adjacent(&self, dim: u8) -> bool {
         match dim {
-            0 => self.col_layout == ColLayout::Contiguous,
+            0 => self.shape.layout == ColLayout::Contiguous,
             1 => self.rows_adjacent(),
             _ => false,
         }
@@ -140,7 +175,8 @@ impl Schedule {
     /// sum's 1×8 tile 64–82 ms against 96–101 ms (one run each, machine loaded). A GPU's tiles
     /// are cyclic: an edge warp runs one path for all its lanes, and the interleaving is its ILP.
     pub fn serial_edges(&self) -> bool {
-        self.col_layout == ColLayout::Contiguous && self.ilp * self.cols >= SERIAL_EDGE_OUTPUTS
+        self.shape.layout == ColLayout::Contiguous
+            && self.shape.rows * self.shape.cols >= SERIAL_EDGE_OUTPUTS
     }
 
     /// Fits an unstaged block to the grid's known extents: along a grid dimension whose
@@ -167,7 +203,7 @@ impl Schedule {
         if vector_length(ir, &self.grid).is_some() {
             return;
         }
-        let per_item = [self.cols.max(1), self.ilp.max(1), 1];
+        let per_item = [self.shape.cols.max(1), self.shape.rows.max(1), 1];
         let mut b = self.launch_block();
         let cover = |d: usize| {
             known_extent(ir, &self.grid, d as u8)
@@ -216,7 +252,7 @@ impl Schedule {
                 b = halved(d);
             }
         }
-        self.block = [b[0] * per_item[0], b[1] * per_item[1], b[2]];
+        self.shape.block = [b[0] * per_item[0], b[1] * per_item[1], b[2]];
     }
 
     /// The staging plan, when it stages at least one array.
@@ -224,14 +260,9 @@ impl Schedule {
         self.stage.as_ref().filter(|s| !s.arrays.is_empty())
     }
 
-    /// Work-items per block as launched: a block's rows are run by `block[1] / ilp` rows of
-    /// work-items, its columns by `block[0] / cols` columns.
+    /// Work-items per block as launched ([`WorkShape::launch_block`]).
     pub fn launch_block(&self) -> [u32; 3] {
-        [
-            self.block[0] / self.cols.max(1),
-            self.block[1] / self.ilp.max(1),
-            self.block[2],
-        ]
+        self.shape.launch_block()
     }
 }
 
@@ -396,9 +427,9 @@ fn choose_factor(
         return;
     }
     let previous = if forced {
-        (default_rows(staged.block), 1)
+        (default_rows(staged.shape.block), 1)
     } else {
-        (staged.ilp, staged.cols)
+        (staged.shape.rows, staged.shape.cols)
     };
     let mut choice = regs::choose(&r.ir, &staged, p, previous);
     if forced {
@@ -409,8 +440,8 @@ fn choose_factor(
                     r.ir.loops[staged.root].header_span,
                     format!(
                         "{}×{} outputs per work-item need about {} registers per work-item, more than {} allows ({max}): the kernel will spill to local memory",
-                        staged.ilp,
-                        staged.cols,
+                        staged.shape.rows,
+                        staged.shape.cols,
                         asked.registers.total(),
                         p.name
                     ),
@@ -421,11 +452,11 @@ fn choose_factor(
                 )),
             );
         }
-        choice.forced = Some((staged.ilp, staged.cols));
+        choice.forced = Some((staged.shape.rows, staged.shape.cols));
         if !choice
             .candidates
             .iter()
-            .any(|c| (c.rows, c.cols) == (staged.ilp, staged.cols))
+            .any(|c| (c.rows, c.cols) == (staged.shape.rows, staged.shape.cols))
         {
             choice.candidates.push(asked);
         }
@@ -433,22 +464,25 @@ fn choose_factor(
         return;
     }
     let (rows, cols) = choice.chosen;
-    if (rows, cols) != (staged.ilp, staged.cols) {
+    if (rows, cols) != (staged.shape.rows, staged.shape.cols) {
         if (rows, cols) == (1, 1) {
             // The one-output staged candidate follows.
             ks.candidates.remove(first);
-        } else if (staged.ilp, staged.cols) == (1, 1) {
+        } else if (staged.shape.rows, staged.shape.cols) == (1, 1) {
             ks.candidates.insert(
                 first,
                 Schedule {
-                    ilp: rows,
-                    cols,
+                    shape: WorkShape {
+                        rows,
+                        cols,
+                        ..staged.shape
+                    },
                     ..staged
                 },
             );
         } else {
-            ks.candidates[first].ilp = rows;
-            ks.candidates[first].cols = cols;
+            ks.candidates[first].shape.rows = rows;
+            ks.candidates[first].shape.cols = cols;
         }
     }
     ks.coarsening = Some(choice);
@@ -473,7 +507,7 @@ fn keep_staging_if_faster(ir: &Region, ks: &mut KernelSchedule, p: &Platform) {
             platform: p.name.clone(),
             speedup: g.speedup,
         };
-        spec.unstage_all(why, ks.candidates[last].block);
+        spec.unstage_all(why, ks.candidates[last].shape.block);
         ks.candidates[last].stage = Some(spec);
         ks.coarsening = None;
     }
@@ -537,12 +571,9 @@ pub fn schedule_kernel(
     let grid = grid_loops(ir, deps, root, diags)?;
     let mut baseline = Schedule {
         root,
-        block: baseline_block(ir, &grid),
+        shape: WorkShape::plain(baseline_block(ir, &grid)),
         grid,
         stage: None,
-        ilp: 1,
-        cols: 1,
-        col_layout: ColLayout::Cyclic,
         full_tile_path: false,
         words: None,
         block_order: BlockOrder::Linear,
@@ -555,7 +586,7 @@ pub fn schedule_kernel(
     if let Some(st) = staging {
         let mut spec = stage::plan_with(r, root, &baseline.grid, st.plan, &st.options);
         if st.local_is_global {
-            spec.unstage_all(stage::Unstaged::LocalMemoryIsGlobal, baseline.block);
+            spec.unstage_all(stage::Unstaged::LocalMemoryIsGlobal, baseline.shape.block);
         }
         if ilp.tile_words {
             let block = spec.block;
@@ -576,18 +607,24 @@ pub fn schedule_kernel(
             let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.rows);
             let c = cols_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.cols);
             let staged = Schedule {
-                block: spec.block,
+                shape: WorkShape {
+                    block: spec.block,
+                    rows: f,
+                    cols: c,
+                    ..baseline.shape
+                },
                 stage: Some(spec),
-                ilp: f,
-                cols: c,
                 ..baseline.clone()
             };
             if f * c > 1 {
                 candidates.push(staged.clone());
             }
             candidates.push(Schedule {
-                ilp: 1,
-                cols: 1,
+                shape: WorkShape {
+                    rows: 1,
+                    cols: 1,
+                    ..staged.shape
+                },
                 ..staged
             });
             candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
@@ -916,20 +953,26 @@ fn register_tile(
         return None;
     }
     let mut block = if wide {
-        [CPU_TILE_BLOCK[0], CPU_TILE_BLOCK[1], baseline.block[2]]
+        [
+            CPU_TILE_BLOCK[0],
+            CPU_TILE_BLOCK[1],
+            baseline.shape.block[2],
+        ]
     } else {
-        baseline.block
+        baseline.shape.block
     };
     block[0] *= cols;
     block[1] *= rows;
     Some(Schedule {
-        block,
-        ilp: rows,
-        cols,
-        col_layout: if wide {
-            ColLayout::Contiguous
-        } else {
-            ColLayout::Cyclic
+        shape: WorkShape {
+            block,
+            rows,
+            cols,
+            layout: if wide {
+                ColLayout::Contiguous
+            } else {
+                ColLayout::Cyclic
+            },
         },
         full_tile_path: true,
         ..baseline.clone()

@@ -123,8 +123,8 @@ pub fn decide(s: &mut Schedule, nest: &Nest, deps: &DepInfo, p: &Platform) {
         column_walk,
         reason,
     };
-    let gx = grid_blocks(nest, &s.grid, s.block, 0);
-    let gy = grid_blocks(nest, &s.grid, s.block, 1);
+    let gx = grid_blocks(nest, &s.grid, s.shape.block, 0);
+    let gy = grid_blocks(nest, &s.grid, s.shape.block, 1);
     let launch = s.launch_block();
     let threads: u64 = launch.iter().map(|&b| b.max(1) as u64).product();
     let smem: u64 = s
@@ -220,7 +220,7 @@ fn byte_offset(nest: &Nest, r: usize, counter: &dyn Fn(crate::ir::LoopId) -> i64
 /// (`count × interleave`: the same channel) and at least `period` apart, with that stride.
 fn column_walk(nest: &Nest, s: &Schedule, period: i64) -> Option<(String, i64)> {
     let x = s.grid.iter().find(|g| g.dim == 0)?;
-    let bx = s.block[0] as i64;
+    let bx = s.shape.block[0] as i64;
     (0..nest.refs.len()).find_map(|r| {
         let a = byte_offset(nest, r, &|_| 0)?;
         let b = byte_offset(nest, r, &|l| if l == x.loop_id { bx } else { 0 })?;
@@ -244,7 +244,7 @@ pub fn wave_imbalance(
     let sector = p.sector_bytes.max(1) as i64;
     let dim_loop = |d: u8| s.grid.iter().find(|g| g.dim == d).map(|g| g.loop_id);
     let (lx, ly) = (dim_loop(0), dim_loop(1));
-    let [bw, bh, _] = s.block;
+    let [bw, bh, _] = s.shape.block;
     let (mut busiest, mut total) = (0u64, 0u64);
     for r in 0..nest.refs.len() {
         let mut load = vec![0u64; n];

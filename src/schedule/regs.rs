@@ -63,6 +63,7 @@
 //! The fastest wins; candidates within [`TIE`] of it are a tie, broken for the factor accshare
 //! chose before this model ([`super::default_rows`]), then for the fewest registers.
 
+use super::WorkShape;
 use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Region};
 use crate::model::platform::{Occupancy, OccupancyLimit};
@@ -138,7 +139,7 @@ pub(super) fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
                 .any(|p| p.as_ref().is_none_or(|p| p.mentions(v)))
         })
     };
-    let (ry, rx) = (s.ilp.max(1), s.cols.max(1));
+    let (ry, rx) = (s.shape.rows.max(1), s.shape.cols.max(1));
     match (mentions(on(1)), mentions(on(0))) {
         (false, false) => 1,
         (false, true) => rx,
@@ -149,7 +150,7 @@ pub(super) fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
 
 /// Registers per work-item of schedule `s` (see the module header).
 pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
-    let f = s.ilp.max(1) * s.cols.max(1);
+    let f = s.shape.rows.max(1) * s.shape.cols.max(1);
     let in_nest = |loops: &[LoopId]| loops.first() == Some(&s.root);
     let inner = inner_sequential(ir, s);
     // Accumulators: the scalars the nest assigns, one copy per output.
@@ -390,7 +391,7 @@ struct NestCounts<'a> {
 impl<'a> NestCounts<'a> {
     /// The counts of schedule `s` of region `ir` on platform `p`.
     fn new(ir: &'a Region, s: &'a Schedule, p: &Platform) -> Self {
-        let f = (s.ilp.max(1) * s.cols.max(1)) as f64;
+        let f = (s.shape.rows.max(1) * s.shape.cols.max(1)) as f64;
         let warp = p.warp_size.max(1) as f64;
         let issue = if p.timing.issue_per_clock > 0.0 {
             p.timing.issue_per_clock
@@ -552,8 +553,8 @@ fn memory_term(n: &NestCounts, p: &Platform, l1: Option<&super::gain::L1>) -> f6
         bytes += match (n.is_staged(a), here) {
             // A tile is copied once per block: the block's outputs share it.
             (true, true) => {
-                b * trips * (s.block[0].max(1) + s.block[1].max(1)) as f64
-                    / (s.block[0].max(1) * s.block[1].max(1)) as f64
+                b * trips * (s.shape.block[0].max(1) + s.shape.block[1].max(1)) as f64
+                    / (s.shape.block[0].max(1) * s.shape.block[1].max(1)) as f64
             }
             (true, false) | (false, false) => b,
             (false, true) => b * trips * copies(ir, s, a) as f64 / f,
@@ -623,16 +624,16 @@ fn candidate_with(
         Verdict::Spills {
             max: p.max_registers_per_thread,
         }
-    } else if s.cols > 1 && s.launch_block()[0] < p.warp_size {
+    } else if s.shape.cols > 1 && s.launch_block()[0] < p.warp_size {
         Verdict::NarrowX { warp: p.warp_size }
-    } else if s.ilp * s.cols > 1 && threads < super::MIN_ILP_THREADS {
+    } else if s.shape.rows * s.shape.cols > 1 && threads < super::MIN_ILP_THREADS {
         Verdict::FewThreads
     } else {
         Verdict::Slower
     };
     FactorCandidate {
-        rows: s.ilp,
-        cols: s.cols,
+        rows: s.shape.rows,
+        cols: s.shape.cols,
         threads,
         registers,
         occupancy,
@@ -659,11 +660,14 @@ pub fn choose(ir: &Region, staged: &Schedule, p: &Platform, previous: (u32, u32)
     };
     let mut candidates = Vec::new();
     // Columns only while a warp's work-items still span a row (coalescing along x).
-    for &rows in &factors(staged.block[1], 1) {
-        for &cols in &factors(staged.block[0], p.warp_size) {
+    for &rows in &factors(staged.shape.block[1], 1) {
+        for &cols in &factors(staged.shape.block[0], p.warp_size) {
             let s = Schedule {
-                ilp: rows,
-                cols,
+                shape: WorkShape {
+                    rows,
+                    cols,
+                    ..staged.shape
+                },
                 ..staged.clone()
             };
             candidates.push(candidate(ir, &s, p));

@@ -57,14 +57,14 @@ for (int p = 0; p < 900; p++)
 fn cpu_blocks_and_tiles_fit_a_known_extent() {
     let ks = schedule(NARROW, cpu_share());
     // The baseline's 32 work-items along x become 4 (covering q's 3), 64 along y instead of 8.
-    assert_eq!(ks.baseline().block, [4, 64, 1]);
+    assert_eq!(ks.baseline().shape.block, [4, 64, 1]);
     // The tile's 4 adjacent columns (SIMD lanes: the body has a loop) become 2, the largest
     // power of two within 3; its 8 work-items along x become 2 (covering 3 with 2 columns
     // each), its 8 along y 32.
     let t = ks.preferred();
-    assert_eq!((t.ilp, t.cols), (1, 2));
+    assert_eq!((t.shape.rows, t.shape.cols), (1, 2));
     assert_eq!(t.launch_block(), [2, 32, 1]);
-    assert_eq!(t.block, [4, 32, 1]);
+    assert_eq!(t.shape.block, [4, 32, 1]);
 }
 
 #[test]
@@ -77,8 +77,8 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
             ..cpu_share()
         },
     );
-    assert_eq!(ks.baseline().block, [32, 8, 1]);
-    assert_eq!(ks.preferred().cols, 4);
+    assert_eq!(ks.baseline().shape.block, [32, 8, 1]);
+    assert_eq!(ks.preferred().shape.cols, 4);
     // Not where the extent is a parameter.
     let ks = schedule(
         &NARROW
@@ -89,8 +89,8 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
             .replace("q < 3", "q < n"),
         cpu_share(),
     );
-    assert_eq!(ks.baseline().block, [32, 8, 1]);
-    assert_eq!(ks.preferred().cols, 4);
+    assert_eq!(ks.baseline().shape.block, [32, 8, 1]);
+    assert_eq!(ks.preferred().shape.cols, 4);
 }
 
 #[test]
@@ -107,8 +107,11 @@ fn a_small_grid_of_known_extents_keeps_every_core_busy() {
         .replace("A[0:m][0:n], x[0:n]", "A, x")
         .replace("y[0:m]", "y");
     let t = schedule(&small, cpu_share()).preferred().clone();
-    assert_eq!((t.cols, t.launch_block()), (CPU_LINE_TILE, [32, 1, 1]));
-    assert_eq!(300u32.div_ceil(t.block[0]), 5);
+    assert_eq!(
+        (t.shape.cols, t.launch_block()),
+        (CPU_LINE_TILE, [32, 1, 1])
+    );
+    assert_eq!(300u32.div_ceil(t.shape.block[0]), 5);
     // Without a minimum, one block.
     let one = Coarsening {
         groups: 0,
@@ -139,8 +142,8 @@ fn a_small_grid_of_known_extents_keeps_every_core_busy() {
     assert_eq!(ks.candidates.len(), ks0.candidates.len());
     for (s, s0) in ks.candidates.iter().zip(&ks0.candidates) {
         let (b, b0) = (s.launch_block(), s0.launch_block());
-        let groups = 3u32.div_ceil(s.block[0]) * 20u32.div_ceil(s.block[1]);
-        assert!(groups >= 4, "{:?}", s.block);
+        let groups = 3u32.div_ceil(s.shape.block[0]) * 20u32.div_ceil(s.shape.block[1]);
+        assert!(groups >= 4, "{:?}", s.shape.block);
         assert_eq!(b[0], b0[0]);
         assert!(b[1] < b0[1], "{:?} {:?}", b, b0);
     }
@@ -164,7 +167,7 @@ for (int i = 0; i < m; i++) {
 fn a_cpu_line_tile_has_two_copies_and_a_gpu_one_four() {
     let t = schedule(LINE, cpu_share()).preferred().clone();
     assert_eq!(
-        (t.ilp, t.cols, t.col_layout),
+        (t.shape.rows, t.shape.cols, t.shape.layout),
         (1, CPU_LINE_TILE, ColLayout::Cyclic)
     );
     assert_eq!(CPU_LINE_TILE, 2);
@@ -173,11 +176,11 @@ fn a_cpu_line_tile_has_two_copies_and_a_gpu_one_four() {
         ..cpu_share()
     };
     let t = schedule(LINE, gpu).preferred().clone();
-    assert_eq!((t.ilp, t.cols), (1, TILE_DEFAULT));
+    assert_eq!((t.shape.rows, t.shape.cols), (1, TILE_DEFAULT));
     // An explicit factor is kept on a CPU.
     let asked = Coarsening {
         cols: Some(4),
         ..cpu_share()
     };
-    assert_eq!(schedule(LINE, asked).preferred().cols, 4);
+    assert_eq!(schedule(LINE, asked).preferred().shape.cols, 4);
 }

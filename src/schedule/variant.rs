@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule};
+use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule, WorkShape};
 use crate::analysis::dependence::DepInfo;
 use crate::ir::lower::RegionAst;
 use crate::partition::KernelPlan;
@@ -49,6 +49,18 @@ pub struct Variant {
     /// rebuild the tile with element accesses.
     #[serde(default, skip_serializing_if = "is_false")]
     pub words: bool,
+}
+
+impl Variant {
+    /// The variant's block and micro-tile as the schedule keeps them.
+    pub fn shape(&self) -> WorkShape {
+        WorkShape {
+            block: self.block,
+            rows: self.ilp,
+            cols: self.cols,
+            layout: self.layout,
+        }
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -152,10 +164,10 @@ impl fmt::Display for VariantError {
 pub fn variant_of(s: &Schedule) -> Variant {
     Variant {
         config: s.staged().map(|_| 0),
-        block: s.block,
-        ilp: s.ilp,
-        cols: s.cols,
-        layout: s.col_layout,
+        block: s.shape.block,
+        ilp: s.shape.rows,
+        cols: s.shape.cols,
+        layout: s.shape.layout,
         skip: Vec::new(),
         diagonal: match s.block_order {
             super::BlockOrder::Linear => 0,
@@ -538,7 +550,7 @@ fn apply_with_limit(
         _ if base.grid.len() < 2 => return Err(VariantError::Order),
         skew => super::BlockOrder::Diagonal { skew },
     };
-    let launched = [v.block[0] / v.cols, v.block[1] / v.ilp, v.block[2]];
+    let launched = v.shape().launch_block();
     let threads: u64 = launched.iter().map(|&b| b as u64).product();
     if v.block.contains(&0)
         || (0..3).any(|d| !used(d) && v.block[d] != 1)
@@ -563,11 +575,8 @@ fn apply_with_limit(
             None
         };
         return Ok(Schedule {
-            block: v.block,
+            shape: v.shape(),
             stage: None,
-            ilp: v.ilp,
-            cols: v.cols,
-            col_layout: v.layout,
             full_tile_path: v.ilp * v.cols > 1,
             words,
             block_order,
@@ -602,10 +611,13 @@ fn apply_with_limit(
         return Err(VariantError::Rows);
     }
     Ok(Schedule {
-        block: spec.block,
+        shape: WorkShape {
+            block: spec.block,
+            rows: f,
+            cols: c,
+            layout: ColLayout::Cyclic,
+        },
         stage: Some(spec),
-        ilp: f,
-        cols: c,
         block_order,
         channels: None,
         ..base.clone()
@@ -671,7 +683,12 @@ for (int i = 0; i < 256; i++)
         // Every variant rebuilds to the schedule the space gave.
         for (v, s) in &sp {
             let again = apply(r, &d, &ks, Some(kp), v).unwrap();
-            assert_eq!((again.block, again.ilp), (s.block, s.ilp), "{}", v);
+            assert_eq!(
+                (again.shape.block, again.shape.rows),
+                (s.shape.block, s.shape.rows),
+                "{}",
+                v
+            );
             assert_eq!(again.staged().is_some(), v.config.is_some(), "{}", v);
             assert_eq!(again.words, s.words, "{}", v);
         }

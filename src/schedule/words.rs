@@ -552,8 +552,8 @@ fn short_words(
     let xv = ir.loops[x.loop_id].var.as_str();
     let narrowest = arrays.iter().map(|(_, e)| e.size()).min().unwrap_or(1);
     let width = WORD_BYTES / narrowest;
-    if base.block[0] % width != 0 {
-        return Err(NoWords::Block(base.block[0]));
+    if base.shape.block[0] % width != 0 {
+        return Err(NoWords::Block(base.shape.block[0]));
     }
     let atomics = atomic_targets(ir);
     let mut out = Words {
@@ -632,11 +632,11 @@ pub fn tile(ir: &Region, deps: &DepInfo, baseline: &Schedule, ilp: Coarsening) -
     let mut s = baseline.clone();
     // Decided on the launched block: the grown one must stay a multiple of the width.
     let w = decide(ir, deps, baseline, ilp).ok()?;
-    s.block[0] *= w.width;
-    s.block[1] *= w.rows;
-    s.cols = w.width;
-    s.ilp = w.rows;
-    s.col_layout = super::ColLayout::Contiguous;
+    s.shape.block[0] *= w.width;
+    s.shape.block[1] *= w.rows;
+    s.shape.cols = w.width;
+    s.shape.rows = w.rows;
+    s.shape.layout = super::ColLayout::Contiguous;
     // The grouped copies run only where every output is in range: the unguarded copy of a
     // whole tile.
     s.full_tile_path = true;

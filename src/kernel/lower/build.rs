@@ -66,8 +66,8 @@ impl<'a> KernelBuilder<'a> {
             reductions: Vec::new(),
             errors: Vec::new(),
             stage_error: None,
-            ilp: sched.ilp.max(1),
-            cols: sched.cols.max(1),
+            ilp: sched.shape.rows.max(1),
+            cols: sched.shape.cols.max(1),
             ilp_renamed: BTreeSet::new(),
         }
     }
@@ -90,7 +90,7 @@ impl<'a> KernelBuilder<'a> {
     ) -> Option<(Kernel, Launch)> {
         let ir = self.ir();
         let dims = self.mapped.len().max(1) as u8;
-        let block = self.sched.block;
+        let block = self.sched.shape.block;
         self.warn_if_sequential(diags);
         self.collect_private_scalars();
         let mut body = Vec::new();
@@ -278,7 +278,7 @@ impl<'a> KernelBuilder<'a> {
     /// loop's bounds) and the number of work-items per grid dimension.
     fn grid_iterators(&mut self, body: &mut Vec<KStmt>) -> (Vec<KExpr>, [HostExpr; 3]) {
         let ir = self.ir();
-        let block = self.sched.block;
+        let block = self.sched.shape.block;
         let factor = |d: u8| match d {
             0 => self.cols,
             1 => self.ilp,

@@ -47,8 +47,11 @@ fn the_estimate_counts_accumulators_fragments_addresses_and_counters() {
         estimate(
             &ir,
             &Schedule {
-                ilp: ry,
-                cols: rx,
+                shape: crate::schedule::WorkShape {
+                    rows: ry,
+                    cols: rx,
+                    ..staged.shape
+                },
                 ..staged.clone()
             },
         )
@@ -57,7 +60,7 @@ fn the_estimate_counts_accumulators_fragments_addresses_and_counters() {
     // tiles, the two references of the k loop; i, j, k and the strip loop; each tile copied by
     // the block's work-items (index, bound, its elements per work-item in flight).
     let one = at(1, 1);
-    let threads = staged.block.iter().product::<u32>();
+    let threads = staged.shape.block.iter().product::<u32>();
     let copy: u32 = staged
         .staged()
         .unwrap()
@@ -91,8 +94,11 @@ fn the_estimate_counts_accumulators_fragments_addresses_and_counters() {
     let d = estimate(
         &ir,
         &Schedule {
-            ilp: 4,
-            cols: 4,
+            shape: crate::schedule::WorkShape {
+                rows: 4,
+                cols: 4,
+                ..staged.shape
+            },
             ..staged.clone()
         },
     );
@@ -148,14 +154,17 @@ fn a_factor_over_the_register_limit_is_rejected() {
     assert!(chosen.registers.total() <= 63, "{chosen:?}");
     assert!(!chosen.occupancy.spills);
     assert_eq!(
-        (ks.preferred().ilp, ks.preferred().cols),
+        (ks.preferred().shape.rows, ks.preferred().shape.cols),
         c.chosen,
         "the preferred schedule is the model's choice"
     );
     // Forced with --ilp 8x8: the factor asked for is kept, the search still says what the
     // model would choose.
     let (_, forced) = schedule(&gemm("double"), "gtx690", Some((8, 8)));
-    assert_eq!((forced.preferred().ilp, forced.preferred().cols), (8, 8));
+    assert_eq!(
+        (forced.preferred().shape.rows, forced.preferred().shape.cols),
+        (8, 8)
+    );
     let f = forced.coarsening.as_ref().unwrap();
     assert_eq!(f.forced, Some((8, 8)));
     assert_eq!(f.chosen, c.chosen);
@@ -223,8 +232,11 @@ for (i = 1; i < 511; i++) {
     let one = estimate(
         &ir,
         &Schedule {
-            ilp: 1,
-            cols: 1,
+            shape: crate::schedule::WorkShape {
+                rows: 1,
+                cols: 1,
+                ..plain.shape
+            },
             ..plain.clone()
         },
     );
@@ -258,8 +270,11 @@ for (i = 0; i < 512; i++) {
         estimate(
             &ir,
             &Schedule {
-                ilp: f,
-                cols: 1,
+                shape: crate::schedule::WorkShape {
+                    rows: f,
+                    cols: 1,
+                    ..plain.shape
+                },
                 ..plain.clone()
             },
         )
