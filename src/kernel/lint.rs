@@ -47,7 +47,9 @@
 use std::collections::HashMap;
 
 use super::access::{AccessInfo, AccessKind};
-use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
+use super::{
+    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
+};
 use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::model::WarpMemory;
 
@@ -1000,94 +1002,25 @@ impl<'k> Exec<'_, 'k> {
     }
 
     fn stmt(&mut self, s: &'k KStmt, m: &[bool]) {
-        let n = self.threads;
         match s {
             KStmt::Decl {
                 name, init, len, ..
             } => {
-                if len.is_some() {
-                    return;
-                }
-                let v = match init {
-                    Some(e) => self.eval(e, m),
-                    None => vec![Err(Why::Unset); n],
-                };
-                let v = (0..n)
-                    .map(|t| if m[t] { v[t] } else { Err(Why::Unset) })
-                    .collect();
-                if let Some(sc) = self.env.last_mut() {
-                    sc.insert(name.as_str(), v);
+                if len.is_none() {
+                    self.decl(name, init.as_ref(), m);
                 }
             }
             KStmt::Assign { target, op, value } => match target {
-                LValue::Var(name) => {
-                    let v = self.eval(value, m);
-                    let v = match op {
-                        None => v,
-                        Some(op) => {
-                            let old = self.var(name);
-                            old.into_iter()
-                                .zip(v)
-                                .map(|(a, b)| self.binop(*op, a, b))
-                                .collect()
-                        }
-                    };
-                    self.set(name.as_str(), v, m);
-                }
+                LValue::Var(name) => self.assign_var(name, *op, value, m),
                 LValue::Elem(r) => {
-                    let id = self.num.ids[&(r as *const ArrayRef)];
-                    let idx = scalar_index(r, self.eval(&r.index, m));
-                    self.request(id, &idx, m, 1);
+                    self.scalar_request(r, m);
                     let _ = self.eval(value, m);
                 }
             },
             KStmt::Expr(e) => {
                 let _ = self.eval(e, m);
             }
-            KStmt::If { cond, then, els } => {
-                let c = self.eval(cond, m);
-                let unsure: Vec<usize> = (0..n)
-                    .filter(|&t| m[t] && truthy(&c[t]).is_none())
-                    .collect();
-                let before = if unsure.is_empty() {
-                    None
-                } else {
-                    Some(self.env.clone())
-                };
-                let outer = self.maybe.clone();
-                for &t in &unsure {
-                    self.enter(t, &c[t]);
-                }
-                self.scoped(then, &and(m, |t| truthy(&c[t]) != Some(false)));
-                let mid = before.as_ref().map(|_| self.env.clone());
-                self.scoped(els, &and(m, |t| truthy(&c[t]) != Some(true)));
-                self.maybe = outer;
-                // Lanes that branched on data: what either side assigned is a function of the
-                // condition and of what each side left (one symbol for equal inputs).
-                if let (Some(before), Some(mid)) = (before, mid) {
-                    let mut env = std::mem::take(&mut self.env);
-                    for ((s, b), md) in env.iter_mut().zip(before.iter()).zip(mid.iter()) {
-                        for (k, v) in s.iter_mut() {
-                            let (Some(old), Some(mv)) = (b.get(k), md.get(k)) else {
-                                continue;
-                            };
-                            for &t in &unsure {
-                                if v[t] == old[t] && mv[t] == old[t] {
-                                    continue;
-                                }
-                                v[t] = match (c[t], old[t], mv[t], v[t]) {
-                                    (Ok(cv), Ok(o), Ok(a), Ok(e)) => {
-                                        let origin = self.source(cv).unwrap_or(0);
-                                        Ok(self.intern(Key::Phi(cv, o, a, e), origin))
-                                    }
-                                    _ => Err(self.why(&c[t]).unwrap_or(Why::Unset)),
-                                };
-                            }
-                        }
-                    }
-                    self.env = env;
-                }
-            }
+            KStmt::If { cond, then, els } => self.branch(cond, then, els, m),
             KStmt::For {
                 init,
                 cond,
@@ -1104,25 +1037,9 @@ impl<'k> Exec<'_, 'k> {
             KStmt::Block(b) => self.scoped(b, m),
             KStmt::Atomic {
                 target, capture, ..
-            } => {
-                let id = self.num.ids[&(target as *const ArrayRef)];
-                let idx = scalar_index(target, self.eval(&target.index, m));
-                self.request(id, &idx, m, 1);
-                for e in s.atomic_operands().into_iter().skip(1) {
-                    let _ = self.eval(e, m);
-                }
-                if let Some(c) = capture {
-                    // An atomic returns each lane its own value.
-                    self.serial += 1;
-                    let serial = self.serial;
-                    let v = (0..n)
-                        .map(|t| Ok(self.intern(Key::Lane(serial, t), id)))
-                        .collect();
-                    self.set(c.var.as_str(), v, m);
-                }
-            }
+            } => self.atomic(s, target, capture.as_ref(), m),
             KStmt::VecLoad { lanes, src, .. } => {
-                let id = self.num.ids[&(src as *const ArrayRef)];
+                let id = self.access_id(src);
                 let idx = self.eval(&src.index, m);
                 self.request(id, &idx, m, lanes.len() as u64);
                 for (j, l) in lanes.iter().enumerate() {
@@ -1133,7 +1050,7 @@ impl<'k> Exec<'_, 'k> {
                 }
             }
             KStmt::VecStore { dst, values, .. } => {
-                let id = self.num.ids[&(dst as *const ArrayRef)];
+                let id = self.access_id(dst);
                 let idx = self.eval(&dst.index, m);
                 self.request(id, &idx, m, values.len() as u64);
                 for v in values {
@@ -1151,6 +1068,135 @@ impl<'k> Exec<'_, 'k> {
                 }
             }
             KStmt::Barrier | KStmt::Comment(_) => {}
+        }
+    }
+
+    /// The number [`Numbering`] gave the access `r`.
+    fn access_id(&self, r: &ArrayRef) -> usize {
+        self.num.ids[&(r as *const ArrayRef)]
+    }
+
+    /// One request of the lanes `m` for the element of `r` each indexes; its access number.
+    fn scalar_request(&mut self, r: &'k ArrayRef, m: &[bool]) -> usize {
+        let id = self.access_id(r);
+        let idx = scalar_index(r, self.eval(&r.index, m));
+        self.request(id, &idx, m, 1);
+        id
+    }
+
+    /// A scalar declaration: the lanes `m` hold its initializer's value (unset without one),
+    /// the others nothing.
+    fn decl(&mut self, name: &'k str, init: Option<&'k KExpr>, m: &[bool]) {
+        let n = self.threads;
+        let v = match init {
+            Some(e) => self.eval(e, m),
+            None => vec![Err(Why::Unset); n],
+        };
+        let v = (0..n)
+            .map(|t| if m[t] { v[t] } else { Err(Why::Unset) })
+            .collect();
+        if let Some(sc) = self.env.last_mut() {
+            sc.insert(name, v);
+        }
+    }
+
+    /// `name = value` (or `name op= value`) on the lanes `m`.
+    fn assign_var(&mut self, name: &'k str, op: Option<BinOp>, value: &'k KExpr, m: &[bool]) {
+        let v = self.eval(value, m);
+        let v = match op {
+            None => v,
+            Some(op) => {
+                let old = self.var(name);
+                old.into_iter()
+                    .zip(v)
+                    .map(|(a, b)| self.binop(op, a, b))
+                    .collect()
+            }
+        };
+        self.set(name, v, m);
+    }
+
+    /// An `if`: each side on the lanes that may take it, the lanes whose condition is data
+    /// entering it, and then the variables those lanes assigned merged ([`Self::merge`]).
+    fn branch(&mut self, cond: &'k KExpr, then: &'k [KStmt], els: &'k [KStmt], m: &[bool]) {
+        let n = self.threads;
+        let c = self.eval(cond, m);
+        let unsure: Vec<usize> = (0..n)
+            .filter(|&t| m[t] && truthy(&c[t]).is_none())
+            .collect();
+        let before = if unsure.is_empty() {
+            None
+        } else {
+            Some(self.env.clone())
+        };
+        let outer = self.maybe.clone();
+        for &t in &unsure {
+            self.enter(t, &c[t]);
+        }
+        self.scoped(then, &and(m, |t| truthy(&c[t]) != Some(false)));
+        let mid = before.as_ref().map(|_| self.env.clone());
+        self.scoped(els, &and(m, |t| truthy(&c[t]) != Some(true)));
+        self.maybe = outer;
+        if let (Some(before), Some(mid)) = (before, mid) {
+            self.merge(&c, &unsure, &before, &mid);
+        }
+    }
+
+    /// After an `if` on `c`: for the lanes `unsure` that branched on data, what either side
+    /// assigned is a function of the condition and of what each side left (one symbol for
+    /// equal inputs). `before`: the scopes before the branch; `mid`: after `then`.
+    fn merge(
+        &mut self,
+        c: &[Val],
+        unsure: &[usize],
+        before: &[HashMap<&'k str, Vec<Val>>],
+        mid: &[HashMap<&'k str, Vec<Val>>],
+    ) {
+        let mut env = std::mem::take(&mut self.env);
+        for ((s, b), md) in env.iter_mut().zip(before.iter()).zip(mid.iter()) {
+            for (k, v) in s.iter_mut() {
+                let (Some(old), Some(mv)) = (b.get(k), md.get(k)) else {
+                    continue;
+                };
+                for &t in unsure {
+                    if v[t] == old[t] && mv[t] == old[t] {
+                        continue;
+                    }
+                    v[t] = match (c[t], old[t], mv[t], v[t]) {
+                        (Ok(cv), Ok(o), Ok(a), Ok(e)) => {
+                            let origin = self.source(cv).unwrap_or(0);
+                            Ok(self.intern(Key::Phi(cv, o, a, e), origin))
+                        }
+                        _ => Err(self.why(&c[t]).unwrap_or(Why::Unset)),
+                    };
+                }
+            }
+        }
+        self.env = env;
+    }
+
+    /// An atomic statement `s` on `target`: one request, its operands, and the capture
+    /// variable (each lane its own value).
+    fn atomic(
+        &mut self,
+        s: &'k KStmt,
+        target: &'k ArrayRef,
+        capture: Option<&'k AtomicCapture>,
+        m: &[bool],
+    ) {
+        let n = self.threads;
+        let id = self.scalar_request(target, m);
+        for e in s.atomic_operands().into_iter().skip(1) {
+            let _ = self.eval(e, m);
+        }
+        if let Some(c) = capture {
+            // An atomic returns each lane its own value.
+            self.serial += 1;
+            let serial = self.serial;
+            let v = (0..n)
+                .map(|t| Ok(self.intern(Key::Lane(serial, t), id)))
+                .collect();
+            self.set(c.var.as_str(), v, m);
         }
     }
 }

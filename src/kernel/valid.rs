@@ -20,7 +20,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space};
+use super::{
+    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
+};
 use crate::ir::vocab::{BinOp, Scalar};
 
 /// A broken invariant.
@@ -152,50 +154,9 @@ impl Validator<'_> {
     fn stmt(&mut self, s: &KStmt, divergent: bool) {
         match s {
             KStmt::Decl {
-                name,
-                ty: _,
-                len,
-                init,
-            } => {
-                if let Some(e) = init {
-                    self.expr(e);
-                    if self.assigned.get(name) == Some(&1) {
-                        if let Some(l) = self.lin(e) {
-                            self.defs.insert(name.clone(), l);
-                        } else if let Some(r) = self.interval(e) {
-                            // Not linear (`(r + lx) % 32`) but bounded: an atom with a range.
-                            self.ranges.insert(name.clone(), r);
-                        }
-                    }
-                }
-                if len.is_some() {
-                    self.private_arrays.insert(name.clone());
-                }
-                self.declare(name);
-            }
-            KStmt::Assign { target, op, value } => {
-                self.expr(value);
-                match target {
-                    LValue::Var(v) => {
-                        if !self.declared(v) {
-                            self.error(Invalid::UndeclaredVar(v.clone()));
-                        }
-                        // Assigned once (declared without a value): uses after this point see
-                        // this value (a use before it sees no definition, hence no bound).
-                        if self.assigned.get(v) == Some(&1) && op.is_none() {
-                            if let Some(l) = self.lin(value) {
-                                self.defs.insert(v.clone(), l);
-                            }
-                        }
-                    }
-                    LValue::Elem(r) => {
-                        self.array_ref(r);
-                        if r.space == Space::Global && self.read_only(&r.array) {
-                            self.error(Invalid::StoreToReadOnly(r.array.clone()));
-                        }
-                    }
-                }
-            }
+                name, len, init, ..
+            } => self.decl(name, len.is_some(), init.as_ref()),
+            KStmt::Assign { target, op, value } => self.assign(target, op.is_none(), value),
             KStmt::Expr(e) => self.expr(e),
             KStmt::If { cond, then, els } => {
                 self.expr(cond);
@@ -208,44 +169,7 @@ impl Validator<'_> {
                 cond,
                 step,
                 body,
-            } => {
-                self.scopes.push(BTreeSet::new());
-                for s in init {
-                    self.stmt(s, divergent);
-                }
-                if let Some(c) = cond {
-                    self.expr(c);
-                }
-                let iter = self.loop_iter(init, cond.as_ref(), step, body);
-                if let Some((v, def, r)) = &iter {
-                    match def {
-                        Some(l) => {
-                            self.defs.insert(v.clone(), l.clone());
-                        }
-                        None => {
-                            self.ranges.insert(v.clone(), *r);
-                        }
-                    }
-                    self.ranges.insert(offset_atom(v), *r);
-                }
-                let d = divergent
-                    || cond.as_ref().is_some_and(|c| self.thread_dependent(c))
-                    || init
-                        .iter()
-                        .chain(step)
-                        .any(|s| self.stmt_thread_dependent(s))
-                    || exits_divergently(body, &self.thread_vars);
-                self.block(body, d);
-                for s in step {
-                    self.stmt(s, d);
-                }
-                if let Some((v, _, _)) = &iter {
-                    self.ranges.remove(v);
-                    self.defs.remove(v);
-                    self.ranges.remove(&offset_atom(v));
-                }
-                self.scopes.pop();
-            }
+            } => self.for_loop(init, cond.as_ref(), step, body, divergent),
             KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
                 let d = divergent
                     || self.thread_dependent(cond)
@@ -269,26 +193,7 @@ impl Validator<'_> {
                 op,
                 capture,
                 ..
-            } => {
-                for e in s.atomic_operands().into_iter().skip(1) {
-                    self.expr(e);
-                }
-                self.array_ref(target);
-                if target.space == Space::Global
-                    && !matches!(op, AtomicOp::Read)
-                    && self.read_only(&target.array)
-                {
-                    self.error(Invalid::StoreToReadOnly(target.array.clone()));
-                }
-                if target.space == Space::Private {
-                    self.error(Invalid::AtomicOnPrivate(target.array.clone()));
-                }
-                if let Some(c) = capture {
-                    if !self.declared(&c.var) {
-                        self.error(Invalid::UndeclaredVar(c.var.clone()));
-                    }
-                }
-            }
+            } => self.atomic(s, target, op, capture.as_ref()),
             KStmt::VecLoad {
                 lanes, src, elem, ..
             } => {
@@ -304,11 +209,136 @@ impl Validator<'_> {
                     self.expr(v);
                 }
                 self.array_ref(dst);
-                if dst.space == Space::Global && self.read_only(&dst.array) {
-                    self.error(Invalid::StoreToReadOnly(dst.array.clone()));
-                }
+                self.store_target(dst);
             }
             KStmt::Break | KStmt::Continue | KStmt::Comment(_) => {}
+        }
+    }
+
+    /// A declaration: checks its initializer, records the linear form (or the range) of a
+    /// variable defined once, notes a private array, and declares the name.
+    fn decl(&mut self, name: &str, is_array: bool, init: Option<&KExpr>) {
+        if let Some(e) = init {
+            self.expr(e);
+            if self.assigned.get(name) == Some(&1) {
+                if let Some(l) = self.lin(e) {
+                    self.defs.insert(name.to_string(), l);
+                } else if let Some(r) = self.interval(e) {
+                    // Not linear (`(r + lx) % 32`) but bounded: an atom with a range.
+                    self.ranges.insert(name.to_string(), r);
+                }
+            }
+        }
+        if is_array {
+            self.private_arrays.insert(name.to_string());
+        }
+        self.declare(name);
+    }
+
+    /// An assignment (`plain`: `=`, not a compound `op=`): checks the value and the target,
+    /// and records the linear form of a variable assigned once.
+    fn assign(&mut self, target: &LValue, plain: bool, value: &KExpr) {
+        self.expr(value);
+        match target {
+            LValue::Var(v) => {
+                if !self.declared(v) {
+                    self.error(Invalid::UndeclaredVar(v.clone()));
+                }
+                // Assigned once (declared without a value): uses after this point see
+                // this value (a use before it sees no definition, hence no bound).
+                if self.assigned.get(v) == Some(&1) && plain {
+                    if let Some(l) = self.lin(value) {
+                        self.defs.insert(v.clone(), l);
+                    }
+                }
+            }
+            LValue::Elem(r) => {
+                self.array_ref(r);
+                self.store_target(r);
+            }
+        }
+    }
+
+    /// A store into `r`: an error when it is a read-only global buffer.
+    fn store_target(&mut self, r: &ArrayRef) {
+        if r.space == Space::Global && self.read_only(&r.array) {
+            self.error(Invalid::StoreToReadOnly(r.array.clone()));
+        }
+    }
+
+    /// A `for` loop: its own scope for the initializer, the iterator's definition and range
+    /// while the body is checked, and the body divergent when the loop's control or exits
+    /// depend on the thread.
+    fn for_loop(
+        &mut self,
+        init: &[KStmt],
+        cond: Option<&KExpr>,
+        step: &[KStmt],
+        body: &[KStmt],
+        divergent: bool,
+    ) {
+        self.scopes.push(BTreeSet::new());
+        for s in init {
+            self.stmt(s, divergent);
+        }
+        if let Some(c) = cond {
+            self.expr(c);
+        }
+        let iter = self.loop_iter(init, cond, step, body);
+        if let Some((v, def, r)) = &iter {
+            match def {
+                Some(l) => {
+                    self.defs.insert(v.clone(), l.clone());
+                }
+                None => {
+                    self.ranges.insert(v.clone(), *r);
+                }
+            }
+            self.ranges.insert(offset_atom(v), *r);
+        }
+        let d = divergent
+            || cond.is_some_and(|c| self.thread_dependent(c))
+            || init
+                .iter()
+                .chain(step)
+                .any(|s| self.stmt_thread_dependent(s))
+            || exits_divergently(body, &self.thread_vars);
+        self.block(body, d);
+        for s in step {
+            self.stmt(s, d);
+        }
+        if let Some((v, _, _)) = &iter {
+            self.ranges.remove(v);
+            self.defs.remove(v);
+            self.ranges.remove(&offset_atom(v));
+        }
+        self.scopes.pop();
+    }
+
+    /// An atomic statement `s` (on `target`, doing `op`, capturing into `capture`): its
+    /// operands, its target (no store into a read-only buffer unless it only reads, never a
+    /// private array) and its capture variable.
+    fn atomic(
+        &mut self,
+        s: &KStmt,
+        target: &ArrayRef,
+        op: &AtomicOp,
+        capture: Option<&AtomicCapture>,
+    ) {
+        for e in s.atomic_operands().into_iter().skip(1) {
+            self.expr(e);
+        }
+        self.array_ref(target);
+        if !matches!(op, AtomicOp::Read) {
+            self.store_target(target);
+        }
+        if target.space == Space::Private {
+            self.error(Invalid::AtomicOnPrivate(target.array.clone()));
+        }
+        if let Some(c) = capture {
+            if !self.declared(&c.var) {
+                self.error(Invalid::UndeclaredVar(c.var.clone()));
+            }
         }
     }
 

@@ -497,36 +497,8 @@ impl<'a> RegionBuilder<'a> {
         let canon = canonical(init, cond.as_ref(), step.as_ref(), self.scope);
         let Some((var, ty, lower_e, upper_e, inclusive_adj, step_c)) = canon else {
             // Not canonical: runs sequentially as written.
-            if let Some(d) = &dir {
-                if d.has(|c| {
-                    matches!(
-                        c,
-                        ClauseKind::Independent | ClauseKind::Gang(_) | ClauseKind::Vector(_)
-                    )
-                }) || d.construct != Construct::Loop
-                {
-                    self.errors.push(
-                        Diag::error(header_span, "this loop cannot be parallelized: it is not in canonical form")
-                            .note("accshare parallelizes loops of the form `for (i = lb; i < ub; i += c)` (also `<=`, `>`, `>=`, `++`, `--`, `-=`) with a constant step")
-                            .help("mark it `seq`, or rewrite the loop header"),
-                    );
-                }
-            }
-            self.enter_cond();
-            if let ForInit::Expr(e) = init {
-                self.expr_effects(e);
-            }
-            if let ForInit::Decl(d) = init {
-                self.decl(d);
-            }
-            if let Some(c) = cond {
-                self.reads(c);
-            }
-            self.body(body);
-            if let Some(e) = step {
-                self.expr_effects(e);
-            }
-            self.leave_cond();
+            self.not_canonical(dir.as_ref(), header_span);
+            self.sequential_loop(init, cond.as_ref(), step.as_ref(), body);
             return None;
         };
         let iters = self.open_iters();
@@ -534,57 +506,7 @@ impl<'a> RegionBuilder<'a> {
         let upper = self.bound(&upper_e, &iters, inclusive_adj, true);
         let id = LoopId(self.region.loops.len());
         let parent = self.open.last().copied();
-        let mut marking = if self.region.construct == Construct::Parallel
-            || self.region.construct == Construct::ParallelLoop
-        {
-            Marking::Implicit
-        } else {
-            Marking::Auto
-        };
-        let (mut vector_len, mut collapse, mut reductions, mut private, mut firstprivate) =
-            (None, 1, Vec::new(), Vec::new(), Vec::new());
-        match &dir {
-            Some(d) => {
-                for c in &d.clauses {
-                    match &c.kind {
-                        ClauseKind::Independent => marking = Marking::Independent,
-                        ClauseKind::Seq => marking = Marking::Seq,
-                        ClauseKind::Auto => marking = Marking::Auto,
-                        ClauseKind::Vector(Some(e)) | ClauseKind::VectorLength(e) => {
-                            vector_len = const_u32(e)
-                        }
-                        ClauseKind::Collapse(n) => collapse = *n,
-                        ClauseKind::Reduction { op, vars } => {
-                            reductions.extend(vars.iter().map(|v| (*op, v.name.clone())))
-                        }
-                        ClauseKind::Private(v) => private.extend(v.iter().map(|v| v.name.clone())),
-                        ClauseKind::FirstPrivate(v) => {
-                            private.extend(v.iter().map(|v| v.name.clone()));
-                            firstprivate.extend(v.iter().map(|v| v.name.clone()));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            None => {
-                // A loop without a directive inside a `parallel` construct runs redundantly in
-                // OpenACC; accshare runs it sequentially in each thread, like `seq`.
-                if matches!(
-                    self.region.construct,
-                    Construct::Parallel | Construct::ParallelLoop
-                ) {
-                    marking = Marking::Seq;
-                }
-            }
-        }
-        // An enclosing collapse(n) covers this loop too.
-        if let Some(p) = parent {
-            let pl = &self.region.loops[p];
-            if pl.collapse > 1 && pl.perfect_candidate() {
-                marking = pl.marking;
-                collapse = pl.collapse - 1;
-            }
-        }
+        let clauses = self.loop_clauses(dir.as_ref(), parent);
         self.region.loops.push(Loop {
             id,
             var: var.clone(),
@@ -596,14 +518,14 @@ impl<'a> RegionBuilder<'a> {
             step: step_c,
             children: Vec::new(),
             perfect: is_single_loop(body),
-            marking,
+            marking: clauses.marking,
             conditional: self.cond_depth > 0,
-            vector_len,
-            collapse,
-            reductions,
+            vector_len: clauses.vector_len,
+            collapse: clauses.collapse,
+            reductions: clauses.reductions,
             inherited: Vec::new(),
-            private,
-            firstprivate,
+            private: clauses.private,
+            firstprivate: clauses.firstprivate,
             span: s.span,
             header_span,
         });
@@ -629,6 +551,116 @@ impl<'a> RegionBuilder<'a> {
         self.scopes.truncate(saved_scopes);
         self.open.pop();
         Some(id)
+    }
+
+    /// A loop not in canonical form: an error when its directive `dir` asks for it to be
+    /// parallelized (`independent`, `gang`, `vector`, or a compute construct's loop).
+    fn not_canonical(&mut self, dir: Option<&AccDirective>, header_span: Span) {
+        if let Some(d) = dir {
+            if d.has(|c| {
+                matches!(
+                    c,
+                    ClauseKind::Independent | ClauseKind::Gang(_) | ClauseKind::Vector(_)
+                )
+            }) || d.construct != Construct::Loop
+            {
+                self.errors.push(
+                    Diag::error(header_span, "this loop cannot be parallelized: it is not in canonical form")
+                        .note("accshare parallelizes loops of the form `for (i = lb; i < ub; i += c)` (also `<=`, `>`, `>=`, `++`, `--`, `-=`) with a constant step")
+                        .help("mark it `seq`, or rewrite the loop header"),
+                );
+            }
+        }
+    }
+
+    /// Lowers a loop that runs sequentially as written (not in canonical form): its parts in
+    /// the order they run, all conditional.
+    fn sequential_loop(
+        &mut self,
+        init: &ForInit,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+    ) {
+        self.enter_cond();
+        if let ForInit::Expr(e) = init {
+            self.expr_effects(e);
+        }
+        if let ForInit::Decl(d) = init {
+            self.decl(d);
+        }
+        if let Some(c) = cond {
+            self.reads(c);
+        }
+        self.body(body);
+        if let Some(e) = step {
+            self.expr_effects(e);
+        }
+        self.leave_cond();
+    }
+
+    /// What a canonical loop's directive `dir` (or its absence) and an enclosing `collapse`
+    /// (of the loop `parent`) say about it.
+    fn loop_clauses(&self, dir: Option<&AccDirective>, parent: Option<LoopId>) -> LoopClauses {
+        let mut c = LoopClauses {
+            marking: if self.region.construct == Construct::Parallel
+                || self.region.construct == Construct::ParallelLoop
+            {
+                Marking::Implicit
+            } else {
+                Marking::Auto
+            },
+            vector_len: None,
+            collapse: 1,
+            reductions: Vec::new(),
+            private: Vec::new(),
+            firstprivate: Vec::new(),
+        };
+        match dir {
+            Some(d) => {
+                for cl in &d.clauses {
+                    match &cl.kind {
+                        ClauseKind::Independent => c.marking = Marking::Independent,
+                        ClauseKind::Seq => c.marking = Marking::Seq,
+                        ClauseKind::Auto => c.marking = Marking::Auto,
+                        ClauseKind::Vector(Some(e)) | ClauseKind::VectorLength(e) => {
+                            c.vector_len = const_u32(e)
+                        }
+                        ClauseKind::Collapse(n) => c.collapse = *n,
+                        ClauseKind::Reduction { op, vars } => c
+                            .reductions
+                            .extend(vars.iter().map(|v| (*op, v.name.clone()))),
+                        ClauseKind::Private(v) => {
+                            c.private.extend(v.iter().map(|v| v.name.clone()))
+                        }
+                        ClauseKind::FirstPrivate(v) => {
+                            c.private.extend(v.iter().map(|v| v.name.clone()));
+                            c.firstprivate.extend(v.iter().map(|v| v.name.clone()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            None => {
+                // A loop without a directive inside a `parallel` construct runs redundantly in
+                // OpenACC; accshare runs it sequentially in each thread, like `seq`.
+                if matches!(
+                    self.region.construct,
+                    Construct::Parallel | Construct::ParallelLoop
+                ) {
+                    c.marking = Marking::Seq;
+                }
+            }
+        }
+        // An enclosing collapse(n) covers this loop too.
+        if let Some(p) = parent {
+            let pl = &self.region.loops[p];
+            if pl.collapse > 1 && pl.perfect_candidate() {
+                c.marking = pl.marking;
+                c.collapse = pl.collapse - 1;
+            }
+        }
+        c
     }
 
     fn open_iters(&self) -> Vec<String> {
@@ -1037,8 +1069,7 @@ impl<'a> RegionBuilder<'a> {
 
     /// Records an array access `A[e1][e2]…` (or `*p`); returns its id.
     fn array_access(&mut self, e: &Expr, kind: AccessKind, stmt: StmtId) -> Option<AccessId> {
-        let mut subs: Vec<&Expr> = Vec::new();
-        let (mut cur, field) = match &e.kind {
+        let (base, field) = match &e.kind {
             ExprKind::Member {
                 base,
                 field,
@@ -1047,41 +1078,13 @@ impl<'a> RegionBuilder<'a> {
             ExprKind::Member { .. } => return None, // diagnosed by front::region::validate
             _ => (e, None),
         };
+        let (mut subs, cur, deref) = self.peel_subscripts(e, base)?;
         let deref_zero;
-        loop {
-            match &cur.kind {
-                ExprKind::Index(base, idx) => {
-                    subs.push(idx);
-                    cur = base;
-                }
-                ExprKind::Unary(UnOp::Deref, inner) if subs.is_empty() => {
-                    deref_zero = Expr::new(
-                        ExprKind::Int {
-                            value: 0,
-                            suffix: Default::default(),
-                            radix: 10,
-                        },
-                        e.span,
-                    );
-                    subs.push(&deref_zero);
-                    cur = inner;
-                    // `*p` is `p[0]`; `*(p + i)` is not supported (pointer arithmetic).
-                    if !matches!(cur.kind, ExprKind::Ident(_)) {
-                        self.errors.push(
-                            Diag::error(
-                                e.span,
-                                "pointer arithmetic is not supported inside a compute region",
-                            )
-                            .help("write `p[i]` instead of `*(p + i)`"),
-                        );
-                        return None;
-                    }
-                    break;
-                }
-                _ => break,
-            }
+        if deref {
+            // `*p` is `p[0]`.
+            deref_zero = int_literal(0, e.span);
+            subs.push(&deref_zero);
         }
-        subs.reverse();
         let ExprKind::Ident(name) = &cur.kind else {
             self.errors.push(Diag::error(
                 cur.span,
@@ -1097,45 +1100,7 @@ impl<'a> RegionBuilder<'a> {
             return None;
         };
         let record = sym.ty.base_struct().cloned();
-        let field_index = match (&record, field) {
-            (Some(def), _) => match struct_field(def, name, e, field) {
-                Ok(f) => Some(f),
-                Err(d) => {
-                    self.errors.push(*d);
-                    return None;
-                }
-            },
-            (None, Some(f)) => {
-                let union = matches!(
-                    innermost_type(&sym.ty),
-                    CType::Tagged {
-                        kind: ast::TagKind::Union,
-                        ..
-                    }
-                );
-                self.errors.push(if union {
-                    Diag::error(
-                        e.span,
-                        format!("`{}` is an array of unions: unions are not supported inside a compute region", name),
-                    )
-                    .label("member of a union")
-                    .with_label(sym.span, "declared here")
-                    .help("use a struct of scalar fields, or an array of the member's type")
-                } else {
-                    Diag::error(
-                        f.span,
-                        format!(
-                            "`{}` is not an array of structs: it has no member `{}`",
-                            name, f.name
-                        ),
-                    )
-                    .label("not a member")
-                    .with_label(sym.span, "declared here")
-                });
-                return None;
-            }
-            (None, None) => None,
-        };
+        let field_index = self.member_field(e, name, &sym, record.as_deref(), field)?;
         let Some((elem, extents, is_pointer)) = array_shape(&sym.ty) else {
             self.errors.push(Diag::error(
                 cur.span,
@@ -1146,31 +1111,12 @@ impl<'a> RegionBuilder<'a> {
         // The field is the last dimension of an array of structs.
         let field_sub;
         if let Some(f) = field_index {
-            field_sub = Expr::new(
-                ExprKind::Int {
-                    value: f as u64,
-                    suffix: Default::default(),
-                    radix: 10,
-                },
-                e.span,
-            );
+            field_sub = int_literal(f as u64, e.span);
             subs.push(&field_sub);
         }
         if subs.len() != extents.len() {
-            self.errors.push(
-                Diag::error(
-                    e.span,
-                    format!(
-                        "`{}` has {} dimension{} but is used with {} subscript{}",
-                        name,
-                        extents.len(),
-                        if extents.len() == 1 { "" } else { "s" },
-                        subs.len(),
-                        if subs.len() == 1 { "" } else { "s" }
-                    ),
-                )
-                .note("inside a compute region every array reference must name one element"),
-            );
+            self.errors
+                .push(rank_mismatch(e, name, extents.len(), subs.len()));
             return None;
         }
         for s in &subs {
@@ -1216,6 +1162,98 @@ impl<'a> RegionBuilder<'a> {
             span: e.span,
         });
         Some(id)
+    }
+
+    /// The subscripts of the reference `e` (`base`: `e` without its member), outer first, and
+    /// the expression they index; `true` for a `*p` (no subscripts: the caller adds `0`).
+    /// `None` (diagnosed) for pointer arithmetic.
+    fn peel_subscripts<'e>(
+        &mut self,
+        e: &Expr,
+        base: &'e Expr,
+    ) -> Option<(Vec<&'e Expr>, &'e Expr, bool)> {
+        let mut subs: Vec<&Expr> = Vec::new();
+        let mut cur = base;
+        let mut deref = false;
+        loop {
+            match &cur.kind {
+                ExprKind::Index(base, idx) => {
+                    subs.push(idx);
+                    cur = base;
+                }
+                ExprKind::Unary(UnOp::Deref, inner) if subs.is_empty() => {
+                    deref = true;
+                    cur = inner;
+                    // `*p` is `p[0]`; `*(p + i)` is not supported (pointer arithmetic).
+                    if !matches!(cur.kind, ExprKind::Ident(_)) {
+                        self.errors.push(
+                            Diag::error(
+                                e.span,
+                                "pointer arithmetic is not supported inside a compute region",
+                            )
+                            .help("write `p[i]` instead of `*(p + i)`"),
+                        );
+                        return None;
+                    }
+                    break;
+                }
+                _ => break,
+            }
+        }
+        subs.reverse();
+        Some((subs, cur, deref))
+    }
+
+    /// The index of the member `field` a reference `e` to the array `name` (declared as
+    /// `sym`, of the structs `record` if any) names: `Some(None)` without one, `None`
+    /// (diagnosed) for a member of an array of unions or of scalars, or a wrong member.
+    fn member_field(
+        &mut self,
+        e: &Expr,
+        name: &str,
+        sym: &Symbol,
+        record: Option<&ast::StructDef>,
+        field: Option<&ast::Ident>,
+    ) -> Option<Option<usize>> {
+        match (record, field) {
+            (Some(def), _) => match struct_field(def, name, e, field) {
+                Ok(f) => Some(Some(f)),
+                Err(d) => {
+                    self.errors.push(*d);
+                    None
+                }
+            },
+            (None, Some(f)) => {
+                let union = matches!(
+                    innermost_type(&sym.ty),
+                    CType::Tagged {
+                        kind: ast::TagKind::Union,
+                        ..
+                    }
+                );
+                self.errors.push(if union {
+                    Diag::error(
+                        e.span,
+                        format!("`{}` is an array of unions: unions are not supported inside a compute region", name),
+                    )
+                    .label("member of a union")
+                    .with_label(sym.span, "declared here")
+                    .help("use a struct of scalar fields, or an array of the member's type")
+                } else {
+                    Diag::error(
+                        f.span,
+                        format!(
+                            "`{}` is not an array of structs: it has no member `{}`",
+                            name, f.name
+                        ),
+                    )
+                    .label("not a member")
+                    .with_label(sym.span, "declared here")
+                });
+                None
+            }
+            (None, None) => Some(None),
+        }
     }
 
     /// An integer expression as a polynomial over iterators and parameters.
@@ -1315,6 +1353,46 @@ fn innermost_type(ty: &CType) -> &CType {
         CType::Array { elem, .. } => innermost_type(elem),
         t => t,
     }
+}
+
+/// The integer literal `value` (a subscript the lowering adds: `*p`'s `0`, a member's index).
+fn int_literal(value: u64, span: Span) -> Expr {
+    Expr::new(
+        ExprKind::Int {
+            value,
+            suffix: Default::default(),
+            radix: 10,
+        },
+        span,
+    )
+}
+
+/// The error for a reference `e` to the array `name` of `dims` dimensions with `subs`
+/// subscripts.
+fn rank_mismatch(e: &Expr, name: &str, dims: usize, subs: usize) -> Diag {
+    Diag::error(
+        e.span,
+        format!(
+            "`{}` has {} dimension{} but is used with {} subscript{}",
+            name,
+            dims,
+            if dims == 1 { "" } else { "s" },
+            subs,
+            if subs == 1 { "" } else { "s" }
+        ),
+    )
+    .note("inside a compute region every array reference must name one element")
+}
+
+/// What a canonical loop's directive and an enclosing `collapse` say about it
+/// ([`RegionBuilder::loop_clauses`]): the fields of its [`Loop`] they set.
+struct LoopClauses {
+    marking: Marking,
+    vector_len: Option<u32>,
+    collapse: u32,
+    reductions: Vec<(RedOp, String)>,
+    private: Vec<String>,
+    firstprivate: Vec<String>,
 }
 
 /// The first function defined in the C source `src` (a file `t.c`), for the tests of the

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::front::ast::{ForInit, Stmt, StmtKind};
 use crate::ir::vocab::{BinOp, Scalar};
 use crate::ir::Poly;
-use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, TileDim};
+use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, Strip, TileDim};
 
 use super::build::KernelBuilder;
 use super::ilp::CoarsenError;
@@ -115,16 +115,7 @@ pub(super) fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
     let mut acc: Option<KExpr> = None;
     for (d, s) in subs.into_iter().enumerate() {
         let off = KExpr::bin(BinOp::Sub, s, KExpr::Var(origin_name(a, d)));
-        let st = strides.get(d).copied().unwrap_or(1);
-        let term = if st == 1 {
-            off
-        } else {
-            KExpr::bin(BinOp::Mul, off, KExpr::int(st as i64))
-        };
-        acc = Some(match acc {
-            None => term,
-            Some(x) => KExpr::bin(BinOp::Add, x, term),
-        });
+        add_term(&mut acc, scaled(off, strides.get(d).copied().unwrap_or(1)));
     }
     acc.unwrap_or(KExpr::int(0))
 }
@@ -427,39 +418,12 @@ fn tile_copy(
         let il = a.interleave.filter(|_| d + 1 == n);
         in_range_il(td, &g, il, &mut conds);
         gsubs.push(global_index(&g, il));
-        let st = strides.get(d).copied().unwrap_or(1);
-        let term = if st == 1 {
-            r
-        } else {
-            KExpr::bin(BinOp::Mul, r, KExpr::int(st as i64))
-        };
-        lidx = Some(match lidx {
-            None => term,
-            Some(x) => KExpr::bin(BinOp::Add, x, term),
-        });
+        add_term(&mut lidx, scaled(r, strides.get(d).copied().unwrap_or(1)));
     }
-    let cond = conds
-        .into_iter()
-        .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
-        .unwrap_or(KExpr::int(1));
-    let store = copy(
-        dir,
-        ArrayRef {
-            array: a.local.clone(),
-            space: Space::Local,
-            index: Box::new(lidx.unwrap_or(KExpr::int(0))),
-            field: None,
-        },
-        ArrayRef {
-            array: a.name.clone(),
-            space: Space::Global,
-            index: Box::new(flatten(gsubs, global_extents)),
-            field: global_field(a),
-        },
-    );
+    let (local, global) = tile_refs(a, lidx.unwrap_or(KExpr::int(0)), gsubs, global_extents);
     walk.lp(vec![KStmt::If {
-        cond,
-        then: vec![store],
+        cond: all_of(conds),
+        then: vec![copy(dir, local, global)],
         els: Vec::new(),
     }])
 }
@@ -482,168 +446,19 @@ fn tile_copy_words(
     starts: &mut Vec<KStmt>,
 ) -> Vec<KStmt> {
     let n = a.dims.len();
-    let x = &a.dims[n - 1];
-    let walked_x = a.row_len.max(x.extent) as i64;
+    let walked_x = a.row_len.max(a.dims[n - 1].extent) as i64;
     let w = width as i64;
+    let wc = WordCopy {
+        a,
+        global_extents,
+        dir,
+        width,
+        walked_x,
+        groups: walked_x / w,
+    };
     // Whole groups per walked row, and the elements after them.
-    let groups = walked_x / w;
-    let rest = walked_x - groups * w;
-    let strides = a.strides();
-    let scaled = |e: KExpr, k: u32| {
-        if k == 1 {
-            e
-        } else {
-            KExpr::bin(BinOp::Mul, e, KExpr::int(k as i64))
-        }
-    };
+    let rest = walked_x - wc.groups * w;
     let c = KExpr::Var("accshare_c".to_string());
-    let decl = |v: &str, e: KExpr| KStmt::Decl {
-        name: v.to_string(),
-        ty: Scalar::Int,
-        len: None,
-        init: Some(e),
-    };
-    // The outer coordinates (the tile's rows), the walk's `coords` but the last: their edge
-    // conditions, global subscripts and local offset.
-    let outer = |coords: &[KExpr]| {
-        let mut conds = Vec::new();
-        let mut gsubs = Vec::new();
-        let mut lrow: Option<KExpr> = None;
-        for (d, td) in a.dims.iter().enumerate().take(n - 1) {
-            let rd = coords[d].clone();
-            let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), rd.clone());
-            in_range(td, &g, &mut conds);
-            gsubs.push(g);
-            let e = scaled(rd, strides[d]);
-            lrow = Some(match lrow.take() {
-                None => e,
-                Some(x) => KExpr::bin(BinOp::Add, x, e),
-            });
-        }
-        (conds, gsubs, lrow)
-    };
-    let at = |e: KExpr, k: i64| match k {
-        0 => e,
-        k => KExpr::bin(BinOp::Add, e, KExpr::int(k)),
-    };
-    // Global column of tile column `col`.
-    let gcol = |col: KExpr| KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, n - 1)), col);
-    // The local and global element of tile column `col` in the row `(gsubs, lrow)`.
-    let refs = |gsubs: &[KExpr], lrow: &Option<KExpr>, col: KExpr| {
-        let mut subs = gsubs.to_vec();
-        subs.push(gcol(col.clone()));
-        let lidx = match lrow {
-            Some(r) => KExpr::bin(BinOp::Add, r.clone(), col),
-            None => col,
-        };
-        (
-            ArrayRef {
-                array: a.local.clone(),
-                space: Space::Local,
-                index: Box::new(lidx),
-                field: None,
-            },
-            ArrayRef {
-                array: a.name.clone(),
-                space: Space::Global,
-                index: Box::new(flatten(subs, global_extents)),
-                field: global_field(a),
-            },
-        )
-    };
-    let all = |cs: Vec<KExpr>| {
-        cs.into_iter()
-            .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
-            .unwrap_or(KExpr::int(1))
-    };
-    // One element at tile column `col`: a pad column copies nothing.
-    let element = |conds: &[KExpr], gsubs: &[KExpr], lrow: &Option<KExpr>, col: KExpr| {
-        let mut cs = Vec::new();
-        if a.row_len > x.extent {
-            cs.push(KExpr::bin(
-                BinOp::Lt,
-                col.clone(),
-                KExpr::int(x.extent as i64),
-            ));
-        }
-        cs.extend(conds.iter().cloned());
-        in_range(x, &gcol(col.clone()), &mut cs);
-        let (local, global) = refs(gsubs, lrow, col);
-        KStmt::If {
-            cond: all(cs),
-            then: vec![copy(dir, local, global)],
-            els: Vec::new(),
-        }
-    };
-    // The whole group at tile column `c`.
-    let group = |conds: &[KExpr], gsubs: &[KExpr], lrow: &Option<KExpr>| {
-        // Inside the tile row (not a pad column) and, at both ends, inside the range the
-        // program touches: the first lane's lower bound, the last lane's upper bounds.
-        let mut vconds = Vec::new();
-        if groups * w > x.extent as i64 {
-            vconds.push(KExpr::bin(
-                BinOp::Le,
-                c.clone(),
-                KExpr::int(x.extent as i64 - w),
-            ));
-        }
-        vconds.extend(conds.iter().cloned());
-        let mut first = Vec::new();
-        in_range(x, &gcol(c.clone()), &mut first);
-        vconds.extend(
-            first
-                .into_iter()
-                .filter(|e| matches!(e, KExpr::Binary(BinOp::Ge, ..))),
-        );
-        in_range(x, &gcol(at(c.clone(), w - 1)), &mut vconds);
-        let lanes: Vec<String> = (0..width).map(|k| format!("accshare_t{}", k)).collect();
-        let (local, global) = refs(gsubs, lrow, c.clone());
-        let (src, dst) = match dir {
-            Dir::Load => (global, local),
-            Dir::Store => (local, global),
-        };
-        let vector = vec![
-            KStmt::VecLoad {
-                vector: "accshare_tv".to_string(),
-                lanes: lanes.clone(),
-                elem: a.elem,
-                src,
-            },
-            KStmt::VecStore {
-                dst,
-                elem: a.elem,
-                values: lanes.iter().map(|l| KExpr::Var(l.clone())).collect(),
-            },
-        ];
-        // Element by element (an edge of the array): `accshare_e` from `c` on, `width` of them.
-        let e = KExpr::Var("accshare_e".to_string());
-        let scalar = KStmt::count_up(
-            "accshare_e",
-            c.clone(),
-            KExpr::int(walked_x),
-            KExpr::int(1),
-            vec![
-                KStmt::If {
-                    cond: KExpr::bin(BinOp::Ge, e.clone(), at(c.clone(), w)),
-                    then: vec![KStmt::Break],
-                    els: Vec::new(),
-                },
-                element(conds, gsubs, lrow, e),
-            ],
-        );
-        // Groups wholly past the range's end copy nothing (the blocks at the array's edge).
-        let mut starts = Vec::new();
-        in_range(x, &gcol(c.clone()), &mut starts);
-        KStmt::If {
-            cond: all(vconds),
-            then: vector,
-            els: vec![KStmt::If {
-                cond: all(starts),
-                then: vec![scalar],
-                els: Vec::new(),
-            }],
-        }
-    };
     let threads = (block[0] * block[1] * block[2]) as i64;
     // Walks over the tile's rows and `per_row` column slots of each.
     let walk = |per_row: i64| {
@@ -651,25 +466,270 @@ fn tile_copy_words(
         widths.push(per_row);
         Walk::new(widths, threads)
     };
-    let groups_walk = walk(groups);
+    let groups_walk = walk(wc.groups);
     groups_walk.declare_starts(starts);
     let coords = groups_walk.coords();
-    let (conds, gsubs, lrow) = outer(&coords);
+    let row = wc.row(&coords);
     let mut out = vec![groups_walk.lp(vec![
-        decl("accshare_c", scaled(coords[n - 1].clone(), width)),
-        group(&conds, &gsubs, &lrow),
+        int_decl("accshare_c", scaled(coords[n - 1].clone(), width)),
+        wc.group(&row, &c),
     ])];
     if rest > 0 {
         let rest_walk = walk(rest);
         rest_walk.declare_starts(starts);
         let coords = rest_walk.coords();
-        let (conds, gsubs, lrow) = outer(&coords);
+        let row = wc.row(&coords);
         out.push(rest_walk.lp(vec![
-            decl("accshare_c", at(coords[n - 1].clone(), groups * w)),
-            element(&conds, &gsubs, &lrow, c.clone()),
+            int_decl("accshare_c", add_int(coords[n - 1].clone(), wc.groups * w)),
+            wc.element(&row, c),
         ]));
     }
     out
+}
+
+/// `int v = e;`
+fn int_decl(v: &str, e: KExpr) -> KStmt {
+    KStmt::Decl {
+        name: v.to_string(),
+        ty: Scalar::Int,
+        len: None,
+        init: Some(e),
+    }
+}
+
+/// `e · k` (`e` when `k` is 1).
+fn scaled(e: KExpr, k: u32) -> KExpr {
+    if k == 1 {
+        e
+    } else {
+        KExpr::bin(BinOp::Mul, e, KExpr::int(k as i64))
+    }
+}
+
+/// `e + k` (`e` when `k` is 0).
+fn add_int(e: KExpr, k: i64) -> KExpr {
+    match k {
+        0 => e,
+        k => KExpr::bin(BinOp::Add, e, KExpr::int(k)),
+    }
+}
+
+/// Adds `term` to the sum `acc` (its first term when it is empty).
+fn add_term(acc: &mut Option<KExpr>, term: KExpr) {
+    *acc = Some(match acc.take() {
+        None => term,
+        Some(x) => KExpr::bin(BinOp::Add, x, term),
+    });
+}
+
+/// The conjunction of `conds` (`1` when there are none).
+fn all_of(conds: Vec<KExpr>) -> KExpr {
+    conds
+        .into_iter()
+        .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
+        .unwrap_or(KExpr::int(1))
+}
+
+/// The tile's element at local index `lidx` and the global element of `a` at the subscripts
+/// `gsubs` (flattened over `global_extents`).
+fn tile_refs(
+    a: &StagedArray,
+    lidx: KExpr,
+    gsubs: Vec<KExpr>,
+    global_extents: &[KExpr],
+) -> (ArrayRef, ArrayRef) {
+    (
+        ArrayRef {
+            array: a.local.clone(),
+            space: Space::Local,
+            index: Box::new(lidx),
+            field: None,
+        },
+        ArrayRef {
+            array: a.name.clone(),
+            space: Space::Global,
+            index: Box::new(flatten(gsubs, global_extents)),
+            field: global_field(a),
+        },
+    )
+}
+
+/// A tile row in a copy of short words: the outer coordinates' (the walk's coordinates but the
+/// last) edge conditions, global subscripts and local offset.
+struct WordRow {
+    conds: Vec<KExpr>,
+    gsubs: Vec<KExpr>,
+    lrow: Option<KExpr>,
+}
+
+/// A copy of a tile of short words ([`tile_copy_words`]).
+struct WordCopy<'t> {
+    a: &'t StagedArray,
+    global_extents: &'t [KExpr],
+    dir: Dir,
+    /// Elements per group.
+    width: u32,
+    /// The walked row's length, padding included.
+    walked_x: i64,
+    /// Whole groups per walked row.
+    groups: i64,
+}
+
+impl WordCopy<'_> {
+    /// The tile's last dimension (its rows' elements).
+    fn x(&self) -> &TileDim {
+        &self.a.dims[self.a.dims.len() - 1]
+    }
+
+    /// The tile row at the walk's `coords`.
+    fn row(&self, coords: &[KExpr]) -> WordRow {
+        let a = self.a;
+        let strides = a.strides();
+        let mut row = WordRow {
+            conds: Vec::new(),
+            gsubs: Vec::new(),
+            lrow: None,
+        };
+        for (d, td) in a.dims.iter().enumerate().take(a.dims.len() - 1) {
+            let rd = coords[d].clone();
+            let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), rd.clone());
+            in_range(td, &g, &mut row.conds);
+            row.gsubs.push(g);
+            add_term(&mut row.lrow, scaled(rd, strides[d]));
+        }
+        row
+    }
+
+    /// Global column of tile column `col`.
+    fn gcol(&self, col: KExpr) -> KExpr {
+        let a = self.a;
+        KExpr::bin(
+            BinOp::Add,
+            KExpr::Var(origin_name(a, a.dims.len() - 1)),
+            col,
+        )
+    }
+
+    /// The local and global element of tile column `col` in `row`.
+    fn refs(&self, row: &WordRow, col: KExpr) -> (ArrayRef, ArrayRef) {
+        let mut subs = row.gsubs.clone();
+        subs.push(self.gcol(col.clone()));
+        let lidx = match &row.lrow {
+            Some(r) => KExpr::bin(BinOp::Add, r.clone(), col),
+            None => col,
+        };
+        tile_refs(self.a, lidx, subs, self.global_extents)
+    }
+
+    /// One element at tile column `col` of `row`: a pad column copies nothing.
+    fn element(&self, row: &WordRow, col: KExpr) -> KStmt {
+        let x = self.x();
+        let mut cs = Vec::new();
+        if self.a.row_len > x.extent {
+            cs.push(KExpr::bin(
+                BinOp::Lt,
+                col.clone(),
+                KExpr::int(x.extent as i64),
+            ));
+        }
+        cs.extend(row.conds.iter().cloned());
+        in_range(x, &self.gcol(col.clone()), &mut cs);
+        let (local, global) = self.refs(row, col);
+        KStmt::If {
+            cond: all_of(cs),
+            then: vec![copy(self.dir, local, global)],
+            els: Vec::new(),
+        }
+    }
+
+    /// The whole group at tile column `c` of `row`: one vector load and store inside the
+    /// range the program touches, else element by element; nothing wholly past its end.
+    fn group(&self, row: &WordRow, c: &KExpr) -> KStmt {
+        // Groups wholly past the range's end copy nothing (the blocks at the array's edge).
+        let mut starts = Vec::new();
+        in_range(self.x(), &self.gcol(c.clone()), &mut starts);
+        KStmt::If {
+            cond: all_of(self.vector_conds(row, c)),
+            then: self.vector(row, c),
+            els: vec![KStmt::If {
+                cond: all_of(starts),
+                then: vec![self.group_elements(row, c)],
+                els: Vec::new(),
+            }],
+        }
+    }
+
+    /// When the group at tile column `c` of `row` moves as a vector: inside the tile row (not
+    /// a pad column) and, at both ends, inside the range the program touches (the first lane's
+    /// lower bound, the last lane's upper bounds).
+    fn vector_conds(&self, row: &WordRow, c: &KExpr) -> Vec<KExpr> {
+        let x = self.x();
+        let w = self.width as i64;
+        let mut vconds = Vec::new();
+        if self.groups * w > x.extent as i64 {
+            vconds.push(KExpr::bin(
+                BinOp::Le,
+                c.clone(),
+                KExpr::int(x.extent as i64 - w),
+            ));
+        }
+        vconds.extend(row.conds.iter().cloned());
+        let mut first = Vec::new();
+        in_range(x, &self.gcol(c.clone()), &mut first);
+        vconds.extend(
+            first
+                .into_iter()
+                .filter(|e| matches!(e, KExpr::Binary(BinOp::Ge, ..))),
+        );
+        in_range(x, &self.gcol(add_int(c.clone(), w - 1)), &mut vconds);
+        vconds
+    }
+
+    /// The group at tile column `c` of `row` as one vector load and one vector store.
+    fn vector(&self, row: &WordRow, c: &KExpr) -> Vec<KStmt> {
+        let elem = self.a.elem;
+        let lanes: Vec<String> = (0..self.width)
+            .map(|k| format!("accshare_t{}", k))
+            .collect();
+        let (local, global) = self.refs(row, c.clone());
+        let (src, dst) = match self.dir {
+            Dir::Load => (global, local),
+            Dir::Store => (local, global),
+        };
+        vec![
+            KStmt::VecLoad {
+                vector: "accshare_tv".to_string(),
+                lanes: lanes.clone(),
+                elem,
+                src,
+            },
+            KStmt::VecStore {
+                dst,
+                elem,
+                values: lanes.iter().map(|l| KExpr::Var(l.clone())).collect(),
+            },
+        ]
+    }
+
+    /// The group at tile column `c` of `row` element by element (an edge of the array):
+    /// `accshare_e` from `c` on, `width` of them.
+    fn group_elements(&self, row: &WordRow, c: &KExpr) -> KStmt {
+        let e = KExpr::Var("accshare_e".to_string());
+        KStmt::count_up(
+            "accshare_e",
+            c.clone(),
+            KExpr::int(self.walked_x),
+            KExpr::int(1),
+            vec![
+                KStmt::If {
+                    cond: KExpr::bin(BinOp::Ge, e.clone(), add_int(c.clone(), self.width as i64)),
+                    then: vec![KStmt::Break],
+                    els: Vec::new(),
+                },
+                self.element(row, e),
+            ],
+        )
+    }
 }
 
 /// A comment naming the tile and its shape, then its cooperative copy.
@@ -784,35 +844,12 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
     in_range(&a.dims[0], &g0, &mut conds);
     in_range_il(&a.dims[1], &g1, a.interleave, &mut conds);
     let g1 = global_index(&g1, a.interleave);
-    let cond = conds
-        .into_iter()
-        .reduce(|x, y| KExpr::bin(BinOp::LogAnd, x, y))
-        .unwrap_or(KExpr::int(1));
+    let cond = all_of(conds);
     // The tile's index map (`r * row_len + c`, or `c * rows + r` stored transposed).
     let st = a.strides();
-    let scaled = |e: &KExpr, k: u32| {
-        if k == 1 {
-            e.clone()
-        } else {
-            KExpr::bin(BinOp::Mul, e.clone(), KExpr::int(k as i64))
-        }
-    };
-    let lidx = KExpr::bin(BinOp::Add, scaled(&r, st[0]), scaled(&c, st[1]));
-    let store = copy(
-        dir,
-        ArrayRef {
-            array: a.local.clone(),
-            space: Space::Local,
-            index: Box::new(lidx),
-            field: None,
-        },
-        ArrayRef {
-            array: a.name.clone(),
-            space: Space::Global,
-            index: Box::new(flatten(vec![g0, g1], global_extents)),
-            field: global_field(a),
-        },
-    );
+    let lidx = KExpr::bin(BinOp::Add, scaled(r, st[0]), scaled(c, st[1]));
+    let (local, global) = tile_refs(a, lidx, vec![g0, g1], global_extents);
+    let store = copy(dir, local, global);
     let lp = |v: &str, dim: u8, n: u32, step: u32, body: Vec<KStmt>| {
         KStmt::count_up(
             v,
@@ -1031,29 +1068,6 @@ impl<'a> KernelBuilder<'a> {
         // The block as launched (fewer rows with several rows per work-item); tile origins use
         // the logical `block`.
         let launched = [block[0] / self.cols, block[1] / self.ilp, block[2]];
-        let mut tid = KExpr::Builtin(Builtin::LocalId(0));
-        if launched[1] > 1 || launched[2] > 1 {
-            tid = KExpr::bin(
-                BinOp::Add,
-                tid,
-                KExpr::bin(
-                    BinOp::Mul,
-                    KExpr::Builtin(Builtin::LocalId(1)),
-                    KExpr::int(launched[0] as i64),
-                ),
-            );
-        }
-        if launched[2] > 1 {
-            tid = KExpr::bin(
-                BinOp::Add,
-                tid,
-                KExpr::bin(
-                    BinOp::Mul,
-                    KExpr::Builtin(Builtin::LocalId(2)),
-                    KExpr::int((launched[0] * launched[1]) as i64),
-                ),
-            );
-        }
         let mut names: Vec<&str> = spec.arrays.iter().map(|a| a.name.as_str()).collect();
         names.dedup();
         body.push(KStmt::Comment(format!(
@@ -1069,12 +1083,57 @@ impl<'a> KernelBuilder<'a> {
                 name: TID.to_string(),
                 ty: Scalar::Int,
                 len: None,
-                init: Some(tid),
+                init: Some(flat_tid(launched)),
             });
         }
         // Where the copies' walks start (declared once, after `tid`: [`Walk::declare_starts`]).
         let starts_at = body.len();
-        let mut starts = Vec::new();
+        let mut tiles = Tiles {
+            spec: &spec,
+            block,
+            launched,
+            extents: self.declare_tiles(&spec, block, body, locals)?,
+            starts: Vec::new(),
+        };
+        let once = tiles.copies(|a| a.load && !a.uses_strip(), Dir::Load);
+        if !once.is_empty() {
+            body.extend(once);
+            body.push(KStmt::Barrier);
+        }
+        let strip = spec
+            .strip
+            .clone()
+            .filter(|_| spec.arrays.iter().any(|a| a.uses_strip()));
+        match strip {
+            Some(strip) => self.strip_mined(&mut tiles, &strip, &cond, body)?,
+            None => {
+                let inner = self.stmt(root_stmt);
+                let coarsen = self.coarsen(&[&inner])?;
+                self.row_guards(&cond, coarsen.as_ref(), body);
+                body.extend(self.computation(&cond, coarsen.as_ref(), inner));
+            }
+        }
+        // After the computation, every work-item waits for the block and the written tiles are
+        // stored back, coalesced, to global memory.
+        let stores = tiles.copies(|a| a.written, Dir::Store);
+        if !stores.is_empty() {
+            body.push(KStmt::Barrier);
+            body.extend(stores);
+        }
+        body.splice(starts_at..starts_at, tiles.starts);
+        Ok(())
+    }
+
+    /// Registers the tiles of `spec` as local arrays and declares their origins (`block`: the
+    /// logical block; an origin that moves with the strip is declared without a value).
+    /// Returns the global extents of each staged array, for flattening.
+    fn declare_tiles(
+        &self,
+        spec: &StageSpec,
+        block: [u32; 3],
+        body: &mut Vec<KStmt>,
+        locals: &mut Vec<LocalArray>,
+    ) -> Result<BTreeMap<String, Vec<KExpr>>, StageError> {
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
             let Some(mut ext) = self.global_extents(&a.name) else {
@@ -1100,34 +1159,53 @@ impl<'a> KernelBuilder<'a> {
                 });
             }
         }
-        let mut once = Vec::new();
-        for a in spec.arrays.iter().filter(|a| a.load && !a.uses_strip()) {
-            once.extend(tile_copy_commented(
-                a,
-                launched,
-                &extents[&a.name],
-                Dir::Load,
-                &mut starts,
-            ));
-        }
-        if !once.is_empty() {
-            body.extend(once);
-            body.push(KStmt::Barrier);
-        }
-        let strip = spec
-            .strip
-            .clone()
-            .filter(|_| spec.arrays.iter().any(|a| a.uses_strip()));
-        let Some(strip) = strip else {
-            let inner = self.stmt(root_stmt);
-            let coarsen = self.coarsen(&[&inner])?;
-            self.row_guards(&cond, coarsen.as_ref(), body);
-            body.extend(self.computation(&cond, coarsen.as_ref(), inner));
-            store_back(&spec, launched, &extents, body, &mut starts);
-            body.splice(starts_at..starts_at, starts);
-            return Ok(());
-        };
-        // Strip-mine the sequential loop at the top of the innermost grid loop's body.
+        Ok(extents)
+    }
+
+    /// The strip-mined computation: the statements before the strip-mined loop (declarations
+    /// hoisted to the kernel's top), then the loop over strips — each moving the strip's
+    /// origins, loading its tiles, and running the strip's iterates between barriers — then
+    /// the statements after it.
+    fn strip_mined(
+        &mut self,
+        tiles: &mut Tiles<'_>,
+        strip: &Strip,
+        cond: &Option<KExpr>,
+        body: &mut Vec<KStmt>,
+    ) -> Result<(), StageError> {
+        let ir = self.ir();
+        let pieces = self.split_at_strip(strip)?;
+        let slp = &ir.loops[strip.loop_id];
+        let lower = self.bound_expr(&slp.lower, Scalar::Int);
+        let upper = self.bound_expr(&slp.upper, Scalar::Int);
+        let taken = taken_names(body, cond, &lower, &upper);
+        let pre_guarded = hoist_decls(pieces.pre, taken, &strip.var, body)?;
+        let mut per_strip = strip_origins(tiles.spec, tiles.block);
+        per_strip.extend(tiles.copies(|a| a.uses_strip(), Dir::Load));
+        per_strip.push(KStmt::Barrier);
+        let strip_loop = strip_loop(
+            tiles.spec.reorder.is_some(),
+            strip,
+            slp.ty,
+            pieces.declared_in_init,
+            &upper,
+            pieces.inner,
+        );
+        let post = pieces.post;
+        let coarsen = self.coarsen(&[&pre_guarded, std::slice::from_ref(&strip_loop), &post])?;
+        self.row_guards(cond, coarsen.as_ref(), body);
+        body.extend(self.computation(cond, coarsen.as_ref(), pre_guarded));
+        per_strip.extend(self.computation(cond, coarsen.as_ref(), vec![strip_loop]));
+        per_strip.push(KStmt::Barrier);
+        let size = KExpr::int(strip.size as i64);
+        body.push(KStmt::count_up(STRIP, lower, upper, size, per_strip));
+        body.extend(self.computation(cond, coarsen.as_ref(), post));
+        Ok(())
+    }
+
+    /// Finds the strip-mined loop at the top of the innermost grid loop's body and lowers the
+    /// statements around it and its body ([`StripPieces`]).
+    fn split_at_strip(&mut self, strip: &Strip) -> Result<StripPieces, StageError> {
         let ir = self.ir();
         let inner_id = self
             .mapped
@@ -1156,7 +1234,7 @@ impl<'a> KernelBuilder<'a> {
         for s in &stmts[..idx] {
             pre.extend(self.stmt(s));
         }
-        let inner_body = self.stmt(sbody);
+        let inner = self.stmt(sbody);
         let mut post = Vec::new();
         for s in &stmts[idx + 1..] {
             post.extend(self.stmt(s));
@@ -1169,196 +1247,252 @@ impl<'a> KernelBuilder<'a> {
         if vars.contains(&strip.var) {
             return Err(StageError::StripVarUsedAfter(strip.var.clone()));
         }
-        let lower = self.bound_expr(&slp.lower, Scalar::Int);
-        let upper = self.bound_expr(&slp.upper, Scalar::Int);
-        // Names already declared at the top of the kernel or used by the guard and bounds.
-        let mut taken: BTreeSet<String> = body
-            .iter()
-            .filter_map(|s| match s {
-                KStmt::Decl { name, .. } => Some(name.clone()),
-                _ => None,
-            })
-            .collect();
-        for e in cond.iter().chain([&lower, &upper]) {
-            let mut a = BTreeSet::new();
-            free_names_expr(e, &mut a, &mut taken);
-        }
-        let mut pre_guarded = Vec::new();
-        for s in pre {
-            match s {
-                KStmt::Decl {
-                    name,
-                    ty,
-                    len,
-                    init,
-                } => {
-                    if taken.contains(&name) || name == strip.var {
-                        return Err(StageError::DeclaredTwice(name));
-                    }
-                    taken.insert(name.clone());
-                    // A constant initializer stays on the declaration, for every work-item
-                    // (it reads nothing). Assigned under the edge guard instead, an
-                    // accumulator live across the strip loop's barriers made PoCL 3/5 (CPU)
-                    // miscompile the kernel: work-items outside the guard wrote past the
-                    // output (accsuite gemm with `share(A[TB_Y][*])` at MINI size).
-                    let constant = matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
-                    body.push(KStmt::Decl {
-                        name: name.clone(),
-                        ty,
-                        len,
-                        init: if constant { init.clone() } else { None },
-                    });
-                    if let (Some(v), false) = (init, constant) {
-                        pre_guarded.push(KStmt::Assign {
-                            target: LValue::Var(name),
-                            op: None,
-                            value: v,
-                        });
-                    }
-                }
-                other => pre_guarded.push(other),
-            }
-        }
-        let kk = KExpr::Var(STRIP.to_string());
-        let k = KExpr::Var(strip.var.clone());
-        let size = KExpr::int(strip.size as i64);
-        let mut per_strip = Vec::new();
-        for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
-            for (d, td) in a.dims.iter().enumerate() {
-                if td.primary == Primary::Strip {
-                    per_strip.push(KStmt::Assign {
-                        target: LValue::Var(origin_name(a, d)),
-                        op: None,
-                        value: origin_expr(td, block),
-                    });
-                }
-            }
-        }
-        for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
-            per_strip.extend(tile_copy_commented(
-                a,
-                launched,
-                &extents[&a.name],
-                Dir::Load,
-                &mut starts,
-            ));
-        }
-        per_strip.push(KStmt::Barrier);
-        let kinit = if declared_in_init {
-            KStmt::Decl {
-                name: strip.var.clone(),
-                ty: slp.ty,
-                len: None,
-                init: Some(kk.clone()),
-            }
-        } else {
-            KStmt::Assign {
-                target: LValue::Var(strip.var.clone()),
-                op: None,
-                value: kk.clone(),
-            }
-        };
-        let strip_loop = if spec.reorder.is_some() {
-            // The access reorder (decided by `schedule::stage::decide_reorder`): the work-item
-            // at local x runs the strip's iterates from `lx mod size` on, wrapping, and skips
-            // those past the loop's end (a partial last strip). Every iterate of the strip runs
-            // once in every work-item; only the order of its reductions changes.
-            let d = KExpr::Var(ROT_D.to_string());
-            let r = KExpr::Var(ROT.to_string());
-            let kval = KExpr::bin(BinOp::Add, kk.clone(), d.clone());
-            let kset = if declared_in_init {
-                KStmt::Decl {
-                    name: strip.var.clone(),
-                    ty: slp.ty,
-                    len: None,
-                    init: Some(kval),
-                }
-            } else {
-                KStmt::Assign {
-                    target: LValue::Var(strip.var.clone()),
-                    op: None,
-                    value: kval,
-                }
-            };
-            KStmt::count_up(
-                ROT,
-                KExpr::int(0),
-                size.clone(),
-                KExpr::int(1),
-                vec![
-                    KStmt::Decl {
-                        name: ROT_D.to_string(),
-                        ty: Scalar::Int,
-                        len: None,
-                        init: Some(KExpr::bin(
-                            BinOp::Rem,
-                            KExpr::bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),
-                            size.clone(),
-                        )),
-                    },
-                    kset,
-                    KStmt::If {
-                        cond: KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
-                        then: inner_body,
-                        els: Vec::new(),
-                    },
-                ],
-            )
-        } else {
-            KStmt::For {
-                init: vec![kinit],
-                cond: Some(KExpr::bin(
-                    BinOp::LogAnd,
-                    KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
-                    KExpr::bin(
-                        BinOp::Lt,
-                        k.clone(),
-                        KExpr::bin(BinOp::Add, kk.clone(), size.clone()),
-                    ),
-                )),
-                step: vec![KStmt::Assign {
-                    target: LValue::Var(strip.var.clone()),
-                    op: Some(BinOp::Add),
-                    value: KExpr::int(1),
-                }],
-                body: inner_body,
-            }
-        };
-        let coarsen = self.coarsen(&[&pre_guarded, std::slice::from_ref(&strip_loop), &post])?;
-        self.row_guards(&cond, coarsen.as_ref(), body);
-        body.extend(self.computation(&cond, coarsen.as_ref(), pre_guarded));
-        per_strip.extend(self.computation(&cond, coarsen.as_ref(), vec![strip_loop]));
-        per_strip.push(KStmt::Barrier);
-        body.push(KStmt::count_up(STRIP, lower, upper, size, per_strip));
-        body.extend(self.computation(&cond, coarsen.as_ref(), post));
-        store_back(&spec, launched, &extents, body, &mut starts);
-        body.splice(starts_at..starts_at, starts);
-        Ok(())
+        Ok(StripPieces {
+            pre,
+            inner,
+            post,
+            declared_in_init,
+        })
     }
 }
 
-/// After the computation, every work-item waits for the block and the written tiles are stored
-/// back, coalesced, to global memory.
-fn store_back(
-    spec: &StageSpec,
+/// What the parts of the staged body share: the staging, the logical and the launched block,
+/// the global extents of the staged arrays, and the declarations of the copies' walk starts.
+struct Tiles<'s> {
+    spec: &'s StageSpec,
     block: [u32; 3],
-    extents: &BTreeMap<String, Vec<KExpr>>,
-    body: &mut Vec<KStmt>,
-    starts: &mut Vec<KStmt>,
-) {
-    let mut stores = Vec::new();
-    for a in spec.arrays.iter().filter(|a| a.written) {
-        stores.extend(tile_copy_commented(
-            a,
-            block,
-            &extents[&a.name],
-            Dir::Store,
-            starts,
-        ));
+    launched: [u32; 3],
+    extents: BTreeMap<String, Vec<KExpr>>,
+    starts: Vec<KStmt>,
+}
+
+impl Tiles<'_> {
+    /// The commented cooperative copies, in direction `dir`, of the tiles `pick` selects.
+    fn copies(&mut self, pick: impl Fn(&StagedArray) -> bool, dir: Dir) -> Vec<KStmt> {
+        let spec = self.spec;
+        let mut out = Vec::new();
+        for a in spec.arrays.iter().filter(|a| pick(a)) {
+            out.extend(tile_copy_commented(
+                a,
+                self.launched,
+                &self.extents[&a.name],
+                dir,
+                &mut self.starts,
+            ));
+        }
+        out
     }
-    if !stores.is_empty() {
-        body.push(KStmt::Barrier);
-        body.extend(stores);
+}
+
+/// The lowered statements of the innermost grid loop's body around the strip-mined loop.
+struct StripPieces {
+    /// The statements before the strip-mined loop.
+    pre: Vec<KStmt>,
+    /// The strip-mined loop's body.
+    inner: Vec<KStmt>,
+    /// The statements after the strip-mined loop.
+    post: Vec<KStmt>,
+    /// Whether the strip-mined loop's initializer declares its iterator.
+    declared_in_init: bool,
+}
+
+/// The flat id of a work-item in the `launched` block: `lx + ly·width + lz·width·height`
+/// (without the terms of the dimensions of one work-item).
+fn flat_tid(launched: [u32; 3]) -> KExpr {
+    let mut tid = KExpr::Builtin(Builtin::LocalId(0));
+    if launched[1] > 1 || launched[2] > 1 {
+        tid = KExpr::bin(
+            BinOp::Add,
+            tid,
+            KExpr::bin(
+                BinOp::Mul,
+                KExpr::Builtin(Builtin::LocalId(1)),
+                KExpr::int(launched[0] as i64),
+            ),
+        );
+    }
+    if launched[2] > 1 {
+        tid = KExpr::bin(
+            BinOp::Add,
+            tid,
+            KExpr::bin(
+                BinOp::Mul,
+                KExpr::Builtin(Builtin::LocalId(2)),
+                KExpr::int((launched[0] * launched[1]) as i64),
+            ),
+        );
+    }
+    tid
+}
+
+/// The names declared at the top of the kernel (`body`) or used by the edge guard `cond` and
+/// the strip-mined loop's bounds: a hoisted declaration must not reuse one.
+fn taken_names(
+    body: &[KStmt],
+    cond: &Option<KExpr>,
+    lower: &KExpr,
+    upper: &KExpr,
+) -> BTreeSet<String> {
+    let mut taken: BTreeSet<String> = body
+        .iter()
+        .filter_map(|s| match s {
+            KStmt::Decl { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    for e in cond.iter().chain([lower, upper]) {
+        let mut a = BTreeSet::new();
+        free_names_expr(e, &mut a, &mut taken);
+    }
+    taken
+}
+
+/// Hoists the declarations of `pre` (the statements before the strip-mined loop, whose
+/// iterator is `strip_var`) to the kernel's top, `body`, every work-item declaring them, and
+/// returns what runs under the edge guard: the other statements, and the declarations'
+/// initializers as assignments (a constant one stays on its declaration).
+fn hoist_decls(
+    pre: Vec<KStmt>,
+    mut taken: BTreeSet<String>,
+    strip_var: &str,
+    body: &mut Vec<KStmt>,
+) -> Result<Vec<KStmt>, StageError> {
+    let mut pre_guarded = Vec::new();
+    for s in pre {
+        match s {
+            KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } => {
+                if taken.contains(&name) || name == strip_var {
+                    return Err(StageError::DeclaredTwice(name));
+                }
+                taken.insert(name.clone());
+                // A constant initializer stays on the declaration, for every work-item
+                // (it reads nothing). Assigned under the edge guard instead, an
+                // accumulator live across the strip loop's barriers made PoCL 3/5 (CPU)
+                // miscompile the kernel: work-items outside the guard wrote past the
+                // output (accsuite gemm with `share(A[TB_Y][*])` at MINI size).
+                let constant = matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
+                body.push(KStmt::Decl {
+                    name: name.clone(),
+                    ty,
+                    len,
+                    init: if constant { init.clone() } else { None },
+                });
+                if let (Some(v), false) = (init, constant) {
+                    pre_guarded.push(KStmt::Assign {
+                        target: LValue::Var(name),
+                        op: None,
+                        value: v,
+                    });
+                }
+            }
+            other => pre_guarded.push(other),
+        }
+    }
+    Ok(pre_guarded)
+}
+
+/// At the start of each strip: the origins of the tiles that move with it (`block`: the
+/// logical block).
+fn strip_origins(spec: &StageSpec, block: [u32; 3]) -> Vec<KStmt> {
+    let mut out = Vec::new();
+    for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
+        for (d, td) in a.dims.iter().enumerate() {
+            if td.primary == Primary::Strip {
+                out.push(KStmt::Assign {
+                    target: LValue::Var(origin_name(a, d)),
+                    op: None,
+                    value: origin_expr(td, block),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `var = value` for the strip-mined loop's iterator: a declaration (of type `ty`) where the
+/// loop's initializer declares it, else an assignment.
+fn set_strip_var(var: &str, ty: Scalar, declared: bool, value: KExpr) -> KStmt {
+    if declared {
+        KStmt::Decl {
+            name: var.to_string(),
+            ty,
+            len: None,
+            init: Some(value),
+        }
+    } else {
+        KStmt::Assign {
+            target: LValue::Var(var.to_string()),
+            op: None,
+            value,
+        }
+    }
+}
+
+/// The strip-mined loop over one strip, from the strip's start to its end or the loop's
+/// `upper` bound, running `inner_body`; with the access reorder (`reorder`), rotated.
+fn strip_loop(
+    reorder: bool,
+    strip: &Strip,
+    ty: Scalar,
+    declared_in_init: bool,
+    upper: &KExpr,
+    inner_body: Vec<KStmt>,
+) -> KStmt {
+    let kk = KExpr::Var(STRIP.to_string());
+    let k = KExpr::Var(strip.var.clone());
+    let size = KExpr::int(strip.size as i64);
+    if reorder {
+        // The access reorder (decided by `schedule::stage::decide_reorder`): the work-item
+        // at local x runs the strip's iterates from `lx mod size` on, wrapping, and skips
+        // those past the loop's end (a partial last strip). Every iterate of the strip runs
+        // once in every work-item; only the order of its reductions changes.
+        let d = KExpr::Var(ROT_D.to_string());
+        let r = KExpr::Var(ROT.to_string());
+        let kval = KExpr::bin(BinOp::Add, kk, d);
+        KStmt::count_up(
+            ROT,
+            KExpr::int(0),
+            size.clone(),
+            KExpr::int(1),
+            vec![
+                KStmt::Decl {
+                    name: ROT_D.to_string(),
+                    ty: Scalar::Int,
+                    len: None,
+                    init: Some(KExpr::bin(
+                        BinOp::Rem,
+                        KExpr::bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),
+                        size,
+                    )),
+                },
+                set_strip_var(&strip.var, ty, declared_in_init, kval),
+                KStmt::If {
+                    cond: KExpr::bin(BinOp::Lt, k, upper.clone()),
+                    then: inner_body,
+                    els: Vec::new(),
+                },
+            ],
+        )
+    } else {
+        KStmt::For {
+            init: vec![set_strip_var(&strip.var, ty, declared_in_init, kk.clone())],
+            cond: Some(KExpr::bin(
+                BinOp::LogAnd,
+                KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
+                KExpr::bin(BinOp::Lt, k, KExpr::bin(BinOp::Add, kk, size)),
+            )),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(strip.var.clone()),
+                op: Some(BinOp::Add),
+                value: KExpr::int(1),
+            }],
+            body: inner_body,
+        }
     }
 }
 
