@@ -120,6 +120,15 @@ pub struct CudaLaunchPlan {
     pub last_values: Vec<(String, usize)>,
 }
 
+/// `data` with zero elements after it up to whole 32-bit words, for a buffer a kernel updates
+/// with `char` or `short` atomics (a compare-and-swap on the word holding the element:
+/// [`crate::back::host::word_alloc_bytes`]); the launch still reads back only `len` elements.
+fn words_padded(data: &BufData, elem: Scalar) -> BufData {
+    let mut bytes = data.to_le_bytes();
+    bytes.resize(crate::back::host::word_alloc_bytes(bytes.len()), 0);
+    BufData::from_le_bytes(elem, &bytes).unwrap_or_else(|| data.clone())
+}
+
 /// Plans `launch` of module `m` on the host data a replay gives (`arrays` by the user's names,
 /// `scalar(i, ty)` the value of argument `i`, `extent` the work-items per dimension).
 pub fn plan_launch(
@@ -138,6 +147,7 @@ pub fn plan_launch(
         grid[d] = r.grid[d];
         block[d] = k.block[d].max(1);
     }
+    let narrow = crate::back::host::narrow_atomic_params(k);
     let args = r
         .args
         .into_iter()
@@ -157,7 +167,11 @@ pub fn plan_launch(
                     c_type,
                     elem,
                     len: data.len(),
-                    data: data.into_owned(),
+                    data: if narrow.contains(&p.name) {
+                        words_padded(&data, elem)
+                    } else {
+                        data.into_owned()
+                    },
                     write_back,
                 },
             }

@@ -134,8 +134,14 @@ impl OpenClLauncher {
         )
     }
 
-    fn buffer(&self, data: &BufData) -> Result<Buffer<u8>, LaunchError> {
+    /// A buffer holding `data`; with `words` (a kernel updates it with `char` or `short`
+    /// atomics, a compare-and-swap on the 32-bit word holding the element) allocated in whole
+    /// words ([`crate::back::host::word_alloc_bytes`]).
+    fn buffer(&self, data: &BufData, words: bool) -> Result<Buffer<u8>, LaunchError> {
         let mut bytes = data.to_le_bytes();
+        if words {
+            bytes.resize(crate::back::host::word_alloc_bytes(bytes.len()), 0);
+        }
         if bytes.is_empty() {
             bytes.push(0);
         }
@@ -189,10 +195,10 @@ impl CopyTimer {
         let l = OpenClLauncher::new(index, COPY_KERNEL).map_err(|e| e.to_string())?;
         let n = (bytes / 8).max(1) as usize;
         let input = l
-            .buffer(&BufData::zeroed(Scalar::UInt, n))
+            .buffer(&BufData::zeroed(Scalar::UInt, n), false)
             .map_err(|e| e.to_string())?;
         let output = l
-            .buffer(&BufData::zeroed(Scalar::UInt, n))
+            .buffer(&BufData::zeroed(Scalar::UInt, n), false)
             .map_err(|e| e.to_string())?;
         let kernel = Kernel::create(&l.program, "accshare_copy")
             .map_err(|e| format!("clCreateKernel: {}", device::cl_error_name(e.0)))?;
@@ -295,7 +301,8 @@ impl Launcher for OpenClLauncher {
         // Per argument, the buffer made for it; `None` for scalars.
         let mut made: Vec<Option<Made>> = Vec::new();
         let mut arg = 0u32;
-        for a in r.args {
+        let narrow = crate::back::host::narrow_atomic_params(k);
+        for (a, p) in r.args.into_iter().zip(&k.params) {
             match a {
                 Arg::Scalar { ty, raw } => {
                     set_scalar(&kernel, arg, ty, raw)?;
@@ -307,7 +314,7 @@ impl Launcher for OpenClLauncher {
                     data,
                     write_back,
                 } => {
-                    let buf = self.buffer(&data)?;
+                    let buf = self.buffer(&data, narrow.contains(&p.name))?;
                     // SAFETY: the argument is a buffer object, then its `long` element offset.
                     unsafe {
                         kernel

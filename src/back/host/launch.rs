@@ -353,7 +353,8 @@ fn arg_value(
                     host_ty: *ty,
                 });
             }
-            last_value_arg(g, i, var, *ty)
+            let words = narrow_atomic_params(kernel).contains(&param.name);
+            last_value_arg(g, i, var, *ty, words)
         }
         (HostArg::Partials(r), KParamKind::Buffer { elem, .. }) => {
             let Some(red) = launch.reductions.get(*r) else {
@@ -387,8 +388,10 @@ fn arg_value(
 }
 
 /// Argument `i` carrying the final value of scalar `var` out of the kernel: a one-element
-/// buffer `accshare_l<i>` holding the value `var` has before the launch (`accshare_lh<i>`).
-fn last_value_arg(g: &mut Gen, i: usize, var: &str, ty: Scalar) -> String {
+/// buffer `accshare_l<i>` holding the value `var` has before the launch (`accshare_lh<i>`);
+/// with `words` (a `char` or `short` atomic updates it: a compare-and-swap on its 32-bit word)
+/// the buffer is one word ([`word_alloc_bytes`]).
+fn last_value_arg(g: &mut Gen, i: usize, var: &str, ty: Scalar, words: bool) -> String {
     let origin = g.origin.clone();
     let t = host_type(ty);
     let what = c_string(&format!("final value of {}", var));
@@ -398,7 +401,11 @@ fn last_value_arg(g: &mut Gen, i: usize, var: &str, ty: Scalar) -> String {
         i = i,
         v = var
     ));
-    let bytes = format!("sizeof({})", t);
+    let bytes = if words {
+        format!("((sizeof({}) + 3) & ~(size_t)3)", t)
+    } else {
+        format!("sizeof({})", t)
+    };
     alloc_line(g, &format!("accshare_l{}", i), t, &bytes, &what, &origin);
     g.line(&format!(
         "accshare_write(accshare_l{i}, &accshare_lh{i}, sizeof({t}), {w}, {o});",

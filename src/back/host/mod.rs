@@ -40,7 +40,7 @@ mod expr;
 mod launch;
 use crate::ir::vocab::RedOp;
 use crate::ir::vocab::Scalar;
-use crate::kernel::{HostArg, HostRegion, KParamKind, Module};
+use crate::kernel::{HostArg, HostRegion, KParamKind, KStmt, Kernel, Module, Space};
 pub use expr::host_expr;
 use launch::launch_code;
 
@@ -53,6 +53,10 @@ const PRESENT_PRELUDE: &str = include_str!("prelude_present.h");
 /// The OpenACC runtime API for host code (on the target's `accshare_device_count`,
 /// `accshare_select_device` and `ACCSHARE_ACC_DEVICE_TYPE`).
 const OPENACC_PRELUDE: &str = include_str!("prelude_openacc.h");
+/// `accshare_enter_words` and `accshare_enter_dynamic_words` (on the present table), for
+/// programs whose kernels update arrays with `char` or `short` atomics
+/// ([`narrow_atomic_arrays`]); the others' prelude is as without it.
+const WORDS_PRELUDE: &str = include_str!("prelude_words.h");
 
 /// Marker in `prelude_opencl.h` replaced by the kernel-source tables.
 const TABLES_MARKER: &str = "/*@TABLES@*/";
@@ -100,6 +104,9 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
             out.push_str(&OPENCL_PRELUDE.replacen(TABLES_MARKER, &tables, 1));
             out.push_str(PRESENT_PRELUDE);
             out.push_str(OPENACC_PRELUDE);
+            if !narrow_atomic_arrays(module).is_empty() {
+                out.push_str(WORDS_PRELUDE);
+            }
             out
         }
         Target::Cuda => {
@@ -115,6 +122,9 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
             out.push_str(CUDA_PRELUDE);
             out.push_str(PRESENT_PRELUDE);
             out.push_str(OPENACC_PRELUDE);
+            if !narrow_atomic_arrays(module).is_empty() {
+                out.push_str(WORDS_PRELUDE);
+            }
             if !module.kernels.is_empty() {
                 out.push_str(
                     "\n/* The launch functions (in the .cu): grid (in blocks, x y z), the kernel's\n \
@@ -305,6 +315,80 @@ pub fn c_source_chunks(src: &str, max: usize) -> Vec<Vec<String>> {
         chunks.push(cur);
     }
     chunks
+}
+
+/// The global buffer parameters of `kernel` that an atomic statement on a `char` or `short`
+/// element updates: the back ends spell such an atomic as a compare-and-swap on the aligned
+/// 32-bit word holding the element (`c_like`), so the buffer's allocation must hold every such
+/// word in full ([`word_alloc_bytes`]).
+pub fn narrow_atomic_params(kernel: &Kernel) -> BTreeSet<String> {
+    fn walk(ss: &[KStmt], out: &mut BTreeSet<String>) {
+        for s in ss {
+            match s {
+                KStmt::Atomic { target, ty, .. }
+                    if ty.size() < 4 && target.space == Space::Global =>
+                {
+                    out.insert(target.array.clone());
+                }
+                KStmt::If { then, els, .. } => {
+                    walk(then, out);
+                    walk(els, out);
+                }
+                KStmt::For {
+                    init, step, body, ..
+                } => {
+                    walk(init, out);
+                    walk(step, out);
+                    walk(body, out);
+                }
+                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                    walk(body, out)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(&kernel.body, &mut out);
+    out
+}
+
+/// The user arrays some launch of `module` passes to a parameter a narrow atomic updates
+/// ([`narrow_atomic_params`]), by name: their device copies (made by a compute region, a data
+/// construct or `enter data` naming them) are allocated in whole words
+/// ([`word_alloc_bytes`]).
+pub fn narrow_atomic_arrays(module: &Module) -> BTreeSet<String> {
+    let per_kernel: Vec<BTreeSet<String>> =
+        module.kernels.iter().map(narrow_atomic_params).collect();
+    let mut out = BTreeSet::new();
+    for region in &module.host {
+        for launch in &region.launches {
+            let (Some(kernel), Some(narrow)) = (
+                module.kernels.get(launch.kernel),
+                per_kernel.get(launch.kernel),
+            ) else {
+                continue;
+            };
+            for (arg, param) in launch.args.iter().zip(&kernel.params) {
+                if let HostArg::Buffer(a) = arg {
+                    if narrow.contains(&param.name) {
+                        out.insert(a.clone());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The allocation rule for a buffer a narrow atomic updates: its `bytes` of data rounded up
+/// to whole 32-bit words. Device buffers start on a word (OpenCL and CUDA align them far more)
+/// and the data starts the buffer, a section's first element included (kernels reach it
+/// through an offset or a moved pointer, never below the buffer's start), so every word
+/// holding an element lies inside it. No data: 0 (allocated with one byte like every empty
+/// buffer, and never accessed). The same rule is `accshare_word_bytes` in `prelude_words.h`.
+pub fn word_alloc_bytes(bytes: usize) -> usize {
+    bytes.div_ceil(4) * 4
 }
 
 /// The text that replaces one region. For a compute region the whole block is in `open` and
@@ -527,12 +611,13 @@ pub fn region_code(
     // Zero-copy is OpenCL's (CUDA's targets are discrete GPUs: its host code always copies),
     // for compute regions and for data constructs whose host code cannot see the arrays.
     let quiet = !is_data || region.quiet_body;
+    let narrow = narrow_atomic_arrays(module);
     for b in &region.buffers {
         let share = target == Target::OpenCl && quiet && may_share(b, written.contains(&b.array));
-        buffer_code(&mut g, b, share);
+        buffer_code(&mut g, b, share, narrow.contains(&b.array));
     }
     for op in &region.data_ops {
-        data_op_code(&mut g, op);
+        data_op_code(&mut g, op, narrow.contains(&op.array));
     }
     for launch in &region.launches {
         launch_code(&mut g, module, region, launch, &own, enclosing)?;
@@ -574,7 +659,10 @@ fn fill(copy_in: bool, zero: bool) -> u8 {
 
 /// The start of a buffer's data lifetime: its size, host pointer and device buffer (present
 /// already, or made and filled; the user's array itself where `share` allows zero-copy).
-fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
+/// With `words` (a kernel updates the array with a `char` or `short` atomic, see
+/// [`narrow_atomic_arrays`]) a new buffer is made by `accshare_enter_words`: in whole 32-bit
+/// words, never zero-copy ([`word_alloc_bytes`]).
+fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool) {
     let origin = g.origin.clone();
     let ty = host_type(b.elem);
     let name = ident(&b.array);
@@ -619,15 +707,26 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool) {
     // for a part of an array present on the device). OpenCL kernels take it in elements
     // (a parameter after the buffer); CUDA adds it to the device pointer here.
     g.line(&format!("size_t accshare_o_{};", name));
-    let enter = format!(
-        "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {s}, {w}, {o}, &accshare_o_{n})",
-        n = name,
-        i = fill(b.copy_in, b.zero),
-        p = u8::from(b.present),
-        s = u8::from(share && !b.zero),
-        w = what,
-        o = origin
-    );
+    let enter = if words {
+        format!(
+            "accshare_enter_words(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {w}, {o}, &accshare_o_{n})",
+            n = name,
+            i = fill(b.copy_in, b.zero),
+            p = u8::from(b.present),
+            w = what,
+            o = origin
+        )
+    } else {
+        format!(
+            "accshare_enter(accshare_h_{n}, accshare_nb_{n}, {i}, {p}, {s}, {w}, {o}, &accshare_o_{n})",
+            n = name,
+            i = fill(b.copy_in, b.zero),
+            p = u8::from(b.present),
+            s = u8::from(share && !b.zero),
+            w = what,
+            o = origin
+        )
+    };
     match g.target {
         Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
         Target::Cuda => g.line(&format!(
@@ -797,8 +896,10 @@ pub fn host_ptr(ty: &str, array: &str) -> String {
     format!("({} *)({})", ty, array)
 }
 
-/// One action of an executable data directive on the present table.
-fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
+/// One action of an executable data directive on the present table; `words`: a kernel
+/// updates the array with a `char` or `short` atomic (`enter data` makes its buffer in whole
+/// words, see [`buffer_code`]).
+fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp, words: bool) {
     let ty = host_type(op.elem);
     let bytes = format!(
         "(({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0)",
@@ -821,6 +922,14 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp) {
             bytes,
             u8::from(to_host),
             u8::from(if_present),
+            what,
+            origin
+        ),
+        crate::kernel::DataOpKind::Enter { copy_in, zero } if words => format!(
+            "accshare_enter_dynamic_words({}, {}, {}, {}, {});",
+            ptr,
+            bytes,
+            fill(copy_in, zero),
             what,
             origin
         ),

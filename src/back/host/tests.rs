@@ -734,3 +734,45 @@ fn identifiers_and_comments_are_sanitized() {
     assert_eq!(ident("s.a"), "s_a");
     assert_eq!(comment_safe("x*/y\nz"), "x* /y z");
 }
+
+/// The allocation of an array a `char`/`short` atomic updates: its bytes in whole 32-bit
+/// words (the word holding its last element inside the buffer); arrays without such atomics
+/// keep `accshare_enter` and their exact size, and the words part of the prelude is absent.
+#[test]
+fn narrow_atomic_buffers_are_allocated_in_whole_words() {
+    assert_eq!(word_alloc_bytes(0), 0);
+    assert_eq!(word_alloc_bytes(1), 4);
+    assert_eq!(word_alloc_bytes(5), 8); // unsigned char h[5]
+    assert_eq!(word_alloc_bytes(6), 8); // short s[3]
+    assert_eq!(word_alloc_bytes(8), 8);
+    assert_eq!(word_alloc_bytes(10), 12); // short s[1:5]
+    use crate::diag::{Diags, SourceMap};
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/atomic_narrow_tail.c");
+    let opts = crate::driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let out = crate::driver::compile(&src, &opts, &mut SourceMap::new(), &mut Diags::new())
+        .expect("compiles");
+    let narrow = narrow_atomic_arrays(&out.module);
+    let names: Vec<&str> = narrow.iter().map(String::as_str).collect();
+    assert_eq!(names, ["c7", "h5", "h9", "s3", "s5"]);
+    for a in names {
+        assert!(
+            out.host_source
+                .contains(&format!("accshare_d_{a} = accshare_enter_words(")),
+            "{a}"
+        );
+    }
+    assert!(out.host_source.contains("accshare_word_bytes(bytes)"));
+    let plain = crate::driver::compile(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/vadd_1d.c"),
+        &opts,
+        &mut SourceMap::new(),
+        &mut Diags::new(),
+    )
+    .expect("compiles");
+    assert!(narrow_atomic_arrays(&plain.module).is_empty());
+    assert!(!plain.host_source.contains("accshare_enter_words"));
+}
