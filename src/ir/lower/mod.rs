@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 use crate::diag::{Diag, Diags, SourceMap};
-use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtKind, UnOp};
+use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
+use crate::ir::vocab::{BinOp, UnOp};
 
 mod atomic;
 pub mod expr;

@@ -18,8 +18,9 @@
 //! run on the host), `return` (it leaves the construct without its exit), `goto` and `switch`.
 //! Pointer assignments (`tmp = a; a = b; b = tmp;`) are quiet: they move no element.
 
-use crate::front::ast::{Declaration, Expr, ExprKind, ForInit, Initializer, Stmt, StmtKind, UnOp};
+use crate::front::ast::{Declaration, Expr, ExprKind, ForInit, Initializer, Stmt, StmtKind};
 use crate::front::pragma_ast::{ClauseKind, Construct};
+use crate::ir::vocab::UnOp;
 
 /// The functions a quiet body may call: `<math.h>`'s, which read and write no memory through
 /// their arguments (`frexp`, `modf` and the like, which store through a pointer, are not here).

@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::diag::SourceMap;
-use crate::front::ast::{self, BinOp, CType, Expr, ExprKind, ForInit, Stmt, StmtKind, UnOp};
+use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind};
+use crate::ir::vocab::{BinOp, UnOp};
 
 use super::scope::Scope;
 

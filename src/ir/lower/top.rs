@@ -7,10 +7,11 @@
 
 use crate::diag::Span;
 use crate::front::ast::{
-    self, BinOp, Block, CType, Declaration, Declarator, Expr, ExprKind, ForInit, Ident,
-    Initializer, IntSuffix, Scalar, Stmt, StmtKind, Storage,
+    self, Block, CType, Declaration, Declarator, Expr, ExprKind, ForInit, Ident, Initializer,
+    IntSuffix, Stmt, StmtKind, Storage,
 };
 use crate::front::pragma_ast::{AccDirective, Clause, ClauseKind, Construct};
+use crate::ir::vocab::{BinOp, Scalar};
 
 /// The iterator of the one-trip loops (a reserved name: generated code owns `accshare_*`).
 pub const ONCE_VAR: &str = "accshare_once";

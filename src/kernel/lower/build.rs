@@ -154,8 +154,7 @@ impl<'a> KernelBuilder<'a> {
                 },
             }
         }
-        // A block's rows are run by `block[1] / ilp` rows of work-items, its columns by
-        // `block[0] / cols`.
+        // The work-items a block launches.
         let block = self.sched.launch_block();
         // Scalars whose final value the host needs.
         let last_values = self.last_values(&all_guards, &mut body, diags);

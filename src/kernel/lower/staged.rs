@@ -1066,8 +1066,8 @@ impl<'a> KernelBuilder<'a> {
             return Err(StageError::NestNotFound);
         };
         // The block as launched (fewer rows with several rows per work-item); tile origins use
-        // the logical `block`.
-        let launched = [block[0] / self.cols, block[1] / self.ilp, block[2]];
+        // the logical `block` (the schedule's: `build` passes `sched.shape.block`).
+        let launched = self.sched.launch_block();
         let mut names: Vec<&str> = spec.arrays.iter().map(|a| a.name.as_str()).collect();
         names.dedup();
         body.push(KStmt::Comment(format!(
