@@ -436,13 +436,13 @@ impl CudaLauncher {
         for a in &plan.args {
             bufs.push(match a {
                 CudaArg::Buffer { data, .. } => {
-                    let mut bytes = data.to_le_bytes();
+                    let mut bytes = data.le_bytes();
                     if bytes.is_empty() {
-                        bytes.push(0);
+                        bytes.to_mut().push(0);
                     }
                     Some(
                         stream
-                            .clone_htod(&bytes)
+                            .clone_htod(bytes.as_ref())
                             .map_err(|e| launch_failed("cuMemcpyHtoD", e))?,
                     )
                 }

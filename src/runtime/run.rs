@@ -138,12 +138,13 @@ impl OpenClLauncher {
     /// atomics, a compare-and-swap on the 32-bit word holding the element) allocated in whole
     /// words ([`crate::back::host::word_alloc_bytes`]).
     fn buffer(&self, data: &BufData, words: bool) -> Result<Buffer<u8>, LaunchError> {
-        let mut bytes = data.to_le_bytes();
-        if words {
-            bytes.resize(crate::back::host::word_alloc_bytes(bytes.len()), 0);
-        }
-        if bytes.is_empty() {
-            bytes.push(0);
+        // The array's own memory where it can be (no copy of hundreds of megabytes per
+        // replay); a padded copy for word-wide atomics or an empty array.
+        let mut bytes = data.le_bytes();
+        let len = bytes.len();
+        if words || len == 0 {
+            let padded = if words { crate::back::host::word_alloc_bytes(len) } else { len };
+            bytes.to_mut().resize(padded.max(1), 0);
         }
         // SAFETY: the host pointer is valid for `bytes.len()` bytes and only read during the
         // call (`CL_MEM_COPY_HOST_PTR`).
@@ -152,7 +153,8 @@ impl OpenClLauncher {
                 &self.context,
                 CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                 bytes.len(),
-                bytes.as_mut_ptr().cast(),
+                // Read only (`CL_MEM_COPY_HOST_PTR`): the API takes a mutable pointer.
+                bytes.as_ptr().cast_mut().cast(),
             )
         }
         .map_err(|e| cl_failed("clCreateBuffer", e.0))

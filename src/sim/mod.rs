@@ -361,18 +361,29 @@ impl BufData {
 
     /// The elements' bytes in the host's (little-endian) layout.
     pub fn to_le_bytes(&self) -> Vec<u8> {
-        // Into a buffer of the final size, element by element (`flat_map` cannot size it, and
-        // runs several times slower on arrays of hundreds of megabytes).
-        fn bytes<T: Copy, const N: usize>(v: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {
-            let mut out = vec![0u8; v.len() * N];
-            for (chunk, x) in out.chunks_exact_mut(N).zip(v) {
-                chunk.copy_from_slice(&f(*x));
+        self.le_bytes().into_owned()
+    }
+
+    /// The elements' bytes in little-endian layout: on a little-endian host the buffer's own
+    /// memory, borrowed (replays move arrays of hundreds of megabytes to devices), else a copy.
+    pub fn le_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        fn bytes<T: bytemuck::Pod, const N: usize>(
+            v: &[T],
+            f: fn(T) -> [u8; N],
+        ) -> std::borrow::Cow<'_, [u8]> {
+            if cfg!(target_endian = "little") {
+                std::borrow::Cow::Borrowed(bytemuck::cast_slice(v))
+            } else {
+                let mut out = vec![0u8; v.len() * N];
+                for (chunk, x) in out.chunks_exact_mut(N).zip(v) {
+                    chunk.copy_from_slice(&f(*x));
+                }
+                std::borrow::Cow::Owned(out)
             }
-            out
         }
         match self {
             BufData::I8(v) => bytes(v, i8::to_le_bytes),
-            BufData::U8(v) => v.clone(),
+            BufData::U8(v) => std::borrow::Cow::Borrowed(v),
             BufData::I16(v) => bytes(v, i16::to_le_bytes),
             BufData::U16(v) => bytes(v, u16::to_le_bytes),
             BufData::I32(v) => bytes(v, i32::to_le_bytes),
@@ -386,12 +397,17 @@ impl BufData {
 
     /// A buffer of `elem` from its bytes in the host's (little-endian) layout.
     pub fn from_le_bytes(elem: Scalar, bytes: &[u8]) -> Option<BufData> {
-        // One typed pass per buffer: traces hold arrays of hundreds of megabytes.
-        fn conv<T, const N: usize>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
-            bytes
-                .chunks_exact(N)
-                .map(|c| f(c.try_into().unwrap_or([0; N])))
-                .collect()
+        // One pass per buffer, a copy of the memory on a little-endian host: traces hold arrays
+        // of hundreds of megabytes.
+        fn conv<T: bytemuck::Pod, const N: usize>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
+            if cfg!(target_endian = "little") {
+                bytemuck::pod_collect_to_vec(bytes)
+            } else {
+                bytes
+                    .chunks_exact(N)
+                    .map(|c| f(c.try_into().unwrap_or([0; N])))
+                    .collect()
+            }
         }
         let size = elem.size() as usize;
         if bytes.len() % size != 0 {
