@@ -166,22 +166,6 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// C's precedence of a binary operator (higher binds tighter).
-fn precedence(op: BinOp) -> u8 {
-    match op {
-        BinOp::Mul | BinOp::Div | BinOp::Rem => 13,
-        BinOp::Add | BinOp::Sub => 12,
-        BinOp::Shl | BinOp::Shr => 11,
-        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 10,
-        BinOp::Eq | BinOp::Ne => 9,
-        BinOp::BitAnd => 8,
-        BinOp::BitXor => 7,
-        BinOp::BitOr => 6,
-        BinOp::LogAnd => 5,
-        BinOp::LogOr => 4,
-    }
-}
-
 /// Precedence of a select (`?:`), of unary operators and casts, of postfix forms and atoms.
 const SELECT: u8 = 3;
 const UNARY: u8 = 14;
@@ -190,7 +174,7 @@ const POSTFIX: u8 = 15;
 impl Shown<'_> {
     fn precedence(&self, e: Handle<Expr>) -> u8 {
         match &self.exprs[e] {
-            Expr::Binary { op, .. } => precedence(*op),
+            Expr::Binary { op, .. } => op.precedence(),
             Expr::Select { .. } => SELECT,
             Expr::Unary { .. } | Expr::Cast { .. } => UNARY,
             _ => POSTFIX,
@@ -222,7 +206,7 @@ impl Shown<'_> {
                 self.write(f, *arg, if nested { POSTFIX } else { UNARY })
             }
             Expr::Binary { op, left, right } => {
-                let p = precedence(*op);
+                let p = op.precedence();
                 self.write(f, *left, p)?;
                 write!(f, " {} ", op.c_op())?;
                 self.write(f, *right, p + 1)

@@ -116,6 +116,23 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// C's precedence of the operator (higher binds tighter: `*` 13 … `||` 4), as the
+    /// printers parenthesise by it.
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 13,
+            BinOp::Add | BinOp::Sub => 12,
+            BinOp::Shl | BinOp::Shr => 11,
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 10,
+            BinOp::Eq | BinOp::Ne => 9,
+            BinOp::BitAnd => 8,
+            BinOp::BitXor => 7,
+            BinOp::BitOr => 6,
+            BinOp::LogAnd => 5,
+            BinOp::LogOr => 4,
+        }
+    }
+
     pub fn c_op(self) -> &'static str {
         match self {
             BinOp::Mul => "*",

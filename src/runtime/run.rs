@@ -143,7 +143,11 @@ impl OpenClLauncher {
         let mut bytes = data.le_bytes();
         let len = bytes.len();
         if words || len == 0 {
-            let padded = if words { crate::back::host::word_alloc_bytes(len) } else { len };
+            let padded = if words {
+                crate::back::host::word_alloc_bytes(len)
+            } else {
+                len
+            };
             bytes.to_mut().resize(padded.max(1), 0);
         }
         // SAFETY: the host pointer is valid for `bytes.len()` bytes and only read during the

@@ -15,28 +15,13 @@ const P_COND: u8 = 3;
 const P_UNARY: u8 = 15;
 const P_POSTFIX: u8 = 16;
 
-fn bin_prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Mul | BinOp::Div | BinOp::Rem => 13,
-        BinOp::Add | BinOp::Sub => 12,
-        BinOp::Shl | BinOp::Shr => 11,
-        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 10,
-        BinOp::Eq | BinOp::Ne => 9,
-        BinOp::BitAnd => 8,
-        BinOp::BitXor => 7,
-        BinOp::BitOr => 6,
-        BinOp::LogAnd => 5,
-        BinOp::LogOr => 4,
-    }
-}
-
 /// A child operator that compilers ask to parenthesize for clarity under `parent`.
 fn clarity_parens(parent: BinOp, child: BinOp) -> bool {
     use BinOp::*;
     match parent {
         LogOr => child == LogAnd,
         Shl | Shr => matches!(child, Add | Sub),
-        BitAnd | BitXor | BitOr => child != parent && bin_prec(child) > bin_prec(parent),
+        BitAnd | BitXor | BitOr => child != parent && child.precedence() > parent.precedence(),
         _ => false,
     }
 }
@@ -63,7 +48,7 @@ fn prec(e: &Expr) -> u8 {
         | ExprKind::Cast(..)
         | ExprKind::SizeofType(_)
         | ExprKind::SizeofExpr(_) => P_UNARY,
-        ExprKind::Binary(op, ..) => bin_prec(*op),
+        ExprKind::Binary(op, ..) => op.precedence(),
         ExprKind::Cond(..) => P_COND,
         ExprKind::Assign(..) => P_ASSIGN,
         ExprKind::Comma(..) => P_COMMA,
@@ -138,7 +123,7 @@ fn write_bare(out: &mut String, e: &Expr) {
             }
         }
         ExprKind::Binary(op, l, r) => {
-            let p = bin_prec(*op);
+            let p = op.precedence();
             let lmin = match &l.kind {
                 ExprKind::Binary(lop, ..) if clarity_parens(*op, *lop) => 18,
                 _ => p,
