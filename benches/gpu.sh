@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # benches/gpu.sh - what anyone lent a machine with an NVIDIA GPU runs first (issue 27, item 7):
-# one command, a few minutes at most (the budget is 3 minutes on an H100).
+# one command (the budget is 3 minutes; on an H200 machine it took about 6, most of it host-side
+# replays: with 15 minutes of device time, run it as two calls, ONLY=transpose,gemm and
+# ONLY=mv,gauss,hotspot, each with a timeout, and tar OUT into one file to bring it back).
 #
 # The five kernels of benches/five/ at the GPU sizes of ../shared/data/h100-2026-11-27.md
 # (transpose 8192², gemm 2048², mv 8192², Gauss 5×5 u8 4096², hotspot 4096², one repetition of
