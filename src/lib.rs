@@ -16,3 +16,4 @@ pub mod partition;
 pub mod runtime;
 pub mod schedule;
 pub mod sim;
+pub mod vocab;

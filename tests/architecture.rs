@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 /// The stages in pipeline order; modules of one rank may use each other.
 const RANKS: &[(&str, u32)] = &[
     ("diag", 0),
-    // The IR's vocabulary (scalar types, operators): a leaf every stage may name, the front end
+    // The vocabulary (scalar types, operators): a leaf every stage may name, the front end
     // included (its syntax tree re-exports it).
-    ("ir::vocab", 0),
+    ("vocab", 0),
     ("front", 1),
     ("ir", 2),
     ("analysis", 3),
@@ -67,9 +67,7 @@ fn imported(text: &str) -> BTreeSet<String> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if name == "ir" && text[i + 7..].starts_with("ir::vocab") {
-            out.insert("ir::vocab".to_string());
-        } else if !name.is_empty() {
+        if !name.is_empty() {
             out.insert(name);
         }
     }
@@ -119,10 +117,10 @@ fn no_module_imports_a_later_stage() {
     assert!(violations.is_empty(), "{}", violations.join("\n"));
 }
 
-/// The IR's vocabulary is a leaf: it names no other module of the crate.
+/// The vocabulary is a leaf: it names no other module of the crate.
 #[test]
 fn the_vocabulary_imports_nothing() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ir/vocab.rs");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/vocab.rs");
     let text = std::fs::read_to_string(&f).unwrap();
     assert_eq!(imported(non_test_text(&text)), BTreeSet::new());
 }
@@ -197,21 +195,16 @@ fn import_sites(text: &str) -> Vec<String> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if name == "ir" && text[i + 7..].starts_with("ir::vocab") {
-            out.push("ir::vocab".to_string());
-        } else if !name.is_empty() {
+        if !name.is_empty() {
             out.push(name);
         }
     }
     out
 }
 
-/// The module a file belongs to, as ranked: its top-level module, or `ir::vocab`.
+/// The top-level module a file belongs to.
 fn module_of(parts: &[String]) -> String {
-    match parts {
-        [ir, vocab] if ir == "ir" && vocab == "vocab.rs" => "ir::vocab".to_string(),
-        _ => parts[0].trim_end_matches(".rs").to_string(),
-    }
+    parts[0].trim_end_matches(".rs").to_string()
 }
 
 fn stage_graph(src: &Path) -> std::collections::BTreeMap<(String, String), usize> {

@@ -25,8 +25,8 @@ mod system;
 
 use crate::diag::{Diag, SourceMap};
 use crate::front::pragma_ast::Construct;
-use crate::ir::vocab::RedOp;
 use crate::ir::{AccessId, LoopId, Marking, Region};
+use crate::vocab::RedOp;
 
 use system::Tri;
 

@@ -35,7 +35,7 @@ use crate::front::ast::{
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind, Pragma};
 use crate::front::Parsed;
 use crate::ir::lower::{array_shape, data_clauses, zeroed_arrays, RegionAst, Regions};
-use crate::ir::vocab::{BinOp, UnOp};
+use crate::vocab::{BinOp, UnOp};
 
 /// Functions that read their arguments' values and touch nothing else: the array arguments of
 /// these are reads (a `char` array printed with `%s`).

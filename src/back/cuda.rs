@@ -22,8 +22,8 @@
 use crate::back::c_like::{
     self, CasSpelling, Dialect, MathSpelling, TypeUse, CPP_KEYWORDS, PREC_PRIMARY, PREC_UNARY,
 };
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::{Builtin, KParamKind, Kernel, MathFn, Module, Space};
+use crate::vocab::{BinOp, Scalar};
 
 /// The CUDA C++ dialect.
 pub struct Cuda;

@@ -21,9 +21,9 @@
 use crate::back::c_like::{
     self, CasSpelling, Dialect, MathSpelling, TypeUse, PREC_PRIMARY, PREC_UNARY,
 };
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::math::{MathFn, Real};
 use crate::kernel::{Builtin, KParamKind, Kernel, Module, Space};
+use crate::vocab::{BinOp, Scalar};
 
 /// The OpenCL C 1.2 dialect.
 pub struct OpenCl;

@@ -518,7 +518,7 @@ mod tests {
                 .iter()
                 .map(|a| Buffer {
                     array: a.to_string(),
-                    elem: crate::ir::vocab::Scalar::Int,
+                    elem: crate::vocab::Scalar::Int,
                     count: crate::kernel::HostExpr::var("n"),
                     copy_in: true,
                     zero: false,

@@ -170,7 +170,7 @@ struct TileBank {
     bank_mode: Option<crate::schedule::stage::BankMode>,
     /// The grouping of the tile's cooperative copies (short words), or why none.
     copy_words: Option<Result<TileWords, TileWordsRejection>>,
-    elem: crate::ir::vocab::Scalar,
+    elem: crate::vocab::Scalar,
     /// Written through (stored back to global memory at the kernel's end), and then whether
     /// loaded first.
     written: bool,

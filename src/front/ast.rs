@@ -10,7 +10,7 @@
 use crate::diag::Span;
 use crate::front::pragma_ast::{AccDirective, SharePragma};
 /// The vocabulary the IR owns, re-exported where the syntax tree uses it.
-pub use crate::ir::vocab::{BinOp, Scalar, UnOp};
+pub use crate::vocab::{BinOp, Scalar, UnOp};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {

@@ -6,7 +6,7 @@
 use crate::diag::Span;
 use crate::front::ast::{Expr, Ident};
 /// The reduction operators, owned by the IR.
-pub use crate::ir::vocab::RedOp;
+pub use crate::vocab::RedOp;
 
 /// A parsed `#pragma` line.
 #[derive(Clone, Debug, PartialEq)]

@@ -14,7 +14,7 @@ use std::fmt;
 
 use crate::diag::Span;
 use crate::ir::arena::{Arena, Handle};
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 /// One expression of the region.
 #[derive(Clone, Debug, PartialEq)]

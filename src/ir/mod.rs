@@ -6,7 +6,7 @@
 //! the expressions it holds whole (non-affine bounds) are [`Expr`]s in the region's
 //! [`Arena`] ([`Region::exprs`]), named by [`Handle`]s. It is still mostly an *analysis
 //! view*: code generation walks the AST again with the decisions the analyses took
-//! (`kernel::lower`). The vocabulary every stage shares ([`vocab`]) lives here.
+//! (`kernel::lower`). Its types and operators are the shared vocabulary ([`crate::vocab`]).
 //!
 //! Invariant: the IR is built for every region of the subset; what is not affine is marked so
 //! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
@@ -15,15 +15,14 @@ pub mod arena;
 pub mod expr;
 pub mod lower;
 pub mod poly;
-pub mod vocab;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::diag::Span;
 use crate::front::pragma_ast::{Construct, SharePragma, SubArray};
-use crate::ir::vocab::RedOp;
-use crate::ir::vocab::Scalar;
+use crate::vocab::RedOp;
+use crate::vocab::Scalar;
 pub use arena::{Arena, Handle};
 pub use expr::{Expr, Exprs};
 pub use poly::Poly;
@@ -267,7 +266,7 @@ pub struct Statement {
     /// The scalar or array element assigned.
     pub target: Target,
     /// Compound assignment operator (`+=` …), or `None` for `=`.
-    pub op: Option<crate::ir::vocab::BinOp>,
+    pub op: Option<crate::vocab::BinOp>,
     /// The reduction this statement performs on its scalar target, judged from its shape:
     /// `s op= e`, `s = s op e`, `s = e op s` (commutative `op`), `s = fmaxf(s, e)` / `fminf`,
     /// `fmax`, `fmin`, `max`, `min` (either argument order), `s = e > s ? e : s` and the other
@@ -289,7 +288,7 @@ impl Statement {
     /// or the operator of a compound assignment or `++`/`--` (`s += f(s)` included: whether
     /// the rest of the statement reads `s` is for the caller to judge).
     pub fn update_op(&self) -> Option<RedOp> {
-        use crate::ir::vocab::BinOp;
+        use crate::vocab::BinOp;
         self.reduction.or(match self.op {
             Some(BinOp::Add | BinOp::Sub) => Some(RedOp::Add),
             Some(BinOp::Mul) => Some(RedOp::Mul),

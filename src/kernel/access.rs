@@ -4,7 +4,7 @@
 //! lint ([`super::lint`]) classifies the global ones statically; both number them this way.
 
 use super::{ArrayRef, Builtin, KExpr, Space};
-use crate::ir::vocab::{BinOp, Scalar};
+use crate::vocab::{BinOp, Scalar};
 
 /// Load, store, or both (compound assignment to an element).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -50,8 +50,8 @@ use super::access::{AccessInfo, AccessKind};
 use super::{
     ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
 };
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::model::WarpMemory;
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 /// Iterations of each sequential loop the evaluation runs per entry.
 const ITERATIONS: usize = 16;

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::ir::vocab::Scalar;
+use crate::vocab::Scalar;
 
 /// A C99 real function, without its precision (`Sqrt` is `sqrt` and `sqrtf`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -11,7 +11,7 @@
 //! - a [`KStmt::Barrier`] is never inside control flow that depends on the thread id
 //!   (lowering guarantees it; the simulator checks it).
 
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 /// A set of kernels compiled together (one per input file), plus the host plan that runs them.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -702,7 +702,7 @@ pub enum HostArg {
 pub struct HostReduction {
     pub var: String,
     pub ty: Scalar,
-    pub op: crate::ir::vocab::RedOp,
+    pub op: crate::vocab::RedOp,
 }
 pub mod access;
 pub mod lint;

@@ -23,7 +23,7 @@ use std::fmt;
 use super::{
     ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
 };
-use crate::ir::vocab::{BinOp, Scalar};
+use crate::vocab::{BinOp, Scalar};
 
 /// A broken invariant.
 #[derive(Clone, Debug, PartialEq)]
@@ -489,7 +489,7 @@ impl Validator<'_> {
             KExpr::Builtin(Builtin::LocalSize(d)) => {
                 Lin::constant(i64::from(*self.k.block.get(usize::from(*d))?))
             }
-            KExpr::Unary(crate::ir::vocab::UnOp::Neg, a) => self.lin(a)?.scale(-1),
+            KExpr::Unary(crate::vocab::UnOp::Neg, a) => self.lin(a)?.scale(-1),
             KExpr::Binary(op, a, b) => {
                 let (x, y) = (self.lin(a)?, self.lin(b)?);
                 match op {

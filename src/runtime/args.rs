@@ -8,11 +8,11 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::ir::vocab::Scalar;
 use crate::kernel::{HostArg, KParamKind, Kernel, Launch, Module};
 use crate::sim::host::{grid_for, raw_from_f64, raw_from_i64};
 use crate::sim::trace::LaunchError;
 use crate::sim::{ArgValue, BufData};
+use crate::vocab::Scalar;
 
 /// One argument of a launch.
 #[derive(Clone, Debug, PartialEq)]

@@ -30,7 +30,6 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::ir::vocab::Scalar;
 use crate::kernel::{Launch, Module};
 use crate::model::device::{DeviceFacts, DeviceKind, DeviceName, LocalMemKind};
 use crate::model::Platform;
@@ -38,6 +37,7 @@ use crate::runtime::args::{self, Arg};
 use crate::runtime::nvrtc::{self, CompileOutcome};
 use crate::sim::trace::{LaunchError, Launched, Launcher};
 use crate::sim::{ArgValue, BufData};
+use crate::vocab::Scalar;
 
 /// A scalar argument as the kernel's parameter type holds it (`back::cuda`'s spelling: `bool`
 /// and `unsigned char` are one byte, `long` and `long long` eight, `size_t` is

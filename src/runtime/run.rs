@@ -17,12 +17,12 @@ use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::CL_BLOCKING;
 
-use crate::ir::vocab::Scalar;
 use crate::kernel::{Launch, Module};
 use crate::model::device::{self, DeviceError};
 use crate::runtime::args::{self, Arg};
 use crate::sim::trace::{LaunchError, Launched, Launcher};
 use crate::sim::{ArgValue, BufData};
+use crate::vocab::Scalar;
 
 /// Why a program's kernels cannot run on the device.
 #[derive(Clone, Debug, PartialEq, Eq)]

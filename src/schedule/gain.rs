@@ -36,9 +36,9 @@
 //!   all that hide each other's latency, and only the SMs that get a block share the bandwidth
 //!   (mv's 32 or 64 blocks on 132 SMs).
 
-use crate::ir::vocab::Scalar;
 use crate::ir::{Access, Region};
 use crate::model::Platform;
+use crate::vocab::Scalar;
 
 use super::regs::{self, FactorCandidate};
 use super::Schedule;

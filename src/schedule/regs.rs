@@ -64,10 +64,10 @@
 //! chose before this model ([`super::default_rows`]), then for the fewest registers.
 
 use super::WorkShape;
-use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Region};
 use crate::model::platform::{Occupancy, OccupancyLimit};
 use crate::model::Platform;
+use crate::vocab::Scalar;
 
 use super::Schedule;
 

@@ -37,8 +37,8 @@
 use std::fmt;
 
 use crate::analysis::dependence::DepInfo;
-use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Region};
+use crate::vocab::Scalar;
 
 use super::{coarsenable, Coarsening, Schedule};
 

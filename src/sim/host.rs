@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use super::value::{self, to_scalar, truth, ty_of, Ty};
 use super::*;
-use crate::ir::vocab::BinOp;
-use crate::ir::vocab::RedOp;
 use crate::kernel::{HostArg, Kernel, Launch, Module};
+use crate::vocab::BinOp;
+use crate::vocab::RedOp;
 
 /// Work-groups needed to cover `extent` work-items per dimension (the host rounds up).
 pub fn grid_for(kernel: &Kernel, extent: [u64; 3]) -> [u32; 3] {

@@ -38,9 +38,9 @@ pub mod value;
 pub use exec::run_kernel;
 pub use memory::{analyze, AccessStats, KernelReport, Report};
 
-use crate::ir::vocab::Scalar;
 pub use crate::kernel::access::{AccessInfo, AccessKind};
 use crate::kernel::Space;
+use crate::vocab::Scalar;
 
 /// The hardware parameters the simulator needs. Connected later to `platforms/*.toml`.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,8 +11,8 @@
 //! overflow is undefined in C; the GPUs wrap); integer division truncates toward zero; division
 //! by zero gives 0 (the checker reports it); shift counts are masked to the width (OpenCL C).
 
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::math::{MathFn, Real};
+use crate::vocab::{BinOp, Scalar};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use super::{DepKind, Ref, Witness};
 use crate::diag::Diag;
-use crate::ir::vocab::RedOp;
 use crate::ir::{AccessKind, Bound, LoopId, Region, ScalarRef, Statement, StmtId, Target};
+use crate::vocab::RedOp;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct ScalarResult {

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::diag::{render, Span};
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::ir::{
     Access, AccessKind, ArrayInfo, Bound, Loop, Poly, ScalarInfo, ScalarRef, Statement, StmtId,
     Target,
 };
+use crate::vocab::{BinOp, Scalar};
 
 // ---------------------------------------------------------------------------------------------
 // Polynomial parser: `i*n + j - 1`, `2*(i + 1)`.

@@ -27,11 +27,11 @@
 
 use std::borrow::Cow;
 
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::{
     ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, MathFn,
     Space,
 };
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 /// Where a scalar type is spelled; OpenCL spells some types differently per use (`bool` cannot be
 /// a kernel parameter or live in a buffer).

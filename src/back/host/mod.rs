@@ -38,9 +38,9 @@ use crate::back::Target;
 
 mod expr;
 mod launch;
-use crate::ir::vocab::RedOp;
-use crate::ir::vocab::Scalar;
 use crate::kernel::{HostArg, HostRegion, KParamKind, KStmt, Kernel, Module, Space};
+use crate::vocab::RedOp;
+use crate::vocab::Scalar;
 pub use expr::host_expr;
 use launch::launch_code;
 

@@ -1,10 +1,10 @@
 //! Hand-built kernel modules for the back ends' snapshot and compilation tests.
 
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::{
     ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, LocalArray, MathFn,
     Module, Space,
 };
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 pub fn lit(v: i64, t: Scalar) -> KExpr {
     KExpr::Int(v, t)

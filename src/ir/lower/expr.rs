@@ -3,7 +3,7 @@
 use crate::front::ast::{self, CType, ExprKind};
 use crate::ir::arena::Handle;
 use crate::ir::expr::{Expr, Exprs};
-use crate::ir::vocab::Scalar;
+use crate::vocab::Scalar;
 
 /// The C type of an integer literal (C99 6.4.4.1, LP64).
 pub fn int_literal_type(value: u64, suffix: ast::IntSuffix, radix: u32) -> Scalar {

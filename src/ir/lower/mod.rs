@@ -10,7 +10,7 @@ use super::*;
 use crate::diag::{Diag, Diags, SourceMap};
 use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
-use crate::ir::vocab::{BinOp, UnOp};
+use crate::vocab::{BinOp, UnOp};
 
 mod atomic;
 pub mod expr;

@@ -20,7 +20,7 @@
 
 use crate::front::ast::{Declaration, Expr, ExprKind, ForInit, Initializer, Stmt, StmtKind};
 use crate::front::pragma_ast::{ClauseKind, Construct};
-use crate::ir::vocab::UnOp;
+use crate::vocab::UnOp;
 
 /// The functions a quiet body may call: `<math.h>`'s, which read and write no memory through
 /// their arguments (`frexp`, `modf` and the like, which store through a pointer, are not here).

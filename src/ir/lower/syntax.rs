@@ -5,7 +5,7 @@ use super::*;
 use crate::diag::SourceMap;
 use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
 use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind};
-use crate::ir::vocab::{BinOp, UnOp};
+use crate::vocab::{BinOp, UnOp};
 
 use super::scope::Scope;
 

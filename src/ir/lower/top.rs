@@ -11,7 +11,7 @@ use crate::front::ast::{
     IntSuffix, Stmt, StmtKind, Storage,
 };
 use crate::front::pragma_ast::{AccDirective, Clause, ClauseKind, Construct};
-use crate::ir::vocab::{BinOp, Scalar};
+use crate::vocab::{BinOp, Scalar};
 
 /// The iterator of the one-trip loops (a reserved name: generated code owns `accshare_*`).
 pub const ONCE_VAR: &str = "accshare_once";

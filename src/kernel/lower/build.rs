@@ -7,9 +7,9 @@ use crate::analysis::dependence::{self, DepInfo};
 use crate::diag::{Diag, Diags, Span};
 use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
 use crate::ir::lower::{array_shape, RegionAst};
-use crate::ir::vocab::RedOp;
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::ir::{Bound, LoopId, Poly, Region};
+use crate::vocab::RedOp;
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 use crate::schedule::{GridLoop, Schedule, StageSpec};
 

@@ -28,8 +28,8 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::{ArrayRef, AtomicCapture, AtomicOp, KExpr, KStmt, LValue};
+use crate::vocab::{BinOp, Scalar};
 
 /// The name of copy `f` of a renamed variable (copy 0 keeps the program's name).
 pub(super) fn copy_name(v: &str, f: u32) -> String {
@@ -811,7 +811,7 @@ impl Coarsen {
                     .collect::<Option<BTreeMap<_, _>>>()?;
                 Some((terms, c.checked_mul(k)?))
             }
-            KExpr::Unary(crate::ir::vocab::UnOp::Neg, a) => {
+            KExpr::Unary(crate::vocab::UnOp::Neg, a) => {
                 let (t, c) = self.linear(a)?;
                 Some((t.into_iter().map(|(n, v)| (n, -v)).collect(), -c))
             }

@@ -21,7 +21,7 @@ use super::staged::StageError;
 use super::walk::find_loop;
 use super::*;
 use crate::front::ast::{ExprKind, StmtKind};
-use crate::ir::vocab::BinOp;
+use crate::vocab::BinOp;
 
 /// A scalar whose final value a kernel stores: its name, type and buffer parameter.
 pub(super) struct LastValue {

@@ -15,10 +15,10 @@ use crate::front::pragma::expr_to_c;
 use crate::front::pragma_ast::{ClauseKind, Construct, DataKind, SubArray};
 use crate::front::preprocess::PpOutput;
 use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
-use crate::ir::vocab::Scalar;
 use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
 use crate::schedule::RegionSchedule;
+use crate::vocab::Scalar;
 
 mod atomic;
 mod build;

@@ -14,9 +14,9 @@
 //! computes it with any. The launch (grid, block, arguments) is unchanged; both back ends print
 //! the same kernel IR.
 
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::kernel::{ArrayRef, AtomicOp, Builtin, KExpr, KStmt, Kernel, LValue};
 use crate::schedule::BlockOrder;
+use crate::vocab::{BinOp, Scalar};
 
 /// The variable holding the remapped group id along y.
 pub(super) const DIAGONAL_Y: &str = "accshare_by";

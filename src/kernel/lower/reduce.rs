@@ -1,8 +1,8 @@
 //! Reductions: identities, combining operators, the work-group tree.
 
-use crate::ir::vocab::RedOp;
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::math::{MathFn, Real};
+use crate::vocab::RedOp;
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 use super::*;
 

@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::front::ast::{ForInit, Stmt, StmtKind};
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::ir::Poly;
 use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, Strip, TileDim};
+use crate::vocab::{BinOp, Scalar};
 
 use super::build::KernelBuilder;
 use super::ilp::CoarsenError;

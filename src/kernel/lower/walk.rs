@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use crate::diag::Span;
 use crate::front::ast::{self, CType, Stmt, StmtKind};
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::ir::Poly;
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 use super::*;
 

@@ -1,6 +1,6 @@
 use super::*;
-use crate::ir::vocab::Scalar;
 use crate::kernel::{KParam, LocalArray};
+use crate::vocab::Scalar;
 
 fn lid(d: u8) -> KExpr {
     KExpr::Builtin(Builtin::LocalId(d))

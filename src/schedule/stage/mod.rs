@@ -27,10 +27,10 @@ use crate::analysis::mapping::{strip_candidate, window};
 use crate::diag::Span;
 use crate::front::ast::{ExprKind, Stmt, StmtKind};
 use crate::ir::lower::RegionAst;
-use crate::ir::vocab::{BinOp, Scalar};
 use crate::ir::{LoopId, Poly, Region};
 use crate::partition::KernelPlan;
 use crate::schedule::words;
+use crate::vocab::{BinOp, Scalar};
 
 pub mod bank;
 mod unstaged;
@@ -261,7 +261,7 @@ pub struct BankMode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reorder {
     /// The reductions, `s (op)` each.
-    pub reductions: Vec<(String, crate::ir::vocab::RedOp)>,
+    pub reductions: Vec<(String, crate::vocab::RedOp)>,
     /// Every reduction is over integers (the result is exact); else floating-point sums change
     /// order, allowed by `--reassociate` only.
     pub exact: bool,
@@ -555,7 +555,7 @@ fn reorderable(ir: &Region, l: LoopId) -> Option<Reorder> {
             .and_then(|i| i.local.flatten())
             .is_some_and(|d| ir.loop_path(d).contains(&l))
     };
-    let mut reductions: Vec<(String, crate::ir::vocab::RedOp)> = Vec::new();
+    let mut reductions: Vec<(String, crate::vocab::RedOp)> = Vec::new();
     for st in ir.stmts.iter().filter(|s| inside(&s.loops[..])) {
         if st.atomic.is_some() {
             return None;

@@ -7,10 +7,10 @@ use std::sync::Mutex;
 
 use super::value::{self, bin_types, convert, math_fn, to_scalar, truth, ty_of, MathImpl, Ty};
 use super::*;
-use crate::ir::vocab::{BinOp, Scalar, UnOp};
 use crate::kernel::{
     ArrayRef, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Module, Space,
 };
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 mod compile;
 mod run;

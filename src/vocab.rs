@@ -1,9 +1,9 @@
-//! The vocabulary of the IR: scalar types and operators.
+//! The vocabulary of the compiler: scalar types and operators.
 //!
 //! Every stage speaks it, from the syntax tree (`front::ast` and `front::pragma_ast` re-export
-//! it) to the kernel IR and the back ends, so it lives here, in a leaf module that imports
-//! nothing: `tests/architecture.rs` lets any stage name `ir::vocab`, and fails if this module
-//! names another.
+//! it) through the IR and the kernel IR to the back ends, so it is a leaf module of its own that
+//! imports nothing (`tests/architecture.rs` ranks it first and checks that it names no other
+//! module): the front end and the IR both name it without naming each other backwards.
 
 /// Scalar C types of the subset.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
