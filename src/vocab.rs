@@ -1,4 +1,4 @@
-//! The vocabulary of the compiler: scalar types and operators.
+//! The vocabulary of the compiler: scalar types, operators and the forms of atomic statements.
 //!
 //! Every stage speaks it, from the syntax tree (`front::ast` and `front::pragma_ast` re-export
 //! it) through the IR and the kernel IR to the back ends, so it is a leaf module of its own that
@@ -196,6 +196,93 @@ impl RedOp {
             RedOp::BitXor => "^",
             RedOp::LogAnd => "&&",
             RedOp::LogOr => "||",
+        }
+    }
+}
+
+/// The clause of an `atomic` construct.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicKind {
+    Read,
+    Write,
+    Update,
+    Capture,
+}
+
+impl AtomicKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicKind::Read => "read",
+            AtomicKind::Write => "write",
+            AtomicKind::Update => "update",
+            AtomicKind::Capture => "capture",
+        }
+    }
+
+    /// The kind a clause word names (`read`, `write`, `update`, `capture`).
+    pub fn from_word(w: &str) -> Option<AtomicKind> {
+        Some(match w {
+            "read" => AtomicKind::Read,
+            "write" => AtomicKind::Write,
+            "update" => AtomicKind::Update,
+            "capture" => AtomicKind::Capture,
+            _ => return None,
+        })
+    }
+}
+
+/// What an atomic statement does to its location `x`, over expressions of type `E` (the
+/// syntax tree's in the front end, the IR's handles after it).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AtomicUpdate<E> {
+    /// `v = x;` (`atomic read`): `x` is not changed.
+    Read,
+    /// `x = e;`
+    Write(E),
+    /// `x = x op value` (`reversed`: `x = value op x`); `x++` is `x += 1`. With a comparison
+    /// as `op` (`<`, `>`, `<=`, `>=`): a minimum or maximum, `x = x op value ? x : value`
+    /// (`reversed`: `x = value op x ? value : x`).
+    Op { op: BinOp, value: E, reversed: bool },
+}
+
+/// One recognized atomic statement (`front::region::atomic` recognizes them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtomicForm<E> {
+    pub kind: AtomicKind,
+    /// The location: an array element or a scalar.
+    pub x: E,
+    pub update: AtomicUpdate<E>,
+    /// `capture`: the lvalue `v` and whether it gets the value of `x` after the update (`true`)
+    /// or before it. An `atomic read` has `Some((v, false))`.
+    pub capture: Option<(E, bool)>,
+}
+
+impl<E> AtomicForm<E> {
+    /// The same statement over other expressions (`f` applied to each, `x` first, then the
+    /// update's value, then the captured lvalue).
+    pub fn map<F, T>(&self, mut f: F) -> AtomicForm<T>
+    where
+        F: FnMut(&E) -> T,
+    {
+        let x = f(&self.x);
+        let update = match &self.update {
+            AtomicUpdate::Read => AtomicUpdate::Read,
+            AtomicUpdate::Write(e) => AtomicUpdate::Write(f(e)),
+            AtomicUpdate::Op {
+                op,
+                value,
+                reversed,
+            } => AtomicUpdate::Op {
+                op: *op,
+                value: f(value),
+                reversed: *reversed,
+            },
+        };
+        AtomicForm {
+            kind: self.kind,
+            x,
+            update,
+            capture: self.capture.as_ref().map(|(v, after)| (f(v), *after)),
         }
     }
 }

@@ -6,7 +6,7 @@
 use crate::diag::Span;
 use crate::front::ast::{Expr, Ident};
 /// The reduction operators, owned by the IR.
-pub use crate::vocab::RedOp;
+pub use crate::vocab::{AtomicKind, RedOp};
 
 /// A parsed `#pragma` line.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,37 +41,6 @@ pub enum Construct {
     Atomic(AtomicKind),
     HostData,
     Declare,
-}
-
-/// The clause of an `atomic` construct.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum AtomicKind {
-    Read,
-    Write,
-    Update,
-    Capture,
-}
-
-impl AtomicKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            AtomicKind::Read => "read",
-            AtomicKind::Write => "write",
-            AtomicKind::Update => "update",
-            AtomicKind::Capture => "capture",
-        }
-    }
-
-    /// The kind a clause word names (`read`, `write`, `update`, `capture`).
-    pub fn from_word(w: &str) -> Option<AtomicKind> {
-        Some(match w {
-            "read" => AtomicKind::Read,
-            "write" => AtomicKind::Write,
-            "update" => AtomicKind::Update,
-            "capture" => AtomicKind::Capture,
-            _ => return None,
-        })
-    }
 }
 
 impl Construct {

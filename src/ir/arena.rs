@@ -6,6 +6,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::diag::Span;
+
 /// An item of an [`Arena<T>`]: its position, typed.
 pub struct Handle<T> {
     index: u32,
@@ -59,11 +61,16 @@ impl<T> fmt::Debug for Handle<T> {
 #[derive(Clone, PartialEq)]
 pub struct Arena<T> {
     items: Vec<T>,
+    /// Where each item comes from in the source (naga's `span_info`), indexed alike.
+    spans: Vec<Span>,
 }
 
 impl<T> Default for Arena<T> {
     fn default() -> Self {
-        Arena { items: Vec::new() }
+        Arena {
+            items: Vec::new(),
+            spans: Vec::new(),
+        }
     }
 }
 
@@ -72,18 +79,24 @@ impl<T> Arena<T> {
         Arena::default()
     }
 
-    /// Adds `item`; its handle.
+    /// Adds `item`, which comes from `span` of the source; its handle.
     ///
     /// # Panics
     /// With more than `u32::MAX` items (a region's expressions are bounded by the front end's
     /// limits on the source far below that).
-    pub fn append(&mut self, item: T) -> Handle<T> {
+    pub fn append(&mut self, item: T, span: Span) -> Handle<T> {
         let index = u32::try_from(self.items.len()).expect("arena larger than u32::MAX items");
         self.items.push(item);
+        self.spans.push(span);
         Handle {
             index,
             marker: PhantomData,
         }
+    }
+
+    /// Where the item `h` names comes from in the source.
+    pub fn span(&self, h: Handle<T>) -> Span {
+        self.spans[h.index()]
     }
 
     pub fn len(&self) -> usize {
@@ -128,11 +141,12 @@ mod tests {
     #[test]
     fn handles_name_what_was_appended() {
         let mut a = Arena::new();
-        let x = a.append("x");
-        let y = a.append("y");
+        let x = a.append("x", Span::default());
+        let y = a.append("y", Span::new(0, 3, 5));
         assert_ne!(x, y);
         assert_eq!((a[x], a[y]), ("x", "y"));
         assert_eq!(a.len(), 2);
+        assert_eq!(a.span(y), Span::new(0, 3, 5));
         let all: Vec<_> = a.iter().map(|(h, s)| (h.index(), *s)).collect();
         assert_eq!(all, vec![(0, "x"), (1, "y")]);
         assert_eq!(format!("{:?}", y), "[1]");

@@ -60,8 +60,45 @@ pub enum Expr {
     /// before the IR is built, so these are library functions: `sqrt`, `fabs`, …).
     Call {
         function: String,
+        /// Where the function's name is written.
+        name_span: Span,
         args: Vec<Handle<Expr>>,
     },
+    /// `target = value` (`op`: `None`) or `target op= value`.
+    Assign {
+        op: Option<BinOp>,
+        target: Handle<Expr>,
+        value: Handle<Expr>,
+    },
+    /// `++arg`, `arg--`, …
+    IncDec {
+        inc: bool,
+        prefix: bool,
+        arg: Handle<Expr>,
+    },
+    /// `left, right`.
+    Comma {
+        left: Handle<Expr>,
+        right: Handle<Expr>,
+    },
+    /// `base.field` / `base->field` (`arrow`).
+    Member {
+        base: Handle<Expr>,
+        field: String,
+        arrow: bool,
+    },
+    /// `sizeof(type)` (`of_type`) or `sizeof expr`: the size in bytes where the IR lowering
+    /// knows it (scalar, pointer and constant-extent array types and variables of them).
+    Sizeof {
+        size: Option<u64>,
+        of_type: bool,
+    },
+    /// A cast to a type that is not arithmetic (a pointer, a struct).
+    CastOther {
+        arg: Handle<Expr>,
+    },
+    /// A string literal.
+    Str,
     /// A part the IR does not model yet, at `span`, with every name it reads or writes.
     Opaque {
         span: Span,
@@ -76,11 +113,20 @@ impl Arena<Expr> {
     /// The expressions directly inside `e`, in evaluation order (left to right).
     pub fn operands(&self, e: Handle<Expr>) -> Vec<Handle<Expr>> {
         match &self[e] {
-            Expr::Var(_) | Expr::Int { .. } | Expr::Float { .. } | Expr::Opaque { .. } => {
-                Vec::new()
-            }
-            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => vec![*arg],
-            Expr::Binary { left, right, .. } => vec![*left, *right],
+            Expr::Var(_)
+            | Expr::Int { .. }
+            | Expr::Float { .. }
+            | Expr::Opaque { .. }
+            | Expr::Sizeof { .. }
+            | Expr::Str => Vec::new(),
+            Expr::Unary { arg, .. }
+            | Expr::Cast { arg, .. }
+            | Expr::CastOther { arg }
+            | Expr::IncDec { arg, .. } => vec![*arg],
+            Expr::Member { base, .. } => vec![*base],
+            Expr::Binary { left, right, .. } | Expr::Comma { left, right } => vec![*left, *right],
+            // C leaves the order unspecified; the value first, as the kernel computes it.
+            Expr::Assign { target, value, .. } => vec![*value, *target],
             Expr::Select {
                 cond,
                 accept,
@@ -93,12 +139,16 @@ impl Arena<Expr> {
 
     /// The affine form `p` as an expression: its terms summed in the order `p` prints them,
     /// each the product of its coefficient and symbols (`c + cols*r - 1`).
-    pub fn poly(&mut self, p: &crate::ir::Poly) -> Handle<Expr> {
+    /// Every part comes from `span` (the source of the bound it stands for).
+    pub fn poly(&mut self, p: &crate::ir::Poly, span: Span) -> Handle<Expr> {
         let int = |x: &mut Self, v: i64| {
-            x.append(Expr::Int {
-                value: v.unsigned_abs(),
-                ty: Scalar::Long,
-            })
+            x.append(
+                Expr::Int {
+                    value: v.unsigned_abs(),
+                    ty: Scalar::Long,
+                },
+                span,
+            )
         };
         let mut sum: Option<Handle<Expr>> = None;
         // As `Poly` prints itself: the symbolic terms, then the constant.
@@ -106,28 +156,37 @@ impl Arena<Expr> {
         for (monomial, c) in symbolic.into_iter().chain(constant) {
             let mut term = (c.unsigned_abs() != 1 || monomial.is_empty()).then(|| int(self, c));
             for s in monomial {
-                let v = self.append(Expr::Var(s.clone()));
+                let v = self.append(Expr::Var(s.clone()), span);
                 term = Some(match term {
                     None => v,
-                    Some(t) => self.append(Expr::Binary {
-                        op: BinOp::Mul,
-                        left: t,
-                        right: v,
-                    }),
+                    Some(t) => self.append(
+                        Expr::Binary {
+                            op: BinOp::Mul,
+                            left: t,
+                            right: v,
+                        },
+                        span,
+                    ),
                 });
             }
             let term = term.unwrap_or_else(|| int(self, c));
             sum = Some(match sum {
-                None if c < 0 => self.append(Expr::Unary {
-                    op: UnOp::Neg,
-                    arg: term,
-                }),
+                None if c < 0 => self.append(
+                    Expr::Unary {
+                        op: UnOp::Neg,
+                        arg: term,
+                    },
+                    span,
+                ),
                 None => term,
-                Some(acc) => self.append(Expr::Binary {
-                    op: if c < 0 { BinOp::Sub } else { BinOp::Add },
-                    left: acc,
-                    right: term,
-                }),
+                Some(acc) => self.append(
+                    Expr::Binary {
+                        op: if c < 0 { BinOp::Sub } else { BinOp::Add },
+                        left: acc,
+                        right: term,
+                    },
+                    span,
+                ),
             });
         }
         sum.unwrap_or_else(|| int(self, 0))
@@ -166,7 +225,10 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// Precedence of a select (`?:`), of unary operators and casts, of postfix forms and atoms.
+/// Precedence of a comma, of assignments, of a select (`?:`), of unary operators and casts,
+/// of postfix forms and atoms.
+const COMMA: u8 = 1;
+const ASSIGN: u8 = 2;
 const SELECT: u8 = 3;
 const UNARY: u8 = 14;
 const POSTFIX: u8 = 15;
@@ -175,8 +237,14 @@ impl Shown<'_> {
     fn precedence(&self, e: Handle<Expr>) -> u8 {
         match &self.exprs[e] {
             Expr::Binary { op, .. } => op.precedence(),
+            Expr::Comma { .. } => COMMA,
+            Expr::Assign { .. } => ASSIGN,
             Expr::Select { .. } => SELECT,
-            Expr::Unary { .. } | Expr::Cast { .. } => UNARY,
+            Expr::Unary { .. }
+            | Expr::Cast { .. }
+            | Expr::CastOther { .. }
+            | Expr::Sizeof { .. }
+            | Expr::IncDec { prefix: true, .. } => UNARY,
             _ => POSTFIX,
         }
     }
@@ -232,7 +300,7 @@ impl Shown<'_> {
                 self.write(f, *index, 0)?;
                 write!(f, "]")
             }
-            Expr::Call { function, args } => {
+            Expr::Call { function, args, .. } => {
                 write!(f, "{function}(")?;
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
@@ -242,7 +310,36 @@ impl Shown<'_> {
                 }
                 write!(f, ")")
             }
-            Expr::Opaque { .. } => write!(f, "…"),
+            Expr::Assign { op, target, value } => {
+                self.write(f, *target, UNARY)?;
+                write!(f, " {}= ", op.map_or("", |o| o.c_op()))?;
+                self.write(f, *value, ASSIGN)
+            }
+            Expr::IncDec { inc, prefix, arg } => {
+                let o = if *inc { "++" } else { "--" };
+                if *prefix {
+                    write!(f, "{o}")?;
+                    self.write(f, *arg, UNARY)
+                } else {
+                    self.write(f, *arg, POSTFIX)?;
+                    write!(f, "{o}")
+                }
+            }
+            Expr::Comma { left, right } => {
+                self.write(f, *left, COMMA)?;
+                write!(f, ", ")?;
+                self.write(f, *right, COMMA + 1)
+            }
+            Expr::Member { base, field, arrow } => {
+                self.write(f, *base, POSTFIX)?;
+                write!(f, "{}{field}", if *arrow { "->" } else { "." })
+            }
+            Expr::Sizeof { size: Some(n), .. } => write!(f, "sizeof(…) /* {n} */"),
+            Expr::CastOther { arg } => {
+                write!(f, "(…)")?;
+                self.write(f, *arg, UNARY)
+            }
+            Expr::Sizeof { size: None, .. } | Expr::Str | Expr::Opaque { .. } => write!(f, "…"),
         }
     }
 }
@@ -254,37 +351,49 @@ mod tests {
     #[test]
     fn mentions_sees_every_operand_and_opaque_names() {
         let mut x = Exprs::new();
-        let n = x.append(Expr::Var("n".into()));
-        let a = x.append(Expr::Var("a".into()));
-        let i = x.append(Expr::Int {
-            value: 2,
-            ty: Scalar::Int,
-        });
-        let idx = x.append(Expr::Index { base: a, index: i });
-        let sum = x.append(Expr::Binary {
-            op: BinOp::Sub,
-            left: idx,
-            right: n,
-        });
+        let n = x.append(Expr::Var("n".into()), Span::default());
+        let a = x.append(Expr::Var("a".into()), Span::default());
+        let i = x.append(
+            Expr::Int {
+                value: 2,
+                ty: Scalar::Int,
+            },
+            Span::default(),
+        );
+        let idx = x.append(Expr::Index { base: a, index: i }, Span::default());
+        let sum = x.append(
+            Expr::Binary {
+                op: BinOp::Sub,
+                left: idx,
+                right: n,
+            },
+            Span::default(),
+        );
         assert!(x.mentions(sum, "n") && x.mentions(sum, "a"));
         assert!(!x.mentions(sum, "m"));
-        let o = x.append(Expr::Opaque {
-            span: Span::default(),
-            names: vec!["m".into()],
-        });
+        let o = x.append(
+            Expr::Opaque {
+                span: Span::default(),
+                names: vec!["m".into()],
+            },
+            Span::default(),
+        );
         assert!(x.mentions(o, "m"));
         assert_eq!(x.display(sum).to_string(), "a[2] - n");
-        let prod = x.append(Expr::Binary {
-            op: BinOp::Mul,
-            left: sum,
-            right: n,
-        });
+        let prod = x.append(
+            Expr::Binary {
+                op: BinOp::Mul,
+                left: sum,
+                right: n,
+            },
+            Span::default(),
+        );
         assert_eq!(x.display(prod).to_string(), "(a[2] - n) * n");
         let p = crate::ir::Poly::var("r")
             .mul(&crate::ir::Poly::var("cols"))
             .and_then(|p| p.add(&crate::ir::Poly::constant(-1)))
             .unwrap();
-        let h = x.poly(&p);
+        let h = x.poly(&p, Span::default());
         assert_eq!(x.display(h).to_string(), p.to_string().replace('*', " * "));
     }
 }

@@ -2,11 +2,11 @@
 //! reference with its access function (the paper's §3.2.1 `F(I) = M·(I, params, 1)`).
 //!
 //! Built from the AST by [`lower`]. It identifies loops, statements and array references by
-//! typed indices into its arenas ([`LoopId`], [`StmtId`], [`AccessId`]) and keeps their spans;
-//! the expressions it holds whole (non-affine bounds) are [`Expr`]s in the region's
-//! [`Arena`] ([`Region::exprs`]), named by [`Handle`]s. It is still mostly an *analysis
-//! view*: code generation walks the AST again with the decisions the analyses took
-//! (`kernel::lower`). Its types and operators are the shared vocabulary ([`crate::vocab`]).
+//! typed indices into its arenas ([`LoopId`], [`StmtId`], [`AccessId`]) and keeps their spans.
+//! It owns the region's code: its statements ([`Region::code`], [`stmt`]) and expressions
+//! ([`Region::exprs`], [`expr`]) in [`Arena`]s named by [`Handle`]s, which kernel lowering
+//! reads with the decisions the analyses took (`kernel::lower`). Its types and operators are
+//! the shared vocabulary ([`crate::vocab`]).
 //!
 //! Invariant: the IR is built for every region of the subset; what is not affine is marked so
 //! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
@@ -15,6 +15,7 @@ pub mod arena;
 pub mod expr;
 pub mod lower;
 pub mod poly;
+pub mod stmt;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -26,6 +27,7 @@ use crate::vocab::Scalar;
 pub use arena::{Arena, Handle};
 pub use expr::{Expr, Exprs};
 pub use poly::Poly;
+pub use stmt::{Code, Stmt};
 
 /// Defines a typed index into one of a region's arenas: a newtype over the position, so that
 /// loops, statements and accesses cannot be taken for each other or for plain integers.
@@ -109,8 +111,10 @@ pub struct Region {
     /// 1`, reading an array the region does not write): each is a parameter of its own, which the
     /// host computes before the region, so that the loop can still go to the grid.
     pub invariants: Vec<Invariant>,
-    /// The expressions the loop-nest view keeps whole (non-affine bounds), named by handles.
+    /// The region's expressions (of its code, and the non-affine bounds), named by handles.
     pub exprs: Exprs,
+    /// The region's statements (the construct's statement, lowered).
+    pub code: Code,
 }
 
 /// A region-invariant expression standing for a parameter (see [`Region::invariants`]).

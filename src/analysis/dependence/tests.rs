@@ -101,21 +101,27 @@ fn bound(r: &mut Region, s: &str) -> Bound {
     match poly(s) {
         Some(p) => Bound::Affine(p),
         None => Bound::NonAffine(
-            r.exprs.append(crate::ir::Expr::Opaque {
-                span: Span::default(),
-                names: s
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-            }),
+            r.exprs.append(
+                crate::ir::Expr::Opaque {
+                    span: Span::default(),
+                    names: s
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                },
+                crate::diag::Span::default(),
+            ),
         ),
     }
 }
 
 /// A non-affine bound of `r` that reads variable `v`.
 fn var_bound(r: &mut Region, v: &str) -> Bound {
-    Bound::NonAffine(r.exprs.append(crate::ir::Expr::Var(v.to_string())))
+    Bound::NonAffine(r.exprs.append(
+        crate::ir::Expr::Var(v.to_string()),
+        crate::diag::Span::default(),
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,6 +172,7 @@ impl B {
                 roots: Vec::new(),
                 invariants: Vec::new(),
                 exprs: crate::ir::Exprs::new(),
+                code: Default::default(),
             },
             src: src.to_string(),
             cursor: 0,

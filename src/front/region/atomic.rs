@@ -24,34 +24,11 @@ use crate::front::ast::{BinOp, Expr, ExprKind, IntSuffix, Stmt, StmtKind, UnOp};
 use crate::front::pragma::expr_to_c;
 use crate::front::pragma_ast::AtomicKind;
 
-/// What an atomic statement does to its location `x`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AtomicUpdate {
-    /// `v = x;` (`atomic read`): `x` is not changed.
-    Read,
-    /// `x = e;`
-    Write(Expr),
-    /// `x = x op value` (`reversed`: `x = value op x`); `x++` is `x += 1`. With a comparison
-    /// as `op` (`<`, `>`, `<=`, `>=`): a minimum or maximum, `x = x op value ? x : value`
-    /// (`reversed`: `x = value op x ? value : x`).
-    Op {
-        op: BinOp,
-        value: Expr,
-        reversed: bool,
-    },
-}
+/// What an atomic statement does to its location `x` (the syntax tree's expressions).
+pub type AtomicUpdate = crate::vocab::AtomicUpdate<Expr>;
 
 /// One recognized atomic statement.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AtomicForm {
-    pub kind: AtomicKind,
-    /// The location: an array element or a scalar.
-    pub x: Expr,
-    pub update: AtomicUpdate,
-    /// `capture`: the lvalue `v` and whether it gets the value of `x` after the update (`true`)
-    /// or before it. An `atomic read` has `Some((v, false))`.
-    pub capture: Option<(Expr, bool)>,
-}
+pub type AtomicForm = crate::vocab::AtomicForm<Expr>;
 
 /// The operators of OpenACC's atomic update.
 pub fn is_atomic_op(op: BinOp) -> bool {

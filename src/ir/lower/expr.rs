@@ -22,9 +22,19 @@ pub fn int_literal_type(value: u64, suffix: ast::IntSuffix, radix: u32) -> Scala
     }
 }
 
-/// `e` appended to `exprs` (its operands first); its handle.
+/// `e` appended to `exprs` (its operands first); its handle. `sizeof` a variable is of unknown
+/// size ([`lower_expr_sized`] knows the variables in scope).
 pub fn lower_expr(exprs: &mut Exprs, e: &ast::Expr) -> Handle<Expr> {
-    let mut sub = |x: &ast::Expr| lower_expr(exprs, x);
+    lower_expr_sized(exprs, e, &|_| None)
+}
+
+/// [`lower_expr`], with `size_of(name)` the size in bytes of variable `name` (for `sizeof x`).
+pub fn lower_expr_sized(
+    exprs: &mut Exprs,
+    e: &ast::Expr,
+    size_of: &dyn Fn(&str) -> Option<u64>,
+) -> Handle<Expr> {
+    let mut sub = |x: &ast::Expr| lower_expr_sized(exprs, x, size_of);
     let lowered = match &e.kind {
         ExprKind::Ident(v) => Expr::Var(v.clone()),
         ExprKind::Int {
@@ -68,9 +78,12 @@ pub fn lower_expr(exprs: &mut Exprs, e: &ast::Expr) -> Handle<Expr> {
                 reject: sub(b),
             }
         }
-        ExprKind::Cast(CType::Scalar(ty), a) => Expr::Cast {
-            ty: *ty,
-            arg: sub(a),
+        ExprKind::Cast(t, a) => match t.unqualified() {
+            CType::Scalar(ty) => Expr::Cast {
+                ty: *ty,
+                arg: sub(a),
+            },
+            _ => Expr::CastOther { arg: sub(a) },
         },
         ExprKind::Index(b, i) => {
             let base = sub(b);
@@ -81,9 +94,47 @@ pub fn lower_expr(exprs: &mut Exprs, e: &ast::Expr) -> Handle<Expr> {
         }
         ExprKind::Call(f, args) => Expr::Call {
             function: f.name.clone(),
+            name_span: f.span,
             args: args.iter().map(sub).collect(),
         },
-        _ => {
+        ExprKind::Assign(op, t, v) => {
+            let target = sub(t);
+            Expr::Assign {
+                op: *op,
+                target,
+                value: sub(v),
+            }
+        }
+        ExprKind::IncDec { inc, prefix, arg } => Expr::IncDec {
+            inc: *inc,
+            prefix: *prefix,
+            arg: sub(arg),
+        },
+        ExprKind::Comma(l, r) => {
+            let left = sub(l);
+            Expr::Comma {
+                left,
+                right: sub(r),
+            }
+        }
+        ExprKind::Member { base, field, arrow } => Expr::Member {
+            base: sub(base),
+            field: field.name.clone(),
+            arrow: *arrow,
+        },
+        ExprKind::SizeofType(t) => Expr::Sizeof {
+            size: sizeof_type(t),
+            of_type: true,
+        },
+        ExprKind::SizeofExpr(a) => Expr::Sizeof {
+            size: match &a.kind {
+                ExprKind::Ident(n) => size_of(n),
+                _ => None,
+            },
+            of_type: false,
+        },
+        ExprKind::Str(_) => Expr::Str,
+        ExprKind::IndirectCall(..) | ExprKind::CompoundLit(..) => {
             let mut names = Vec::new();
             names_in(e, &mut names);
             Expr::Opaque {
@@ -92,7 +143,23 @@ pub fn lower_expr(exprs: &mut Exprs, e: &ast::Expr) -> Handle<Expr> {
             }
         }
     };
-    exprs.append(lowered)
+    exprs.append(lowered, e.span)
+}
+
+/// The size in bytes of a scalar, pointer or constant-extent array type (LP64).
+pub fn sizeof_type(t: &CType) -> Option<u64> {
+    match t.unqualified() {
+        CType::Scalar(s) => Some(s.size() as u64),
+        CType::Pointer { .. } => Some(8),
+        CType::Array { elem, len } => {
+            let n = len
+                .as_ref()
+                .and_then(|e| crate::ir::lower::expr_poly(e, &|_| false))
+                .and_then(|p| p.as_const())?;
+            sizeof_type(elem)?.checked_mul(u64::try_from(n).ok()?)
+        }
+        _ => None,
+    }
 }
 
 /// Every identifier `e` names (variables, arrays, called functions, members' bases).

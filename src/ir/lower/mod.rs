@@ -13,6 +13,7 @@ use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct};
 use crate::vocab::{BinOp, UnOp};
 
 mod atomic;
+mod code;
 pub mod expr;
 mod inherit;
 mod interchange;
@@ -285,6 +286,7 @@ impl<'a> RegionBuilder<'a> {
                 roots: Vec::new(),
                 invariants: Vec::new(),
                 exprs: Exprs::new(),
+                code: Code::default(),
             },
             scope,
             sources,
@@ -305,6 +307,11 @@ impl<'a> RegionBuilder<'a> {
 
     fn build(mut self, body: &Stmt, diags: &mut Diags) -> Region {
         self.top(body);
+        let loops = self.region.loops.iter().map(|l| (l.span, l.id)).collect();
+        let scope = self.scope;
+        self.region.code = code::lower_code(&mut self.region.exprs, body, &loops, &|n| {
+            scope.get(n).and_then(|s| expr::sizeof_type(&s.ty))
+        });
         // A subscript or bound that mentions a scalar assigned inside the region is not affine.
         let written: Vec<String> = self
             .region
@@ -328,7 +335,7 @@ impl<'a> RegionBuilder<'a> {
             for b in [&mut l.lower, &mut l.upper] {
                 if let Bound::Affine(p) = b {
                     if written.iter().any(|w| p.mentions(w)) {
-                        *b = Bound::NonAffine(exprs.poly(p));
+                        *b = Bound::NonAffine(exprs.poly(p, l.span));
                     }
                 }
             }

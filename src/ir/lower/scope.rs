@@ -18,6 +18,16 @@ pub struct Symbol {
     pub global: bool,
 }
 
+impl Symbol {
+    /// The scalar type of a scalar variable (`None` for arrays, pointers, structs).
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self.ty.unqualified() {
+            CType::Scalar(k) => Some(*k),
+            _ => None,
+        }
+    }
+}
+
 /// The scope chain while walking a function.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {

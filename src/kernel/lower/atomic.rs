@@ -7,21 +7,29 @@
 
 use super::build::KernelBuilder;
 use super::*;
-use crate::front::ast::{ExprKind, Stmt};
-use crate::front::pragma_ast::AtomicKind;
-use crate::front::region::{atomic_form, AtomicForm, AtomicUpdate};
+use crate::ir::{Expr, Handle, Stmt};
+use crate::vocab::{AtomicKind, AtomicUpdate};
+
+/// An atomic statement of the region, over its expressions.
+type AtomicForm = crate::vocab::AtomicForm<Handle<Expr>>;
 
 /// The variable a capture goes through (declared in a block of its own).
 const CAPTURE: &str = "accshare_cap";
 
 impl KernelBuilder<'_> {
-    pub(super) fn atomic(&mut self, kind: AtomicKind, body: &Stmt) -> Vec<KStmt> {
-        let Ok(form) = atomic_form(kind, body) else {
+    pub(super) fn atomic(
+        &mut self,
+        _kind: AtomicKind,
+        form: Option<&AtomicForm>,
+        body: Handle<Stmt>,
+    ) -> Vec<KStmt> {
+        let Some(form) = form else {
             // Reported by `front::region::validate`.
             return self.stmt(body);
         };
-        let target = match &form.x.kind {
-            ExprKind::Ident(n) if self.shared_atomic_scalar(n) => {
+        let exprs = self.exprs();
+        let target = match &exprs[form.x] {
+            Expr::Var(n) if self.shared_atomic_scalar(n) => {
                 let ty = self.ir().scalars.get(n).map_or(Scalar::Int, |s| s.ty);
                 Some((
                     ArrayRef {
@@ -33,41 +41,41 @@ impl KernelBuilder<'_> {
                     ty,
                 ))
             }
-            ExprKind::Ident(_) => None,
-            _ => match self.lvalue(&form.x) {
+            Expr::Var(_) => None,
+            _ => match self.lvalue(form.x) {
                 // Reading an array no work-item writes needs no atomic.
                 Some(LValue::Elem(r))
                     if form.update == AtomicUpdate::Read
                         && r.space == Space::Global
                         && !self.ir().arrays.get(&r.array).is_some_and(|a| a.written) =>
                 {
-                    return self.atomic_plain(&form, LValue::Elem(r));
+                    return self.atomic_plain(form, LValue::Elem(r));
                 }
                 Some(LValue::Elem(r)) if r.space != Space::Private => {
                     let ty = self.element_type(&r);
                     Some((r, ty))
                 }
-                Some(lv) => return self.atomic_plain(&form, lv),
+                Some(lv) => return self.atomic_plain(form, lv),
                 None => return Vec::new(),
             },
         };
         let Some((target, ty)) = target else {
-            let lv = LValue::Var(match &form.x.kind {
-                ExprKind::Ident(n) => n.clone(),
+            let lv = LValue::Var(match &exprs[form.x] {
+                Expr::Var(n) => n.clone(),
                 _ => String::new(),
             });
-            return self.atomic_plain(&form, lv);
+            return self.atomic_plain(form, lv);
         };
         let op = match &form.update {
             AtomicUpdate::Read => AtomicOp::Read,
-            AtomicUpdate::Write(e) => AtomicOp::Write(self.expr(e)),
+            AtomicUpdate::Write(e) => AtomicOp::Write(self.expr(*e)),
             AtomicUpdate::Op {
                 op,
                 value,
                 reversed,
             } => AtomicOp::Update {
                 op: *op,
-                value: self.expr(value),
+                value: self.expr(*value),
                 reversed: *reversed,
             },
         };
@@ -79,7 +87,7 @@ impl KernelBuilder<'_> {
                 capture: None,
             }];
         };
-        let Some(v) = self.lvalue(v) else {
+        let Some(v) = self.lvalue(*v) else {
             return Vec::new();
         };
         vec![KStmt::Block(vec![
@@ -127,7 +135,7 @@ impl KernelBuilder<'_> {
             AtomicUpdate::Write(e) => Some(KStmt::Assign {
                 target: x.clone(),
                 op: None,
-                value: self.expr(e),
+                value: self.expr(*e),
             }),
             AtomicUpdate::Op {
                 op,
@@ -136,7 +144,7 @@ impl KernelBuilder<'_> {
             } => Some(KStmt::Assign {
                 target: x.clone(),
                 op: Some(*op),
-                value: self.expr(value),
+                value: self.expr(*value),
             }),
             AtomicUpdate::Op {
                 op,
@@ -145,11 +153,11 @@ impl KernelBuilder<'_> {
             } => Some(KStmt::Assign {
                 target: x.clone(),
                 op: None,
-                value: KExpr::bin(*op, self.expr(value), current.clone()),
+                value: KExpr::bin(*op, self.expr(*value), current.clone()),
             }),
         };
         let copy = match &form.capture {
-            Some((v, after)) => self.lvalue(v).map(|v| {
+            Some((v, after)) => self.lvalue(*v).map(|v| {
                 (
                     KStmt::Assign {
                         target: v,

@@ -4,10 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::dependence::{self, DepInfo};
-use crate::diag::{Diag, Diags, Span};
-use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
-use crate::ir::lower::{array_shape, RegionAst};
-use crate::ir::{Bound, LoopId, Poly, Region};
+use crate::diag::{Diag, Diags};
+use crate::ir::expr::{Expr, Exprs};
+use crate::ir::lower::RegionAst;
+use crate::ir::stmt::{Code, Init, Local, LocalType, Stmt};
+use crate::ir::{Bound, Handle, LoopId, Poly, Region};
 use crate::vocab::RedOp;
 use crate::vocab::{BinOp, Scalar, UnOp};
 
@@ -99,7 +100,7 @@ impl<'a> KernelBuilder<'a> {
         // Iterators of the region's other loops that are declared outside the region.
         self.declare_outer_iterators(&mut body);
         // The loop nest's code, under the guard.
-        let root_stmt = find_loop(&self.r.body, ir.loops[self.root].span);
+        let root_stmt = self.code().loop_stmt(self.root);
         let mut locals = Vec::new();
         let all_guards = guard.clone();
         let cond = guard
@@ -467,15 +468,7 @@ impl<'a> KernelBuilder<'a> {
                 });
                 continue;
             }
-            let Some(ty) = self
-                .r
-                .scope
-                .get(user)
-                .and_then(|s| match s.ty.unqualified() {
-                    CType::Scalar(k) => Some(*k),
-                    _ => None,
-                })
-            else {
+            let Some(ty) = self.r.scope.get(user).and_then(|s| s.scalar()) else {
                 diags.push(Diag::error(
                     self.r.dir.span,
                     format!("`{}` is used in the region but its type is unknown", v),
@@ -585,34 +578,40 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
-    pub(super) fn is_mapped_loop(&self, span: Span) -> bool {
-        self.mapped
-            .iter()
-            .any(|m| self.ir().loops[m.loop_id].span == span)
+    /// Loop `id` is on the grid (its iterations are the work-items).
+    pub(super) fn is_mapped_loop(&self, id: LoopId) -> bool {
+        self.mapped.iter().any(|m| m.loop_id == id)
+    }
+
+    /// The region's code.
+    pub(super) fn code(&self) -> &'a Code {
+        &self.r.ir.code
+    }
+
+    /// The region's expressions.
+    pub(super) fn exprs(&self) -> &'a Exprs {
+        &self.r.ir.exprs
     }
 
     // ---- statements -------------------------------------------------------------------------
 
-    pub(super) fn stmt(&mut self, s: &Stmt) -> Vec<KStmt> {
-        match &s.kind {
-            StmtKind::For {
+    pub(super) fn stmt(&mut self, s: Handle<Stmt>) -> Vec<KStmt> {
+        let code = self.code();
+        match &code.stmts[s] {
+            Stmt::For {
+                id,
                 init,
                 cond,
                 step,
                 body,
             } => {
-                if self.is_mapped_loop(s.span) {
-                    return self.stmt(body);
+                if id.is_some_and(|id| self.is_mapped_loop(id)) {
+                    return self.stmt(*body);
                 }
-                let mut kinit = Vec::new();
-                match init {
-                    ForInit::None => {}
-                    ForInit::Decl(d) => kinit.extend(self.decl(d)),
-                    ForInit::Expr(e) => kinit.extend(self.effect(e)),
-                }
-                let kcond = cond.as_ref().map(|c| self.expr(c));
-                let kstep = step.as_ref().map(|e| self.effect(e)).unwrap_or_default();
-                let kbody = self.stmt(body);
+                let kinit = init.map(|i| self.stmt(i)).unwrap_or_default();
+                let kcond = cond.map(|c| self.expr(c));
+                let kstep = step.map(|e| self.effect(e)).unwrap_or_default();
+                let kbody = self.stmt(*body);
                 vec![KStmt::For {
                     init: kinit,
                     cond: kcond,
@@ -620,89 +619,76 @@ impl<'a> KernelBuilder<'a> {
                     body: kbody,
                 }]
             }
-            StmtKind::Acc { dir, body, .. } => match dir.construct {
-                crate::front::pragma_ast::Construct::Atomic(kind) => self.atomic(kind, body),
-                _ => self.stmt(body),
-            },
-            StmtKind::AccStandalone(_) | StmtKind::Empty | StmtKind::Pragma(_) => Vec::new(),
-            StmtKind::Block(b) => {
+            Stmt::Atomic { kind, form, body } => self.atomic(*kind, form.as_ref(), *body),
+            Stmt::Directive { body } => self.stmt(*body),
+            Stmt::Empty | Stmt::Unsupported => {
+                // `return`, `goto`, `switch`: reported by front::region::validate.
+                Vec::new()
+            }
+            Stmt::Block(b) => {
                 let mut out = Vec::new();
-                for s in &b.stmts {
-                    out.extend(self.stmt(s));
+                for s in b {
+                    out.extend(self.stmt(*s));
                 }
-                if b.stmts.iter().any(|s| matches!(s.kind, StmtKind::Decl(_))) {
+                if b.iter().any(|s| matches!(code.stmts[*s], Stmt::Locals(_))) {
                     vec![KStmt::Block(out)]
                 } else {
                     out
                 }
             }
-            StmtKind::Decl(d) => self.decl(d),
-            StmtKind::Expr(e) => self.effect(e),
-            StmtKind::If { cond, then, els } => vec![KStmt::If {
-                cond: self.expr(cond),
-                then: self.stmt(then),
-                els: els.as_ref().map(|e| self.stmt(e)).unwrap_or_default(),
+            Stmt::Locals(d) => self.decl(d),
+            Stmt::Expr(e) => self.effect(*e),
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => vec![KStmt::If {
+                cond: self.expr(*cond),
+                then: self.stmt(*accept),
+                els: reject.map(|e| self.stmt(e)).unwrap_or_default(),
             }],
-            StmtKind::While { cond, body } => vec![KStmt::While {
-                cond: self.expr(cond),
-                body: self.stmt(body),
+            Stmt::While { cond, body } => vec![KStmt::While {
+                cond: self.expr(*cond),
+                body: self.stmt(*body),
             }],
-            StmtKind::DoWhile { body, cond } => vec![KStmt::DoWhile {
-                body: self.stmt(body),
-                cond: self.expr(cond),
+            Stmt::DoWhile { body, cond } => vec![KStmt::DoWhile {
+                body: self.stmt(*body),
+                cond: self.expr(*cond),
             }],
-            StmtKind::Break => vec![KStmt::Break],
-            StmtKind::Continue => vec![KStmt::Continue],
-            StmtKind::Return(_) | StmtKind::Unsupported { .. } => {
-                // Reported by front::region::validate.
-                Vec::new()
-            }
+            Stmt::Break => vec![KStmt::Break],
+            Stmt::Continue => vec![KStmt::Continue],
         }
     }
 
-    pub(super) fn decl(&mut self, d: &ast::Declaration) -> Vec<KStmt> {
+    pub(super) fn decl(&mut self, d: &[Local]) -> Vec<KStmt> {
         let mut out = Vec::new();
-        for dec in &d.declarators {
-            match dec.ty.unqualified() {
-                CType::Scalar(s) => {
-                    let init = match &dec.init {
-                        Some(ast::Initializer::Expr(e)) => Some(self.expr(e)),
-                        Some(
-                            ast::Initializer::List(_, sp)
-                            | ast::Initializer::Designated { span: sp, .. },
-                        ) => {
+        for dec in d {
+            match &dec.ty {
+                LocalType::Scalar(s) => {
+                    let init = match dec.init {
+                        Init::Expr(e) => Some(self.expr(e)),
+                        Init::List(sp) => {
                             self.errors.push(Diag::error(
-                                *sp,
+                                sp,
                                 "initializer lists are not supported inside a compute region",
                             ));
                             None
                         }
-                        None => None,
+                        Init::None => None,
                     };
-                    self.locals.insert(dec.name.name.clone(), *s);
+                    self.locals.insert(dec.name.clone(), *s);
                     out.push(KStmt::Decl {
-                        name: dec.name.name.clone(),
+                        name: dec.name.clone(),
                         ty: *s,
                         len: None,
                         init,
                     });
                 }
-                CType::Array { .. } => {
-                    let Some((elem, extents, false)) = array_shape(&dec.ty) else {
-                        self.errors.push(Diag::error(
-                            dec.span,
-                            "this declaration is not supported inside a compute region",
-                        ));
-                        continue;
-                    };
+                LocalType::Array { elem, extents } => {
                     let mut dims = Vec::new();
-                    for e in &extents {
-                        match e
-                            .as_ref()
-                            .and_then(|e| crate::ir::lower::expr_poly(e, &|_| false))
-                            .and_then(|p| p.as_const())
-                        {
-                            Some(n) if (1..=65536).contains(&n) => dims.push(n as u32),
+                    for e in extents {
+                        match e {
+                            Some(n) if (1..=65536).contains(n) => dims.push(*n as u32),
                             _ => {
                                 self.errors.push(Diag::error(
                                     dec.span,
@@ -713,21 +699,21 @@ impl<'a> KernelBuilder<'a> {
                         }
                     }
                     let len: u32 = dims.iter().product();
-                    if dec.init.is_some() {
+                    if dec.init != Init::None {
                         self.errors.push(Diag::error(
                             dec.span,
                             "initializers of private arrays are not supported",
                         ));
                     }
-                    self.private_arrays.insert(dec.name.name.clone(), dims);
+                    self.private_arrays.insert(dec.name.clone(), dims);
                     out.push(KStmt::Decl {
-                        name: dec.name.name.clone(),
-                        ty: elem,
+                        name: dec.name.clone(),
+                        ty: *elem,
                         len: Some(len),
                         init: None,
                     });
                 }
-                _ => self.errors.push(Diag::error(
+                LocalType::Other => self.errors.push(Diag::error(
                     dec.span,
                     "this declaration is not supported inside a compute region",
                 )),
@@ -737,11 +723,11 @@ impl<'a> KernelBuilder<'a> {
     }
 
     /// An expression statement.
-    pub(super) fn effect(&mut self, e: &Expr) -> Vec<KStmt> {
-        match &e.kind {
-            ExprKind::Assign(op, lhs, rhs) => {
-                let value = self.expr(rhs);
-                match self.lvalue(lhs) {
+    pub(super) fn effect(&mut self, e: Handle<Expr>) -> Vec<KStmt> {
+        match &self.exprs()[e] {
+            Expr::Assign { op, target, value } => {
+                let value = self.expr(*value);
+                match self.lvalue(*target) {
                     Some(target) => vec![KStmt::Assign {
                         target,
                         op: *op,
@@ -750,7 +736,7 @@ impl<'a> KernelBuilder<'a> {
                     None => Vec::new(),
                 }
             }
-            ExprKind::IncDec { inc, arg, .. } => match self.lvalue(arg) {
+            Expr::IncDec { inc, arg, .. } => match self.lvalue(*arg) {
                 Some(target) => vec![KStmt::Assign {
                     target,
                     op: Some(if *inc { BinOp::Add } else { BinOp::Sub }),
@@ -758,18 +744,18 @@ impl<'a> KernelBuilder<'a> {
                 }],
                 None => Vec::new(),
             },
-            ExprKind::Comma(a, b) => {
-                let mut v = self.effect(a);
-                v.extend(self.effect(b));
+            Expr::Comma { left, right } => {
+                let mut v = self.effect(*left);
+                v.extend(self.effect(*right));
                 v
             }
             _ => vec![KStmt::Expr(self.expr(e))],
         }
     }
 
-    pub(super) fn lvalue(&mut self, e: &Expr) -> Option<LValue> {
-        match &e.kind {
-            ExprKind::Ident(n) => Some(LValue::Var(n.clone())),
+    pub(super) fn lvalue(&mut self, e: Handle<Expr>) -> Option<LValue> {
+        match &self.exprs()[e] {
+            Expr::Var(n) => Some(LValue::Var(n.clone())),
             _ => match self.expr(e) {
                 KExpr::Load(r) => Some(LValue::Elem(r)),
                 // A whole struct (`c[i] = …` on an array of structs): refused by the IR
@@ -777,7 +763,7 @@ impl<'a> KernelBuilder<'a> {
                 _ if self.whole_struct(e) => None,
                 _ => {
                     self.errors.push(Diag::error(
-                        e.span,
+                        self.exprs().span(e),
                         "this assignment target is not supported inside a compute region",
                     ));
                     None
@@ -787,146 +773,140 @@ impl<'a> KernelBuilder<'a> {
     }
 
     /// `a[i]` naming a whole element of an array of structs.
-    fn whole_struct(&self, e: &Expr) -> bool {
+    fn whole_struct(&self, e: Handle<Expr>) -> bool {
+        let exprs = self.exprs();
         let mut cur = e;
-        while let ExprKind::Index(b, _) = &cur.kind {
-            cur = b;
+        while let Expr::Index { base, .. } = &exprs[cur] {
+            cur = *base;
         }
-        matches!(&cur.kind, ExprKind::Ident(n)
-            if matches!(e.kind, ExprKind::Index(..))
+        matches!(&exprs[cur], Expr::Var(n)
+            if matches!(exprs[e], Expr::Index { .. })
                 && self.r.scope.get(n).is_some_and(|s| s.ty.base_struct().is_some()))
     }
 
     // ---- expressions ------------------------------------------------------------------------
 
-    pub(super) fn expr(&mut self, e: &Expr) -> KExpr {
-        match &e.kind {
-            ExprKind::Ident(n) => KExpr::Var(n.clone()),
-            ExprKind::Int {
-                value,
-                suffix,
-                radix,
-            } => {
-                let ty = int_literal_type(*value, *suffix, *radix);
-                KExpr::Int(*value as i64, ty)
+    pub(super) fn expr(&mut self, e: Handle<Expr>) -> KExpr {
+        let exprs = self.exprs();
+        let span = exprs.span(e);
+        match &exprs[e] {
+            Expr::Var(n) => KExpr::Var(n.clone()),
+            Expr::Int { value, ty } => KExpr::Int(*value as i64, *ty),
+            Expr::Float { value, ty } => KExpr::Float(*value, *ty == Scalar::Float),
+            Expr::Unary {
+                op: UnOp::Deref, ..
             }
-            ExprKind::Float { value, single } => KExpr::Float(*value, *single),
-            ExprKind::Char(c) => KExpr::int(*c),
-            ExprKind::Unary(UnOp::Deref, _) | ExprKind::Index(..) => self.access(e),
-            ExprKind::Member {
+            | Expr::Index { .. } => self.access(e),
+            Expr::Member {
                 base, arrow: false, ..
-            } if matches!(base.kind, ExprKind::Index(..)) => self.access(e),
-            ExprKind::Unary(UnOp::AddrOf, _) => {
+            } if matches!(exprs[*base], Expr::Index { .. }) => self.access(e),
+            Expr::Unary {
+                op: UnOp::AddrOf, ..
+            } => {
                 self.errors.push(Diag::error(
-                    e.span,
+                    span,
                     "taking an address is not supported inside a compute region",
                 ));
                 KExpr::int(0)
             }
-            ExprKind::Unary(op, a) => KExpr::Unary(*op, Box::new(self.expr(a))),
-            ExprKind::Binary(op, a, b) => KExpr::bin(*op, self.expr(a), self.expr(b)),
-            ExprKind::Cond(c, a, b) => KExpr::Cond(
-                Box::new(self.expr(c)),
-                Box::new(self.expr(a)),
-                Box::new(self.expr(b)),
-            ),
-            ExprKind::Cast(t, a) => match t.unqualified() {
-                CType::Scalar(s) => KExpr::Cast(*s, Box::new(self.expr(a))),
-                _ => {
-                    self.errors.push(Diag::error(
-                        e.span,
-                        "only casts to arithmetic types are supported inside a compute region",
-                    ));
-                    self.expr(a)
-                }
-            },
-            ExprKind::SizeofType(t) => match sizeof_type(t) {
-                Some(n) => KExpr::Int(n as i64, Scalar::SizeT),
-                None => {
-                    self.errors.push(Diag::error(
-                        e.span,
-                        "`sizeof` of this type is not supported inside a compute region",
-                    ));
-                    KExpr::Int(0, Scalar::SizeT)
-                }
-            },
-            ExprKind::SizeofExpr(a) => {
-                let size = match &a.kind {
-                    ExprKind::Ident(n) => self
-                        .locals
-                        .get(n)
-                        .map(|s| s.size() as u64)
-                        .or_else(|| self.r.scope.get(n).and_then(|s| sizeof_type(&s.ty))),
-                    _ => None,
-                };
-                match size {
-                    Some(n) => KExpr::Int(n as i64, Scalar::SizeT),
-                    None => {
-                        self.errors.push(Diag::error(
-                            e.span,
-                            "`sizeof` of this expression is not supported inside a compute region",
-                        ));
-                        KExpr::Int(0, Scalar::SizeT)
-                    }
-                }
+            Expr::Unary { op, arg } => KExpr::Unary(*op, Box::new(self.expr(*arg))),
+            Expr::Binary { op, left, right } => {
+                KExpr::bin(*op, self.expr(*left), self.expr(*right))
             }
-            ExprKind::Call(f, args) => math_call(
-                f,
-                args.iter().map(|a| self.expr(a)).collect(),
-                &mut self.errors,
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => KExpr::Cond(
+                Box::new(self.expr(*cond)),
+                Box::new(self.expr(*accept)),
+                Box::new(self.expr(*reject)),
             ),
-            ExprKind::Str(_) => {
+            Expr::Cast { ty, arg } => KExpr::Cast(*ty, Box::new(self.expr(*arg))),
+            Expr::CastOther { arg } => {
                 self.errors.push(Diag::error(
-                    e.span,
+                    span,
+                    "only casts to arithmetic types are supported inside a compute region",
+                ));
+                self.expr(*arg)
+            }
+            Expr::Sizeof { size: Some(n), .. } => KExpr::Int(*n as i64, Scalar::SizeT),
+            Expr::Sizeof {
+                size: None,
+                of_type,
+            } => {
+                self.errors.push(Diag::error(
+                    span,
+                    if *of_type {
+                        "`sizeof` of this type is not supported inside a compute region"
+                    } else {
+                        "`sizeof` of this expression is not supported inside a compute region"
+                    },
+                ));
+                KExpr::Int(0, Scalar::SizeT)
+            }
+            Expr::Call {
+                function,
+                name_span,
+                args,
+            } => {
+                let args = args.iter().map(|a| self.expr(*a)).collect();
+                math_call(function, *name_span, args, &mut self.errors)
+            }
+            Expr::Str => {
+                self.errors.push(Diag::error(
+                    span,
                     "string literals are not supported inside a compute region",
                 ));
                 KExpr::int(0)
             }
-            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Comma(..) => {
+            Expr::Assign { .. } | Expr::IncDec { .. } | Expr::Comma { .. } => {
                 // Reported by the IR lowering.
                 KExpr::int(0)
             }
             // Reported by front::region::validate.
-            ExprKind::Member { .. } | ExprKind::IndirectCall(..) | ExprKind::CompoundLit(..) => {
-                KExpr::int(0)
-            }
+            Expr::Member { .. } | Expr::Opaque { .. } => KExpr::int(0),
         }
     }
 
     /// `A[e1][e2]…` → a flat access.
-    pub(super) fn access(&mut self, e: &Expr) -> KExpr {
-        let mut subs: Vec<&Expr> = Vec::new();
-        let (mut cur, member) = match &e.kind {
-            ExprKind::Member { base, field, .. } => (&**base, Some(field)),
+    pub(super) fn access(&mut self, e: Handle<Expr>) -> KExpr {
+        let exprs = self.exprs();
+        let span = exprs.span(e);
+        // The subscripts, last first (`None`: the `0` of `*p`).
+        let mut subs: Vec<Option<Handle<Expr>>> = Vec::new();
+        let (mut cur, member) = match &exprs[e] {
+            Expr::Member { base, field, .. } => (*base, Some(field)),
             _ => (e, None),
         };
-        let zero = Expr::new(
-            ExprKind::Int {
-                value: 0,
-                suffix: Default::default(),
-                radix: 10,
-            },
-            e.span,
-        );
         loop {
-            match &cur.kind {
-                ExprKind::Index(b, i) => {
-                    subs.push(i);
-                    cur = b;
+            match &exprs[cur] {
+                Expr::Index { base, index } => {
+                    subs.push(Some(*index));
+                    cur = *base;
                 }
-                ExprKind::Unary(UnOp::Deref, inner) if subs.is_empty() => {
-                    subs.push(&zero);
-                    cur = inner;
+                Expr::Unary {
+                    op: UnOp::Deref,
+                    arg,
+                } if subs.is_empty() => {
+                    subs.push(None);
+                    cur = *arg;
                     break;
                 }
                 _ => break,
             }
         }
         subs.reverse();
-        let ExprKind::Ident(name) = &cur.kind else {
+        let Expr::Var(name) = &exprs[cur] else {
             return KExpr::int(0);
         };
-        let ksubs: Vec<KExpr> = subs.iter().map(|s| self.expr(s)).collect();
+        let ksubs: Vec<KExpr> = subs
+            .iter()
+            .map(|s| match s {
+                Some(s) => self.expr(*s),
+                None => KExpr::int(0),
+            })
+            .collect();
         if let Some(dims) = self.private_arrays.get(name).cloned() {
             let extents: Vec<KExpr> = dims.iter().map(|d| KExpr::int(*d as i64)).collect();
             return KExpr::Load(ArrayRef {
@@ -945,8 +925,7 @@ impl<'a> KernelBuilder<'a> {
         let mut field = None;
         if let Some(def) = &info.record {
             let fields = def.scalar_fields().map(|(_, f)| f).unwrap_or_default();
-            let Some(index) = member.and_then(|m| fields.iter().position(|f| f.name == m.name))
-            else {
+            let Some(index) = member.and_then(|m| fields.iter().position(|f| f.name == *m)) else {
                 return KExpr::int(0);
             };
             field = Some(Field {
@@ -962,14 +941,14 @@ impl<'a> KernelBuilder<'a> {
                 Some(p) => extents.push(poly_to_kexpr(p, Scalar::Int)),
                 None => {
                     self.errors.push(Diag::error(
-                        e.span,
+                        span,
                         format!("the extent of dimension {} of `{}` is unknown, so this access cannot be flattened", i + 1, name),
                     ));
                     extents.push(KExpr::int(1));
                 }
             }
         }
-        if let Some(a) = self.staging().and_then(|s| s.tile_of(name, e.span)) {
+        if let Some(a) = self.staging().and_then(|s| s.tile_of(name, span)) {
             // A field's tile (AoS → SoA) is indexed by the struct's index alone.
             let tile_subs = match (&a.field, &field) {
                 (Some(tf), Some(f)) if tf.index == f.index => {
@@ -983,7 +962,7 @@ impl<'a> KernelBuilder<'a> {
                         .ir()
                         .accesses
                         .iter()
-                        .find(|x| x.array == *name && x.span == e.span)
+                        .find(|x| x.array == *name && x.span == span)
                         .and_then(|x| x.subscripts.last().cloned().flatten())
                         .and_then(|p| p.sub(&Poly::constant(il.residue as i64)))
                         .and_then(|p| p.div_exact(il.stride as i64))
@@ -1008,7 +987,7 @@ impl<'a> KernelBuilder<'a> {
                 // A reference of a written tile left in global memory would be overwritten by
                 // the tile's store-back: never generate it.
                 self.errors.push(Diag::error(
-                    e.span,
+                    span,
                     format!(
                         "internal error: this reference of `{}` cannot be indexed in its written tile `{}`",
                         name, a.local

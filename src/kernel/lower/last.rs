@@ -18,9 +18,8 @@
 
 use super::build::KernelBuilder;
 use super::staged::StageError;
-use super::walk::find_loop;
 use super::*;
-use crate::front::ast::{ExprKind, StmtKind};
+use crate::ir::{Expr, Handle, Stmt};
 use crate::vocab::BinOp;
 
 /// A scalar whose final value a kernel stores: its name, type and buffer parameter.
@@ -211,13 +210,14 @@ impl KernelBuilder<'_> {
         let inner = self
             .mapped
             .last()
-            .map(|m| ir.loops[m.loop_id].span)
+            .map(|m| m.loop_id)
             .ok_or("no loop is on the grid")?;
-        let body = match find_loop(&self.r.body, inner).map(|s| &s.kind) {
-            Some(StmtKind::For { body, .. }) => body,
+        let code = &ir.code;
+        let body = match code.loop_stmt(inner).map(|s| &code.stmts[s]) {
+            Some(Stmt::For { body, .. }) => *body,
             _ => return Err("the innermost parallel loop was not found".to_string()),
         };
-        if assigns_unconditionally(body, name) {
+        if assigns_unconditionally(ir, body, name) {
             Ok(conds)
         } else {
             Err(format!(
@@ -258,11 +258,11 @@ impl KernelBuilder<'_> {
 }
 
 /// `s` assigns `name` with `=` at its top level (not under a condition or in an inner loop).
-fn assigns_unconditionally(s: &crate::front::ast::Stmt, name: &str) -> bool {
-    match &s.kind {
-        StmtKind::Block(b) => b.stmts.iter().any(|s| assigns_unconditionally(s, name)),
-        StmtKind::Expr(e) => match &e.kind {
-            ExprKind::Assign(_, lhs, _) => matches!(&lhs.kind, ExprKind::Ident(n) if n == name),
+fn assigns_unconditionally(ir: &crate::ir::Region, s: Handle<Stmt>, name: &str) -> bool {
+    match &ir.code.stmts[s] {
+        Stmt::Block(b) => b.iter().any(|s| assigns_unconditionally(ir, *s, name)),
+        Stmt::Expr(e) => match &ir.exprs[*e] {
+            Expr::Assign { target, .. } => matches!(&ir.exprs[*target], Expr::Var(n) if n == name),
             _ => false,
         },
         _ => false,

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::front::ast::{ForInit, Stmt, StmtKind};
 use crate::ir::Poly;
+use crate::ir::{Handle, Stmt};
 use crate::schedule::stage::{self, Primary, StageSpec, StagedArray, Strip, TileDim};
 use crate::vocab::{BinOp, Scalar};
 
@@ -1054,7 +1054,7 @@ impl<'a> KernelBuilder<'a> {
     pub(super) fn staged_body(
         &mut self,
         cond: Option<KExpr>,
-        root_stmt: Option<&Stmt>,
+        root_stmt: Option<Handle<Stmt>>,
         block: [u32; 3],
         body: &mut Vec<KStmt>,
         locals: &mut Vec<LocalArray>,
@@ -1212,32 +1212,36 @@ impl<'a> KernelBuilder<'a> {
             .last()
             .map(|m| m.loop_id)
             .ok_or(StageError::NoGridLoop)?;
-        let inner_for =
-            find_loop(&self.r.body, ir.loops[inner_id].span).ok_or(StageError::GridLoopNotFound)?;
-        let stmts = stage::body_stmts(inner_for);
-        let slp = &ir.loops[strip.loop_id];
+        let code = &ir.code;
+        let inner_for = code
+            .loop_stmt(inner_id)
+            .ok_or(StageError::GridLoopNotFound)?;
+        let stmts = code.body_stmts(inner_for);
         let idx = stmts
             .iter()
-            .position(|s| stage::unwrap_acc(s).span == slp.span)
+            .position(|s| {
+                matches!(code.stmts[code.unwrap_directives(*s)],
+                    Stmt::For { id: Some(id), .. } if id == strip.loop_id)
+            })
             .ok_or(StageError::StripNotAtTop)?;
-        let strip_for = stage::unwrap_acc(stmts[idx]);
-        let StmtKind::For {
+        let strip_for = code.unwrap_directives(stmts[idx]);
+        let Stmt::For {
             init: sinit,
             body: sbody,
             ..
-        } = &strip_for.kind
+        } = &code.stmts[strip_for]
         else {
             return Err(StageError::StripNotFor);
         };
-        let declared_in_init = matches!(sinit, ForInit::Decl(_));
+        let declared_in_init = sinit.is_some_and(|i| matches!(code.stmts[i], Stmt::Locals(_)));
         let mut pre = Vec::new();
         for s in &stmts[..idx] {
-            pre.extend(self.stmt(s));
+            pre.extend(self.stmt(*s));
         }
-        let inner = self.stmt(sbody);
+        let inner = self.stmt(*sbody);
         let mut post = Vec::new();
         for s in &stmts[idx + 1..] {
-            post.extend(self.stmt(s));
+            post.extend(self.stmt(*s));
         }
         // The strip loop's iterator is not visible after it in the staged code.
         let (mut arrs, mut vars) = (BTreeSet::new(), BTreeSet::new());

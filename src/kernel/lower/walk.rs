@@ -1,9 +1,8 @@
-//! Small helpers over the AST and the kernel IR: flattening, literals, free names.
+//! Small helpers over the kernel IR: flattening, literals, free names.
 
 use std::collections::BTreeSet;
 
 use crate::diag::Span;
-use crate::front::ast::{self, CType, Stmt, StmtKind};
 use crate::ir::Poly;
 use crate::vocab::{BinOp, Scalar, UnOp};
 
@@ -64,42 +63,6 @@ pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
         e
     } else {
         KExpr::Cast(ty, Box::new(e))
-    }
-}
-
-pub(super) use crate::ir::lower::expr::int_literal_type;
-
-pub(super) fn sizeof_type(t: &CType) -> Option<u64> {
-    match t.unqualified() {
-        CType::Scalar(s) => Some(s.size() as u64),
-        CType::Pointer { .. } => Some(8),
-        CType::Array { elem, len } => {
-            let n = len
-                .as_ref()
-                .and_then(|e| crate::ir::lower::expr_poly(e, &|_| false))
-                .and_then(|p| p.as_const())?;
-            sizeof_type(elem)?.checked_mul(u64::try_from(n).ok()?)
-        }
-        _ => None,
-    }
-}
-
-/// The identity of a reduction operator for a type.
-/// Finds the `for` statement with the given span inside `s`.
-pub(super) fn find_loop(s: &Stmt, span: Span) -> Option<&Stmt> {
-    if s.span == span && matches!(s.kind, StmtKind::For { .. }) {
-        return Some(s);
-    }
-    match &s.kind {
-        StmtKind::Block(b) => b.stmts.iter().find_map(|x| find_loop(x, span)),
-        StmtKind::Acc { body, .. } => find_loop(body, span),
-        StmtKind::For { body, .. }
-        | StmtKind::While { body, .. }
-        | StmtKind::DoWhile { body, .. } => find_loop(body, span),
-        StmtKind::If { then, els, .. } => {
-            find_loop(then, span).or_else(|| els.as_ref().and_then(|e| find_loop(e, span)))
-        }
-        _ => None,
     }
 }
 
@@ -214,15 +177,15 @@ pub(super) fn free_names_stmt(
 
 /// A call of C function `f` in a kernel: the math function of that name (region validation
 /// lets no other call through, and `acc routine` functions are inlined before), else an error.
-pub(super) fn math_call(f: &ast::Ident, args: Vec<KExpr>, errors: &mut Vec<Diag>) -> KExpr {
-    match MathFn::from_c_name(&f.name) {
+pub(super) fn math_call(f: &str, span: Span, args: Vec<KExpr>, errors: &mut Vec<Diag>) -> KExpr {
+    match MathFn::from_c_name(f) {
         Some(m) => KExpr::Call(m, args),
         None => {
             errors.push(Diag::error(
-                f.span,
+                span,
                 format!(
                     "call to `{}` inside a compute region: not a math function a kernel can call",
-                    f.name
+                    f
                 ),
             ));
             KExpr::int(0)

@@ -25,8 +25,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::mapping::{strip_candidate, window};
 use crate::diag::Span;
-use crate::front::ast::{ExprKind, Stmt, StmtKind};
+use crate::ir::expr::{Expr, Exprs};
 use crate::ir::lower::RegionAst;
+use crate::ir::stmt::{Init, Stmt};
+use crate::ir::Handle;
 use crate::ir::{LoopId, Poly, Region};
 use crate::partition::KernelPlan;
 use crate::schedule::words;
@@ -312,88 +314,63 @@ struct DimRef {
     residue: i64,
 }
 
-pub fn unwrap_acc(s: &Stmt) -> &Stmt {
-    match &s.kind {
-        StmtKind::Acc { body, .. } => unwrap_acc(body),
-        _ => s,
-    }
-}
-
-fn find_for(s: &Stmt, span: Span) -> Option<&Stmt> {
-    if s.span == span && matches!(s.kind, StmtKind::For { .. }) {
-        return Some(s);
-    }
-    match &s.kind {
-        StmtKind::Block(b) => b.stmts.iter().find_map(|x| find_for(x, span)),
-        StmtKind::Acc { body, .. } => find_for(body, span),
-        StmtKind::For { body, .. }
-        | StmtKind::While { body, .. }
-        | StmtKind::DoWhile { body, .. } => find_for(body, span),
-        StmtKind::If { then, els, .. } => {
-            find_for(then, span).or_else(|| els.as_ref().and_then(|e| find_for(e, span)))
-        }
-        _ => None,
-    }
-}
-
-/// The top-level statements of a loop's body.
-pub fn body_stmts(for_stmt: &Stmt) -> Vec<&Stmt> {
-    let StmtKind::For { body, .. } = &for_stmt.kind else {
-        return Vec::new();
-    };
-    match &unwrap_acc(body).kind {
-        StmtKind::Block(b) => b.stmts.iter().collect(),
-        _ => vec![&**body],
-    }
-}
-
 /// True if the statement holds control flow that may skip a reference.
-fn has_conditional(s: &Stmt) -> bool {
-    fn expr(e: &crate::front::ast::Expr) -> bool {
-        use ExprKind::*;
-        match &e.kind {
-            Cond(..) => true,
-            Binary(BinOp::LogAnd | BinOp::LogOr, ..) => true,
-            Binary(_, a, b) | Assign(_, a, b) | Comma(a, b) | Index(a, b) => expr(a) || expr(b),
-            Unary(_, a) | Cast(_, a) | SizeofExpr(a) | IncDec { arg: a, .. } => expr(a),
-            Call(_, args) => args.iter().any(expr),
+fn has_conditional(ir: &Region, s: Handle<Stmt>) -> bool {
+    fn expr(x: &Exprs, e: Handle<Expr>) -> bool {
+        match &x[e] {
+            Expr::Select { .. }
+            | Expr::Binary {
+                op: BinOp::LogAnd | BinOp::LogOr,
+                ..
+            } => true,
+            Expr::Binary { left, right, .. } | Expr::Comma { left, right } => {
+                expr(x, *left) || expr(x, *right)
+            }
+            Expr::Assign { target, value, .. } => expr(x, *target) || expr(x, *value),
+            Expr::Index { base, index } => expr(x, *base) || expr(x, *index),
+            Expr::Unary { arg, .. }
+            | Expr::Cast { arg, .. }
+            | Expr::CastOther { arg }
+            | Expr::IncDec { arg, .. } => expr(x, *arg),
+            Expr::Call { args, .. } => args.iter().any(|a| expr(x, *a)),
             _ => false,
         }
     }
-    match &s.kind {
-        StmtKind::If { .. }
-        | StmtKind::While { .. }
-        | StmtKind::DoWhile { .. }
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Return(_)
-        | StmtKind::Unsupported { .. } => true,
-        StmtKind::Block(b) => b.stmts.iter().any(has_conditional),
-        StmtKind::Acc { body, .. } => has_conditional(body),
-        StmtKind::For {
+    let (code, x) = (&ir.code, &ir.exprs);
+    match &code.stmts[s] {
+        Stmt::If { .. }
+        | Stmt::While { .. }
+        | Stmt::DoWhile { .. }
+        | Stmt::Break
+        | Stmt::Continue
+        | Stmt::Unsupported => true,
+        Stmt::Block(b) => b.iter().any(|s| has_conditional(ir, *s)),
+        Stmt::Directive { body } | Stmt::Atomic { body, .. } => has_conditional(ir, *body),
+        Stmt::For {
             init,
             cond,
             step,
             body,
+            ..
         } => {
-            let i = match init {
-                crate::front::ast::ForInit::Expr(e) => expr(e),
-                crate::front::ast::ForInit::Decl(d) => d.declarators.iter().any(
-                    |x| matches!(&x.init, Some(crate::front::ast::Initializer::Expr(e)) if expr(e)),
-                ),
-                crate::front::ast::ForInit::None => false,
-            };
-            i || cond.as_ref().is_some_and(expr)
-                || step.as_ref().is_some_and(expr)
-                || has_conditional(body)
+            let i = init.is_some_and(|i| match &code.stmts[i] {
+                Stmt::Expr(e) => expr(x, *e),
+                Stmt::Locals(d) => d
+                    .iter()
+                    .any(|l| matches!(l.init, Init::Expr(e) if expr(x, e))),
+                _ => false,
+            });
+            i || cond.is_some_and(|c| expr(x, c))
+                || step.is_some_and(|c| expr(x, c))
+                || has_conditional(ir, *body)
         }
-        StmtKind::Expr(e) => expr(e),
-        StmtKind::Decl(d) => d.declarators.iter().any(|x| match &x.init {
-            Some(crate::front::ast::Initializer::Expr(e)) => expr(e),
-            Some(_) => true,
-            None => false,
+        Stmt::Expr(e) => expr(x, *e),
+        Stmt::Locals(d) => d.iter().any(|l| match l.init {
+            Init::Expr(e) => expr(x, e),
+            Init::List(_) => true,
+            Init::None => false,
         }),
-        _ => false,
+        Stmt::Empty => false,
     }
 }
 
@@ -498,12 +475,18 @@ fn plan_banks(
         return spec;
     };
     spec.block = block;
-    let root_stmt = find_for(&r.body, ir.loops[root].span);
-    let top: Vec<Span> = find_for(&r.body, ir.loops[inner].span)
+    let code = &ir.code;
+    let root_stmt = code.loop_stmt(root);
+    // The loops at the top level of the innermost grid loop's body.
+    let top: Vec<LoopId> = code
+        .loop_stmt(inner)
         .map(|s| {
-            body_stmts(s)
+            code.body_stmts(s)
                 .into_iter()
-                .map(|x| unwrap_acc(x).span)
+                .filter_map(|x| match code.stmts[code.unwrap_directives(x)] {
+                    Stmt::For { id, .. } => id,
+                    _ => None,
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -514,7 +497,7 @@ fn plan_banks(
         grid,
         block,
         top,
-        conditional: root_stmt.is_none_or(has_conditional),
+        conditional: root_stmt.is_none_or(|s| has_conditional(ir, s)),
         tiles: kp.chosen_tiles(),
         bank_padding: opts.bank_padding,
         banks: opts.banks,
@@ -754,8 +737,8 @@ struct KernelView<'a> {
     inner: LoopId,
     grid: &'a [GridLoop],
     block: [u32; 3],
-    /// Spans of the statements at the top level of the innermost grid loop's body.
-    top: Vec<Span>,
+    /// The loops at the top level of the innermost grid loop's body.
+    top: Vec<LoopId>,
     /// The nest holds conditional code.
     conditional: bool,
     /// The engine's tile sizes of sequential loops.
@@ -1096,7 +1079,7 @@ impl KernelView<'_> {
                 if c == 1
                     && primary == Primary::Fixed
                     && strip_candidate(ir, self.inner, l)
-                    && self.top.contains(&ir.loops[l].span)
+                    && self.top.contains(&l)
                 {
                     primary = Primary::Strip;
                     sl = Some(l);
