@@ -268,6 +268,7 @@ fn buffer(array: &str, elem: Scalar, count: HostExpr, copy_in: bool, copy_out: b
         whole_array: false,
         present: false,
         start: None,
+        scalar: false,
     }
 }
 
@@ -364,6 +365,7 @@ fn module(text: &str) -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -394,6 +396,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -431,6 +434,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -468,6 +472,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: data_start..body_end,
@@ -482,6 +487,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -498,6 +504,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -648,6 +655,7 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
         )],
         host: vec![HostRegion {
             data_ops: Vec::new(),
+            device_scalars: Vec::new(),
             if_clause: None,
             fallback: None,
             replace: region_range(SMALL, "#pragma acc kernels", 0, "(float)i;"),

@@ -196,7 +196,23 @@ impl Walker<'_> {
                         scope: visible,
                         data: self.data.clone(),
                         stmt_span: s.span,
-                        read_outside: live::read_outside(self.func_body, s.span),
+                        read_outside: {
+                            // A scalar in a data clause of the construct or of an enclosing data
+                            // construct has a device copy that outlives the region (an
+                            // `update self`, a later region, the copy out read it): the region's
+                            // final value must reach it.
+                            let mut live = live::read_outside(self.func_body, s.span);
+                            live.extend(
+                                self.data
+                                    .iter()
+                                    .map(|d| &d.dir)
+                                    .chain(std::iter::once(dir))
+                                    .flat_map(|d| {
+                                        data_clauses(d).map(|(_, v)| v.name.name.clone())
+                                    }),
+                            );
+                            live
+                        },
                     });
                 } else if dir.construct == Construct::Data {
                     self.out.data.push(DataAst {
