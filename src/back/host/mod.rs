@@ -805,6 +805,11 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool)
             e = enter
         )),
     }
+    if b.scalar {
+        // A scalar's copy is reached through the present table (`accshare_scalar_get`), never
+        // as a kernel's buffer argument.
+        g.line(&format!("(void)accshare_d_{};", name));
+    }
     if b.start.is_some() {
         // Kernels index the section with the host's indices (`u[i]`, `lo <= i < lo + n`): the
         // offset they get is that of the array's element 0, before the section (negative as a

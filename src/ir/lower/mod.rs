@@ -1119,10 +1119,24 @@ impl<'a> RegionBuilder<'a> {
         let record = sym.ty.base_struct().cloned();
         let field_index = self.member_field(e, name, &sym, record.as_deref(), field)?;
         let Some((elem, extents, is_pointer)) = array_shape(&sym.ty) else {
-            self.errors.push(Diag::error(
-                cur.span,
-                format!("`{}` is not an array or a pointer", name),
-            ));
+            let pointers = match sym.ty.unqualified() {
+                CType::Pointer { to, .. } | CType::Array { elem: to, .. } => {
+                    matches!(to.unqualified(), CType::Pointer { .. })
+                }
+                _ => false,
+            };
+            self.errors.push(if pointers {
+                Diag::error(
+                    cur.span,
+                    format!(
+                        "`{}` is an array of pointers, which a compute region cannot index",
+                        name
+                    ),
+                )
+                .note("accshare transfers contiguous arrays only (no deep copy of the rows)")
+            } else {
+                Diag::error(cur.span, format!("`{}` is not an array or a pointer", name))
+            });
             return None;
         };
         // The field is the last dimension of an array of structs.

@@ -787,7 +787,7 @@ fn not_an_array(sym: &Symbol, var: &SubArray) -> Diag {
         )
         .label(format!("declared as `{decl}`"))
         .note("OpenACC copies each row of a pointer-to-pointer subarray and attaches it (a deep copy); accshare transfers contiguous arrays only")
-        .help(format!("allocate `{name}` as one contiguous array (`double (*{name})[n]`, or `{name}[i * n + j]`)"));
+        .help(format!("allocate `{name}` as one contiguous array (indexed `{name}[i * n + j]`, or declared `(*{name})[n]`)"));
     }
     Diag::error(
         var.name.span,
