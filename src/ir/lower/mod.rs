@@ -1119,13 +1119,7 @@ impl<'a> RegionBuilder<'a> {
         let record = sym.ty.base_struct().cloned();
         let field_index = self.member_field(e, name, &sym, record.as_deref(), field)?;
         let Some((elem, extents, is_pointer)) = array_shape(&sym.ty) else {
-            let pointers = match sym.ty.unqualified() {
-                CType::Pointer { to, .. } | CType::Array { elem: to, .. } => {
-                    matches!(to.unqualified(), CType::Pointer { .. })
-                }
-                _ => false,
-            };
-            self.errors.push(if pointers {
+            self.errors.push(if sym.holds_pointers() {
                 Diag::error(
                     cur.span,
                     format!(

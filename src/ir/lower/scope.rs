@@ -18,6 +18,31 @@ pub struct Symbol {
     pub global: bool,
 }
 
+impl Symbol {
+    /// The variable's type when it is a scalar (not an array, a pointer or a struct).
+    pub fn scalar(&self) -> Option<crate::vocab::Scalar> {
+        match self.ty.unqualified() {
+            CType::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// An array of pointers or a pointer to pointers (`double **m`, `float *rows[4]`).
+    pub fn holds_pointers(&self) -> bool {
+        match self.ty.unqualified() {
+            CType::Pointer { to, .. } | CType::Array { elem: to, .. } => {
+                matches!(to.unqualified(), CType::Pointer { .. })
+            }
+            _ => false,
+        }
+    }
+
+    /// The declaration as C writes it (`double **m`).
+    pub fn declaration(&self) -> String {
+        crate::front::pragma::ctype_to_c(&self.ty, &self.name)
+    }
+}
+
 /// The scope chain while walking a function.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {

@@ -697,10 +697,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
 /// The element type of a data clause's variable when it is a scalar named without subscripts
 /// (`copy(sum)`): a one-element object with a device copy of its own.
 fn scalar_var(sym: &Symbol, var: &SubArray) -> Option<Scalar> {
-    match sym.ty.unqualified() {
-        crate::front::ast::CType::Scalar(s) if var.dims.is_empty() => Some(*s),
-        _ => None,
-    }
+    sym.scalar().filter(|_| var.dims.is_empty())
 }
 
 /// The device copy of a scalar in a data clause: `(copy_in, copy_out, present)` as
@@ -755,12 +752,12 @@ fn device_scalars(r: &RegionAst) -> Vec<DeviceScalar> {
         if info.local.is_some() || private.contains(name.as_str()) {
             continue;
         }
-        let crate::front::ast::CType::Scalar(ty) = sym.ty.unqualified() else {
+        let Some(ty) = sym.scalar() else {
             continue;
         };
         out.push(DeviceScalar {
             var: name,
-            ty: *ty,
+            ty,
             written: info.written,
         });
     }
@@ -771,16 +768,9 @@ fn device_scalars(r: &RegionAst) -> Vec<DeviceScalar> {
 /// OpenACC would copy one by one and attach), or anything else that is neither an array, a
 /// pointer nor a scalar.
 fn not_an_array(sym: &Symbol, var: &SubArray) -> Diag {
-    use crate::front::ast::CType;
     let name = &var.name.name;
-    let decl = crate::front::pragma::ctype_to_c(&sym.ty, name);
-    let pointers = match sym.ty.unqualified() {
-        CType::Pointer { to, .. } | CType::Array { elem: to, .. } => {
-            matches!(to.unqualified(), CType::Pointer { .. })
-        }
-        _ => false,
-    };
-    if pointers {
+    let decl = sym.declaration();
+    if sym.holds_pointers() {
         return Diag::error(
             var.name.span,
             format!("`{name}` is an array of pointers: copying the arrays they point to is not supported"),
