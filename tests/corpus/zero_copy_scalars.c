@@ -15,7 +15,7 @@ int main(void)
 {
     int *v = xmalloc(N * sizeof(int));
     double *w = xmalloc(N * sizeof(double));
-    int seen[12];
+    int seen[14];
     double dseen[3];
     for (int i = 0; i < N; i++) {
         v[i] = (i * 37) % 101 - 50;
@@ -99,6 +99,27 @@ int main(void)
     seen[4] = acc;
     seen[5] = res;
 
+    /* `enter data create` / `update self` / `exit data delete`: the host sees the device's
+     * value only through the update; the delete copies nothing back. */
+    int z = 1;
+    int z_seen = 0;
+#pragma acc enter data create(z)
+#pragma acc serial present(z)
+    {
+        z = v[2] - 3;
+    }
+#pragma acc update self(z)
+    z_seen = z;
+    z = 1000;
+#pragma acc serial present(z)
+    {
+        z = z + 1;
+    }
+#pragma acc exit data delete(z)
+#ifndef _OPENACC
+    z = 1000;
+#endif
+
     /* A `create` scalar only the device uses: a temporary between two regions. */
     int tmp = -1;
     int got = 0;
@@ -144,8 +165,10 @@ int main(void)
     dseen[2] = scale;
     seen[10] = k;
     seen[11] = count;
+    seen[12] = z;
+    seen[13] = z_seen;
 
-    dump_int("seen", seen, 12);
+    dump_int("seen", seen, 14);
     dump_double("dseen", dseen, 3);
     dump_int("out", out, N);
     dump_int("out2", out2, N);
