@@ -268,6 +268,7 @@ fn buffer(array: &str, elem: Scalar, count: HostExpr, copy_in: bool, copy_out: b
         whole_array: false,
         present: false,
         start: None,
+        scalar: false,
     }
 }
 
@@ -364,6 +365,7 @@ fn module(text: &str) -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -394,6 +396,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -431,6 +434,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -468,6 +472,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: data_start..body_end,
@@ -482,6 +487,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -498,6 +504,7 @@ fn module(text: &str) -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: region_range(
@@ -648,6 +655,7 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
         )],
         host: vec![HostRegion {
             data_ops: Vec::new(),
+            device_scalars: Vec::new(),
             if_clause: None,
             fallback: None,
             replace: region_range(SMALL, "#pragma acc kernels", 0, "(float)i;"),
@@ -1110,5 +1118,65 @@ fn cuda_sections_are_indexed_with_the_hosts_indices() {
         .unwrap();
     let diags = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "cc:\n{}", diags);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Scalars in data clauses on the CUDA target (the OpenCL side runs in `tests/exec.rs` through
+/// `tests/corpus/zero_copy_scalars.c`): a data construct's scalar is a one-element entry at its
+/// address, `update self` of one moves one element, and a compute region inside works on a host
+/// variable shadowing the user's, loaded from the device copy before the launches and stored
+/// back into it after them; the `.c` is still C.
+#[test]
+fn cuda_scalars_in_data_clauses_use_their_device_copies() {
+    use accshare::diag::{self, Diags, SourceMap};
+    use accshare::driver;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("tests/corpus/zero_copy_scalars.c");
+    let mut sources = SourceMap::new();
+    let mut diags = Diags::new();
+    let opts = driver::Options {
+        target: Target::Cuda,
+        pp: Default::default(),
+    };
+    let out = driver::compile(&src, &opts, &mut sources, &mut diags)
+        .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+    let c = &out.host_source;
+    let lines = [
+        // `data … copy(mx, prod)`: one element at the variable's address.
+        "int *const accshare_h_mx = (int *)&mx;",
+        "int *accshare_d_mx = (int *)((char *)accshare_enter(accshare_h_mx, accshare_nb_mx, 1, 0, 0, \"mx\", ",
+        // The `reduction(max:mx)` region inside: the device copy's value, combined, stored back.
+        "int *const accshare_hs_mx = (int *)&mx;",
+        "int mx;",
+        "accshare_scalar_get(accshare_hs_mx, &mx, sizeof(int), \"mx\", ",
+        "if (accshare_r[accshare_g] > mx) mx = accshare_r[accshare_g];",
+        "accshare_scalar_put(accshare_hs_mx, &mx, sizeof(int), \"mx\", ",
+        "accshare_exit(accshare_h_mx, 1, 0, \"mx\", ",
+        // `update self(count)`.
+        "accshare_update((int *)&count, ((1) > 0 ? (size_t)(1) * sizeof(int) : 0), 1, 0, \"count\", ",
+    ];
+    let mut at = 0;
+    for l in lines {
+        let found = c[at..]
+            .find(l)
+            .unwrap_or_else(|| panic!("no `{l}` after byte {at} in:\n{c}"));
+        at += found + l.len();
+    }
+    let dir = exec_support::scratch_dir("host-exec-cuda-scalars");
+    let file = write(&dir, "zero_copy_scalars.c", c);
+    let o = std::process::Command::new("cc")
+        .args(["-std=c99", "-c", "-o"])
+        .arg(dir.join("zero_copy_scalars.o"))
+        .arg(format!("-I{}", root.join("tests/corpus").display()))
+        .args(STRICT)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let diags = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && diags.trim().is_empty(),
+        "cc:\n{}",
+        diags
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

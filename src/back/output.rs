@@ -508,6 +508,7 @@ mod tests {
     fn data(replace: Range<usize>, body: Range<usize>, arrays: &[&str]) -> HostRegion {
         HostRegion {
             data_ops: Vec::new(),
+            device_scalars: Vec::new(),
             if_clause: None,
             fallback: None,
             origin: format!("t.c:{}", replace.start),
@@ -526,6 +527,7 @@ mod tests {
                     whole_array: false,
                     present: false,
                     start: None,
+                    scalar: false,
                 })
                 .collect(),
             launches: Vec::new(),
@@ -535,6 +537,7 @@ mod tests {
     fn compute(replace: Range<usize>) -> HostRegion {
         HostRegion {
             data_ops: Vec::new(),
+            device_scalars: Vec::new(),
             if_clause: None,
             fallback: None,
             replace: replace.clone(),

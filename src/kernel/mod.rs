@@ -466,6 +466,8 @@ pub struct HostRegion {
     /// The actions of an executable data directive (`update`, `enter data`, `exit data`), in
     /// order; empty for constructs.
     pub data_ops: Vec<DataOp>,
+    /// For a compute construct: the scalars it uses through their device copies, in name order.
+    pub device_scalars: Vec<DeviceScalar>,
     /// The construct's `if(…)` clause: its device part (transfers, launches, data actions) runs
     /// only where the condition holds.
     pub if_clause: Option<HostExpr>,
@@ -645,6 +647,10 @@ pub struct Buffer {
     /// subarray that starts past 0 (`copyin(u[lo:n])`; `None` is 0): only the section is on the
     /// device, and kernels address it with the host's indices.
     pub start: Option<HostExpr>,
+    /// A scalar variable in a data clause (`copy(sum)`): a one-element object whose host
+    /// address is `&name`; never the user's variable itself (zero-copy), never a kernel's
+    /// buffer argument (compute regions use it through [`HostRegion::device_scalars`]).
+    pub scalar: bool,
 }
 
 /// What an executable data directive does to one array.
@@ -657,6 +663,23 @@ pub struct DataOp {
     /// The section's first element (`update host(v[lo:n])`), as [`Buffer::start`].
     pub start: Option<HostExpr>,
     pub kind: DataOpKind,
+    /// A scalar variable (`update self(x)`): one element at `&array`, as [`Buffer::scalar`].
+    pub scalar: bool,
+}
+
+/// A scalar of the user's that a compute region uses while it has a device copy (a data clause
+/// of the construct or of an enclosing data construct names it): the region's host code works
+/// on a host variable of the same name shadowing the user's, loaded from the device copy before
+/// the launches and, when the region may assign it, stored back into it after them (kernel
+/// arguments, final values and reductions are then the device copy's). Where the present table
+/// has no copy at run time (a caller's data region, say, that did not make one) the user's
+/// variable is used, as without a data clause.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceScalar {
+    pub var: String,
+    pub ty: Scalar,
+    /// The region may assign the variable: its value goes back to the device copy.
+    pub written: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

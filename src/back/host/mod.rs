@@ -603,7 +603,11 @@ pub fn region_code(
         g.line(&format!("if ({}) {{", host_expr(c)));
         g.push();
     }
-    if !region.buffers.is_empty() || !region.launches.is_empty() || !region.data_ops.is_empty() {
+    if !region.buffers.is_empty()
+        || !region.launches.is_empty()
+        || !region.data_ops.is_empty()
+        || !region.device_scalars.is_empty()
+    {
         let origin = g.origin.clone();
         g.line(&format!("accshare_init({});", origin));
     }
@@ -613,16 +617,77 @@ pub fn region_code(
     let quiet = !is_data || region.quiet_body;
     let narrow = narrow_atomic_arrays(module);
     for b in &region.buffers {
-        let share = target == Target::OpenCl && quiet && may_share(b, written.contains(&b.array));
+        // A scalar's device copy is never the variable itself: host code names it freely.
+        let share = target == Target::OpenCl
+            && quiet
+            && !b.scalar
+            && may_share(b, written.contains(&b.array));
         buffer_code(&mut g, b, share, narrow.contains(&b.array));
     }
     for op in &region.data_ops {
         data_op_code(&mut g, op, narrow.contains(&op.array));
     }
+    let shadows = !is_data && !region.device_scalars.is_empty();
+    if shadows {
+        scalar_loads(&mut g, region);
+    }
     for launch in &region.launches {
         launch_code(&mut g, module, region, launch, &own, enclosing)?;
     }
+    if shadows {
+        scalar_stores(&mut g, region);
+    }
     Ok(close_region(g, region, is_data))
+}
+
+/// The scalars a compute region uses through their device copies (`HostRegion::device_scalars`):
+/// their host addresses taken, then, in a block that the launches run in, host variables of the
+/// same names shadowing the user's, loaded from the device copies (`accshare_scalar_get`: the
+/// user's variable where the present table has none). Every host expression of the launches
+/// (kernel arguments, final values, reductions) then reads and writes the device copy's value.
+fn scalar_loads(g: &mut Gen, region: &HostRegion) {
+    let origin = g.origin.clone();
+    for s in &region.device_scalars {
+        g.line(&format!(
+            "{t} *const accshare_hs_{n} = ({t} *)&{v};",
+            t = host_type(s.ty),
+            n = ident(&s.var),
+            v = s.var
+        ));
+    }
+    g.line("{ /* the scalars' device copies */");
+    g.push();
+    for s in &region.device_scalars {
+        g.line(&format!("{} {};", host_type(s.ty), s.var));
+    }
+    for s in &region.device_scalars {
+        g.line(&format!(
+            "accshare_scalar_get(accshare_hs_{n}, &{v}, sizeof({t}), {w}, {o});",
+            n = ident(&s.var),
+            v = s.var,
+            t = host_type(s.ty),
+            w = c_string(&s.var),
+            o = origin
+        ));
+    }
+}
+
+/// The end of [`scalar_loads`]' block: the values of the scalars the region may assign stored
+/// into their device copies (`accshare_scalar_put`: the user's variable where there is none).
+fn scalar_stores(g: &mut Gen, region: &HostRegion) {
+    let origin = g.origin.clone();
+    for s in region.device_scalars.iter().filter(|s| s.written) {
+        g.line(&format!(
+            "accshare_scalar_put(accshare_hs_{n}, &{v}, sizeof({t}), {w}, {o});",
+            n = ident(&s.var),
+            v = s.var,
+            t = host_type(s.ty),
+            w = c_string(&s.var),
+            o = origin
+        ));
+    }
+    g.pop();
+    g.line("}");
 }
 
 /// The arrays whose buffers `region` holds itself, or why its plan is inconsistent (a data
@@ -673,7 +738,7 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool)
         c = host_expr(&b.count),
         t = ty
     ));
-    if b.whole_array {
+    if b.whole_array && !b.scalar {
         g.line(&format!(
             "accshare_check_extent(accshare_nb_{n}, sizeof({a}), {w}, {o});",
             n = name,
@@ -691,9 +756,13 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool)
                 n = name,
                 s = host_expr(st)
             ));
-            format!("{} + accshare_s_{}", host_ptr(ty, &b.array), name)
+            format!(
+                "{} + accshare_s_{}",
+                host_addr(ty, &b.array, b.scalar),
+                name
+            )
         }
-        None => host_ptr(ty, &b.array),
+        None => host_addr(ty, &b.array, b.scalar),
     };
     g.line(&format!(
         "{t} *const accshare_h_{n} = {p};",
@@ -735,6 +804,11 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool)
             n = name,
             e = enter
         )),
+    }
+    if b.scalar {
+        // A scalar's copy is reached through the present table (`accshare_scalar_get`), never
+        // as a kernel's buffer argument.
+        g.line(&format!("(void)accshare_d_{};", name));
     }
     if b.start.is_some() {
         // Kernels index the section with the host's indices (`u[i]`, `lo <= i < lo + n`): the
@@ -896,6 +970,16 @@ pub fn host_ptr(ty: &str, array: &str) -> String {
     format!("({} *)({})", ty, array)
 }
 
+/// The host address of a data clause's variable: an array's element 0 ([`host_ptr`]), or a
+/// scalar's address (`scalar`: `(T *)&x`).
+fn host_addr(ty: &str, name: &str, scalar: bool) -> String {
+    if scalar {
+        format!("({} *)&{}", ty, name)
+    } else {
+        host_ptr(ty, name)
+    }
+}
+
 /// One action of an executable data directive on the present table; `words`: a kernel
 /// updates the array with a `char` or `short` atomic (`enter data` makes its buffer in whole
 /// words, see [`buffer_code`]).
@@ -907,8 +991,12 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp, words: bool) {
         t = ty
     );
     let ptr = match &op.start {
-        Some(st) => format!("{} + ({})", host_ptr(ty, &op.array), host_expr(st)),
-        None => host_ptr(ty, &op.array),
+        Some(st) => format!(
+            "{} + ({})",
+            host_addr(ty, &op.array, op.scalar),
+            host_expr(st)
+        ),
+        None => host_addr(ty, &op.array, op.scalar),
     };
     let what = c_string(&op.array);
     let origin = g.origin.clone();

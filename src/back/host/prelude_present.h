@@ -230,6 +230,39 @@ static ACCSHARE_UNUSED void accshare_update(const void *host, size_t bytes, int 
         accshare_write_at(accshare_present_table[i].dev, off, host, bytes, array, origin);
 }
 
+/* A scalar a compute region uses while it has a device copy (a data clause names it): the
+ * region's host code works on a variable `val` of its own, loaded from the copy before the
+ * launches (`accshare_scalar_get`) and, when the region may assign it, stored into it after
+ * them (`accshare_scalar_put`). Where the present table has no copy of the `bytes` at `host`,
+ * the host variable itself is used, as without a data clause. */
+static ACCSHARE_UNUSED void accshare_scalar_get(const void *host, void *val, size_t bytes, const char *array, const char *origin)
+{
+    size_t off, k;
+    int i = accshare_find(host, bytes, &off, array, origin);
+    if (i >= 0 && !accshare_present_table[i].shared) {
+        accshare_read_at(accshare_present_table[i].dev, off, val, bytes, array, origin);
+        return;
+    }
+    if (i >= 0)
+        accshare_sync_shared(accshare_present_table[i].dev, off, bytes, 1, array, origin);
+    for (k = 0; k < bytes; k++)
+        ((char *)val)[k] = ((const char *)host)[k];
+}
+
+static ACCSHARE_UNUSED void accshare_scalar_put(void *host, const void *val, size_t bytes, const char *array, const char *origin)
+{
+    size_t off, k;
+    int i = accshare_find(host, bytes, &off, array, origin);
+    if (i >= 0 && !accshare_present_table[i].shared) {
+        accshare_write_at(accshare_present_table[i].dev, off, val, bytes, array, origin);
+        return;
+    }
+    for (k = 0; k < bytes; k++)
+        ((char *)host)[k] = ((const char *)val)[k];
+    if (i >= 0)
+        accshare_sync_shared(accshare_present_table[i].dev, off, bytes, 0, array, origin);
+}
+
 /* The bytes of the buffers accshare allocated for the table's entries (not zero-copy ones, on
  * the host's arrays, nor mapped ones, which lie in memory another entry holds). */
 static ACCSHARE_UNUSED size_t accshare_bytes_allocated(void)

@@ -57,6 +57,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
         whole_array: false,
         present: false,
         start: None,
+        scalar: false,
     }
 }
 
@@ -110,6 +111,7 @@ fn vadd_module() -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: range(text, "kernels loop independent copyin", "b[i];"),
@@ -138,6 +140,7 @@ fn vadd_module() -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: range(text, "reduction(+:s)", "c[i];"),
@@ -230,6 +233,7 @@ fn smooth_module() -> Module {
         host: vec![
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: range_at(text, second, "kernels", "v[i];"),
@@ -241,6 +245,7 @@ fn smooth_module() -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: data_start..body_end,
@@ -252,6 +257,7 @@ fn smooth_module() -> Module {
             },
             HostRegion {
                 data_ops: Vec::new(),
+                device_scalars: Vec::new(),
                 if_clause: None,
                 fallback: None,
                 replace: range_at(text, first, "kernels", "1];"),

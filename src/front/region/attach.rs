@@ -74,6 +74,15 @@ impl Attacher<'_> {
                     Some(Pragma::Acc(d)) if takes_body(&d.construct) => {
                         chain.push(Pending::Dir(d.clone(), s.span))
                     }
+                    // `declare` in a function: a data construct over the rest of the block.
+                    Some(Pragma::Acc(d))
+                        if d.construct == Construct::Declare && chain.is_empty() =>
+                    {
+                        let rest: Vec<Stmt> = queue.drain(..).collect();
+                        let rest = self.stmts(rest, end, depth);
+                        out.push(self.declare_scope(d, s.span, rest, end));
+                        continue;
+                    }
                     Some(Pragma::Acc(d)) => {
                         if !chain.is_empty() {
                             let what = format!("`#pragma acc {}`", d.construct.name());
@@ -118,6 +127,60 @@ impl Attacher<'_> {
             self.unfollowed(chain, end, "the end of the block");
         }
         out
+    }
+
+    /// A `declare` directive in a function (at `span`), followed by the statements `rest` of its
+    /// block (already attached): its data live from the directive to the end of the block
+    /// (OpenACC: the end of the scope), so it is a `data` construct whose body is `rest`. A
+    /// statement that leaves the block early (`return`, `goto`, a `break`/`continue` of a loop
+    /// around it) would skip the end of that lifetime: an error. `end` is the block's closing
+    /// brace.
+    fn declare_scope(&mut self, d: &AccDirective, span: Span, rest: Vec<Stmt>, end: Span) -> Stmt {
+        let (Some(first), Some(last)) = (rest.first(), rest.last()) else {
+            self.diags.push(
+                Diag::warning(
+                    d.construct_span,
+                    "`declare` at the end of its block has no effect",
+                )
+                .with_label(end, "its data would live until here"),
+            );
+            return Stmt {
+                kind: StmtKind::Empty,
+                span,
+            };
+        };
+        let body_span = first.span.to(last.span);
+        let mut exits = Vec::new();
+        for st in &rest {
+            early_exits(st, false, 0, &mut exits);
+        }
+        for (at, what) in exits {
+            self.diags.push(
+                Diag::error(
+                    at,
+                    format!("`{what}` leaves the scope of a function-scope `declare` before its data are released"),
+                )
+                .with_label(d.construct_span, "the data of this `declare` live until the end of its block")
+                .note("accshare releases them (and copies `copy`/`copyout` data back) where the block ends")
+                .help("end the block normally, or put the directive in a block that ends before the jump"),
+            );
+        }
+        let mut dir = d.clone();
+        dir.construct = Construct::Data;
+        Stmt {
+            kind: StmtKind::Acc {
+                dir,
+                share: None,
+                body: Box::new(Stmt {
+                    kind: StmtKind::Block(Block {
+                        stmts: rest,
+                        span: body_span,
+                    }),
+                    span: body_span,
+                }),
+            },
+            span: span.to(body_span),
+        }
     }
 
     /// Whether a statement is a pragma line that needs the statement after it (anything but a
@@ -491,5 +554,42 @@ fn stmt_head(s: &Stmt) -> Span {
             ..s.span
         },
         _ => s.span,
+    }
+}
+
+/// The statements of `s` that leave the block it is in (`return`, `goto`, and `break` or
+/// `continue` outside a loop or `switch` of `s`), with their names.
+fn early_exits(s: &Stmt, in_loop: bool, depth: usize, out: &mut Vec<(Span, &'static str)>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match &s.kind {
+        StmtKind::Return(_) => out.push((s.span, "return")),
+        StmtKind::Break if !in_loop => out.push((s.span, "break")),
+        StmtKind::Continue if !in_loop => out.push((s.span, "continue")),
+        StmtKind::Unsupported { what, body } => {
+            if what == "goto" {
+                out.push((s.span, "goto"));
+            }
+            if let Some(b) = body {
+                early_exits(b, in_loop || what == "switch", depth + 1, out);
+            }
+        }
+        StmtKind::Block(b) => {
+            for st in &b.stmts {
+                early_exits(st, in_loop, depth + 1, out);
+            }
+        }
+        StmtKind::If { then, els, .. } => {
+            early_exits(then, in_loop, depth + 1, out);
+            if let Some(e) = els {
+                early_exits(e, in_loop, depth + 1, out);
+            }
+        }
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. } => early_exits(body, true, depth + 1, out),
+        StmtKind::Acc { body, .. } => early_exits(body, in_loop, depth + 1, out),
+        _ => {}
     }
 }

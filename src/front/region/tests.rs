@@ -531,7 +531,7 @@ void f(int n, float *x, float M[10][10])
 }
 "#,
         r#"t.c:9:9: f: parallel loop private(t, tt) reduction(+:sum, total) | loops i[private(t, tt) reduction(+:sum, total)] | data copyin(M,n) | in data copy(x,G) create(y)"#,
-        r#"error: `y` in `create` clause is not an array of function `f`
+        r#"error: `y` in `create` clause is not a variable of function `f`
   ┌─ t.c:6:41
   │
 6 │ #pragma acc data copy(x[0:n], G) create(y[0:n])
@@ -571,7 +571,7 @@ error: `n` is not an array but has subscripts here
 8 │ #pragma acc parallel loop private(t, tt) reduction(+:sum, total) copyin(M[0:10][0:10][0:1], n[0:1])
   │                                                                                             ^ 1 subscript
 
-error: `xx` in `update host` clause is not an array of function `f`
+error: `xx` in `update host` clause is not a variable of function `f`
    ┌─ t.c:14:25
    │
 14 │ #pragma acc update host(xx[0:n])

@@ -572,7 +572,9 @@ impl Validator<'_, '_> {
     /// subscripts written, checked against the array's dimensions.
     fn array_name(&mut self, name: &Ident, what: &str, dims: Option<usize>) {
         match self.lookup(&name.name) {
-            None => self.unknown_array(name, &format!("{what} clause")),
+            // A data clause takes scalars too (one-element device copies); `cache` only arrays.
+            None if what == "`cache`" => self.unknown_array(name, &format!("{what} clause")),
+            None => self.unknown_name(name, &format!("{what} clause"), "a variable"),
             Some(sym) => {
                 let (Some(ty), Some(n)) = (&sym.ty, dims) else {
                     return;
@@ -612,11 +614,16 @@ impl Validator<'_, '_> {
     }
 
     fn unknown_array(&mut self, name: &Ident, context: &str) {
+        self.unknown_name(name, context, "an array");
+    }
+
+    /// `name` in `context` is not visible; `noun` says what it should be (`an array`).
+    fn unknown_name(&mut self, name: &Ident, context: &str, noun: &str) {
         let arrays = self.arrays();
         let mut d = Diag::error(
             name.span,
             format!(
-                "`{}` in {context} is not an array of function `{}`",
+                "`{}` in {context} is not {noun} of function `{}`",
                 name.name, self.func.name.name
             ),
         )

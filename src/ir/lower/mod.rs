@@ -197,7 +197,23 @@ impl Walker<'_> {
                         scope: visible,
                         data: self.data.clone(),
                         stmt_span: s.span,
-                        read_outside: live::read_outside(self.func_body, s.span),
+                        read_outside: {
+                            // A scalar in a data clause of the construct or of an enclosing data
+                            // construct has a device copy that outlives the region (an
+                            // `update self`, a later region, the copy out read it): the region's
+                            // final value must reach it.
+                            let mut live = live::read_outside(self.func_body, s.span);
+                            live.extend(
+                                self.data
+                                    .iter()
+                                    .map(|d| &d.dir)
+                                    .chain(std::iter::once(dir))
+                                    .flat_map(|d| {
+                                        data_clauses(d).map(|(_, v)| v.name.name.clone())
+                                    }),
+                            );
+                            live
+                        },
                     });
                 } else if dir.construct == Construct::Data {
                     self.out.data.push(DataAst {
@@ -1110,10 +1126,18 @@ impl<'a> RegionBuilder<'a> {
         let record = sym.ty.base_struct().cloned();
         let field_index = self.member_field(e, name, &sym, record.as_deref(), field)?;
         let Some((elem, extents, is_pointer)) = array_shape(&sym.ty) else {
-            self.errors.push(Diag::error(
-                cur.span,
-                format!("`{}` is not an array or a pointer", name),
-            ));
+            self.errors.push(if sym.holds_pointers() {
+                Diag::error(
+                    cur.span,
+                    format!(
+                        "`{}` is an array of pointers, which a compute region cannot index",
+                        name
+                    ),
+                )
+                .note("accshare transfers contiguous arrays only (no deep copy of the rows)")
+            } else {
+                Diag::error(cur.span, format!("`{}` is not an array or a pointer", name))
+            });
             return None;
         };
         // The field is the last dimension of an array of structs.

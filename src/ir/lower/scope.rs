@@ -19,12 +19,27 @@ pub struct Symbol {
 }
 
 impl Symbol {
-    /// The scalar type of a scalar variable (`None` for arrays, pointers, structs).
-    pub fn scalar(&self) -> Option<Scalar> {
+    /// The variable's type when it is a scalar (not an array, a pointer or a struct).
+    pub fn scalar(&self) -> Option<crate::vocab::Scalar> {
         match self.ty.unqualified() {
-            CType::Scalar(k) => Some(*k),
+            CType::Scalar(s) => Some(*s),
             _ => None,
         }
+    }
+
+    /// An array of pointers or a pointer to pointers (`double **m`, `float *rows[4]`).
+    pub fn holds_pointers(&self) -> bool {
+        match self.ty.unqualified() {
+            CType::Pointer { to, .. } | CType::Array { elem: to, .. } => {
+                matches!(to.unqualified(), CType::Pointer { .. })
+            }
+            _ => false,
+        }
+    }
+
+    /// The declaration as C writes it (`double **m`).
+    pub fn declaration(&self) -> String {
+        crate::front::pragma::ctype_to_c(&self.ty, &self.name)
     }
 }
 

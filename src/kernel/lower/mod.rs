@@ -110,6 +110,7 @@ pub fn lower_region(
         buffers,
         launches,
         data_ops: Vec::new(),
+        device_scalars: device_scalars(r),
         fallback: if_clause
             .as_ref()
             .map(|_| statement_after_pragma(ctx, r.dir.span, r.stmt_span)),
@@ -163,6 +164,15 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             ));
             continue;
         };
+        if let Some(elem) = scalar_var(sym, var) {
+            buffers.push(scalar_buffer(
+                var,
+                elem,
+                (copy_in, copy_out, present),
+                zeroed.contains(&var.name.name),
+            ));
+            continue;
+        }
         let Some((elem, count, start)) = clause_extent_or_present(sym, var, present, diags) else {
             continue;
         };
@@ -182,6 +192,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             copy_out,
             present,
             start,
+            scalar: false,
         });
     }
     Some(HostRegion {
@@ -191,6 +202,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         buffers,
         launches: Vec::new(),
         data_ops: Vec::new(),
+        device_scalars: Vec::new(),
         if_clause: None,
         fallback: None,
         origin: origin(ctx.sources, d.dir.span),
@@ -254,6 +266,18 @@ pub fn lower_standalone(
             ));
             continue;
         };
+        // A scalar: one element at its address.
+        if let Some(elem) = scalar_var(sym, var) {
+            data_ops.push(DataOp {
+                array: var.name.name.clone(),
+                elem,
+                count: HostExpr::Int(1),
+                start: None,
+                kind: op,
+                scalar: true,
+            });
+            continue;
+        }
         // Whole rows would overwrite the host's elements outside the subarray.
         let copies_out = matches!(
             op,
@@ -284,6 +308,7 @@ pub fn lower_standalone(
             count: count.unwrap_or(HostExpr::Int(0)),
             start,
             kind: op,
+            scalar: false,
         });
     }
     Some(HostRegion {
@@ -293,6 +318,7 @@ pub fn lower_standalone(
         buffers: Vec::new(),
         launches: Vec::new(),
         data_ops,
+        device_scalars: Vec::new(),
         if_clause: if_clause(&d.dir),
         fallback: None,
         origin: origin(ctx.sources, d.dir.span),
@@ -371,10 +397,7 @@ fn clause_extent_or_present(
 ) -> Option<(Scalar, Option<HostExpr>, Option<HostExpr>)> {
     if lookup {
         let Some((elem, _, _)) = array_shape(&sym.ty) else {
-            diags.push(Diag::error(
-                var.name.span,
-                format!("`{}` is not an array or a pointer", var.name.name),
-            ));
+            diags.push(not_an_array(sym, var));
             return None;
         };
         let mut tmp = Diags::new();
@@ -482,10 +505,7 @@ fn clause_extent(
     diags: &mut Diags,
 ) -> Option<(Scalar, HostExpr, Option<HostExpr>)> {
     let Some((elem, extents, _)) = array_shape(&sym.ty) else {
-        diags.push(Diag::error(
-            var.name.span,
-            format!("`{}` is not an array or a pointer", var.name.name),
-        ));
+        diags.push(not_an_array(sym, var));
         return None;
     };
     if !var.dims.is_empty() {
@@ -583,6 +603,23 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
         .collect();
     let zeroed = crate::ir::lower::zeroed_arrays(&r.dir);
     let mut out = Vec::new();
+    // Scalars in the construct's own data clauses: one-element device copies, which the region
+    // uses through `device_scalars`.
+    for (name, (kind, var)) in &clauses {
+        let Some(sym) = r.scope.get(name).filter(|_| !present.contains(name)) else {
+            continue;
+        };
+        let Some(elem) = scalar_var(sym, var) else {
+            continue;
+        };
+        match transfers(*kind) {
+            Some(t) => out.push(scalar_buffer(var, elem, t, zeroed.contains(name))),
+            None => diags.push(Diag::error(
+                var.span,
+                format!("the `{}` clause is not supported", kind.name()),
+            )),
+        }
+    }
     for a in r.ir.arrays.values() {
         if present.contains(&a.name) {
             continue;
@@ -651,9 +688,102 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             present,
             whole_array: whole && is_true_array(sym),
             start,
+            scalar: false,
         });
     }
     out
+}
+
+/// The element type of a data clause's variable when it is a scalar named without subscripts
+/// (`copy(sum)`): a one-element object with a device copy of its own.
+fn scalar_var(sym: &Symbol, var: &SubArray) -> Option<Scalar> {
+    sym.scalar().filter(|_| var.dims.is_empty())
+}
+
+/// The device copy of a scalar in a data clause: `(copy_in, copy_out, present)` as
+/// [`transfers`] gives them; `zero` for `copyout(zero: x)`/`create(zero: x)`.
+fn scalar_buffer(var: &SubArray, elem: Scalar, t: (bool, bool, bool), zero: bool) -> Buffer {
+    let (copy_in, copy_out, present) = t;
+    Buffer {
+        array: var.name.name.clone(),
+        elem,
+        count: HostExpr::Int(1),
+        copy_in,
+        zero: zero && !copy_in,
+        copy_out,
+        present,
+        whole_array: false,
+        start: None,
+        scalar: true,
+    }
+}
+
+/// The scalars compute region `r` uses through their device copies: those a data clause of the
+/// construct or of an enclosing data construct of the function names, declared outside the
+/// region, and not `private`/`firstprivate` to it (see [`DeviceScalar`]).
+fn device_scalars(r: &RegionAst) -> Vec<DeviceScalar> {
+    let private: BTreeSet<&str> = r
+        .dir
+        .clauses
+        .iter()
+        .flat_map(|c| match &c.kind {
+            ClauseKind::Private(vs) | ClauseKind::FirstPrivate(vs) => {
+                vs.iter().map(|v| v.name.as_str()).collect::<Vec<_>>()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    let named: BTreeSet<String> = r
+        .data
+        .iter()
+        .map(|d| &d.dir)
+        .chain(std::iter::once(&r.dir))
+        .flat_map(|dir| {
+            crate::ir::lower::data_clauses(dir)
+                .filter(|(_, v)| v.dims.is_empty())
+                .map(|(_, v)| v.name.name.clone())
+        })
+        .collect();
+    let mut out = Vec::new();
+    for name in named {
+        let (Some(info), Some(sym)) = (r.ir.scalars.get(&name), r.scope.get(&name)) else {
+            continue;
+        };
+        if info.local.is_some() || private.contains(name.as_str()) {
+            continue;
+        }
+        let Some(ty) = sym.scalar() else {
+            continue;
+        };
+        out.push(DeviceScalar {
+            var: name,
+            ty,
+            written: info.written,
+        });
+    }
+    out
+}
+
+/// Why a data clause's variable has no device copy: an array of pointers (whose arrays
+/// OpenACC would copy one by one and attach), or anything else that is neither an array, a
+/// pointer nor a scalar.
+fn not_an_array(sym: &Symbol, var: &SubArray) -> Diag {
+    let name = &var.name.name;
+    let decl = sym.declaration();
+    if sym.holds_pointers() {
+        return Diag::error(
+            var.name.span,
+            format!("`{name}` is an array of pointers: copying the arrays they point to is not supported"),
+        )
+        .label(format!("declared as `{decl}`"))
+        .note("OpenACC copies each row of a pointer-to-pointer subarray and attaches it (a deep copy); accshare transfers contiguous arrays only")
+        .help(format!("allocate `{name}` as one contiguous array (indexed `{name}[i * n + j]`, or declared `(*{name})[n]`)"));
+    }
+    Diag::error(
+        var.name.span,
+        format!("`{name}` is not an array, a pointer or a scalar"),
+    )
+    .label(format!("declared as `{decl}`"))
 }
 
 /// Element count of an array in a region: the product of its extents if all are known, else
