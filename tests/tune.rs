@@ -74,6 +74,7 @@ fn run_tune(
         accshare::back::Target::OpenCl,
         1024,
         launch,
+        &|_| {},
         &mut sources,
         &mut diags,
         &mut |_| {},

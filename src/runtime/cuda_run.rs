@@ -300,6 +300,25 @@ fn load(
         .map_err(|e| driver_failed("cuModuleLoadData", e))
 }
 
+/// Compiles each of `sources` with each of the option sets `extras` for the compute
+/// capability of `cuda:index`, all at once on every core ([`nvrtc::compile_all`]): the
+/// [`CudaLauncher::new`] of each then loads the module without compiling it.
+pub fn precompile(index: usize, sources: &[&str], extras: &[&[&str]]) -> Result<(), CudaRunError> {
+    guarded(|| {
+        let ctx = context(index)?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(|e| driver_failed("cuDeviceGetAttribute", e))?;
+        let arch = format!("compute_{}{}", major, minor);
+        let jobs: Vec<(&str, &[&str])> = sources
+            .iter()
+            .flat_map(|s| extras.iter().map(move |e| (*s, *e)))
+            .collect();
+        nvrtc::compile_all(&jobs, &arch);
+        Ok(())
+    })
+}
+
 /// The platform name `cuda:N` devices have in their facts (and so in the tune cache's keys,
 /// `platform / device`): NVIDIA's OpenCL platform is `NVIDIA CUDA`, so a GPU measured through
 /// both has two keys, as its two compilers may want different schedules.

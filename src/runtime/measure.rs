@@ -95,6 +95,17 @@ impl Device {
         }
     }
 
+    /// Builds the kernels `sources` (in the device's language) as [`Self::launcher`] will,
+    /// verifying and timing builds, all at once on every core of the host, so that making
+    /// their launchers later does not compile them one by one: on CUDA devices, NVRTC's
+    /// compilations are kept in the process. (OpenCL drivers keep their own caches of built
+    /// programs; nothing is done ahead for them.) Errors are left to [`Self::launcher`].
+    pub fn prebuild(self, sources: &[&str]) {
+        if let Device::Cuda(n) = self {
+            let _ = cuda_run::precompile(n, sources, &[&[], &["--fmad=false"]]);
+        }
+    }
+
     /// Its facts, queried (`cuda:N`'s platform is [`cuda_run::PLATFORM`]).
     pub fn facts(self) -> Result<DeviceFacts, DeviceError> {
         match self {

@@ -186,12 +186,66 @@ pub fn compile_cuda(src: &str, arch: &str) -> Result<CompileOutcome, NvrtcError>
     compile_cuda_with(src, arch, &[])
 }
 
-/// [`compile_cuda`] with more NVRTC options after `--gpu-architecture` (`--fmad=false`).
+/// A compilation: the source, the architecture and the extra options.
+type CompileKey = (String, String, Vec<String>);
+
+/// The compilations this process made ([`compile_cuda_with`] looks here first): `tune` and
+/// `bench` build each variant twice (verifying and timing builds), and [`compile_all`] makes
+/// them all at once, on every core, before the first is timed.
+fn compiled() -> &'static Mutex<std::collections::HashMap<CompileKey, CompileOutcome>> {
+    static COMPILED: OnceLock<Mutex<std::collections::HashMap<CompileKey, CompileOutcome>>> =
+        OnceLock::new();
+    COMPILED.get_or_init(Default::default)
+}
+
+/// Compiles every `(source, extra options)` of `jobs` for `arch`, on as many threads as the
+/// machine has cores, into the process's compilations: the later [`compile_cuda_with`] of each
+/// is a lookup. Failures are kept too (the later call reports them); nothing is compiled twice.
+pub fn compile_all(jobs: &[(&str, &[&str])], arch: &str) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((src, extra)) = jobs.get(i) else {
+                    break;
+                };
+                let _ = compile_cuda_with(src, arch, extra);
+            });
+        }
+    });
+}
+
+/// [`compile_cuda`] with more NVRTC options after `--gpu-architecture` (`--fmad=false`); a
+/// compilation this process already made (or [`compile_all`] made) is not made again.
 pub fn compile_cuda_with(
     src: &str,
     arch: &str,
     extra: &[&str],
 ) -> Result<CompileOutcome, NvrtcError> {
+    let key: CompileKey = (
+        src.to_string(),
+        arch.to_string(),
+        extra.iter().map(|o| o.to_string()).collect(),
+    );
+    if let Some(done) = compiled().lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return Ok(done);
+    }
+    let outcome = compile_uncached(src, arch, extra)?;
+    if matches!(
+        outcome,
+        CompileOutcome::Compiled { .. } | CompileOutcome::Failed(_)
+    ) {
+        if let Ok(mut m) = compiled().lock() {
+            m.insert(key, outcome.clone());
+        }
+    }
+    Ok(outcome)
+}
+
+/// One NVRTC compilation.
+fn compile_uncached(src: &str, arch: &str, extra: &[&str]) -> Result<CompileOutcome, NvrtcError> {
     let csrc = CString::new(src).map_err(|_| NvrtcError::NulInSource)?;
     if arch.contains('\0') {
         return Err(NvrtcError::NulInArch);
@@ -291,6 +345,41 @@ pub(crate) mod tests {
             Some(CompileOutcome::Failed(log)) => assert!(log.contains("undeclared_name"), "{log}"),
             Some(o) => panic!("{o:?}"),
         }
+    }
+
+    #[test]
+    fn compile_all_makes_each_compilation_once_for_later_calls() {
+        let ok = "extern \"C\" __global__ void k(float *a) { a[threadIdx.x] += 3.0f; }\n";
+        let bad = "extern \"C\" __global__ void k(float *a) { a[0] = not_declared_3; }\n";
+        if compile_or_skip(ok).is_none() {
+            return;
+        }
+        let fmad: &[&str] = &["--fmad=false"];
+        compile_all(&[(ok, &[]), (ok, fmad), (bad, &[])], "compute_75");
+        let key = |s: &str, e: &[&str]| -> CompileKey {
+            (
+                s.to_string(),
+                "compute_75".to_string(),
+                e.iter().map(|o| o.to_string()).collect(),
+            )
+        };
+        let kept = compiled().lock().unwrap();
+        assert!(matches!(
+            kept.get(&key(ok, &[])),
+            Some(CompileOutcome::Compiled { .. })
+        ));
+        assert!(matches!(
+            kept.get(&key(ok, fmad)),
+            Some(CompileOutcome::Compiled { .. })
+        ));
+        assert!(matches!(
+            kept.get(&key(bad, &[])),
+            Some(CompileOutcome::Failed(_))
+        ));
+        drop(kept);
+        // A later compilation is the kept one.
+        let again = compile_cuda_with(bad, "compute_75", &[]).unwrap();
+        assert!(matches!(again, CompileOutcome::Failed(log) if log.contains("not_declared_3")));
     }
 
     #[test]

@@ -541,6 +541,7 @@ impl Ctx<'_> {
             .iter()
             .map(|o| device.source(&o.module, &o.kernel_source))
             .collect();
+        device.prebuild(&level_sources.iter().map(|s| s.as_ref()).collect::<Vec<_>>());
         let mut measured = Vec::new();
         for (kname, _) in kernels {
             // Each level that generates a kernel of its own is verified and built first; the

@@ -194,6 +194,7 @@ pub fn tune(
         device.target(),
         max_threads,
         &mut launch,
+        &|sources: &[&str]| device.prebuild(sources),
         sources,
         diags,
         progress,
@@ -208,7 +209,9 @@ pub fn tune(
 /// [`tune`] with the launches run by the launchers `launch` makes from a variant's kernel
 /// source, printed for `target` (a device, or the simulator in tests: every variant is checked
 /// against the sequential program either way); `max_threads` is the largest block the launcher
-/// takes.
+/// takes. `prebuild` is given every variant's kernel source first, before the budget starts:
+/// it may build them all at once ([`Device::prebuild`]) so that `launch` does not build them
+/// one by one within the budget.
 #[allow(clippy::too_many_arguments)]
 pub fn tune_with<'l>(
     file: &Path,
@@ -216,6 +219,7 @@ pub fn tune_with<'l>(
     target: Target,
     max_threads: u32,
     launch: &mut MakeLauncher<'l>,
+    prebuild: &dyn Fn(&[&str]),
     sources: &mut SourceMap,
     diags: &mut Diags,
     progress: &mut dyn FnMut(Progress),
@@ -251,9 +255,14 @@ pub fn tune_with<'l>(
     );
     let _ = std::fs::remove_dir_all(&opts.work_dir);
     let trace = traced.map_err(|e| TuneError::Run(e.to_string()))?;
+    let all: Vec<&str> = kernels
+        .iter()
+        .flat_map(|(_, cands)| cands.iter().map(|c| c.source.as_str()))
+        .collect();
+    prebuild(&all);
 
-    // The budget counts from here: compiling the variants and tracing the program are fixed
-    // costs, the same for any budget.
+    // The budget counts from here: compiling the variants, tracing the program and building
+    // the kernels are fixed costs, the same for any budget.
     let start = Instant::now();
     let total: usize = kernels.iter().map(|(_, c)| c.len()).sum();
     let mut done = 0;
