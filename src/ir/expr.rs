@@ -109,6 +109,15 @@ pub enum Expr {
 /// A region's expressions.
 pub type Exprs = Arena<Expr>;
 
+/// An expression apart from any region: the arena of its own parts and its root. The host plan
+/// carries the expressions it evaluates in the user's function so (a region invariant's value),
+/// and the back ends print them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detached {
+    pub exprs: Exprs,
+    pub root: Handle<Expr>,
+}
+
 impl Arena<Expr> {
     /// The expressions directly inside `e`, in evaluation order (left to right).
     pub fn operands(&self, e: Handle<Expr>) -> Vec<Handle<Expr>> {
@@ -135,6 +144,114 @@ impl Arena<Expr> {
             Expr::Index { base, index } => vec![*base, *index],
             Expr::Call { args, .. } => args.clone(),
         }
+    }
+
+    /// The subtree at `root`, copied into an arena of its own (spans kept).
+    pub fn detach(&self, root: Handle<Expr>) -> Detached {
+        let mut exprs = Exprs::new();
+        let root = self.copy_into(root, &mut exprs);
+        Detached { exprs, root }
+    }
+
+    fn copy_into(&self, e: Handle<Expr>, to: &mut Exprs) -> Handle<Expr> {
+        let mut c = |h: &Handle<Expr>| self.copy_into(*h, to);
+        let copied = match &self[e] {
+            Expr::Unary { op, arg } => Expr::Unary {
+                op: *op,
+                arg: c(arg),
+            },
+            Expr::Binary { op, left, right } => {
+                let left = c(left);
+                Expr::Binary {
+                    op: *op,
+                    left,
+                    right: c(right),
+                }
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                let cond = c(cond);
+                let accept = c(accept);
+                Expr::Select {
+                    cond,
+                    accept,
+                    reject: c(reject),
+                }
+            }
+            Expr::Cast { ty, arg } => Expr::Cast {
+                ty: *ty,
+                arg: c(arg),
+            },
+            Expr::Index { base, index } => {
+                let base = c(base);
+                Expr::Index {
+                    base,
+                    index: c(index),
+                }
+            }
+            Expr::Call {
+                function,
+                name_span,
+                args,
+            } => Expr::Call {
+                function: function.clone(),
+                name_span: *name_span,
+                args: args.iter().map(c).collect(),
+            },
+            Expr::Assign { op, target, value } => {
+                let target = c(target);
+                Expr::Assign {
+                    op: *op,
+                    target,
+                    value: c(value),
+                }
+            }
+            Expr::IncDec { inc, prefix, arg } => Expr::IncDec {
+                inc: *inc,
+                prefix: *prefix,
+                arg: c(arg),
+            },
+            Expr::Comma { left, right } => {
+                let left = c(left);
+                Expr::Comma {
+                    left,
+                    right: c(right),
+                }
+            }
+            Expr::Member { base, field, arrow } => Expr::Member {
+                base: c(base),
+                field: field.clone(),
+                arrow: *arrow,
+            },
+            Expr::CastOther { arg } => Expr::CastOther { arg: c(arg) },
+            leaf @ (Expr::Var(_)
+            | Expr::Int { .. }
+            | Expr::Float { .. }
+            | Expr::Sizeof { .. }
+            | Expr::Str
+            | Expr::Opaque { .. }) => leaf.clone(),
+        };
+        to.append(copied, self.span(e))
+    }
+
+    /// Whether the back ends can print `e` as C: it holds no part the IR keeps only in part
+    /// (an opaque part, a string, a cast to a type that is not arithmetic, a `sizeof` of
+    /// unknown size).
+    pub fn printable(&self, e: Handle<Expr>) -> bool {
+        let mut todo = vec![e];
+        while let Some(h) = todo.pop() {
+            match &self[h] {
+                Expr::Opaque { .. }
+                | Expr::Str
+                | Expr::CastOther { .. }
+                | Expr::Sizeof { size: None, .. } => return false,
+                _ => todo.extend(self.operands(h)),
+            }
+        }
+        true
     }
 
     /// The affine form `p` as an expression: its terms summed in the order `p` prints them,

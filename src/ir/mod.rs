@@ -25,7 +25,7 @@ use crate::front::pragma_ast::{Construct, SharePragma, SubArray};
 use crate::vocab::RedOp;
 use crate::vocab::Scalar;
 pub use arena::{Arena, Handle};
-pub use expr::{Expr, Exprs};
+pub use expr::{Detached, Expr, Exprs};
 pub use poly::Poly;
 pub use stmt::{Code, Stmt};
 
@@ -122,8 +122,9 @@ pub struct Region {
 pub struct Invariant {
     /// The parameter's name in bounds (`accshare_inv_<n>`); its type is `long`.
     pub name: String,
-    /// The expression, as the user wrote it (evaluated by the host before the region).
-    pub expr: crate::front::ast::Expr,
+    /// The expression, as the user wrote it (evaluated by the host before the region), in
+    /// [`Region::exprs`]; printable as C ([`Exprs::printable`]).
+    pub expr: Handle<Expr>,
 }
 
 /// How an array reaches the region.

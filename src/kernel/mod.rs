@@ -499,6 +499,9 @@ pub enum HostExpr {
     /// An expression of the user's program (an array extent from a declaration, a clause's
     /// length, the expression a region invariant stands for), as parsed.
     User(Box<crate::front::ast::Expr>),
+    /// An expression of the user's program the IR holds (a region invariant), apart from its
+    /// region.
+    Ir(Box<crate::ir::Detached>),
     /// The value as a C `long` (region invariants are `long` parameters).
     Long(Box<HostExpr>),
     Bin(HostOp, Box<HostExpr>, Box<HostExpr>),
@@ -529,6 +532,10 @@ impl HostExpr {
                 crate::front::ast::ExprKind::Ident(v) => Some(v),
                 _ => None,
             },
+            HostExpr::Ir(d) => match &d.exprs[d.root] {
+                crate::ir::Expr::Var(v) => Some(v),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -542,6 +549,7 @@ impl HostExpr {
             HostExpr::Long(x) => x.mentions(v),
             HostExpr::Bin(_, a, b) | HostExpr::Max(a, b) => a.mentions(v) || b.mentions(v),
             HostExpr::User(e) => expr_mentions(e, v),
+            HostExpr::Ir(d) => d.exprs.mentions(d.root, v),
         }
     }
     pub fn user(e: &crate::front::ast::Expr) -> Self {

@@ -392,12 +392,7 @@ fn describe_references(region: &Region, nest: &Nest, seeds: &Seeds, kp: &mut Ker
                 .map(
                     |(k, v)| match region.invariants.iter().find(|i| &i.name == k) {
                         // A region invariant: say what it stands for.
-                        Some(i) => format!(
-                            "{} (`{}`) = {}",
-                            k,
-                            crate::front::pragma::expr_to_c(&i.expr),
-                            v
-                        ),
+                        Some(i) => format!("{} (`{}`) = {}", k, region.exprs.display(i.expr), v),
                         None => format!("{} = {}", k, v),
                     }
                 )

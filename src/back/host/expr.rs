@@ -3,7 +3,9 @@
 
 use crate::front::ast::ExprKind;
 use crate::front::pragma::expr_to_c;
+use crate::ir::{Expr, Exprs, Handle};
 use crate::kernel::{HostExpr, HostOp};
+use crate::vocab::{BinOp, Scalar, UnOp};
 
 /// C text of `e`, with the parentheses C's precedence needs (and those around the user's own
 /// expressions, whatever they are).
@@ -32,6 +34,14 @@ fn write(out: &mut String, e: &HostExpr) {
             _ => {
                 out.push('(');
                 out.push_str(&expr_to_c(x));
+                out.push(')');
+            }
+        },
+        HostExpr::Ir(d) => match &d.exprs[d.root] {
+            Expr::Var(_) | Expr::Int { .. } => out.push_str(&print_ir(&d.exprs, d.root)),
+            _ => {
+                out.push('(');
+                out.push_str(&print_ir(&d.exprs, d.root));
                 out.push(')');
             }
         },
@@ -76,8 +86,298 @@ fn paren(out: &mut String, e: &HostExpr, needed: bool) {
     }
 }
 
+/// C text of the IR's expression `e` of `exprs`, with the parentheses C's precedence needs and
+/// those `gcc -Wparentheses` asks for (as the front end prints the user's expressions). Only
+/// expressions the IR holds whole are given here ([`Exprs::printable`]); a part it does not hold
+/// prints as `0`.
+pub fn print_ir(exprs: &Exprs, e: Handle<Expr>) -> String {
+    let mut out = String::new();
+    IrC { exprs }.write(&mut out, e, 0);
+    out
+}
+
+/// Precedence levels (higher binds tighter), as C has them.
+const P_COMMA: u8 = 1;
+const P_ASSIGN: u8 = 2;
+const P_COND: u8 = 3;
+const P_UNARY: u8 = 15;
+const P_POSTFIX: u8 = 16;
+const P_ATOM: u8 = 17;
+
+/// A child operator that compilers ask to parenthesize for clarity under `parent`.
+fn clarity_parens(parent: BinOp, child: BinOp) -> bool {
+    use BinOp::*;
+    match parent {
+        LogOr => child == LogAnd,
+        Shl | Shr => matches!(child, Add | Sub),
+        BitAnd | BitXor | BitOr => child != parent && child.precedence() > parent.precedence(),
+        _ => false,
+    }
+}
+
+/// The C suffix of an integer constant of type `ty`.
+fn int_suffix(ty: Scalar) -> &'static str {
+    match ty {
+        Scalar::UInt => "u",
+        Scalar::Long => "l",
+        Scalar::ULong | Scalar::SizeT => "ul",
+        Scalar::LongLong => "ll",
+        Scalar::ULongLong => "ull",
+        _ => "",
+    }
+}
+
+struct IrC<'a> {
+    exprs: &'a Exprs,
+}
+
+impl IrC<'_> {
+    fn prec(&self, e: Handle<Expr>) -> u8 {
+        match &self.exprs[e] {
+            Expr::Int { value, ty } if ty.is_signed() && (*value as i64) < 0 => P_UNARY,
+            Expr::Float { value, .. } if value.is_sign_negative() && !value.is_nan() => P_UNARY,
+            Expr::Var(_)
+            | Expr::Int { .. }
+            | Expr::Float { .. }
+            | Expr::Str
+            | Expr::Opaque { .. } => P_ATOM,
+            Expr::Index { .. } | Expr::Call { .. } | Expr::Member { .. } => P_POSTFIX,
+            Expr::IncDec { prefix: false, .. } => P_POSTFIX,
+            Expr::IncDec { prefix: true, .. }
+            | Expr::Unary { .. }
+            | Expr::Cast { .. }
+            | Expr::CastOther { .. }
+            | Expr::Sizeof { .. } => P_UNARY,
+            Expr::Binary { op, .. } => op.precedence(),
+            Expr::Select { .. } => P_COND,
+            Expr::Assign { .. } => P_ASSIGN,
+            Expr::Comma { .. } => P_COMMA,
+        }
+    }
+
+    fn write(&self, out: &mut String, e: Handle<Expr>, min: u8) {
+        if self.prec(e) < min {
+            out.push('(');
+            self.write_bare(out, e);
+            out.push(')');
+        } else {
+            self.write_bare(out, e);
+        }
+    }
+
+    fn write_bare(&self, out: &mut String, e: Handle<Expr>) {
+        match &self.exprs[e] {
+            Expr::Var(n) => out.push_str(n),
+            Expr::Int { value, ty } => {
+                if ty.is_signed() {
+                    out.push_str(&(*value as i64).to_string());
+                } else {
+                    out.push_str(&value.to_string());
+                }
+                out.push_str(int_suffix(*ty));
+            }
+            Expr::Float { value, ty } => out.push_str(&crate::front::pragma::float_literal(
+                *value,
+                *ty == Scalar::Float,
+            )),
+            Expr::Unary { op, arg } => {
+                out.push_str(op.c_op());
+                let mut inner = String::new();
+                self.write(&mut inner, *arg, P_UNARY);
+                // `- -x`, `+ +x`, `& &x`: never glue two operator characters into another token.
+                let clash = matches!(
+                    (op, inner.chars().next()),
+                    (UnOp::Neg, Some('-')) | (UnOp::Plus, Some('+')) | (UnOp::AddrOf, Some('&'))
+                );
+                if clash {
+                    out.push('(');
+                    out.push_str(&inner);
+                    out.push(')');
+                } else {
+                    out.push_str(&inner);
+                }
+            }
+            Expr::IncDec { inc, prefix, arg } => {
+                let op = if *inc { "++" } else { "--" };
+                if *prefix {
+                    out.push_str(op);
+                    let mut inner = String::new();
+                    self.write(&mut inner, *arg, P_UNARY);
+                    if inner.starts_with(['+', '-']) {
+                        out.push('(');
+                        out.push_str(&inner);
+                        out.push(')');
+                    } else {
+                        out.push_str(&inner);
+                    }
+                } else {
+                    self.write(out, *arg, P_POSTFIX);
+                    out.push_str(op);
+                }
+            }
+            Expr::Binary { op, left, right } => {
+                let p = op.precedence();
+                let clear = |h: Handle<Expr>, otherwise: u8| match &self.exprs[h] {
+                    Expr::Binary { op: child, .. } if clarity_parens(*op, *child) => 18,
+                    _ => otherwise,
+                };
+                self.write(out, *left, clear(*left, p));
+                out.push(' ');
+                out.push_str(op.c_op());
+                out.push(' ');
+                self.write(out, *right, clear(*right, p + 1));
+            }
+            Expr::Assign { op, target, value } => {
+                self.write(out, *target, P_UNARY);
+                out.push(' ');
+                if let Some(op) = op {
+                    out.push_str(op.c_op());
+                }
+                out.push_str("= ");
+                self.write(out, *value, P_ASSIGN);
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.write(out, *cond, P_COND + 1);
+                out.push_str(" ? ");
+                self.write(out, *accept, P_COMMA + 1);
+                out.push_str(" : ");
+                self.write(out, *reject, P_COND);
+            }
+            Expr::Cast { ty, arg } => {
+                out.push('(');
+                out.push_str(ty.c_name());
+                out.push(')');
+                self.write(out, *arg, P_UNARY);
+            }
+            Expr::Index { base, index } => {
+                self.write(out, *base, P_POSTFIX);
+                out.push('[');
+                self.write(out, *index, 0);
+                out.push(']');
+            }
+            Expr::Call { function, args, .. } => {
+                out.push_str(function);
+                out.push('(');
+                for (k, a) in args.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    self.write(out, *a, P_ASSIGN);
+                }
+                out.push(')');
+            }
+            Expr::Member { base, field, arrow } => {
+                self.write(out, *base, P_POSTFIX);
+                out.push_str(if *arrow { "->" } else { "." });
+                out.push_str(field);
+            }
+            Expr::Comma { left, right } => {
+                self.write(out, *left, P_COMMA);
+                out.push_str(", ");
+                self.write(out, *right, P_COMMA + 1);
+            }
+            Expr::Sizeof { size: Some(n), .. } => {
+                out.push_str(&n.to_string());
+                out.push_str("ul");
+            }
+            // Not printable (`Exprs::printable`): never given here.
+            Expr::CastOther { .. }
+            | Expr::Sizeof { size: None, .. }
+            | Expr::Str
+            | Expr::Opaque { .. } => out.push('0'),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use crate::diag::Span;
+
+    /// `e` lowered into a fresh arena and printed back.
+    fn round_trip(x: &mut crate::ir::Exprs, parts: Vec<crate::ir::Expr>) -> String {
+        let mut last = None;
+        for p in parts {
+            last = Some(x.append(p, Span::default()));
+        }
+        super::print_ir(x, last.unwrap())
+    }
+
+    #[test]
+    fn ir_expressions_print_as_c_with_the_parentheses_they_need() {
+        use crate::ir::Expr;
+        let mut x = crate::ir::Exprs::new();
+        let g = x.append(Expr::Var("g".into()), Span::default());
+        let two = x.append(
+            Expr::Int {
+                value: 2,
+                ty: Scalar::Long,
+            },
+            Span::default(),
+        );
+        let idx = x.append(
+            Expr::Index {
+                base: g,
+                index: two,
+            },
+            Span::default(),
+        );
+        let a = x.append(Expr::Var("a".into()), Span::default());
+        let b = x.append(Expr::Var("b".into()), Span::default());
+        let sum = x.append(
+            Expr::Binary {
+                op: BinOp::Add,
+                left: a,
+                right: b,
+            },
+            Span::default(),
+        );
+        let shl = x.append(
+            Expr::Binary {
+                op: BinOp::Shl,
+                left: idx,
+                right: sum,
+            },
+            Span::default(),
+        );
+        assert_eq!(super::print_ir(&x, shl), "g[2l] << (a + b)");
+        let prod = round_trip(
+            &mut x,
+            vec![Expr::Binary {
+                op: BinOp::Mul,
+                left: sum,
+                right: idx,
+            }],
+        );
+        assert_eq!(prod, "(a + b) * g[2l]");
+        let minus_one = x.append(
+            Expr::Int {
+                value: (-1i64) as u64,
+                ty: Scalar::Int,
+            },
+            Span::default(),
+        );
+        let neg = round_trip(
+            &mut x,
+            vec![Expr::Unary {
+                op: UnOp::Neg,
+                arg: minus_one,
+            }],
+        );
+        assert_eq!(neg, "-(-1)");
+        let cast = round_trip(
+            &mut x,
+            vec![Expr::Cast {
+                ty: Scalar::Double,
+                arg: sum,
+            }],
+        );
+        assert_eq!(cast, "(double)(a + b)");
+    }
+
     use super::*;
     use crate::ir::Poly;
 

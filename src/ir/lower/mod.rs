@@ -368,17 +368,25 @@ impl<'a> RegionBuilder<'a> {
     /// of their own ([`Region::invariants`]): the loop keeps an affine bound, so it can go to the
     /// grid; the host computes the value before the region.
     fn hoist_invariant_bounds(&mut self) {
+        // The expressions of the invariants so far, as written (an expression written twice is
+        // one invariant).
+        let mut written: Vec<Expr> = Vec::new();
         for (l, upper, e, adj) in std::mem::take(&mut self.non_affine) {
             if !self.invariant(&e) {
                 continue;
             }
-            let name = match self.region.invariants.iter().find(|v| v.expr == e) {
-                Some(v) => v.name.clone(),
+            let name = match written.iter().position(|w| *w == e) {
+                Some(i) => self.region.invariants[i].name.clone(),
                 None => {
+                    let h = expr::lower_expr(&mut self.region.exprs, &e);
+                    if !self.region.exprs.printable(h) {
+                        continue;
+                    }
                     let name = format!("accshare_inv_{}", self.region.invariants.len());
+                    written.push(e.clone());
                     self.region.invariants.push(Invariant {
                         name: name.clone(),
-                        expr: e.clone(),
+                        expr: h,
                     });
                     self.region.scalars.insert(
                         name.clone(),

@@ -860,7 +860,7 @@ pub(super) fn host_poly(ir: &Region, p: &Poly) -> HostExpr {
 /// expression it stands for, as a `long`; anything else is the function's variable.
 pub(super) fn host_symbol(ir: &Region, x: &str) -> HostExpr {
     match ir.invariants.iter().find(|i| i.name == x) {
-        Some(i) => HostExpr::Long(Box::new(HostExpr::user(&i.expr))),
+        Some(i) => HostExpr::Long(Box::new(HostExpr::Ir(Box::new(ir.exprs.detach(i.expr))))),
         None => HostExpr::var(x),
     }
 }
