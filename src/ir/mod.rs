@@ -148,7 +148,32 @@ pub struct ArrayInfo {
     pub read: bool,
     /// An array of structs: the struct, whose fields are the last dimension of `extents`
     /// (of extent the number of fields; `elem` is the fields' scalar type).
-    pub record: Option<std::sync::Arc<crate::front::ast::StructDef>>,
+    pub record: Option<Record>,
+}
+
+/// A struct whose fields are all of one scalar type, which an array of them is an array of with
+/// one more dimension ([`ArrayInfo::record`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// `struct tag` (empty for an anonymous struct).
+    pub tag: String,
+    /// The `typedef` name it was declared with, if any.
+    pub typedef: Option<String>,
+    /// The fields' type.
+    pub elem: Scalar,
+    /// The fields, in order: the last subscript.
+    pub fields: Vec<String>,
+}
+
+impl Record {
+    /// How messages name the type: the `typedef` name, else `struct tag`.
+    pub fn name(&self) -> String {
+        match &self.typedef {
+            Some(t) => t.clone(),
+            None if self.tag.is_empty() => "struct <anonymous>".to_string(),
+            None => format!("struct {}", self.tag),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1183,7 +1183,15 @@ impl<'a> RegionBuilder<'a> {
                 decl_span: sym.span,
                 written: false,
                 read: false,
-                record: record.clone(),
+                record: record.as_deref().and_then(|d| {
+                    let (elem, fields) = d.scalar_fields().ok()?;
+                    Some(Record {
+                        tag: d.tag.clone(),
+                        typedef: d.typedef.clone(),
+                        elem,
+                        fields: fields.iter().map(|f| f.name.clone()).collect(),
+                    })
+                }),
             });
         if kind != AccessKind::Read {
             info.written = true;

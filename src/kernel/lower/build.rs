@@ -446,7 +446,7 @@ impl<'a> KernelBuilder<'a> {
                 kind: KParamKind::Buffer {
                     elem: info.elem,
                     read_only: !info.written,
-                    record: info.record.as_deref().and_then(|d| record(d, a)),
+                    record: info.record.as_ref().map(|d| record(d, a)),
                 },
             });
             args.push(HostArg::Buffer(a.clone()));
@@ -924,12 +924,12 @@ impl<'a> KernelBuilder<'a> {
         let mut ksubs = ksubs;
         let mut field = None;
         if let Some(def) = &info.record {
-            let fields = def.scalar_fields().map(|(_, f)| f).unwrap_or_default();
-            let Some(index) = member.and_then(|m| fields.iter().position(|f| f.name == *m)) else {
+            let fields = &def.fields;
+            let Some(index) = member.and_then(|m| fields.iter().position(|f| f == m)) else {
                 return KExpr::int(0);
             };
             field = Some(Field {
-                name: fields[index].name.clone(),
+                name: fields[index].clone(),
                 index: index as u32,
                 count: fields.len() as u32,
             });
@@ -1015,9 +1015,8 @@ impl<'a> KernelBuilder<'a> {
 /// The kernel's struct type of an array of structs the IR accepted.
 /// An anonymous struct without a `typedef` (`struct { float x, y; } p[N];`) gets a name of its
 /// own in the kernel (`accshare_p_t`), with the same members.
-fn record(def: &crate::front::ast::StructDef, array: &str) -> Option<crate::kernel::Record> {
-    let (elem, fields) = def.scalar_fields().ok()?;
-    Some(crate::kernel::Record {
+fn record(def: &crate::ir::Record, array: &str) -> crate::kernel::Record {
+    crate::kernel::Record {
         name: match &def.typedef {
             Some(t) => crate::kernel::RecordName::Typedef(t.clone()),
             None if def.tag.is_empty() => {
@@ -1025,7 +1024,7 @@ fn record(def: &crate::front::ast::StructDef, array: &str) -> Option<crate::kern
             }
             None => crate::kernel::RecordName::Tag(def.tag.clone()),
         },
-        elem,
-        fields: fields.iter().map(|f| f.name.clone()).collect(),
-    })
+        elem: def.elem,
+        fields: def.fields.clone(),
+    }
 }

@@ -830,13 +830,10 @@ impl KernelView<'_> {
         // An array of structs is staged as one tile per referenced field (AoS → SoA): the
         // field, the IR's last dimension, is a constant of every reference, and the tiles are
         // those of the struct's index.
-        let fields: Option<(String, Vec<String>)> = info.record.as_ref().map(|def| {
-            let names = def
-                .scalar_fields()
-                .map(|(_, f)| f.iter().map(|x| x.name.clone()).collect())
-                .unwrap_or_default();
-            (def.c_name(), names)
-        });
+        let fields: Option<(String, Vec<String>)> = info
+            .record
+            .as_ref()
+            .map(|def| (def.name(), def.fields.clone()));
         if written {
             // Written through tiles part by part: a field of an array of structs, a residue of
             // an interleaved last dimension, else the whole array. Every written part names
