@@ -1,9 +1,13 @@
-//! The vocabulary of the compiler: scalar types, operators and the forms of atomic statements.
+//! The vocabulary of the compiler: scalar types, operators, the OpenACC constructs, the forms of
+//! atomic statements, and the partition language of the `share` pragma ([`share`]).
 //!
 //! Every stage speaks it, from the syntax tree (`front::ast` and `front::pragma_ast` re-export
 //! it) through the IR and the kernel IR to the back ends, so it is a leaf module of its own that
 //! imports nothing (`tests/architecture.rs` ranks it first and checks that it names no other
-//! module): the front end and the IR both name it without naming each other backwards.
+//! module but `diag`, for spans): the front end and the IR both name it without naming each
+//! other backwards.
+
+pub mod share;
 
 /// Scalar C types of the subset.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -284,5 +288,77 @@ impl<E> AtomicForm<E> {
             update,
             capture: self.capture.as_ref().map(|(v, after)| (f(v), *after)),
         }
+    }
+}
+
+/// The OpenACC constructs and directives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Construct {
+    Kernels,
+    Parallel,
+    Serial,
+    KernelsLoop,
+    ParallelLoop,
+    SerialLoop,
+    Loop,
+    Data,
+    /// `cache(list)`: a shared-memory hint in accshare.
+    Cache,
+    EnterData,
+    ExitData,
+    Update,
+    Wait,
+    Routine,
+    /// `atomic [read|write|update|capture]` (a bare `atomic` is `update`).
+    Atomic(AtomicKind),
+    HostData,
+    Declare,
+}
+
+impl Construct {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Construct::Kernels => "kernels",
+            Construct::Parallel => "parallel",
+            Construct::Serial => "serial",
+            Construct::KernelsLoop => "kernels loop",
+            Construct::ParallelLoop => "parallel loop",
+            Construct::SerialLoop => "serial loop",
+            Construct::Loop => "loop",
+            Construct::Data => "data",
+            Construct::Cache => "cache",
+            Construct::EnterData => "enter data",
+            Construct::ExitData => "exit data",
+            Construct::Update => "update",
+            Construct::Wait => "wait",
+            Construct::Routine => "routine",
+            Construct::Atomic(_) => "atomic",
+            Construct::HostData => "host_data",
+            Construct::Declare => "declare",
+        }
+    }
+
+    /// A compute construct (starts a region that becomes kernels).
+    pub fn is_compute(&self) -> bool {
+        matches!(
+            self,
+            Construct::Kernels
+                | Construct::Parallel
+                | Construct::Serial
+                | Construct::KernelsLoop
+                | Construct::ParallelLoop
+                | Construct::SerialLoop
+        )
+    }
+
+    /// Carries loop clauses and applies to a `for` loop.
+    pub fn is_loop(&self) -> bool {
+        matches!(
+            self,
+            Construct::KernelsLoop
+                | Construct::ParallelLoop
+                | Construct::SerialLoop
+                | Construct::Loop
+        )
     }
 }

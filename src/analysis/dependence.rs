@@ -24,8 +24,8 @@ mod scalars;
 mod system;
 
 use crate::diag::{Diag, SourceMap};
-use crate::front::pragma_ast::Construct;
 use crate::ir::{AccessId, LoopId, Marking, Region};
+use crate::vocab::Construct;
 use crate::vocab::RedOp;
 
 use system::Tri;

@@ -566,7 +566,7 @@ fn kernel<'a>(
 }
 
 fn mapping(nest: &Nest) -> MappingReport<'_> {
-    use crate::front::pragma_ast::TbDim;
+    use crate::vocab::share::TbDim;
     let dim_loop = |d| nest.loop_of(d).map(|l| nest.name(l));
     MappingReport {
         x: dim_loop(TbDim::X),

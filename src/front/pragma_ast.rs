@@ -6,7 +6,8 @@
 use crate::diag::Span;
 use crate::front::ast::{Expr, Ident};
 /// The reduction operators, owned by the IR.
-pub use crate::vocab::{AtomicKind, RedOp};
+pub use crate::vocab::share::{PartDim, PartExpr, PartExprKind, PartOp, TbDim};
+pub use crate::vocab::{AtomicKind, Construct, RedOp};
 
 /// A parsed `#pragma` line.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,78 +18,6 @@ pub enum Pragma {
     Scop,
     /// Any pragma that is not `acc` (`omp`, `once`, `GCC …`): ignored.
     Foreign,
-}
-
-/// The OpenACC constructs and directives.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Construct {
-    Kernels,
-    Parallel,
-    Serial,
-    KernelsLoop,
-    ParallelLoop,
-    SerialLoop,
-    Loop,
-    Data,
-    /// `cache(list)`: a shared-memory hint in accshare.
-    Cache,
-    EnterData,
-    ExitData,
-    Update,
-    Wait,
-    Routine,
-    /// `atomic [read|write|update|capture]` (a bare `atomic` is `update`).
-    Atomic(AtomicKind),
-    HostData,
-    Declare,
-}
-
-impl Construct {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Construct::Kernels => "kernels",
-            Construct::Parallel => "parallel",
-            Construct::Serial => "serial",
-            Construct::KernelsLoop => "kernels loop",
-            Construct::ParallelLoop => "parallel loop",
-            Construct::SerialLoop => "serial loop",
-            Construct::Loop => "loop",
-            Construct::Data => "data",
-            Construct::Cache => "cache",
-            Construct::EnterData => "enter data",
-            Construct::ExitData => "exit data",
-            Construct::Update => "update",
-            Construct::Wait => "wait",
-            Construct::Routine => "routine",
-            Construct::Atomic(_) => "atomic",
-            Construct::HostData => "host_data",
-            Construct::Declare => "declare",
-        }
-    }
-
-    /// A compute construct (starts a region that becomes kernels).
-    pub fn is_compute(&self) -> bool {
-        matches!(
-            self,
-            Construct::Kernels
-                | Construct::Parallel
-                | Construct::Serial
-                | Construct::KernelsLoop
-                | Construct::ParallelLoop
-                | Construct::SerialLoop
-        )
-    }
-
-    /// Carries loop clauses and applies to a `for` loop.
-    pub fn is_loop(&self) -> bool {
-        matches!(
-            self,
-            Construct::KernelsLoop
-                | Construct::ParallelLoop
-                | Construct::SerialLoop
-                | Construct::Loop
-        )
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -246,51 +175,4 @@ pub struct ArraySpec {
     pub dims: Vec<PartDim>,
     pub coalesce: bool,
     pub span: Span,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TbDim {
-    X,
-    Y,
-    Z,
-}
-
-impl TbDim {
-    pub fn name(self) -> &'static str {
-        match self {
-            TbDim::X => "TB_X",
-            TbDim::Y => "TB_Y",
-            TbDim::Z => "TB_Z",
-        }
-    }
-}
-
-/// One dimension of a partition: `*` (a parameter the compiler chooses) or an expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PartDim {
-    Star(Span),
-    Expr(PartExpr),
-}
-
-/// The partition expression language of the paper's Fig. 1: integers, `TB_X/TB_Y/TB_Z`, and
-/// `+ - * /` with parentheses. (Integer-valued object-like macros are expanded to their value.)
-#[derive(Clone, Debug, PartialEq)]
-pub struct PartExpr {
-    pub kind: PartExprKind,
-    pub span: Span,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum PartExprKind {
-    Int(i64),
-    Tb(TbDim),
-    Bin(PartOp, Box<PartExpr>, Box<PartExpr>),
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PartOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
 }

@@ -21,7 +21,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::diag::Span;
-use crate::front::pragma_ast::{Construct, SharePragma, SubArray};
+use crate::vocab::share::PartDim;
+use crate::vocab::Construct;
 use crate::vocab::RedOp;
 use crate::vocab::Scalar;
 pub use arena::{Arena, Handle};
@@ -90,9 +91,9 @@ pub struct Region {
     pub construct: Construct,
     /// The construct's pragma (for messages).
     pub span: Span,
-    pub share: Option<SharePragma>,
-    /// `cache(...)` directives inside the region.
-    pub cache: Vec<SubArray>,
+    pub share: Option<Share>,
+    /// The arrays `cache(...)` directives inside the region name.
+    pub cache: Vec<Cached>,
     /// Arrays referenced in the region, by name.
     pub arrays: BTreeMap<String, ArrayInfo>,
     /// Scalars of the enclosing scope referenced in the region, by name.
@@ -115,6 +116,32 @@ pub struct Region {
     pub exprs: Exprs,
     /// The region's statements (the construct's statement, lowered).
     pub code: Code,
+}
+
+/// The partitions a `share` pragma asks for (the paper's §3.1): one per array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Share {
+    pub specs: Vec<ShareSpec>,
+    /// The pragma.
+    pub span: Span,
+}
+
+/// `name[d0][d1]…[:coalesce]` of a `share` pragma.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShareSpec {
+    pub array: String,
+    pub dims: Vec<PartDim>,
+    pub coalesce: bool,
+    pub span: Span,
+}
+
+/// An array a `cache(...)` directive of the region names, with the number of dimensions it
+/// gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cached {
+    pub array: String,
+    pub rank: usize,
+    pub span: Span,
 }
 
 /// A region-invariant expression standing for a parameter (see [`Region::invariants`]).

@@ -19,8 +19,8 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::diag::Span;
-use crate::front::pragma_ast::{PartDim, PartExpr, PartExprKind, PartOp};
 use crate::ir::{Region, StmtId, Target};
+use crate::vocab::share::{PartDim, PartExpr, PartExprKind, PartOp};
 
 use super::nest::Nest;
 
@@ -78,7 +78,7 @@ impl Seeds {
                             let n = out.params.len() + 1;
                             out.params.push(StarParam {
                                 name: format!("k{}", n),
-                                array: spec.array.name.clone(),
+                                array: spec.array.clone(),
                                 dim: d,
                             });
                             dims.push(SeedDim::Star(n - 1));
@@ -87,7 +87,7 @@ impl Seeds {
                     }
                 }
                 out.seeds.push(Seed {
-                    array: spec.array.name.clone(),
+                    array: spec.array.clone(),
                     dims,
                     coalesce: spec.coalesce,
                     origin: SeedOrigin::Share,
@@ -96,12 +96,12 @@ impl Seeds {
             }
         }
         for c in &region.cache {
-            if out.seeds.iter().any(|s| s.array == c.name.name) {
+            if out.seeds.iter().any(|s| s.array == c.array) {
                 continue;
             }
             out.seeds.push(Seed {
-                array: c.name.name.clone(),
-                dims: c.dims.iter().map(|_| SeedDim::Derived).collect(),
+                array: c.array.clone(),
+                dims: (0..c.rank).map(|_| SeedDim::Derived).collect(),
                 coalesce: false,
                 origin: SeedOrigin::Cache,
                 span: c.span,

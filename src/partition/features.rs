@@ -23,9 +23,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::front::pragma_ast::TbDim;
 use crate::ir::LoopId;
 use crate::model::Platform;
+use crate::vocab::share::TbDim;
 
 use super::nest::{Nest, RefClass};
 use super::subspace::{tb_index, Assign, Subspace};

@@ -19,8 +19,8 @@
 //! constraints decide what is staged, which may be nothing.
 
 use crate::analysis::mapping::{strip_candidate, window};
-use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
 use crate::ir::{LoopId, Poly, Region};
+use crate::vocab::share::{PartExpr, PartExprKind, PartOp, TbDim};
 
 use super::candidates::{Seed, SeedDim, SeedOrigin, Seeds, StarParam};
 use super::nest::{Lin, Nest};

@@ -9,8 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::dependence::DepInfo;
-use crate::front::pragma_ast::TbDim;
 use crate::ir::{AccessId, LoopId, Poly, Region, StmtId};
+use crate::vocab::share::TbDim;
 
 /// Options of the engine.
 #[derive(Clone, Debug, PartialEq)]

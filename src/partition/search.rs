@@ -24,8 +24,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::front::pragma_ast::TbDim;
 use crate::model::Platform;
+use crate::vocab::share::TbDim;
 
 use super::features::{self, Adjacency, ArrayTb, ChunkShape};
 use super::nest::Nest;

@@ -19,8 +19,8 @@
 use std::collections::BTreeMap;
 
 use crate::diag::Span;
-use crate::front::pragma_ast::{PartExpr, PartExprKind, PartOp, TbDim};
 use crate::ir::LoopId;
+use crate::vocab::share::{PartExpr, PartExprKind, PartOp, TbDim};
 
 use super::candidates::{show_part, Seed, SeedDim, SeedOrigin, Seeds};
 use super::nest::Nest;

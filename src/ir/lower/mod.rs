@@ -185,8 +185,14 @@ impl Walker<'_> {
             StmtKind::Acc { dir, share, body } => {
                 if dir.construct.is_compute() {
                     let body = top::wrap_top_level(body);
-                    let ir = RegionBuilder::new(self.func, dir, share.clone(), scope, self.sources)
-                        .build(&body, self.diags);
+                    let ir = RegionBuilder::new(
+                        self.func,
+                        dir,
+                        share.as_ref().map(share_request),
+                        scope,
+                        self.sources,
+                    )
+                    .build(&body, self.diags);
                     let mut names = BTreeSet::new();
                     stmt_names(s, &mut names);
                     let visible = scope.restricted(&names);
@@ -254,6 +260,32 @@ impl Walker<'_> {
     }
 }
 
+/// The IR's form of a `share` pragma.
+fn share_request(p: &crate::front::pragma_ast::SharePragma) -> Share {
+    Share {
+        specs: p
+            .specs
+            .iter()
+            .map(|a| ShareSpec {
+                array: a.array.name.clone(),
+                dims: a.dims.clone(),
+                coalesce: a.coalesce,
+                span: a.span,
+            })
+            .collect(),
+        span: p.span,
+    }
+}
+
+/// The IR's form of an array a `cache` directive names.
+fn cached(v: &crate::front::pragma_ast::SubArray) -> Cached {
+    Cached {
+        array: v.name.name.clone(),
+        rank: v.dims.len(),
+        span: v.span,
+    }
+}
+
 /// Builds the IR of one region.
 struct RegionBuilder<'a> {
     region: Region,
@@ -282,7 +314,7 @@ impl<'a> RegionBuilder<'a> {
     fn new(
         func: &str,
         dir: &AccDirective,
-        share: Option<crate::front::pragma_ast::SharePragma>,
+        share: Option<Share>,
         scope: &'a Scope,
         sources: &'a SourceMap,
     ) -> Self {
@@ -482,7 +514,7 @@ impl<'a> RegionBuilder<'a> {
                 self.top(body);
             }
             StmtKind::AccStandalone(d) if d.construct == Construct::Cache => {
-                self.region.cache.extend(d.cache.iter().cloned());
+                self.region.cache.extend(d.cache.iter().map(cached));
             }
             StmtKind::Empty | StmtKind::AccStandalone(_) => {}
             StmtKind::Decl(d) => {
@@ -750,7 +782,7 @@ impl<'a> RegionBuilder<'a> {
             }
             StmtKind::AccStandalone(d) => {
                 if d.construct == Construct::Cache {
-                    self.region.cache.extend(d.cache.iter().cloned());
+                    self.region.cache.extend(d.cache.iter().map(cached));
                 }
             }
             StmtKind::Decl(d) => self.decl(d),
