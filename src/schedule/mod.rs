@@ -28,6 +28,7 @@ use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
 pub mod gain;
+pub mod lanes;
 pub mod order;
 pub mod regs;
 pub mod stage;
@@ -141,6 +142,10 @@ pub struct Schedule {
     pub block_order: BlockOrder,
     /// The channel model's verdict behind `block_order` (platforms with `[channels]` only).
     pub channels: Option<ChannelModel>,
+    /// The inner reduction loop runs across the lanes of a work-group ([`lanes`]): the block is
+    /// then `shape.block = [lanes, rows, 1]`, lanes along x, one output of the grid loop per
+    /// row of the block along y.
+    pub lanes: Option<lanes::Lanes>,
 }
 
 impl Schedule {
@@ -305,6 +310,9 @@ pub struct KernelSchedule {
     /// The model's comparison of the staged schedule with the unstaged one on a GPU whose L1
     /// caches global loads ([`gain`]); `None` where it was not made.
     pub gain: Option<gain::Gain>,
+    /// Whether the inner reduction loop runs across lanes ([`lanes::decide`]; the first
+    /// candidate then applies it), or why not; `None` where it was not considered.
+    pub lanes: Option<Result<lanes::Lanes, lanes::NoLanes>>,
 }
 
 impl KernelSchedule {
@@ -402,6 +410,15 @@ pub fn schedule_region(
                     order::decide(s, nest, deps, p);
                 }
             }
+            // The inner reduction loop across lanes, where the model predicts a clear gain
+            // over the naive kernel.
+            if let Some(p) = opts
+                .platform
+                .as_ref()
+                .filter(|_| opts.opt == OptLevel::Share)
+            {
+                across_lanes(&r.ir, deps, &mut ks, p, opts.stage.reassociate);
+            }
             kernels.push(ks);
         }
     }
@@ -486,6 +503,39 @@ fn choose_factor(
         }
     }
     ks.coarsening = Some(choice);
+}
+
+/// Puts the schedule that runs the inner reduction loop across lanes first where
+/// [`lanes::decide`] takes it (a tuned kernel keeps its measured schedule); records the
+/// verdict for `explain`, except where the nest has no inner loop to consider.
+fn across_lanes(
+    ir: &Region,
+    deps: &DepInfo,
+    ks: &mut KernelSchedule,
+    p: &Platform,
+    reassociate: bool,
+) {
+    let base = ks.baseline().clone();
+    let verdict = lanes::decide(ir, deps, &base, p, reassociate);
+    if let Ok(l) = &verdict {
+        ks.candidates.insert(
+            0,
+            Schedule {
+                shape: WorkShape::plain([l.lanes, l.rows, 1]),
+                stage: None,
+                full_tile_path: false,
+                words: None,
+                block_order: BlockOrder::Linear,
+                channels: None,
+                lanes: Some(l.clone()),
+                ..base
+            },
+        );
+        ks.coarsening = None;
+    }
+    if !matches!(verdict, Err(lanes::NoLanes::Shape(_))) {
+        ks.lanes = Some(verdict);
+    }
 }
 
 /// On a platform with the L1 facts, the staged candidates stay only where the model estimates
@@ -578,6 +628,7 @@ pub fn schedule_kernel(
         words: None,
         block_order: BlockOrder::Linear,
         channels: None,
+        lanes: None,
     };
     if ilp.fit {
         baseline.fit_to_extents(ir, ilp.groups);
@@ -651,6 +702,7 @@ pub fn schedule_kernel(
         words,
         tile_words: ilp.tile_words,
         gain: None,
+        lanes: None,
     })
 }
 
