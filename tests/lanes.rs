@@ -171,7 +171,7 @@ fn mv_kernel_snapshot() {
 #[test]
 fn mv_across_lanes_in_cuda() {
     let out = compile("mv_clause", &[], false, Target::Cuda);
-    for local in ["accshare_lanes_sum[128];", "accshare_lanes_ld0[128];"] {
+    for local in ["accshare_lanes_red_sum[128];", "accshare_lanes_ld0[128];"] {
         assert!(out
             .device_source
             .contains(&format!("__shared__ float {local}")));
@@ -282,4 +282,34 @@ fn mv_4096_in_the_simulator() {
         after.2,
         before.2
     );
+}
+
+/// `run --reassociate` replays mv across lanes in the simulator: its floating-point sums are
+/// reordered, so the comparison with the sequential program allows the last bits.
+#[test]
+fn run_replays_a_reordered_float_sum() {
+    let mv = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/five/mv.c");
+    let text = exec_support::accshare_stdout(
+        &[
+            "run",
+            "--device",
+            "sim",
+            "--platform",
+            "h100",
+            "--reassociate",
+            "-DN=300",
+            "-DM=1000",
+            "-DREPS=1",
+        ],
+        &mv,
+    );
+    let out = compile(
+        "../../benches/five/mv",
+        &[("N", "300"), ("M", "1000"), ("REPS", "1")],
+        true,
+        Target::OpenCl,
+    );
+    assert_eq!(across_lanes(&out), 1, "{}", out.kernel_source);
+    assert!(out.module.kernels[0].reorders_floats());
+    println!("{text}");
 }

@@ -12,6 +12,9 @@
 //!   register micro-tile: RY×RX outputs per work-item);
 //! - the **short words** ([`words`], seed 004): 8/16-bit arrays read or written at consecutive
 //!   addresses along x, grouped into vector accesses by consecutive outputs per work-item.
+//! - **reductions across lanes** ([`lanes`]): a nest whose one grid loop cannot fill the device
+//!   runs its inner reduction loop across the lanes of a work-group, where the model predicts a
+//!   clear gain over the naive kernel.
 //!
 //! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the
 //! engine's staging with the chosen rows per work-item, the same with one row, then the baseline

@@ -39,7 +39,7 @@ const STEP: &str = "accshare_ls";
 
 /// The name of the local array of the lane copies of `v`.
 fn red_array(v: &str) -> String {
-    format!("accshare_lanes_{v}")
+    format!("{LANES_TREE}{v}")
 }
 
 /// The name of lane copy of `v`.
