@@ -156,6 +156,11 @@ fn max_reduction_runs_across_lanes() {
 }
 
 #[test]
+fn privatized_scalars_and_inner_loops_run_across_lanes() {
+    matches_sequential("nested", false, 1);
+}
+
+#[test]
 fn a_scalar_read_in_the_loop_is_not_a_reduction() {
     matches_sequential("scalar_read", true, 0);
 }

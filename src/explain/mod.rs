@@ -126,10 +126,11 @@ fn lanes_note(
         })
         .collect();
     format!(
-        "loop `{}` runs across lanes: blocks of {} lanes × {} rows, one output of the grid loop per row, lane t runs iterations t, t+{}, … (coalesced rows), then a tree in local memory; lane 0 runs what follows the loop; reductions {}; on the model: naive ~{:.1} us, across lanes ~{:.1} us ({:.2}x, over the {:.2}x margin)",
+        "loop `{}` runs across lanes: blocks of {} lanes × {} row{}, one output of the grid loop per row, lane t runs iterations t, t+{}, … (coalesced rows), then a tree in local memory; lane 0 runs what follows the loop; reductions {}; on the model: naive ~{:.1} us, across lanes ~{:.1} us ({:.2}x, over the {:.2}x margin)",
         l.var,
         l.lanes,
         l.rows,
+        if l.rows == 1 { "" } else { "s" },
         l.lanes,
         vars.join(", "),
         l.naive_us,

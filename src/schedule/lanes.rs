@@ -103,7 +103,11 @@ pub enum NoLanes {
     /// The platform has no model of the naive kernel (no L1 facts) or is a CPU device.
     NoModel(String),
     /// The model does not predict a clear gain.
-    NoGain { platform: String, speedup: f64 },
+    NoGain {
+        platform: String,
+        naive_us: f64,
+        lanes_us: f64,
+    },
 }
 
 impl std::fmt::Display for NoLanes {
@@ -121,9 +125,14 @@ impl std::fmt::Display for NoLanes {
             ),
             NoLanes::UnknownSize => write!(f, "the trip counts are not known at compile time"),
             NoLanes::NoModel(p) => write!(f, "{p} has no model of the naive kernel (L1 facts) or is a CPU device"),
-            NoLanes::NoGain { platform, speedup } => write!(
+            NoLanes::NoGain {
+                platform,
+                naive_us,
+                lanes_us,
+            } => write!(
                 f,
-                "on {platform} the model estimates it {speedup:.2}x as fast as the naive kernel, under the {MARGIN:.2}x margin"
+                "on {platform} the model estimates it ~{lanes_us:.1} us, the naive kernel ~{naive_us:.1} us: {:.2}x as fast, under the {MARGIN:.2}x margin",
+                naive_us / lanes_us.max(1e-9)
             ),
         }
     }
@@ -138,12 +147,12 @@ pub fn decide(
     p: &Platform,
     reassociate: bool,
 ) -> Result<Lanes, NoLanes> {
-    let mut spec = legal(ir, deps, base, reassociate)?;
     if p.local_memory == crate::model::platform::LocalMemory::Global
         || !(p.timing.l1_model() && p.cache.l1_global_loads)
     {
         return Err(NoLanes::NoModel(p.name.clone()));
     }
+    let mut spec = legal(ir, deps, base, reassociate)?;
     let (n, m) = sizes(ir, base, spec.inner).ok_or(NoLanes::UnknownSize)?;
     let root = &ir.loops[base.root];
     let inner = &ir.loops[spec.inner];
@@ -164,15 +173,20 @@ pub fn decide(
         });
     spec.lanes = lanes;
     spec.rows = rows;
+    // The register model's estimate of the naive kernel, but never under one L1 latency per
+    // iteration of the reduction loop per wave of its warps (that model times one sequential
+    // loop: a loop nested in the reduction loop escapes it).
     let naive = super::regs::candidate_with_l1(ir, base, p)
         .time_us
-        .ok_or(NoLanes::UnknownSize)?;
+        .ok_or(NoLanes::UnknownSize)?
+        .max(naive_floor(base, p, n, m));
     spec.naive_us = naive;
     spec.lanes_us = estimate(ir, base, &spec, p, n, m);
     if spec.speedup() < MARGIN {
         return Err(NoLanes::NoGain {
             platform: p.name.clone(),
-            speedup: spec.speedup(),
+            naive_us: spec.naive_us,
+            lanes_us: spec.lanes_us,
         });
     }
     Ok(spec)
@@ -276,6 +290,24 @@ fn sizes(ir: &Region, base: &Schedule, inner: LoopId) -> Option<(f64, f64)> {
         .extreme(lp.upper.affine()?, &[base.root], true)?
         .as_const()?;
     Some((n.max(1) as f64, (hi - lo).max(1) as f64))
+}
+
+/// The least time (microseconds) of the naive kernel: every work-item runs the `m` iterations
+/// of the reduction loop, each at least an L1 hit's latency, and an SM's warps overlap.
+fn naive_floor(base: &Schedule, p: &Platform, n: f64, m: f64) -> f64 {
+    let block = base.launch_block();
+    let threads = block.iter().product::<u32>().max(1) as u64;
+    let warp = p.warp_size.max(1) as f64;
+    let sms = p.sm_count.max(1) as f64;
+    let resident_warps =
+        p.resident_blocks(threads, 0).max(1) as f64 * (threads as f64 / warp).ceil();
+    let warps = (n / warp).ceil();
+    let blocks = (n / threads as f64).ceil().max(1.0);
+    let busy = blocks.min(sms);
+    let per_sm = (warps / busy).ceil();
+    let waves = (per_sm / resident_warps).ceil().max(1.0);
+    let l1 = p.timing.level_latency(0).max(1) as f64;
+    waves * m * l1 / p.clock_mhz.max(1) as f64
 }
 
 /// The model's time (microseconds) of the kernel across lanes: the larger of its DRAM time (what

@@ -510,7 +510,8 @@ fn choose_factor(
 
 /// Puts the schedule that runs the inner reduction loop across lanes first where
 /// [`lanes::decide`] takes it (a tuned kernel keeps its measured schedule); records the
-/// verdict for `explain`, except where the nest has no inner loop to consider.
+/// verdict for `explain`, except where the nest has no inner loop to consider or the platform
+/// no model to decide with.
 fn across_lanes(
     ir: &Region,
     deps: &DepInfo,
@@ -536,7 +537,12 @@ fn across_lanes(
         );
         ks.coarsening = None;
     }
-    if !matches!(verdict, Err(lanes::NoLanes::Shape(_))) {
+    // Not reported where it could not apply: a nest without its shape, a platform without the
+    // model.
+    if !matches!(
+        verdict,
+        Err(lanes::NoLanes::Shape(_) | lanes::NoLanes::NoModel(_))
+    ) {
         ks.lanes = Some(verdict);
     }
 }

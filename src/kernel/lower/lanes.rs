@@ -145,12 +145,23 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         }] if v == j && unit(value) => {}
         _ => return Err("the inner loop's step is not `j += 1`".into()),
     }
-    // The body: reductions and its own scalars only.
-    let mut own = Vec::new();
-    declared_in(lbody, &mut own);
+    // The body: reductions and scalars private to an iteration only (the schedule's analysis
+    // proved every other scalar it assigns written before read in each iteration); their values
+    // after the loop are a lane's, so nothing after the loop may read them.
     let mut new_body = Vec::new();
     for s in lbody {
-        new_body.push(rewrite_body(s, l, &own)?);
+        new_body.push(rewrite_body(s, l)?);
+    }
+    let mut assigned = Vec::new();
+    for s in lbody {
+        assigned_in(s, &mut assigned);
+    }
+    assigned.retain(|v| !l.vars.iter().any(|x| x.name == *v));
+    if let Some(v) = assigned
+        .iter()
+        .find(|v| post.iter().any(|s| stmt_mentions(s, v)))
+    {
+        return Err(format!("`{v}` is read after the loop"));
     }
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
@@ -196,7 +207,7 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     let red = |v: &str, i: KExpr| ArrayRef::elem(red_array(v), Space::Local, i);
     let mut out = header;
     out.push(KStmt::Comment(format!(
-        "loop `{j}` across {lanes} lanes of each of the block's {rows} rows"
+        "loop `{j}` across {lanes} lanes, one output per row of {lanes}, {rows} per block"
     )));
     for (n, d) in [(LANE, 0u8), (ROW, 1u8)] {
         out.push(KStmt::Decl {
@@ -771,34 +782,36 @@ fn quiet(s: &KStmt) -> bool {
     })
 }
 
-/// The scalars declared in `ss` (at any depth).
-fn declared_in(ss: &[KStmt], out: &mut Vec<String>) {
-    for s in ss {
-        match s {
-            KStmt::Decl { name, .. } => out.push(name.clone()),
-            KStmt::VecLoad { lanes, .. } => out.extend(lanes.iter().cloned()),
-            KStmt::If { then, els, .. } => {
-                declared_in(then, out);
-                declared_in(els, out);
-            }
-            KStmt::For {
-                init, step, body, ..
-            } => {
-                declared_in(init, out);
-                declared_in(step, out);
-                declared_in(body, out);
-            }
-            KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                declared_in(body, out)
-            }
-            _ => {}
+/// The scalars `s` declares or assigns (at any depth).
+fn assigned_in(s: &KStmt, out: &mut Vec<String>) {
+    match s {
+        KStmt::Decl { name, .. } => out.push(name.clone()),
+        KStmt::Assign {
+            target: LValue::Var(v),
+            ..
+        } => out.push(v.clone()),
+        KStmt::VecLoad { lanes, .. } => out.extend(lanes.iter().cloned()),
+        KStmt::Atomic {
+            capture: Some(c), ..
+        } => out.push(c.var.clone()),
+        KStmt::If { then, els, .. } => then.iter().chain(els).for_each(|s| assigned_in(s, out)),
+        KStmt::For {
+            init, step, body, ..
+        } => init
+            .iter()
+            .chain(step)
+            .chain(body)
+            .for_each(|s| assigned_in(s, out)),
+        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+            body.iter().for_each(|s| assigned_in(s, out))
         }
+        _ => {}
     }
 }
 
 /// A statement of the inner loop's body with every reduction scalar replaced by its lane copy;
 /// `Err` where the statement does what a lane may not (see the module's invariants).
-fn rewrite_body(s: &KStmt, l: &Lanes, own: &[String]) -> Result<KStmt, String> {
+fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
     let red = |v: &str| l.vars.iter().find(|x| x.name == v);
     Ok(match s {
         KStmt::Assign {
@@ -830,11 +843,11 @@ fn rewrite_body(s: &KStmt, l: &Lanes, own: &[String]) -> Result<KStmt, String> {
                     op: None,
                     value,
                 }
-            } else if own.contains(v) {
+            } else if *v == l.var {
+                return Err(format!("the inner loop assigns `{v}`"));
+            } else {
                 check_reads(s, l)?;
                 s.clone()
-            } else {
-                return Err(format!("the inner loop assigns `{v}`"));
             }
         }
         KStmt::Assign { .. } | KStmt::Atomic { .. } | KStmt::VecStore { .. } => {
@@ -850,24 +863,24 @@ fn rewrite_body(s: &KStmt, l: &Lanes, own: &[String]) -> Result<KStmt, String> {
                 cond: cond.clone(),
                 then: then
                     .iter()
-                    .map(|s| rewrite_body(s, l, own))
+                    .map(|s| rewrite_body(s, l))
                     .collect::<Result<_, _>>()?,
                 els: els
                     .iter()
-                    .map(|s| rewrite_body(s, l, own))
+                    .map(|s| rewrite_body(s, l))
                     .collect::<Result<_, _>>()?,
             }
         }
         KStmt::Block(b) => KStmt::Block(
             b.iter()
-                .map(|s| rewrite_body(s, l, own))
+                .map(|s| rewrite_body(s, l))
                 .collect::<Result<_, _>>()?,
         ),
         KStmt::For { .. } | KStmt::While { .. } | KStmt::DoWhile { .. } => {
             // Nested loops: only their own scalars, no reductions inside.
             if l.vars.iter().any(|x| stmt_mentions(s, &x.name))
                 || any_stmt(s, &|t| {
-                    matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if !own.contains(v) && *v != l.var)
+                    matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if *v == l.var)
                         || matches!(
                             t,
                             KStmt::Assign {
@@ -929,6 +942,33 @@ fn update_operand(op: RedOp, v: &str, assign: Option<BinOp>, value: &KExpr) -> O
                         (**b).clone()
                     } else if is_v(b) {
                         (**a).clone()
+                    } else {
+                        return None;
+                    }
+                }
+                (KExpr::Cond(c, a, b), None) => {
+                    // `v = x > y ? x : y` (the larger: max) and its mirrors; `<`: the smaller.
+                    let KExpr::Binary(cmp, x, y) = &**c else {
+                        return None;
+                    };
+                    let larger = match cmp {
+                        BinOp::Gt | BinOp::Ge => a == x && b == y,
+                        BinOp::Lt | BinOp::Le => a == y && b == x,
+                        _ => return None,
+                    };
+                    let smaller = match cmp {
+                        BinOp::Gt | BinOp::Ge => a == y && b == x,
+                        BinOp::Lt | BinOp::Le => a == x && b == y,
+                        _ => return None,
+                    };
+                    let picks = if op == RedOp::Max { larger } else { smaller };
+                    if !picks {
+                        return None;
+                    }
+                    if is_v(x) {
+                        (**y).clone()
+                    } else if is_v(y) {
+                        (**x).clone()
                     } else {
                         return None;
                     }
