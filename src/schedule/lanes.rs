@@ -39,6 +39,9 @@ pub const DEFAULT_LANES: u32 = 32;
 /// alike (mv's `x[j]`) are read, once per block through local memory.
 pub const DEFAULT_THREADS: u32 = 512;
 
+/// Most blocks along y of a CUDA grid (the rows of the grid loop go on y).
+pub const MAX_GRID_Y: u64 = 65_535;
+
 /// Why a floating-point reduction may be reordered.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Allowed {
@@ -100,6 +103,8 @@ pub enum NoLanes {
     Seq(String),
     /// The model's sizes are unknown.
     UnknownSize,
+    /// More blocks along y than CUDA launches (65,535).
+    GridY(u64),
     /// The platform has no model of the naive kernel (no L1 facts) or is a CPU device.
     NoModel(String),
     /// The model does not predict a clear gain.
@@ -124,6 +129,10 @@ impl std::fmt::Display for NoLanes {
                 "loop `{l}` is marked `seq` (sequential by request): only --reassociate runs it across lanes"
             ),
             NoLanes::UnknownSize => write!(f, "the trip counts are not known at compile time"),
+            NoLanes::GridY(b) => write!(
+                f,
+                "its {b} blocks along y are more than a CUDA grid holds ({MAX_GRID_Y})"
+            ),
             NoLanes::NoModel(p) => write!(f, "{p} has no model of the naive kernel (L1 facts) or is a CPU device"),
             NoLanes::NoGain {
                 platform,
@@ -173,6 +182,10 @@ pub fn decide(
         });
     spec.lanes = lanes;
     spec.rows = rows;
+    let blocks_y = (n / rows as f64).ceil() as u64;
+    if blocks_y > MAX_GRID_Y {
+        return Err(NoLanes::GridY(blocks_y));
+    }
     // The register model's estimate of the naive kernel, but never under one L1 latency per
     // iteration of the reduction loop per wave of its warps (that model times one sequential
     // loop: a loop nested in the reduction loop escapes it).
