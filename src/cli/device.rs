@@ -209,7 +209,19 @@ pub(super) fn run_regions(args: &RunArgs) -> i32 {
         pp: pp.clone(),
     };
     let oo = args.opts.options(Some(loaded));
-    let out = driver::compile_tuned(&args.file, &opts, &oo, &tuned, &mut sources, &mut diags);
+    let staging = crate::schedule::stage::StageOptions {
+        reassociate: args.reassociate,
+        ..Default::default()
+    };
+    let out = driver::compile_staged(
+        &args.file,
+        &opts,
+        &oo,
+        &staging,
+        &tuned,
+        &mut sources,
+        &mut diags,
+    );
     let code = finish(&sources, &diags);
     let Some(out) = out else { return code.max(1) };
     // The kernels on the device; `strict`: without contracting `a * b + c` into fused

@@ -219,7 +219,9 @@ pub struct ExplainArgs {
     pub sizes: Vec<String>,
     /// Let the access reorder against bank conflicts reassociate floating-point reductions
     /// (each work-item sums a tile row from another start: results may differ in the last bits
-    /// from the sequential order); integer reductions are reordered without it (exact).
+    /// from the sequential order), and run inner floating-point reductions (`loop seq` ones too)
+    /// across the lanes of a work-group (docs/lanes.md); integer reductions are reordered
+    /// without it (exact).
     #[arg(long)]
     pub reassociate: bool,
     #[command(flatten)]
@@ -266,6 +268,11 @@ pub struct RunArgs {
     pub device: String,
     #[command(flatten)]
     pub opts: OptArgs,
+    /// Let floating-point reductions be reassociated: the access reorder against bank
+    /// conflicts, and inner reductions (`loop seq` ones too) across the lanes of a work-group
+    /// (docs/lanes.md). The comparison with the sequential program then allows the last bits.
+    #[arg(long)]
+    pub reassociate: bool,
     #[command(flatten)]
     pub platform: PlatformArgs,
     #[command(flatten)]
@@ -304,7 +311,9 @@ pub struct AnalyzeArgs {
     pub sample: Option<usize>,
     /// Let the access reorder against bank conflicts reassociate floating-point reductions
     /// (each work-item sums a tile row from another start: results may differ in the last bits
-    /// from the sequential order); integer reductions are reordered without it (exact).
+    /// from the sequential order), and run inner floating-point reductions (`loop seq` ones too)
+    /// across the lanes of a work-group (docs/lanes.md); integer reductions are reordered
+    /// without it (exact).
     #[arg(long)]
     pub reassociate: bool,
     #[command(flatten)]
@@ -425,7 +434,9 @@ pub struct CompileArgs {
     pub opts: OptArgs,
     /// Let the access reorder against bank conflicts reassociate floating-point reductions
     /// (each work-item sums a tile row from another start: results may differ in the last bits
-    /// from the sequential order); integer reductions are reordered without it (exact).
+    /// from the sequential order), and run inner floating-point reductions (`loop seq` ones too)
+    /// across the lanes of a work-group (docs/lanes.md); integer reductions are reordered
+    /// without it (exact).
     #[arg(long)]
     pub reassociate: bool,
     /// Print one stage to stdout instead of writing the output files.

@@ -54,6 +54,12 @@ pub fn report(
                 ) {
                     kp.notes.push(gain_note(g));
                 }
+                if let (Some(l), Some(kp)) = (
+                    &ks.lanes,
+                    plan.kernels.iter_mut().find(|k| k.root == ks.root),
+                ) {
+                    kp.notes.push(lanes_note(l));
+                }
                 if let (Some(c), Some(kp)) = (
                     &ks.coarsening,
                     plan.kernels.iter_mut().find(|k| k.root == ks.root),
@@ -92,6 +98,47 @@ type BankTable = std::collections::BTreeMap<(usize, crate::ir::LoopId), Vec<Tile
 /// The search of the outputs per work-item of each kernel, by region index and nest.
 type FactorTable =
     std::collections::BTreeMap<(usize, crate::ir::LoopId), crate::schedule::regs::FactorChoice>;
+
+/// Whether the inner reduction loop runs across lanes (`schedule::lanes`), how, and why its
+/// floating-point sums may be reordered; or why not.
+fn lanes_note(
+    l: &Result<crate::schedule::lanes::Lanes, crate::schedule::lanes::NoLanes>,
+) -> String {
+    use crate::schedule::lanes::Allowed;
+    let l = match l {
+        Err(why) => return format!("reduction loop not across lanes: {why}"),
+        Ok(l) => l,
+    };
+    let vars: Vec<String> = l
+        .vars
+        .iter()
+        .map(|v| {
+            let why = match v.allowed {
+                Allowed::Exact => "integer: exact in any order".to_string(),
+                Allowed::Clause => format!(
+                    "floating point: the sum is reordered (lanes, then a tree), allowed by the clause `reduction({}:{})` on the loop",
+                    v.op.name(),
+                    v.name
+                ),
+                Allowed::Reassociate => "floating point: the sum is reordered (lanes, then a tree), allowed by --reassociate".to_string(),
+            };
+            format!("`{}` ({}; {})", v.name, v.op.name(), why)
+        })
+        .collect();
+    format!(
+        "loop `{}` runs across lanes: blocks of {} lanes × {} row{}, one output of the grid loop per row, lane t runs iterations t, t+{}, … (coalesced rows), then a tree in local memory; lane 0 runs what follows the loop; reductions {}; on the model: naive ~{:.1} us, across lanes ~{:.1} us ({:.2}x, over the {:.2}x margin)",
+        l.var,
+        l.lanes,
+        l.rows,
+        if l.rows == 1 { "" } else { "s" },
+        l.lanes,
+        vars.join(", "),
+        l.naive_us,
+        l.lanes_us,
+        l.speedup(),
+        crate::schedule::gain::MARGIN
+    )
+}
 
 /// The model's comparison of the staged kernel with the unstaged one (`schedule::gain`).
 fn gain_note(g: &crate::schedule::gain::Gain) -> String {

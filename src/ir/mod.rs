@@ -261,6 +261,9 @@ pub struct Loop {
     pub conditional: bool,
     /// `gang`/`worker`/`vector(n)`/`vector_length(n)` as written.
     pub vector_len: Option<u32>,
+    /// `num_workers(n)` on the loop's directive (a combined `parallel loop`), as written: the
+    /// rows of a block where an inner reduction runs across lanes (`schedule::lanes`).
+    pub workers: Option<u32>,
     pub collapse: u32,
     pub reductions: Vec<(RedOp, String)>,
     /// The reductions among `reductions` that no clause of this loop names: the loop has a

@@ -383,7 +383,20 @@ pub struct AtomicCapture {
     pub after: bool,
 }
 
+/// The prefix of the local arrays in which a loop across lanes combines the lanes' copies of a
+/// reduction scalar (`kernel::lower::lanes`).
+pub const LANES_TREE: &str = "accshare_lanes_red_";
+
 impl Kernel {
+    /// Whether the kernel reorders a floating-point reduction across lanes (its results may
+    /// differ from the sequential program's in the last bits): it combines lanes through a
+    /// floating-point local array [`LANES_TREE`]…
+    pub fn reorders_floats(&self) -> bool {
+        self.locals
+            .iter()
+            .any(|l| l.name.starts_with(LANES_TREE) && l.elem.is_float())
+    }
+
     /// Whether the kernel holds an atomic statement on an element whose type satisfies `pred`.
     pub fn uses_atomic(&self, pred: impl Fn(Scalar) -> bool) -> bool {
         fn walk(ss: &[KStmt], pred: &dyn Fn(Scalar) -> bool) -> bool {

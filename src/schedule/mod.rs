@@ -12,6 +12,9 @@
 //!   register micro-tile: RY×RX outputs per work-item);
 //! - the **short words** ([`words`], seed 004): 8/16-bit arrays read or written at consecutive
 //!   addresses along x, grouped into vector accesses by consecutive outputs per work-item.
+//! - **reductions across lanes** ([`lanes`]): a nest whose one grid loop cannot fill the device
+//!   runs its inner reduction loop across the lanes of a work-group, where the model predicts a
+//!   clear gain over the naive kernel.
 //!
 //! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the
 //! engine's staging with the chosen rows per work-item, the same with one row, then the baseline
@@ -28,6 +31,7 @@ use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
 pub mod gain;
+pub mod lanes;
 pub mod order;
 pub mod regs;
 pub mod stage;
@@ -141,6 +145,10 @@ pub struct Schedule {
     pub block_order: BlockOrder,
     /// The channel model's verdict behind `block_order` (platforms with `[channels]` only).
     pub channels: Option<ChannelModel>,
+    /// The inner reduction loop runs across the lanes of a work-group ([`lanes`]): the block is
+    /// then `shape.block = [lanes, rows, 1]`, lanes along x, one output of the grid loop per
+    /// row of the block along y.
+    pub lanes: Option<lanes::Lanes>,
 }
 
 impl Schedule {
@@ -305,6 +313,9 @@ pub struct KernelSchedule {
     /// The model's comparison of the staged schedule with the unstaged one on a GPU whose L1
     /// caches global loads ([`gain`]); `None` where it was not made.
     pub gain: Option<gain::Gain>,
+    /// Whether the inner reduction loop runs across lanes ([`lanes::decide`]; the first
+    /// candidate then applies it), or why not; `None` where it was not considered.
+    pub lanes: Option<Result<lanes::Lanes, lanes::NoLanes>>,
 }
 
 impl KernelSchedule {
@@ -402,6 +413,15 @@ pub fn schedule_region(
                     order::decide(s, nest, deps, p);
                 }
             }
+            // The inner reduction loop across lanes, where the model predicts a clear gain
+            // over the naive kernel.
+            if let Some(p) = opts
+                .platform
+                .as_ref()
+                .filter(|_| opts.opt == OptLevel::Share)
+            {
+                across_lanes(&r.ir, deps, &mut ks, p, opts.stage.reassociate);
+            }
             kernels.push(ks);
         }
     }
@@ -486,6 +506,45 @@ fn choose_factor(
         }
     }
     ks.coarsening = Some(choice);
+}
+
+/// Puts the schedule that runs the inner reduction loop across lanes first where
+/// [`lanes::decide`] takes it (a tuned kernel keeps its measured schedule); records the
+/// verdict for `explain`, except where the nest has no inner loop to consider or the platform
+/// no model to decide with.
+fn across_lanes(
+    ir: &Region,
+    deps: &DepInfo,
+    ks: &mut KernelSchedule,
+    p: &Platform,
+    reassociate: bool,
+) {
+    let base = ks.baseline().clone();
+    let verdict = lanes::decide(ir, deps, &base, p, reassociate);
+    if let Ok(l) = &verdict {
+        ks.candidates.insert(
+            0,
+            Schedule {
+                shape: WorkShape::plain([l.lanes, l.rows, 1]),
+                stage: None,
+                full_tile_path: false,
+                words: None,
+                block_order: BlockOrder::Linear,
+                channels: None,
+                lanes: Some(l.clone()),
+                ..base
+            },
+        );
+        ks.coarsening = None;
+    }
+    // Not reported where it could not apply: a nest without its shape, a platform without the
+    // model.
+    if !matches!(
+        verdict,
+        Err(lanes::NoLanes::Shape(_) | lanes::NoLanes::NoModel(_))
+    ) {
+        ks.lanes = Some(verdict);
+    }
 }
 
 /// On a platform with the L1 facts, the staged candidates stay only where the model estimates
@@ -578,6 +637,7 @@ pub fn schedule_kernel(
         words: None,
         block_order: BlockOrder::Linear,
         channels: None,
+        lanes: None,
     };
     if ilp.fit {
         baseline.fit_to_extents(ir, ilp.groups);
@@ -651,6 +711,7 @@ pub fn schedule_kernel(
         words,
         tile_words: ilp.tile_words,
         gain: None,
+        lanes: None,
     })
 }
 

@@ -709,6 +709,11 @@ fn run_launches(
         for (var, value) in &outcome.last_values {
             set.insert(var.clone(), value.clone());
         }
+        // A kernel that sums floating-point values across lanes (`kernel::lower::lanes`).
+        reordered |= m
+            .kernels
+            .get(l.kernel)
+            .is_some_and(crate::kernel::Kernel::reorders_floats);
         for (red, (_, parts)) in l.reductions.iter().zip(outcome.partials.iter()) {
             // A value the region set (the same variable: the same type), else the host's.
             let init = match set.get(&red.var) {

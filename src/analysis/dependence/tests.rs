@@ -244,6 +244,7 @@ impl B {
             marking: Marking::Auto,
             conditional: false,
             vector_len: None,
+            workers: None,
             collapse: 1,
             reductions: Vec::new(),
             inherited: Vec::new(),

@@ -585,6 +585,7 @@ impl<'a> RegionBuilder<'a> {
             marking: clauses.marking,
             conditional: self.cond_depth > 0,
             vector_len: clauses.vector_len,
+            workers: clauses.workers,
             collapse: clauses.collapse,
             reductions: clauses.reductions,
             inherited: Vec::new(),
@@ -675,6 +676,7 @@ impl<'a> RegionBuilder<'a> {
                 Marking::Auto
             },
             vector_len: None,
+            workers: None,
             collapse: 1,
             reductions: Vec::new(),
             private: Vec::new(),
@@ -690,6 +692,7 @@ impl<'a> RegionBuilder<'a> {
                         ClauseKind::Vector(Some(e)) | ClauseKind::VectorLength(e) => {
                             c.vector_len = const_u32(e)
                         }
+                        ClauseKind::NumWorkers(e) => c.workers = const_u32(e),
                         ClauseKind::Collapse(n) => c.collapse = *n,
                         ClauseKind::Reduction { op, vars } => c
                             .reductions
@@ -1469,6 +1472,7 @@ fn rank_mismatch(e: &Expr, name: &str, dims: usize, subs: usize) -> Diag {
 struct LoopClauses {
     marking: Marking,
     vector_len: Option<u32>,
+    workers: Option<u32>,
     collapse: u32,
     reductions: Vec<(RedOp, String)>,
     private: Vec<String>,

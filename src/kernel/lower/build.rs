@@ -185,7 +185,7 @@ impl<'a> KernelBuilder<'a> {
             KParamKind::Buffer { elem, .. } | KParamKind::Scalar(elem) => *elem == Scalar::Double,
         }) || self.locals.values().any(|t| *t == Scalar::Double)
             || body.iter().any(stmt_uses_double);
-        let kernel = Kernel {
+        let mut kernel = Kernel {
             name,
             params,
             locals,
@@ -197,12 +197,19 @@ impl<'a> KernelBuilder<'a> {
             registers: Some(crate::schedule::regs::estimate(ir, self.sched).total()),
             origin,
         };
-        let launch = Launch {
+        let mut launch = Launch {
             kernel: kernel_index,
             args,
             extent,
             reductions,
         };
+        // The inner reduction loop across lanes (`schedule::lanes`), on the finished kernel.
+        if let Some(l) = &self.sched.lanes {
+            if let Err(why) = super::lanes::apply(&mut kernel, &mut launch, l) {
+                self.stage_error = Some(super::staged::StageError::Lanes(why));
+                return None;
+            }
+        }
         Some((kernel, launch))
     }
 

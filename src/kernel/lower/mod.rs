@@ -23,6 +23,7 @@ use crate::vocab::Scalar;
 mod atomic;
 mod build;
 mod ilp;
+mod lanes;
 mod last;
 mod order;
 mod reduce;

@@ -43,12 +43,16 @@ pub(crate) enum StageError {
     /// The function reads a scalar after the region whose final value only the unstaged kernel
     /// stores.
     FinalValueUnstaged(String),
+    /// The kernel IR is not of the shape the reduction across lanes rewrites
+    /// (`kernel::lower::lanes`), and why.
+    Lanes(String),
 }
 
 impl std::fmt::Display for StageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StageError::NothingToStage => write!(f, "nothing to stage"),
+            StageError::Lanes(why) => write!(f, "not across lanes: {why}"),
             StageError::NestNotFound => write!(f, "the loop nest was not found"),
             StageError::UnknownExtents(a) => write!(f, "the extents of `{}` are unknown", a),
             StageError::NoGridLoop => write!(f, "no grid loop"),

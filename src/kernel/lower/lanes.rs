@@ -1,0 +1,1015 @@
+//! Reductions across lanes (`schedule::lanes`): the built kernel of a one-loop grid, rewritten
+//! so that each row of a block computes one output and its lanes share the inner reduction loop.
+//!
+//! Applied to the finished kernel IR of the schedule's grid loop (`build.rs` hands it over):
+//!
+//! ```text
+//! header (i = global id; declarations)      header (i = global id along y)
+//! if (i < N) {                              lane = local id x; row = local id y
+//!     pre  (float sum = 0;)                 pre's declarations, without their values
+//!     for (j = lo; j < hi; j++)             T lane_sum = identity;
+//!         sum += A[i*M + j] * x[j];         if (i < N) { pre (sum = 0;)
+//!     post (y[i] = sum;)                        for (j = lo + lane; j < hi; j += L)
+//! }                                                 lane_sum += A[i*M + j] * x[j]; }
+//!                                           red[row*L + lane] = lane_sum; barrier
+//!                                           tree over the L lanes of the row (barriers)
+//!                                           if (i < N && lane == 0) { sum = sum + red[row*L];
+//!                                                                     post }
+//! ```
+//!
+//! **Invariants:** the shape it needs is checked on the kernel IR, and where it does not hold
+//! the rewrite is refused (the caller builds the next candidate): the inner loop `for (j = lo;
+//! j < hi or <= hi; j += 1)` at the top of the guarded row (blocks unwrapped); its body writes
+//! only the reduction scalars (each only as `s op= e`, `s = s op e`, `s = e op s`, `s =
+//! fmax(s, e)`…, with the operator the schedule proved, `e` not reading `s`) and scalars it
+//! declares, never memory, never `break`s, holds no barrier; the statements before it store no
+//! memory (every lane runs them); the statements after it (lane 0 only) do not read `j`. Every
+//! barrier is at the top of the kernel body: rows past the grid's extent and lanes past the
+//! loop's take part in every one.
+
+use crate::kernel::*;
+use crate::schedule::lanes::Lanes;
+use crate::vocab::{BinOp, RedOp, Scalar};
+
+use super::reduce::{combine, identity};
+
+const LANE: &str = "accshare_lane";
+const ROW: &str = "accshare_row";
+const STEP: &str = "accshare_ls";
+
+/// The name of the local array of the lane copies of `v`.
+fn red_array(v: &str) -> String {
+    format!("{LANES_TREE}{v}")
+}
+
+/// The name of lane copy of `v`.
+fn lane_copy(v: &str) -> String {
+    format!("accshare_lane_{v}")
+}
+
+/// Rewrites `kernel` (built from the schedule whose `lanes` is `l`, one grid loop on x) and its
+/// launch to run the inner loop across lanes; `Err` says why the shape is not the one needed.
+pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Result<(), String> {
+    if !launch.reductions.is_empty()
+        || launch
+            .args
+            .iter()
+            .any(|a| matches!(a, HostArg::LastValue { .. } | HostArg::Partials(_)))
+    {
+        return Err("the kernel has reductions or final values of its own".into());
+    }
+    if kernel.dims != 1 || !l.lanes.is_power_of_two() {
+        return Err("the lanes are not a power of two".into());
+    }
+    let mut body = std::mem::take(&mut kernel.body);
+    // The grid loop goes from x to y.
+    for s in &mut body {
+        remap_stmt(s);
+    }
+    let Some(KStmt::If { cond, then, els }) = body.pop() else {
+        return Err("the row is not guarded".into());
+    };
+    if !els.is_empty() {
+        return Err("the row's guard has an else branch".into());
+    }
+    let header = body;
+    let mut declared: Vec<String> = Vec::new();
+    for s in &header {
+        if let KStmt::Decl { name, .. } = s {
+            declared.push(name.clone());
+        }
+    }
+    let row = unwrap_blocks(then);
+    let pos = row
+        .iter()
+        .position(|s| is_loop_of(s, &l.var))
+        .ok_or_else(|| format!("loop `{}` is not at the top of the row", l.var))?;
+    let pre = &row[..pos];
+    let post = &row[pos + 1..];
+    let KStmt::For {
+        init,
+        cond: Some(lcond),
+        step,
+        body: lbody,
+    } = &row[pos]
+    else {
+        return Err("the inner loop has no condition".into());
+    };
+    // Statements every lane runs: no memory stores, no barriers.
+    if pre.iter().any(|s| !quiet(s)) {
+        return Err("a statement before the loop stores memory".into());
+    }
+    if post
+        .iter()
+        .any(|s| stmt_mentions(s, &l.var) || has_barrier(s))
+    {
+        return Err(format!("a statement after the loop reads `{}`", l.var));
+    }
+    // The loop: j = lo; j < hi (or <=); j += 1.
+    let j = &l.var;
+    let new_init = match &init[..] {
+        [KStmt::Assign {
+            target: LValue::Var(v),
+            op: None,
+            value,
+        }] if v == j => vec![KStmt::Assign {
+            target: LValue::Var(v.clone()),
+            op: None,
+            value: KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE)),
+        }],
+        [KStmt::Decl {
+            name,
+            ty,
+            len: None,
+            init: Some(value),
+        }] if name == j => vec![KStmt::Decl {
+            name: name.clone(),
+            ty: *ty,
+            len: None,
+            init: Some(KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE))),
+        }],
+        _ => return Err("the inner loop's initialisation is not `j = lo`".into()),
+    };
+    match lcond {
+        KExpr::Binary(BinOp::Lt | BinOp::Le, a, hi)
+            if matches!(&**a, KExpr::Var(v) if v == j)
+                && !l.vars.iter().any(|v| expr_mentions(hi, &v.name)) => {}
+        _ => return Err("the inner loop's condition is not `j < hi`".into()),
+    }
+    let unit = |e: &KExpr| matches!(e, KExpr::Int(1, _));
+    match &step[..] {
+        [KStmt::Assign {
+            target: LValue::Var(v),
+            op: Some(BinOp::Add),
+            value,
+        }] if v == j && unit(value) => {}
+        _ => return Err("the inner loop's step is not `j += 1`".into()),
+    }
+    // The body: reductions and scalars private to an iteration only (the schedule's analysis
+    // proved every other scalar it assigns written before read in each iteration); their values
+    // after the loop are a lane's, so nothing after the loop may read them.
+    let mut new_body = Vec::new();
+    for s in lbody {
+        new_body.push(rewrite_body(s, l)?);
+    }
+    let mut assigned = Vec::new();
+    for s in lbody {
+        assigned_in(s, &mut assigned);
+    }
+    assigned.retain(|v| !l.vars.iter().any(|x| x.name == *v));
+    if let Some(v) = assigned
+        .iter()
+        .find(|v| post.iter().any(|s| stmt_mentions(s, v)))
+    {
+        return Err(format!("`{v}` is read after the loop"));
+    }
+    // Declarations before the loop are hoisted out of the guard (the statements after the
+    // loop read them under a guard of their own).
+    let mut hoisted = Vec::new();
+    let mut pre_stmts = Vec::new();
+    for s in pre {
+        match s {
+            KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } => {
+                if declared.contains(name) {
+                    return Err(format!("`{name}` is declared twice"));
+                }
+                declared.push(name.clone());
+                hoisted.push(KStmt::Decl {
+                    name: name.clone(),
+                    ty: *ty,
+                    len: *len,
+                    init: None,
+                });
+                if let Some(v) = init {
+                    pre_stmts.push(KStmt::Assign {
+                        target: LValue::Var(name.clone()),
+                        op: None,
+                        value: v.clone(),
+                    });
+                }
+            }
+            s => pre_stmts.push(s.clone()),
+        }
+    }
+    let (lanes, rows) = (l.lanes as i64, l.rows as i64);
+    let slot = |off: KExpr| {
+        KExpr::bin(
+            BinOp::Add,
+            KExpr::bin(BinOp::Mul, KExpr::var(ROW), KExpr::int(lanes)),
+            off,
+        )
+    };
+    let red = |v: &str, i: KExpr| ArrayRef::elem(red_array(v), Space::Local, i);
+    let mut out = header;
+    out.push(KStmt::Comment(format!(
+        "loop `{j}` across {lanes} lanes, one output per row of {lanes}, {rows} per block"
+    )));
+    for (n, d) in [(LANE, 0u8), (ROW, 1u8)] {
+        out.push(KStmt::Decl {
+            name: n.into(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::Builtin(Builtin::LocalId(d))),
+        });
+    }
+    out.extend(hoisted);
+    for v in &l.vars {
+        out.push(KStmt::Decl {
+            name: lane_copy(&v.name),
+            ty: v.ty,
+            len: None,
+            init: Some(identity(v.op, v.ty)),
+        });
+    }
+    // Loads that do not depend on the row are read once per block: through local memory.
+    let shared = if l.rows > 1 {
+        shared_loads(&new_body, j, lcond, &init[..], kernel)
+    } else {
+        Vec::new()
+    };
+    if shared.is_empty() {
+        pre_stmts.push(KStmt::For {
+            init: new_init,
+            cond: Some(lcond.clone()),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(j.clone()),
+                op: Some(BinOp::Add),
+                value: KExpr::int(lanes),
+            }],
+            body: new_body,
+        });
+        out.push(KStmt::If {
+            cond: cond.clone(),
+            then: pre_stmts,
+            els: Vec::new(),
+        });
+    } else {
+        out.push(KStmt::If {
+            cond: cond.clone(),
+            then: pre_stmts,
+            els: Vec::new(),
+        });
+        out.extend(strip_with_shared_loads(
+            kernel,
+            l,
+            &cond,
+            &init[..],
+            lcond,
+            new_body,
+            &shared,
+        ));
+    }
+    // The tree over the lanes of each row.
+    for v in &l.vars {
+        out.push(KStmt::Assign {
+            target: LValue::Elem(red(&v.name, slot(KExpr::var(LANE)))),
+            op: None,
+            value: KExpr::var(lane_copy(&v.name)),
+        });
+        kernel.locals.push(LocalArray {
+            name: red_array(&v.name),
+            elem: v.ty,
+            len: l.lanes * l.rows,
+        });
+    }
+    out.push(KStmt::Barrier);
+    let s = || KExpr::var(STEP);
+    let mut tree = Vec::new();
+    for v in &l.vars {
+        let here = red(&v.name, slot(KExpr::var(LANE)));
+        let there = red(&v.name, slot(KExpr::bin(BinOp::Add, KExpr::var(LANE), s())));
+        tree.push(KStmt::Assign {
+            target: LValue::Elem(here.clone()),
+            op: None,
+            value: combine(v.op, v.ty, KExpr::Load(here), KExpr::Load(there)),
+        });
+    }
+    out.push(halving(
+        STEP,
+        lanes / 2,
+        vec![
+            KStmt::If {
+                cond: KExpr::bin(BinOp::Lt, KExpr::var(LANE), s()),
+                then: tree,
+                els: Vec::new(),
+            },
+            KStmt::Barrier,
+        ],
+    ));
+    // Lane 0 combines the row's result into the scalar and runs the rest of the row.
+    let mut last = Vec::new();
+    for v in &l.vars {
+        last.push(KStmt::Assign {
+            target: LValue::Var(v.name.clone()),
+            op: None,
+            value: combine(
+                v.op,
+                v.ty,
+                KExpr::var(&v.name),
+                KExpr::Load(red(&v.name, slot(KExpr::int(0)))),
+            ),
+        });
+    }
+    last.extend(post.iter().cloned());
+    out.push(KStmt::If {
+        cond: KExpr::bin(
+            BinOp::LogAnd,
+            cond,
+            KExpr::bin(BinOp::Eq, KExpr::var(LANE), KExpr::int(0)),
+        ),
+        then: last,
+        els: Vec::new(),
+    });
+    kernel.body = out;
+    kernel.dims = 2;
+    kernel.block = [l.lanes, l.rows, 1];
+    let rows_extent = std::mem::replace(&mut launch.extent[0], HostExpr::Int(lanes));
+    launch.extent[1] = rows_extent;
+    Ok(())
+}
+
+const STRIP: &str = "accshare_jj";
+const SUB: &str = "accshare_js";
+const INDEX: &str = "accshare_jx";
+
+/// The local array of shared load `k`.
+fn shared_array(k: usize) -> String {
+    format!("accshare_lanes_ld{k}")
+}
+
+/// The loop's first value (its initialisation's) and the type of `j` where the loop declares it.
+fn loop_start(init: &[KStmt]) -> (KExpr, Option<Scalar>) {
+    match init {
+        [KStmt::Decl {
+            ty, init: Some(v), ..
+        }] => (v.clone(), Some(*ty)),
+        [KStmt::Assign { value, .. }] => (value.clone(), None),
+        _ => (KExpr::int(0), None),
+    }
+}
+
+/// Whether `e` reads only literals and the kernel's scalar parameters (so every work-item of
+/// the block computes the same value).
+fn uniform(e: &KExpr, kernel: &Kernel, allow: &str) -> bool {
+    match e {
+        KExpr::Var(v) => {
+            v == allow
+                || kernel
+                    .params
+                    .iter()
+                    .any(|p| p.name == *v && matches!(p.kind, KParamKind::Scalar(_)))
+        }
+        KExpr::Int(..) | KExpr::Float(..) => true,
+        KExpr::Load(_) | KExpr::Builtin(_) => false,
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => uniform(a, kernel, allow),
+        KExpr::Binary(_, a, b) => uniform(a, kernel, allow) && uniform(b, kernel, allow),
+        KExpr::Cond(a, b, c) => [a, b, c].iter().all(|x| uniform(x, kernel, allow)),
+        KExpr::Call(_, args) => args.iter().all(|a| uniform(a, kernel, allow)),
+    }
+}
+
+/// The loads of the inner loop's body that every row of the block makes alike: of a read-only
+/// buffer of scalars, at an index of `j` and the kernel's scalar parameters only, in every
+/// iteration (a statement at the top of the body, outside conditional operators; a body without
+/// `continue`), in a loop whose bounds are uniform. Empty where there is none.
+fn shared_loads(
+    body: &[KStmt],
+    j: &str,
+    lcond: &KExpr,
+    init: &[KStmt],
+    kernel: &Kernel,
+) -> Vec<ArrayRef> {
+    let KExpr::Binary(_, _, hi) = lcond else {
+        return Vec::new();
+    };
+    let (lo, _) = loop_start(init);
+    if !uniform(hi, kernel, "") || !uniform(&lo, kernel, "") {
+        return Vec::new();
+    }
+    if body
+        .iter()
+        .any(|s| any_stmt(s, &|t| matches!(t, KStmt::Continue)))
+    {
+        return Vec::new();
+    }
+    fn collect(e: &KExpr, j: &str, kernel: &Kernel, out: &mut Vec<ArrayRef>) {
+        match e {
+            KExpr::Load(a) => {
+                let read_only = kernel.params.iter().any(|p| {
+                    p.name == a.array
+                        && matches!(
+                            p.kind,
+                            KParamKind::Buffer {
+                                read_only: true,
+                                record: None,
+                                ..
+                            }
+                        )
+                });
+                if a.space == Space::Global
+                    && a.field.is_none()
+                    && read_only
+                    && expr_mentions(&a.index, j)
+                    && uniform(&a.index, kernel, j)
+                    && !out.contains(a)
+                {
+                    out.push(a.clone());
+                }
+            }
+            // Operands that may not be evaluated in every iteration.
+            KExpr::Cond(..) | KExpr::Binary(BinOp::LogAnd | BinOp::LogOr, ..) => {}
+            KExpr::Unary(_, a) | KExpr::Cast(_, a) => collect(a, j, kernel, out),
+            KExpr::Binary(_, a, b) => {
+                collect(a, j, kernel, out);
+                collect(b, j, kernel, out);
+            }
+            KExpr::Call(_, args) => args.iter().for_each(|a| collect(a, j, kernel, out)),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    for s in body {
+        match s {
+            KStmt::Assign { value, .. } => collect(value, j, kernel, &mut out),
+            KStmt::Decl { init: Some(e), .. } => collect(e, j, kernel, &mut out),
+            _ => {}
+        }
+    }
+    out.truncate(4);
+    out
+}
+
+/// The inner loop in strips of `lanes × rows` iterations: each work-item loads one element of
+/// every shared load into local memory, then each row runs the strip's iterations in `rows`
+/// steps of `lanes`, reading the shared loads from local memory. The strip loop and its
+/// barriers are uniform; rows past the grid and iterations past the loop only skip the body.
+#[allow(clippy::too_many_arguments)]
+fn strip_with_shared_loads(
+    kernel: &mut Kernel,
+    l: &Lanes,
+    row_ok: &KExpr,
+    init: &[KStmt],
+    lcond: &KExpr,
+    body: Vec<KStmt>,
+    shared: &[ArrayRef],
+) -> Vec<KStmt> {
+    let (lanes, rows) = (l.lanes as i64, l.rows as i64);
+    let KExpr::Binary(cmp, _, hi) = lcond else {
+        unreachable!("shared_loads checked the condition")
+    };
+    let (lo, j_ty) = loop_start(init);
+    let below = |e: KExpr| KExpr::bin(*cmp, e, (**hi).clone());
+    let linear = KExpr::bin(
+        BinOp::Add,
+        KExpr::bin(BinOp::Mul, KExpr::var(ROW), KExpr::int(lanes)),
+        KExpr::var(LANE),
+    );
+    let mut copy = vec![KStmt::Decl {
+        name: INDEX.into(),
+        ty: Scalar::Int,
+        len: None,
+        init: Some(KExpr::bin(BinOp::Add, KExpr::var(STRIP), linear.clone())),
+    }];
+    let mut loads = Vec::new();
+    for (k, a) in shared.iter().enumerate() {
+        let elem = kernel
+            .params
+            .iter()
+            .find_map(|p| match &p.kind {
+                KParamKind::Buffer { elem, .. } if p.name == a.array => Some(*elem),
+                _ => None,
+            })
+            .unwrap_or(Scalar::Float);
+        kernel.locals.push(LocalArray {
+            name: shared_array(k),
+            elem,
+            len: l.lanes * l.rows,
+        });
+        let mut src = a.clone();
+        src.index = Box::new(rename(&a.index, &l.var, INDEX));
+        loads.push(KStmt::Assign {
+            target: LValue::Elem(ArrayRef::elem(
+                shared_array(k),
+                Space::Local,
+                linear.clone(),
+            )),
+            op: None,
+            value: KExpr::Load(src),
+        });
+    }
+    copy.push(KStmt::If {
+        cond: below(KExpr::var(INDEX)),
+        then: loads,
+        els: Vec::new(),
+    });
+    // The body, reading the shared loads from local memory.
+    let at = KExpr::bin(
+        BinOp::Add,
+        KExpr::bin(BinOp::Mul, KExpr::var(SUB), KExpr::int(lanes)),
+        KExpr::var(LANE),
+    );
+    let mut body = body;
+    for s in &mut body {
+        walk_stmt_exprs(s, &mut |e| {
+            replace_loads(e, shared, &at);
+        });
+    }
+    let jv = KExpr::bin(BinOp::Add, KExpr::var(STRIP), at.clone());
+    let set_j = match j_ty {
+        Some(ty) => KStmt::Decl {
+            name: l.var.clone(),
+            ty,
+            len: None,
+            init: Some(jv),
+        },
+        None => KStmt::Assign {
+            target: LValue::Var(l.var.clone()),
+            op: None,
+            value: jv,
+        },
+    };
+    let step = KStmt::count_up(
+        SUB,
+        KExpr::int(0),
+        KExpr::int(rows),
+        KExpr::int(1),
+        vec![
+            set_j,
+            KStmt::If {
+                cond: KExpr::bin(BinOp::LogAnd, row_ok.clone(), below(KExpr::var(&l.var))),
+                then: body,
+                els: Vec::new(),
+            },
+        ],
+    );
+    let mut strip = copy;
+    strip.push(KStmt::Barrier);
+    strip.push(step);
+    strip.push(KStmt::Barrier);
+    vec![count_up_cmp(
+        STRIP,
+        lo,
+        *cmp,
+        (**hi).clone(),
+        KExpr::int(lanes * rows),
+        strip,
+    )]
+}
+
+/// Every load of `shared[k]` in `e` becomes element `at` of its local array.
+fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], at: &KExpr) {
+    if let KExpr::Load(a) = e {
+        if let Some(k) = shared.iter().position(|s| s == a) {
+            *e = KExpr::load(shared_array(k), Space::Local, at.clone());
+            return;
+        }
+    }
+    each_child(e, &mut |c| replace_loads(c, shared, at));
+}
+
+/// `for (int var = init; var cmp bound; var += step) { body }`.
+fn count_up_cmp(
+    var: &str,
+    init: KExpr,
+    cmp: BinOp,
+    bound: KExpr,
+    step: KExpr,
+    body: Vec<KStmt>,
+) -> KStmt {
+    let mut f = KStmt::count_up(var, init, bound.clone(), step, body);
+    if let KStmt::For { cond, .. } = &mut f {
+        *cond = Some(KExpr::bin(cmp, KExpr::var(var), bound));
+    }
+    f
+}
+
+/// `for (int var = start; var > 0; var >>= 1) { body }`.
+fn halving(var: &str, start: i64, body: Vec<KStmt>) -> KStmt {
+    KStmt::For {
+        init: vec![KStmt::Decl {
+            name: var.to_string(),
+            ty: Scalar::Int,
+            len: None,
+            init: Some(KExpr::int(start)),
+        }],
+        cond: Some(KExpr::bin(BinOp::Gt, KExpr::var(var), KExpr::int(0))),
+        step: vec![KStmt::Assign {
+            target: LValue::Var(var.to_string()),
+            op: Some(BinOp::Shr),
+            value: KExpr::int(1),
+        }],
+        body,
+    }
+}
+
+/// The statements of a row with its blocks opened (`{ { a; b; } }` → `a; b;`).
+fn unwrap_blocks(ss: Vec<KStmt>) -> Vec<KStmt> {
+    let mut out = Vec::new();
+    for s in ss {
+        match s {
+            KStmt::Block(b) => out.extend(unwrap_blocks(b)),
+            s => out.push(s),
+        }
+    }
+    out
+}
+
+fn is_loop_of(s: &KStmt, j: &str) -> bool {
+    match s {
+        KStmt::For { init, .. } => init.iter().any(|i| match i {
+            KStmt::Assign {
+                target: LValue::Var(v),
+                ..
+            } => v == j,
+            KStmt::Decl { name, .. } => name == j,
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+/// The grid's x becomes y: the rows of the block.
+fn remap_stmt(s: &mut KStmt) {
+    walk_stmt_exprs(s, &mut |e| remap_expr(e));
+}
+
+fn remap_expr(e: &mut KExpr) {
+    if let KExpr::Builtin(b) = e {
+        *b = match *b {
+            Builtin::LocalId(0) => Builtin::LocalId(1),
+            Builtin::GroupId(0) => Builtin::GroupId(1),
+            Builtin::LocalSize(0) => Builtin::LocalSize(1),
+            Builtin::NumGroups(0) => Builtin::NumGroups(1),
+            Builtin::GlobalId(0) => Builtin::GlobalId(1),
+            b => b,
+        };
+    }
+    each_child(e, &mut |c| remap_expr(c));
+}
+
+fn each_child(e: &mut KExpr, f: &mut dyn FnMut(&mut KExpr)) {
+    match e {
+        KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        KExpr::Load(a) => f(&mut a.index),
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => f(a),
+        KExpr::Binary(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        KExpr::Cond(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
+        }
+        KExpr::Call(_, args) => args.iter_mut().for_each(f),
+    }
+}
+
+/// Calls `f` on every top expression of `s` and of the statements inside it.
+fn walk_stmt_exprs(s: &mut KStmt, f: &mut dyn FnMut(&mut KExpr)) {
+    let arr = |a: &mut ArrayRef, f: &mut dyn FnMut(&mut KExpr)| f(&mut a.index);
+    match s {
+        KStmt::Decl { init, .. } => {
+            if let Some(e) = init {
+                f(e)
+            }
+        }
+        KStmt::Assign { target, value, .. } => {
+            if let LValue::Elem(a) = target {
+                arr(a, f);
+            }
+            f(value);
+        }
+        KStmt::Expr(e) => f(e),
+        KStmt::If { cond, then, els } => {
+            f(cond);
+            then.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
+            els.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
+        }
+        KStmt::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            init.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
+            if let Some(c) = cond {
+                f(c);
+            }
+            step.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
+            body.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
+        }
+        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
+            f(cond);
+            body.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
+        }
+        KStmt::Block(b) => b.iter_mut().for_each(|s| walk_stmt_exprs(s, f)),
+        KStmt::Atomic { target, op, .. } => {
+            arr(target, f);
+            match op {
+                AtomicOp::Read => {}
+                AtomicOp::Write(e) | AtomicOp::Update { value: e, .. } => f(e),
+            }
+        }
+        KStmt::VecLoad { src, .. } => arr(src, f),
+        KStmt::VecStore { dst, values, .. } => {
+            arr(dst, f);
+            values.iter_mut().for_each(f);
+        }
+        KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+    }
+}
+
+fn expr_mentions(e: &KExpr, v: &str) -> bool {
+    let mut found = matches!(e, KExpr::Var(x) if x == v);
+    let mut e = e.clone();
+    each_child(&mut e, &mut |c| found |= expr_mentions(c, v));
+    found
+}
+
+fn stmt_mentions(s: &KStmt, v: &str) -> bool {
+    let mut s = s.clone();
+    let mut found = false;
+    let assigns = |s: &KStmt| match s {
+        KStmt::Assign {
+            target: LValue::Var(x),
+            ..
+        } => x == v,
+        KStmt::Decl { name, .. } => name == v,
+        KStmt::VecLoad { lanes, .. } => lanes.iter().any(|x| x == v),
+        KStmt::Atomic {
+            capture: Some(c), ..
+        } => c.var == v,
+        _ => false,
+    };
+    found |= any_stmt(&s, &assigns);
+    walk_stmt_exprs(&mut s, &mut |e| found |= expr_mentions(e, v));
+    found
+}
+
+/// Whether `s` or a statement inside it satisfies `p`.
+fn any_stmt(s: &KStmt, p: &dyn Fn(&KStmt) -> bool) -> bool {
+    p(s) || match s {
+        KStmt::If { then, els, .. } => then.iter().chain(els).any(|s| any_stmt(s, p)),
+        KStmt::For {
+            init, step, body, ..
+        } => init.iter().chain(step).chain(body).any(|s| any_stmt(s, p)),
+        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+            body.iter().any(|s| any_stmt(s, p))
+        }
+        _ => false,
+    }
+}
+
+fn has_barrier(s: &KStmt) -> bool {
+    any_stmt(s, &|s| matches!(s, KStmt::Barrier))
+}
+
+/// Stores no memory but private arrays, and holds no barrier.
+fn quiet(s: &KStmt) -> bool {
+    !any_stmt(s, &|s| match s {
+        KStmt::Assign {
+            target: LValue::Elem(a),
+            ..
+        } => a.space != Space::Private,
+        KStmt::Atomic { .. } | KStmt::VecStore { .. } | KStmt::Barrier => true,
+        _ => false,
+    })
+}
+
+/// The scalars `s` declares or assigns (at any depth).
+fn assigned_in(s: &KStmt, out: &mut Vec<String>) {
+    match s {
+        KStmt::Decl { name, .. } => out.push(name.clone()),
+        KStmt::Assign {
+            target: LValue::Var(v),
+            ..
+        } => out.push(v.clone()),
+        KStmt::VecLoad { lanes, .. } => out.extend(lanes.iter().cloned()),
+        KStmt::Atomic {
+            capture: Some(c), ..
+        } => out.push(c.var.clone()),
+        KStmt::If { then, els, .. } => then.iter().chain(els).for_each(|s| assigned_in(s, out)),
+        KStmt::For {
+            init, step, body, ..
+        } => init
+            .iter()
+            .chain(step)
+            .chain(body)
+            .for_each(|s| assigned_in(s, out)),
+        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+            body.iter().for_each(|s| assigned_in(s, out))
+        }
+        _ => {}
+    }
+}
+
+/// A statement of the inner loop's body with every reduction scalar replaced by its lane copy;
+/// `Err` where the statement does what a lane may not (see the module's invariants).
+fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
+    let red = |v: &str| l.vars.iter().find(|x| x.name == v);
+    Ok(match s {
+        KStmt::Assign {
+            target: LValue::Var(v),
+            op,
+            value,
+        } => {
+            if let Some(rv) = red(v) {
+                let e = update_operand(rv.op, v, *op, value)
+                    .ok_or_else(|| format!("`{v}` is updated with another operator"))?;
+                if l.vars.iter().any(|x| expr_mentions(&e, &x.name)) {
+                    return Err(format!("the update of `{v}` reads a reduction scalar"));
+                }
+                let copy = lane_copy(v);
+                // `copy op= e` in the operator's own form.
+                let value = match (*op, rv.op) {
+                    (Some(o), _) => {
+                        return Ok(KStmt::Assign {
+                            target: LValue::Var(copy),
+                            op: Some(o),
+                            value: e,
+                        })
+                    }
+                    (None, RedOp::Max | RedOp::Min) => rename(value, v, &copy),
+                    (None, o) => combine(o, rv.ty, KExpr::var(&copy), e),
+                };
+                KStmt::Assign {
+                    target: LValue::Var(copy),
+                    op: None,
+                    value,
+                }
+            } else if *v == l.var {
+                return Err(format!("the inner loop assigns `{v}`"));
+            } else {
+                check_reads(s, l)?;
+                s.clone()
+            }
+        }
+        KStmt::Assign { .. } | KStmt::Atomic { .. } | KStmt::VecStore { .. } => {
+            return Err("the inner loop stores memory".into())
+        }
+        KStmt::Break => return Err("the inner loop breaks".into()),
+        KStmt::Barrier => return Err("the inner loop holds a barrier".into()),
+        KStmt::If { cond, then, els } => {
+            if l.vars.iter().any(|x| expr_mentions(cond, &x.name)) {
+                return Err("a condition reads a reduction scalar".into());
+            }
+            KStmt::If {
+                cond: cond.clone(),
+                then: then
+                    .iter()
+                    .map(|s| rewrite_body(s, l))
+                    .collect::<Result<_, _>>()?,
+                els: els
+                    .iter()
+                    .map(|s| rewrite_body(s, l))
+                    .collect::<Result<_, _>>()?,
+            }
+        }
+        KStmt::Block(b) => KStmt::Block(
+            b.iter()
+                .map(|s| rewrite_body(s, l))
+                .collect::<Result<_, _>>()?,
+        ),
+        KStmt::For { .. } | KStmt::While { .. } | KStmt::DoWhile { .. } => {
+            // Nested loops: only their own scalars, no reductions inside.
+            if l.vars.iter().any(|x| stmt_mentions(s, &x.name))
+                || any_stmt(s, &|t| {
+                    matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if *v == l.var)
+                        || matches!(
+                            t,
+                            KStmt::Assign {
+                                target: LValue::Elem(_),
+                                ..
+                            } | KStmt::Atomic { .. }
+                                | KStmt::VecStore { .. }
+                                | KStmt::Barrier
+                        )
+                })
+            {
+                return Err("a loop inside the inner loop writes what it may not".into());
+            }
+            s.clone()
+        }
+        KStmt::Decl { .. } | KStmt::VecLoad { .. } | KStmt::Expr(_) | KStmt::Continue => {
+            check_reads(s, l)?;
+            s.clone()
+        }
+        KStmt::Comment(_) => s.clone(),
+    })
+}
+
+/// Errs where `s` reads a reduction scalar (only its update may).
+fn check_reads(s: &KStmt, l: &Lanes) -> Result<(), String> {
+    match l.vars.iter().find(|x| stmt_mentions(s, &x.name)) {
+        Some(x) => Err(format!(
+            "the inner loop reads `{}` outside its update",
+            x.name
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The operand `e` of an update of `v` with reduction operator `op`: `v op= e`, `v = v op e`,
+/// `v = e op v`, `v = fmax(v, e)` (and `min`, `fmin`, `max`); `v -= e` for a sum. `None` for any
+/// other form.
+fn update_operand(op: RedOp, v: &str, assign: Option<BinOp>, value: &KExpr) -> Option<KExpr> {
+    let is_v = |e: &KExpr| matches!(e, KExpr::Var(x) if x == v);
+    let bin = match op {
+        RedOp::Add => Some(BinOp::Add),
+        RedOp::Mul => Some(BinOp::Mul),
+        RedOp::BitAnd => Some(BinOp::BitAnd),
+        RedOp::BitOr => Some(BinOp::BitOr),
+        RedOp::BitXor => Some(BinOp::BitXor),
+        RedOp::LogAnd => Some(BinOp::LogAnd),
+        RedOp::LogOr => Some(BinOp::LogOr),
+        RedOp::Max | RedOp::Min => None,
+    };
+    match assign {
+        Some(a) if Some(a) == bin || (op == RedOp::Add && a == BinOp::Sub) => {
+            (!expr_mentions(value, v)).then(|| value.clone())
+        }
+        Some(_) => None,
+        None => {
+            let e = match (value, bin) {
+                (KExpr::Binary(o, a, b), Some(want)) if *o == want => {
+                    if is_v(a) {
+                        (**b).clone()
+                    } else if is_v(b) {
+                        (**a).clone()
+                    } else {
+                        return None;
+                    }
+                }
+                (KExpr::Cond(c, a, b), None) => {
+                    // `v = x > y ? x : y` (the larger: max) and its mirrors; `<`: the smaller.
+                    let KExpr::Binary(cmp, x, y) = &**c else {
+                        return None;
+                    };
+                    let larger = match cmp {
+                        BinOp::Gt | BinOp::Ge => a == x && b == y,
+                        BinOp::Lt | BinOp::Le => a == y && b == x,
+                        _ => return None,
+                    };
+                    let smaller = match cmp {
+                        BinOp::Gt | BinOp::Ge => a == y && b == x,
+                        BinOp::Lt | BinOp::Le => a == x && b == y,
+                        _ => return None,
+                    };
+                    let picks = if op == RedOp::Max { larger } else { smaller };
+                    if !picks {
+                        return None;
+                    }
+                    if is_v(x) {
+                        (**y).clone()
+                    } else if is_v(y) {
+                        (**x).clone()
+                    } else {
+                        return None;
+                    }
+                }
+                (KExpr::Call(f, args), None) if args.len() == 2 && minmax(f) == Some(op) => {
+                    if is_v(&args[0]) {
+                        args[1].clone()
+                    } else if is_v(&args[1]) {
+                        args[0].clone()
+                    } else {
+                        return None;
+                    }
+                }
+                _ => return None,
+            };
+            (!expr_mentions(&e, v)).then_some(e)
+        }
+    }
+}
+
+/// The reduction a two-argument math function is.
+fn minmax(f: &MathFn) -> Option<RedOp> {
+    use crate::kernel::math::Real;
+    match f {
+        MathFn::Max | MathFn::Real(Real::Fmax, _) => Some(RedOp::Max),
+        MathFn::Min | MathFn::Real(Real::Fmin, _) => Some(RedOp::Min),
+        _ => None,
+    }
+}
+
+/// `e` with the scalar `from` renamed `to`.
+fn rename(e: &KExpr, from: &str, to: &str) -> KExpr {
+    let mut e = e.clone();
+    fn go(e: &mut KExpr, from: &str, to: &str) {
+        if let KExpr::Var(x) = e {
+            if x == from {
+                *x = to.to_string();
+            }
+        }
+        each_child(e, &mut |c| go(c, from, to));
+    }
+    go(&mut e, from, to);
+    e
+}
