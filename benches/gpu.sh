@@ -6,7 +6,8 @@
 #
 # The five kernels of benches/five/ at the GPU sizes of ../shared/data/h100-2026-11-27.md
 # (transpose 8192², gemm 2048², mv 8192², Gauss 5×5 u8 4096², hotspot 4096², one repetition of
-# the region, one hotspot step), each
+# the region, one hotspot step; and mv_vector: mv whose inner loop is `loop vector
+# reduction(+:sum)`, which runs across lanes, where mv's `loop seq` keeps it sequential), each
 #   - tuned: `accshare tune --device D --platform PLATFORM --budget TUNE_BUDGET` on each device
 #     (the fastest verified variant of each kernel, its event time);
 #   - measured: `accshare bench --platform PLATFORM --devices D,... --platforms PLATFORM`:
@@ -65,6 +66,7 @@ PROGRAMS=(
   "transpose|transpose 8192²|-DN=8192|-DN=256"
   "gemm|gemm 2048²|-DNI=2048 -DNJ=2048 -DNK=2048|-DNI=64 -DNJ=64 -DNK=64"
   "mv|mv 8192²|-DN=8192 -DM=8192|-DN=256 -DM=256"
+  "mv_vector|mv 8192² (loop vector reduction)|-DN=8192 -DM=8192|-DN=256 -DM=256"
   "gauss|Gauss 5×5 u8 4096²|-DH=4096 -DW=4096|-DH=128 -DW=128"
   "hotspot|hotspot 4096² (1 step)|-DROWS=4096 -DCOLS=4096 -DSTEPS=1|-DROWS=128 -DCOLS=128 -DSTEPS=1"
 )

@@ -157,6 +157,50 @@ fn a_slow_spell_during_one_measurement_does_not_decide_the_choice() {
     assert_eq!(k.best(), Some(0), "{:?}", k.trials);
 }
 
+/// A nest whose inner reduction loop can run across lanes (mv with a `reduction` clause on the
+/// inner loop, on an H100): the tuner's space has it in several blocks besides the model's
+/// choice, each built by `variant::apply` (which also rebuilds a tuned variant from the cache's
+/// record) and verified against the sequential program.
+#[test]
+fn variants_across_lanes_are_in_the_space_and_verified() {
+    if exec_support::compile_c(
+        &corpus("vadd_1d.c"),
+        &exec_support::scratch_dir("tune-cc-lanes").join("probe"),
+        &[],
+        false,
+    )
+    .is_err()
+    {
+        exec_support::skip_or_fail("the tuner's replay needs a C compiler (`cc`)");
+        return;
+    }
+    let kernels = tune_on_simulator("../lanes/mv_clause.c", "h100");
+    let k = &kernels[0];
+    let lanes: Vec<_> = k.trials.iter().filter(|t| t.variant.lanes).collect();
+    assert!(lanes.len() >= 4, "{:?}", k.trials);
+    assert!(
+        k.trials[0].variant.lanes,
+        "the model's choice: {}",
+        k.trials[0].variant
+    );
+    for t in &k.trials {
+        assert!(
+            matches!(t.outcome, Outcome::Timed | Outcome::SameAs(_)),
+            "{}: {:?}",
+            t.variant,
+            t.outcome
+        );
+    }
+    assert!(
+        lanes
+            .iter()
+            .any(|t| t.variant.block == [64, 4, 1] && t.outcome == Outcome::Timed),
+        "{:?}",
+        lanes
+    );
+    assert!(lanes[0].variant.to_string().contains("across 32 lanes"));
+}
+
 /// Every point of the schedule space (block shapes, each configuration the engine kept, each
 /// number of rows per work-item, staging where the model would not) is a correct program:
 /// the tuner may pick any of them.

@@ -49,6 +49,10 @@ pub struct Variant {
     /// rebuild the tile with element accesses.
     #[serde(default, skip_serializing_if = "is_false")]
     pub words: bool,
+    /// The inner reduction loop across lanes ([`super::lanes`]): `block` is then `[lanes, rows,
+    /// 1]`, unstaged, one output per row. `false` for entries written before the field.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lanes: bool,
 }
 
 impl Variant {
@@ -113,6 +117,9 @@ impl fmt::Display for Variant {
         if self.diagonal > 0 {
             write!(f, ", diagonal block order (skew {})", self.diagonal)?;
         }
+        if self.lanes {
+            write!(f, ", the inner reduction across {} lanes", self.block[0])?;
+        }
         Ok(())
     }
 }
@@ -137,6 +144,9 @@ pub enum VariantError {
     /// Vector accesses where the model groups none, or on another tile than the model's
     /// grouping (or a staged variant).
     Words,
+    /// The inner reduction loop across lanes where the nest cannot run so, or in a block that
+    /// is not `[power-of-two lanes, rows, 1]` with one output per work-item.
+    Lanes,
 }
 
 impl fmt::Display for VariantError {
@@ -147,6 +157,10 @@ impl fmt::Display for VariantError {
             }
             VariantError::NothingStaged => write!(f, "the configuration stages no array"),
             VariantError::Block => write!(f, "the block shape does not fit this kernel"),
+            VariantError::Lanes => write!(
+                f,
+                "the inner reduction loop cannot run across the lanes of this block"
+            ),
             VariantError::Rows => {
                 write!(f, "the outputs per work-item do not fit this kernel")
             }
@@ -174,6 +188,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
             super::BlockOrder::Diagonal { skew } => skew,
         },
         words: s.words.is_some(),
+        lanes: s.lanes.is_some(),
     }
 }
 
@@ -271,6 +286,11 @@ pub fn space(
             (x, y) => order.extend(x.into_iter().chain(y)),
         }
     }
+    // The inner reduction loop across lanes in other blocks, where the nest can run so.
+    order.extend(LANE_BLOCKS.iter().map(|&block| Variant {
+        lanes: true,
+        ..plain(None, block, 1, 1, ColLayout::Cyclic)
+    }));
     order.extend(tiles);
     order.extend(staged_other);
     for v in order {
@@ -300,7 +320,63 @@ fn plain(
         skip: Vec::new(),
         diagonal: 0,
         words: false,
+        lanes: false,
     }
+}
+
+/// Blocks `[lanes, rows, 1]` tried for the inner reduction loop across lanes.
+const LANE_BLOCKS: [[u32; 3]; 7] = [
+    [32, 8, 1],
+    [32, 4, 1],
+    [32, 16, 1],
+    [64, 4, 1],
+    [64, 8, 1],
+    [128, 2, 1],
+    [256, 1, 1],
+];
+
+/// The inner reduction loop of `ks`'s nest across the lanes of variant `v`'s block, where the
+/// schedule found the nest can run so (whether or not the model predicted a gain).
+fn lanes_schedule(
+    r: &RegionAst,
+    deps: &DepInfo,
+    ks: &KernelSchedule,
+    v: &Variant,
+    max_threads: u32,
+) -> Result<Schedule, VariantError> {
+    use super::lanes::NoLanes;
+    let legal = matches!(
+        ks.lanes,
+        Some(Ok(_) | Err(NoLanes::NoGain { .. } | NoLanes::UnknownSize))
+    );
+    let [lanes, rows, z] = v.block;
+    let threads = u64::from(lanes) * u64::from(rows);
+    if !legal
+        || v.config.is_some()
+        || (v.ilp, v.cols, z) != (1, 1, 1)
+        || !lanes.is_power_of_two()
+        || lanes < 2
+        || rows == 0
+        || threads > u64::from(max_threads.min(crate::schedule::stage::MAX_THREADS as u32))
+    {
+        return Err(VariantError::Lanes);
+    }
+    let base = ks.baseline();
+    // Legal as the schedule found it (under the options it was made with); the clause or
+    // `--reassociate` that allowed it is not asked again.
+    let mut l = super::lanes::legal(&r.ir, deps, base, true).map_err(|_| VariantError::Lanes)?;
+    l.lanes = lanes;
+    l.rows = rows;
+    Ok(Schedule {
+        shape: WorkShape::plain([lanes, rows, 1]),
+        stage: None,
+        full_tile_path: false,
+        words: None,
+        block_order: super::BlockOrder::Linear,
+        channels: None,
+        lanes: Some(l),
+        ..base.clone()
+    })
 }
 
 /// Register micro-tiles without staging: the first block shapes of `unstaged` (a grid of
@@ -540,6 +616,9 @@ fn apply_with_limit(
     v: &Variant,
     max_threads: u32,
 ) -> Result<Schedule, VariantError> {
+    if v.lanes {
+        return lanes_schedule(r, deps, ks, v, max_threads);
+    }
     let base = ks.baseline();
     let used = |d: usize| base.grid.iter().any(|g| g.dim as usize == d);
     if v.ilp == 0 || v.cols == 0 || v.block[1] % v.ilp != 0 || v.block[0] % v.cols != 0 {
@@ -703,6 +782,7 @@ for (int i = 0; i < 256; i++)
             skip: Vec::new(),
             diagonal: 0,
             words: false,
+            lanes: false,
         };
         assert_eq!(
             bad(Variant {
