@@ -87,23 +87,57 @@ pub enum Expr {
         field: String,
         arrow: bool,
     },
-    /// `sizeof(type)` (`of_type`) or `sizeof expr`: the size in bytes where the IR lowering
-    /// knows it (scalar, pointer and constant-extent array types and variables of them).
+    /// `sizeof(type)` or `sizeof expr` (`of`): the size in bytes where the IR lowering knows
+    /// it (scalar, pointer and constant-extent array types and variables of them).
     Sizeof {
         size: Option<u64>,
-        of_type: bool,
+        of: SizeOf,
     },
-    /// A cast to a type that is not arithmetic (a pointer, a struct).
+    /// A cast to a type that is not arithmetic (a pointer, a struct); `ty`: the type where the
+    /// IR can name it ([`TypeName`]).
     CastOther {
+        ty: Option<TypeName>,
         arg: Handle<Expr>,
     },
-    /// A string literal.
-    Str,
+    /// A string literal: its bytes.
+    Str(String),
     /// A part the IR does not model yet, at `span`, with every name it reads or writes.
     Opaque {
         span: Span,
         names: Vec<String>,
     },
+}
+
+/// What `sizeof` measures.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeOf {
+    /// A type, where the IR can name it.
+    Type(Option<TypeName>),
+    /// An expression (not evaluated).
+    Expr(Handle<Expr>),
+}
+
+/// A C type an expression names (in a cast or `sizeof`) that is not only a scalar: what the
+/// back ends need to spell it. Arrays and functions are not among them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeName {
+    Void,
+    Scalar(Scalar),
+    /// A `typedef` name, or how a struct whose definition was seen is named (its `typedef`
+    /// name, else `struct tag`).
+    Named(String),
+    /// `struct S`, `union U`, `enum E`: the keyword and the tag.
+    Tagged {
+        keyword: &'static str,
+        tag: String,
+    },
+    Pointer {
+        to: Box<TypeName>,
+        is_const: bool,
+        is_restrict: bool,
+    },
+    /// `T const` at this level.
+    Const(Box<TypeName>),
 }
 
 /// A region's expressions.
@@ -126,11 +160,19 @@ impl Arena<Expr> {
             | Expr::Int { .. }
             | Expr::Float { .. }
             | Expr::Opaque { .. }
-            | Expr::Sizeof { .. }
-            | Expr::Str => Vec::new(),
+            | Expr::Sizeof {
+                of: SizeOf::Type(_),
+                ..
+            }
+            | Expr::Str(_) => Vec::new(),
+            // Not evaluated, but named.
+            Expr::Sizeof {
+                of: SizeOf::Expr(arg),
+                ..
+            } => vec![*arg],
             Expr::Unary { arg, .. }
             | Expr::Cast { arg, .. }
-            | Expr::CastOther { arg }
+            | Expr::CastOther { arg, .. }
             | Expr::IncDec { arg, .. } => vec![*arg],
             Expr::Member { base, .. } => vec![*base],
             Expr::Binary { left, right, .. } | Expr::Comma { left, right } => vec![*left, *right],
@@ -226,32 +268,48 @@ impl Arena<Expr> {
                 field: field.clone(),
                 arrow: *arrow,
             },
-            Expr::CastOther { arg } => Expr::CastOther { arg: c(arg) },
+            Expr::CastOther { ty, arg } => Expr::CastOther {
+                ty: ty.clone(),
+                arg: c(arg),
+            },
+            Expr::Sizeof {
+                size,
+                of: SizeOf::Expr(a),
+            } => Expr::Sizeof {
+                size: *size,
+                of: SizeOf::Expr(c(a)),
+            },
             leaf @ (Expr::Var(_)
             | Expr::Int { .. }
             | Expr::Float { .. }
             | Expr::Sizeof { .. }
-            | Expr::Str
+            | Expr::Str(_)
             | Expr::Opaque { .. }) => leaf.clone(),
         };
         to.append(copied, self.span(e))
     }
 
-    /// Whether the back ends can print `e` as C: it holds no part the IR keeps only in part
-    /// (an opaque part, a string, a cast to a type that is not arithmetic, a `sizeof` of
-    /// unknown size).
-    pub fn printable(&self, e: Handle<Expr>) -> bool {
+    /// The first part of `e` the back ends cannot print as C (an opaque part, a type the IR
+    /// cannot name), if any.
+    pub fn unprintable(&self, e: Handle<Expr>) -> Option<Handle<Expr>> {
         let mut todo = vec![e];
         while let Some(h) = todo.pop() {
             match &self[h] {
                 Expr::Opaque { .. }
-                | Expr::Str
-                | Expr::CastOther { .. }
-                | Expr::Sizeof { size: None, .. } => return false,
+                | Expr::CastOther { ty: None, .. }
+                | Expr::Sizeof {
+                    of: SizeOf::Type(None),
+                    ..
+                } => return Some(h),
                 _ => todo.extend(self.operands(h)),
             }
         }
-        true
+        None
+    }
+
+    /// Whether the back ends can print `e` as C ([`Self::unprintable`]).
+    pub fn printable(&self, e: Handle<Expr>) -> bool {
+        self.unprintable(e).is_none()
     }
 
     /// The affine form `p` as an expression: its terms summed in the order `p` prints them,
@@ -451,12 +509,21 @@ impl Shown<'_> {
                 self.write(f, *base, POSTFIX)?;
                 write!(f, "{}{field}", if *arrow { "->" } else { "." })
             }
-            Expr::Sizeof { size: Some(n), .. } => write!(f, "sizeof(…) /* {n} */"),
-            Expr::CastOther { arg } => {
+            Expr::Sizeof {
+                of: SizeOf::Expr(a),
+                ..
+            } => {
+                write!(f, "sizeof(")?;
+                self.write(f, *a, 0)?;
+                write!(f, ")")
+            }
+            Expr::Sizeof { .. } => write!(f, "sizeof(…)"),
+            Expr::CastOther { arg, .. } => {
                 write!(f, "(…)")?;
                 self.write(f, *arg, UNARY)
             }
-            Expr::Sizeof { size: None, .. } | Expr::Str | Expr::Opaque { .. } => write!(f, "…"),
+            Expr::Str(s) => write!(f, "{s:?}"),
+            Expr::Opaque { .. } => write!(f, "…"),
         }
     }
 }

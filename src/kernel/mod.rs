@@ -510,10 +510,8 @@ pub enum HostExpr {
     /// A name in the user's function.
     Var(String),
     /// An expression of the user's program (an array extent from a declaration, a clause's
-    /// length, the expression a region invariant stands for), as parsed.
-    User(Box<crate::front::ast::Expr>),
-    /// An expression of the user's program the IR holds (a region invariant), apart from its
-    /// region.
+    /// start or length, an `if` clause, the expression a region invariant stands for), as the
+    /// IR holds it, apart from any region; printable ([`crate::ir::Exprs::printable`]).
     Ir(Box<crate::ir::Detached>),
     /// The value as a C `long` (region invariants are `long` parameters).
     Long(Box<HostExpr>),
@@ -541,10 +539,6 @@ impl HostExpr {
         match self {
             HostExpr::Var(v) => Some(v),
             HostExpr::Long(x) => x.variable(),
-            HostExpr::User(e) => match &e.kind {
-                crate::front::ast::ExprKind::Ident(v) => Some(v),
-                _ => None,
-            },
             HostExpr::Ir(d) => match &d.exprs[d.root] {
                 crate::ir::Expr::Var(v) => Some(v),
                 _ => None,
@@ -561,12 +555,8 @@ impl HostExpr {
             HostExpr::Var(x) => x == v,
             HostExpr::Long(x) => x.mentions(v),
             HostExpr::Bin(_, a, b) | HostExpr::Max(a, b) => a.mentions(v) || b.mentions(v),
-            HostExpr::User(e) => expr_mentions(e, v),
             HostExpr::Ir(d) => d.exprs.mentions(d.root, v),
         }
-    }
-    pub fn user(e: &crate::front::ast::Expr) -> Self {
-        HostExpr::User(Box::new(e.clone()))
     }
     pub fn bin(op: HostOp, a: HostExpr, b: HostExpr) -> Self {
         HostExpr::Bin(op, Box::new(a), Box::new(b))
@@ -755,20 +745,3 @@ pub mod math;
 pub mod valid;
 
 pub use math::MathFn;
-
-/// Whether a user expression reads the variable `v` ([`HostExpr::mentions`]).
-fn expr_mentions(e: &crate::front::ast::Expr, v: &str) -> bool {
-    use crate::front::ast::ExprKind as K;
-    match &e.kind {
-        K::Ident(x) => x == v,
-        K::Int { .. } | K::Float { .. } | K::Char(_) | K::Str(_) | K::SizeofType(_) => false,
-        K::Unary(_, a) | K::Cast(_, a) | K::SizeofExpr(a) => expr_mentions(a, v),
-        K::IncDec { arg, .. } => expr_mentions(arg, v),
-        K::Binary(_, a, b) | K::Assign(_, a, b) | K::Index(a, b) => {
-            expr_mentions(a, v) || expr_mentions(b, v)
-        }
-        K::Cond(a, b, c) => expr_mentions(a, v) || expr_mentions(b, v) || expr_mentions(c, v),
-        K::Call(_, args) => args.iter().any(|a| expr_mentions(a, v)),
-        _ => true,
-    }
-}

@@ -1,8 +1,7 @@
 //! Host expressions ([`HostExpr`]) as C: the counts, launch sizes and scalar arguments the host
 //! code computes in the user's function.
 
-use crate::front::ast::ExprKind;
-use crate::front::pragma::expr_to_c;
+use crate::ir::expr::{SizeOf, TypeName};
 use crate::ir::{Expr, Exprs, Handle};
 use crate::kernel::{HostExpr, HostOp};
 use crate::vocab::{BinOp, Scalar, UnOp};
@@ -29,14 +28,6 @@ fn write(out: &mut String, e: &HostExpr) {
     match e {
         HostExpr::Int(v) => out.push_str(&v.to_string()),
         HostExpr::Var(n) => out.push_str(n),
-        HostExpr::User(x) => match &x.kind {
-            ExprKind::Ident(_) | ExprKind::Int { .. } => out.push_str(&expr_to_c(x)),
-            _ => {
-                out.push('(');
-                out.push_str(&expr_to_c(x));
-                out.push(')');
-            }
-        },
         HostExpr::Ir(d) => match &d.exprs[d.root] {
             Expr::Var(_) | Expr::Int { .. } => out.push_str(&print_ir(&d.exprs, d.root)),
             _ => {
@@ -96,6 +87,71 @@ pub fn print_ir(exprs: &Exprs, e: Handle<Expr>) -> String {
     out
 }
 
+/// A declaration of `name` (empty: the type name of a cast) with type `t`, as C writes it
+/// (`const float *`, `struct s *restrict`), as the front end prints the user's types.
+fn type_to_c(t: &TypeName, name: &str) -> String {
+    let mut decl = name.to_string();
+    let mut t = t;
+    // Constness that applies to the next base type (`const float`).
+    let mut leading_const = false;
+    loop {
+        match t {
+            TypeName::Const(inner) => {
+                if matches!(**inner, TypeName::Pointer { .. }) {
+                    // `T *const p`.
+                    decl = format!("const {decl}").trim_end().to_string();
+                } else {
+                    leading_const = true;
+                }
+                t = inner;
+            }
+            TypeName::Pointer {
+                to,
+                is_const,
+                is_restrict,
+            } => {
+                let mut p = String::from("*");
+                if *is_const {
+                    p.push_str("const");
+                }
+                if *is_restrict {
+                    if *is_const {
+                        p.push(' ');
+                    }
+                    p.push_str("restrict");
+                }
+                if !decl.is_empty() {
+                    if p.len() > 1 {
+                        p.push(' ');
+                    }
+                    p.push_str(&decl);
+                }
+                decl = p;
+                t = to;
+            }
+            base => {
+                let base = match base {
+                    TypeName::Void => "void".to_string(),
+                    TypeName::Scalar(s) => s.c_name().to_string(),
+                    TypeName::Named(n) => n.clone(),
+                    TypeName::Tagged { keyword, tag } => format!("{keyword} {tag}"),
+                    TypeName::Pointer { .. } | TypeName::Const(_) => String::new(),
+                };
+                let base = if leading_const {
+                    format!("const {base}")
+                } else {
+                    base
+                };
+                return if decl.is_empty() {
+                    base
+                } else {
+                    format!("{base} {decl}")
+                };
+            }
+        }
+    }
+}
+
 /// Precedence levels (higher binds tighter), as C has them.
 const P_COMMA: u8 = 1;
 const P_ASSIGN: u8 = 2;
@@ -139,7 +195,7 @@ impl IrC<'_> {
             Expr::Var(_)
             | Expr::Int { .. }
             | Expr::Float { .. }
-            | Expr::Str
+            | Expr::Str(_)
             | Expr::Opaque { .. } => P_ATOM,
             Expr::Index { .. } | Expr::Call { .. } | Expr::Member { .. } => P_POSTFIX,
             Expr::IncDec { prefix: false, .. } => P_POSTFIX,
@@ -280,14 +336,35 @@ impl IrC<'_> {
                 out.push_str(", ");
                 self.write(out, *right, P_COMMA + 1);
             }
-            Expr::Sizeof { size: Some(n), .. } => {
-                out.push_str(&n.to_string());
-                out.push_str("ul");
+            Expr::Sizeof {
+                of: SizeOf::Expr(a),
+                ..
+            } => {
+                out.push_str("sizeof(");
+                self.write(out, *a, 0);
+                out.push(')');
             }
+            Expr::Sizeof {
+                of: SizeOf::Type(Some(t)),
+                ..
+            } => {
+                out.push_str("sizeof(");
+                out.push_str(&type_to_c(t, ""));
+                out.push(')');
+            }
+            Expr::CastOther { ty: Some(t), arg } => {
+                out.push('(');
+                out.push_str(&type_to_c(t, ""));
+                out.push(')');
+                self.write(out, *arg, P_UNARY);
+            }
+            Expr::Str(s) => out.push_str(&crate::front::pragma::string_literal(s)),
             // Not printable (`Exprs::printable`): never given here.
-            Expr::CastOther { .. }
-            | Expr::Sizeof { size: None, .. }
-            | Expr::Str
+            Expr::CastOther { ty: None, .. }
+            | Expr::Sizeof {
+                of: SizeOf::Type(None),
+                ..
+            }
             | Expr::Opaque { .. } => out.push('0'),
         }
     }

@@ -2,7 +2,7 @@
 
 use crate::front::ast::{self, CType, ExprKind};
 use crate::ir::arena::Handle;
-use crate::ir::expr::{Expr, Exprs};
+use crate::ir::expr::{Expr, Exprs, SizeOf, TypeName};
 use crate::vocab::Scalar;
 
 /// The C type of an integer literal (C99 6.4.4.1, LP64).
@@ -83,7 +83,10 @@ pub fn lower_expr_sized(
                 ty: *ty,
                 arg: sub(a),
             },
-            _ => Expr::CastOther { arg: sub(a) },
+            other => Expr::CastOther {
+                ty: type_name(other),
+                arg: sub(a),
+            },
         },
         ExprKind::Index(b, i) => {
             let base = sub(b);
@@ -124,16 +127,16 @@ pub fn lower_expr_sized(
         },
         ExprKind::SizeofType(t) => Expr::Sizeof {
             size: sizeof_type(t),
-            of_type: true,
+            of: SizeOf::Type(type_name(t)),
         },
         ExprKind::SizeofExpr(a) => Expr::Sizeof {
             size: match &a.kind {
                 ExprKind::Ident(n) => size_of(n),
                 _ => None,
             },
-            of_type: false,
+            of: SizeOf::Expr(sub(a)),
         },
-        ExprKind::Str(_) => Expr::Str,
+        ExprKind::Str(s) => Expr::Str(s.clone()),
         ExprKind::IndirectCall(..) | ExprKind::CompoundLit(..) => {
             let mut names = Vec::new();
             names_in(e, &mut names);
@@ -144,6 +147,43 @@ pub fn lower_expr_sized(
         }
     };
     exprs.append(lowered, e.span)
+}
+
+/// `e` in an arena of its own: an expression of the user's function the host plan evaluates
+/// (a data clause's bounds, an `if` clause, an extent of a declaration).
+pub fn detach_user(e: &ast::Expr) -> crate::ir::Detached {
+    let mut exprs = Exprs::new();
+    let root = lower_expr(&mut exprs, e);
+    crate::ir::Detached { exprs, root }
+}
+
+/// The IR's name of type `t`, where it has one (not for arrays and functions).
+pub fn type_name(t: &CType) -> Option<TypeName> {
+    Some(match t {
+        CType::Void => TypeName::Void,
+        CType::Scalar(s) => TypeName::Scalar(*s),
+        CType::Named(n) => TypeName::Named(n.clone()),
+        CType::Tagged { kind, name } => TypeName::Tagged {
+            keyword: match kind {
+                ast::TagKind::Struct => "struct",
+                ast::TagKind::Union => "union",
+                ast::TagKind::Enum => "enum",
+            },
+            tag: name.clone(),
+        },
+        CType::Struct(d) if d.typedef.is_some() || !d.tag.is_empty() => TypeName::Named(d.c_name()),
+        CType::Pointer {
+            to,
+            is_const,
+            is_restrict,
+        } => TypeName::Pointer {
+            to: Box::new(type_name(to)?),
+            is_const: *is_const,
+            is_restrict: *is_restrict,
+        },
+        CType::Const(inner) => TypeName::Const(Box::new(type_name(inner)?)),
+        CType::Struct(_) | CType::Array { .. } | CType::Function { .. } => return None,
+    })
 }
 
 /// The size in bytes of a scalar, pointer or constant-extent array type (LP64).

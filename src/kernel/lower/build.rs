@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::dependence::{self, DepInfo};
 use crate::diag::{Diag, Diags};
-use crate::ir::expr::{Expr, Exprs};
+use crate::ir::expr::{Expr, Exprs, SizeOf};
 use crate::ir::lower::RegionAst;
 use crate::ir::stmt::{Code, Init, Local, LocalType, Stmt};
 use crate::ir::{Bound, Handle, LoopId, Poly, Region};
@@ -830,7 +830,7 @@ impl<'a> KernelBuilder<'a> {
                 Box::new(self.expr(*reject)),
             ),
             Expr::Cast { ty, arg } => KExpr::Cast(*ty, Box::new(self.expr(*arg))),
-            Expr::CastOther { arg } => {
+            Expr::CastOther { arg, .. } => {
                 self.errors.push(Diag::error(
                     span,
                     "only casts to arithmetic types are supported inside a compute region",
@@ -838,13 +838,10 @@ impl<'a> KernelBuilder<'a> {
                 self.expr(*arg)
             }
             Expr::Sizeof { size: Some(n), .. } => KExpr::Int(*n as i64, Scalar::SizeT),
-            Expr::Sizeof {
-                size: None,
-                of_type,
-            } => {
+            Expr::Sizeof { size: None, of } => {
                 self.errors.push(Diag::error(
                     span,
-                    if *of_type {
+                    if matches!(of, SizeOf::Type(_)) {
                         "`sizeof` of this type is not supported inside a compute region"
                     } else {
                         "`sizeof` of this expression is not supported inside a compute region"
@@ -860,7 +857,7 @@ impl<'a> KernelBuilder<'a> {
                 let args = args.iter().map(|a| self.expr(*a)).collect();
                 math_call(function, *name_span, args, &mut self.errors)
             }
-            Expr::Str => {
+            Expr::Str(_) => {
                 self.errors.push(Diag::error(
                     span,
                     "string literals are not supported inside a compute region",

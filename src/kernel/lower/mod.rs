@@ -103,7 +103,7 @@ pub fn lower_region(
         launches.push(launch);
     }
     let buffers = region_buffers(r, diags);
-    let if_clause = if_clause(&r.dir);
+    let if_clause = if_clause(&r.dir, diags);
     Some(HostRegion {
         replace,
         keep_body: None,
@@ -320,7 +320,7 @@ pub fn lower_standalone(
         launches: Vec::new(),
         data_ops,
         device_scalars: Vec::new(),
-        if_clause: if_clause(&d.dir),
+        if_clause: if_clause(&d.dir, diags),
         fallback: None,
         origin: origin(ctx.sources, d.dir.span),
     })
@@ -366,11 +366,31 @@ fn zero_partial_rows(var: &SubArray, diags: &mut Diags) {
 }
 
 /// A construct's `if(…)` clause, as the host evaluates it.
-fn if_clause(dir: &crate::front::pragma_ast::AccDirective) -> Option<HostExpr> {
+fn if_clause(dir: &crate::front::pragma_ast::AccDirective, diags: &mut Diags) -> Option<HostExpr> {
     dir.clauses.iter().find_map(|c| match &c.kind {
-        ClauseKind::If(e) => Some(HostExpr::user(e)),
+        ClauseKind::If(e) => Some(user(e, diags)),
         _ => None,
     })
+}
+
+/// An expression of the user's function the host evaluates (a clause's bounds, an `if` clause,
+/// a declared extent), as the IR holds it. A part the generated host code cannot spell (a
+/// compound literal, a call through a pointer, a cast to an array or function type) is an
+/// error at it.
+fn user(e: &crate::front::ast::Expr, diags: &mut Diags) -> HostExpr {
+    let d = crate::ir::lower::expr::detach_user(e);
+    if let Some(part) = d.exprs.unprintable(d.root) {
+        diags.push(
+            Diag::error(
+                d.exprs.span(part),
+                "accshare cannot spell this expression in the generated host code",
+            )
+            .note(
+                "the host evaluates this expression before the construct's transfers and launches",
+            ),
+        );
+    }
+    HostExpr::Ir(Box::new(d))
 }
 
 /// What a data clause moves when it makes the array's device copy: `(copy_in, copy_out,
@@ -409,7 +429,7 @@ fn clause_extent_or_present(
                 // (`exit data delete(v[N:n])`).
                 let start = var.dims.first().and_then(|d| d.start.as_ref());
                 match start.filter(|st| !is_zero(st)) {
-                    Some(st) if var.dims.len() == 1 => (elem, None, Some(HostExpr::user(st))),
+                    Some(st) if var.dims.len() == 1 => (elem, None, Some(user(st, diags))),
                     Some(_) => {
                         diags.extend(tmp);
                         return None;
@@ -515,16 +535,16 @@ fn clause_extent(
             match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
                 // An inner dimension is transferred whole (the rows are contiguous only so);
                 // see `partial_rows`.
-                (Some(_), Some(ext)) if i > 0 => parts.push(HostExpr::user(ext)),
-                (Some(len), _) => parts.push(HostExpr::user(len)),
+                (Some(_), Some(ext)) if i > 0 => parts.push(user(ext, diags)),
+                (Some(len), _) => parts.push(user(len, diags)),
                 // `u[lo:]`: to the end of the dimension.
                 (None, Some(ext)) => match d.start.as_ref().filter(|st| i == 0 && !is_zero(st)) {
                     Some(st) => parts.push(HostExpr::Bin(
                         HostOp::Sub,
-                        Box::new(HostExpr::user(ext)),
-                        Box::new(HostExpr::user(st)),
+                        Box::new(user(ext, diags)),
+                        Box::new(user(st, diags)),
                     )),
-                    None => parts.push(HostExpr::user(ext)),
+                    None => parts.push(user(ext, diags)),
                 },
                 (None, None) => {
                     diags.push(
@@ -539,7 +559,7 @@ fn clause_extent(
         let mut row = Vec::new();
         for ext in extents.iter().skip(var.dims.len()) {
             match ext {
-                Some(e) => row.push(HostExpr::user(e)),
+                Some(e) => row.push(user(e, diags)),
                 None => return None,
             }
         }
@@ -549,10 +569,10 @@ fn clause_extent(
         let start = match var.dims[0].start.as_ref().filter(|st| !is_zero(st)) {
             None => None,
             Some(st) => {
-                let mut factors = vec![HostExpr::user(st)];
+                let mut factors = vec![user(st, diags)];
                 for ext in extents.iter().skip(1) {
                     match ext {
-                        Some(e) => factors.push(HostExpr::user(e)),
+                        Some(e) => factors.push(user(e, diags)),
                         None => {
                             diags.push(
                                 Diag::error(
@@ -576,7 +596,7 @@ fn clause_extent(
     let mut parts = Vec::new();
     for e in &extents {
         match e {
-            Some(e) => parts.push(HostExpr::user(e)),
+            Some(e) => parts.push(user(e, diags)),
             None => {
                 diags.push(
                     Diag::error(

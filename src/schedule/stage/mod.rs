@@ -330,7 +330,7 @@ fn has_conditional(ir: &Region, s: Handle<Stmt>) -> bool {
             Expr::Index { base, index } => expr(x, *base) || expr(x, *index),
             Expr::Unary { arg, .. }
             | Expr::Cast { arg, .. }
-            | Expr::CastOther { arg }
+            | Expr::CastOther { arg, .. }
             | Expr::IncDec { arg, .. } => expr(x, *arg),
             Expr::Call { args, .. } => args.iter().any(|a| expr(x, *a)),
             _ => false,
