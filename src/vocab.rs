@@ -1,8 +1,7 @@
 //! The vocabulary of the compiler: scalar types, operators, the OpenACC constructs, the forms of
 //! atomic statements, and the partition language of the `share` pragma ([`share`]).
 //!
-//! Every stage speaks it, from the syntax tree (`front::ast` and `front::pragma_ast` re-export
-//! it) through the IR and the kernel IR to the back ends, so it is a leaf module of its own that
+//! Every stage speaks it, from the syntax trees (the front end's modules re-export it) through the IR and the kernel IR to the back ends, so it is a leaf module of its own that
 //! imports nothing (`tests/architecture.rs` ranks it first and checks that it names no other
 //! module but `diag`, for spans): the front end and the IR both name it without naming each
 //! other backwards.
@@ -360,5 +359,39 @@ impl Construct {
                 | Construct::SerialLoop
                 | Construct::Loop
         )
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DataKind {
+    Copy,
+    CopyIn,
+    CopyOut,
+    Create,
+    Present,
+    DevicePtr,
+    /// `present_or_copy` / `pcopy` and friends map to the plain kinds; kept for messages.
+    NoCreate,
+    Delete,
+    /// `update host(…)` / `update self(…)`.
+    Host,
+    /// `update device(…)`.
+    Device,
+}
+
+impl DataKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DataKind::Copy => "copy",
+            DataKind::CopyIn => "copyin",
+            DataKind::CopyOut => "copyout",
+            DataKind::Create => "create",
+            DataKind::Present => "present",
+            DataKind::DevicePtr => "deviceptr",
+            DataKind::NoCreate => "no_create",
+            DataKind::Delete => "delete",
+            DataKind::Host => "host",
+            DataKind::Device => "device",
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::diag::Span;
 use crate::front::ast::{Expr, Ident};
 /// The reduction operators, owned by the IR.
 pub use crate::vocab::share::{PartDim, PartExpr, PartExprKind, PartOp, TbDim};
-pub use crate::vocab::{AtomicKind, Construct, RedOp};
+pub use crate::vocab::{AtomicKind, Construct, DataKind, RedOp};
 
 /// A parsed `#pragma` line.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,40 +42,6 @@ impl AccDirective {
 pub struct Clause {
     pub kind: ClauseKind,
     pub span: Span,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum DataKind {
-    Copy,
-    CopyIn,
-    CopyOut,
-    Create,
-    Present,
-    DevicePtr,
-    /// `present_or_copy` / `pcopy` and friends map to the plain kinds; kept for messages.
-    NoCreate,
-    Delete,
-    /// `update host(…)` / `update self(…)`.
-    Host,
-    /// `update device(…)`.
-    Device,
-}
-
-impl DataKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            DataKind::Copy => "copy",
-            DataKind::CopyIn => "copyin",
-            DataKind::CopyOut => "copyout",
-            DataKind::Create => "create",
-            DataKind::Present => "present",
-            DataKind::DevicePtr => "deviceptr",
-            DataKind::NoCreate => "no_create",
-            DataKind::Delete => "delete",
-            DataKind::Host => "host",
-            DataKind::Device => "device",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -12,6 +12,7 @@
 //! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
 
 pub mod arena;
+pub mod directive;
 pub mod expr;
 pub mod lower;
 pub mod poly;

@@ -1,8 +1,7 @@
 //! The kernel-IR validator (naga's `valid/` is the model): checks, without running anything,
 //! the invariants every kernel the lowering produces must hold. The driver runs it on every
-//! kernel in debug builds (so every test that compiles a program checks them), and any failure
-//! is an internal error naming the kernel: a lowering bug must stop the build, never reach
-//! generated code.
+//! kernel of every compilation, release builds included, and any failure is an internal error
+//! naming the kernel: a lowering bug must stop the build, never reach generated code.
 //!
 //! What it checks:
 //! - **Names**: every variable is declared before use (parameters, declarations, `for`

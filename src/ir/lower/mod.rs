@@ -34,6 +34,8 @@ pub use top::ONCE_VAR;
 #[derive(Clone, Debug, PartialEq)]
 pub struct DataScope {
     pub dir: AccDirective,
+    /// The directive as the host plan reads it.
+    pub directive: crate::ir::directive::Directive,
     /// The statement the construct applies to.
     pub body_span: Span,
 }
@@ -43,6 +45,8 @@ pub struct DataScope {
 pub struct RegionAst {
     pub ir: Region,
     pub dir: AccDirective,
+    /// The directive as the host plan reads it.
+    pub directive: crate::ir::directive::Directive,
     /// The statement the construct applies to (the `for` of a combined construct).
     pub body: Stmt,
     /// Symbols visible at the construct.
@@ -60,6 +64,8 @@ pub struct RegionAst {
 #[derive(Clone, Debug)]
 pub struct DataAst {
     pub dir: AccDirective,
+    /// The directive as the host plan reads it.
+    pub directive: crate::ir::directive::Directive,
     pub body_span: Span,
     pub scope: BTreeMap<String, Symbol>,
     pub data: Vec<DataScope>,
@@ -73,6 +79,8 @@ pub struct DataAst {
 #[derive(Clone, Debug)]
 pub struct StandaloneAst {
     pub dir: AccDirective,
+    /// The directive as the host plan reads it.
+    pub directive: crate::ir::directive::Directive,
     pub scope: BTreeMap<String, Symbol>,
     /// The pragma statement.
     pub stmt_span: Span,
@@ -178,6 +186,7 @@ impl Walker<'_> {
                 directive_names(dir, &mut names);
                 self.out.standalone.push(StandaloneAst {
                     dir: dir.clone(),
+                    directive: directive(dir),
                     scope: scope.restricted(&names),
                     stmt_span: s.span,
                 });
@@ -199,6 +208,7 @@ impl Walker<'_> {
                     self.out.compute.push(RegionAst {
                         ir,
                         dir: dir.clone(),
+                        directive: directive(dir),
                         body,
                         scope: visible,
                         data: self.data.clone(),
@@ -224,6 +234,7 @@ impl Walker<'_> {
                 } else if dir.construct == Construct::Data {
                     self.out.data.push(DataAst {
                         dir: dir.clone(),
+                        directive: directive(dir),
                         body_span: body.span,
                         scope: {
                             let mut names = BTreeSet::new();
@@ -236,6 +247,7 @@ impl Walker<'_> {
                     });
                     self.data.push(DataScope {
                         dir: dir.clone(),
+                        directive: directive(dir),
                         body_span: body.span,
                     });
                     self.stmt(body, scope);

@@ -19,6 +19,24 @@ pub struct Symbol {
 }
 
 impl Symbol {
+    /// An array's or pointer's element type, the extent of each dimension as the declaration
+    /// writes it (`None` for `[]` and the pointed-to dimension), and whether it is a pointer;
+    /// `None` for anything else ([`array_shape`]).
+    pub fn shape(&self) -> Option<(Scalar, Vec<Option<crate::ir::Detached>>, bool)> {
+        let (elem, extents, is_pointer) = array_shape(&self.ty)?;
+        let extents = extents
+            .iter()
+            .map(|e| e.as_ref().map(crate::ir::lower::expr::detach_user))
+            .collect();
+        Some((elem, extents, is_pointer))
+    }
+
+    /// Declared as an array, not a parameter (arrays as parameters are pointers): its
+    /// `sizeof` is the whole array.
+    pub fn is_true_array(&self) -> bool {
+        !self.param && matches!(self.ty.unqualified(), CType::Array { .. })
+    }
+
     /// The variable's type when it is a scalar (not an array, a pointer or a struct).
     pub fn scalar(&self) -> Option<crate::vocab::Scalar> {
         match self.ty.unqualified() {

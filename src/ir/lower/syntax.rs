@@ -397,3 +397,52 @@ pub fn data_clauses(
         _ => Vec::new(),
     })
 }
+
+/// The IR's form of directive `dir` for the host plan ([`crate::ir::directive`]).
+pub fn directive(dir: &AccDirective) -> crate::ir::directive::Directive {
+    use crate::ir::directive::{DataVar, Directive, Section};
+    use crate::ir::lower::expr::detach_user;
+    let data = data_clauses(dir)
+        .map(|(kind, v)| {
+            (
+                kind,
+                DataVar {
+                    name: v.name.name.clone(),
+                    name_span: v.name.span,
+                    dims: v
+                        .dims
+                        .iter()
+                        .map(|d| Section {
+                            start: d.start.as_ref().map(detach_user),
+                            len: d.len.as_ref().map(detach_user),
+                            span: d.span,
+                        })
+                        .collect(),
+                    span: v.span,
+                },
+            )
+        })
+        .collect();
+    Directive {
+        construct: dir.construct.clone(),
+        span: dir.span,
+        data,
+        if_clause: dir.clauses.iter().find_map(|c| match &c.kind {
+            ClauseKind::If(e) => Some((c.span, detach_user(e))),
+            _ => None,
+        }),
+        finalize: dir.has(|k| matches!(k, ClauseKind::Finalize)),
+        if_present: dir.has(|k| matches!(k, ClauseKind::IfPresent)),
+        zeroed: zeroed_arrays(dir),
+        private: dir
+            .clauses
+            .iter()
+            .flat_map(|c| match &c.kind {
+                ClauseKind::Private(vs) | ClauseKind::FirstPrivate(vs) => {
+                    vs.iter().map(|v| v.name.clone()).collect::<Vec<_>>()
+                }
+                _ => Vec::new(),
+            })
+            .collect(),
+    }
+}

@@ -10,15 +10,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diag, Diags, FileId, SourceMap, Span};
-use crate::front::ast::ExprKind;
-use crate::front::pragma::expr_to_c;
-use crate::front::pragma_ast::{ClauseKind, Construct, DataKind, SubArray};
 use crate::front::preprocess::PpOutput;
-use crate::ir::lower::{array_shape, DataAst, RegionAst, Symbol};
+use crate::ir::directive::{DataVar, Directive};
+use crate::ir::lower::{DataAst, RegionAst, Symbol};
+use crate::ir::Detached;
 use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
 use crate::schedule::RegionSchedule;
 use crate::vocab::Scalar;
+use crate::vocab::{Construct, DataKind};
 
 mod atomic;
 mod build;
@@ -59,12 +59,12 @@ pub fn lower_region(
 ) -> Option<HostRegion> {
     let replace = replace_range(
         ctx,
-        r.dir.span,
+        r.directive.span,
         r.ir.share.as_ref().map(|s| s.span),
         r.stmt_span,
         diags,
     )?;
-    let origin = origin(ctx.sources, r.dir.span);
+    let origin = origin(ctx.sources, r.directive.span);
     let mut launches = Vec::new();
     for (k, ks) in sched.kernels.iter().enumerate() {
         let name = kernel_name(r, index, k);
@@ -103,7 +103,7 @@ pub fn lower_region(
         launches.push(launch);
     }
     let buffers = region_buffers(r, diags);
-    let if_clause = if_clause(&r.dir, diags);
+    let if_clause = if_clause(&r.directive, diags);
     Some(HostRegion {
         replace,
         keep_body: None,
@@ -114,7 +114,7 @@ pub fn lower_region(
         device_scalars: device_scalars(r),
         fallback: if_clause
             .as_ref()
-            .map(|_| statement_after_pragma(ctx, r.dir.span, r.stmt_span)),
+            .map(|_| statement_after_pragma(ctx, r.directive.span, r.stmt_span)),
         if_clause,
         origin,
     })
@@ -122,15 +122,10 @@ pub fn lower_region(
 
 /// Lowers a `data` construct to its host region.
 pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegion> {
-    let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;
-    if let Some(c) = d
-        .dir
-        .clauses
-        .iter()
-        .find(|c| matches!(c.kind, ClauseKind::If(_)))
-    {
+    let replace = replace_range(ctx, d.directive.span, None, d.stmt_span, diags)?;
+    if let Some((span, _)) = &d.directive.if_clause {
         diags.push(
-            Diag::error(c.span, "the `if` clause of a `data` construct is not supported")
+            Diag::error(*span, "the `if` clause of a `data` construct is not supported")
                 .label("not supported")
                 .note("where it does not hold, the construct's data clauses must not act, and the compute constructs inside must make their own copies; accshare's host code does not do that yet")
                 .help("use `enter data … if(…)` / `exit data … if(…)` around the body instead"),
@@ -138,20 +133,21 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         return None;
     }
     let mut buffers = Vec::new();
-    let enclosing: BTreeSet<String> = d
+    let enclosing: BTreeSet<&str> = d
         .data
         .iter()
-        .flat_map(|s| crate::ir::lower::data_clauses(&s.dir).map(|(_, v)| v.name.name.clone()))
+        .flat_map(|s| s.directive.data_names())
         .collect();
-    let zeroed = crate::ir::lower::zeroed_arrays(&d.dir);
-    for (kind, var) in crate::ir::lower::data_clauses(&d.dir) {
-        if enclosing.contains(&var.name.name) {
+    let zeroed = &d.directive.zeroed;
+    for (kind, var) in &d.directive.data {
+        let kind = *kind;
+        if enclosing.contains(var.name.as_str()) {
             continue;
         }
-        let Some(sym) = d.scope.get(&var.name.name) else {
+        let Some(sym) = d.scope.get(&var.name) else {
             diags.push(Diag::error(
-                var.name.span,
-                format!("`{}` is not declared here", var.name.name),
+                var.name_span,
+                format!("`{}` is not declared here", var.name),
             ));
             continue;
         };
@@ -170,7 +166,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
                 var,
                 elem,
                 (copy_in, copy_out, present),
-                zeroed.contains(&var.name.name),
+                zeroed.contains(&var.name),
             ));
             continue;
         }
@@ -178,15 +174,15 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             continue;
         };
         let partial = copy_out && partial_rows(sym, var);
-        let zero = zeroed.contains(&var.name.name);
+        let zero = zeroed.contains(&var.name);
         if zero && partial {
             zero_partial_rows(var, diags);
             continue;
         }
         buffers.push(Buffer {
-            array: var.name.name.clone(),
+            array: var.name.clone(),
             elem,
-            whole_array: is_true_array(sym) && var.dims.is_empty() && count.is_some(),
+            whole_array: sym.is_true_array() && var.dims.is_empty() && count.is_some(),
             count: count.unwrap_or(HostExpr::Int(0)),
             copy_in: copy_in || partial,
             zero,
@@ -206,7 +202,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         device_scalars: Vec::new(),
         if_clause: None,
         fallback: None,
-        origin: origin(ctx.sources, d.dir.span),
+        origin: origin(ctx.sources, d.directive.span),
     })
 }
 
@@ -217,13 +213,14 @@ pub fn lower_standalone(
     d: &crate::ir::lower::StandaloneAst,
     diags: &mut Diags,
 ) -> Option<HostRegion> {
-    let replace = replace_range(ctx, d.dir.span, None, d.stmt_span, diags)?;
-    let finalize = d.dir.has(|k| matches!(k, ClauseKind::Finalize));
-    let if_present = d.dir.has(|k| matches!(k, ClauseKind::IfPresent));
-    let zeroed = crate::ir::lower::zeroed_arrays(&d.dir);
+    let replace = replace_range(ctx, d.directive.span, None, d.stmt_span, diags)?;
+    let finalize = d.directive.finalize;
+    let if_present = d.directive.if_present;
+    let zeroed = &d.directive.zeroed;
     let mut data_ops = Vec::new();
-    for (kind, var) in crate::ir::lower::data_clauses(&d.dir) {
-        let op = match (&d.dir.construct, kind) {
+    for (kind, var) in &d.directive.data {
+        let kind = *kind;
+        let op = match (&d.directive.construct, kind) {
             (Construct::Update, DataKind::Host) => DataOpKind::Update {
                 to_host: true,
                 if_present,
@@ -238,7 +235,7 @@ pub fn lower_standalone(
             },
             (Construct::EnterData, DataKind::Create) => DataOpKind::Enter {
                 copy_in: false,
-                zero: zeroed.contains(&var.name.name),
+                zero: zeroed.contains(&var.name),
             },
             (Construct::ExitData, DataKind::CopyOut) => DataOpKind::Exit {
                 copy_out: true,
@@ -260,17 +257,17 @@ pub fn lower_standalone(
                 continue;
             }
         };
-        let Some(sym) = d.scope.get(&var.name.name) else {
+        let Some(sym) = d.scope.get(&var.name) else {
             diags.push(Diag::error(
-                var.name.span,
-                format!("`{}` is not declared here", var.name.name),
+                var.name_span,
+                format!("`{}` is not declared here", var.name),
             ));
             continue;
         };
         // A scalar: one element at its address.
         if let Some(elem) = scalar_var(sym, var) {
             data_ops.push(DataOp {
-                array: var.name.name.clone(),
+                array: var.name.clone(),
                 elem,
                 count: HostExpr::Int(1),
                 start: None,
@@ -290,7 +287,7 @@ pub fn lower_standalone(
                     var.span,
                     format!(
                         "`{}` takes part of an inner dimension: its elements are not contiguous",
-                        var.name.name
+                        var.name
                     ),
                 )
                 .note("accshare transfers whole rows; here that would overwrite the host's elements outside the subarray")
@@ -304,7 +301,7 @@ pub fn lower_standalone(
             continue;
         };
         data_ops.push(DataOp {
-            array: var.name.name.clone(),
+            array: var.name.clone(),
             elem,
             count: count.unwrap_or(HostExpr::Int(0)),
             start,
@@ -320,9 +317,9 @@ pub fn lower_standalone(
         launches: Vec::new(),
         data_ops,
         device_scalars: Vec::new(),
-        if_clause: if_clause(&d.dir, diags),
+        if_clause: if_clause(&d.directive, diags),
         fallback: None,
-        origin: origin(ctx.sources, d.dir.span),
+        origin: origin(ctx.sources, d.directive.span),
     })
 }
 
@@ -351,13 +348,13 @@ fn statement_after_pragma(ctx: &Ctx, dir_span: Span, stmt_span: Span) -> std::op
 
 /// `copyout(zero: a[0:n][0:k])` of part of an inner dimension: the buffer holds whole rows,
 /// copied in so that copying them out keeps the host's other elements; a zeroed copy would not.
-fn zero_partial_rows(var: &SubArray, diags: &mut Diags) {
+fn zero_partial_rows(var: &DataVar, diags: &mut Diags) {
     diags.push(
         Diag::error(
             var.span,
             format!(
                 "`zero:` on `{}`, which takes part of an inner dimension, is not supported",
-                var.name.name
+                var.name
             ),
         )
         .note("accshare transfers whole rows; zeroing them would overwrite the host's elements outside the subarray on the way out")
@@ -366,19 +363,15 @@ fn zero_partial_rows(var: &SubArray, diags: &mut Diags) {
 }
 
 /// A construct's `if(…)` clause, as the host evaluates it.
-fn if_clause(dir: &crate::front::pragma_ast::AccDirective, diags: &mut Diags) -> Option<HostExpr> {
-    dir.clauses.iter().find_map(|c| match &c.kind {
-        ClauseKind::If(e) => Some(user(e, diags)),
-        _ => None,
-    })
+fn if_clause(dir: &Directive, diags: &mut Diags) -> Option<HostExpr> {
+    dir.if_clause.as_ref().map(|(_, e)| user(e, diags))
 }
 
 /// An expression of the user's function the host evaluates (a clause's bounds, an `if` clause,
 /// a declared extent), as the IR holds it. A part the generated host code cannot spell (a
 /// compound literal, a call through a pointer, a cast to an array or function type) is an
 /// error at it.
-fn user(e: &crate::front::ast::Expr, diags: &mut Diags) -> HostExpr {
-    let d = crate::ir::lower::expr::detach_user(e);
+fn user(d: &Detached, diags: &mut Diags) -> HostExpr {
     if let Some(part) = d.exprs.unprintable(d.root) {
         diags.push(
             Diag::error(
@@ -390,7 +383,7 @@ fn user(e: &crate::front::ast::Expr, diags: &mut Diags) -> HostExpr {
             ),
         );
     }
-    HostExpr::Ir(Box::new(d))
+    HostExpr::Ir(Box::new(d.clone()))
 }
 
 /// What a data clause moves when it makes the array's device copy: `(copy_in, copy_out,
@@ -412,12 +405,12 @@ fn transfers(kind: DataKind) -> Option<(bool, bool, bool)> {
 /// have no known size: the count is then `None`.
 fn clause_extent_or_present(
     sym: &Symbol,
-    var: &SubArray,
+    var: &DataVar,
     lookup: bool,
     diags: &mut Diags,
 ) -> Option<(Scalar, Option<HostExpr>, Option<HostExpr>)> {
     if lookup {
-        let Some((elem, _, _)) = array_shape(&sym.ty) else {
+        let Some((elem, _, _)) = sym.shape() else {
             diags.push(not_an_array(sym, var));
             return None;
         };
@@ -427,8 +420,7 @@ fn clause_extent_or_present(
             _ => {
                 // The address still matters: a section's start is where the lookup goes
                 // (`exit data delete(v[N:n])`).
-                let start = var.dims.first().and_then(|d| d.start.as_ref());
-                match start.filter(|st| !is_zero(st)) {
+                match var.dims.first().and_then(|d| d.start_past_zero()) {
                     Some(st) if var.dims.len() == 1 => (elem, None, Some(user(st, diags))),
                     Some(_) => {
                         diags.extend(tmp);
@@ -485,34 +477,23 @@ fn replace_range(
     Some(lo as usize..stmt_span.hi as usize)
 }
 
-/// A variable whose `sizeof` is the whole array: declared as an array, not a parameter (arrays
-/// as parameters are pointers).
-fn is_true_array(sym: &Symbol) -> bool {
-    !sym.param && matches!(sym.ty.unqualified(), crate::front::ast::CType::Array { .. })
-}
-
 /// A subarray that takes part of an inner dimension (`b[0:n][0:k]` of `b[N][M]`, `k` not `M`):
 /// its elements are not contiguous, so the buffer holds whole rows ([`clause_extent`]). Copying
 /// whole rows out would overwrite the host's elements outside the subarray with whatever the
 /// device holds there, so a clause that copies out also copies in (the device then holds the
 /// host's values there, and they come back unchanged), and `update`/`exit data` are refused.
-fn partial_rows(sym: &Symbol, var: &SubArray) -> bool {
-    let Some((_, extents, _)) = array_shape(&sym.ty) else {
+fn partial_rows(sym: &Symbol, var: &DataVar) -> bool {
+    let Some((_, extents, _)) = sym.shape() else {
         return false;
     };
     var.dims.iter().enumerate().skip(1).any(|(i, d)| {
-        let past_zero = d.start.as_ref().is_some_and(|st| !is_zero(st));
+        let past_zero = d.start_past_zero().is_some();
         past_zero
             || match (&d.len, extents.get(i).and_then(|e| e.as_ref())) {
-                (Some(len), Some(ext)) => expr_to_c(len) != expr_to_c(ext),
+                (Some(len), Some(ext)) => !len.same(ext),
                 _ => false,
             }
     })
-}
-
-/// A subarray's start written as `0`.
-fn is_zero(e: &crate::front::ast::Expr) -> bool {
-    matches!(e.kind, ExprKind::Int { value: 0, .. })
 }
 
 /// The element type, C element-count expression and first element of a data-clause variable,
@@ -522,10 +503,10 @@ fn is_zero(e: &crate::front::ast::Expr) -> bool {
 /// past 0 in an inner dimension takes part of the rows ([`partial_rows`]): whole rows go.
 fn clause_extent(
     sym: &Symbol,
-    var: &SubArray,
+    var: &DataVar,
     diags: &mut Diags,
 ) -> Option<(Scalar, HostExpr, Option<HostExpr>)> {
-    let Some((elem, extents, _)) = array_shape(&sym.ty) else {
+    let Some((elem, extents, _)) = sym.shape() else {
         diags.push(not_an_array(sym, var));
         return None;
     };
@@ -538,7 +519,7 @@ fn clause_extent(
                 (Some(_), Some(ext)) if i > 0 => parts.push(user(ext, diags)),
                 (Some(len), _) => parts.push(user(len, diags)),
                 // `u[lo:]`: to the end of the dimension.
-                (None, Some(ext)) => match d.start.as_ref().filter(|st| i == 0 && !is_zero(st)) {
+                (None, Some(ext)) => match d.start_past_zero().filter(|_| i == 0) {
                     Some(st) => parts.push(HostExpr::Bin(
                         HostOp::Sub,
                         Box::new(user(ext, diags)),
@@ -566,7 +547,7 @@ fn clause_extent(
         parts.extend(row);
         // The first element: the first dimension's start times the elements of a row (the
         // inner dimensions' declared extents).
-        let start = match var.dims[0].start.as_ref().filter(|st| !is_zero(st)) {
+        let start = match var.dims[0].start_past_zero() {
             None => None,
             Some(st) => {
                 let mut factors = vec![user(st, diags)];
@@ -576,13 +557,13 @@ fn clause_extent(
                         None => {
                             diags.push(
                                 Diag::error(
-                                    st.span,
+                                    st.exprs.span(st.root),
                                     format!(
                                         "the rows of `{}` have no known size, so this start has no address",
-                                        var.name.name
+                                        var.name
                                     ),
                                 )
-                                .help(format!("start at 0: `{}[0:…]`", var.name.name)),
+                                .help(format!("start at 0: `{}[0:…]`", var.name)),
                             );
                             return None;
                         }
@@ -599,11 +580,8 @@ fn clause_extent(
             Some(e) => parts.push(user(e, diags)),
             None => {
                 diags.push(
-                    Diag::error(
-                        var.span,
-                        format!("the size of `{}` is unknown", var.name.name),
-                    )
-                    .help(format!("give its extent: `{}[0:n]`", var.name.name)),
+                    Diag::error(var.span, format!("the size of `{}` is unknown", var.name))
+                        .help(format!("give its extent: `{}[0:n]`", var.name)),
                 );
                 return None;
             }
@@ -614,20 +592,27 @@ fn clause_extent(
 
 /// The buffers a compute region creates: its arrays that no enclosing data construct holds.
 fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
-    let present: BTreeSet<String> = r
+    let present: BTreeSet<&str> = r
         .data
         .iter()
-        .flat_map(|s| crate::ir::lower::data_clauses(&s.dir).map(|(_, v)| v.name.name.clone()))
+        .flat_map(|s| s.directive.data_names())
         .collect();
-    let clauses: BTreeMap<String, (DataKind, &SubArray)> = crate::ir::lower::data_clauses(&r.dir)
-        .map(|(k, v)| (v.name.name.clone(), (k, v)))
+    let clauses: BTreeMap<String, (DataKind, &DataVar)> = r
+        .directive
+        .data
+        .iter()
+        .map(|(k, v)| (v.name.clone(), (*k, v)))
         .collect();
-    let zeroed = crate::ir::lower::zeroed_arrays(&r.dir);
+    let zeroed = &r.directive.zeroed;
     let mut out = Vec::new();
     // Scalars in the construct's own data clauses: one-element device copies, which the region
     // uses through `device_scalars`.
     for (name, (kind, var)) in &clauses {
-        let Some(sym) = r.scope.get(name).filter(|_| !present.contains(name)) else {
+        let Some(sym) = r
+            .scope
+            .get(name)
+            .filter(|_| !present.contains(name.as_str()))
+        else {
             continue;
         };
         let Some(elem) = scalar_var(sym, var) else {
@@ -642,7 +627,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
         }
     }
     for a in r.ir.arrays.values() {
-        if present.contains(&a.name) {
+        if present.contains(a.name.as_str()) {
             continue;
         }
         let Some(sym) = r.scope.get(&a.name) else {
@@ -680,7 +665,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
                                     a.name
                                 ),
                             )
-                            .with_label(r.dir.span, "in this compute region")
+                            .with_label(r.directive.span, "in this compute region")
                             .help(format!(
                                 "add a data clause with its extent, e.g. `copy({}[0:n])`",
                                 a.name
@@ -707,7 +692,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             copy_in,
             copy_out,
             present,
-            whole_array: whole && is_true_array(sym),
+            whole_array: whole && sym.is_true_array(),
             start,
             scalar: false,
         });
@@ -717,16 +702,16 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
 
 /// The element type of a data clause's variable when it is a scalar named without subscripts
 /// (`copy(sum)`): a one-element object with a device copy of its own.
-fn scalar_var(sym: &Symbol, var: &SubArray) -> Option<Scalar> {
+fn scalar_var(sym: &Symbol, var: &DataVar) -> Option<Scalar> {
     sym.scalar().filter(|_| var.dims.is_empty())
 }
 
 /// The device copy of a scalar in a data clause: `(copy_in, copy_out, present)` as
 /// [`transfers`] gives them; `zero` for `copyout(zero: x)`/`create(zero: x)`.
-fn scalar_buffer(var: &SubArray, elem: Scalar, t: (bool, bool, bool), zero: bool) -> Buffer {
+fn scalar_buffer(var: &DataVar, elem: Scalar, t: (bool, bool, bool), zero: bool) -> Buffer {
     let (copy_in, copy_out, present) = t;
     Buffer {
-        array: var.name.name.clone(),
+        array: var.name.clone(),
         elem,
         count: HostExpr::Int(1),
         copy_in,
@@ -743,26 +728,17 @@ fn scalar_buffer(var: &SubArray, elem: Scalar, t: (bool, bool, bool), zero: bool
 /// construct or of an enclosing data construct of the function names, declared outside the
 /// region, and not `private`/`firstprivate` to it (see [`DeviceScalar`]).
 fn device_scalars(r: &RegionAst) -> Vec<DeviceScalar> {
-    let private: BTreeSet<&str> = r
-        .dir
-        .clauses
-        .iter()
-        .flat_map(|c| match &c.kind {
-            ClauseKind::Private(vs) | ClauseKind::FirstPrivate(vs) => {
-                vs.iter().map(|v| v.name.as_str()).collect::<Vec<_>>()
-            }
-            _ => Vec::new(),
-        })
-        .collect();
+    let private: BTreeSet<&str> = r.directive.private.iter().map(String::as_str).collect();
     let named: BTreeSet<String> = r
         .data
         .iter()
-        .map(|d| &d.dir)
-        .chain(std::iter::once(&r.dir))
+        .map(|d| &d.directive)
+        .chain(std::iter::once(&r.directive))
         .flat_map(|dir| {
-            crate::ir::lower::data_clauses(dir)
+            dir.data
+                .iter()
                 .filter(|(_, v)| v.dims.is_empty())
-                .map(|(_, v)| v.name.name.clone())
+                .map(|(_, v)| v.name.clone())
         })
         .collect();
     let mut out = Vec::new();
@@ -788,12 +764,12 @@ fn device_scalars(r: &RegionAst) -> Vec<DeviceScalar> {
 /// Why a data clause's variable has no device copy: an array of pointers (whose arrays
 /// OpenACC would copy one by one and attach), or anything else that is neither an array, a
 /// pointer nor a scalar.
-fn not_an_array(sym: &Symbol, var: &SubArray) -> Diag {
-    let name = &var.name.name;
+fn not_an_array(sym: &Symbol, var: &DataVar) -> Diag {
+    let name = &var.name;
     let decl = sym.declaration();
     if sym.holds_pointers() {
         return Diag::error(
-            var.name.span,
+            var.name_span,
             format!("`{name}` is an array of pointers: copying the arrays they point to is not supported"),
         )
         .label(format!("declared as `{decl}`"))
@@ -801,7 +777,7 @@ fn not_an_array(sym: &Symbol, var: &SubArray) -> Diag {
         .help(format!("allocate `{name}` as one contiguous array (indexed `{name}[i * n + j]`, or declared `(*{name})[n]`)"));
     }
     Diag::error(
-        var.name.span,
+        var.name_span,
         format!("`{name}` is not an array, a pointer or a scalar"),
     )
     .label(format!("declared as `{decl}`"))
