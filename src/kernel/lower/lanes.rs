@@ -50,17 +50,7 @@ fn lane_copy(v: &str) -> String {
 /// Rewrites `kernel` (built from the schedule whose `lanes` is `l`, one grid loop on x) and its
 /// launch to run the inner loop across lanes; `Err` says why the shape is not the one needed.
 pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Result<(), String> {
-    if !launch.reductions.is_empty()
-        || launch
-            .args
-            .iter()
-            .any(|a| matches!(a, HostArg::LastValue { .. } | HostArg::Partials(_)))
-    {
-        return Err("the kernel has reductions or final values of its own".into());
-    }
-    if kernel.dims != 1 || !l.lanes.is_power_of_two() {
-        return Err("the lanes are not a power of two".into());
-    }
+    fits(kernel, launch, l)?;
     let mut body = std::mem::take(&mut kernel.body);
     // The grid loop goes from x to y.
     for s in &mut body {
@@ -107,44 +97,7 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     }
     // The loop: j = lo; j < hi (or <=); j += 1.
     let j = &l.var;
-    let new_init = match &init[..] {
-        [KStmt::Assign {
-            target: LValue::Var(v),
-            op: None,
-            value,
-        }] if v == j => vec![KStmt::Assign {
-            target: LValue::Var(v.clone()),
-            op: None,
-            value: KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE)),
-        }],
-        [KStmt::Decl {
-            name,
-            ty,
-            len: None,
-            init: Some(value),
-        }] if name == j => vec![KStmt::Decl {
-            name: name.clone(),
-            ty: *ty,
-            len: None,
-            init: Some(KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE))),
-        }],
-        _ => return Err("the inner loop's initialisation is not `j = lo`".into()),
-    };
-    match lcond {
-        KExpr::Binary(BinOp::Lt | BinOp::Le, a, hi)
-            if matches!(&**a, KExpr::Var(v) if v == j)
-                && !l.vars.iter().any(|v| expr_mentions(hi, &v.name)) => {}
-        _ => return Err("the inner loop's condition is not `j < hi`".into()),
-    }
-    let unit = |e: &KExpr| matches!(e, KExpr::Int(1, _));
-    match &step[..] {
-        [KStmt::Assign {
-            target: LValue::Var(v),
-            op: Some(BinOp::Add),
-            value,
-        }] if v == j && unit(value) => {}
-        _ => return Err("the inner loop's step is not `j += 1`".into()),
-    }
+    let new_init = strided_header(init, lcond, step, l)?;
     // The body: reductions and scalars private to an iteration only (the schedule's analysis
     // proved every other scalar it assigns written before read in each iteration); their values
     // after the loop are a lane's, so nothing after the loop may read them.
@@ -165,46 +118,8 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     }
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
-    let mut hoisted = Vec::new();
-    let mut pre_stmts = Vec::new();
-    for s in pre {
-        match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
-                if declared.contains(name) {
-                    return Err(format!("`{name}` is declared twice"));
-                }
-                declared.push(name.clone());
-                hoisted.push(KStmt::Decl {
-                    name: name.clone(),
-                    ty: *ty,
-                    len: *len,
-                    init: None,
-                });
-                if let Some(v) = init {
-                    pre_stmts.push(KStmt::Assign {
-                        target: LValue::Var(name.clone()),
-                        op: None,
-                        value: v.clone(),
-                    });
-                }
-            }
-            s => pre_stmts.push(s.clone()),
-        }
-    }
+    let (hoisted, mut pre_stmts) = hoist_declarations(pre, &mut declared)?;
     let (lanes, rows) = (l.lanes as i64, l.rows as i64);
-    let slot = |off: KExpr| {
-        KExpr::bin(
-            BinOp::Add,
-            KExpr::bin(BinOp::Mul, KExpr::var(ROW), KExpr::int(lanes)),
-            off,
-        )
-    };
-    let red = |v: &str, i: KExpr| ArrayRef::elem(red_array(v), Space::Local, i);
     let mut out = header;
     out.push(KStmt::Comment(format!(
         "loop `{j}` across {lanes} lanes, one output per row of {lanes}, {rows} per block"
@@ -265,9 +180,160 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         ));
     }
     // The tree over the lanes of each row.
+    lane_tree(kernel, l, &mut out);
+    // Lane 0 combines the row's result into the scalar and runs the rest of the row.
+    out.push(lane_zero(l, cond, post));
+    kernel.body = out;
+    kernel.dims = 2;
+    kernel.block = [l.lanes, l.rows, 1];
+    let rows_extent = std::mem::replace(&mut launch.extent[0], HostExpr::Int(lanes));
+    launch.extent[1] = rows_extent;
+    Ok(())
+}
+
+/// The kernel is one a row per work-item could become: no reductions or final values of its
+/// own, one grid dimension, and a power of two of lanes.
+fn fits(kernel: &Kernel, launch: &Launch, l: &Lanes) -> Result<(), String> {
+    if !launch.reductions.is_empty()
+        || launch
+            .args
+            .iter()
+            .any(|a| matches!(a, HostArg::LastValue { .. } | HostArg::Partials(_)))
+    {
+        return Err("the kernel has reductions or final values of its own".into());
+    }
+    if kernel.dims != 1 || !l.lanes.is_power_of_two() {
+        return Err("the lanes are not a power of two".into());
+    }
+    Ok(())
+}
+
+/// Lane 0 of each row combines the row's result into each reduction's scalar, then runs the
+/// statements after the loop (`post`), where the row is in the grid (`cond`).
+fn lane_zero(l: &Lanes, cond: KExpr, post: &[KStmt]) -> KStmt {
+    let lanes = l.lanes as i64;
+    let mut last = Vec::new();
+    for v in &l.vars {
+        last.push(KStmt::Assign {
+            target: LValue::Var(v.name.clone()),
+            op: None,
+            value: combine(
+                v.op,
+                v.ty,
+                KExpr::var(&v.name),
+                KExpr::Load(red(&v.name, slot_of(lanes, KExpr::int(0)))),
+            ),
+        });
+    }
+    last.extend(post.iter().cloned());
+    KStmt::If {
+        cond: KExpr::bin(
+            BinOp::LogAnd,
+            cond,
+            KExpr::bin(BinOp::Eq, KExpr::var(LANE), KExpr::int(0)),
+        ),
+        then: last,
+        els: Vec::new(),
+    }
+}
+
+/// The inner loop's initialisation started at the lane (`j = lo + lane`), after checking that
+/// the loop is `for (j = lo; j < hi or <= hi; j += 1)` with `hi` not reading a reduction.
+fn strided_header(
+    init: &[KStmt],
+    lcond: &KExpr,
+    step: &[KStmt],
+    l: &Lanes,
+) -> Result<Vec<KStmt>, String> {
+    let j = &l.var;
+    let new_init = match init {
+        [KStmt::Assign {
+            target: LValue::Var(v),
+            op: None,
+            value,
+        }] if v == j => vec![KStmt::Assign {
+            target: LValue::Var(v.clone()),
+            op: None,
+            value: KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE)),
+        }],
+        [KStmt::Decl {
+            name,
+            ty,
+            len: None,
+            init: Some(value),
+        }] if name == j => vec![KStmt::Decl {
+            name: name.clone(),
+            ty: *ty,
+            len: None,
+            init: Some(KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE))),
+        }],
+        _ => return Err("the inner loop's initialisation is not `j = lo`".into()),
+    };
+    match lcond {
+        KExpr::Binary(BinOp::Lt | BinOp::Le, a, hi)
+            if matches!(&**a, KExpr::Var(v) if v == j)
+                && !l.vars.iter().any(|v| expr_mentions(hi, &v.name)) => {}
+        _ => return Err("the inner loop's condition is not `j < hi`".into()),
+    }
+    let unit = |e: &KExpr| matches!(e, KExpr::Int(1, _));
+    match step {
+        [KStmt::Assign {
+            target: LValue::Var(v),
+            op: Some(BinOp::Add),
+            value,
+        }] if v == j && unit(value) => {}
+        _ => return Err("the inner loop's step is not `j += 1`".into()),
+    }
+    Ok(new_init)
+}
+
+/// The statements before the loop with their declarations split off: the declarations without
+/// values (hoisted out of the row's guard), and the statements with the values assigned.
+fn hoist_declarations(
+    pre: &[KStmt],
+    declared: &mut Vec<String>,
+) -> Result<(Vec<KStmt>, Vec<KStmt>), String> {
+    let mut hoisted = Vec::new();
+    let mut pre_stmts = Vec::new();
+    for s in pre {
+        match s {
+            KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } => {
+                if declared.contains(name) {
+                    return Err(format!("`{name}` is declared twice"));
+                }
+                declared.push(name.clone());
+                hoisted.push(KStmt::Decl {
+                    name: name.clone(),
+                    ty: *ty,
+                    len: *len,
+                    init: None,
+                });
+                if let Some(v) = init {
+                    pre_stmts.push(KStmt::Assign {
+                        target: LValue::Var(name.clone()),
+                        op: None,
+                        value: v.clone(),
+                    });
+                }
+            }
+            s => pre_stmts.push(s.clone()),
+        }
+    }
+    Ok((hoisted, pre_stmts))
+}
+
+/// Each lane's copies into local memory, then the tree over the lanes of each row (barriers
+/// between its levels), appended to `out`; the local arrays go to `kernel`.
+fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) {
+    let lanes = l.lanes as i64;
     for v in &l.vars {
         out.push(KStmt::Assign {
-            target: LValue::Elem(red(&v.name, slot(KExpr::var(LANE)))),
+            target: LValue::Elem(red(&v.name, slot_of(lanes, KExpr::var(LANE)))),
             op: None,
             value: KExpr::var(lane_copy(&v.name)),
         });
@@ -281,8 +347,11 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     let s = || KExpr::var(STEP);
     let mut tree = Vec::new();
     for v in &l.vars {
-        let here = red(&v.name, slot(KExpr::var(LANE)));
-        let there = red(&v.name, slot(KExpr::bin(BinOp::Add, KExpr::var(LANE), s())));
+        let here = red(&v.name, slot_of(lanes, KExpr::var(LANE)));
+        let there = red(
+            &v.name,
+            slot_of(lanes, KExpr::bin(BinOp::Add, KExpr::var(LANE), s())),
+        );
         tree.push(KStmt::Assign {
             target: LValue::Elem(here.clone()),
             op: None,
@@ -301,36 +370,20 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
             KStmt::Barrier,
         ],
     ));
-    // Lane 0 combines the row's result into the scalar and runs the rest of the row.
-    let mut last = Vec::new();
-    for v in &l.vars {
-        last.push(KStmt::Assign {
-            target: LValue::Var(v.name.clone()),
-            op: None,
-            value: combine(
-                v.op,
-                v.ty,
-                KExpr::var(&v.name),
-                KExpr::Load(red(&v.name, slot(KExpr::int(0)))),
-            ),
-        });
-    }
-    last.extend(post.iter().cloned());
-    out.push(KStmt::If {
-        cond: KExpr::bin(
-            BinOp::LogAnd,
-            cond,
-            KExpr::bin(BinOp::Eq, KExpr::var(LANE), KExpr::int(0)),
-        ),
-        then: last,
-        els: Vec::new(),
-    });
-    kernel.body = out;
-    kernel.dims = 2;
-    kernel.block = [l.lanes, l.rows, 1];
-    let rows_extent = std::mem::replace(&mut launch.extent[0], HostExpr::Int(lanes));
-    launch.extent[1] = rows_extent;
-    Ok(())
+}
+
+/// Element `LANE + off` of row `ROW` of the local arrays of `l`'s lane copies.
+fn slot_of(lanes: i64, off: KExpr) -> KExpr {
+    KExpr::bin(
+        BinOp::Add,
+        KExpr::bin(BinOp::Mul, KExpr::var(ROW), KExpr::int(lanes)),
+        off,
+    )
+}
+
+/// Element `i` of the local array of `v`'s lane copies.
+fn red(v: &str, i: KExpr) -> ArrayRef {
+    ArrayRef::elem(red_array(v), Space::Local, i)
 }
 
 const STRIP: &str = "accshare_jj";
