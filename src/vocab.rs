@@ -119,6 +119,20 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Whether `child`, an operand of `self`, is parenthesised for clarity though precedence
+    /// does not ask for it (as `gcc -Wparentheses` wants it): `&&` inside `||`, `+`/`-` inside
+    /// shifts, comparisons and arithmetic inside `&`, `^`, `|`. Both C printers (the front
+    /// end's and the host code's) follow it.
+    pub fn wants_parens_around(self, child: BinOp) -> bool {
+        use BinOp::*;
+        match self {
+            LogOr => child == LogAnd,
+            Shl | Shr => matches!(child, Add | Sub),
+            BitAnd | BitXor | BitOr => child != self && child.precedence() > self.precedence(),
+            _ => false,
+        }
+    }
+
     /// C's precedence of the operator (higher binds tighter: `*` 13 … `||` 4), as the
     /// printers parenthesise by it.
     pub fn precedence(self) -> u8 {

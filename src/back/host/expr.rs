@@ -4,7 +4,7 @@
 use crate::ir::expr::{SizeOf, TypeName};
 use crate::ir::{Expr, Exprs, Handle};
 use crate::kernel::{HostExpr, HostOp};
-use crate::vocab::{BinOp, Scalar, UnOp};
+use crate::vocab::{Scalar, UnOp};
 
 /// C text of `e`, with the parentheses C's precedence needs (and those around the user's own
 /// expressions, whatever they are).
@@ -160,17 +160,6 @@ const P_UNARY: u8 = 15;
 const P_POSTFIX: u8 = 16;
 const P_ATOM: u8 = 17;
 
-/// A child operator that compilers ask to parenthesize for clarity under `parent`.
-fn clarity_parens(parent: BinOp, child: BinOp) -> bool {
-    use BinOp::*;
-    match parent {
-        LogOr => child == LogAnd,
-        Shl | Shr => matches!(child, Add | Sub),
-        BitAnd | BitXor | BitOr => child != parent && child.precedence() > parent.precedence(),
-        _ => false,
-    }
-}
-
 /// The C suffix of an integer constant of type `ty`.
 fn int_suffix(ty: Scalar) -> &'static str {
     match ty {
@@ -274,7 +263,7 @@ impl IrC<'_> {
             Expr::Binary { op, left, right } => {
                 let p = op.precedence();
                 let clear = |h: Handle<Expr>, otherwise: u8| match &self.exprs[h] {
-                    Expr::Binary { op: child, .. } if clarity_parens(*op, *child) => 18,
+                    Expr::Binary { op: child, .. } if op.wants_parens_around(*child) => 18,
                     _ => otherwise,
                 };
                 self.write(out, *left, clear(*left, p));
@@ -373,6 +362,7 @@ impl IrC<'_> {
 #[cfg(test)]
 mod tests {
     use crate::diag::Span;
+    use crate::vocab::BinOp;
 
     /// `e` lowered into a fresh arena and printed back.
     fn round_trip(x: &mut crate::ir::Exprs, parts: Vec<crate::ir::Expr>) -> String {

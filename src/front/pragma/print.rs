@@ -6,7 +6,7 @@
 //! `gcc -Wparentheses`, around `&&` inside `||`, around `+`/`-` inside shifts and around
 //! comparisons and arithmetic inside `&`, `^`, `|`), and nowhere else.
 
-use crate::front::ast::{BinOp, CType, Designator, Expr, ExprKind, Initializer, IntSuffix, UnOp};
+use crate::front::ast::{CType, Designator, Expr, ExprKind, Initializer, IntSuffix, UnOp};
 
 /// Precedence levels (higher binds tighter).
 const P_COMMA: u8 = 1;
@@ -14,17 +14,6 @@ const P_ASSIGN: u8 = 2;
 const P_COND: u8 = 3;
 const P_UNARY: u8 = 15;
 const P_POSTFIX: u8 = 16;
-
-/// A child operator that compilers ask to parenthesize for clarity under `parent`.
-fn clarity_parens(parent: BinOp, child: BinOp) -> bool {
-    use BinOp::*;
-    match parent {
-        LogOr => child == LogAnd,
-        Shl | Shr => matches!(child, Add | Sub),
-        BitAnd | BitXor | BitOr => child != parent && child.precedence() > parent.precedence(),
-        _ => false,
-    }
-}
 
 /// The precedence of the expression's top-level operator.
 fn prec(e: &Expr) -> u8 {
@@ -125,11 +114,11 @@ fn write_bare(out: &mut String, e: &Expr) {
         ExprKind::Binary(op, l, r) => {
             let p = op.precedence();
             let lmin = match &l.kind {
-                ExprKind::Binary(lop, ..) if clarity_parens(*op, *lop) => 18,
+                ExprKind::Binary(lop, ..) if op.wants_parens_around(*lop) => 18,
                 _ => p,
             };
             let rmin = match &r.kind {
-                ExprKind::Binary(rop, ..) if clarity_parens(*op, *rop) => 18,
+                ExprKind::Binary(rop, ..) if op.wants_parens_around(*rop) => 18,
                 _ => p + 1,
             };
             write_expr(out, l, lmin);
@@ -469,6 +458,7 @@ mod tests {
     use super::*;
     use crate::diag::Span;
     use crate::front::ast::{Ident, Scalar};
+    use crate::vocab::BinOp;
 
     fn id(n: &str) -> Expr {
         Expr::new(ExprKind::Ident(n.into()), Span::default())
