@@ -36,8 +36,12 @@ use accshare::sim::{trace, SimOptions, SimPlatform};
 /// of `gather_index.c` under `(k >= 0) ? … : 0` with `k = idx[i]`: a condition on data that is
 /// false for one lane in ten, which the lint must take for a data-dependent subset of the lanes
 /// (uncoalesced for sparse subsets); only the data says that this subset still uses every sector.
+/// Since 2026-11-28 (1,609 accesses, 1,053 uncoalesced, 1,057 flagged: precision 0.996) two
+/// more of that kind: `v[i]` of `zero_copy_scalars.c`'s `mx = v[i] > mx ? v[i] : mx`, whose
+/// condition the data makes true for every lane (`mx` starts at `INT_MIN`, in the naive and the
+/// default kernel); the floor is rounded down from there.
 const MIN_RECALL: f64 = 1.0;
-const MIN_PRECISION: f64 = 0.997;
+const MIN_PRECISION: f64 = 0.995;
 
 #[derive(Default)]
 struct Tally {
