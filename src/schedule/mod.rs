@@ -28,6 +28,7 @@ use crate::model::Platform;
 use crate::partition::{KernelPlan, RegionPlan};
 
 pub mod gain;
+pub mod micro;
 pub mod order;
 pub mod regs;
 pub mod stage;
@@ -305,6 +306,9 @@ pub struct KernelSchedule {
     /// The model's comparison of the staged schedule with the unstaged one on a GPU whose L1
     /// caches global loads ([`gain`]); `None` where it was not made.
     pub gain: Option<gain::Gain>,
+    /// The model's verdict on a 2-D register micro-tile of the staged nest ([`micro::offer`]);
+    /// `None` where none was considered.
+    pub micro: Option<micro::Offer>,
 }
 
 impl KernelSchedule {
@@ -393,6 +397,13 @@ pub fn schedule_region(
                 choose_factor(r, deps, &mut ks, p, forced, diags);
                 if !forced {
                     keep_staging_if_faster(&r.ir, &mut ks, p);
+                }
+                if let Some(kp) = staging
+                    .map(|s| s.plan)
+                    .filter(|_| !forced || opts.stage.micro)
+                {
+                    let want = forced.then(|| (opts.ilp.unwrap_or(1), opts.cols.unwrap_or(1)));
+                    ks.micro = micro::offer(r, deps, &mut ks, kp, &stage_options, p, want);
                 }
             }
             // The block order against channel conflicts, on the engine's model of the nest.
@@ -651,6 +662,7 @@ pub fn schedule_kernel(
         words,
         tile_words: ilp.tile_words,
         gain: None,
+        micro: None,
     })
 }
 

@@ -49,6 +49,11 @@ pub struct Variant {
     /// rebuild the tile with element accesses.
     #[serde(default, skip_serializing_if = "is_false")]
     pub words: bool,
+    /// A staged 2-D register micro-tile ([`super::micro`]): the configuration's block grown to
+    /// `block`, its strip `ktile` iterations long, the unguarded copy for whole tiles; 0 for the
+    /// configuration's own block and strip (and for entries written before the field).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ktile: u32,
 }
 
 impl Variant {
@@ -106,6 +111,9 @@ impl fmt::Display for Variant {
         }
         if self.words {
             write!(f, ", vector accesses")?;
+        }
+        if self.ktile > 0 {
+            write!(f, ", k tile {}", self.ktile)?;
         }
         if !self.skip.is_empty() {
             write!(f, ", {} in global memory", self.skip.join(", "))?;
@@ -174,6 +182,10 @@ pub fn variant_of(s: &Schedule) -> Variant {
             super::BlockOrder::Diagonal { skew } => skew,
         },
         words: s.words.is_some(),
+        ktile: match s.staged() {
+            Some(st) if s.full_tile_path => st.strip.as_ref().map_or(0, |x| x.size),
+            _ => 0,
+        },
     }
 }
 
@@ -300,6 +312,7 @@ fn plain(
         skip: Vec::new(),
         diagonal: 0,
         words: false,
+        ktile: 0,
     }
 }
 
@@ -432,6 +445,23 @@ fn staged_variants(
             // A 2-D register micro-tile of the staged configuration.
             if default > 1 {
                 staged_other.push(plain(Some(config), block, default, 2, ColLayout::Cyclic));
+            }
+            // The larger block tiles of a gemm-like nest's micro-tiles (`micro`).
+            if super::micro::gemm_like(r, deps, base) {
+                for shape in super::micro::SHAPES {
+                    for ktile in [super::micro::K_TILE, 8] {
+                        staged_other.push(Variant {
+                            ktile,
+                            ..plain(
+                                Some(config),
+                                shape.block(),
+                                shape.rows,
+                                shape.cols,
+                                ColLayout::Cyclic,
+                            )
+                        });
+                    }
+                }
             }
         }
     }
@@ -592,7 +622,21 @@ fn apply_with_limit(
         return Err(VariantError::Rows);
     }
     let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config, &v.skip)?;
-    let mut spec = super::stage::plan(r, ks.root, &base.grid, &kp);
+    let (kp, outputs) = match v.ktile {
+        0 => (kp, 1),
+        k => {
+            if !super::micro::gemm_like(r, deps, base) {
+                return Err(VariantError::Rows);
+            }
+            let kp = super::micro::plan(&kp, v.block, k).ok_or(VariantError::NothingStaged)?;
+            (kp, v.ilp * v.cols)
+        }
+    };
+    let mut spec =
+        super::stage::plan_tiled(r, ks.root, &base.grid, &kp, &Default::default(), outputs);
+    if v.ktile > 0 && spec.smem_bytes() > super::stage::SMEM_LIMIT {
+        return Err(VariantError::Block);
+    }
     if spec.arrays.is_empty() {
         return Err(VariantError::NothingStaged);
     }
@@ -618,6 +662,7 @@ fn apply_with_limit(
             layout: ColLayout::Cyclic,
         },
         stage: Some(spec),
+        full_tile_path: v.ktile > 0,
         block_order,
         channels: None,
         ..base.clone()
@@ -703,6 +748,7 @@ for (int i = 0; i < 256; i++)
             skip: Vec::new(),
             diagonal: 0,
             words: false,
+            ktile: 0,
         };
         assert_eq!(
             bad(Variant {

@@ -186,6 +186,7 @@ mod tests {
                 skip: Vec::new(),
                 diagonal: 0,
                 words: false,
+                ktile: 0,
             },
             seconds,
             model: Variant {
@@ -197,6 +198,7 @@ mod tests {
                 skip: Vec::new(),
                 diagonal: 0,
                 words: false,
+                ktile: 0,
             },
             model_seconds: Some(2.0 * seconds),
         }
