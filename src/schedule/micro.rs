@@ -126,7 +126,8 @@ pub fn schedule(
     }
     let block = shape.block();
     let kp = plan(kp, block, ktile)?;
-    let spec = stage::plan_tiled(r, base.root, &base.grid, &kp, opts, shape.rows * shape.cols);
+    let mut spec = stage::plan_tiled(r, base.root, &base.grid, &kp, opts, shape.rows * shape.cols);
+    spec.micro_ktile = ktile;
     let strip_staged = spec.strip.is_some() && spec.arrays.iter().any(|a| a.uses_strip());
     if spec.arrays.is_empty()
         || !strip_staged

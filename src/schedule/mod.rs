@@ -130,8 +130,9 @@ pub struct Schedule {
     /// outputs all lie inside the grid (`if (every output in range) { … } else { guarded }`).
     /// Edge guards inside the inner loop keep C compilers from vectorising a micro-tile's
     /// outputs: PoCL runs gemm 1024³ with a contiguous 4×16 tile in 4.7 s with them, 0.7 s
-    /// with the unguarded copy. Unstaged tiles only: a staged computation lies between
-    /// barriers, which every work-item must reach through the same code.
+    /// with the unguarded copy. In a staged kernel ([`micro`]) the copies are of the part
+    /// between two barriers (`if (accshare_full) { … } else { … }` around each), so that every
+    /// work-item still reaches every barrier through the same code.
     pub full_tile_path: bool,
     /// Short-word grouping ([`words`]): `cols` = its width, the x copies consecutive
     /// ([`ColLayout::Contiguous`]); for a transposed vector tile also `ilp` = its rows, the y
@@ -625,6 +626,7 @@ pub fn schedule_kernel(
                     ..baseline.shape
                 },
                 stage: Some(spec),
+                full_tile_path: true,
                 ..baseline.clone()
             };
             if f * c > 1 {

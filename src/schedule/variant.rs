@@ -182,10 +182,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
             super::BlockOrder::Diagonal { skew } => skew,
         },
         words: s.words.is_some(),
-        ktile: match s.staged() {
-            Some(st) if s.full_tile_path => st.strip.as_ref().map_or(0, |x| x.size),
-            _ => 0,
-        },
+        ktile: s.staged().map_or(0, |st| st.micro_ktile),
     }
 }
 
@@ -637,6 +634,7 @@ fn apply_with_limit(
     if v.ktile > 0 && spec.smem_bytes() > super::stage::SMEM_LIMIT {
         return Err(VariantError::Block);
     }
+    spec.micro_ktile = v.ktile;
     if spec.arrays.is_empty() {
         return Err(VariantError::NothingStaged);
     }
@@ -662,7 +660,7 @@ fn apply_with_limit(
             layout: ColLayout::Cyclic,
         },
         stage: Some(spec),
-        full_tile_path: v.ktile > 0,
+        full_tile_path: true,
         block_order,
         channels: None,
         ..base.clone()

@@ -240,6 +240,9 @@ pub struct StageSpec {
     /// The kernel runs with the shared memory in a wider bank mode than the platform's default
     /// (Kepler's 8-byte banks), set by the host before the launch.
     pub bank_mode: Option<BankMode>,
+    /// The k tile of a 2-D register micro-tile's plan (`schedule::micro`: the engine's block
+    /// grown, its strip at most this long); 0 for the engine's own block and strip.
+    pub micro_ktile: u32,
 }
 
 /// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques
