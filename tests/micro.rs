@@ -253,7 +253,8 @@ fn an_8x8_micro_tile_reads_under_a_third_of_a_wavefront_per_warp_fma() {
 
 /// The model takes the micro-tile for a 2048³ gemm on an H100 (estimated faster than the staged
 /// kernel with 4 rows and than the unstaged one) and not for 512³, whose 64×64 block tiles
-/// would leave most of the 132 SMs idle; `explain` shows the verdict.
+/// would leave most of the 132 SMs idle; `explain` shows the verdict, and has none for a
+/// stencil.
 #[test]
 fn the_model_takes_a_micro_tile_for_a_large_gemm_only() {
     let src = root().join("benches/five/gemm.c");
@@ -277,4 +278,12 @@ fn the_model_takes_a_micro_tile_for_a_large_gemm_only() {
         .find(|l| l.contains("register micro-tile on h100"))
         .unwrap_or_else(|| panic!("no verdict in\n{small}"));
     assert!(line.contains("not chosen"), "{line}");
+    // A stencil reads no operand shared along a row and a column: no micro-tile to weigh.
+    let hotspot = accshare(
+        &["explain", "--platform", "h100"],
+        &root().join("examples/hotspot.c"),
+        &[],
+    )
+    .unwrap();
+    assert!(!hotspot.contains("register micro-tile on"), "{hotspot}");
 }
