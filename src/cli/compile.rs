@@ -66,6 +66,7 @@ pub(super) fn compile(args: &CompileArgs) -> i32 {
     };
     let staging = crate::schedule::stage::StageOptions {
         reassociate: args.reassociate,
+        micro: args.opts.micro,
         ..Default::default()
     };
     let out = driver::compile_staged(file, &opts, &oo, &staging, &tuned, &mut sources, &mut diags);

@@ -338,6 +338,11 @@ pub struct OptArgs {
     /// compiler vectorises them across work-items already; `on` groups those too).
     #[arg(long, value_enum)]
     pub words: Option<Switch>,
+    /// On a GPU, give every gemm-like staged nest a 2-D register micro-tile of a larger block
+    /// tile (the one the model estimates fastest), even where the model prefers another
+    /// schedule (`explain` shows its verdict).
+    #[arg(long)]
+    pub micro: bool,
 }
 
 impl OptArgs {

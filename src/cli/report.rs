@@ -30,6 +30,7 @@ pub(super) fn simulate(
     let oo = flags.options(Some(loaded));
     let staging = crate::schedule::stage::StageOptions {
         reassociate,
+        micro: flags.micro,
         ..Default::default()
     };
     let out = driver::compile_staged(file, &opts, &oo, &staging, tuned, &mut sources, &mut diags);

@@ -60,6 +60,12 @@ pub fn report(
                 ) {
                     kp.notes.push(lanes_note(l));
                 }
+                if let (Some(m), Some(kp)) = (
+                    &ks.micro,
+                    plan.kernels.iter_mut().find(|k| k.root == ks.root),
+                ) {
+                    kp.notes.push(micro_note(m));
+                }
                 if let (Some(c), Some(kp)) = (
                     &ks.coarsening,
                     plan.kernels.iter_mut().find(|k| k.root == ks.root),
@@ -164,6 +170,36 @@ fn gain_note(g: &crate::schedule::gain::Gain) -> String {
         if g.stage { "over" } else { "under" },
         crate::schedule::gain::MARGIN,
         if g.stage { "staged" } else { "not staged" }
+    )
+}
+
+/// The model's verdict on a 2-D register micro-tile (`schedule::micro`).
+fn micro_note(m: &crate::schedule::micro::Offer) -> String {
+    let t = |c: &crate::schedule::regs::FactorCandidate| {
+        c.time_us
+            .map(|t| format!("~{t:.1} us"))
+            .unwrap_or_else(|| format!("{:.3} cycles/output", c.cycles_per_output))
+    };
+    let b = m.shape.block();
+    format!(
+        "register micro-tile on {}: block tile {}×{} (k tile {}), {}×{} outputs per work-item, {} work-items; {} ({} bound, {} registers, occupancy {:.0} %) against {} unstaged ({:.2}x) and {} for the schedule preferred before ({:.2}x): {} (the margin is {:.2}x)",
+        m.over_unstaged.platform,
+        b[0],
+        b[1],
+        m.ktile,
+        m.shape.rows,
+        m.shape.cols,
+        m.shape.launched.iter().product::<u32>(),
+        t(&m.over_unstaged.staged),
+        m.over_unstaged.staged.bound,
+        m.over_unstaged.staged.registers.total(),
+        m.over_unstaged.staged.occupancy.fraction * 100.0,
+        t(&m.over_unstaged.unstaged),
+        m.over_unstaged.speedup,
+        t(&m.over_preferred.unstaged),
+        m.over_preferred.speedup,
+        if m.taken { "chosen" } else { "not chosen" },
+        crate::schedule::gain::MARGIN,
     )
 }
 

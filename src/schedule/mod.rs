@@ -32,6 +32,7 @@ use crate::partition::{KernelPlan, RegionPlan};
 
 pub mod gain;
 pub mod lanes;
+pub mod micro;
 pub mod order;
 pub mod regs;
 pub mod stage;
@@ -133,8 +134,9 @@ pub struct Schedule {
     /// outputs all lie inside the grid (`if (every output in range) { … } else { guarded }`).
     /// Edge guards inside the inner loop keep C compilers from vectorising a micro-tile's
     /// outputs: PoCL runs gemm 1024³ with a contiguous 4×16 tile in 4.7 s with them, 0.7 s
-    /// with the unguarded copy. Unstaged tiles only: a staged computation lies between
-    /// barriers, which every work-item must reach through the same code.
+    /// with the unguarded copy. In a staged kernel ([`micro`]) the copies are of the part
+    /// between two barriers (`if (accshare_full) { … } else { … }` around each), so that every
+    /// work-item still reaches every barrier through the same code.
     pub full_tile_path: bool,
     /// Short-word grouping ([`words`]): `cols` = its width, the x copies consecutive
     /// ([`ColLayout::Contiguous`]); for a transposed vector tile also `ilp` = its rows, the y
@@ -316,6 +318,9 @@ pub struct KernelSchedule {
     /// Whether the inner reduction loop runs across lanes ([`lanes::decide`]; the first
     /// candidate then applies it), or why not; `None` where it was not considered.
     pub lanes: Option<Result<lanes::Lanes, lanes::NoLanes>>,
+    /// The model's verdict on a 2-D register micro-tile of the staged nest ([`micro::offer`]);
+    /// `None` where none was considered.
+    pub micro: Option<micro::Offer>,
 }
 
 impl KernelSchedule {
@@ -404,6 +409,13 @@ pub fn schedule_region(
                 choose_factor(r, deps, &mut ks, p, forced, diags);
                 if !forced {
                     keep_staging_if_faster(&r.ir, &mut ks, p);
+                }
+                if let Some(kp) = staging
+                    .map(|s| s.plan)
+                    .filter(|_| !forced || opts.stage.micro)
+                {
+                    let want = forced.then(|| (opts.ilp.unwrap_or(1), opts.cols.unwrap_or(1)));
+                    ks.micro = micro::offer(r, deps, &mut ks, kp, &stage_options, p, want);
                 }
             }
             // The block order against channel conflicts, on the engine's model of the nest.
@@ -674,6 +686,7 @@ pub fn schedule_kernel(
                     ..baseline.shape
                 },
                 stage: Some(spec),
+                full_tile_path: true,
                 ..baseline.clone()
             };
             if f * c > 1 {
@@ -712,6 +725,7 @@ pub fn schedule_kernel(
         tile_words: ilp.tile_words,
         gain: None,
         lanes: None,
+        micro: None,
     })
 }
 

@@ -53,6 +53,11 @@ pub struct Variant {
     /// 1]`, unstaged, one output per row. `false` for entries written before the field.
     #[serde(default, skip_serializing_if = "is_false")]
     pub lanes: bool,
+    /// A staged 2-D register micro-tile ([`super::micro`]): the configuration's block grown to
+    /// `block`, its strip `ktile` iterations long, the unguarded copy for whole tiles; 0 for the
+    /// configuration's own block and strip (and for entries written before the field).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ktile: u32,
 }
 
 impl Variant {
@@ -110,6 +115,9 @@ impl fmt::Display for Variant {
         }
         if self.words {
             write!(f, ", vector accesses")?;
+        }
+        if self.ktile > 0 {
+            write!(f, ", k tile {}", self.ktile)?;
         }
         if !self.skip.is_empty() {
             write!(f, ", {} in global memory", self.skip.join(", "))?;
@@ -189,6 +197,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
         },
         words: s.words.is_some(),
         lanes: s.lanes.is_some(),
+        ktile: s.staged().map_or(0, |st| st.micro_ktile),
     }
 }
 
@@ -321,6 +330,7 @@ fn plain(
         diagonal: 0,
         words: false,
         lanes: false,
+        ktile: 0,
     }
 }
 
@@ -509,6 +519,23 @@ fn staged_variants(
             if default > 1 {
                 staged_other.push(plain(Some(config), block, default, 2, ColLayout::Cyclic));
             }
+            // The larger block tiles of a gemm-like nest's micro-tiles (`micro`).
+            if super::micro::gemm_like(r, deps, base) {
+                for shape in super::micro::SHAPES {
+                    for ktile in [super::micro::K_TILE, 8] {
+                        staged_other.push(Variant {
+                            ktile,
+                            ..plain(
+                                Some(config),
+                                shape.block(),
+                                shape.rows,
+                                shape.cols,
+                                ColLayout::Cyclic,
+                            )
+                        });
+                    }
+                }
+            }
         }
     }
     (staged_default, staged_other)
@@ -671,7 +698,22 @@ fn apply_with_limit(
         return Err(VariantError::Rows);
     }
     let kp = with_config(plan.ok_or(VariantError::NoConfig(config))?, config, &v.skip)?;
-    let mut spec = super::stage::plan(r, ks.root, &base.grid, &kp);
+    let (kp, outputs) = match v.ktile {
+        0 => (kp, 1),
+        k => {
+            if !super::micro::gemm_like(r, deps, base) {
+                return Err(VariantError::Rows);
+            }
+            let kp = super::micro::plan(&kp, v.block, k).ok_or(VariantError::NothingStaged)?;
+            (kp, v.ilp * v.cols)
+        }
+    };
+    let mut spec =
+        super::stage::plan_tiled(r, ks.root, &base.grid, &kp, &Default::default(), outputs);
+    if v.ktile > 0 && spec.smem_bytes() > super::stage::SMEM_LIMIT {
+        return Err(VariantError::Block);
+    }
+    spec.micro_ktile = v.ktile;
     if spec.arrays.is_empty() {
         return Err(VariantError::NothingStaged);
     }
@@ -697,6 +739,7 @@ fn apply_with_limit(
             layout: ColLayout::Cyclic,
         },
         stage: Some(spec),
+        full_tile_path: true,
         block_order,
         channels: None,
         ..base.clone()
@@ -783,6 +826,7 @@ for (int i = 0; i < 256; i++)
             diagonal: 0,
             words: false,
             lanes: false,
+            ktile: 0,
         };
         assert_eq!(
             bad(Variant {

@@ -109,6 +109,8 @@ pub(super) fn row_oks(n: u32) -> Vec<KExpr> {
     (0..n).map(|f| KExpr::Var(row_ok(f))).collect()
 }
 const STRIP: &str = "accshare_kk";
+/// Whether all of a work-item's outputs are in range (a staged micro-tile's full-tile path).
+const FULL: &str = "accshare_full";
 /// The access reorder's counter over the strip, and the rotated offset in the strip.
 const ROT: &str = "accshare_rot";
 const ROT_D: &str = "accshare_rotd";
@@ -981,6 +983,23 @@ impl<'a> KernelBuilder<'a> {
         stmts: Vec<KStmt>,
     ) -> Vec<KStmt> {
         match coarsen {
+            // A staged micro-tile's computation between two barriers (no barrier inside it):
+            // the work-items whose outputs are all in range run the unguarded copy
+            // (`Schedule::full_tile_path`), the others the guarded one. Both branches end
+            // before the next barrier, which every work-item reaches.
+            Some(c)
+                if !stmts.is_empty()
+                    && cond.is_some()
+                    && self.sched.full_tile_path
+                    && self.staging().is_some() =>
+            {
+                let oks = row_oks(c.f);
+                vec![KStmt::If {
+                    cond: KExpr::Var(FULL.to_string()),
+                    then: vec![KStmt::Block(c.jam(&stmts, None))],
+                    els: vec![KStmt::Block(c.jam(&stmts, Some(&oks)))],
+                }]
+            }
             // Short words are grouped in the unguarded copy of a whole tile
             // (`Schedule::full_tile_path`); at an edge the copies run under their own guards.
             Some(c) if !stmts.is_empty() && c.groups_words() && cond.is_none() => {
@@ -1008,6 +1027,18 @@ impl<'a> KernelBuilder<'a> {
                     ty: Scalar::Int,
                     len: None,
                     init: Some(c.expr(g, f)),
+                });
+            }
+            // Whether every output is in range (the staged full-tile path, see
+            // `Self::computation`), found once.
+            if self.sched.full_tile_path && self.staging().is_some() {
+                body.push(KStmt::Decl {
+                    name: FULL.to_string(),
+                    ty: Scalar::Int,
+                    len: None,
+                    init: row_oks(c.f)
+                        .into_iter()
+                        .reduce(|a, b| KExpr::bin(BinOp::LogAnd, a, b)),
                 });
             }
         }

@@ -187,6 +187,7 @@ mod tests {
                 diagonal: 0,
                 words: false,
                 lanes: false,
+                ktile: 0,
             },
             seconds,
             model: Variant {
@@ -199,6 +200,7 @@ mod tests {
                 diagonal: 0,
                 words: false,
                 lanes: false,
+                ktile: 0,
             },
             model_seconds: Some(2.0 * seconds),
         }

@@ -79,6 +79,9 @@ pub struct StageOptions {
     /// ([`bank::Technique::Reorder`]) then also applies to `float`/`double` reductions, whose
     /// sums change in the last bits. Off by default: integer reductions only (exact).
     pub reassociate: bool,
+    /// `--micro`: every gemm-like nest gets the fastest 2-D register micro-tile by the model
+    /// (`schedule::micro`), whatever its comparison with the other schedules says.
+    pub micro: bool,
 }
 
 impl Default for StageOptions {
@@ -88,6 +91,7 @@ impl Default for StageOptions {
             block_order: true,
             banks: Banks::default(),
             reassociate: false,
+            micro: false,
         }
     }
 }
@@ -236,6 +240,9 @@ pub struct StageSpec {
     /// The kernel runs with the shared memory in a wider bank mode than the platform's default
     /// (Kepler's 8-byte banks), set by the host before the launch.
     pub bank_mode: Option<BankMode>,
+    /// The k tile of a 2-D register micro-tile's plan (`schedule::micro`: the engine's block
+    /// grown, its strip at most this long); 0 for the engine's own block and strip.
+    pub micro_ktile: u32,
 }
 
 /// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques
@@ -394,7 +401,21 @@ pub fn plan_with(
     kp: &KernelPlan,
     opts: &StageOptions,
 ) -> StageSpec {
-    let spec = plan_banks(r, root, grid, kp, opts);
+    plan_tiled(r, root, grid, kp, opts, 1)
+}
+
+/// [`plan_with`] for a block whose work-items compute `outputs` outputs each (a register
+/// micro-tile, `schedule::micro`): the block may cover up to `outputs` ×
+/// [`MAX_THREADS`] grid points, since it launches `1/outputs` as many work-items.
+pub fn plan_tiled(
+    r: &RegionAst,
+    root: LoopId,
+    grid: &[GridLoop],
+    kp: &KernelPlan,
+    opts: &StageOptions,
+    outputs: u32,
+) -> StageSpec {
+    let spec = plan_banks(r, root, grid, kp, opts, outputs);
     let wide = opts.banks.wide;
     if !opts.bank_padding
         || wide <= opts.banks.width
@@ -405,7 +426,7 @@ pub fn plan_with(
     let mut o = *opts;
     o.banks.width = wide;
     o.banks.wide = 0;
-    let mut w = plan_banks(r, root, grid, kp, &o);
+    let mut w = plan_banks(r, root, grid, kp, &o, outputs);
     let total = |s: &StageSpec| {
         s.arrays.iter().fold((1u32, 0u64), |(d, n), a| {
             (d.max(a.bank.degree_after), n + a.bank.wavefronts_after)
@@ -432,13 +453,14 @@ pub fn plan_with(
     w
 }
 
-/// [`plan_with`] for one bank mode (`opts.banks`).
+/// [`plan_with`] for one bank mode (`opts.banks`), `outputs` per work-item.
 fn plan_banks(
     r: &RegionAst,
     root: LoopId,
     grid: &[GridLoop],
     kp: &KernelPlan,
     opts: &StageOptions,
+    outputs: u32,
 ) -> StageSpec {
     let ir = &r.ir;
     let mut spec = StageSpec {
@@ -454,7 +476,7 @@ fn plan_banks(
         let d = g.dim as usize;
         block[d] = u32::try_from(kp.block[d]).unwrap_or(0);
     }
-    let threads: u64 = block.iter().map(|&b| b as u64).product();
+    let threads: u64 = block.iter().map(|&b| b as u64).product::<u64>() / outputs.max(1) as u64;
     let why = if grid.is_empty() {
         Some(Unstaged::SingleThread)
     } else if nest_dims != grid.len() || block.contains(&0) {
