@@ -45,10 +45,6 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) errors: Vec<Diag>,
     /// Why the staged body could not be built (the caller tries the next candidate schedule).
     pub(super) stage_error: Option<super::staged::StageError>,
-    /// Rows per work-item (`sched.ilp`; 1: one output per work-item).
-    pub(super) ilp: u32,
-    /// Columns per work-item (`sched.cols`).
-    pub(super) cols: u32,
     /// Variables with one copy per output (set when the computation is coarsened).
     pub(super) ilp_renamed: BTreeSet<String>,
 }
@@ -67,10 +63,18 @@ impl<'a> KernelBuilder<'a> {
             reductions: Vec::new(),
             errors: Vec::new(),
             stage_error: None,
-            ilp: sched.shape.rows.max(1),
-            cols: sched.shape.cols.max(1),
             ilp_renamed: BTreeSet::new(),
         }
+    }
+
+    /// Rows per work-item (the schedule's shape; 1: one output per work-item).
+    pub(super) fn rows(&self) -> u32 {
+        self.sched.shape.rows.max(1)
+    }
+
+    /// Columns per work-item (the schedule's shape).
+    pub(super) fn cols(&self) -> u32 {
+        self.sched.shape.cols.max(1)
     }
 
     /// The staging the schedule applies, when it stages at least one array.
@@ -286,9 +290,10 @@ impl<'a> KernelBuilder<'a> {
     fn grid_iterators(&mut self, body: &mut Vec<KStmt>) -> (Vec<KExpr>, [HostExpr; 3]) {
         let ir = self.ir();
         let block = self.sched.shape.block;
+        let (rows, cols) = (self.rows(), self.cols());
         let factor = |d: u8| match d {
-            0 => self.cols,
-            1 => self.ilp,
+            0 => cols,
+            1 => rows,
             _ => 1,
         };
         let mut guard: Vec<KExpr> = Vec::new();

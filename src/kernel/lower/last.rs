@@ -110,7 +110,7 @@ impl KernelBuilder<'_> {
                     // A kernel computing several outputs per work-item has no one last
                     // iteration per work-item: like a staged one, it leaves this to the
                     // baseline.
-                    Ok(last) if self.staging().is_none() && self.ilp * self.cols == 1 => {
+                    Ok(last) if self.staging().is_none() && self.rows() * self.cols() == 1 => {
                         let cond = guard
                             .iter()
                             .cloned()

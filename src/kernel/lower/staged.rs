@@ -910,13 +910,13 @@ impl<'a> KernelBuilder<'a> {
     /// renamed variable gets one copy per output.
     pub(super) fn declare_row_copies(&self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
         let ir = self.ir();
-        let outputs = self.ilp * self.cols;
+        let outputs = self.rows() * self.cols();
         if outputs <= 1 {
             return body;
         }
         // (iterator, copies, distance between copies) per coarsened grid dimension.
         let mut iters: Vec<(&str, u32, i64, BinOp)> = Vec::new();
-        for (dim, f) in [(1u8, self.ilp), (0u8, self.cols)] {
+        for (dim, f) in [(1u8, self.rows()), (0u8, self.cols())] {
             if f <= 1 {
                 continue;
             }
@@ -1050,7 +1050,7 @@ impl<'a> KernelBuilder<'a> {
         &mut self,
         pieces: &[&[KStmt]],
     ) -> Result<Option<super::ilp::Coarsen>, StageError> {
-        if self.ilp * self.cols <= 1 {
+        if self.rows() * self.cols() <= 1 {
             return Ok(None);
         }
         let ir = self.ir();
@@ -1061,10 +1061,10 @@ impl<'a> KernelBuilder<'a> {
                 .map(|m| ir.loops[m.loop_id].var.as_str())
         };
         let (y, x) = (iter(1), iter(0));
-        if self.ilp > 1 && y.is_none() {
+        if self.rows() > 1 && y.is_none() {
             return Err(StageError::NoGridLoopOnY);
         }
-        if self.cols > 1 && x.is_none() {
+        if self.cols() > 1 && x.is_none() {
             return Err(StageError::NoGridLoop);
         }
         // Element types of what the computation may load: the tiles and the global arrays.
@@ -1075,7 +1075,7 @@ impl<'a> KernelBuilder<'a> {
                 arrays.insert(a.local.clone(), a.elem);
             }
         }
-        let mut c = super::ilp::Coarsen::new((self.ilp, y), (self.cols, x), pieces, &arrays)
+        let mut c = super::ilp::Coarsen::new((self.rows(), y), (self.cols(), x), pieces, &arrays)
             .map_err(StageError::Coarsen)?;
         if let Some(w) = &self.sched.words {
             c = c.with_words(w);
