@@ -40,7 +40,7 @@ use accshare::sim::{trace, SimOptions, SimPlatform};
 /// more of that kind: `v[i]` of `zero_copy_scalars.c`'s `mx = v[i] > mx ? v[i] : mx`, whose
 /// condition the data makes true for every lane (`mx` starts at `INT_MIN`, in the naive and the
 /// default kernel); the floor is rounded down from there. Then the staged micro-tiles' unguarded
-/// copy between barriers (`accshare_full`, issue 27 item 4) added 134 accesses and 20 more
+/// copy between barriers (`accshare_full`, issue 27 item 4) added 134 accesses and 16 more
 /// disagreements (1,743 accesses, 1,162 uncoalesced, 1,182 flagged: precision 0.983): stores of
 /// the unguarded copy whose rows start one element past a sector (`out[i * 512 + j]` with `j =
 /// 1 + x` in conv3x3, gauss, hotspot, jacobi, stencil3d_7pt under `--opt share`), which the lint
