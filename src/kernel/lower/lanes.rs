@@ -778,11 +778,18 @@ fn walk_stmt_exprs(s: &mut KStmt, f: &mut dyn FnMut(&mut KExpr)) {
     }
 }
 
+/// Whether `e` reads the variable `v` (without copying `e`: it is asked of every expression of
+/// the row's statements).
 fn expr_mentions(e: &KExpr, v: &str) -> bool {
-    let mut found = matches!(e, KExpr::Var(x) if x == v);
-    let mut e = e.clone();
-    each_child(&mut e, &mut |c| found |= expr_mentions(c, v));
-    found
+    match e {
+        KExpr::Var(x) => x == v,
+        KExpr::Load(a) => expr_mentions(&a.index, v),
+        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_mentions(a, v),
+        KExpr::Binary(_, a, b) => expr_mentions(a, v) || expr_mentions(b, v),
+        KExpr::Cond(a, b, c) => expr_mentions(a, v) || expr_mentions(b, v) || expr_mentions(c, v),
+        KExpr::Call(_, args) => args.iter().any(|a| expr_mentions(a, v)),
+        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => false,
+    }
 }
 
 fn stmt_mentions(s: &KStmt, v: &str) -> bool {
