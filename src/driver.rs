@@ -362,7 +362,7 @@ pub fn lower(
     };
     let shadows = crate::back::headers::shadows(sources, parsed.main, &parsed.pp);
     let rewrites = output::Rewrites {
-        conditionals: main_conditionals(&parsed.pp, parsed.main),
+        conditionals: output::main_conditionals(&parsed.pp, parsed.main),
         includes: shadows.main_edits,
     };
     let host_source = output::assemble(
@@ -382,22 +382,6 @@ pub fn lower(
         kernel_sources,
         headers: shadows.headers,
     })
-}
-
-/// The conditional groups of the main file, in its byte offsets (what `output::assemble`
-/// resolves where a region cuts one).
-fn main_conditionals(
-    pp: &crate::front::preprocess::PpOutput,
-    main: crate::diag::FileId,
-) -> Vec<output::Conditional> {
-    pp.conditionals
-        .iter()
-        .filter(|g| g.lines.iter().all(|l| l.file == main))
-        .map(|g| output::Conditional {
-            lines: g.lines.iter().map(|l| l.range()).collect(),
-            taken: g.taken,
-        })
-        .collect()
 }
 
 /// Writes the output files of a compilation into `dir`.

@@ -823,3 +823,43 @@ fn no_opencl_platform_is_a_clean_error() {
     );
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+/// `accshare run` on a program whose pragmas are chosen by preprocessor conditionals around
+/// the region (crpl-heat: `#ifndef CRPL_COMP` / `#pragma acc parallel loop` / `#elif` /
+/// `#pragma acc kernels loop` / `#endif`, and a data construct under `#ifdef _OPENACC`): the
+/// traced sequential build resolves the groups a region cuts as accshare's preprocessor took
+/// them (before, the code inserted at the region's start fell in a skipped branch and the
+/// traced program did not compile). Both choices of the pragmas replay.
+#[test]
+fn run_replays_regions_whose_pragmas_conditionals_choose() {
+    for extra in [None, Some("CRPL_COMP=0")] {
+        let mut cmd = accshare();
+        cmd.args([
+            "run",
+            "tests/accsuite/crpl-heat/crpl-heat.c",
+            "-I",
+            "tests/accsuite/utilities",
+            "-I",
+            "tests/accsuite/crpl-heat",
+            "-D",
+            "MINI_DATASET",
+            "--device",
+            "sim",
+        ]);
+        if let Some(d) = extra {
+            cmd.args(["-D", d]);
+        }
+        let out = cmd.output().expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{extra:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.ends_with("13 region instance(s), 13 launch(es) simulated on a100: results identical to the sequential program, no findings\n"),
+            "{extra:?}: {text}"
+        );
+    }
+}

@@ -40,6 +40,21 @@ pub struct Conditional {
     pub taken: Option<usize>,
 }
 
+/// The conditional groups of the preprocessed `main` file (those whose lines are all in it).
+pub fn main_conditionals(
+    pp: &crate::front::preprocess::PpOutput,
+    main: crate::diag::FileId,
+) -> Vec<Conditional> {
+    pp.conditionals
+        .iter()
+        .filter(|g| g.lines.iter().all(|l| l.file == main))
+        .map(|g| Conditional {
+            lines: g.lines.iter().map(|l| l.range()).collect(),
+            taken: g.taken,
+        })
+        .collect()
+}
+
 /// What the output changes in the main file's text besides the regions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rewrites {
@@ -346,6 +361,31 @@ fn resolved_conditionals(
     regions: &[HostRegion],
     conditionals: &[Conditional],
 ) -> Vec<Range<usize>> {
+    resolve_cut_groups(text, regions, conditionals, false)
+}
+
+/// The byte ranges of `text` that the sequential build of an instrumented copy of it leaves
+/// out (`sim::trace`, which keeps every region's text and inserts code at its ends): every
+/// directive line of each group a region cuts (as [`resolved_conditionals`] decides) and the
+/// text of its branches not taken, so that the region's text stands as the branch accshare
+/// evaluated, outside any conditional, and what is inserted around it stays balanced.
+pub fn sequential_cuts(
+    text: &str,
+    regions: &[HostRegion],
+    conditionals: &[Conditional],
+) -> Vec<Range<usize>> {
+    resolve_cut_groups(text, regions, conditionals, true)
+}
+
+/// [`resolved_conditionals`] (`every_line`: false, the directive lines the regions replace go
+/// with them) and [`sequential_cuts`] (true: the regions' text stays, so their directive lines
+/// are left out too).
+fn resolve_cut_groups(
+    text: &str,
+    regions: &[HostRegion],
+    conditionals: &[Conditional],
+    every_line: bool,
+) -> Vec<Range<usize>> {
     let b = text.as_bytes();
     let mut replaced: Vec<Range<usize>> = Vec::new();
     for r in regions {
@@ -375,7 +415,7 @@ fn resolved_conditionals(
         }
         for (i, l) in g.lines.iter().enumerate() {
             let line = whole_line(l);
-            if !is_replaced(l.start) {
+            if every_line || !is_replaced(l.start) {
                 cut.push(line.clone());
             }
             if let Some(next) = g.lines.get(i + 1) {
@@ -633,6 +673,41 @@ f() {
         assert_eq!(
             body(&out),
             "f() {\n  { /* accshare: compute region at t.c:24 */\n  }\n#if A\n  y;\n#endif\n}\n"
+        );
+    }
+
+    /// The traced sequential build keeps the region's text: of a group the region cuts it
+    /// leaves out every directive line and the branches not taken, the taken pragma stays.
+    #[test]
+    fn the_sequential_build_keeps_the_taken_branch_of_a_cut_group_alone() {
+        let text = "\
+f() {
+#ifndef CRPL_COMP
+#pragma acc parallel loop
+#elif CRPL_COMP == 0
+#pragma acc kernels loop
+#endif
+  for (i = 0; i < n; i++) x;
+#if A
+  y;
+#endif
+}
+";
+        let r = span(text, "#pragma acc parallel", "x;");
+        let g = groups(
+            text,
+            &[
+                (&["#ifndef", "#elif", "#endif\n  for"], Some(0)),
+                (&["#if A", "#endif\n}"], None),
+            ],
+        );
+        let mut out = text.to_string();
+        for c in sequential_cuts(text, &[compute(r)], &g).iter().rev() {
+            out.replace_range(c.clone(), "");
+        }
+        assert_eq!(
+            out,
+            "f() {\n#pragma acc parallel loop\n  for (i = 0; i < n; i++) x;\n#if A\n  y;\n#endif\n}\n"
         );
     }
 

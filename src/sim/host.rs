@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::value::{self, to_scalar, truth, ty_of, Ty};
 use super::*;
-use crate::kernel::{HostArg, Kernel, Launch, Module};
+use crate::kernel::{HostArg, KExpr, KStmt, Kernel, LValue, Launch, Module, Space};
 use crate::vocab::BinOp;
 use crate::vocab::RedOp;
 
@@ -28,6 +28,68 @@ pub struct LaunchOutcome {
     pub last_values: Vec<(String, BufData)>,
 }
 
+/// The global arrays kernel `k` copies into local memory: the value of a store into a local
+/// array that loads one, or a vector load of one in a kernel with local arrays (the narrow
+/// tiles' copies load vectors and store their lanes).
+fn tiled_arrays(k: &Kernel) -> std::collections::BTreeSet<String> {
+    fn loads(e: &KExpr, out: &mut std::collections::BTreeSet<String>) {
+        match e {
+            KExpr::Load(r) => {
+                if r.space == Space::Global {
+                    out.insert(r.array.clone());
+                }
+                loads(&r.index, out);
+            }
+            KExpr::Unary(_, a) | KExpr::Cast(_, a) => loads(a, out),
+            KExpr::Binary(_, a, b) => {
+                loads(a, out);
+                loads(b, out);
+            }
+            KExpr::Cond(c, a, b) => {
+                loads(c, out);
+                loads(a, out);
+                loads(b, out);
+            }
+            KExpr::Call(_, args) => args.iter().for_each(|a| loads(a, out)),
+            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        }
+    }
+    fn walk(v: &[KStmt], staged: bool, out: &mut std::collections::BTreeSet<String>) {
+        for s in v {
+            match s {
+                KStmt::Assign {
+                    target: LValue::Elem(r),
+                    value,
+                    ..
+                } if r.space == Space::Local => loads(value, out),
+                KStmt::VecLoad { src, .. } if staged && src.space == Space::Global => {
+                    out.insert(src.array.clone());
+                }
+                KStmt::If { then, els, .. } => {
+                    walk(then, staged, out);
+                    walk(els, staged, out);
+                }
+                KStmt::For {
+                    init, step, body, ..
+                } => {
+                    walk(init, staged, out);
+                    walk(step, staged, out);
+                    walk(body, staged, out);
+                }
+                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
+                    walk(body, staged, out)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    if !k.locals.is_empty() {
+        walk(&k.body, true, &mut out);
+    }
+    out
+}
+
 /// Runs one launch of the host plan. `arrays` holds the device buffers by the user's array
 /// names (updated in place); `scalar(i, ty)` gives the value of the launch's argument `i` (a
 /// scalar, or a last value's variable) as the host computed it; `extent` is the launch's
@@ -36,6 +98,26 @@ pub fn run_launch(
     module: &Module,
     launch: &Launch,
     arrays: &mut BTreeMap<String, BufData>,
+    scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
+    extent: [u64; 3],
+    platform: &SimPlatform,
+    opts: &SimOptions,
+) -> Result<LaunchOutcome, SimError> {
+    let mut none = BTreeMap::new();
+    run_launch_tracking(
+        module, launch, arrays, &mut none, scalar, extent, platform, opts,
+    )
+}
+
+/// [`run_launch`] under the checker with, by array name, the elements of the device copies
+/// that nothing defined yet (`undefined`, updated: what the launch wrote is defined after it).
+/// The checker reports a kernel's read of one (`FindingKind::UndefinedGlobal`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_launch_tracking(
+    module: &Module,
+    launch: &Launch,
+    arrays: &mut BTreeMap<String, BufData>,
+    undefined: &mut BTreeMap<String, Vec<bool>>,
     scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
     extent: [u64; 3],
     platform: &SimPlatform,
@@ -115,15 +197,49 @@ pub fn run_launch(
             },
         }
     }
-    let r = run_kernel(
-        module,
-        launch.kernel,
-        &args,
-        &mut bufs,
-        grid,
-        platform,
-        opts,
-    );
+    // A staged kernel copies whole tiles into local memory, elements it overwrites before
+    // reading them too: those copies are not the program's reads. Its tiled arrays are left
+    // out (and taken as defined after it); `--opt naive` checks them.
+    let tiled = tiled_arrays(kernel);
+    for t in &tiled {
+        undefined.remove(t);
+    }
+    let tracked: BTreeMap<usize, Vec<bool>> = (names.iter().enumerate())
+        .filter_map(|(i, n)| Some((i, undefined.get(n.as_ref()?)?.clone())))
+        .filter(|(_, u)| u.iter().any(|&x| x))
+        .collect();
+    let r = if opts.check && !tracked.is_empty() {
+        let opts = SimOptions {
+            undefined: tracked,
+            ..opts.clone()
+        };
+        run_kernel(
+            module,
+            launch.kernel,
+            &args,
+            &mut bufs,
+            grid,
+            platform,
+            &opts,
+        )
+    } else {
+        run_kernel(
+            module,
+            launch.kernel,
+            &args,
+            &mut bufs,
+            grid,
+            platform,
+            opts,
+        )
+    };
+    if let Ok(r) = &r {
+        for (i, still) in &r.undefined {
+            if let Some(Some(n)) = names.get(*i) {
+                undefined.insert(n.clone(), still.clone());
+            }
+        }
+    }
     let partials = partial_slots
         .iter()
         .map(|(v, i)| (v.clone(), bufs[*i].clone()))

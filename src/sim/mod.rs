@@ -33,6 +33,7 @@ pub mod exec;
 pub mod host;
 pub mod memory;
 pub mod trace;
+pub mod undefined;
 pub mod value;
 
 pub use exec::run_kernel;
@@ -227,9 +228,10 @@ pub struct SimOptions {
     /// accesses and partial barriers, reporting them as findings). Check mode runs the blocks
     /// one after the other so that the findings are deterministic.
     pub check: bool,
-    /// Simulate only this many blocks (evenly spaced over the grid, always including the first
-    /// and the last) and scale the counts to the whole grid. Output buffers are then only
-    /// partly computed.
+    /// Simulate only about this many blocks and scale the counts to the whole grid: a lattice
+    /// over the grid's dimensions that holds each dimension's first and last blocks (where
+    /// guards cut warps) and evenly spaced interior ones, each block's counts weighted by the
+    /// blocks it stands for. Output buffers are then only partly computed.
     pub sample_blocks: Option<usize>,
     /// Worker threads (default: the machine's parallelism).
     pub threads: Option<usize>,
@@ -242,6 +244,11 @@ pub struct SimOptions {
     /// replacing the schedule's estimate (`Kernel::registers`) in the occupancy. The compiler
     /// never measures them.
     pub measured_registers: std::collections::BTreeMap<String, u32>,
+    /// Under the checker: per buffer (index into the launch's buffers), the elements whose
+    /// device copy nothing defined before the launch (no copy in, no kernel wrote them: a
+    /// `copyout` or `create` array). A kernel's read of one it has not written is reported
+    /// ([`FindingKind::UndefinedGlobal`]); [`RunResult::undefined`] says which still are after.
+    pub undefined: std::collections::BTreeMap<usize, Vec<bool>>,
 }
 
 impl Default for SimOptions {
@@ -253,6 +260,7 @@ impl Default for SimOptions {
             max_findings: 4,
             max_iterations: 1 << 32,
             measured_registers: Default::default(),
+            undefined: Default::default(),
         }
     }
 }
@@ -453,6 +461,9 @@ pub enum FindingKind {
     GlobalRace,
     PartialBarrier,
     UninitializedShared,
+    /// A read of a device buffer's element that no copy and no kernel wrote
+    /// ([`SimOptions::undefined`]).
+    UndefinedGlobal,
     DivisionByZero,
     /// A block ran more loop iterations than `SimOptions::max_iterations`.
     IterationLimit,
@@ -466,6 +477,7 @@ impl FindingKind {
             FindingKind::GlobalRace => "data race on global memory",
             FindingKind::PartialBarrier => "barrier reached by part of a block",
             FindingKind::UninitializedShared => "read of uninitialized shared memory",
+            FindingKind::UndefinedGlobal => "read of device memory that no copy or kernel wrote",
             FindingKind::DivisionByZero => "integer division by zero",
             FindingKind::IterationLimit => "iteration limit reached (the kernel may not terminate)",
         }
@@ -658,6 +670,9 @@ pub struct LaunchStats {
 pub struct RunResult {
     pub stats: LaunchStats,
     pub findings: Vec<Finding>,
+    /// The buffers of [`SimOptions::undefined`] after the launch: the elements still undefined
+    /// (those the kernel did not write).
+    pub undefined: std::collections::BTreeMap<usize, Vec<bool>>,
 }
 
 #[cfg(test)]

@@ -11,15 +11,18 @@
 //! literal, e.g. `-DACCSHARE_TRACE='"trace.bin"'`).
 //!
 //! Every region instance (each time step of a stencil, say) is checked from the true sequential
-//! state, and no C expression evaluator is needed. Data regions are not traced: buffers that
-//! live across regions are checked per region, which covers the kernels and launches but not the
-//! host's transfer schedule.
+//! state, and no C expression evaluator is needed. Buffers that live across regions are
+//! checked per region, which covers the kernels and launches but not the host's transfer
+//! schedule; the trace marks where data constructs begin and end (`data:N`, `dend:N`), so that
+//! the replay follows which device elements nothing defined yet ([`super::undefined`]) and the
+//! simulator's checker reports kernels that read them.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
 use super::host::{self, combine_partials};
+use super::undefined::DeviceCopies;
 use super::*;
 use crate::back::host::host_expr;
 use crate::kernel::{Buffer, HostArg, HostRegion, Launch, Module};
@@ -173,15 +176,41 @@ pub fn instrument(text: &str, m: &Module) -> Result<String, TraceError> {
 /// and extents under its index, so that one run of the sequential program serves them all
 /// ([`Select::variant`]).
 pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, TraceError> {
+    instrument_resolved(text, modules, &[])
+}
+
+/// [`instrument_variants`] leaving out the ranges `cuts` of `text`
+/// ([`crate::back::output::sequential_cuts`]: the conditional groups the regions cut, resolved
+/// as accshare's preprocessor took them, so that the code inserted at a region's ends is not
+/// in a branch the C compiler skips).
+pub fn instrument_resolved(
+    text: &str,
+    modules: &[&Module],
+    cuts: &[std::ops::Range<usize>],
+) -> Result<String, TraceError> {
     let Some(m) = modules.first() else {
         return Err(TraceError::NoModule);
     };
     if modules.iter().any(|v| v.host.len() != m.host.len()) {
         return Err(TraceError::VariantsDiffer);
     }
-    let mut inserts: Vec<(usize, String)> = Vec::new();
+    // (position, nesting order at one position, text): at one position, the end of an
+    // enclosing data construct is inserted first, so that it ends up after what follows.
+    let mut inserts: Vec<(usize, u8, String)> = Vec::new();
     for (ri, r) in m.host.iter().enumerate() {
         if r.keep_body.is_some() {
+            // A data construct's lifetime, for the device copies its clauses create
+            // (`undefined::DeviceCopies`).
+            inserts.push((
+                r.replace.start,
+                1,
+                format!("{{ accshare_w(\"data:{}\", 0, 0);\n", ri),
+            ));
+            inserts.push((
+                r.replace.end,
+                0,
+                format!("\naccshare_w(\"dend:{}\", 0, 0); }}\n", ri),
+            ));
             continue;
         }
         let mut dump_arrays = String::new();
@@ -241,14 +270,30 @@ pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, Tr
         }
         before.push_str("accshare_w(\"mid\", 0, 0);\n");
         let after = format!("\n{}{}accshare_w(\"end\", 0, 0); }}\n", dump_arrays, vars);
-        inserts.push((r.replace.start, before));
-        inserts.push((r.replace.end, after));
+        inserts.push((r.replace.start, 1, before));
+        inserts.push((r.replace.end, 1, after));
     }
-    inserts.sort_by_key(|(p, _)| std::cmp::Reverse(*p));
+    // A cut is applied before an insertion at its start (it does not take the inserted text).
+    for c in cuts {
+        if inserts.iter().any(|(p, _, _)| c.start < *p && *p < c.end) {
+            return Err(TraceError::BoundaryOutside(c.start));
+        }
+        inserts.push((c.start, 0, String::new()));
+    }
+    inserts.sort_by_key(|(p, order, s)| (std::cmp::Reverse(*p), !s.is_empty(), *order));
     let mut out = text.to_string();
-    for (p, s) in inserts {
+    for (p, _, s) in inserts {
         if p > out.len() || !out.is_char_boundary(p) {
             return Err(TraceError::BoundaryOutside(p));
+        }
+        if s.is_empty() {
+            if let Some(c) = cuts.iter().find(|c| c.start == p) {
+                if c.end > out.len() || !out.is_char_boundary(c.end) {
+                    return Err(TraceError::BoundaryOutside(c.end));
+                }
+                out.replace_range(c.clone(), "");
+            }
+            continue;
         }
         out.insert_str(p, &s);
     }
@@ -387,6 +432,22 @@ pub trait Launcher {
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
     ) -> Result<Launched, LaunchError>;
+
+    /// [`Launcher::launch`] knowing, by array, the elements of the device copies that no copy
+    /// or kernel defined yet (`undefined`; a launcher that checks reads of them updates it
+    /// with what the launch wrote). A device cannot tell: by default, `launch`.
+    fn launch_tracking(
+        &mut self,
+        m: &Module,
+        launch: &Launch,
+        arrays: &mut BTreeMap<String, BufData>,
+        undefined: &mut BTreeMap<String, Vec<bool>>,
+        scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
+        extent: [u64; 3],
+    ) -> Result<Launched, LaunchError> {
+        let _ = undefined;
+        self.launch(m, launch, arrays, scalar, extent)
+    }
 }
 
 /// What one launch gave back.
@@ -422,8 +483,23 @@ impl Launcher for SimLauncher<'_> {
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
     ) -> Result<Launched, LaunchError> {
-        let o = host::run_launch(m, launch, arrays, scalar, extent, self.platform, self.opts)
-            .map_err(LaunchError::Sim)?;
+        let mut none = BTreeMap::new();
+        self.launch_tracking(m, launch, arrays, &mut none, scalar, extent)
+    }
+
+    fn launch_tracking(
+        &mut self,
+        m: &Module,
+        launch: &Launch,
+        arrays: &mut BTreeMap<String, BufData>,
+        undefined: &mut BTreeMap<String, Vec<bool>>,
+        scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
+        extent: [u64; 3],
+    ) -> Result<Launched, LaunchError> {
+        let (platform, opts) = (self.platform, self.opts);
+        let o =
+            host::run_launch_tracking(m, launch, arrays, undefined, scalar, extent, platform, opts)
+                .map_err(LaunchError::Sim)?;
         Ok(Launched {
             partials: o.partials,
             last_values: o.last_values,
@@ -556,13 +632,21 @@ pub fn replay_select(
     let who = launcher.name();
     let recs = parse(trace);
     let mut res = Replay::default();
+    let mut device = DeviceCopies::default();
     let mut i = 0;
     while i < recs.len() {
+        if let Some((enter, ri)) = data_construct(&recs[i].0) {
+            let region = m.host.get(ri).ok_or(ReplayError::UnknownRegion)?;
+            device.data_construct(region, enter);
+            i += 1;
+            continue;
+        }
         let ri = region_begin(&recs[i].0)?;
         let region = m.host.get(ri).ok_or(ReplayError::UnknownRegion)?;
         i += 1;
         let before = records_until(&recs, &mut i, "mid");
         let after = records_until(&recs, &mut i, "end");
+        device.data_ops(region);
         if select.region.is_some_and(|r| r != ri)
             || select.max_instances.is_some_and(|n| res.instances >= n)
         {
@@ -575,15 +659,17 @@ pub fn replay_select(
             who: &who,
         };
         let mut arrays = instance_arrays(m, region, &before)?;
+        let mut undefined = device.enter_compute(region, &arrays);
         let (set, reordered) = run_launches(
             m,
             &site,
             select.variant,
             &before,
-            &mut arrays,
+            (&mut arrays, &mut undefined),
             launcher,
             &mut res,
         )?;
+        device.leave_compute(region, undefined);
         let Some(how) = compare else {
             continue;
         };
@@ -611,6 +697,16 @@ struct Site<'a> {
     region: &'a HostRegion,
     instance: usize,
     who: &'a str,
+}
+
+/// A data construct's entry (`data:N`, true) or exit (`dend:N`) record: (entry, region).
+fn data_construct(tag: &str) -> Option<(bool, usize)> {
+    let (enter, n) = match tag.split_once(':')? {
+        ("data", n) => (true, n),
+        ("dend", n) => (false, n),
+        _ => return None,
+    };
+    Some((enter, n.parse().ok()?))
 }
 
 /// The region index of a `begin:` record's tag.
@@ -664,7 +760,10 @@ fn run_launches(
     site: &Site,
     vi: usize,
     before: &Records,
-    arrays: &mut BTreeMap<String, BufData>,
+    (arrays, undefined): (
+        &mut BTreeMap<String, BufData>,
+        &mut BTreeMap<String, Vec<bool>>,
+    ),
     launcher: &mut dyn Launcher,
     res: &mut Replay,
 ) -> Result<(BTreeMap<String, BufData>, bool), ReplayError> {
@@ -700,7 +799,7 @@ fn run_launches(
         };
         let extent = launch_extent(before, vi, li)?;
         let outcome = launcher
-            .launch(m, l, arrays, &scalar, extent)
+            .launch_tracking(m, l, arrays, undefined, &scalar, extent)
             .map_err(|error| ReplayError::Launch {
                 origin: region.origin.clone(),
                 instance: site.instance,
@@ -847,6 +946,32 @@ fn compare_reductions(
     Ok(())
 }
 
+/// The ranges of the main file `text` its instrumented copy leaves out: the conditional groups
+/// `m`'s regions cut, resolved as accshare's preprocessor took them (run again here with the
+/// compilation's `defines` and `include_dirs`; its diagnostics were the compilation's).
+fn sequential_cuts(
+    src: &std::path::Path,
+    text: &str,
+    m: &Module,
+    defines: &[(String, Option<String>)],
+    include_dirs: &[std::path::PathBuf],
+) -> Vec<std::ops::Range<usize>> {
+    let mut sources = crate::diag::SourceMap::new();
+    let mut diags = crate::diag::Diags::new();
+    let main = sources.add(
+        src.display().to_string(),
+        src.to_path_buf(),
+        text.to_string(),
+    );
+    let opts = crate::front::preprocess::PpOptions {
+        defines: defines.to_vec(),
+        include_dirs: include_dirs.to_vec(),
+    };
+    let pp = crate::front::preprocess::preprocess(&mut sources, main, &opts, &mut diags);
+    let groups = crate::back::output::main_conditionals(&pp, main);
+    crate::back::output::sequential_cuts(text, &m.host, &groups)
+}
+
 /// Builds the instrumented program with the C compiler (`$CC`, default `cc`) in `work_dir`, runs
 /// it, and returns the trace. `defines` are the `-D` options the program was compiled with by
 /// accshare; the source's folder and `include_dirs` are on the include path.
@@ -879,7 +1004,11 @@ pub fn build_and_trace_variants(
     let exe = work_dir.join("accshare_traced");
     let trace = work_dir.join("accshare_trace.bin");
     let _ = std::fs::remove_file(&trace);
-    std::fs::write(&c, instrument_variants(&text, modules)?).map_err(TraceError::Io)?;
+    let cuts = match modules.first() {
+        Some(m) => sequential_cuts(src, &text, m, defines, include_dirs),
+        None => Vec::new(),
+    };
+    std::fs::write(&c, instrument_resolved(&text, modules, &cuts)?).map_err(TraceError::Io)?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let mut cmd = Command::new(&cc);
     cmd.args(["-std=gnu99", "-O1", "-ffp-contract=off", "-w"])

@@ -351,6 +351,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         let tpb = env.threads as u64;
         let mut oob = None;
         let mut race = None;
+        let mut undefined = None;
         for_each(m, |t| {
             let i = Self::index(ix[t], ity);
             if i < 0 || i >= len {
@@ -362,8 +363,11 @@ impl<'a, 'e> Blk<'a, 'e> {
             }
             let i = i as usize;
             out[t] = buf.data[i].load(Relaxed);
-            buf.foot[i].fetch_or(1, Relaxed);
+            let was = buf.foot[i].fetch_or(READ, Relaxed);
             if check {
+                if was & (UNDEFINED | WRITTEN) == UNDEFINED {
+                    undefined.get_or_insert((t, i));
+                }
                 let me = self.block_linear * tpb + t as u64 + 1;
                 let w = buf.wr[i].load(Relaxed);
                 if w != 0 && w != me && race.is_none() {
@@ -379,6 +383,9 @@ impl<'a, 'e> Blk<'a, 'e> {
         });
         if let Some(at) = oob {
             self.out_of_bounds(acc, at, "a buffer", buf.data.len());
+        }
+        if let Some((t, i)) = undefined {
+            self.undefined_read(acc, t, i);
         }
         if let Some((t, o, i)) = race {
             let other = env.thread_of(o);
@@ -556,7 +563,7 @@ impl<'a, 'e> Blk<'a, 'e> {
             }
             let i = i as usize;
             buf.data[i].store(to_scalar(v[t], vt, elem), Relaxed);
-            buf.foot[i].fetch_or(2, Relaxed);
+            buf.foot[i].fetch_or(WRITTEN, Relaxed);
             if check {
                 let me = self.block_linear * tpb + t as u64 + 1;
                 let w = buf.wr[i].swap(me, Relaxed);
@@ -718,6 +725,7 @@ impl<'a, 'e> Blk<'a, 'e> {
         };
         let mut out = self.take();
         let mut oob = None;
+        let mut undefined = None;
         match mem {
             Mem::Global(g) => {
                 self.request(acc, mem, ix, ity, m, true, 1);
@@ -742,8 +750,18 @@ impl<'a, 'e> Blk<'a, 'e> {
                             Err(seen) => old = seen,
                         }
                     };
-                    buf.foot[i as usize]
-                        .fetch_or(if op == AtomicCOp::Read { 1 } else { 3 }, Relaxed);
+                    let was = buf.foot[i as usize].fetch_or(
+                        if op == AtomicCOp::Read {
+                            READ
+                        } else {
+                            READ | WRITTEN
+                        },
+                        Relaxed,
+                    );
+                    // An update reads the element (a histogram on a `create` array).
+                    if op != AtomicCOp::Write && was & (UNDEFINED | WRITTEN) == UNDEFINED {
+                        undefined.get_or_insert((t, i as usize));
+                    }
                     out[t] = if after { new } else { old };
                 });
             }
@@ -793,7 +811,25 @@ impl<'a, 'e> Blk<'a, 'e> {
         if let Some((t, i, len)) = oob {
             self.out_of_bounds(acc, (t, i), "an array", len as usize);
         }
+        if let Some((t, i)) = undefined {
+            self.undefined_read(acc, t, i);
+        }
         out
+    }
+
+    /// Reports work-item `t`'s read of element `i` of a global buffer that nothing defined
+    /// (`SimOptions::undefined`; the bit is only set under the checker).
+    fn undefined_read(&mut self, acc: usize, t: usize, i: usize) {
+        self.find(
+            FindingKind::UndefinedGlobal,
+            acc,
+            t,
+            None,
+            format!(
+                "element {}: no data clause (`copyout`, `create`) or `update device` copied it in, and no kernel wrote it before",
+                i
+            ),
+        );
     }
 
     // ---- statements -------------------------------------------------------------------------

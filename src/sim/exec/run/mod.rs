@@ -10,13 +10,18 @@ mod access;
 // ---------------------------------------------------------------------------------------------
 
 const MULTI: u64 = 1 << 63;
+/// `GBuf::foot`'s bits: read, written, undefined before the launch.
+const READ: u8 = 1;
+const WRITTEN: u8 = 2;
+const UNDEFINED: u8 = 4;
 
 struct GBuf {
     data: Vec<AtomicU64>,
     elem: Scalar,
     size: u64,
     base: u64,
-    /// Bit 0: read, bit 1: written (footprint).
+    /// Bit 0: read, bit 1: written (footprint); bit 2, under the checker: undefined before the
+    /// launch (`SimOptions::undefined`).
     foot: Vec<AtomicU8>,
     /// Checker shadows: last writer (global thread + 1) and first reader (+1, `MULTI` if more).
     wr: Vec<AtomicU64>,
@@ -822,21 +827,62 @@ impl<'a, 'e> Blk<'a, 'e> {
     }
 }
 
-/// Which blocks to simulate: all, or `k` evenly spaced ones including the first and the last.
-fn chosen_blocks(total: u64, sample: Option<usize>) -> Vec<u64> {
-    match sample {
-        Some(k) if (k as u64) < total && k > 0 => {
-            if k == 1 {
-                return vec![0];
+/// The blocks to simulate and how many blocks of the grid each stands for.
+///
+/// Without a sample, every block once. With a sample of `k`, a lattice over the grid's
+/// dimensions (about `k` blocks: `k^(1/D)` indices along each of the `D` dimensions longer
+/// than one block): along each dimension its first and last index stand for themselves (the
+/// blocks where guards cut warps and halos leave the array: a verdict must see them), and
+/// evenly spaced interior indices stand for the interior blocks between them, so that scaling
+/// each block's counts by its weight estimates the whole grid without over-counting the
+/// edges. Sorted by linear index (the launch order the cache replay follows).
+fn chosen_blocks(grid: [u32; 3], sample: Option<usize>) -> (Vec<u64>, Vec<f64>) {
+    let g = grid.map(|g| g.max(1) as u64);
+    let total = g[0] * g[1] * g[2];
+    let k = match sample {
+        Some(k) if (k as u64) < total && k > 0 => k,
+        _ => return ((0..total).collect(), vec![1.0; total as usize]),
+    };
+    let long = g.iter().filter(|&&n| n > 1).count().max(1) as i32;
+    let per_dim = ((k as f64).powf(1.0 / long as f64).round() as u64).max(1);
+    let axes = g.map(|n| axis_sample(n, per_dim));
+    let mut chosen = Vec::new();
+    for (z, wz) in &axes[2] {
+        for (y, wy) in &axes[1] {
+            for (x, wx) in &axes[0] {
+                chosen.push((x + g[0] * (y + g[1] * z), wx * wy * wz));
             }
-            let mut v: Vec<u64> = (0..k as u64)
-                .map(|i| i * (total - 1) / (k as u64 - 1))
-                .collect();
-            v.dedup();
-            v
         }
-        _ => (0..total).collect(),
     }
+    chosen.sort_by_key(|&(b, _)| b);
+    chosen.into_iter().unzip()
+}
+
+/// `m` indices of `0..n` with the number of indices each stands for: `0` and `n - 1` for
+/// themselves, `m - 2` evenly spaced interior ones for the `n - 2` between them (all of them
+/// when `n ≤ m`; the first alone when `m` is 1).
+fn axis_sample(n: u64, m: u64) -> Vec<(u64, f64)> {
+    if n <= m.max(2) {
+        return (0..n).map(|i| (i, 1.0)).collect();
+    }
+    if m <= 1 {
+        return vec![(0, n as f64)];
+    }
+    let inner = m - 2;
+    let mut v = vec![(0, 1.0)];
+    if inner == 0 {
+        // Only the two ends: the first stands for all but the last.
+        v[0].1 = (n - 1) as f64;
+    } else {
+        let w = (n - 2) as f64 / inner as f64;
+        for j in 0..inner {
+            // The middle of the j-th of `inner` equal strata of 1..n-1.
+            let at = 1 + ((2 * j + 1) * (n - 2)) / (2 * inner);
+            v.push((at, w));
+        }
+    }
+    v.push((n - 1, 1.0));
+    v
 }
 
 /// Runs one launch of `module.kernels[kernel]` over `grid` work-groups.
@@ -872,7 +918,7 @@ pub fn run_program(
     let threads = check_launch(p, args, platform)?;
     let (params, globals) = bind_args(p, args, buffers, opts)?;
     let total = grid.iter().map(|&g| g as u64).product::<u64>();
-    let chosen = chosen_blocks(total, opts.sample_blocks);
+    let (chosen, weights) = chosen_blocks(grid, opts.sample_blocks);
     let caches = &platform.cache;
     let env = Env {
         p,
@@ -889,7 +935,8 @@ pub fn run_program(
             || platform.channels.is_some(),
         stream_cap: cache::STREAM_BUDGET / chosen.len().max(1),
     };
-    let mut sum = Part::merge(simulate_blocks(&env, &chosen), p.accesses.len());
+    // Each block's counts are scaled by its weight as it ends (see `chosen_blocks`).
+    let mut sum = Part::merge(simulate_blocks(&env, &chosen, &weights), p.accesses.len());
     // Registers count only where the platform has a register file that limits (GPUs).
     let registers = opts
         .measured_registers
@@ -906,19 +953,32 @@ pub fn run_program(
     }
     let mut findings = std::mem::take(&mut sum.findings);
     findings.sort_by(|a, b| (a.kind, &a.access, a.thread).cmp(&(b.kind, &b.access, b.thread)));
+    // The cache replay and the footprints follow the sampled blocks' streams in launch
+    // order, unweighted: they scale by the blocks the sample stands for.
     let scale = if chosen.is_empty() {
         1.0
     } else {
         total as f64 / chosen.len() as f64
     };
-    if scale != 1.0 {
-        sum.scale(scale);
+    if env.record && scale != 1.0 {
+        sum.cache.scale(scale);
     }
     let sector = platform.sector as u64;
     let footprints = (env.globals.iter().enumerate())
         .map(|(g, buf)| footprint(buf, &p.globals[g].1, sector, scale))
         .collect();
     write_back(&env.globals, buffers);
+    // What is still undefined: what was, and the kernel did not write.
+    let undefined = (env.globals.iter())
+        .filter(|g| opts.check && opts.undefined.contains_key(&g.src))
+        .map(|g| {
+            let still = g
+                .foot
+                .iter()
+                .map(|f| f.load(Relaxed) & (UNDEFINED | WRITTEN) == UNDEFINED);
+            (g.src, still.collect())
+        })
+        .collect();
     if !opts.check {
         if let Some(f) = findings.iter().find(|f| {
             matches!(
@@ -951,6 +1011,7 @@ pub fn run_program(
             channels,
         },
         findings,
+        undefined,
     })
 }
 
@@ -1023,12 +1084,17 @@ fn bind_args(
                 }
                 let n = data.len();
                 let shadow = if opts.check { n } else { 0 };
+                let undefined = opts.undefined.get(b).filter(|_| opts.check);
+                let foot0 = |j: usize| match undefined {
+                    Some(u) if u.get(j).copied().unwrap_or(false) => UNDEFINED,
+                    _ => 0,
+                };
                 globals.push(GBuf {
                     data: (0..n).map(|j| AtomicU64::new(data.raw(j))).collect(),
                     elem: *elem,
                     size: elem.size() as u64,
                     base,
-                    foot: (0..n).map(|_| AtomicU8::new(0)).collect(),
+                    foot: (0..n).map(|j| AtomicU8::new(foot0(j))).collect(),
                     wr: (0..shadow).map(|_| AtomicU64::new(0)).collect(),
                     rd: (0..shadow).map(|_| AtomicU64::new(0)).collect(),
                     src: *b,
@@ -1080,12 +1146,35 @@ impl Part {
         sum
     }
 
-    /// Scales the counts of the simulated blocks up to the whole grid (`scale` times).
-    fn scale(&mut self, scale: f64) {
-        self.counts.iter_mut().for_each(|c| c.scale(scale));
-        self.instructions = (self.instructions as f64 * scale).round() as u64;
-        self.flops = (self.flops as f64 * scale).round() as u64;
-        self.cache.scale(scale);
+    /// Adds what `blk` counted in the block it just ran, `weight` times (the blocks of the
+    /// grid it stands for), and clears its counters for the next block.
+    fn add_block(&mut self, blk: &mut Blk, weight: f64) {
+        if self.counts.len() < blk.counts.len() {
+            self.counts
+                .resize(blk.counts.len(), AccessCounts::default());
+        }
+        for (a, c) in self.counts.iter_mut().zip(blk.counts.iter_mut()) {
+            let mut c = std::mem::take(c);
+            if weight != 1.0 {
+                c.scale(weight);
+            }
+            a.add(&c);
+        }
+        let w = |x: &mut u64| {
+            let v = std::mem::take(x);
+            if weight == 1.0 {
+                v
+            } else {
+                (v as f64 * weight).round() as u64
+            }
+        };
+        self.instructions += w(&mut blk.instructions);
+        self.flops += w(&mut blk.flops);
+        let mut direct = std::mem::take(&mut blk.direct);
+        if weight != 1.0 {
+            direct.scale(weight);
+        }
+        self.cache.add(&direct);
     }
 }
 
@@ -1119,32 +1208,27 @@ fn block_group(b: u64, grid: [u32; 3]) -> [u32; 3] {
 
 /// Runs the `chosen` blocks on the workers (each takes the next block until none is left);
 /// returns each worker's part.
-fn simulate_blocks(env: &Env, chosen: &[u64]) -> Vec<Part> {
+fn simulate_blocks(env: &Env, chosen: &[u64], weights: &[f64]) -> Vec<Part> {
     let workers = worker_count(env.opts, chosen.len());
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Part>> = Mutex::new(Vec::new());
     let work = || {
         let mut blk = Blk::new(env);
-        let mut streams = Vec::new();
+        let mut part = Part::default();
         loop {
             let i = next.fetch_add(1, Relaxed);
             let Some(&b) = chosen.get(i) else { break };
             blk.reset(block_group(b, env.grid), b);
             let full = blk.full.clone();
             let _ = blk.exec_list(&env.p.body, full);
+            part.add_block(&mut blk, weights.get(i).copied().unwrap_or(1.0));
             if env.record {
-                streams.push((i, std::mem::take(&mut blk.stream)));
+                part.streams.push((i, std::mem::take(&mut blk.stream)));
             }
         }
+        part.findings = blk.findings;
         if let Ok(mut r) = results.lock() {
-            r.push(Part {
-                counts: blk.counts,
-                instructions: blk.instructions,
-                flops: blk.flops,
-                findings: blk.findings,
-                streams,
-                cache: blk.direct,
-            });
+            r.push(part);
         }
     };
     if workers == 1 {
@@ -1256,5 +1340,53 @@ fn write_back(globals: &[GBuf], buffers: &mut [BufData]) {
             dst.set_raw(i, x.load(Relaxed));
         }
         let _ = buf.elem;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chosen_blocks;
+
+    /// A sample holds every dimension's first and last blocks, and its weights add up to the
+    /// grid, without a block twice.
+    #[test]
+    fn a_sample_holds_the_edges_and_stands_for_the_whole_grid() {
+        for (grid, k) in [
+            ([100, 1, 1], 10),
+            ([64, 256, 1], 16),
+            ([24, 16, 1], 16),
+            ([5, 7, 9], 27),
+            ([3, 1000, 1], 10),
+            ([1000, 1, 1], 2),
+            ([1000, 1, 1], 1),
+        ] {
+            let (chosen, weights) = chosen_blocks(grid, Some(k));
+            let total = grid.iter().map(|&g| g as u64).product::<u64>();
+            let sum: f64 = weights.iter().sum();
+            assert!((sum - total as f64).abs() < 1e-6, "{grid:?} {k}: {sum}");
+            assert!(
+                chosen.windows(2).all(|w| w[0] < w[1]),
+                "{grid:?}: {chosen:?}"
+            );
+            assert!(chosen.len() <= 2 * k, "{grid:?} {k}: {}", chosen.len());
+            if k >= 2 {
+                let last = [grid[0] - 1, grid[1] - 1, grid[2] - 1];
+                let at = |x: u32, y: u32, z: u32| {
+                    x as u64 + grid[0] as u64 * (y as u64 + grid[1] as u64 * z as u64)
+                };
+                for b in [
+                    at(0, 0, 0),
+                    at(last[0], last[1], last[2]),
+                    at(0, last[1], 0),
+                ] {
+                    assert!(chosen.contains(&b), "{grid:?} {k}: {b} not in {chosen:?}");
+                }
+            }
+        }
+        // No sample, or one as large as the grid: every block once.
+        let (all, w) = chosen_blocks([4, 3, 1], Some(12));
+        assert_eq!(all, (0..12).collect::<Vec<u64>>());
+        assert!(w.iter().all(|&w| w == 1.0));
+        assert_eq!(chosen_blocks([4, 3, 1], None).0.len(), 12);
     }
 }
