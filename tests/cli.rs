@@ -863,3 +863,43 @@ fn run_replays_regions_whose_pragmas_conditionals_choose() {
         );
     }
 }
+
+/// `accshare run` on programs whose compute regions name arrays of unknown length: `present`
+/// pointers in a callee of the function holding the data (accsuite hotspot's
+/// `single_iteration`, kmeans' `enter data` in `main`), a `deviceptr` to an array the API made
+/// present. The traced build records the blocks every data clause names, and traces such an
+/// array to the end of its block: before, it was traced as 0 elements and its kernels' accesses
+/// reported out of bounds (issue 28 §2).
+#[test]
+fn run_learns_the_length_of_present_arrays_from_the_data_clauses_before() {
+    let suite = |n: &str| {
+        vec![
+            format!("tests/accsuite/{n}/{n}.c"),
+            "-I".into(),
+            "tests/accsuite/utilities".into(),
+            "-I".into(),
+            format!("tests/accsuite/{n}"),
+            "-D".into(),
+            "MINI_DATASET".into(),
+        ]
+    };
+    for args in [
+        suite("hotspot"),
+        suite("kmeans"),
+        vec!["tests/corpus/runtime_api.c".into()],
+    ] {
+        let out = accshare()
+            .arg("run")
+            .args(&args)
+            .args(["--device", "sim"])
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {text}");
+        assert!(
+            text.trim_end()
+                .ends_with("results identical to the sequential program, no findings"),
+            "{args:?}: {text}"
+        );
+    }
+}

@@ -25,7 +25,7 @@ use super::host::{self, combine_partials};
 use super::undefined::DeviceCopies;
 use super::*;
 use crate::back::host::host_expr;
-use crate::kernel::{Buffer, HostArg, HostRegion, Launch, Module};
+use crate::kernel::{Buffer, HostArg, HostExpr, HostRegion, Launch, Module};
 
 const PRELUDE: &str = r#"#include <stdio.h>
 #include <string.h>
@@ -43,6 +43,35 @@ static void accshare_w(const char *tag, const void *p, long bytes)
     if (bytes > 0)
         fwrite(p, 1, (size_t)bytes, accshare_tf);
     fflush(accshare_tf);
+}
+/* The host blocks the program's data clauses name, newest last: a `present` array whose length
+   the clause does not give is traced to the end of the block holding it. */
+static struct { const char *p; long n; } accshare_pt[4096];
+static int accshare_np;
+static void accshare_reg(const void *p, long bytes)
+{
+    int i;
+    if (!p || bytes <= 0)
+        return;
+    for (i = 0; i < accshare_np; i++)
+        if (accshare_pt[i].p == (const char *)p) {
+            accshare_pt[i].n = bytes;
+            return;
+        }
+    if (accshare_np < 4096) {
+        accshare_pt[accshare_np].p = (const char *)p;
+        accshare_pt[accshare_np].n = bytes;
+        accshare_np++;
+    }
+}
+static long accshare_len(const void *p)
+{
+    const char *q = (const char *)p;
+    int i;
+    for (i = accshare_np - 1; i >= 0; i--)
+        if (q >= accshare_pt[i].p && q < accshare_pt[i].p + accshare_pt[i].n)
+            return (long)(accshare_pt[i].p + accshare_pt[i].n - q);
+    return 0;
 }
 "#;
 
@@ -200,11 +229,15 @@ pub fn instrument_resolved(
     for (ri, r) in m.host.iter().enumerate() {
         if r.keep_body.is_some() {
             // A data construct's lifetime, for the device copies its clauses create
-            // (`undefined::DeviceCopies`).
+            // (`undefined::DeviceCopies`), and the blocks they name.
             inserts.push((
                 r.replace.start,
                 1,
-                format!("{{ accshare_w(\"data:{}\", 0, 0);\n", ri),
+                format!(
+                    "{{ accshare_w(\"data:{}\", 0, 0);\n{}",
+                    ri,
+                    registrations(r)
+                ),
             ));
             inserts.push((
                 r.replace.end,
@@ -218,9 +251,15 @@ pub fn instrument_resolved(
             let b = buffer_info(m, r, &a).ok_or_else(|| TraceError::NoBuffer(a.clone()))?;
             // A section that starts past 0 (`copyin(u[lo:n])`) is traced from element 0 to its
             // end: the replay's buffers start at the array's start, and kernels index with the
-            // host's indices.
+            // host's indices. An array of unknown length (`present` or `deviceptr` in a
+            // callee): to the end of the block a data clause named before.
             let count = match &b.start {
                 Some(st) => format!("({}) + ({})", host_expr(st), host_expr(&b.count)),
+                None if b.count == HostExpr::Int(0) => format!(
+                    "accshare_len({}) / (long)sizeof({})",
+                    crate::back::host::host_ptr(b.elem.c_name(), &b.array),
+                    b.elem.c_name()
+                ),
                 None => host_expr(&b.count),
             };
             dump_arrays.push_str(&format!(
@@ -241,8 +280,11 @@ pub fn instrument_resolved(
             }
         }
         let mut before = format!(
-            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}",
-            ri, dump_arrays, vars
+            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}{}",
+            ri,
+            registrations(r),
+            dump_arrays,
+            vars
         );
         for (vi, v) in modules.iter().enumerate() {
             for (li, l) in v.host[ri].launches.iter().enumerate() {
@@ -298,6 +340,34 @@ pub fn instrument_resolved(
         out.insert_str(p, &s);
     }
     Ok(format!("{}{}", PRELUDE, out))
+}
+
+/// The traced build's registrations of the host blocks region `r`'s data clauses (of known
+/// length, `present` ones too) and `enter data` actions name (`accshare_reg`), for the arrays
+/// of unknown length later.
+fn registrations(r: &HostRegion) -> String {
+    let reg = |array: &str, elem: Scalar, start: &Option<HostExpr>, count: &HostExpr| {
+        let n = match start {
+            Some(st) => format!("({}) + ({})", host_expr(st), host_expr(count)),
+            None => host_expr(count),
+        };
+        format!(
+            "accshare_reg({}, (long)({}) * (long)sizeof({}));\n",
+            crate::back::host::host_ptr(elem.c_name(), array),
+            n,
+            elem.c_name()
+        )
+    };
+    let mut s = String::new();
+    for b in (r.buffers.iter()).filter(|b| !b.scalar && b.count != HostExpr::Int(0)) {
+        s.push_str(&reg(&b.array, b.elem, &b.start, &b.count));
+    }
+    for op in r.data_ops.iter().filter(|op| !op.scalar) {
+        if matches!(op.kind, crate::kernel::DataOpKind::Enter { .. }) {
+            s.push_str(&reg(&op.array, op.elem, &op.start, &op.count));
+        }
+    }
+    s
 }
 
 /// The trace's records, `(tag, data)`, borrowed from `bytes` (a trace can hold gigabytes of
