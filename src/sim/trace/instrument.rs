@@ -1,0 +1,339 @@
+//! The instrumented sequential build of a program ([`super::instrument`]): the user's main file
+//! with trace writes around every compute region and data construct, built and run by the C
+//! compiler ([`super::build_and_trace`]).
+
+use super::*;
+use crate::kernel::HostExpr;
+
+const PRELUDE: &str = r#"#include <stdio.h>
+#include <string.h>
+static FILE *accshare_tf;
+static void accshare_w(const char *tag, const void *p, long bytes)
+{
+    long n = (long)strlen(tag);
+    if (!accshare_tf)
+        accshare_tf = fopen(ACCSHARE_TRACE, "wb");
+    if (!accshare_tf)
+        return;
+    fwrite(&n, sizeof n, 1, accshare_tf);
+    fwrite(tag, 1, (size_t)n, accshare_tf);
+    fwrite(&bytes, sizeof bytes, 1, accshare_tf);
+    if (bytes > 0)
+        fwrite(p, 1, (size_t)bytes, accshare_tf);
+    fflush(accshare_tf);
+}
+/* The host blocks the program's data clauses name, newest last: a `present` array whose length
+   the clause does not give is traced to the end of the block holding it. */
+static struct { const char *p; long n; } accshare_pt[4096];
+static int accshare_np;
+static void accshare_reg(const void *p, long bytes)
+{
+    int i;
+    if (!p || bytes <= 0)
+        return;
+    for (i = 0; i < accshare_np; i++)
+        if (accshare_pt[i].p == (const char *)p) {
+            accshare_pt[i].n = bytes;
+            return;
+        }
+    if (accshare_np < 4096) {
+        accshare_pt[accshare_np].p = (const char *)p;
+        accshare_pt[accshare_np].n = bytes;
+        accshare_np++;
+    }
+}
+static long accshare_len(const void *p)
+{
+    const char *q = (const char *)p;
+    int i;
+    for (i = accshare_np - 1; i >= 0; i--)
+        if (q >= accshare_pt[i].p && q < accshare_pt[i].p + accshare_pt[i].n)
+            return (long)(accshare_pt[i].p + accshare_pt[i].n - q);
+    return 0;
+}
+"#;
+
+/// The user's main file with trace writes around every compute region.
+pub fn instrument(text: &str, m: &Module) -> Result<String, TraceError> {
+    instrument_variants(text, &[m])
+}
+
+/// [`instrument`] for several compilations of one file that differ only in their schedules
+/// (`accshare tune`'s variants): the arrays are written once, each variant's launch arguments
+/// and extents under its index, so that one run of the sequential program serves them all
+/// ([`Select::variant`]).
+pub fn instrument_variants(text: &str, modules: &[&Module]) -> Result<String, TraceError> {
+    instrument_resolved(text, modules, &[])
+}
+
+/// [`instrument_variants`] leaving out the ranges `cuts` of `text`
+/// ([`crate::back::output::sequential_cuts`]: the conditional groups the regions cut, resolved
+/// as accshare's preprocessor took them, so that the code inserted at a region's ends is not
+/// in a branch the C compiler skips).
+pub fn instrument_resolved(
+    text: &str,
+    modules: &[&Module],
+    cuts: &[std::ops::Range<usize>],
+) -> Result<String, TraceError> {
+    let Some(m) = modules.first() else {
+        return Err(TraceError::NoModule);
+    };
+    if modules.iter().any(|v| v.host.len() != m.host.len()) {
+        return Err(TraceError::VariantsDiffer);
+    }
+    // (position, nesting order at one position, text): at one position, the end of an
+    // enclosing data construct is inserted first, so that it ends up after what follows.
+    let mut inserts: Vec<(usize, u8, String)> = Vec::new();
+    for (ri, r) in m.host.iter().enumerate() {
+        if r.keep_body.is_some() {
+            // A data construct's lifetime, for the device copies its clauses create
+            // (`undefined::DeviceCopies`), and the blocks they name.
+            inserts.push((
+                r.replace.start,
+                1,
+                format!(
+                    "{{ accshare_w(\"data:{}\", 0, 0);\n{}",
+                    ri,
+                    registrations(r)
+                ),
+            ));
+            inserts.push((
+                r.replace.end,
+                0,
+                format!("\naccshare_w(\"dend:{}\", 0, 0); }}\n", ri),
+            ));
+            continue;
+        }
+        let mut dump_arrays = String::new();
+        for a in region_arrays(r) {
+            let b = buffer_info(m, r, &a).ok_or_else(|| TraceError::NoBuffer(a.clone()))?;
+            // A section that starts past 0 (`copyin(u[lo:n])`) is traced from element 0 to its
+            // end: the replay's buffers start at the array's start, and kernels index with the
+            // host's indices. An array of unknown length (`present` or `deviceptr` in a
+            // callee): to the end of the block a data clause named before.
+            let count = match &b.start {
+                Some(st) => format!("({}) + ({})", host_expr(st), host_expr(&b.count)),
+                None if b.count == HostExpr::Int(0) => format!(
+                    "accshare_len({}) / (long)sizeof({})",
+                    crate::back::host::host_ptr(b.elem.c_name(), &b.array),
+                    b.elem.c_name()
+                ),
+                None => host_expr(&b.count),
+            };
+            dump_arrays.push_str(&format!(
+                "accshare_w(\"A:{}\", {}, (long)({}) * (long)sizeof({}));\n",
+                a,
+                crate::back::host::host_ptr(b.elem.c_name(), &b.array),
+                count,
+                b.elem.c_name()
+            ));
+        }
+        let mut vars = String::new();
+        for l in &r.launches {
+            for red in &l.reductions {
+                vars.push_str(&format!(
+                    "accshare_w(\"V:{}\", &{}, (long)sizeof {});\n",
+                    red.var, red.var, red.var
+                ));
+            }
+        }
+        let mut before = format!(
+            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}{}",
+            ri,
+            registrations(r),
+            dump_arrays,
+            vars
+        );
+        for (vi, v) in modules.iter().enumerate() {
+            for (li, l) in v.host[ri].launches.iter().enumerate() {
+                for (ai, a) in l.args.iter().enumerate() {
+                    let (e, ty) = match a {
+                        HostArg::Scalar { expr, ty } => (host_expr(expr), ty),
+                        HostArg::LastValue { var, ty } => (var.clone(), ty),
+                        _ => continue,
+                    };
+                    before.push_str(&format!(
+                        "{{ {t} accshare_v = ({t})({e}); accshare_w(\"S:{vi}:{li}:{ai}\", &accshare_v, (long)sizeof accshare_v); }}\n",
+                        t = ty.c_name(),
+                    ));
+                }
+                for (d, e) in l.extent.iter().enumerate() {
+                    before.push_str(&format!(
+                        "{{ long accshare_v = (long)({}); accshare_w(\"E:{}:{}:{}\", &accshare_v, 8); }}\n",
+                        host_expr(e),
+                        vi,
+                        li,
+                        d
+                    ));
+                }
+            }
+        }
+        before.push_str("accshare_w(\"mid\", 0, 0);\n");
+        let after = format!("\n{}{}accshare_w(\"end\", 0, 0); }}\n", dump_arrays, vars);
+        inserts.push((r.replace.start, 1, before));
+        inserts.push((r.replace.end, 1, after));
+    }
+    // A cut is applied before an insertion at its start (it does not take the inserted text).
+    for c in cuts {
+        if inserts.iter().any(|(p, _, _)| c.start < *p && *p < c.end) {
+            return Err(TraceError::BoundaryOutside(c.start));
+        }
+        inserts.push((c.start, 0, String::new()));
+    }
+    inserts.sort_by_key(|(p, order, s)| (std::cmp::Reverse(*p), !s.is_empty(), *order));
+    let mut out = text.to_string();
+    for (p, _, s) in inserts {
+        if p > out.len() || !out.is_char_boundary(p) {
+            return Err(TraceError::BoundaryOutside(p));
+        }
+        if s.is_empty() {
+            if let Some(c) = cuts.iter().find(|c| c.start == p) {
+                if c.end > out.len() || !out.is_char_boundary(c.end) {
+                    return Err(TraceError::BoundaryOutside(c.end));
+                }
+                out.replace_range(c.clone(), "");
+            }
+            continue;
+        }
+        out.insert_str(p, &s);
+    }
+    Ok(format!("{}{}", PRELUDE, out))
+}
+
+/// The traced build's registrations of the host blocks region `r`'s data clauses (of known
+/// length, `present` ones too) and `enter data` actions name (`accshare_reg`), for the arrays
+/// of unknown length later.
+fn registrations(r: &HostRegion) -> String {
+    let reg = |array: &str, elem: Scalar, start: &Option<HostExpr>, count: &HostExpr| {
+        let n = match start {
+            Some(st) => format!("({}) + ({})", host_expr(st), host_expr(count)),
+            None => host_expr(count),
+        };
+        format!(
+            "accshare_reg({}, (long)({}) * (long)sizeof({}));\n",
+            crate::back::host::host_ptr(elem.c_name(), array),
+            n,
+            elem.c_name()
+        )
+    };
+    let mut s = String::new();
+    for b in (r.buffers.iter()).filter(|b| !b.scalar && b.count != HostExpr::Int(0)) {
+        s.push_str(&reg(&b.array, b.elem, &b.start, &b.count));
+    }
+    for op in r.data_ops.iter().filter(|op| !op.scalar) {
+        if matches!(op.kind, crate::kernel::DataOpKind::Enter { .. }) {
+            s.push_str(&reg(&op.array, op.elem, &op.start, &op.count));
+        }
+    }
+    s
+}
+/// The ranges of the main file `text` its instrumented copy leaves out: the conditional groups
+/// `m`'s regions cut, resolved as accshare's preprocessor took them (run again here with the
+/// compilation's `defines` and `include_dirs`; its diagnostics were the compilation's).
+fn sequential_cuts(
+    src: &std::path::Path,
+    text: &str,
+    m: &Module,
+    defines: &[(String, Option<String>)],
+    include_dirs: &[std::path::PathBuf],
+) -> Vec<std::ops::Range<usize>> {
+    let mut sources = crate::diag::SourceMap::new();
+    let mut diags = crate::diag::Diags::new();
+    let main = sources.add(
+        src.display().to_string(),
+        src.to_path_buf(),
+        text.to_string(),
+    );
+    let opts = crate::front::preprocess::PpOptions {
+        defines: defines.to_vec(),
+        include_dirs: include_dirs.to_vec(),
+    };
+    let pp = crate::front::preprocess::preprocess(&mut sources, main, &opts, &mut diags);
+    let groups = crate::back::output::main_conditionals(&pp, main);
+    crate::back::output::sequential_cuts(text, &m.host, &groups)
+}
+
+/// Builds the instrumented program with the C compiler (`$CC`, default `cc`) in `work_dir`, runs
+/// it, and returns the trace. `defines` are the `-D` options the program was compiled with by
+/// accshare; the source's folder and `include_dirs` are on the include path.
+pub fn build_and_trace(
+    src: &std::path::Path,
+    module: &Module,
+    defines: &[(String, Option<String>)],
+    include_dirs: &[std::path::PathBuf],
+    work_dir: &std::path::Path,
+) -> Result<Vec<u8>, TraceError> {
+    build_and_trace_variants(src, &[module], defines, include_dirs, work_dir)
+}
+
+/// [`build_and_trace`] for the variants of [`instrument_variants`]: one run of the sequential
+/// program records the launches of them all.
+pub fn build_and_trace_variants(
+    src: &std::path::Path,
+    modules: &[&Module],
+    defines: &[(String, Option<String>)],
+    include_dirs: &[std::path::PathBuf],
+    work_dir: &std::path::Path,
+) -> Result<Vec<u8>, TraceError> {
+    use std::process::{Command, Stdio};
+    let text = std::fs::read_to_string(src).map_err(|error| TraceError::Read {
+        path: src.to_path_buf(),
+        error,
+    })?;
+    std::fs::create_dir_all(work_dir).map_err(TraceError::Io)?;
+    let c = work_dir.join("accshare_traced.c");
+    let exe = work_dir.join("accshare_traced");
+    let trace = work_dir.join("accshare_trace.bin");
+    let _ = std::fs::remove_file(&trace);
+    let cuts = match modules.first() {
+        Some(m) => sequential_cuts(src, &text, m, defines, include_dirs),
+        None => Vec::new(),
+    };
+    std::fs::write(&c, instrument_resolved(&text, modules, &cuts)?).map_err(TraceError::Io)?;
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut cmd = Command::new(&cc);
+    cmd.args(["-std=gnu99", "-O1", "-ffp-contract=off", "-w"])
+        .arg(format!("-DACCSHARE_TRACE=\"{}\"", trace.display()));
+    if let Some(dir) = src.parent() {
+        cmd.arg("-I").arg(if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        });
+    }
+    for d in include_dirs {
+        cmd.arg("-I").arg(d);
+    }
+    for (n, v) in defines {
+        match v {
+            Some(v) => cmd.arg(format!("-D{}={}", n, v)),
+            None => cmd.arg(format!("-D{}", n)),
+        };
+    }
+    let out = cmd
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm")
+        .output()
+        .map_err(|error| TraceError::CannotRun {
+            cc: cc.clone(),
+            error,
+        })?;
+    if !out.status.success() {
+        return Err(TraceError::CompileFailed {
+            cc,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    let st = Command::new(&exe)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(TraceError::Io)?;
+    if !st.success() {
+        return Err(TraceError::Exited(st));
+    }
+    std::fs::read(&trace).map_err(TraceError::NoTrace)
+}
