@@ -52,7 +52,8 @@ pub enum ClauseKind {
     Gang(Option<Expr>),
     Worker(Option<Expr>),
     Vector(Option<Expr>),
-    NumGangs(Expr),
+    /// `num_gangs(n)`, or one count per dimension (`num_gangs(n1, n2, n3)`, OpenACC 3.3).
+    NumGangs(Vec<Expr>),
     NumWorkers(Expr),
     VectorLength(Expr),
     Collapse(u32),
@@ -72,7 +73,8 @@ pub enum ClauseKind {
     If(Expr),
     Async(Option<Expr>),
     Wait(Vec<Expr>),
-    Tile(Vec<Expr>),
+    /// The tile sizes; `None` for `*` (the implementation chooses).
+    Tile(Vec<Option<Expr>>),
     /// `finalize` (on `exit data`).
     Finalize,
     /// `if_present` (on `update`).

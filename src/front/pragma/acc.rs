@@ -357,7 +357,13 @@ impl Cx<'_, '_> {
             Rule::cl_gang => ClauseKind::Gang(self.first_expr(&p)?),
             Rule::cl_worker => ClauseKind::Worker(self.first_expr(&p)?),
             Rule::cl_vector => ClauseKind::Vector(self.first_expr(&p)?),
-            Rule::cl_num_gangs => ClauseKind::NumGangs(self.first_expr(&p)??),
+            Rule::cl_num_gangs => {
+                let dims = self.expr_list(p);
+                if dims.is_empty() {
+                    return None;
+                }
+                ClauseKind::NumGangs(dims)
+            }
             Rule::cl_num_workers => ClauseKind::NumWorkers(self.first_expr(&p)??),
             Rule::cl_vector_length => ClauseKind::VectorLength(self.first_expr(&p)??),
             Rule::cl_if => ClauseKind::If(self.first_expr(&p)??),
@@ -396,12 +402,12 @@ impl Cx<'_, '_> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::red_op => op = red_op(c.as_str()),
-                Rule::var_list => {
-                    for v in c.into_inner() {
-                        if v.as_rule() == Rule::var {
-                            vars.push(self.name(&v));
-                        }
-                    }
+                // `reduction(+:c[0:10])`, `reduction(+:e[x])`: a part of an array. The loops
+                // that update an array in a reduction run in order (`analysis::
+                // array_reduction`), which reduces every element they update, the part's
+                // among them.
+                Rule::subarray_list => {
+                    vars.extend(self.subarray_list(c).into_iter().map(|s| s.name));
                 }
                 _ => {}
             }
@@ -469,9 +475,9 @@ impl Cx<'_, '_> {
         }
     }
 
-    /// The sizes of `tile(…)`, or `None` when one is `*` (reported: not supported) or not an
-    /// expression.
-    fn tile_sizes(&mut self, p: Pair<'_, Rule>) -> Option<Vec<Expr>> {
+    /// The sizes of `tile(…)` (`None` for `*`, a size the implementation chooses), or `None`
+    /// when one is not an expression.
+    fn tile_sizes(&mut self, p: Pair<'_, Rule>) -> Option<Vec<Option<Expr>>> {
         let mut list = Vec::new();
         for t in p.into_inner() {
             if t.as_rule() != Rule::tile_size {
@@ -481,13 +487,10 @@ impl Cx<'_, '_> {
                 continue;
             };
             if x.as_rule() == Rule::star {
-                self.diags.push(
-                    Diag::error(self.pspan(&x), "`tile(*)` is not supported")
-                        .label("give the tile size here"),
-                );
-                return None;
+                list.push(None);
+                continue;
             }
-            list.push(self.expr(&x)?);
+            list.push(Some(self.expr(&x)?));
         }
         Some(list)
     }
