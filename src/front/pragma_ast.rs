@@ -56,7 +56,12 @@ pub enum ClauseKind {
     NumGangs(Vec<Expr>),
     NumWorkers(Expr),
     VectorLength(Expr),
-    Collapse(u32),
+    /// `collapse(n)`; `collapse(force:n)` (OpenACC 3.3) also collapses loops with code between
+    /// them, which runs in each iteration of the innermost (`front::region` moves it there).
+    Collapse {
+        n: u32,
+        force: bool,
+    },
     Reduction {
         op: RedOp,
         vars: Vec<Ident>,
@@ -95,7 +100,7 @@ impl ClauseKind {
             ClauseKind::NumGangs(_) => "num_gangs",
             ClauseKind::NumWorkers(_) => "num_workers",
             ClauseKind::VectorLength(_) => "vector_length",
-            ClauseKind::Collapse(_) => "collapse",
+            ClauseKind::Collapse { .. } => "collapse",
             ClauseKind::Reduction { .. } => "reduction",
             ClauseKind::Private(_) => "private",
             ClauseKind::FirstPrivate(_) => "firstprivate",

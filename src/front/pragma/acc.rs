@@ -369,8 +369,15 @@ impl Cx<'_, '_> {
             Rule::cl_if => ClauseKind::If(self.first_expr(&p)??),
             Rule::cl_async => ClauseKind::Async(self.first_expr(&p)?),
             Rule::cl_collapse => {
+                let force = p
+                    .clone()
+                    .into_inner()
+                    .any(|c| c.as_rule() == Rule::collapse_force);
                 let e = p.clone().into_inner().find(|c| c.as_rule() == Rule::expr)?;
-                ClauseKind::Collapse(self.collapse_count(&e)?)
+                ClauseKind::Collapse {
+                    n: self.collapse_count(&e)?,
+                    force,
+                }
             }
             Rule::cl_reduction => self.reduction_clause(p),
             Rule::cl_private => ClauseKind::Private(self.private_vars(p, "private")),
@@ -611,7 +618,7 @@ fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
             | K::Gang(_)
             | K::Worker(_)
             | K::Vector(_)
-            | K::Collapse(_)
+            | K::Collapse { .. }
             | K::Tile(_)
             | K::Private(_)
             | K::Reduction { .. }

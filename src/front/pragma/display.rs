@@ -159,7 +159,8 @@ impl fmt::Display for ClauseKind {
             ClauseKind::NumWorkers(e) | ClauseKind::VectorLength(e) | ClauseKind::If(e) => {
                 write!(f, "{name}({})", expr_to_c(e))
             }
-            ClauseKind::Collapse(n) => write!(f, "collapse({n})"),
+            ClauseKind::Collapse { n, force: false } => write!(f, "collapse({n})"),
+            ClauseKind::Collapse { n, force: true } => write!(f, "collapse(force:{n})"),
             ClauseKind::Reduction { op, vars } => {
                 write!(f, "reduction({}:", op.name())?;
                 write_names(f, vars)?;

@@ -136,10 +136,14 @@ fn loop_clauses() {
         round_trip(text, text);
     }
     // OpenACC 3.3's modifiers: the gangs' dimension (accshare maps gang loops onto its own
-    // grid), `force` (the count is kept), a device's queues (every wait holds already: accshare
+    // grid), `force`, a device's queues (every wait holds already: accshare
     // runs each construct to its end).
     round_trip("acc loop gang(dim:2)", "acc loop gang");
-    round_trip("acc loop collapse(force:2)", "acc loop collapse(2)");
+    round_trip("acc loop collapse(force:2)", "acc loop collapse(force:2)");
+    round_trip(
+        "acc loop collapse( force : 3 )",
+        "acc loop collapse(force:3)",
+    );
     round_trip(
         "acc wait(devnum:0 : queues:1, 2) async(2)",
         "acc wait(1, 2) async(2)",
@@ -156,7 +160,10 @@ fn loop_clauses() {
     );
     let d = acc("acc parallel loop collapse(3) vector(128) independent");
     assert_eq!(d.clauses.len(), 3);
-    assert_eq!(d.clauses[0].kind, ClauseKind::Collapse(3));
+    assert_eq!(
+        d.clauses[0].kind,
+        ClauseKind::Collapse { n: 3, force: false }
+    );
     assert!(d.has(|k| matches!(k, ClauseKind::Independent)));
     let ClauseKind::Vector(Some(e)) = &d.clauses[1].kind else {
         panic!("{:?}", d.clauses[1])

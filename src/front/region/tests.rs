@@ -412,6 +412,40 @@ t.c:11:5: f: parallel loop collapse(2) | loops i[collapse(2)] > j | data copy(A)
 "#,
     ),
     (
+        "collapse_force",
+        r#"void f(int n, float *a, float *c)
+{
+#pragma acc parallel loop collapse(force:2) copyin(a[0:n]) copyout(c[0:10*n])
+    for (int x = 0; x < 10; x++) {
+        float t = a[x] * 2.0f;
+        for (int y = 0; y < n; y++)
+            c[x * n + y] = t;
+        c[x * n] += 1.0f;
+    }
+#pragma acc parallel loop collapse(force:2) copy(c[0:10*n])
+    for (int x = 0; x < 10; x++) {
+        n = n - 1;
+        for (int y = 0; y < n; y++)
+            c[x * n + y] = 0.0f;
+    }
+}
+"#,
+        r#"t.c:4:5: f: parallel loop collapse(force:2) | loops x[collapse(force:2)] > y | data copyin(a) copyout(c)
+t.c:11:5: f: parallel loop collapse(force:2) | loops x[collapse(force:2)] > y | data copy(c)"#,
+        r#"error: this code between the loops of `collapse(force:2)` cannot run in each iteration of the inner loop: it assigns `n`, which the inner loop's header reads
+   ┌─ t.c:12:9
+   │
+10 │ #pragma acc parallel loop collapse(force:2) copy(c[0:10*n])
+   │                           ----------------- collapsed here
+11 │     for (int x = 0; x < 10; x++) {
+12 │         n = n - 1;
+   │         ^
+   │
+   = note: `force` runs the code between collapsed loops in each iteration of the innermost loop
+
+"#,
+    ),
+    (
         "return_call_nested",
         r#"float g(float v);
 void f(int n, float *x)
@@ -641,7 +675,7 @@ warning: `#pragma acc share` outside a function is ignored
 /// Attachment and validation of whole functions: the summaries and every diagnostic, rendered.
 #[test]
 fn regions_and_diagnostics() {
-    assert_eq!(CASES.len(), 18);
+    assert_eq!(CASES.len(), 19);
     let mut failures = Vec::new();
     for (name, src, summary, diags) in CASES {
         let (_, s, d) = run(src);
