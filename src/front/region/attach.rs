@@ -755,14 +755,12 @@ fn written_or_called(e: &Expr, header: &[String]) -> Option<(Span, String)> {
     // The variable an assignment writes: the base of its target (`c` of `c[x * n]`).
     let target = |t: &Expr| {
         let mut base = t;
-        loop {
-            match &base.kind {
-                ExprKind::Index(a, _)
-                | ExprKind::Member { base: a, .. }
-                | ExprKind::Unary(_, a)
-                | ExprKind::Cast(_, a) => base = a,
-                _ => break,
-            }
+        while let ExprKind::Index(a, _)
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a) = &base.kind
+        {
+            base = a;
         }
         match &base.kind {
             ExprKind::Ident(n) if header.contains(n) => Some((
