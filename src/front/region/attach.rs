@@ -693,7 +693,7 @@ fn early_exits(s: &Stmt, in_loop: bool, depth: usize, out: &mut Vec<(Span, &'sta
         StmtKind::Return(_) => out.push((s.span, "return")),
         StmtKind::Break if !in_loop => out.push((s.span, "break")),
         StmtKind::Continue if !in_loop => out.push((s.span, "continue")),
-        StmtKind::Unsupported { what, body } => {
+        StmtKind::Unsupported { what, body, .. } => {
             if what == "goto" {
                 out.push((s.span, "goto"));
             }

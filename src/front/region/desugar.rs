@@ -1,0 +1,256 @@
+//! Rewrites, inside compute regions (routines inlined), forms the kernels do not take into
+//! equivalent ones they do:
+//!
+//! - a chain of assignments as a statement, `s += c[i] = a[i] + b[i];`, becomes one statement per
+//!   assignment, innermost first (`c[i] = a[i] + b[i]; s += c[i];`): the value of an assignment
+//!   is its target's new value, read back from the target (which must have no side effects);
+//! - a `switch` becomes an `if`/`else if` chain: each `case` runs its statements and those of the
+//!   cases it falls through to, up to a `break`; `default` is the last `else`. The controlling
+//!   expression is evaluated once per comparison (it must have no side effects; no branch runs
+//!   before the one that matches). A `switch` this cannot express (a `break` inside an `if` of a
+//!   case, statements before the first label, a declaration among a case's statements) stays,
+//!   and `validate` reports it.
+
+use super::*;
+use crate::vocab::BinOp;
+
+/// Rewrites the compute regions of every function of `tu`.
+pub fn desugar(tu: &mut TranslationUnit) {
+    for item in &mut tu.items {
+        if let ItemKind::Function(f) = &mut item.kind {
+            for s in &mut f.body.stmts {
+                walk(s, false, 0);
+            }
+        }
+    }
+}
+
+fn walk(s: &mut Stmt, inside: bool, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let inside =
+        inside || matches!(&s.kind, StmtKind::Acc { dir, .. } if dir.construct.is_compute());
+    if inside {
+        rewrite(s);
+    }
+    match &mut s.kind {
+        StmtKind::Block(b) => b.stmts.iter_mut().for_each(|x| walk(x, inside, depth + 1)),
+        StmtKind::If { then, els, .. } => {
+            walk(then, inside, depth + 1);
+            if let Some(e) = els {
+                walk(e, inside, depth + 1);
+            }
+        }
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. }
+        | StmtKind::Acc { body, .. }
+        | StmtKind::Unsupported {
+            body: Some(body), ..
+        } => walk(body, inside, depth + 1),
+        _ => {}
+    }
+}
+
+/// Rewrites `s` itself when it is an assignment chain or a `switch` that can be rewritten.
+fn rewrite(s: &mut Stmt) {
+    let new = match &s.kind {
+        StmtKind::Expr(e) => assignment_chain(e, s.span),
+        StmtKind::Unsupported {
+            what,
+            body: Some(body),
+            args,
+        } if what == "switch" && args.len() == 1 => switch_chain(&args[0], body, s.span),
+        _ => None,
+    };
+    if let Some(kind) = new {
+        s.kind = kind;
+    }
+}
+
+/// Whether evaluating `e` changes nothing (no assignment, `++`/`--` or call).
+fn pure(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(..)
+        | ExprKind::IncDec { .. }
+        | ExprKind::Call(..)
+        | ExprKind::IndirectCall(..)
+        | ExprKind::CompoundLit(..)
+        | ExprKind::Comma(..) => false,
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::Member { base: a, .. } => pure(a),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => pure(a) && pure(b),
+        ExprKind::Cond(a, b, c) => pure(a) && pure(b) && pure(c),
+        _ => true,
+    }
+}
+
+/// `t1 op1= t2 op2= … = e;` as one statement per assignment, when the chain has at least two
+/// and every target but the first is pure.
+fn assignment_chain(e: &Expr, span: Span) -> Option<StmtKind> {
+    let mut links: Vec<(&Expr, Option<BinOp>, &Expr)> = Vec::new();
+    let mut cur = e;
+    while let ExprKind::Assign(op, target, value) = &cur.kind {
+        links.push((cur, *op, target));
+        cur = value;
+    }
+    if links.len() < 2 || links[1..].iter().any(|(_, _, t)| !pure(t)) {
+        return None;
+    }
+    let mut stmts = Vec::new();
+    let mut value = cur.clone();
+    for (whole, op, target) in links.into_iter().rev() {
+        stmts.push(Stmt {
+            kind: StmtKind::Expr(Expr::new(
+                ExprKind::Assign(op, Box::new(target.clone()), Box::new(value)),
+                whole.span,
+            )),
+            span: whole.span,
+        });
+        value = target.clone();
+    }
+    Some(StmtKind::Block(Block { stmts, span }))
+}
+
+/// A label of a `switch`: its values (one, or a GNU range), or `default`.
+enum Label<'a> {
+    Case(&'a [Expr]),
+    Default,
+}
+
+/// The `if` chain a `switch (cond) body` stands for, when it can be written so.
+fn switch_chain(cond: &Expr, body: &Stmt, span: Span) -> Option<StmtKind> {
+    if !pure(cond) {
+        return None;
+    }
+    let items: &[Stmt] = match &body.kind {
+        StmtKind::Block(b) => &b.stmts,
+        _ => std::slice::from_ref(body),
+    };
+    // The cases: their labels and statements, in order.
+    let mut cases: Vec<(Vec<Label<'_>>, Vec<&Stmt>)> = Vec::new();
+    for item in items {
+        let mut s = item;
+        let mut labels = Vec::new();
+        while let StmtKind::Unsupported {
+            what,
+            body: Some(b),
+            args,
+        } = &s.kind
+        {
+            match what.as_str() {
+                "case" if !args.is_empty() => labels.push(Label::Case(args)),
+                "default" => labels.push(Label::Default),
+                _ => break,
+            }
+            s = b;
+        }
+        if !labels.is_empty() {
+            cases.push((labels, Vec::new()));
+        }
+        match cases.last_mut() {
+            Some((_, stmts)) => stmts.push(s),
+            None if matches!(s.kind, StmtKind::Empty) => {}
+            // Statements before the first label.
+            None => return None,
+        }
+    }
+    // What each case runs: its statements and the following cases' up to a `break`.
+    let mut runs: Vec<Vec<Stmt>> = Vec::new();
+    for (_, stmts) in &cases {
+        for s in stmts {
+            if matches!(s.kind, StmtKind::Decl(_)) || breaks_inside(s, 0) {
+                return None;
+            }
+        }
+    }
+    for i in 0..cases.len() {
+        let mut run = Vec::new();
+        'cases: for (_, stmts) in &cases[i..] {
+            for s in stmts {
+                if matches!(s.kind, StmtKind::Break) {
+                    break 'cases;
+                }
+                run.push((*s).clone());
+            }
+        }
+        runs.push(run);
+    }
+    let block = |stmts: Vec<Stmt>| Stmt {
+        kind: StmtKind::Block(Block { stmts, span }),
+        span,
+    };
+    let mut chain: Option<Stmt> = cases
+        .iter()
+        .position(|(labels, _)| labels.iter().any(|l| matches!(l, Label::Default)))
+        .map(|d| block(runs[d].clone()));
+    for (i, (labels, _)) in cases.iter().enumerate().rev() {
+        let tests: Vec<Expr> = labels
+            .iter()
+            .filter_map(|l| match l {
+                Label::Case(v) => Some(case_test(cond, v)),
+                Label::Default => None,
+            })
+            .collect();
+        let Some(test) = tests
+            .into_iter()
+            .reduce(|a, b| bin(BinOp::LogOr, a, b, cond.span))
+        else {
+            continue;
+        };
+        chain = Some(Stmt {
+            kind: StmtKind::If {
+                cond: test,
+                then: Box::new(block(runs[i].clone())),
+                els: chain.map(Box::new),
+            },
+            span,
+        });
+    }
+    Some(chain.map_or(StmtKind::Empty, |c| c.kind))
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+}
+
+/// `cond == v`, or `cond >= lo && cond <= hi` for a GNU range.
+fn case_test(cond: &Expr, values: &[Expr]) -> Expr {
+    match values {
+        [lo, hi] => bin(
+            BinOp::LogAnd,
+            bin(BinOp::Ge, cond.clone(), lo.clone(), lo.span),
+            bin(BinOp::Le, cond.clone(), hi.clone(), hi.span),
+            lo.span,
+        ),
+        [v, ..] => bin(BinOp::Eq, cond.clone(), v.clone(), v.span),
+        [] => cond.clone(),
+    }
+}
+
+/// Whether `s` holds a `break` of the `switch` it is in other than as a statement of its own
+/// (inside an `if` or a block): the `if` chain has no place to leave from.
+fn breaks_inside(s: &Stmt, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    match &s.kind {
+        StmtKind::Break => depth > 0,
+        StmtKind::Block(b) => b.stmts.iter().any(|x| breaks_inside(x, depth + 1)),
+        StmtKind::If { then, els, .. } => {
+            breaks_inside(then, depth + 1)
+                || els.as_ref().is_some_and(|e| breaks_inside(e, depth + 1))
+        }
+        StmtKind::Acc { body, .. } => breaks_inside(body, depth + 1),
+        // A label inside a case's statements (`case` in a nested block): not rewritten.
+        StmtKind::Unsupported { what, body, .. } => {
+            matches!(what.as_str(), "case" | "default")
+                || (what != "switch" && body.as_ref().is_some_and(|b| breaks_inside(b, depth + 1)))
+        }
+        // Loops and nested switches own their `break`s.
+        _ => false,
+    }
+}
