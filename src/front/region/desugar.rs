@@ -9,7 +9,13 @@
 //!   expression is evaluated once per comparison (it must have no side effects; no branch runs
 //!   before the one that matches). A `switch` this cannot express (a `break` inside an `if` of a
 //!   case, statements before the first label, a declaration among a case's statements) stays,
-//!   and `validate` reports it.
+//!   and `validate` reports it;
+//! - a scalar declared at the top level of a `parallel` construct (private to each gang) that
+//!   one loop alone uses, a loop whose iterations are independent (not `seq`), is declared in
+//!   that loop's body instead (private to each iteration: the gangs' values as if each iteration
+//!   ran on a gang of its own). Its initializer, if any, must be a constant expression or the
+//!   loop must follow the declaration, must have no side effects and must not name the loop's
+//!   variable.
 
 use super::*;
 use crate::vocab::BinOp;
@@ -33,6 +39,13 @@ fn walk(s: &mut Stmt, inside: bool, depth: usize) {
         inside || matches!(&s.kind, StmtKind::Acc { dir, .. } if dir.construct.is_compute());
     if inside {
         rewrite(s);
+    }
+    if let StmtKind::Acc { dir, body, .. } = &mut s.kind {
+        if dir.construct == Construct::Parallel {
+            if let StmtKind::Block(b) = &mut body.kind {
+                sink_declarations(b);
+            }
+        }
     }
     match &mut s.kind {
         StmtKind::Block(b) => b.stmts.iter_mut().for_each(|x| walk(x, inside, depth + 1)),
@@ -252,5 +265,222 @@ fn breaks_inside(s: &Stmt, depth: usize) -> bool {
         }
         // Loops and nested switches own their `break`s.
         _ => false,
+    }
+}
+
+/// Moves the declarations at the top level of a `parallel` construct's block into the one loop
+/// that uses them, where they can move (see the module's documentation).
+fn sink_declarations(b: &mut Block) {
+    let mut i = 0;
+    while i < b.stmts.len() {
+        if let Some(j) = sink_target(&b.stmts, i) {
+            let decl = b.stmts.remove(i);
+            let target = &mut b.stmts[j - 1];
+            let for_stmt = match &mut target.kind {
+                StmtKind::Acc { body, .. } => body.as_mut(),
+                _ => target,
+            };
+            if let StmtKind::For { body, .. } = &mut for_stmt.kind {
+                let span = body.span;
+                let old = std::mem::replace(
+                    body.as_mut(),
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        span,
+                    },
+                );
+                **body = Stmt {
+                    kind: StmtKind::Block(Block {
+                        stmts: vec![decl, old],
+                        span,
+                    }),
+                    span,
+                };
+            }
+            continue;
+        }
+        i += 1;
+    }
+}
+
+/// The index of the loop the declaration `stmts[i]` can move into, if it can.
+fn sink_target(stmts: &[Stmt], i: usize) -> Option<usize> {
+    let StmtKind::Decl(d) = &stmts[i].kind else {
+        return None;
+    };
+    if d.storage != Storage::None
+        || d.declarators.is_empty()
+        || d.declarators
+            .iter()
+            .any(|x| !matches!(x.ty, CType::Scalar(_)))
+    {
+        return None;
+    }
+    let names: Vec<&str> = d.declarators.iter().map(|x| x.name.name.as_str()).collect();
+    let users: Vec<usize> = (0..stmts.len())
+        .filter(|&j| j != i && stmt_mentions(&stmts[j], &names, 0))
+        .collect();
+    let [j] = users[..] else {
+        return None;
+    };
+    if j < i {
+        return None;
+    }
+    let for_stmt = match &stmts[j].kind {
+        StmtKind::Acc { dir, body, .. } if dir.construct == Construct::Loop => {
+            let named = dir.clauses.iter().any(|c| match &c.kind {
+                ClauseKind::Seq => true,
+                ClauseKind::Private(_) => false,
+                k => {
+                    let text = ClauseText(k).to_string();
+                    names.iter().any(|n| mentions_word(&text, n))
+                }
+            });
+            if named {
+                return None;
+            }
+            body.as_ref()
+        }
+        _ => &stmts[j],
+    };
+    let StmtKind::For { init, .. } = &for_stmt.kind else {
+        return None;
+    };
+    let loop_vars: Vec<&str> = match init {
+        ForInit::Decl(d) => d.declarators.iter().map(|x| x.name.name.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    for dec in &d.declarators {
+        match &dec.init {
+            None => {}
+            Some(Initializer::Expr(e)) => {
+                let mut used = Vec::new();
+                names_in(e, &mut used);
+                if !pure(e)
+                    || used.iter().any(|u| loop_vars.contains(&u.as_str()))
+                    || (!used.is_empty() && j != i + 1)
+                {
+                    return None;
+                }
+            }
+            Some(_) => return None,
+        }
+    }
+    Some(j)
+}
+
+/// A clause as text (to find a name among its arguments).
+struct ClauseText<'a>(&'a ClauseKind);
+
+impl fmt::Display for ClauseText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Whether `text` has `word` as a whole identifier.
+fn mentions_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == word)
+}
+
+/// The identifiers `e` names.
+fn names_in(e: &Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Ident(n) => out.push(n.clone()),
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. }
+        | ExprKind::Member { base: a, .. } => names_in(a, out),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            names_in(a, out);
+            names_in(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            names_in(a, out);
+            names_in(b, out);
+            names_in(c, out);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| names_in(a, out)),
+        ExprKind::IndirectCall(f, args) => {
+            names_in(f, out);
+            args.iter().for_each(|a| names_in(a, out));
+        }
+        // Conservatively: any name at all.
+        ExprKind::CompoundLit(_, inits) if !inits.is_empty() => out.push(String::new()),
+        _ => {}
+    }
+}
+
+/// Whether `s` (its directives' clauses included) names one of `names`.
+fn stmt_mentions(s: &Stmt, names: &[&str], depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    let expr = |e: &Expr| {
+        let mut v = Vec::new();
+        names_in(e, &mut v);
+        v.iter()
+            .any(|n| n.is_empty() || names.contains(&n.as_str()))
+    };
+    let dir = |d: &AccDirective| {
+        let text = d.to_string();
+        names.iter().any(|n| mentions_word(&text, n))
+    };
+    let decl = |d: &Declaration| {
+        d.declarators.iter().any(|x| {
+            names.contains(&x.name.name.as_str())
+                || match &x.init {
+                    Some(Initializer::Expr(e)) => expr(e),
+                    Some(_) => true,
+                    None => false,
+                }
+        })
+    };
+    match &s.kind {
+        StmtKind::Decl(d) => decl(d),
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e),
+        StmtKind::Block(b) => b.stmts.iter().any(|x| stmt_mentions(x, names, depth + 1)),
+        StmtKind::If { cond, then, els } => {
+            expr(cond)
+                || stmt_mentions(then, names, depth + 1)
+                || els
+                    .as_ref()
+                    .is_some_and(|e| stmt_mentions(e, names, depth + 1))
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            (match init {
+                ForInit::Decl(d) => decl(d),
+                ForInit::Expr(e) => expr(e),
+                ForInit::None => false,
+            }) || cond.as_ref().is_some_and(expr)
+                || step.as_ref().is_some_and(expr)
+                || stmt_mentions(body, names, depth + 1)
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            expr(cond) || stmt_mentions(body, names, depth + 1)
+        }
+        StmtKind::Acc { dir: d, body, .. } => dir(d) || stmt_mentions(body, names, depth + 1),
+        StmtKind::AccStandalone(d) => dir(d),
+        StmtKind::Unsupported { body, args, .. } => {
+            args.iter().any(expr)
+                || body
+                    .as_ref()
+                    .is_some_and(|b| stmt_mentions(b, names, depth + 1))
+        }
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Empty
+        | StmtKind::Pragma(_) => false,
     }
 }
