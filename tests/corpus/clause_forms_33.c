@@ -1,7 +1,7 @@
 /* clause_forms_33.c - clause forms of OpenACC 2.7 to 3.3: `tile(*, *)` (the
  * implementation picks the tile), `num_gangs` with one count per dimension and
  * `gang(dim:k)` loops, `wait(devnum: d : queues: q)`, and a `reduction` of part
- * of an array (`c[0:M]`) or of one element (`e[k]`), whose updating loops run in
+ * of an array (`c[0:M]`) or of one element (`e[2]`), whose updating loops run in
  * order. The tiled nest assigns its reduction variable before accumulating into
  * it in each iteration (a privatized scalar that is also the reduction's). */
 #include "corpus_common.h"
@@ -13,7 +13,6 @@
 
 int main(void)
 {
-    int n = N;
     double *a = xmalloc(sizeof(double) * N);
     double *b = xmalloc(sizeof(double) * N);
     double *d2 = xmalloc(sizeof(double) * N * N);
@@ -34,35 +33,32 @@ int main(void)
 #pragma acc data copyin(a[0:N], b[0:N]) copyout(d2[0:N*N])
     {
 #pragma acc kernels loop tile(*, *) reduction(+:temp)
-        for (int x = 0; x < n; ++x) {
-            for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < N; ++x) {
+            for (int y = 0; y < N; ++y) {
                 temp = 0;
                 for (int z = 0; z < 4; ++z)
                     temp += a[x] * b[y] + z;
-                d2[x * n + y] = temp;
+                d2[x * N + y] = temp;
             }
         }
 #pragma acc parallel loop tile(*) async(1)
-        for (int x = 0; x < n; ++x)
+        for (int x = 0; x < N; ++x)
             a[x] = a[x] + 1.0;
 #pragma acc wait(devnum: 0 : queues: 1) async(2)
 #pragma acc parallel loop reduction(+:c[0:M])
-        for (int x = 0; x < n; ++x)
+        for (int x = 0; x < N; ++x)
             for (int y = 0; y < M; ++y)
                 c[y] += a[x] * (y + 1);
     }
-    for (int k = 0; k < 4; k++) {
-#pragma acc parallel loop reduction(+:e[k]) copy(e[0:4]) copyin(b[0:N])
-        for (int x = 0; x < n; ++x)
-            if (b[x] > (double)k - 2.0)
-                e[k] += 1;
-    }
+#pragma acc parallel loop reduction(+:e[2]) copy(e[0:4]) copyin(b[0:N])
+    for (int x = 0; x < N; ++x)
+        e[2] += b[x] > 0.0 ? 1 : 0;
 #pragma acc parallel num_gangs(8, 4) copy(g[0:N*8])
 #pragma acc loop gang(dim:2)
     for (int i = 0; i < 8; i++) {
 #pragma acc loop gang(dim:1)
-        for (int j = 0; j < n; j++)
-            g[i * n + j] = g[i * n + j] * 2.0f + (float)i;
+        for (int j = 0; j < N; j++)
+            g[i * N + j] = g[i * N + j] * 2.0f + (float)i;
     }
     dump_double("d2", d2, (long)N * N);
     dump_double("c", c, M);

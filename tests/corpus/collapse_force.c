@@ -12,7 +12,6 @@
 
 int main(void)
 {
-    int n = N;
     float *a = xmalloc(sizeof(float) * R * N);
     float *w = xmalloc(sizeof(float) * R);
     float *c = xmalloc(sizeof(float) * R * N * 4);
@@ -26,18 +25,18 @@ int main(void)
 #pragma acc parallel loop collapse(force:2)
         for (int x = 0; x < R; ++x) {
             float s = w[x] * 2.0f;
-            float m = a[x * n] > s ? a[x * n] : s;
-            for (int y = 0; y < n; ++y)
-                c[(x * n + y) * 4] = s * a[x * n + y];
+            float m = a[x * N] > s ? a[x * N] : s;
+            for (int y = 0; y < N; ++y)
+                c[(x * N + y) * 4] = s * a[x * N + y];
             rowmax[x] = m;
         }
 #pragma acc parallel loop collapse(force:3)
         for (int x = 0; x < R; ++x) {
             float s = w[x] + 1.0f;
-            for (int y = 0; y < n; ++y) {
-                float t = a[x * n + y] * s;
+            for (int y = 0; y < N; ++y) {
+                float t = a[x * N + y] * s;
                 for (int k = 1; k < 4; ++k)
-                    c[(x * n + y) * 4 + k] = t + (float)k;
+                    c[(x * N + y) * 4 + k] = t + (float)k;
             }
         }
     }
