@@ -15,7 +15,10 @@
 //!   that loop's body instead (private to each iteration: the gangs' values as if each iteration
 //!   ran on a gang of its own). Its initializer, if any, must be a constant expression or the
 //!   loop must follow the declaration, must have no side effects and must not name the loop's
-//!   variable.
+//!   variable;
+//! - `acc_on_device(t)` is `t != acc_device_host && t != acc_device_none` (the runtime's model:
+//!   every other device type names the devices accshare runs on, as `acc_get_num_devices` counts
+//!   them), the `acc_device_*` constants spelled as their values.
 
 use super::*;
 use crate::vocab::BinOp;
@@ -68,6 +71,7 @@ fn walk(s: &mut Stmt, inside: bool, depth: usize) {
 
 /// Rewrites `s` itself when it is an assignment chain or a `switch` that can be rewritten.
 fn rewrite(s: &mut Stmt) {
+    on_device_stmt(s);
     let new = match &s.kind {
         StmtKind::Expr(e) => assignment_chain(e, s.span),
         StmtKind::Unsupported {
@@ -482,5 +486,127 @@ fn stmt_mentions(s: &Stmt, names: &[&str], depth: usize) -> bool {
         | StmtKind::Continue
         | StmtKind::Empty
         | StmtKind::Pragma(_) => false,
+    }
+}
+
+/// The values of OpenACC's `acc_device_t` (the prelude's `openacc.h`).
+fn device_constant(name: &str) -> Option<u64> {
+    Some(match name {
+        "acc_device_none" => 0,
+        "acc_device_default" => 1,
+        "acc_device_host" => 2,
+        "acc_device_not_host" => 3,
+        "acc_device_nvidia" => 4,
+        "acc_device_radeon" => 5,
+        _ => return None,
+    })
+}
+
+/// Rewrites the `acc_on_device(t)` calls in the expressions of statement `s` itself (not its
+/// sub-statements, which `walk` visits).
+fn on_device_stmt(s: &mut Stmt) {
+    match &mut s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => on_device(e),
+        StmtKind::If { cond, .. }
+        | StmtKind::While { cond, .. }
+        | StmtKind::DoWhile { cond, .. } => on_device(cond),
+        StmtKind::For {
+            init, cond, step, ..
+        } => {
+            match init {
+                ForInit::Expr(e) => on_device(e),
+                ForInit::Decl(d) => decl_on_device(d),
+                ForInit::None => {}
+            }
+            for e in cond.iter_mut().chain(step.iter_mut()) {
+                on_device(e);
+            }
+        }
+        StmtKind::Decl(d) => decl_on_device(d),
+        _ => {}
+    }
+}
+
+fn decl_on_device(d: &mut Declaration) {
+    for x in &mut d.declarators {
+        if let Some(Initializer::Expr(e)) = &mut x.init {
+            on_device(e);
+        }
+    }
+}
+
+/// `acc_on_device(t)` in `e` as `(t != 2 && t != 0)` (`t` without side effects, its
+/// `acc_device_*` names as their values).
+fn on_device(e: &mut Expr) {
+    match &mut e.kind {
+        ExprKind::Call(f, args) if f.name == "acc_on_device" && args.len() == 1 => {
+            let mut t = args[0].clone();
+            spell_devices(&mut t);
+            if !pure(&t) {
+                return;
+            }
+            let sp = e.span;
+            let int = |v: u64| {
+                Expr::new(
+                    ExprKind::Int {
+                        value: v,
+                        suffix: Default::default(),
+                        radix: 10,
+                    },
+                    sp,
+                )
+            };
+            *e = bin(
+                BinOp::LogAnd,
+                bin(BinOp::Ne, t.clone(), int(2), sp),
+                bin(BinOp::Ne, t, int(0), sp),
+                sp,
+            );
+        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. }
+        | ExprKind::Member { base: a, .. } => on_device(a),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            on_device(a);
+            on_device(b);
+        }
+        ExprKind::Cond(a, b, c) => {
+            on_device(a);
+            on_device(b);
+            on_device(c);
+        }
+        ExprKind::Call(_, args) => args.iter_mut().for_each(on_device),
+        _ => {}
+    }
+}
+
+/// The `acc_device_*` names in `e` as their values.
+fn spell_devices(e: &mut Expr) {
+    match &mut e.kind {
+        ExprKind::Ident(n) => {
+            if let Some(v) = device_constant(n) {
+                e.kind = ExprKind::Int {
+                    value: v,
+                    suffix: Default::default(),
+                    radix: 10,
+                };
+            }
+        }
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => spell_devices(a),
+        ExprKind::Binary(_, a, b) => {
+            spell_devices(a);
+            spell_devices(b);
+        }
+        ExprKind::Cond(a, b, c) => {
+            spell_devices(a);
+            spell_devices(b);
+            spell_devices(c);
+        }
+        _ => {}
     }
 }

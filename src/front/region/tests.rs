@@ -1195,3 +1195,38 @@ fn switches_and_assignment_chains_in_compute_regions() {
         Some(StmtKind::Unsupported { what, .. }) if what == "switch"
     ));
 }
+
+/// `acc_on_device(t)` in a compute region: true for every device type but the host and none
+/// (`acc_device_*` spelled as their values); host code keeps its call.
+#[test]
+fn acc_on_device_in_compute_regions() {
+    let text = r#"void f(int n, int t, int *v)
+{
+#pragma acc parallel loop copy(v[0:n])
+    for (int i = 0; i < n; i++)
+        v[i] = acc_on_device(acc_device_host) + acc_on_device(t);
+    v[0] = acc_on_device(t);
+}
+"#;
+    let mut p = parse(text);
+    attach(&mut p.tu, &p.pragmas, &mut p.diags);
+    desugar(&mut p.tu);
+    validate(&p.tu, &p.sources, &mut p.diags);
+    assert_eq!(render(&p.sources, &p.diags.0), "");
+    let b = body(&p.tu);
+    let (_, _, l) = acc_parts(&b[0]);
+    let StmtKind::For { body: lb, .. } = &l.kind else {
+        panic!("{l:?}")
+    };
+    let StmtKind::Expr(e) = &lb.kind else {
+        panic!("{lb:?}")
+    };
+    assert_eq!(
+        expr_to_c(e),
+        "v[i] = (2 != 2 && 2 != 0) + (t != 2 && t != 0)"
+    );
+    let StmtKind::Expr(e) = &b[1].kind else {
+        panic!("{:?}", b[1])
+    };
+    assert_eq!(expr_to_c(e), "v[0] = acc_on_device(t)");
+}
