@@ -291,12 +291,14 @@ impl Cx<'_, '_> {
     fn subarray_list(&mut self, p: Pair<'_, Rule>) -> Vec<SubArray> {
         p.into_inner()
             .filter(|c| c.as_rule() == Rule::subarray)
-            .map(|c| self.subarray(c))
+            .filter_map(|c| self.subarray(c))
             .collect()
     }
 
-    fn subarray(&mut self, p: Pair<'_, Rule>) -> SubArray {
+    /// A subarray, or `None` for a struct member (`data.a[0:n]`, reported).
+    fn subarray(&mut self, p: Pair<'_, Rule>) -> Option<SubArray> {
         let span = self.pspan(&p);
+        let mut member = false;
         let mut name = Ident {
             name: String::new(),
             span,
@@ -305,6 +307,24 @@ impl Cx<'_, '_> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::array_name => name = self.name(&c),
+                Rule::member_path => {
+                    member = true;
+                    let text = format!("{}{}", name.name, c.as_str());
+                    self.diags.push(
+                        Diag::error(
+                            Span {
+                                lo: name.span.lo,
+                                ..self.pspan(&c)
+                            },
+                            format!("`{text}`: a struct member in a clause is not supported"),
+                        )
+                        .label("a member of a struct")
+                        .note("accshare's clauses name variables: arrays, pointers and scalars")
+                        .help(format!(
+                            "name it through a variable of its own (`… *p = {text};`, then `p[…]` in the clause and the region)"
+                        )),
+                    );
+                }
                 Rule::sub_range => {
                     let rspan = self.pspan(&c);
                     let mut start = None;
@@ -345,7 +365,7 @@ impl Cx<'_, '_> {
                 _ => {}
             }
         }
-        SubArray { name, dims, span }
+        (!member).then_some(SubArray { name, dims, span })
     }
 
     fn clause(&mut self, p: Pair<'_, Rule>) -> Option<Clause> {

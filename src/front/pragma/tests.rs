@@ -829,6 +829,20 @@ fn diagnostics() {
 "#,
         ),
         (
+            r#"acc data copyin(s.a[0:n], b)"#,
+            r#"acc data copyin(b)"#,
+            r#"error: `s.a`: a struct member in a clause is not supported
+  ┌─ t.c:1:25
+  │
+1 │ #pragma acc data copyin(s.a[0:n], b)
+  │                         ^^^ a member of a struct
+  │
+  = note: accshare's clauses name variables: arrays, pointers and scalars
+  = help: name it through a variable of its own (`… *p = s.a;`, then `p[…]` in the clause and the region)
+
+"#,
+        ),
+        (
             r#"acc data copyin(a[])"#,
             r#"acc data copyin(a[])"#,
             r#"error: empty subscript in a subarray
