@@ -2,8 +2,7 @@
  * implementation picks the tile), `num_gangs` with one count per dimension and
  * `gang(dim:k)` loops, `wait(devnum: d : queues: q)`, and a `reduction` of part
  * of an array (`c[0:M]`) or of one element (`e[2]`), whose updating loops run in
- * order. The tiled nest assigns its reduction variable before accumulating into
- * it in each iteration (a privatized scalar that is also the reduction's). */
+ * order. */
 #include "corpus_common.h"
 
 #ifndef N
@@ -35,10 +34,11 @@ int main(void)
 #pragma acc kernels loop tile(*, *) reduction(+:temp)
         for (int x = 0; x < N; ++x) {
             for (int y = 0; y < N; ++y) {
-                temp = 0;
+                double t = 0;
                 for (int z = 0; z < 4; ++z)
-                    temp += a[x] * b[y] + z;
-                d2[x * N + y] = temp;
+                    t += a[x] * b[y] + z;
+                d2[x * N + y] = t;
+                temp += t;
             }
         }
 #pragma acc parallel loop tile(*) async(1)
@@ -62,6 +62,7 @@ int main(void)
     }
     dump_double("d2", d2, (long)N * N);
     dump_double("c", c, M);
+    dump_double("temp", &temp, 1);
     dump_int("e", e, 4);
     dump_float("g", g, (long)N * 8);
     free(a);
