@@ -75,6 +75,7 @@ error_case!(declare_return, "declare_return.c", false);
 error_case!(stale_host_read, "stale_host_read.c", true);
 error_case!(stale_device_read, "stale_device_read.c", true);
 error_case!(uninit_copyout, "uninit_copyout.c", true);
+error_case!(gang_scalar_two_loops, "gang_scalar_two_loops.c", false);
 
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]

@@ -252,3 +252,51 @@ fn openacc_h_included_by_a_header_resolves_to_the_prelude() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scalar in a `reduction` clause of a loop nest that each iteration of an inner loop assigns
+/// before accumulating into it (`temp = 0; … temp += …; d[…] = temp;`, the way the conformance
+/// suite's `tile` tests use `reduction(+:temp)`): privatized in the inner loop and the reduction's
+/// accumulator in the kernel, it is declared once there (it was declared twice, which the
+/// OpenCL compiler refuses). The reduced value itself is OpenACC's (the sum of the copies), not
+/// the sequential program's last one, so only the array is compared.
+#[test]
+fn reduction_variable_assigned_in_each_iteration() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let dir = exec_support::scratch_dir("reduction-assigned");
+    let src = dir.join("reduction_assigned.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#define N 70\n\
+         static double a[N], b[N], d2[N * N];\n\
+         int main(void)\n{\n    double temp = 0.0;\n\
+         \x20   for (int i = 0; i < N; i++) { a[i] = i % 13; b[i] = i % 7 - 3; }\n\
+         #pragma acc data copyin(a, b) copyout(d2)\n    {\n\
+         #pragma acc kernels loop tile(*, *) reduction(+:temp)\n\
+         \x20       for (int x = 0; x < N; ++x)\n\
+         \x20           for (int y = 0; y < N; ++y) {\n\
+         \x20               temp = 0;\n\
+         \x20               for (int z = 0; z < 4; ++z)\n\
+         \x20                   temp += a[x] * b[y] + z;\n\
+         \x20               d2[x * N + y] = temp;\n\
+         \x20           }\n    }\n\
+         \x20   printf(\"== d2 %d\\n\", N * N);\n\
+         \x20   for (int i = 0; i < N * N; i++) printf(\"%.9g\\n\", d2[i]);\n\
+         \x20   return 0;\n}\n",
+    )
+    .unwrap();
+    for opt in [driver::OptLevel::Naive, driver::OptLevel::Share] {
+        let o = driver::OptOptions {
+            opt,
+            platform: None,
+            ilp: None,
+            cols: None,
+            words: None,
+        };
+        exec_support::programs::check_program(&src, &[], &format!("red-assigned-{opt:?}"), &o)
+            .unwrap_or_else(|e| panic!("{opt:?}: {e}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1149,12 +1149,18 @@ fn examples() -> Vec<PathBuf> {
 }
 
 fn programs_in(dir: &str) -> Vec<PathBuf> {
+    // `ACCSHARE_ONLY=text`: only the programs whose name contains `text` (as `tests/exec.rs`).
+    let only = std::env::var("ACCSHARE_ONLY").unwrap_or_default();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "c"))
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().contains(only.as_str()))
+                })
                 .collect()
         })
         .unwrap_or_default();

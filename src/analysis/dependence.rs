@@ -350,6 +350,22 @@ fn claim_error(region: &Region, l: LoopId, w: &Witness, sources: Option<&SourceM
     if lp.marking == Marking::Implicit {
         return implicit_warning(region, l, w, sources);
     }
+    // A `serial` construct runs on one gang, one worker and one vector lane: its loops run in
+    // order whatever they claim, so the program computes what its sequential version does.
+    if matches!(region.construct, Construct::Serial | Construct::SerialLoop) {
+        let d = Diag::warning(
+            lp.header_span,
+            format!(
+                "loop `{}` is marked independent but carries a dependence; in a `serial` construct it runs in order",
+                var
+            ),
+        )
+        .label(format!("iterations of `{}` are not independent", var));
+        return explain_witness(d, region, l, w, sources).note(
+            "a `serial` construct runs on one gang, one worker and one vector lane: the claim \
+             does not change what the program computes here, but it would in a `parallel` one",
+        );
+    }
     let d = Diag::error(
         lp.header_span,
         format!(

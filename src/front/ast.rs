@@ -340,6 +340,9 @@ pub enum StmtKind {
     Unsupported {
         what: String,
         body: Option<Box<Stmt>>,
+        /// A `switch`'s controlling expression, a `case`'s value (or the two ends of a GNU
+        /// case range); empty for the others.
+        args: Vec<Expr>,
     },
 }
 

@@ -96,6 +96,7 @@ pub fn load_source(
         .collect();
     region::attach(&mut tu, &pragmas, diags);
     let routines = region::inline_routines(&mut tu, &pragmas, sources, diags);
+    region::desugar(&mut tu);
     region::validate_with_routines(&tu, sources, &routines, diags);
     note_macro_origins(&pp, diags);
     diags.sort();

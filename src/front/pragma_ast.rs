@@ -52,10 +52,16 @@ pub enum ClauseKind {
     Gang(Option<Expr>),
     Worker(Option<Expr>),
     Vector(Option<Expr>),
-    NumGangs(Expr),
+    /// `num_gangs(n)`, or one count per dimension (`num_gangs(n1, n2, n3)`, OpenACC 3.3).
+    NumGangs(Vec<Expr>),
     NumWorkers(Expr),
     VectorLength(Expr),
-    Collapse(u32),
+    /// `collapse(n)`; `collapse(force:n)` (OpenACC 3.3) also collapses loops with code between
+    /// them, which runs in each iteration of the innermost (`front::region` moves it there).
+    Collapse {
+        n: u32,
+        force: bool,
+    },
     Reduction {
         op: RedOp,
         vars: Vec<Ident>,
@@ -72,7 +78,8 @@ pub enum ClauseKind {
     If(Expr),
     Async(Option<Expr>),
     Wait(Vec<Expr>),
-    Tile(Vec<Expr>),
+    /// The tile sizes; `None` for `*` (the implementation chooses).
+    Tile(Vec<Option<Expr>>),
     /// `finalize` (on `exit data`).
     Finalize,
     /// `if_present` (on `update`).
@@ -93,7 +100,7 @@ impl ClauseKind {
             ClauseKind::NumGangs(_) => "num_gangs",
             ClauseKind::NumWorkers(_) => "num_workers",
             ClauseKind::VectorLength(_) => "vector_length",
-            ClauseKind::Collapse(_) => "collapse",
+            ClauseKind::Collapse { .. } => "collapse",
             ClauseKind::Reduction { .. } => "reduction",
             ClauseKind::Private(_) => "private",
             ClauseKind::FirstPrivate(_) => "firstprivate",

@@ -1430,6 +1430,30 @@ error: loop `i` is marked independent but carries a dependence
 ";
     assert_eq!(trim_lines(&text), expected, "\n{}", text);
     assert!(is_parallel(&deps, &rs[0], LoopId(0)));
+
+    // In a `serial` construct the loop runs in order whatever it claims: a warning.
+    let serial = implicit.replace("parallel loop", "serial loop independent");
+    let (sm, rs) = lowered(&serial);
+    let deps = analyze(&rs[0]);
+    let text = render(&sm, &check_claims(&rs[0], &deps, Some(&sm)));
+    let expected = "\
+warning: loop `i` is marked independent but carries a dependence; in a `serial` construct it runs in order
+  ┌─ t.c:3:5
+  │
+3 │     for (int i = 1; i < n; i++)
+  │     ^^^^^^^^^^^^^^^^^^^^^^^^^^^ iterations of `i` are not independent
+4 │         for (int j = 0; j < n; j++)
+5 │             A[i][j] = A[i - 1][j];
+  │             -------   ----------- ... and read in the next iteration
+  │             │
+  │             `A[i][j]` is written in an iteration of `i` ...
+  │
+  = help: remove `independent` to run `i` sequentially in each thread, or declare `reduction(+:…)` for a scalar accumulator
+  = note: a `serial` construct runs on one gang, one worker and one vector lane: the claim does not change what the program computes here, but it would in a `parallel` one
+
+";
+    assert_eq!(trim_lines(&text), expected, "\n{}", text);
+    assert!(!is_parallel(&deps, &rs[0], LoopId(0)));
 }
 
 /// The examples and the corpus are correct programs: no claim is refuted, and the verdicts of

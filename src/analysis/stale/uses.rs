@@ -51,7 +51,7 @@ impl Decls {
             }
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body),
             StmtKind::Acc { body, .. } => self.stmt(body),
-            StmtKind::Unsupported { what, body } => {
+            StmtKind::Unsupported { what, body, .. } => {
                 if what == "goto" || what.starts_with("label") {
                     self.gives_up = true;
                 }

@@ -647,11 +647,17 @@ pub fn stmt(span: Span, kind: StmtKind) -> Stmt {
 
 /// `goto`, labels, `switch`, `case`, `default`.
 pub fn unsupported(span: Span, what: &str, body: Option<Stmt>) -> Stmt {
+    unsupported_with(span, what, body, Vec::new())
+}
+
+/// [`unsupported`] with the construct's expressions (a `switch`'s condition, a `case`'s value).
+pub fn unsupported_with(span: Span, what: &str, body: Option<Stmt>, args: Vec<Expr>) -> Stmt {
     stmt(
         span,
         StmtKind::Unsupported {
             what: what.to_string(),
             body: body.map(Box::new),
+            args,
         },
     )
 }

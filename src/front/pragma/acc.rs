@@ -291,12 +291,14 @@ impl Cx<'_, '_> {
     fn subarray_list(&mut self, p: Pair<'_, Rule>) -> Vec<SubArray> {
         p.into_inner()
             .filter(|c| c.as_rule() == Rule::subarray)
-            .map(|c| self.subarray(c))
+            .filter_map(|c| self.subarray(c))
             .collect()
     }
 
-    fn subarray(&mut self, p: Pair<'_, Rule>) -> SubArray {
+    /// A subarray, or `None` for a struct member (`data.a[0:n]`, reported).
+    fn subarray(&mut self, p: Pair<'_, Rule>) -> Option<SubArray> {
         let span = self.pspan(&p);
+        let mut member = false;
         let mut name = Ident {
             name: String::new(),
             span,
@@ -305,6 +307,24 @@ impl Cx<'_, '_> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::array_name => name = self.name(&c),
+                Rule::member_path => {
+                    member = true;
+                    let text = format!("{}{}", name.name, c.as_str());
+                    self.diags.push(
+                        Diag::error(
+                            Span {
+                                lo: name.span.lo,
+                                ..self.pspan(&c)
+                            },
+                            format!("`{text}`: a struct member in a clause is not supported"),
+                        )
+                        .label("a member of a struct")
+                        .note("accshare's clauses name variables: arrays, pointers and scalars")
+                        .help(format!(
+                            "name it through a variable of its own (`… *p = {text};`, then `p[…]` in the clause and the region)"
+                        )),
+                    );
+                }
                 Rule::sub_range => {
                     let rspan = self.pspan(&c);
                     let mut start = None;
@@ -345,7 +365,7 @@ impl Cx<'_, '_> {
                 _ => {}
             }
         }
-        SubArray { name, dims, span }
+        (!member).then_some(SubArray { name, dims, span })
     }
 
     fn clause(&mut self, p: Pair<'_, Rule>) -> Option<Clause> {
@@ -357,14 +377,27 @@ impl Cx<'_, '_> {
             Rule::cl_gang => ClauseKind::Gang(self.first_expr(&p)?),
             Rule::cl_worker => ClauseKind::Worker(self.first_expr(&p)?),
             Rule::cl_vector => ClauseKind::Vector(self.first_expr(&p)?),
-            Rule::cl_num_gangs => ClauseKind::NumGangs(self.first_expr(&p)??),
+            Rule::cl_num_gangs => {
+                let dims = self.expr_list(p);
+                if dims.is_empty() {
+                    return None;
+                }
+                ClauseKind::NumGangs(dims)
+            }
             Rule::cl_num_workers => ClauseKind::NumWorkers(self.first_expr(&p)??),
             Rule::cl_vector_length => ClauseKind::VectorLength(self.first_expr(&p)??),
             Rule::cl_if => ClauseKind::If(self.first_expr(&p)??),
             Rule::cl_async => ClauseKind::Async(self.first_expr(&p)?),
             Rule::cl_collapse => {
+                let force = p
+                    .clone()
+                    .into_inner()
+                    .any(|c| c.as_rule() == Rule::collapse_force);
                 let e = p.clone().into_inner().find(|c| c.as_rule() == Rule::expr)?;
-                ClauseKind::Collapse(self.collapse_count(&e)?)
+                ClauseKind::Collapse {
+                    n: self.collapse_count(&e)?,
+                    force,
+                }
             }
             Rule::cl_reduction => self.reduction_clause(p),
             Rule::cl_private => ClauseKind::Private(self.private_vars(p, "private")),
@@ -396,12 +429,12 @@ impl Cx<'_, '_> {
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::red_op => op = red_op(c.as_str()),
-                Rule::var_list => {
-                    for v in c.into_inner() {
-                        if v.as_rule() == Rule::var {
-                            vars.push(self.name(&v));
-                        }
-                    }
+                // `reduction(+:c[0:10])`, `reduction(+:e[x])`: a part of an array. The loops
+                // that update an array in a reduction run in order (`analysis::
+                // array_reduction`), which reduces every element they update, the part's
+                // among them.
+                Rule::subarray_list => {
+                    vars.extend(self.subarray_list(c).into_iter().map(|s| s.name));
                 }
                 _ => {}
             }
@@ -469,9 +502,9 @@ impl Cx<'_, '_> {
         }
     }
 
-    /// The sizes of `tile(…)`, or `None` when one is `*` (reported: not supported) or not an
-    /// expression.
-    fn tile_sizes(&mut self, p: Pair<'_, Rule>) -> Option<Vec<Expr>> {
+    /// The sizes of `tile(…)` (`None` for `*`, a size the implementation chooses), or `None`
+    /// when one is not an expression.
+    fn tile_sizes(&mut self, p: Pair<'_, Rule>) -> Option<Vec<Option<Expr>>> {
         let mut list = Vec::new();
         for t in p.into_inner() {
             if t.as_rule() != Rule::tile_size {
@@ -481,13 +514,10 @@ impl Cx<'_, '_> {
                 continue;
             };
             if x.as_rule() == Rule::star {
-                self.diags.push(
-                    Diag::error(self.pspan(&x), "`tile(*)` is not supported")
-                        .label("give the tile size here"),
-                );
-                return None;
+                list.push(None);
+                continue;
             }
-            list.push(self.expr(&x)?);
+            list.push(Some(self.expr(&x)?));
         }
         Some(list)
     }
@@ -608,7 +638,7 @@ fn clause_applies(c: &Construct, k: &ClauseKind) -> bool {
             | K::Gang(_)
             | K::Worker(_)
             | K::Vector(_)
-            | K::Collapse(_)
+            | K::Collapse { .. }
             | K::Tile(_)
             | K::Private(_)
             | K::Reduction { .. }

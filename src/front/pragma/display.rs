@@ -151,11 +151,16 @@ impl fmt::Display for ClauseKind {
                 }
                 Ok(())
             }
-            ClauseKind::NumGangs(e)
-            | ClauseKind::NumWorkers(e)
-            | ClauseKind::VectorLength(e)
-            | ClauseKind::If(e) => write!(f, "{name}({})", expr_to_c(e)),
-            ClauseKind::Collapse(n) => write!(f, "collapse({n})"),
+            ClauseKind::NumGangs(es) => {
+                f.write_str("num_gangs(")?;
+                write_exprs(f, es)?;
+                f.write_str(")")
+            }
+            ClauseKind::NumWorkers(e) | ClauseKind::VectorLength(e) | ClauseKind::If(e) => {
+                write!(f, "{name}({})", expr_to_c(e))
+            }
+            ClauseKind::Collapse { n, force: false } => write!(f, "collapse({n})"),
+            ClauseKind::Collapse { n, force: true } => write!(f, "collapse(force:{n})"),
             ClauseKind::Reduction { op, vars } => {
                 write!(f, "reduction({}:", op.name())?;
                 write_names(f, vars)?;
@@ -185,7 +190,15 @@ impl fmt::Display for ClauseKind {
             }
             ClauseKind::Tile(es) => {
                 f.write_str("tile(")?;
-                write_exprs(f, es)?;
+                for (i, e) in es.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match e {
+                        Some(e) => f.write_str(&expr_to_c(e))?,
+                        None => f.write_str("*")?,
+                    }
+                }
                 f.write_str(")")
             }
             ClauseKind::Finalize => f.write_str("finalize"),

@@ -129,9 +129,27 @@ fn loop_clauses() {
         "acc kernels if(c) async",
         "acc kernels async(1) wait",
         "acc kernels wait(1, q)",
+        "acc parallel num_gangs(n, n, 2)",
+        "acc loop tile(*, 4)",
+        "acc loop tile(*)",
     ] {
         round_trip(text, text);
     }
+    // OpenACC 3.3's modifiers: the gangs' dimension (accshare maps gang loops onto its own
+    // grid), `force`, a device's queues (every wait holds already: accshare
+    // runs each construct to its end).
+    round_trip("acc loop gang(dim:2)", "acc loop gang");
+    round_trip("acc loop collapse(force:2)", "acc loop collapse(force:2)");
+    round_trip(
+        "acc loop collapse( force : 3 )",
+        "acc loop collapse(force:3)",
+    );
+    round_trip(
+        "acc wait(devnum:0 : queues:1, 2) async(2)",
+        "acc wait(1, 2) async(2)",
+    );
+    round_trip("acc kernels wait(queues: q)", "acc kernels wait(q)");
+    round_trip("acc kernels wait(devnum: d: q)", "acc kernels wait(q)");
     round_trip(
         "acc loop gang(num:4) vector(length: 64)",
         "acc loop gang(4) vector(64)",
@@ -142,7 +160,10 @@ fn loop_clauses() {
     );
     let d = acc("acc parallel loop collapse(3) vector(128) independent");
     assert_eq!(d.clauses.len(), 3);
-    assert_eq!(d.clauses[0].kind, ClauseKind::Collapse(3));
+    assert_eq!(
+        d.clauses[0].kind,
+        ClauseKind::Collapse { n: 3, force: false }
+    );
     assert!(d.has(|k| matches!(k, ClauseKind::Independent)));
     let ClauseKind::Vector(Some(e)) = &d.clauses[1].kind else {
         panic!("{:?}", d.clauses[1])
@@ -182,6 +203,12 @@ fn reductions() {
         round_trip(&text, &text);
     }
     round_trip("acc loop reduction( max : m )", "acc loop reduction(max:m)");
+    // A part of an array (`c[0:10]`, an element `e[x]`) reduces the array: the loops that
+    // update it run in order.
+    round_trip(
+        "acc parallel loop reduction(+:c[0:10], e[x])",
+        "acc parallel loop reduction(+:c, e)",
+    );
 }
 
 #[test]
@@ -802,13 +829,16 @@ fn diagnostics() {
 "#,
         ),
         (
-            r#"acc loop tile(*, 4)"#,
-            r#"acc loop"#,
-            r#"error: `tile(*)` is not supported
-  ┌─ t.c:1:23
+            r#"acc data copyin(s.a[0:n], b)"#,
+            r#"acc data copyin(b)"#,
+            r#"error: `s.a`: a struct member in a clause is not supported
+  ┌─ t.c:1:25
   │
-1 │ #pragma acc loop tile(*, 4)
-  │                       ^ give the tile size here
+1 │ #pragma acc data copyin(s.a[0:n], b)
+  │                         ^^^ a member of a struct
+  │
+  = note: accshare's clauses name variables: arrays, pointers and scalars
+  = help: name it through a variable of its own (`… *p = s.a;`, then `p[…]` in the clause and the region)
 
 "#,
         ),

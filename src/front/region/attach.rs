@@ -457,8 +457,15 @@ impl Attacher<'_> {
                 continue;
             }
             for c in &d.clauses {
-                if let ClauseKind::Collapse(n) = c.kind {
-                    self.check_collapse(&d, c, n, &body);
+                if let ClauseKind::Collapse { n, force } = c.kind {
+                    let before = self.diags.0.len();
+                    if force {
+                        body = self.sink_intervening(c, n, body);
+                    }
+                    // Code that could not move was reported: the nest is not checked again.
+                    if self.diags.0.len() == before {
+                        self.check_collapse(&d, c, n, &body);
+                    }
                 }
             }
             let span = sp.to(body.span);
@@ -472,6 +479,125 @@ impl Attacher<'_> {
             };
         }
         body
+    }
+
+    /// `collapse(force:n)`: the code between the `n` loops (before and after each inner loop in
+    /// its enclosing loop's body) runs in each iteration of the innermost loop, as OpenACC 3.3
+    /// says; it is moved there, leaving `n` tightly nested loops. Code that cannot move stays
+    /// (with an error): a loop, a directive, a `break`/`continue`/`return`, or a name the inner
+    /// loop's header reads.
+    fn sink_intervening(&mut self, c: &Clause, n: u32, s: Stmt) -> Stmt {
+        if n <= 1 {
+            return s;
+        }
+        let Stmt {
+            kind:
+                StmtKind::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                },
+            span,
+        } = s
+        else {
+            return s;
+        };
+        let rebuild = |body: Stmt| Stmt {
+            kind: StmtKind::For {
+                init,
+                cond,
+                step,
+                body: Box::new(body),
+            },
+            span,
+        };
+        // The body: code before the inner loop, the loop, code after it.
+        let (body_span, block_span, mut stmts) = match body.kind {
+            StmtKind::Block(b) => (body.span, b.span, b.stmts),
+            kind => {
+                let one = Stmt {
+                    kind,
+                    span: body.span,
+                };
+                let inner = self.sink_intervening(c, n - 1, one);
+                return rebuild(inner);
+            }
+        };
+        stmts.retain(|x| !matches!(x.kind, StmtKind::Empty));
+        let loops: Vec<usize> = (0..stmts.len())
+            .filter(|&i| matches!(stmts[i].kind, StmtKind::For { .. }))
+            .collect();
+        let [at] = loops[..] else {
+            // No inner loop, or several: `check_collapse` reports the nest.
+            return rebuild(Stmt {
+                kind: StmtKind::Block(Block {
+                    stmts,
+                    span: block_span,
+                }),
+                span: body_span,
+            });
+        };
+        let after = stmts.split_off(at + 1);
+        let inner = stmts.pop().expect("the inner loop");
+        let before = stmts;
+        // The inner loops first (their own code moved), then this level's code, into the
+        // innermost body.
+        let mut inner = self.sink_intervening(c, n - 1, inner);
+        if before.is_empty() && after.is_empty() {
+            return rebuild(inner);
+        }
+        let mut header = Vec::new();
+        nest_headers(&inner, n - 1, &mut header);
+        let mut ok = true;
+        for x in before.iter().chain(after.iter()) {
+            if let Some((sp, why)) = unmovable(x, &header, 0) {
+                ok = false;
+                self.diags.push(
+                    Diag::error(
+                        sp,
+                        format!(
+                            "this code between the loops of `collapse(force:{n})` cannot run in each iteration of the inner loop: {why}"
+                        ),
+                    )
+                    .with_label(c.span, "collapsed here")
+                    .note("`force` runs the code between collapsed loops in each iteration of the innermost loop"),
+                );
+            }
+        }
+        if ok {
+            if let Some(slot) = innermost_body(&mut inner, n - 1) {
+                let old = std::mem::replace(
+                    slot.as_mut(),
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        span: body_span,
+                    },
+                );
+                let mut moved = before;
+                moved.push(old);
+                moved.extend(after);
+                **slot = Stmt {
+                    kind: StmtKind::Block(Block {
+                        stmts: moved,
+                        span: block_span,
+                    }),
+                    span: body_span,
+                };
+                return rebuild(inner);
+            }
+            return rebuild(inner);
+        }
+        let mut stmts = before;
+        stmts.push(inner);
+        stmts.extend(after);
+        rebuild(Stmt {
+            kind: StmtKind::Block(Block {
+                stmts,
+                span: block_span,
+            }),
+            span: body_span,
+        })
     }
 
     /// `collapse(n)` needs `n` tightly nested `for` loops.
@@ -567,7 +693,7 @@ fn early_exits(s: &Stmt, in_loop: bool, depth: usize, out: &mut Vec<(Span, &'sta
         StmtKind::Return(_) => out.push((s.span, "return")),
         StmtKind::Break if !in_loop => out.push((s.span, "break")),
         StmtKind::Continue if !in_loop => out.push((s.span, "continue")),
-        StmtKind::Unsupported { what, body } => {
+        StmtKind::Unsupported { what, body, .. } => {
             if what == "goto" {
                 out.push((s.span, "goto"));
             }
@@ -591,5 +717,189 @@ fn early_exits(s: &Stmt, in_loop: bool, depth: usize, out: &mut Vec<(Span, &'sta
         | StmtKind::DoWhile { body, .. } => early_exits(body, true, depth + 1, out),
         StmtKind::Acc { body, .. } => early_exits(body, in_loop, depth + 1, out),
         _ => {}
+    }
+}
+
+/// The identifiers an expression mentions.
+fn idents(e: &Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Ident(n) => out.push(n.clone()),
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::IncDec { arg: a, .. }
+        | ExprKind::Member { base: a, .. } => idents(a, out),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            idents(a, out);
+            idents(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            idents(a, out);
+            idents(b, out);
+            idents(c, out);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| idents(a, out)),
+        ExprKind::IndirectCall(f, args) => {
+            idents(f, out);
+            args.iter().for_each(|a| idents(a, out));
+        }
+        _ => {}
+    }
+}
+
+/// Where `e` writes a name of `header` (or calls a function, which might), and what it does.
+fn written_or_called(e: &Expr, header: &[String]) -> Option<(Span, String)> {
+    // The variable an assignment writes: the base of its target (`c` of `c[x * n]`).
+    let target = |t: &Expr| {
+        let mut base = t;
+        while let ExprKind::Index(a, _)
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a) = &base.kind
+        {
+            base = a;
+        }
+        match &base.kind {
+            ExprKind::Ident(n) if header.contains(n) => Some((
+                t.span,
+                format!("it assigns `{n}`, which the inner loop's header reads"),
+            )),
+            _ => None,
+        }
+    };
+    match &e.kind {
+        ExprKind::Assign(_, a, b) => target(a)
+            .or_else(|| written_or_called(a, header))
+            .or_else(|| written_or_called(b, header)),
+        ExprKind::IncDec { arg, .. } => target(arg).or_else(|| written_or_called(arg, header)),
+        ExprKind::Call(f, args) => {
+            if !is_math_function(&f.name) {
+                return Some((
+                    e.span,
+                    format!(
+                        "it calls `{}`, which might change what the inner loop's header reads",
+                        f.name
+                    ),
+                ));
+            }
+            args.iter().find_map(|a| written_or_called(a, header))
+        }
+        ExprKind::IndirectCall(..) => Some((e.span, "it calls a function".to_string())),
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::Member { base: a, .. } => written_or_called(a, header),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+            written_or_called(a, header).or_else(|| written_or_called(b, header))
+        }
+        ExprKind::Cond(a, b, c) => written_or_called(a, header)
+            .or_else(|| written_or_called(b, header))
+            .or_else(|| written_or_called(c, header)),
+        _ => None,
+    }
+}
+
+/// Why the statement `s`, between collapsed loops, cannot move into the innermost loop's body
+/// (at which span), if it cannot: `header` are the names the inner loop's header reads.
+fn unmovable(s: &Stmt, header: &[String], depth: usize) -> Option<(Span, String)> {
+    if depth > MAX_DEPTH {
+        return Some((s.span, "it is nested too deeply".to_string()));
+    }
+    let mentions = |e: &Expr| written_or_called(e, header);
+    match &s.kind {
+        StmtKind::Empty => None,
+        StmtKind::Expr(e) => mentions(e),
+        StmtKind::Decl(d) => d.declarators.iter().find_map(|dec| {
+            if header.contains(&dec.name.name) {
+                return Some((
+                    dec.name.span,
+                    format!(
+                        "it declares `{}`, which the inner loop's header reads",
+                        dec.name.name
+                    ),
+                ));
+            }
+            match &dec.init {
+                Some(Initializer::Expr(e)) => mentions(e),
+                _ => None,
+            }
+        }),
+        StmtKind::Block(b) => b.stmts.iter().find_map(|x| unmovable(x, header, depth + 1)),
+        StmtKind::If { cond, then, els } => mentions(cond)
+            .or_else(|| unmovable(then, header, depth + 1))
+            .or_else(|| els.as_ref().and_then(|e| unmovable(e, header, depth + 1))),
+        StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::DoWhile { .. } => {
+            Some((stmt_head(s), "it is a loop".to_string()))
+        }
+        StmtKind::Break | StmtKind::Continue | StmtKind::Return(_) => {
+            Some((s.span, "it leaves the loop it is in".to_string()))
+        }
+        StmtKind::Acc { .. } | StmtKind::AccStandalone(_) | StmtKind::Pragma(_) => {
+            Some((s.span, "it is a directive".to_string()))
+        }
+        StmtKind::Unsupported { what, .. } => Some((s.span, format!("it is a `{what}`"))),
+    }
+}
+
+/// The names the headers of the `levels` tightly nested loops from `s` declare or read.
+fn nest_headers(s: &Stmt, levels: u32, out: &mut Vec<String>) {
+    let mut cur = s;
+    for _ in 0..levels {
+        let StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } = &cur.kind
+        else {
+            return;
+        };
+        match init {
+            ForInit::Decl(d) => {
+                for dec in &d.declarators {
+                    out.push(dec.name.name.clone());
+                    if let Some(Initializer::Expr(e)) = &dec.init {
+                        idents(e, out);
+                    }
+                }
+            }
+            ForInit::Expr(e) => idents(e, out),
+            ForInit::None => {}
+        }
+        for e in cond.iter().chain(step.iter()) {
+            idents(e, out);
+        }
+        cur = tight_inner(body);
+    }
+}
+
+/// The body of the innermost of the `levels` tightly nested loops from `s`.
+fn innermost_body(s: &mut Stmt, levels: u32) -> Option<&mut Box<Stmt>> {
+    let StmtKind::For { body, .. } = &mut s.kind else {
+        return None;
+    };
+    if levels <= 1 {
+        return Some(body);
+    }
+    let only = match &body.kind {
+        StmtKind::Block(b) => {
+            let mut idx =
+                (0..b.stmts.len()).filter(|&i| !matches!(b.stmts[i].kind, StmtKind::Empty));
+            let (Some(only), None) = (idx.next(), idx.next()) else {
+                return None;
+            };
+            Some(only)
+        }
+        _ => None,
+    };
+    match only {
+        Some(i) => match &mut body.kind {
+            StmtKind::Block(b) => innermost_body(&mut b.stmts[i], levels - 1),
+            _ => None,
+        },
+        None => innermost_body(body.as_mut(), levels - 1),
     }
 }

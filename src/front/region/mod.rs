@@ -58,12 +58,14 @@ fn takes_body(c: &Construct) -> bool {
 
 mod atomic;
 mod attach;
+mod desugar;
 mod routine;
 mod summary;
 mod validate;
 
 pub use atomic::{atomic_form, is_atomic_op, AtomicForm, AtomicUpdate};
 pub use attach::attach;
+pub use desugar::desugar;
 pub use routine::inline_routines;
 pub use summary::{summarize, LoopSummary, RegionSummary};
 pub use validate::{array_dims, validate, validate_with_routines};

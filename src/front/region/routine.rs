@@ -787,9 +787,50 @@ impl Subst {
                 self.expr(cond, depth + 1);
                 self.stmt(body, depth + 1);
             }
-            StmtKind::Acc { body, .. } => self.stmt(body, depth + 1),
+            StmtKind::Acc { dir, body, .. } => {
+                self.directive(dir, depth);
+                self.stmt(body, depth + 1);
+            }
             StmtKind::Unsupported { body: Some(b), .. } => self.stmt(b, depth + 1),
             _ => {}
+        }
+    }
+
+    /// The names a directive of the body names (an orphaned `loop reduction(+:sum)` over a
+    /// local `sum`) renamed as the body's locals are, its expressions substituted.
+    fn directive(&mut self, d: &mut AccDirective, depth: usize) {
+        self.span(&mut d.span);
+        self.span(&mut d.construct_span);
+        for c in &mut d.clauses {
+            self.span(&mut c.span);
+            match &mut c.kind {
+                ClauseKind::Reduction { vars, .. }
+                | ClauseKind::Private(vars)
+                | ClauseKind::FirstPrivate(vars) => {
+                    for v in vars {
+                        self.span(&mut v.span);
+                        if let Some(r) = self.names.get(&v.name) {
+                            v.name = r.clone();
+                        }
+                    }
+                }
+                ClauseKind::Gang(Some(e))
+                | ClauseKind::Worker(Some(e))
+                | ClauseKind::Vector(Some(e))
+                | ClauseKind::NumWorkers(e)
+                | ClauseKind::VectorLength(e) => self.expr(e, depth + 1),
+                ClauseKind::NumGangs(es) => {
+                    for e in es {
+                        self.expr(e, depth + 1);
+                    }
+                }
+                ClauseKind::Tile(es) => {
+                    for e in es.iter_mut().flatten() {
+                        self.expr(e, depth + 1);
+                    }
+                }
+                _ => {}
+            }
         }
     }
 

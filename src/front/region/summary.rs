@@ -205,7 +205,7 @@ fn loop_marks(d: &AccDirective) -> Vec<String> {
                     | ClauseKind::Gang(_)
                     | ClauseKind::Worker(_)
                     | ClauseKind::Vector(_)
-                    | ClauseKind::Collapse(_)
+                    | ClauseKind::Collapse { .. }
                     | ClauseKind::Tile(_)
                     | ClauseKind::Reduction { .. }
                     | ClauseKind::Private(_)

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use super::*;
 use crate::diag::render;
 use crate::front::parser::parse_translation_unit;
-use crate::front::pragma::parse_pragma;
+use crate::front::pragma::{expr_to_c, parse_pragma};
 use crate::front::preprocess::{preprocess, PpOptions};
 
 /// A C text through the preprocessor, the parser and the pragma parser (file `t.c`).
@@ -412,6 +412,40 @@ t.c:11:5: f: parallel loop collapse(2) | loops i[collapse(2)] > j | data copy(A)
 "#,
     ),
     (
+        "collapse_force",
+        r#"void f(int n, float *a, float *c)
+{
+#pragma acc parallel loop collapse(force:2) copyin(a[0:n]) copyout(c[0:10*n])
+    for (int x = 0; x < 10; x++) {
+        float t = a[x] * 2.0f;
+        for (int y = 0; y < n; y++)
+            c[x * n + y] = t;
+        c[x * n] += 1.0f;
+    }
+#pragma acc parallel loop collapse(force:2) copy(c[0:10*n])
+    for (int x = 0; x < 10; x++) {
+        n = n - 1;
+        for (int y = 0; y < n; y++)
+            c[x * n + y] = 0.0f;
+    }
+}
+"#,
+        r#"t.c:4:5: f: parallel loop collapse(force:2) | loops x[collapse(force:2)] > y | data copyin(a) copyout(c)
+t.c:11:5: f: parallel loop collapse(force:2) | loops x[collapse(force:2)] > y | data copy(c)"#,
+        r#"error: this code between the loops of `collapse(force:2)` cannot run in each iteration of the inner loop: it assigns `n`, which the inner loop's header reads
+   ┌─ t.c:12:9
+   │
+10 │ #pragma acc parallel loop collapse(force:2) copy(c[0:10*n])
+   │                           ----------------- collapsed here
+11 │     for (int x = 0; x < 10; x++) {
+12 │         n = n - 1;
+   │         ^
+   │
+   = note: `force` runs the code between collapsed loops in each iteration of the innermost loop
+
+"#,
+    ),
+    (
         "return_call_nested",
         r#"float g(float v);
 void f(int n, float *x)
@@ -641,7 +675,7 @@ warning: `#pragma acc share` outside a function is ignored
 /// Attachment and validation of whole functions: the summaries and every diagnostic, rendered.
 #[test]
 fn regions_and_diagnostics() {
-    assert_eq!(CASES.len(), 18);
+    assert_eq!(CASES.len(), 19);
     let mut failures = Vec::new();
     for (name, src, summary, diags) in CASES {
         let (_, s, d) = run(src);
@@ -1051,4 +1085,148 @@ fn host_c99_inside_a_region() {
         ],
         "{d}"
     );
+}
+
+/// Inside compute regions, a `switch` becomes an `if` chain and a chain of assignments one
+/// statement per assignment (`desugar`); a `switch` that leaves from inside an `if`, and a
+/// chain whose inner target has side effects, stay and are reported where they are. Host code
+/// is left as written.
+#[test]
+fn switches_and_assignment_chains_in_compute_regions() {
+    let text = r#"void f(int n, int *k, float *a, float *c)
+{
+    float s = 0.0f;
+#pragma acc parallel loop copyin(k[0:n]) copy(a[0:n], c[0:n]) reduction(+:s)
+    for (int i = 0; i < n; i++) {
+        switch (k[i]) {
+        case 0:
+        case 1:
+            c[i] = 1.0f;
+            break;
+        case 2:
+            a[i] = 2.0f;
+        default:
+            c[i] = a[i];
+        }
+        s += c[i] = a[i] + 1.0f;
+    }
+#pragma acc parallel loop copyin(k[0:n]) copy(c[0:n])
+    for (int i = 0; i < n; i++) {
+        switch (k[i]) {
+        case 0:
+            if (c[i] > 0.0f)
+                break;
+            c[i] = 1.0f;
+        }
+        c[i] += a[k[i]++] = 1.0f;
+    }
+    switch (n) { case 0: s = c[0] = 1.0f; }
+}
+"#;
+    let mut p = parse(text);
+    attach(&mut p.tu, &p.pragmas, &mut p.diags);
+    desugar(&mut p.tu);
+    validate(&p.tu, &p.sources, &mut p.diags);
+    p.diags.sort();
+    let d = render(&p.sources, &p.diags.0);
+    // (The chain `c[i] += a[k[i]++] = …` is reported by the IR's lowering.)
+    assert_eq!(
+        d,
+        r#"error: `switch` is not supported inside a compute region
+   ┌─ t.c:20:9
+   │
+18 │ #pragma acc parallel loop copyin(k[0:n]) copy(c[0:n])
+   │             ------------- inside this compute construct
+19 │     for (int i = 0; i < n; i++) {
+20 │         switch (k[i]) {
+   │         ^^^^^^ not supported in a kernel
+   │
+   = note: a compute region becomes a GPU kernel; its control flow must be structured (`if`, loops, `break`, `continue`)
+
+"#
+    );
+    let b = body(&p.tu);
+    // The first region's loop body: the `if` chain (case 0 or 1; case 2, falling through to
+    // default; default), then the chain as two statements.
+    let (_, _, l) = acc_parts(&b[1]);
+    let StmtKind::For { body: lb, .. } = &l.kind else {
+        panic!("{l:?}")
+    };
+    let StmtKind::Block(lb) = &lb.kind else {
+        panic!()
+    };
+    let StmtKind::If { cond, els, .. } = &lb.stmts[0].kind else {
+        panic!("{:?}", lb.stmts[0])
+    };
+    assert_eq!(expr_to_c(cond), "k[i] == 0 || k[i] == 1");
+    let Some(els) = els else { panic!() };
+    let StmtKind::If {
+        cond,
+        then,
+        els: Some(default),
+    } = &els.kind
+    else {
+        panic!("{els:?}")
+    };
+    assert_eq!(expr_to_c(cond), "k[i] == 2");
+    let StmtKind::Block(fall) = &then.kind else {
+        panic!()
+    };
+    assert_eq!(fall.stmts.len(), 2);
+    let StmtKind::Block(only) = &default.kind else {
+        panic!()
+    };
+    assert_eq!(only.stmts.len(), 1);
+    let StmtKind::Block(chain) = &lb.stmts[1].kind else {
+        panic!("{:?}", lb.stmts[1])
+    };
+    let texts: Vec<String> = chain
+        .stmts
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Expr(e) => expr_to_c(e),
+            k => format!("{k:?}"),
+        })
+        .collect();
+    assert_eq!(texts, ["c[i] = a[i] + 1.0f", "s += c[i]"]);
+    // Host code keeps its `switch`.
+    assert!(matches!(
+        b.last().map(|s| &s.kind),
+        Some(StmtKind::Unsupported { what, .. }) if what == "switch"
+    ));
+}
+
+/// `acc_on_device(t)` in a compute region: true for every device type but the host and none
+/// (`acc_device_*` spelled as their values); host code keeps its call.
+#[test]
+fn acc_on_device_in_compute_regions() {
+    let text = r#"void f(int n, int t, int *v)
+{
+#pragma acc parallel loop copy(v[0:n])
+    for (int i = 0; i < n; i++)
+        v[i] = acc_on_device(acc_device_host) + acc_on_device(t);
+    v[0] = acc_on_device(t);
+}
+"#;
+    let mut p = parse(text);
+    attach(&mut p.tu, &p.pragmas, &mut p.diags);
+    desugar(&mut p.tu);
+    validate(&p.tu, &p.sources, &mut p.diags);
+    assert_eq!(render(&p.sources, &p.diags.0), "");
+    let b = body(&p.tu);
+    let (_, _, l) = acc_parts(&b[0]);
+    let StmtKind::For { body: lb, .. } = &l.kind else {
+        panic!("{l:?}")
+    };
+    let StmtKind::Expr(e) = &lb.kind else {
+        panic!("{lb:?}")
+    };
+    assert_eq!(
+        expr_to_c(e),
+        "v[i] = (2 != 2 && 2 != 0) + (t != 2 && t != 0)"
+    );
+    let StmtKind::Expr(e) = &b[1].kind else {
+        panic!("{:?}", b[1])
+    };
+    assert_eq!(expr_to_c(e), "v[0] = acc_on_device(t)");
 }

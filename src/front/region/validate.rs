@@ -316,7 +316,7 @@ impl Validator<'_, '_> {
                 }
             }
             StmtKind::Break | StmtKind::Continue | StmtKind::Empty | StmtKind::Pragma(_) => {}
-            StmtKind::Unsupported { what, body } => {
+            StmtKind::Unsupported { what, body, .. } => {
                 // `case`/`default` are only inside a `switch`, which is reported.
                 let reported = matches!(what.as_str(), "case" | "default");
                 if let Some(outer) = self.compute.filter(|_| !reported) {

@@ -705,7 +705,7 @@ impl<'a> RegionBuilder<'a> {
                             c.vector_len = const_u32(e)
                         }
                         ClauseKind::NumWorkers(e) => c.workers = const_u32(e),
-                        ClauseKind::Collapse(n) => c.collapse = *n,
+                        ClauseKind::Collapse { n, .. } => c.collapse = *n,
                         ClauseKind::Reduction { op, vars } => c
                             .reductions
                             .extend(vars.iter().map(|v| (*op, v.name.clone()))),

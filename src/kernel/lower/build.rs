@@ -398,6 +398,11 @@ impl<'a> KernelBuilder<'a> {
     fn declare_private_scalars(&mut self, body: &mut Vec<KStmt>) {
         let ir = self.ir();
         for v in self.privatized.clone() {
+            // A reduction of another grid loop (`reduction(+:t)` on `x`, `t` assigned before
+            // its use in each iteration of `y`): its accumulator, declared below, is the copy.
+            if self.reductions.iter().any(|(_, n, _)| *n == v) {
+                continue;
+            }
             if let Some(info) = ir.scalars.get(&v) {
                 if info.local.is_none() {
                     let first = self
