@@ -23,6 +23,8 @@
 //! why); it never decides anything itself. `explain` reads the same values, and a tuner varies
 //! them.
 
+use std::num::NonZeroU32;
+
 use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diag, Diags};
 use crate::ir::lower::RegionAst;
@@ -63,16 +65,69 @@ pub struct Options {
     /// The platform the partition engine sizes for, as staged code can use it
     /// ([`stage::code_platform`]); `None` under [`OptLevel::Naive`].
     pub platform: Option<Platform>,
-    /// Rows per work-item (`--ilp RY[xRX]`); `None`: accshare's choice.
-    pub ilp: Option<u32>,
-    /// Columns per work-item (`--ilp RYxRX`); `None`: accshare's choice.
-    pub cols: Option<u32>,
+    /// The outputs per work-item asked for (`--ilp RY[xRX]`; accshare's choice by default).
+    pub shape: ShapeRequest,
     /// The engine's options (values of symbolic sizes).
     pub engine: crate::partition::Options,
     /// The staging's own choices (padding against bank conflicts).
     pub stage: stage::StageOptions,
     /// Short-word grouping ([`words`]): `None` is accshare's choice (on), `Some(false)` off.
     pub words: Option<bool>,
+}
+
+/// The outputs per work-item asked for (`--ilp RY[xRX]`, `accshare bench`'s levels, tests):
+/// rows × columns of a work-item's micro-tile, each `None` where accshare chooses. The one
+/// request every layer passes down unchanged (`driver::OptOptions::shape`,
+/// [`Options::shape`], [`Coarsening::shape`]); what the schedule makes of it is a
+/// [`WorkShape`]. The CLI always asks for both (`--ilp 2` is 2×1); a request of rows alone
+/// leaves the columns of an unstaged register tile to accshare.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ShapeRequest {
+    /// Rows per work-item (RY).
+    pub rows: Option<NonZeroU32>,
+    /// Columns per work-item (RX).
+    pub cols: Option<NonZeroU32>,
+}
+
+impl ShapeRequest {
+    /// `rows` × `cols` outputs per work-item (`--ilp RYxRX`).
+    ///
+    /// # Panics
+    /// When either is 0.
+    pub fn tile(rows: u32, cols: u32) -> ShapeRequest {
+        ShapeRequest {
+            rows: Some(factor(rows)),
+            cols: Some(factor(cols)),
+        }
+    }
+
+    /// `rows` rows per work-item, the columns accshare's choice.
+    ///
+    /// # Panics
+    /// When `rows` is 0.
+    pub fn rows(rows: u32) -> ShapeRequest {
+        ShapeRequest {
+            rows: Some(factor(rows)),
+            cols: None,
+        }
+    }
+
+    /// Whether anything is asked for (rows or columns).
+    pub fn is_asked(&self) -> bool {
+        self.rows.is_some() || self.cols.is_some()
+    }
+
+    /// Rows × columns asked for, 1 where accshare would choose.
+    pub fn or_one(&self) -> (u32, u32) {
+        (
+            self.rows.map_or(1, NonZeroU32::get),
+            self.cols.map_or(1, NonZeroU32::get),
+        )
+    }
+}
+
+fn factor(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).expect("outputs per work-item are at least 1")
 }
 
 /// The shape of a kernel's work: the block of the grid a thread block covers, and the micro-tile
@@ -382,19 +437,15 @@ pub fn schedule_region(
                 local_is_global,
                 options: stage_options,
             });
+        let asked = opts.shape.is_asked();
         let ilp = Coarsening {
-            rows: opts.ilp,
-            cols: opts.cols,
+            shape: opts.shape,
             // Register tiles without staging: asked for, or where local memory is global
             // memory (the CPU's register and cache blocking).
-            unstaged: opts.opt == OptLevel::Share
-                && (opts.ilp.is_some() || opts.cols.is_some() || local_is_global),
+            unstaged: opts.opt == OptLevel::Share && (asked || local_is_global),
             cpu: local_is_global,
             // Short words: by default under `--opt share`, unless `--ilp` asks for a tile.
-            words: opts.opt == OptLevel::Share
-                && opts.words != Some(false)
-                && opts.ilp.is_none()
-                && opts.cols.is_none(),
+            words: opts.opt == OptLevel::Share && opts.words != Some(false) && !asked,
             words_asked: opts.words == Some(true),
             tile_words: opts.opt == OptLevel::Share && opts.words != Some(false),
             fit: opts.opt == OptLevel::Share && local_is_global,
@@ -405,7 +456,7 @@ pub fn schedule_region(
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             if let Some(p) = opts.platform.as_ref().filter(|_| !local_is_global) {
-                let forced = opts.ilp.is_some() || opts.cols.is_some();
+                let forced = asked;
                 choose_factor(r, deps, &mut ks, p, forced, diags);
                 if !forced {
                     keep_staging_if_faster(&r.ir, &mut ks, p);
@@ -414,7 +465,7 @@ pub fn schedule_region(
                     .map(|s| s.plan)
                     .filter(|_| !forced || opts.stage.micro)
                 {
-                    let want = forced.then(|| (opts.ilp.unwrap_or(1), opts.cols.unwrap_or(1)));
+                    let want = forced.then(|| opts.shape.or_one());
                     ks.micro = micro::offer(r, deps, &mut ks, kp, &stage_options, p, want);
                 }
             }
@@ -601,10 +652,8 @@ pub struct Staging<'a> {
 /// The outputs per work-item asked for, and whether unstaged kernels get a register tile.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Coarsening {
-    /// Rows per work-item (`None`: accshare's choice).
-    pub rows: Option<u32>,
-    /// Columns per work-item (`None`: accshare's choice).
-    pub cols: Option<u32>,
+    /// The outputs per work-item asked for ([`Options::shape`]).
+    pub shape: ShapeRequest,
     /// Unstaged kernels are coarsened too (a register micro-tile without shared memory).
     pub unstaged: bool,
     /// The target is a CPU device (local memory is global memory): the unstaged micro-tiles of
@@ -676,8 +725,8 @@ pub fn schedule_kernel(
             candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         } else {
-            let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.rows);
-            let c = cols_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.cols);
+            let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.shape.rows);
+            let c = cols_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.shape.cols);
             let staged = Schedule {
                 shape: WorkShape {
                     block: spec.block,
@@ -825,7 +874,7 @@ pub fn rows_per_work_item(
     grid: &[GridLoop],
     root: LoopId,
     block: [u32; 3],
-    request: Option<u32>,
+    request: Option<NonZeroU32>,
 ) -> u32 {
     if grid.len() < 2 || !coarsenable(ir, deps, grid, root) {
         return 1;
@@ -850,8 +899,8 @@ pub(crate) fn coarsenable(ir: &Region, deps: &DepInfo, grid: &[GridLoop], root: 
 }
 
 /// The largest power of two up to `want` (at most 64) that divides `extent`.
-fn dividing_factor(want: u32, extent: u32) -> u32 {
-    let want = want.clamp(1, 64);
+fn dividing_factor(want: NonZeroU32, extent: u32) -> u32 {
+    let want = want.get().min(64);
     let mut f = 1;
     while f * 2 <= want && extent % (f * 2) == 0 {
         f *= 2;
@@ -869,7 +918,7 @@ pub fn cols_per_work_item(
     grid: &[GridLoop],
     root: LoopId,
     block: [u32; 3],
-    request: Option<u32>,
+    request: Option<NonZeroU32>,
 ) -> u32 {
     match request {
         Some(want) if coarsenable(ir, deps, grid, root) => dividing_factor(want, block[0]),
@@ -950,9 +999,7 @@ fn unstaged_tile(
     let tile = match register_tile(ir, deps, baseline, ilp) {
         // A CPU tile taken for SIMD lanes alone (no operand shared across its outputs) gives
         // way to short words, which make the same adjacent outputs' bytes vector accesses.
-        Some(t) if ilp.rows.is_none() && ilp.cols.is_none() && !reuses_operands(ir, baseline) => {
-            words().or(Some(t))
-        }
+        Some(t) if !ilp.shape.is_asked() && !reuses_operands(ir, baseline) => words().or(Some(t)),
         Some(t) => Some(t),
         None => words(),
     };
@@ -1001,29 +1048,34 @@ fn register_tile(
     // with 1×16, while hotspot's and transpose's loop-free bodies gain nothing (PoCL, region
     // time, one run each).
     let lanes = wide && has_inner_loop(ir, baseline);
-    let pick = |req: Option<u32>, present: bool, reuse: bool, default: u32| match (req, present) {
-        (_, false) => 1,
-        (Some(n), true) => n.clamp(1, 64).next_power_of_two().min(64),
-        (None, true) if reuse => default,
-        (None, true) => 1,
-    };
+    let pick =
+        |req: Option<NonZeroU32>, present: bool, reuse: bool, default: u32| match (req, present) {
+            (_, false) => 1,
+            (Some(n), true) => n.get().min(64).next_power_of_two().min(64),
+            (None, true) if reuse => default,
+            (None, true) => 1,
+        };
     // Rows pay with an operand the rows of a column share (independent of y), columns with one
     // the columns of a row share (independent of x).
-    let rows = pick(ilp.rows, y.is_some(), indep_y, TILE_DEFAULT);
+    let rows = pick(ilp.shape.rows, y.is_some(), indep_y, TILE_DEFAULT);
     // Columns taken for SIMD lanes alone (no operand shared along a row) are 4: a stencil's
     // taps each load the tile's whole row, and wider rows were slower (PoCL, 1800×1400, kernel
     // time against the naive kernel, three runs each: a 3×3 convolution with a filter array
     // 1.2–1.6× with 4 columns, 0.6–1.0× with 8 or 16; a 9-point smoothing 1.7–2.3× with 4,
     // 0.8–1.4× with 16).
     let lane_cols = if indep_x { default_cols } else { TILE_DEFAULT };
-    let cols = pick(ilp.cols, x.is_some(), indep_x || lanes, lane_cols);
+    let cols = pick(ilp.shape.cols, x.is_some(), indep_x || lanes, lane_cols);
     // A default tile is no wider (taller) than the grid's known extent along x (y): the
     // largest power of two within it, so that most work-items are whole tiles.
-    let within = |n: u32, req: Option<u32>, dim: u8| match known_extent(ir, &baseline.grid, dim) {
-        Some(e) if ilp.fit && req.is_none() && e < n => 1 << e.max(1).ilog2(),
-        _ => n,
-    };
-    let (rows, cols) = (within(rows, ilp.rows, 1), within(cols, ilp.cols, 0));
+    let within =
+        |n: u32, req: Option<NonZeroU32>, dim: u8| match known_extent(ir, &baseline.grid, dim) {
+            Some(e) if ilp.fit && req.is_none() && e < n => 1 << e.max(1).ilog2(),
+            _ => n,
+        };
+    let (rows, cols) = (
+        within(rows, ilp.shape.rows, 1),
+        within(cols, ilp.shape.cols, 0),
+    );
     if rows * cols <= 1 {
         return None;
     }

@@ -179,7 +179,10 @@ fn a_cpu_line_tile_has_two_copies_and_a_gpu_one_four() {
     assert_eq!((t.shape.rows, t.shape.cols), (1, TILE_DEFAULT));
     // An explicit factor is kept on a CPU.
     let asked = Coarsening {
-        cols: Some(4),
+        shape: ShapeRequest {
+            cols: NonZeroU32::new(4),
+            ..ShapeRequest::default()
+        },
         ..cpu_share()
     };
     assert_eq!(schedule(LINE, asked).preferred().shape.cols, 4);

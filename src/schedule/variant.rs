@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule, WorkShape};
+use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule, ShapeRequest, WorkShape};
 use crate::analysis::dependence::DepInfo;
 use crate::ir::lower::RegionAst;
 use crate::partition::KernelPlan;
@@ -726,8 +726,10 @@ fn apply_with_limit(
     if spec.block != v.block {
         return Err(VariantError::Block);
     }
-    let f = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.ilp));
-    let c = super::cols_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.cols));
+    // Not 0: checked above.
+    let asked = ShapeRequest::tile(v.ilp, v.cols);
+    let f = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, asked.rows);
+    let c = super::cols_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, asked.cols);
     if f != v.ilp || c != v.cols {
         return Err(VariantError::Rows);
     }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::schedule::{schedule_region, KernelSchedule, OptLevel, Options};
+use crate::schedule::{schedule_region, KernelSchedule, OptLevel, Options, ShapeRequest};
 
 /// The schedules of the first kernel of `src` on `platform` (`--opt share`, `--ilp` as given),
 /// with the region's IR.
@@ -10,8 +10,7 @@ fn schedule(src: &str, platform: &str, ilp: Option<(u32, u32)>) -> (Region, Kern
     let opts = Options {
         opt: OptLevel::Share,
         platform: Some(crate::schedule::stage::code_platform(&p)),
-        ilp: ilp.map(|x| x.0),
-        cols: ilp.map(|x| x.1),
+        shape: ilp.map_or_else(ShapeRequest::default, |(r, c)| ShapeRequest::tile(r, c)),
         ..Default::default()
     };
     let mut rs = schedule_region(&r, &d, 0, &opts, &mut diags);
