@@ -546,28 +546,16 @@ fn choose_factor(
         ks.coarsening = Some(choice);
         return;
     }
+    // The staged candidates again, built as `schedule_kernel` builds them, with the factor
+    // chosen.
     let (rows, cols) = choice.chosen;
-    if (rows, cols) != (staged.shape.rows, staged.shape.cols) {
-        if (rows, cols) == (1, 1) {
-            // The one-output staged candidate follows.
-            ks.candidates.remove(first);
-        } else if (staged.shape.rows, staged.shape.cols) == (1, 1) {
-            ks.candidates.insert(
-                first,
-                Schedule {
-                    shape: WorkShape {
-                        rows,
-                        cols,
-                        ..staged.shape
-                    },
-                    ..staged
-                },
-            );
-        } else {
-            ks.candidates[first].shape.rows = rows;
-            ks.candidates[first].shape.cols = cols;
-        }
-    }
+    let end = first
+        + ks.candidates[first..]
+            .iter()
+            .take_while(|c| c.staged().is_some())
+            .count();
+    ks.candidates
+        .splice(first..end, staged_candidates(&staged, rows, cols));
     ks.coarsening = Some(choice);
 }
 
@@ -730,25 +718,13 @@ pub fn schedule_kernel(
             let staged = Schedule {
                 shape: WorkShape {
                     block: spec.block,
-                    rows: f,
-                    cols: c,
                     ..baseline.shape
                 },
                 stage: Some(spec),
                 full_tile_path: true,
                 ..baseline.clone()
             };
-            if f * c > 1 {
-                candidates.push(staged.clone());
-            }
-            candidates.push(Schedule {
-                shape: WorkShape {
-                    rows: 1,
-                    cols: 1,
-                    ..staged.shape
-                },
-                ..staged
-            });
+            candidates.extend(staged_candidates(&staged, f, c));
             candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         }
@@ -776,6 +752,25 @@ pub fn schedule_kernel(
         lanes: None,
         micro: None,
     })
+}
+
+/// The staged candidates of a kernel staged as `staged`: with `rows` × `cols` outputs per
+/// work-item where that is more than one, then with one output per work-item.
+fn staged_candidates(staged: &Schedule, rows: u32, cols: u32) -> Vec<Schedule> {
+    let with = |rows, cols| Schedule {
+        shape: WorkShape {
+            rows,
+            cols,
+            ..staged.shape
+        },
+        ..staged.clone()
+    };
+    let mut out = Vec::new();
+    if rows * cols > 1 {
+        out.push(with(rows, cols));
+    }
+    out.push(with(1, 1));
+    out
 }
 
 /// The grid loops of nest `root` (`analysis::mapping`) with the range of each iterator over the
@@ -1196,11 +1191,15 @@ fn operand_reuse(ir: &Region, s: &Schedule, y: Option<LoopId>, x: Option<LoopId>
 
 /// The default rows per work-item of a staged block (see [`rows_per_work_item`]).
 pub fn default_rows(block: [u32; 3]) -> u32 {
+    let threads = |rows| {
+        let shape = WorkShape {
+            rows,
+            ..WorkShape::plain(block)
+        };
+        shape.launch_block().iter().product::<u32>()
+    };
     let mut f = 1;
-    while f < MAX_ILP
-        && block[1] % (f * 2) == 0
-        && block[0] * (block[1] / (f * 2)) * block[2] >= MIN_ILP_THREADS
-    {
+    while f < MAX_ILP && block[1] % (f * 2) == 0 && threads(f * 2) >= MIN_ILP_THREADS {
         f *= 2;
     }
     f
