@@ -126,6 +126,7 @@ impl ShapeRequest {
     }
 }
 
+/// `n`, which is not 0 (outputs per work-item).
 fn factor(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).expect("outputs per work-item are at least 1")
 }
@@ -138,10 +139,10 @@ fn factor(n: u32) -> NonZeroU32 {
 pub struct WorkShape {
     /// Grid points per block along x, y, z *before* outputs per work-item.
     pub block: [u32; 3],
-    /// Rows of the block each work-item computes (RY of its micro-tile; at least 1).
-    pub rows: u32,
-    /// Columns of the block each work-item computes (RX of its micro-tile; at least 1).
-    pub cols: u32,
+    /// Rows of the block each work-item computes (RY of its micro-tile).
+    pub rows: NonZeroU32,
+    /// Columns of the block each work-item computes (RX of its micro-tile).
+    pub cols: NonZeroU32,
     /// Where a work-item's columns lie in its block.
     pub layout: ColLayout,
 }
@@ -151,25 +152,42 @@ impl WorkShape {
     pub fn plain(block: [u32; 3]) -> WorkShape {
         WorkShape {
             block,
-            rows: 1,
-            cols: 1,
+            rows: NonZeroU32::MIN,
+            cols: NonZeroU32::MIN,
             layout: ColLayout::Cyclic,
         }
+    }
+
+    /// This block with `rows` × `cols` outputs per work-item.
+    ///
+    /// # Panics
+    /// When either is 0.
+    pub fn with_tile(self, rows: u32, cols: u32) -> WorkShape {
+        WorkShape {
+            rows: factor(rows),
+            cols: factor(cols),
+            ..self
+        }
+    }
+
+    /// Rows × columns per work-item.
+    pub fn tile(&self) -> (u32, u32) {
+        (self.rows.get(), self.cols.get())
     }
 
     /// Work-items per block as launched: a block's rows are run by `block[1] / rows` rows of
     /// work-items, its columns by `block[0] / cols` columns.
     pub fn launch_block(&self) -> [u32; 3] {
         [
-            self.block[0] / self.cols.max(1),
-            self.block[1] / self.rows.max(1),
+            self.block[0] / self.cols,
+            self.block[1] / self.rows,
             self.block[2],
         ]
     }
 
     /// Outputs per work-item (`rows · cols`).
     pub fn outputs(&self) -> u32 {
-        self.rows * self.cols
+        self.rows.get() * self.cols.get()
     }
 }
 
@@ -212,7 +230,7 @@ impl Schedule {
     /// Whether a work-item's rows are adjacent (`y·RY + r`, a transposed vector tile of
     /// [`words`]) rather than a launched block apart.
     pub fn rows_adjacent(&self) -> bool {
-        self.shape.rows > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
+        self.shape.rows.get() > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
     }
 
     /// Whether a work-item's copies along grid dimension `dim` are adjacent (`l·R + b`: the
@@ -240,8 +258,7 @@ impl Schedule {
     /// sum's 1×8 tile 64–82 ms against 96–101 ms (one run each, machine loaded). A GPU's tiles
     /// are cyclic: an edge warp runs one path for all its lanes, and the interleaving is its ILP.
     pub fn serial_edges(&self) -> bool {
-        self.shape.layout == ColLayout::Contiguous
-            && self.shape.rows * self.shape.cols >= SERIAL_EDGE_OUTPUTS
+        self.shape.layout == ColLayout::Contiguous && self.shape.outputs() >= SERIAL_EDGE_OUTPUTS
     }
 
     /// Fits an unstaged block to the grid's known extents: along a grid dimension whose
@@ -268,7 +285,7 @@ impl Schedule {
         if vector_length(ir, &self.grid).is_some() {
             return;
         }
-        let per_item = [self.shape.cols.max(1), self.shape.rows.max(1), 1];
+        let per_item = [self.shape.cols.get(), self.shape.rows.get(), 1];
         let mut b = self.launch_block();
         let cover = |d: usize| {
             known_extent(ir, &self.grid, d as u8)
@@ -512,7 +529,7 @@ fn choose_factor(
     let previous = if forced {
         (default_rows(staged.shape.block), 1)
     } else {
-        (staged.shape.rows, staged.shape.cols)
+        staged.shape.tile()
     };
     let mut choice = regs::choose(&r.ir, &staged, p, previous);
     if forced {
@@ -535,11 +552,11 @@ fn choose_factor(
                 )),
             );
         }
-        choice.forced = Some((staged.shape.rows, staged.shape.cols));
+        choice.forced = Some(staged.shape.tile());
         if !choice
             .candidates
             .iter()
-            .any(|c| (c.rows, c.cols) == (staged.shape.rows, staged.shape.cols))
+            .any(|c| (c.rows, c.cols) == staged.shape.tile())
         {
             choice.candidates.push(asked);
         }
@@ -758,11 +775,7 @@ pub fn schedule_kernel(
 /// work-item where that is more than one, then with one output per work-item.
 fn staged_candidates(staged: &Schedule, rows: u32, cols: u32) -> Vec<Schedule> {
     let with = |rows, cols| Schedule {
-        shape: WorkShape {
-            rows,
-            cols,
-            ..staged.shape
-        },
+        shape: staged.shape.with_tile(rows, cols),
         ..staged.clone()
     };
     let mut out = Vec::new();
@@ -1085,17 +1098,17 @@ fn register_tile(
     };
     block[0] *= cols;
     block[1] *= rows;
+    let layout = if wide {
+        ColLayout::Contiguous
+    } else {
+        ColLayout::Cyclic
+    };
     Some(Schedule {
         shape: WorkShape {
-            block,
-            rows,
-            cols,
-            layout: if wide {
-                ColLayout::Contiguous
-            } else {
-                ColLayout::Cyclic
-            },
-        },
+            layout,
+            ..WorkShape::plain(block)
+        }
+        .with_tile(rows, cols),
         full_tile_path: true,
         ..baseline.clone()
     })
@@ -1192,10 +1205,7 @@ fn operand_reuse(ir: &Region, s: &Schedule, y: Option<LoopId>, x: Option<LoopId>
 /// The default rows per work-item of a staged block (see [`rows_per_work_item`]).
 pub fn default_rows(block: [u32; 3]) -> u32 {
     let threads = |rows| {
-        let shape = WorkShape {
-            rows,
-            ..WorkShape::plain(block)
-        };
+        let shape = WorkShape::plain(block).with_tile(rows, 1);
         shape.launch_block().iter().product::<u32>()
     };
     let mut f = 1;
