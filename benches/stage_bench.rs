@@ -71,13 +71,7 @@ fn sim_sectors(
         target: Target::OpenCl,
         pp: pp.clone(),
     };
-    let oo = OptOptions {
-        opt,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let oo = OptOptions::new(opt);
     let out = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags)
         .ok_or_else(|| diag::render(&sources, &diags.0))?;
     let sim_opts = SimOptions {

@@ -877,11 +877,10 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
             pp: job.pp.clone(),
         };
         let oo = driver::OptOptions {
-            opt: job.opt,
-            platform: Some(platform.clone()),
-            ilp: job.ilp,
-            cols: None,
-            words: None,
+            shape: job
+                .ilp
+                .map_or_else(Default::default, driver::ShapeRequest::rows),
+            ..driver::OptOptions::new(job.opt).for_platform(platform.clone())
         };
         let out = driver::compile_with(input, &opts, &oo, &mut sources, &mut diags);
         let mut rendered = accshare::diag::render(&sources, &diags.0);
@@ -917,13 +916,7 @@ fn run_job(job: &Job, input: &Path, out_dir: &Path, platforms: &[Platform]) -> O
         if job.variants {
             let mut sources = SourceMap::new();
             let mut diags = Diags::new();
-            let share = driver::OptOptions {
-                opt: driver::OptLevel::Share,
-                platform: Some(platform.clone()),
-                ilp: None,
-                cols: None,
-                words: None,
-            };
+            let share = driver::OptOptions::share().for_platform(platform.clone());
             let engine = accshare::partition::Options::default();
             if let Some(s) =
                 driver::schedule(input, &job.pp, &share, &engine, &mut sources, &mut diags)

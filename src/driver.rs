@@ -12,6 +12,7 @@ use crate::kernel::lower::{lower_data, lower_region, lower_standalone, Ctx};
 use crate::kernel::Module;
 use crate::schedule::tuned::Tuned;
 pub use crate::schedule::OptLevel;
+pub use crate::schedule::ShapeRequest;
 use crate::schedule::{stage, RegionSchedule};
 
 #[derive(Clone, Debug)]
@@ -26,13 +27,57 @@ pub struct OptOptions {
     pub opt: OptLevel,
     /// The platform the partition engine sizes for (`None`: the default, `a100`).
     pub platform: Option<crate::model::Platform>,
-    /// Rows per work-item (`--ilp RY[xRX]`; `None`: accshare's choice).
-    pub ilp: Option<u32>,
-    /// Columns per work-item (`--ilp RYxRX`; `None`: accshare's choice).
-    pub cols: Option<u32>,
+    /// The outputs per work-item asked for (`--ilp RY[xRX]`; accshare's choice by default),
+    /// passed to the schedule as it is.
+    pub shape: ShapeRequest,
     /// Short-word grouping into vector accesses (`--words on|off`; `None`: accshare's choice,
     /// on; `schedule::words`).
     pub words: Option<bool>,
+}
+
+impl OptOptions {
+    /// `--opt` `opt`, everything else accshare's choice (the platform `a100`).
+    pub fn new(opt: OptLevel) -> OptOptions {
+        OptOptions {
+            opt,
+            ..OptOptions::default()
+        }
+    }
+
+    /// `--opt share`, everything else accshare's choice.
+    pub fn share() -> OptOptions {
+        OptOptions::new(OptLevel::Share)
+    }
+
+    /// These options compiling for `platform`.
+    pub fn for_platform(self, platform: crate::model::Platform) -> OptOptions {
+        OptOptions {
+            platform: Some(platform),
+            ..self
+        }
+    }
+
+    /// These options with `rows` × `cols` outputs per work-item asked for (`--ilp RYxRX`).
+    ///
+    /// # Panics
+    /// When either is 0.
+    pub fn with_shape(self, rows: u32, cols: u32) -> OptOptions {
+        OptOptions {
+            shape: ShapeRequest::tile(rows, cols),
+            ..self
+        }
+    }
+
+    /// These options with `rows` rows per work-item asked for, the columns accshare's choice.
+    ///
+    /// # Panics
+    /// When `rows` is 0.
+    pub fn with_rows(self, rows: u32) -> OptOptions {
+        OptOptions {
+            shape: ShapeRequest::rows(rows),
+            ..self
+        }
+    }
 }
 
 /// What one compilation produced.
@@ -108,8 +153,7 @@ pub fn schedule_with(
     let sopts = crate::schedule::Options {
         opt: opt.opt,
         platform,
-        ilp: opt.ilp,
-        cols: opt.cols,
+        shape: opt.shape,
         engine: engine.clone(),
         stage: *staging,
         words: opt.words,
@@ -179,13 +223,7 @@ pub fn explain_with(
     sources: &mut SourceMap,
     diags: &mut Diags,
 ) -> Option<String> {
-    let opt = OptOptions {
-        opt: OptLevel::Share,
-        platform: Some(platform.clone()),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let opt = OptOptions::share().for_platform(platform.clone());
     let mut s = schedule_with(file, pp, &opt, staging, engine, sources, diags)?;
     apply_tuned(&mut s, tuned, sources, diags);
     // The plans are made, and the budget reported, for the platform as staged code can use it.

@@ -53,36 +53,13 @@ fn programs() -> Vec<String> {
 
 /// The optimization variants of one size: (label, options).
 fn variants(size: &str) -> Vec<(&'static str, driver::OptOptions)> {
-    let naive = driver::OptOptions {
-        opt: driver::OptLevel::Naive,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
-    let share = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
-    let ilp2 = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: Some(2),
-        cols: None,
-        words: None,
-    };
+    let naive = driver::OptOptions::default();
+    let share = driver::OptOptions::share();
+    let ilp2 = driver::OptOptions::share().with_rows(2);
     // Sized for a CPU device: contiguous register micro-tiles with an unguarded copy for
     // whole tiles, wherever a nest reuses operands across outputs.
-    let cpu = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let cpu = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"));
     let quick = std::env::var("ACCSHARE_SUITE_QUICK").is_ok_and(|v| v == "1");
     if size == SIZES[0] || !quick {
         vec![

@@ -35,10 +35,7 @@ fn compile(src: &Path, target: Target) -> driver::Output {
 
 /// `--opt share`: arrays of structs the engine chooses staged one tile per field.
 fn share() -> driver::OptOptions {
-    driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        ..Default::default()
-    }
+    driver::OptOptions::share()
 }
 
 fn compile_opt(src: &Path, target: Target, opt: &driver::OptOptions) -> driver::Output {
@@ -67,10 +64,7 @@ fn aos_programs_match_sequential_on_opencl() {
         exec_support::skip_or_fail(&why);
         return;
     }
-    let naive = driver::OptOptions {
-        opt: driver::OptLevel::Naive,
-        ..Default::default()
-    };
+    let naive = driver::OptOptions::new(driver::OptLevel::Naive);
     let variants = [
         ("naive", naive),
         ("default", driver::OptOptions::default()),

@@ -25,10 +25,7 @@ fn compile_with(name: &str, text: &str, opt: driver::OptLevel) -> (Option<driver
         target: Target::OpenCl,
         pp: Default::default(),
     };
-    let oo = driver::OptOptions {
-        opt,
-        ..Default::default()
-    };
+    let oo = driver::OptOptions::new(opt);
     let out = driver::compile_with(&path, &opts, &oo, &mut sources, &mut diags);
     let text = diag::render(&sources, &diags.0);
     let _ = std::fs::remove_dir_all(&dir);

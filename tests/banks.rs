@@ -168,13 +168,7 @@ fn simulated_on(
     let src = root.join(file);
     let platform = p.name.clone();
     let sim = accshare::sim::SimPlatform::from_platform(&p);
-    let oo = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(p),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let oo = driver::OptOptions::share().for_platform(p);
     let staging = accshare::schedule::stage::StageOptions {
         bank_padding: techniques,
         reassociate,
@@ -495,13 +489,8 @@ fn bank_technique_programs_match_cc_on_opencl() {
                     .iter()
                     .map(|(a, b)| (a.to_string(), b.to_string()))
                     .collect();
-                let opt = accshare::driver::OptOptions {
-                    opt: accshare::driver::OptLevel::Share,
-                    platform: Some(accshare::model::Platform::load(platform).unwrap()),
-                    ilp: None,
-                    cols: None,
-                    words: None,
-                };
+                let opt = accshare::driver::OptOptions::share()
+                    .for_platform(accshare::model::Platform::load(platform).unwrap());
                 let tag = format!("banks-{}-{}-{}", platform, defs.len(), file.len());
                 if let Err(e) =
                     exec_support::programs::check_program(&root.join(file), &defs, &tag, &opt)

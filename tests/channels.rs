@@ -38,13 +38,8 @@ fn compile(
     let src = example(name);
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let opt = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load(platform).expect("platform")),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let opt = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load(platform).expect("platform"));
     let staging = StageOptions {
         block_order,
         ..Default::default()
@@ -203,13 +198,8 @@ fn explain_text_of_the_block_order() {
     let src = example("mt");
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
-    let opt = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load("hd7850").unwrap()),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let opt = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("hd7850").unwrap());
     let pp = pp(&[("N", "1024"), ("M", "1024")]);
     let s = driver::schedule(
         &src,
@@ -245,13 +235,8 @@ fn diagonal_kernels_match_the_sequential_c_on_pocl() {
         exec_support::skip_or_fail(&why);
         return;
     }
-    let opt = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load("hd7850").unwrap()),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let opt = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("hd7850").unwrap());
     for (n, m) in [("1024", "1024"), ("2056", "512")] {
         let defines = [("N", n), ("M", m)];
         // The kernel really is diagonal at these sizes.

@@ -276,13 +276,7 @@ fn check_with(
         },
     };
     // The default output: shared-memory staging (`--opt share`) for the default platform.
-    let oo = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let oo = driver::OptOptions::share();
     let Some(out) = driver::compile_with(src, &opts, &oo, &mut sources, &mut diags) else {
         return Err(format!(
             "accshare failed:\n{}",

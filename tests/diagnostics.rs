@@ -80,10 +80,7 @@ error_case!(gang_scalar_two_loops, "gang_scalar_two_loops.c", false);
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]
 fn share_not_staged() {
-    let share = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        ..Default::default()
-    };
+    let share = driver::OptOptions::share();
     let (ok, text) = diagnose_with("tests/errors/share_not_staged.c", &share);
     assert!(ok, "{}", text);
     insta::assert_snapshot!(text);

@@ -27,22 +27,13 @@ fn generated_programs_match_sequential_on_opencl() {
             Some(a.parse().ok()?..b.parse().ok()?)
         })
         .unwrap_or(1..13);
-    let opt = |opt: OptLevel, ilp: Option<u32>| OptOptions {
-        opt,
-        platform: None,
-        ilp,
-        cols: None,
-        words: None,
-    };
-    let cpu = OptOptions {
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ..opt(OptLevel::Share, None)
-    };
+    let cpu = OptOptions::share()
+        .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"));
     let variants = [
-        ("naive", opt(OptLevel::Naive, None)),
-        ("share", opt(OptLevel::Share, None)),
-        ("share --ilp 1", opt(OptLevel::Share, Some(1))),
-        ("share --ilp 2", opt(OptLevel::Share, Some(2))),
+        ("naive", OptOptions::new(OptLevel::Naive)),
+        ("share", OptOptions::share()),
+        ("share --ilp 1", OptOptions::share().with_rows(1)),
+        ("share --ilp 2", OptOptions::share().with_rows(2)),
         ("share --platform pocl-cpu", cpu),
     ];
     let dir = exec_support::scratch_dir("differential");

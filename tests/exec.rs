@@ -9,13 +9,7 @@ use accshare::driver;
 
 #[test]
 fn programs_match_sequential_on_opencl() {
-    let naive = driver::OptOptions {
-        opt: driver::OptLevel::Naive,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let naive = driver::OptOptions::default();
     exec_support::programs::all_match_sequential(&naive, "naive");
 }
 
@@ -115,20 +109,8 @@ fn data_semantics_with_and_without_zero_copy() {
     ] {
         progs.push(root.join(extra));
     }
-    let naive = driver::OptOptions {
-        opt: driver::OptLevel::Naive,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
-    let default = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let naive = driver::OptOptions::default();
+    let default = driver::OptOptions::share();
     let variants = [("naive", naive), ("default", default)];
     let mut failures = Vec::new();
     for (i, p) in progs.iter().enumerate() {

@@ -53,37 +53,13 @@ fn programs() -> Vec<PathBuf> {
 
 fn variants() -> Vec<(&'static str, driver::OptOptions)> {
     let mut v = vec![
-        (
-            "--opt naive",
-            driver::OptOptions {
-                opt: driver::OptLevel::Naive,
-                platform: None,
-                ilp: None,
-                cols: None,
-                words: None,
-            },
-        ),
-        (
-            "default",
-            driver::OptOptions {
-                opt: driver::OptLevel::Share,
-                platform: None,
-                ilp: None,
-                cols: None,
-                words: None,
-            },
-        ),
+        ("--opt naive", driver::OptOptions::default()),
+        ("default", driver::OptOptions::share()),
     ];
     match accshare::model::Platform::load("opencl:0") {
         Ok(p) => v.push((
             "--platform opencl:0",
-            driver::OptOptions {
-                opt: driver::OptLevel::Share,
-                platform: Some(p),
-                ilp: None,
-                cols: None,
-                words: None,
-            },
+            driver::OptOptions::share().for_platform(p),
         )),
         Err(e) => eprintln!("no --platform opencl:0 variant: {}", e),
     }

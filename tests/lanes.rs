@@ -50,13 +50,7 @@ fn compile(
         target,
         pp: pp(defines),
     };
-    let oo = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(h100()),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let oo = driver::OptOptions::share().for_platform(h100());
     let staging = StageOptions {
         reassociate,
         ..Default::default()
@@ -221,13 +215,7 @@ fn mv_4096_in_the_simulator() {
             target: Target::OpenCl,
             pp: pp(&defines),
         };
-        let oo = driver::OptOptions {
-            opt: driver::OptLevel::Share,
-            platform: Some(p.clone()),
-            ilp: None,
-            cols: None,
-            words: None,
-        };
+        let oo = driver::OptOptions::share().for_platform(p.clone());
         let staging = StageOptions {
             reassociate,
             ..Default::default()

@@ -90,13 +90,7 @@ fn measure(
             include_dirs: includes.to_vec(),
         },
     };
-    let opt = OptOptions {
-        opt: level,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let opt = OptOptions::new(level);
     let out = driver::compile_with(src, &opts, &opt, &mut sources, &mut diags)
         .ok_or_else(|| format!("accshare failed:\n{}", diag::render(&sources, &diags.0)))?;
     let dir = exec_support::scratch_dir("lint-accuracy");

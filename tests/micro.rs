@@ -166,13 +166,9 @@ fn micro_tiles_pass_the_simulator_checker() {
                 target: Target::OpenCl,
                 pp: pp.clone(),
             };
-            let oo = driver::OptOptions {
-                opt: driver::OptLevel::Share,
-                platform: Some(accshare::model::Platform::load("h100").expect("h100")),
-                ilp: Some(rows),
-                cols: Some(cols),
-                words: None,
-            };
+            let oo = driver::OptOptions::share()
+                .for_platform(accshare::model::Platform::load("h100").expect("h100"))
+                .with_shape(rows, cols);
             let staging = StageOptions {
                 micro: true,
                 ..Default::default()

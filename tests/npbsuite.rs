@@ -285,36 +285,13 @@ fn verification_excerpt(out: &str) -> String {
 
 /// The optimization variants: (label, options).
 fn variants() -> Vec<(&'static str, driver::OptOptions)> {
-    let naive = driver::OptOptions {
-        opt: driver::OptLevel::Naive,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
-    let share = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    };
-    let ilp2 = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: Some(2),
-        cols: None,
-        words: None,
-    };
+    let naive = driver::OptOptions::default();
+    let share = driver::OptOptions::share();
+    let ilp2 = driver::OptOptions::share().with_rows(2);
     // Sized for a CPU device: contiguous register micro-tiles with an unguarded copy for
     // whole tiles, wherever a nest reuses operands across outputs.
-    let cpu = driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let cpu = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"));
     vec![
         ("naive", naive),
         ("share", share),

@@ -22,7 +22,7 @@ use exec_support::ptxas;
 
 use accshare::back::Target;
 use accshare::diag::{Diags, SourceMap};
-use accshare::driver::{self, OptLevel, OptOptions};
+use accshare::driver::{self, OptLevel, OptOptions, ShapeRequest};
 use accshare::explain::Format;
 use accshare::front::preprocess::PpOptions;
 use accshare::model::Platform;
@@ -64,11 +64,8 @@ fn estimate_and_cuda(
     let path = root().join("examples").join(file);
     let p = Platform::load(platform).unwrap();
     let opt = OptOptions {
-        opt: level,
-        platform: Some(p),
-        ilp,
-        cols: None,
-        words: None,
+        shape: ilp.map_or_else(ShapeRequest::default, ShapeRequest::rows),
+        ..OptOptions::new(level).for_platform(p)
     };
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();

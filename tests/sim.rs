@@ -1692,13 +1692,11 @@ fn compile_example_for(
         },
     };
     let oo = driver::OptOptions {
-        opt,
-        platform: Some(accshare::model::Platform::load("gtx690").expect("gtx690")),
-        ilp: None,
-        cols: None,
         // The seed paper's optimizations: no short words (seed 004), which it does not have
         // (gauss's grouped tile copies take its modelled speedup from 1.82x to 2.05x, above mv's 1.91x).
         words: Some(false),
+        ..driver::OptOptions::new(opt)
+            .for_platform(accshare::model::Platform::load("gtx690").expect("gtx690"))
     };
     let out = driver::compile_with(&src, &opts, &oo, &mut sources, &mut diags)
         .unwrap_or_else(|| panic!("{}:\n{}", name, diag::render(&sources, &diags.0)));

@@ -12,13 +12,7 @@ use accshare::diag::{self, Diags, SourceMap};
 use accshare::driver;
 
 fn share() -> driver::OptOptions {
-    driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: None,
-        ilp: None,
-        cols: None,
-        words: None,
-    }
+    driver::OptOptions::share()
 }
 
 #[test]
@@ -29,8 +23,7 @@ fn share_programs_match_sequential_on_opencl() {
 /// The same with two rows per work-item everywhere it applies (the default is up to four).
 #[test]
 fn share_programs_with_two_rows_per_work_item_match_sequential_on_opencl() {
-    let mut opt = share();
-    opt.ilp = Some(2);
+    let opt = share().with_rows(2);
     exec_support::programs::all_match_sequential(&opt, "share-ilp2");
 }
 
@@ -40,12 +33,9 @@ fn share_programs_with_two_rows_per_work_item_match_sequential_on_opencl() {
 /// tiles).
 #[test]
 fn unstaged_micro_tiles_match_sequential_on_opencl() {
-    let opt = driver::OptOptions {
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ilp: Some(4),
-        cols: Some(4),
-        ..share()
-    };
+    let opt = share()
+        .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"))
+        .with_shape(4, 4);
     exec_support::programs::all_match_sequential(&opt, "tile4x4");
 }
 
@@ -54,10 +44,7 @@ fn unstaged_micro_tiles_match_sequential_on_opencl() {
 /// unguarded copy for the work-items whose outputs are all in range.
 #[test]
 fn cpu_default_micro_tiles_match_sequential_on_opencl() {
-    let opt = driver::OptOptions {
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ..share()
-    };
+    let opt = share().for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"));
     exec_support::programs::all_match_sequential(&opt, "cpu-default");
 }
 
@@ -65,9 +52,7 @@ fn cpu_default_micro_tiles_match_sequential_on_opencl() {
 /// loads stride by the narrower launched block.
 #[test]
 fn staged_micro_tiles_match_sequential_on_opencl() {
-    let mut opt = share();
-    opt.ilp = Some(2);
-    opt.cols = Some(2);
+    let opt = share().with_shape(2, 2);
     exec_support::programs::all_match_sequential(&opt, "share-2x2");
 }
 
@@ -279,10 +264,7 @@ fn nothing_is_staged_where_local_memory_is_global_memory() {
                 .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)))
                 .kernel_source
         };
-        let on_cpu = kernels(driver::OptOptions {
-            platform: Some(cpu.clone()),
-            ..share()
-        });
+        let on_cpu = kernels(share().for_platform(cpu.clone()));
         assert!(!on_cpu.contains("__local"), "{}: {}", name, on_cpu);
         let naive = kernels(driver::OptOptions::default());
         // gemm and mv reuse operands across outputs; conv3x3 and gauss run an inner loop, which
@@ -302,9 +284,8 @@ fn nothing_is_staged_where_local_memory_is_global_memory() {
                 // `--words off`, the contiguous tile of scalar columns.
                 assert!(on_cpu.contains("vload8"), "{}: {}", name, on_cpu);
                 let off = kernels(driver::OptOptions {
-                    platform: Some(cpu.clone()),
                     words: Some(false),
-                    ..share()
+                    ..share().for_platform(cpu.clone())
                 });
                 assert!(off.contains("accshare_ilp1_"), "{}: {}", name, off);
                 assert!(!off.contains("vload"), "{}: {}", name, off);
@@ -312,12 +293,7 @@ fn nothing_is_staged_where_local_memory_is_global_memory() {
                 assert!(on_cpu.contains("accshare_ilp1_"), "{}: {}", name, on_cpu);
             }
             // `--ilp 1` turns the micro-tile off: the naive kernels again.
-            let one = kernels(driver::OptOptions {
-                platform: Some(cpu.clone()),
-                ilp: Some(1),
-                cols: Some(1),
-                ..share()
-            });
+            let one = kernels(share().for_platform(cpu.clone()).with_shape(1, 1));
             assert_eq!(one, naive, "{}", name);
         } else {
             assert_eq!(on_cpu, naive, "{}", name);
@@ -338,9 +314,7 @@ fn micro_tile_cuda_compiles_with_nvrtc() {
         for platform in [None, Some(cpu.clone())] {
             let opt = driver::OptOptions {
                 platform: platform.clone(),
-                ilp: Some(2),
-                cols: Some(2),
-                ..share()
+                ..share().with_shape(2, 2)
             };
             let mut sources = SourceMap::new();
             let mut diags = Diags::new();

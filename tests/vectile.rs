@@ -34,13 +34,8 @@ fn programs() -> Vec<PathBuf> {
 }
 
 fn opts() -> driver::OptOptions {
-    driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ilp: None,
-        cols: None,
-        words: None,
-    }
+    driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"))
 }
 
 fn compile(src: &Path, defines: &[(String, String)], target: Target) -> String {

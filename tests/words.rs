@@ -35,11 +35,9 @@ fn programs() -> Vec<PathBuf> {
 
 fn opts(words: Option<bool>) -> driver::OptOptions {
     driver::OptOptions {
-        opt: driver::OptLevel::Share,
-        platform: Some(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu")),
-        ilp: None,
-        cols: None,
         words,
+        ..driver::OptOptions::share()
+            .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"))
     }
 }
 

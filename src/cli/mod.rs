@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::diag::{self, Diags, SourceMap};
 use crate::driver;
 use crate::front::preprocess::PpOptions;
+use crate::schedule::ShapeRequest;
 
 mod compile;
 mod device;
@@ -331,7 +332,7 @@ pub struct OptArgs {
     /// Outputs each work-item computes: RY rows, RX columns (cyclic, so x stays coalesced);
     /// powers of two dividing the block (default: accshare's choice; 1 turns it off).
     #[arg(long, value_name = "RY[xRX]", value_parser = parse_ilp)]
-    pub ilp: Option<Ilp>,
+    pub ilp: Option<ShapeRequest>,
     /// Group 8/16-bit accesses at consecutive addresses along x into vector accesses
     /// (`uchar4`, `short2`; seed 004): each work-item then computes consecutive outputs along
     /// x (default: under `--opt share`, except loop-free nests on CPU devices, whose OpenCL
@@ -351,8 +352,7 @@ impl OptArgs {
         driver::OptOptions {
             opt: self.opt.level(),
             platform,
-            ilp: self.ilp.map(|i| i.rows),
-            cols: self.ilp.map(|i| i.cols),
+            shape: self.ilp.unwrap_or_default(),
             words: self.words.map(Switch::on),
         }
     }
@@ -518,42 +518,30 @@ pub(super) fn finish(sources: &SourceMap, diags: &Diags) -> i32 {
     }
 }
 
-/// `--ilp RY[xRX]`: outputs per work-item along y and x.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Ilp {
-    pub rows: u32,
-    pub cols: u32,
-}
-
-fn parse_ilp(s: &str) -> Result<Ilp, String> {
+/// `--ilp RY[xRX]`: outputs per work-item along y and x (RX 1 when not given).
+fn parse_ilp(s: &str) -> Result<ShapeRequest, String> {
     let factor = |t: &str| -> Result<u32, String> {
         match t.trim().parse::<u32>() {
             Ok(n) if (1..=64).contains(&n) => Ok(n),
             _ => Err(format!("`{}` is not a number from 1 to 64", t)),
         }
     };
-    let ilp = match s.split_once(['x', 'X', '×']) {
-        Some((r, c)) => Ilp {
-            rows: factor(r)?,
-            cols: factor(c)?,
-        },
-        None => Ilp {
-            rows: factor(s)?,
-            cols: 1,
-        },
+    let (rows, cols) = match s.split_once(['x', 'X', '×']) {
+        Some((r, c)) => (factor(r)?, factor(c)?),
+        None => (factor(s)?, 1),
     };
     // Each output keeps an accumulator (and its loads) in registers: past 64 they spill, and
     // the jammed code grows with the square of the count.
-    if ilp.rows * ilp.cols > MAX_OUTPUTS {
+    if rows * cols > MAX_OUTPUTS {
         return Err(format!(
             "{}×{} is {} outputs per work-item; at most {}",
-            ilp.rows,
-            ilp.cols,
-            ilp.rows * ilp.cols,
+            rows,
+            cols,
+            rows * cols,
             MAX_OUTPUTS
         ));
     }
-    Ok(ilp)
+    Ok(ShapeRequest::tile(rows, cols))
 }
 
 /// Most outputs per work-item `--ilp` accepts.

@@ -350,7 +350,7 @@ fn add_staging(kernels: &[KernelSchedule], rp: &mut RegionPlan, banks: &mut Bank
 /// The register micro-tile of an unstaged schedule with several outputs per work-item (a
 /// transposed vector tile is reported by its own note, `words_note`).
 fn micro_tile_note(s: &Schedule) -> Option<String> {
-    if s.staged().is_some() || s.shape.rows * s.shape.cols <= 1 || s.rows_adjacent() {
+    if s.staged().is_some() || s.shape.outputs() <= 1 || s.rows_adjacent() {
         return None;
     }
     let [x, y, z] = s.launch_block();
@@ -365,9 +365,9 @@ fn micro_tile_note(s: &Schedule) -> Option<String> {
     };
     Some(format!(
         "register micro-tile without shared memory: {} outputs per work-item ({} × {}, {}), block [{}, {}, {}] launched as [{}, {}, {}]; loads shared by a row or a column of the tile are made once{}",
-        s.shape.rows * s.shape.cols,
-        plural(s.shape.rows, "row"),
-        plural(s.shape.cols, "column"),
+        s.shape.outputs(),
+        plural(s.shape.rows.get(), "row"),
+        plural(s.shape.cols.get(), "column"),
         layout,
         s.shape.block[0],
         s.shape.block[1],
@@ -427,13 +427,13 @@ fn staged_note(s: &Schedule, spec: &StageSpec) -> String {
         .as_ref()
         .map(|st| format!(", loop `{}` strip-mined by {}", st.var, st.size))
         .unwrap_or_default();
-    if s.shape.rows > 1 && s.shape.cols == 1 {
+    if s.shape.rows.get() > 1 && s.shape.cols.get() == 1 {
         let [x, y, z] = s.launch_block();
         strip.push_str(&format!(
             ", {} rows per work-item: launched as [{}, {}, {}]",
             s.shape.rows, x, y, z
         ));
-    } else if s.shape.cols > 1 {
+    } else if s.shape.cols.get() > 1 {
         let [x, y, z] = s.launch_block();
         strip.push_str(&format!(
             ", {}×{} outputs per work-item (rows × columns): launched as [{}, {}, {}]",
@@ -585,7 +585,7 @@ fn words_note(ks: &KernelSchedule) -> Option<String> {
             "short words (seed 004): not grouped: {}{}",
             if s.staged().is_some() {
                 "the kernel is staged (its short words are read from shared memory; its tile copies are grouped instead where they can be)"
-            } else if s.shape.rows * s.shape.cols > 1 {
+            } else if s.shape.outputs() > 1 {
                 "a register micro-tile takes the outputs per work-item"
             } else {
                 "the schedule keeps one output per work-item"

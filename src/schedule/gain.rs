@@ -80,7 +80,7 @@ impl L1 {
         let sector = p.sector_bytes.max(1) as f64;
         let launch = s.launch_block();
         let threads = launch.iter().product::<u32>().max(1) as f64;
-        let outputs_per_block = threads * (s.shape.rows.max(1) * s.shape.cols.max(1)) as f64;
+        let outputs_per_block = threads * s.shape.outputs() as f64;
         let sms = p.sm_count.max(1) as f64;
         let (blocks_per_sm, busy_sms) = match regs::grid_outputs(s) {
             Some(n) => {

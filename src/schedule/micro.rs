@@ -21,9 +21,7 @@
 //! What it does not do (yet): vector loads of the shared tiles (`float4`), a transposed
 //! (k-major) `A` tile, contiguous columns, double-buffered k tiles.
 
-use super::{
-    coarsenable, gain, operand_reuse, stage, ColLayout, KernelSchedule, Schedule, WorkShape,
-};
+use super::{coarsenable, gain, operand_reuse, stage, KernelSchedule, Schedule, WorkShape};
 use crate::analysis::dependence::DepInfo;
 use crate::ir::lower::RegionAst;
 use crate::model::Platform;
@@ -137,12 +135,7 @@ pub fn schedule(
         return None;
     }
     Some(Schedule {
-        shape: WorkShape {
-            block,
-            rows: shape.rows,
-            cols: shape.cols,
-            layout: ColLayout::Cyclic,
-        },
+        shape: WorkShape::plain(block).with_tile(shape.rows, shape.cols),
         stage: Some(spec),
         full_tile_path: true,
         ..base.clone()

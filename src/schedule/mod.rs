@@ -23,6 +23,8 @@
 //! why); it never decides anything itself. `explain` reads the same values, and a tuner varies
 //! them.
 
+use std::num::NonZeroU32;
+
 use crate::analysis::dependence::DepInfo;
 use crate::diag::{Diag, Diags};
 use crate::ir::lower::RegionAst;
@@ -63,16 +65,70 @@ pub struct Options {
     /// The platform the partition engine sizes for, as staged code can use it
     /// ([`stage::code_platform`]); `None` under [`OptLevel::Naive`].
     pub platform: Option<Platform>,
-    /// Rows per work-item (`--ilp RY[xRX]`); `None`: accshare's choice.
-    pub ilp: Option<u32>,
-    /// Columns per work-item (`--ilp RYxRX`); `None`: accshare's choice.
-    pub cols: Option<u32>,
+    /// The outputs per work-item asked for (`--ilp RY[xRX]`; accshare's choice by default).
+    pub shape: ShapeRequest,
     /// The engine's options (values of symbolic sizes).
     pub engine: crate::partition::Options,
     /// The staging's own choices (padding against bank conflicts).
     pub stage: stage::StageOptions,
     /// Short-word grouping ([`words`]): `None` is accshare's choice (on), `Some(false)` off.
     pub words: Option<bool>,
+}
+
+/// The outputs per work-item asked for (`--ilp RY[xRX]`, `accshare bench`'s levels, tests):
+/// rows × columns of a work-item's micro-tile, each `None` where accshare chooses. The one
+/// request every layer passes down unchanged (`driver::OptOptions::shape`,
+/// [`Options::shape`], [`Coarsening::shape`]); what the schedule makes of it is a
+/// [`WorkShape`]. The CLI always asks for both (`--ilp 2` is 2×1); a request of rows alone
+/// leaves the columns of an unstaged register tile to accshare.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ShapeRequest {
+    /// Rows per work-item (RY).
+    pub rows: Option<NonZeroU32>,
+    /// Columns per work-item (RX).
+    pub cols: Option<NonZeroU32>,
+}
+
+impl ShapeRequest {
+    /// `rows` × `cols` outputs per work-item (`--ilp RYxRX`).
+    ///
+    /// # Panics
+    /// When either is 0.
+    pub fn tile(rows: u32, cols: u32) -> ShapeRequest {
+        ShapeRequest {
+            rows: Some(factor(rows)),
+            cols: Some(factor(cols)),
+        }
+    }
+
+    /// `rows` rows per work-item, the columns accshare's choice.
+    ///
+    /// # Panics
+    /// When `rows` is 0.
+    pub fn rows(rows: u32) -> ShapeRequest {
+        ShapeRequest {
+            rows: Some(factor(rows)),
+            cols: None,
+        }
+    }
+
+    /// Whether anything is asked for (rows or columns).
+    pub fn is_asked(&self) -> bool {
+        self.rows.is_some() || self.cols.is_some()
+    }
+
+    /// Rows × columns asked for, 1 where accshare would choose.
+    pub fn or_one(&self) -> (u32, u32) {
+        (
+            self.rows.map_or(1, NonZeroU32::get),
+            self.cols.map_or(1, NonZeroU32::get),
+        )
+    }
+}
+
+/// `n`, which is not 0 (outputs per work-item).
+fn factor(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).expect("outputs per work-item are at least 1")
 }
 
 /// The shape of a kernel's work: the block of the grid a thread block covers, and the micro-tile
@@ -83,10 +139,10 @@ pub struct Options {
 pub struct WorkShape {
     /// Grid points per block along x, y, z *before* outputs per work-item.
     pub block: [u32; 3],
-    /// Rows of the block each work-item computes (RY of its micro-tile; at least 1).
-    pub rows: u32,
-    /// Columns of the block each work-item computes (RX of its micro-tile; at least 1).
-    pub cols: u32,
+    /// Rows of the block each work-item computes (RY of its micro-tile).
+    pub rows: NonZeroU32,
+    /// Columns of the block each work-item computes (RX of its micro-tile).
+    pub cols: NonZeroU32,
     /// Where a work-item's columns lie in its block.
     pub layout: ColLayout,
 }
@@ -96,25 +152,42 @@ impl WorkShape {
     pub fn plain(block: [u32; 3]) -> WorkShape {
         WorkShape {
             block,
-            rows: 1,
-            cols: 1,
+            rows: NonZeroU32::MIN,
+            cols: NonZeroU32::MIN,
             layout: ColLayout::Cyclic,
         }
+    }
+
+    /// This block with `rows` × `cols` outputs per work-item.
+    ///
+    /// # Panics
+    /// When either is 0.
+    pub fn with_tile(self, rows: u32, cols: u32) -> WorkShape {
+        WorkShape {
+            rows: factor(rows),
+            cols: factor(cols),
+            ..self
+        }
+    }
+
+    /// Rows × columns per work-item.
+    pub fn tile(&self) -> (u32, u32) {
+        (self.rows.get(), self.cols.get())
     }
 
     /// Work-items per block as launched: a block's rows are run by `block[1] / rows` rows of
     /// work-items, its columns by `block[0] / cols` columns.
     pub fn launch_block(&self) -> [u32; 3] {
         [
-            self.block[0] / self.cols.max(1),
-            self.block[1] / self.rows.max(1),
+            self.block[0] / self.cols,
+            self.block[1] / self.rows,
             self.block[2],
         ]
     }
 
     /// Outputs per work-item (`rows · cols`).
     pub fn outputs(&self) -> u32 {
-        self.rows * self.cols
+        self.rows.get() * self.cols.get()
     }
 }
 
@@ -157,7 +230,7 @@ impl Schedule {
     /// Whether a work-item's rows are adjacent (`y·RY + r`, a transposed vector tile of
     /// [`words`]) rather than a launched block apart.
     pub fn rows_adjacent(&self) -> bool {
-        self.shape.rows > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
+        self.shape.rows.get() > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
     }
 
     /// Whether a work-item's copies along grid dimension `dim` are adjacent (`l·R + b`: the
@@ -185,8 +258,7 @@ impl Schedule {
     /// sum's 1×8 tile 64–82 ms against 96–101 ms (one run each, machine loaded). A GPU's tiles
     /// are cyclic: an edge warp runs one path for all its lanes, and the interleaving is its ILP.
     pub fn serial_edges(&self) -> bool {
-        self.shape.layout == ColLayout::Contiguous
-            && self.shape.rows * self.shape.cols >= SERIAL_EDGE_OUTPUTS
+        self.shape.layout == ColLayout::Contiguous && self.shape.outputs() >= SERIAL_EDGE_OUTPUTS
     }
 
     /// Fits an unstaged block to the grid's known extents: along a grid dimension whose
@@ -213,7 +285,7 @@ impl Schedule {
         if vector_length(ir, &self.grid).is_some() {
             return;
         }
-        let per_item = [self.shape.cols.max(1), self.shape.rows.max(1), 1];
+        let per_item = [self.shape.cols.get(), self.shape.rows.get(), 1];
         let mut b = self.launch_block();
         let cover = |d: usize| {
             known_extent(ir, &self.grid, d as u8)
@@ -382,19 +454,15 @@ pub fn schedule_region(
                 local_is_global,
                 options: stage_options,
             });
+        let asked = opts.shape.is_asked();
         let ilp = Coarsening {
-            rows: opts.ilp,
-            cols: opts.cols,
+            shape: opts.shape,
             // Register tiles without staging: asked for, or where local memory is global
             // memory (the CPU's register and cache blocking).
-            unstaged: opts.opt == OptLevel::Share
-                && (opts.ilp.is_some() || opts.cols.is_some() || local_is_global),
+            unstaged: opts.opt == OptLevel::Share && (asked || local_is_global),
             cpu: local_is_global,
             // Short words: by default under `--opt share`, unless `--ilp` asks for a tile.
-            words: opts.opt == OptLevel::Share
-                && opts.words != Some(false)
-                && opts.ilp.is_none()
-                && opts.cols.is_none(),
+            words: opts.opt == OptLevel::Share && opts.words != Some(false) && !asked,
             words_asked: opts.words == Some(true),
             tile_words: opts.opt == OptLevel::Share && opts.words != Some(false),
             fit: opts.opt == OptLevel::Share && local_is_global,
@@ -405,7 +473,7 @@ pub fn schedule_region(
         };
         if let Some(mut ks) = schedule_kernel(r, deps, root, staging, ilp, diags) {
             if let Some(p) = opts.platform.as_ref().filter(|_| !local_is_global) {
-                let forced = opts.ilp.is_some() || opts.cols.is_some();
+                let forced = asked;
                 choose_factor(r, deps, &mut ks, p, forced, diags);
                 if !forced {
                     keep_staging_if_faster(&r.ir, &mut ks, p);
@@ -414,7 +482,7 @@ pub fn schedule_region(
                     .map(|s| s.plan)
                     .filter(|_| !forced || opts.stage.micro)
                 {
-                    let want = forced.then(|| (opts.ilp.unwrap_or(1), opts.cols.unwrap_or(1)));
+                    let want = forced.then(|| opts.shape.or_one());
                     ks.micro = micro::offer(r, deps, &mut ks, kp, &stage_options, p, want);
                 }
             }
@@ -461,7 +529,7 @@ fn choose_factor(
     let previous = if forced {
         (default_rows(staged.shape.block), 1)
     } else {
-        (staged.shape.rows, staged.shape.cols)
+        staged.shape.tile()
     };
     let mut choice = regs::choose(&r.ir, &staged, p, previous);
     if forced {
@@ -484,39 +552,27 @@ fn choose_factor(
                 )),
             );
         }
-        choice.forced = Some((staged.shape.rows, staged.shape.cols));
+        choice.forced = Some(staged.shape.tile());
         if !choice
             .candidates
             .iter()
-            .any(|c| (c.rows, c.cols) == (staged.shape.rows, staged.shape.cols))
+            .any(|c| (c.rows, c.cols) == staged.shape.tile())
         {
             choice.candidates.push(asked);
         }
         ks.coarsening = Some(choice);
         return;
     }
+    // The staged candidates again, built as `schedule_kernel` builds them, with the factor
+    // chosen.
     let (rows, cols) = choice.chosen;
-    if (rows, cols) != (staged.shape.rows, staged.shape.cols) {
-        if (rows, cols) == (1, 1) {
-            // The one-output staged candidate follows.
-            ks.candidates.remove(first);
-        } else if (staged.shape.rows, staged.shape.cols) == (1, 1) {
-            ks.candidates.insert(
-                first,
-                Schedule {
-                    shape: WorkShape {
-                        rows,
-                        cols,
-                        ..staged.shape
-                    },
-                    ..staged
-                },
-            );
-        } else {
-            ks.candidates[first].shape.rows = rows;
-            ks.candidates[first].shape.cols = cols;
-        }
-    }
+    let end = first
+        + ks.candidates[first..]
+            .iter()
+            .take_while(|c| c.staged().is_some())
+            .count();
+    ks.candidates
+        .splice(first..end, staged_candidates(&staged, rows, cols));
     ks.coarsening = Some(choice);
 }
 
@@ -601,10 +657,8 @@ pub struct Staging<'a> {
 /// The outputs per work-item asked for, and whether unstaged kernels get a register tile.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Coarsening {
-    /// Rows per work-item (`None`: accshare's choice).
-    pub rows: Option<u32>,
-    /// Columns per work-item (`None`: accshare's choice).
-    pub cols: Option<u32>,
+    /// The outputs per work-item asked for ([`Options::shape`]).
+    pub shape: ShapeRequest,
     /// Unstaged kernels are coarsened too (a register micro-tile without shared memory).
     pub unstaged: bool,
     /// The target is a CPU device (local memory is global memory): the unstaged micro-tiles of
@@ -676,30 +730,18 @@ pub fn schedule_kernel(
             candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         } else {
-            let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.rows);
-            let c = cols_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.cols);
+            let f = rows_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.shape.rows);
+            let c = cols_per_work_item(ir, deps, &baseline.grid, root, spec.block, ilp.shape.cols);
             let staged = Schedule {
                 shape: WorkShape {
                     block: spec.block,
-                    rows: f,
-                    cols: c,
                     ..baseline.shape
                 },
                 stage: Some(spec),
                 full_tile_path: true,
                 ..baseline.clone()
             };
-            if f * c > 1 {
-                candidates.push(staged.clone());
-            }
-            candidates.push(Schedule {
-                shape: WorkShape {
-                    rows: 1,
-                    cols: 1,
-                    ..staged.shape
-                },
-                ..staged
-            });
+            candidates.extend(staged_candidates(&staged, f, c));
             candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         }
@@ -727,6 +769,21 @@ pub fn schedule_kernel(
         lanes: None,
         micro: None,
     })
+}
+
+/// The staged candidates of a kernel staged as `staged`: with `rows` × `cols` outputs per
+/// work-item where that is more than one, then with one output per work-item.
+fn staged_candidates(staged: &Schedule, rows: u32, cols: u32) -> Vec<Schedule> {
+    let with = |rows, cols| Schedule {
+        shape: staged.shape.with_tile(rows, cols),
+        ..staged.clone()
+    };
+    let mut out = Vec::new();
+    if rows * cols > 1 {
+        out.push(with(rows, cols));
+    }
+    out.push(with(1, 1));
+    out
 }
 
 /// The grid loops of nest `root` (`analysis::mapping`) with the range of each iterator over the
@@ -825,7 +882,7 @@ pub fn rows_per_work_item(
     grid: &[GridLoop],
     root: LoopId,
     block: [u32; 3],
-    request: Option<u32>,
+    request: Option<NonZeroU32>,
 ) -> u32 {
     if grid.len() < 2 || !coarsenable(ir, deps, grid, root) {
         return 1;
@@ -850,8 +907,8 @@ pub(crate) fn coarsenable(ir: &Region, deps: &DepInfo, grid: &[GridLoop], root: 
 }
 
 /// The largest power of two up to `want` (at most 64) that divides `extent`.
-fn dividing_factor(want: u32, extent: u32) -> u32 {
-    let want = want.clamp(1, 64);
+fn dividing_factor(want: NonZeroU32, extent: u32) -> u32 {
+    let want = want.get().min(64);
     let mut f = 1;
     while f * 2 <= want && extent % (f * 2) == 0 {
         f *= 2;
@@ -869,7 +926,7 @@ pub fn cols_per_work_item(
     grid: &[GridLoop],
     root: LoopId,
     block: [u32; 3],
-    request: Option<u32>,
+    request: Option<NonZeroU32>,
 ) -> u32 {
     match request {
         Some(want) if coarsenable(ir, deps, grid, root) => dividing_factor(want, block[0]),
@@ -950,9 +1007,7 @@ fn unstaged_tile(
     let tile = match register_tile(ir, deps, baseline, ilp) {
         // A CPU tile taken for SIMD lanes alone (no operand shared across its outputs) gives
         // way to short words, which make the same adjacent outputs' bytes vector accesses.
-        Some(t) if ilp.rows.is_none() && ilp.cols.is_none() && !reuses_operands(ir, baseline) => {
-            words().or(Some(t))
-        }
+        Some(t) if !ilp.shape.is_asked() && !reuses_operands(ir, baseline) => words().or(Some(t)),
         Some(t) => Some(t),
         None => words(),
     };
@@ -1001,29 +1056,34 @@ fn register_tile(
     // with 1×16, while hotspot's and transpose's loop-free bodies gain nothing (PoCL, region
     // time, one run each).
     let lanes = wide && has_inner_loop(ir, baseline);
-    let pick = |req: Option<u32>, present: bool, reuse: bool, default: u32| match (req, present) {
-        (_, false) => 1,
-        (Some(n), true) => n.clamp(1, 64).next_power_of_two().min(64),
-        (None, true) if reuse => default,
-        (None, true) => 1,
-    };
+    let pick =
+        |req: Option<NonZeroU32>, present: bool, reuse: bool, default: u32| match (req, present) {
+            (_, false) => 1,
+            (Some(n), true) => n.get().min(64).next_power_of_two().min(64),
+            (None, true) if reuse => default,
+            (None, true) => 1,
+        };
     // Rows pay with an operand the rows of a column share (independent of y), columns with one
     // the columns of a row share (independent of x).
-    let rows = pick(ilp.rows, y.is_some(), indep_y, TILE_DEFAULT);
+    let rows = pick(ilp.shape.rows, y.is_some(), indep_y, TILE_DEFAULT);
     // Columns taken for SIMD lanes alone (no operand shared along a row) are 4: a stencil's
     // taps each load the tile's whole row, and wider rows were slower (PoCL, 1800×1400, kernel
     // time against the naive kernel, three runs each: a 3×3 convolution with a filter array
     // 1.2–1.6× with 4 columns, 0.6–1.0× with 8 or 16; a 9-point smoothing 1.7–2.3× with 4,
     // 0.8–1.4× with 16).
     let lane_cols = if indep_x { default_cols } else { TILE_DEFAULT };
-    let cols = pick(ilp.cols, x.is_some(), indep_x || lanes, lane_cols);
+    let cols = pick(ilp.shape.cols, x.is_some(), indep_x || lanes, lane_cols);
     // A default tile is no wider (taller) than the grid's known extent along x (y): the
     // largest power of two within it, so that most work-items are whole tiles.
-    let within = |n: u32, req: Option<u32>, dim: u8| match known_extent(ir, &baseline.grid, dim) {
-        Some(e) if ilp.fit && req.is_none() && e < n => 1 << e.max(1).ilog2(),
-        _ => n,
-    };
-    let (rows, cols) = (within(rows, ilp.rows, 1), within(cols, ilp.cols, 0));
+    let within =
+        |n: u32, req: Option<NonZeroU32>, dim: u8| match known_extent(ir, &baseline.grid, dim) {
+            Some(e) if ilp.fit && req.is_none() && e < n => 1 << e.max(1).ilog2(),
+            _ => n,
+        };
+    let (rows, cols) = (
+        within(rows, ilp.shape.rows, 1),
+        within(cols, ilp.shape.cols, 0),
+    );
     if rows * cols <= 1 {
         return None;
     }
@@ -1038,17 +1098,17 @@ fn register_tile(
     };
     block[0] *= cols;
     block[1] *= rows;
+    let layout = if wide {
+        ColLayout::Contiguous
+    } else {
+        ColLayout::Cyclic
+    };
     Some(Schedule {
         shape: WorkShape {
-            block,
-            rows,
-            cols,
-            layout: if wide {
-                ColLayout::Contiguous
-            } else {
-                ColLayout::Cyclic
-            },
-        },
+            layout,
+            ..WorkShape::plain(block)
+        }
+        .with_tile(rows, cols),
         full_tile_path: true,
         ..baseline.clone()
     })
@@ -1144,11 +1204,12 @@ fn operand_reuse(ir: &Region, s: &Schedule, y: Option<LoopId>, x: Option<LoopId>
 
 /// The default rows per work-item of a staged block (see [`rows_per_work_item`]).
 pub fn default_rows(block: [u32; 3]) -> u32 {
+    let threads = |rows| {
+        let shape = WorkShape::plain(block).with_tile(rows, 1);
+        shape.launch_block().iter().product::<u32>()
+    };
     let mut f = 1;
-    while f < MAX_ILP
-        && block[1] % (f * 2) == 0
-        && block[0] * (block[1] / (f * 2)) * block[2] >= MIN_ILP_THREADS
-    {
+    while f < MAX_ILP && block[1] % (f * 2) == 0 && threads(f * 2) >= MIN_ILP_THREADS {
         f *= 2;
     }
     f

@@ -63,7 +63,6 @@
 //! The fastest wins; candidates within [`TIE`] of it are a tie, broken for the factor accshare
 //! chose before this model ([`super::default_rows`]), then for the fewest registers.
 
-use super::WorkShape;
 use crate::ir::{LoopId, Region};
 use crate::model::platform::{Occupancy, OccupancyLimit};
 use crate::model::Platform;
@@ -139,7 +138,7 @@ pub(super) fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
                 .any(|p| p.as_ref().is_none_or(|p| p.mentions(v)))
         })
     };
-    let (ry, rx) = (s.shape.rows.max(1), s.shape.cols.max(1));
+    let (ry, rx) = s.shape.tile();
     match (mentions(on(1)), mentions(on(0))) {
         (false, false) => 1,
         (false, true) => rx,
@@ -150,7 +149,7 @@ pub(super) fn copies(ir: &Region, s: &Schedule, a: &crate::ir::Access) -> u32 {
 
 /// Registers per work-item of schedule `s` (see the module header).
 pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
-    let f = s.shape.rows.max(1) * s.shape.cols.max(1);
+    let f = s.shape.outputs();
     let in_nest = |loops: &[LoopId]| loops.first() == Some(&s.root);
     let inner = inner_sequential(ir, s);
     // Accumulators: the scalars the nest assigns, one copy per output.
@@ -391,7 +390,7 @@ struct NestCounts<'a> {
 impl<'a> NestCounts<'a> {
     /// The counts of schedule `s` of region `ir` on platform `p`.
     fn new(ir: &'a Region, s: &'a Schedule, p: &Platform) -> Self {
-        let f = (s.shape.rows.max(1) * s.shape.cols.max(1)) as f64;
+        let f = s.shape.outputs() as f64;
         let warp = p.warp_size.max(1) as f64;
         let issue = if p.timing.issue_per_clock > 0.0 {
             p.timing.issue_per_clock
@@ -624,16 +623,16 @@ fn candidate_with(
         Verdict::Spills {
             max: p.max_registers_per_thread,
         }
-    } else if s.shape.cols > 1 && s.launch_block()[0] < p.warp_size {
+    } else if s.shape.cols.get() > 1 && s.launch_block()[0] < p.warp_size {
         Verdict::NarrowX { warp: p.warp_size }
-    } else if s.shape.rows * s.shape.cols > 1 && threads < super::MIN_ILP_THREADS {
+    } else if s.shape.outputs() > 1 && threads < super::MIN_ILP_THREADS {
         Verdict::FewThreads
     } else {
         Verdict::Slower
     };
     FactorCandidate {
-        rows: s.shape.rows,
-        cols: s.shape.cols,
+        rows: s.shape.rows.get(),
+        cols: s.shape.cols.get(),
         threads,
         registers,
         occupancy,
@@ -663,11 +662,7 @@ pub fn choose(ir: &Region, staged: &Schedule, p: &Platform, previous: (u32, u32)
     for &rows in &factors(staged.shape.block[1], 1) {
         for &cols in &factors(staged.shape.block[0], p.warp_size) {
             let s = Schedule {
-                shape: WorkShape {
-                    rows,
-                    cols,
-                    ..staged.shape
-                },
+                shape: staged.shape.with_tile(rows, cols),
                 ..staged.clone()
             };
             candidates.push(candidate(ir, &s, p));

@@ -62,7 +62,7 @@ fn cpu_blocks_and_tiles_fit_a_known_extent() {
     // power of two within 3; its 8 work-items along x become 2 (covering 3 with 2 columns
     // each), its 8 along y 32.
     let t = ks.preferred();
-    assert_eq!((t.shape.rows, t.shape.cols), (1, 2));
+    assert_eq!(t.shape.tile(), (1, 2));
     assert_eq!(t.launch_block(), [2, 32, 1]);
     assert_eq!(t.shape.block, [4, 32, 1]);
 }
@@ -78,7 +78,7 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
         },
     );
     assert_eq!(ks.baseline().shape.block, [32, 8, 1]);
-    assert_eq!(ks.preferred().shape.cols, 4);
+    assert_eq!(ks.preferred().shape.cols.get(), 4);
     // Not where the extent is a parameter.
     let ks = schedule(
         &NARROW
@@ -90,7 +90,7 @@ fn gpu_blocks_and_unknown_extents_are_not_fitted() {
         cpu_share(),
     );
     assert_eq!(ks.baseline().shape.block, [32, 8, 1]);
-    assert_eq!(ks.preferred().shape.cols, 4);
+    assert_eq!(ks.preferred().shape.cols.get(), 4);
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn a_small_grid_of_known_extents_keeps_every_core_busy() {
         .replace("y[0:m]", "y");
     let t = schedule(&small, cpu_share()).preferred().clone();
     assert_eq!(
-        (t.shape.cols, t.launch_block()),
+        (t.shape.cols.get(), t.launch_block()),
         (CPU_LINE_TILE, [32, 1, 1])
     );
     assert_eq!(300u32.div_ceil(t.shape.block[0]), 5);
@@ -167,7 +167,7 @@ for (int i = 0; i < m; i++) {
 fn a_cpu_line_tile_has_two_copies_and_a_gpu_one_four() {
     let t = schedule(LINE, cpu_share()).preferred().clone();
     assert_eq!(
-        (t.shape.rows, t.shape.cols, t.shape.layout),
+        (t.shape.rows.get(), t.shape.cols.get(), t.shape.layout),
         (1, CPU_LINE_TILE, ColLayout::Cyclic)
     );
     assert_eq!(CPU_LINE_TILE, 2);
@@ -176,11 +176,14 @@ fn a_cpu_line_tile_has_two_copies_and_a_gpu_one_four() {
         ..cpu_share()
     };
     let t = schedule(LINE, gpu).preferred().clone();
-    assert_eq!((t.shape.rows, t.shape.cols), (1, TILE_DEFAULT));
+    assert_eq!(t.shape.tile(), (1, TILE_DEFAULT));
     // An explicit factor is kept on a CPU.
     let asked = Coarsening {
-        cols: Some(4),
+        shape: ShapeRequest {
+            cols: NonZeroU32::new(4),
+            ..ShapeRequest::default()
+        },
         ..cpu_share()
     };
-    assert_eq!(schedule(LINE, asked).preferred().shape.cols, 4);
+    assert_eq!(schedule(LINE, asked).preferred().shape.cols.get(), 4);
 }

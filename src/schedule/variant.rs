@@ -12,10 +12,11 @@
 //! does not pay; a variant may stage there, since for some kernels it does (gemm on PoCL).
 
 use std::fmt;
+use std::num::NonZeroU32;
 
 use serde::{Deserialize, Serialize};
 
-use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule, WorkShape};
+use super::{rows_per_work_item, ColLayout, KernelSchedule, Schedule, ShapeRequest, WorkShape};
 use crate::analysis::dependence::DepInfo;
 use crate::ir::lower::RegionAst;
 use crate::partition::KernelPlan;
@@ -61,14 +62,15 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// The variant's block and micro-tile as the schedule keeps them.
-    pub fn shape(&self) -> WorkShape {
-        WorkShape {
+    /// The variant's block and micro-tile as the schedule keeps them (`None` with 0 rows or
+    /// columns: a cache entry no accshare writes).
+    pub fn shape(&self) -> Option<WorkShape> {
+        Some(WorkShape {
             block: self.block,
-            rows: self.ilp,
-            cols: self.cols,
+            rows: NonZeroU32::new(self.ilp)?,
+            cols: NonZeroU32::new(self.cols)?,
             layout: self.layout,
-        }
+        })
     }
 }
 
@@ -187,8 +189,8 @@ pub fn variant_of(s: &Schedule) -> Variant {
     Variant {
         config: s.staged().map(|_| 0),
         block: s.shape.block,
-        ilp: s.shape.rows,
-        cols: s.shape.cols,
+        ilp: s.shape.rows.get(),
+        cols: s.shape.cols.get(),
         layout: s.shape.layout,
         skip: Vec::new(),
         diagonal: match s.block_order {
@@ -648,15 +650,16 @@ fn apply_with_limit(
     }
     let base = ks.baseline();
     let used = |d: usize| base.grid.iter().any(|g| g.dim as usize == d);
-    if v.ilp == 0 || v.cols == 0 || v.block[1] % v.ilp != 0 || v.block[0] % v.cols != 0 {
-        return Err(VariantError::Rows);
-    }
+    let shape = match v.shape() {
+        Some(s) if v.block[1] % s.rows == 0 && v.block[0] % s.cols == 0 => s,
+        _ => return Err(VariantError::Rows),
+    };
     let block_order = match v.diagonal {
         0 => super::BlockOrder::Linear,
         _ if base.grid.len() < 2 => return Err(VariantError::Order),
         skew => super::BlockOrder::Diagonal { skew },
     };
-    let launched = v.shape().launch_block();
+    let launched = shape.launch_block();
     let threads: u64 = launched.iter().map(|&b| b as u64).product();
     if v.block.contains(&0)
         || (0..3).any(|d| !used(d) && v.block[d] != 1)
@@ -681,7 +684,7 @@ fn apply_with_limit(
             None
         };
         return Ok(Schedule {
-            shape: v.shape(),
+            shape,
             stage: None,
             full_tile_path: v.ilp * v.cols > 1,
             words,
@@ -726,17 +729,19 @@ fn apply_with_limit(
     if spec.block != v.block {
         return Err(VariantError::Block);
     }
-    let f = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.ilp));
-    let c = super::cols_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, Some(v.cols));
+    let asked = ShapeRequest {
+        rows: Some(shape.rows),
+        cols: Some(shape.cols),
+    };
+    let f = rows_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, asked.rows);
+    let c = super::cols_per_work_item(&r.ir, deps, &base.grid, ks.root, spec.block, asked.cols);
     if f != v.ilp || c != v.cols {
         return Err(VariantError::Rows);
     }
     Ok(Schedule {
         shape: WorkShape {
             block: spec.block,
-            rows: f,
-            cols: c,
-            layout: ColLayout::Cyclic,
+            ..shape
         },
         stage: Some(spec),
         full_tile_path: true,

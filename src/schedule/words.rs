@@ -634,8 +634,7 @@ pub fn tile(ir: &Region, deps: &DepInfo, baseline: &Schedule, ilp: Coarsening) -
     let w = decide(ir, deps, baseline, ilp).ok()?;
     s.shape.block[0] *= w.width;
     s.shape.block[1] *= w.rows;
-    s.shape.cols = w.width;
-    s.shape.rows = w.rows;
+    s.shape = s.shape.with_tile(w.rows, w.width);
     s.shape.layout = super::ColLayout::Contiguous;
     // The grouped copies run only where every output is in range: the unguarded copy of a
     // whole tile.

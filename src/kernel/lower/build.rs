@@ -69,12 +69,12 @@ impl<'a> KernelBuilder<'a> {
 
     /// Rows per work-item (the schedule's shape; 1: one output per work-item).
     pub(super) fn rows(&self) -> u32 {
-        self.sched.shape.rows.max(1)
+        self.sched.shape.rows.get()
     }
 
     /// Columns per work-item (the schedule's shape).
     pub(super) fn cols(&self) -> u32 {
-        self.sched.shape.cols.max(1)
+        self.sched.shape.cols.get()
     }
 
     /// The staging the schedule applies, when it stages at least one array.

@@ -270,7 +270,7 @@ fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
 #[test]
 fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
     use crate::back::Target;
-    use crate::driver::{self, OptLevel, OptOptions};
+    use crate::driver::{self, OptLevel, OptOptions, ShapeRequest};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<std::path::PathBuf> = ["examples", "tests/corpus"]
         .iter()
@@ -294,10 +294,8 @@ fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
             };
             let o = OptOptions {
                 opt,
-                platform: None,
-                ilp,
-                cols: None,
-                words: None,
+                shape: ilp.map_or_else(Default::default, ShapeRequest::rows),
+                ..OptOptions::default()
             };
             let Some(out) = driver::compile_with(f, &opts, &o, &mut sources, &mut diags) else {
                 panic!(

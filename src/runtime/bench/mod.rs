@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use crate::back::Target;
 use crate::diag::{Diags, SourceMap};
-use crate::driver::{self, OptLevel, OptOptions};
+use crate::driver::{self, OptLevel, OptOptions, ShapeRequest};
 use crate::front::preprocess::PpOptions;
 use crate::kernel::Module;
 use crate::model::Platform;
@@ -81,20 +81,19 @@ impl Level {
 
     /// The compilation of this level for `platform`.
     pub fn options(self, platform: &Platform) -> (OptOptions, StageOptions) {
-        let (opt, ilp, bank_padding) = match self {
-            Level::Naive => (OptLevel::Naive, None, true),
-            Level::Share => (OptLevel::Share, Some(1), false),
-            Level::Bank => (OptLevel::Share, Some(1), true),
-            Level::Ilp => (OptLevel::Share, None, true),
-        };
         // One output per work-item below +ILP (rows and columns).
-        let cols = ilp;
+        let one = ShapeRequest::tile(1, 1);
+        let (opt, shape, bank_padding) = match self {
+            Level::Naive => (OptLevel::Naive, ShapeRequest::default(), true),
+            Level::Share => (OptLevel::Share, one, false),
+            Level::Bank => (OptLevel::Share, one, true),
+            Level::Ilp => (OptLevel::Share, ShapeRequest::default(), true),
+        };
         (
             OptOptions {
                 opt,
                 platform: Some(platform.clone()),
-                ilp,
-                cols,
+                shape,
                 words: None,
             },
             // The paper's "+bank" step avoids bank and channel conflicts (§3.3.1): the block

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::back::Target;
 use crate::diag::{Diags, SourceMap};
-use crate::driver::{self, OptLevel, OptOptions};
+use crate::driver::{self, OptOptions};
 use crate::front::preprocess::PpOptions;
 use crate::kernel::Module;
 use crate::model::Platform;
@@ -224,13 +224,7 @@ pub fn tune_with<'l>(
     diags: &mut Diags,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<KernelTune>, TuneError> {
-    let oo = OptOptions {
-        opt: OptLevel::Share,
-        platform: Some(opts.platform.clone()),
-        ilp: None,
-        cols: None,
-        words: None,
-    };
+    let oo = OptOptions::share().for_platform(opts.platform.clone());
     let engine = crate::partition::Options::default();
     let s =
         driver::schedule(file, &opts.pp, &oo, &engine, sources, diags).ok_or(TuneError::Compile)?;

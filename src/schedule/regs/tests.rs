@@ -1,5 +1,5 @@
 use super::*;
-use crate::schedule::{schedule_region, KernelSchedule, OptLevel, Options};
+use crate::schedule::{schedule_region, KernelSchedule, OptLevel, Options, ShapeRequest};
 
 /// The schedules of the first kernel of `src` on `platform` (`--opt share`, `--ilp` as given),
 /// with the region's IR.
@@ -10,8 +10,7 @@ fn schedule(src: &str, platform: &str, ilp: Option<(u32, u32)>) -> (Region, Kern
     let opts = Options {
         opt: OptLevel::Share,
         platform: Some(crate::schedule::stage::code_platform(&p)),
-        ilp: ilp.map(|x| x.0),
-        cols: ilp.map(|x| x.1),
+        shape: ilp.map_or_else(ShapeRequest::default, |(r, c)| ShapeRequest::tile(r, c)),
         ..Default::default()
     };
     let mut rs = schedule_region(&r, &d, 0, &opts, &mut diags);
@@ -47,11 +46,7 @@ fn the_estimate_counts_accumulators_fragments_addresses_and_counters() {
         estimate(
             &ir,
             &Schedule {
-                shape: crate::schedule::WorkShape {
-                    rows: ry,
-                    cols: rx,
-                    ..staged.shape
-                },
+                shape: staged.shape.with_tile(ry, rx),
                 ..staged.clone()
             },
         )
@@ -94,11 +89,7 @@ fn the_estimate_counts_accumulators_fragments_addresses_and_counters() {
     let d = estimate(
         &ir,
         &Schedule {
-            shape: crate::schedule::WorkShape {
-                rows: 4,
-                cols: 4,
-                ..staged.shape
-            },
+            shape: staged.shape.with_tile(4, 4),
             ..staged.clone()
         },
     );
@@ -154,17 +145,14 @@ fn a_factor_over_the_register_limit_is_rejected() {
     assert!(chosen.registers.total() <= 63, "{chosen:?}");
     assert!(!chosen.occupancy.spills);
     assert_eq!(
-        (ks.preferred().shape.rows, ks.preferred().shape.cols),
+        ks.preferred().shape.tile(),
         c.chosen,
         "the preferred schedule is the model's choice"
     );
     // Forced with --ilp 8x8: the factor asked for is kept, the search still says what the
     // model would choose.
     let (_, forced) = schedule(&gemm("double"), "gtx690", Some((8, 8)));
-    assert_eq!(
-        (forced.preferred().shape.rows, forced.preferred().shape.cols),
-        (8, 8)
-    );
+    assert_eq!(forced.preferred().shape.tile(), (8, 8));
     let f = forced.coarsening.as_ref().unwrap();
     assert_eq!(f.forced, Some((8, 8)));
     assert_eq!(f.chosen, c.chosen);
@@ -232,11 +220,7 @@ for (i = 1; i < 511; i++) {
     let one = estimate(
         &ir,
         &Schedule {
-            shape: crate::schedule::WorkShape {
-                rows: 1,
-                cols: 1,
-                ..plain.shape
-            },
+            shape: plain.shape.with_tile(1, 1),
             ..plain.clone()
         },
     );
@@ -270,11 +254,7 @@ for (i = 0; i < 512; i++) {
         estimate(
             &ir,
             &Schedule {
-                shape: crate::schedule::WorkShape {
-                    rows: f,
-                    cols: 1,
-                    ..plain.shape
-                },
+                shape: plain.shape.with_tile(f, 1),
                 ..plain.clone()
             },
         )

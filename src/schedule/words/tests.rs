@@ -33,7 +33,7 @@ fn a_byte_stencil_groups_4_outputs_and_8_byte_rows() {
     let ks = kernel(GAUSS);
     let s = ks.preferred();
     let w = s.words.as_ref().expect("short words");
-    assert_eq!((w.width, s.shape.cols, s.shape.rows), (4, 4, 1));
+    assert_eq!((w.width, s.shape.cols.get(), s.shape.rows.get()), (4, 4, 1));
     // The launched block is the baseline's: 4 columns per work-item.
     assert_eq!(s.launch_block(), ks.baseline().shape.block);
     let names: Vec<(&str, bool, bool, u32)> = w
@@ -145,7 +145,7 @@ for (int y = 0; y < h; y++)
     assert!(ks
         .candidates
         .iter()
-        .all(|c| c.words.is_none() && c.shape.cols == 1));
+        .all(|c| c.words.is_none() && c.shape.cols.get() == 1));
     assert_eq!(ks.words, Some(Err(NoWords::LoopFreeOnCpu)));
     assert_eq!(
         NoWords::LoopFreeOnCpu.to_string(),
@@ -188,7 +188,10 @@ fn a_cpu_transpose_gets_a_4x4_vector_tile() {
     let ks = schedule(TADD, cpu_share());
     let s = ks.preferred();
     let w = s.words.as_ref().expect("a transposed vector tile");
-    assert_eq!((w.width, w.rows, s.shape.cols, s.shape.rows), (4, 4, 4, 4));
+    assert_eq!(
+        (w.width, w.rows, s.shape.cols.get(), s.shape.rows.get()),
+        (4, 4, 4, 4)
+    );
     assert!(s.rows_adjacent());
     assert_eq!(s.shape.layout, crate::schedule::ColLayout::Contiguous);
     let arrays: Vec<(&str, bool, bool, bool)> = w
