@@ -270,13 +270,7 @@ fn reduction_variable_assigned_in_each_iteration() {
     )
     .unwrap();
     for opt in [driver::OptLevel::Naive, driver::OptLevel::Share] {
-        let o = driver::OptOptions {
-            opt,
-            platform: None,
-            ilp: None,
-            cols: None,
-            words: None,
-        };
+        let o = driver::OptOptions::new(opt);
         exec_support::programs::check_program(&src, &[], &format!("red-assigned-{opt:?}"), &o)
             .unwrap_or_else(|e| panic!("{opt:?}: {e}"));
     }
