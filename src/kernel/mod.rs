@@ -399,20 +399,9 @@ impl Kernel {
 
     /// Whether the kernel holds an atomic statement on an element whose type satisfies `pred`.
     pub fn uses_atomic(&self, pred: impl Fn(Scalar) -> bool) -> bool {
-        fn walk(ss: &[KStmt], pred: &dyn Fn(Scalar) -> bool) -> bool {
-            ss.iter().any(|s| match s {
-                KStmt::Atomic { ty, .. } => pred(*ty),
-                KStmt::If { then, els, .. } => walk(then, pred) || walk(els, pred),
-                KStmt::For {
-                    init, step, body, ..
-                } => walk(init, pred) || walk(step, pred) || walk(body, pred),
-                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                    walk(body, pred)
-                }
-                _ => false,
-            })
-        }
-        walk(&self.body, &pred)
+        self.body
+            .iter()
+            .any(|s| s.any(&|t| matches!(t, KStmt::Atomic { ty, .. } if pred(*ty))))
     }
 }
 
@@ -743,5 +732,6 @@ pub mod lint;
 pub mod lower;
 pub mod math;
 pub mod valid;
+mod visit;
 
 pub use math::MathFn;

@@ -80,24 +80,10 @@ type Linear = (BTreeMap<String, i64>, i64);
 type RowKey = (String, BTreeMap<String, i64>);
 
 fn expr_vars(e: &KExpr, out: &mut BTreeSet<String>) {
-    match e {
-        KExpr::Var(v) => {
-            out.insert(v.clone());
-        }
-        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
-        KExpr::Load(r) => expr_vars(&r.index, out),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_vars(a, out),
-        KExpr::Binary(_, a, b) => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-        }
-        KExpr::Cond(a, b, c) => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-            expr_vars(c, out);
-        }
-        KExpr::Call(_, args) => args.iter().for_each(|a| expr_vars(a, out)),
+    if let KExpr::Var(v) = e {
+        out.insert(v.clone());
     }
+    e.for_each_child(&mut |c| expr_vars(c, out));
 }
 
 /// Scalars assigned or declared by statements (not counting `for` headers), and the iterators
@@ -156,21 +142,7 @@ fn stored(stmts: &[KStmt], out: &mut BTreeSet<String>) {
             | KStmt::Atomic { target: r, .. } => {
                 out.insert(r.array.clone());
             }
-            KStmt::For {
-                init, step, body, ..
-            } => {
-                stored(init, out);
-                stored(step, out);
-                stored(body, out);
-            }
-            KStmt::If { then, els, .. } => {
-                stored(then, out);
-                stored(els, out);
-            }
-            KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                stored(body, out)
-            }
-            _ => {}
+            s => s.for_each_child(&mut |c| stored(std::slice::from_ref(c), out)),
         }
     }
 }

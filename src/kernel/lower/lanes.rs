@@ -31,7 +31,10 @@ use crate::kernel::*;
 use crate::schedule::lanes::Lanes;
 use crate::vocab::{BinOp, RedOp, Scalar};
 
+use std::collections::BTreeSet;
+
 use super::reduce::{combine, identity};
+use super::walk::hoist_decls;
 
 const LANE: &str = "accshare_lane";
 const ROW: &str = "accshare_row";
@@ -63,10 +66,10 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         return Err("the row's guard has an else branch".into());
     }
     let header = body;
-    let mut declared: Vec<String> = Vec::new();
+    let mut declared: BTreeSet<String> = BTreeSet::new();
     for s in &header {
         if let KStmt::Decl { name, .. } = s {
-            declared.push(name.clone());
+            declared.insert(name.clone());
         }
     }
     let row = unwrap_blocks(then);
@@ -118,7 +121,9 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     }
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
-    let (hoisted, mut pre_stmts) = hoist_declarations(pre, &mut declared)?;
+    let mut hoisted = Vec::new();
+    let mut pre_stmts = hoist_decls(pre.iter().cloned(), &mut declared, false, &mut hoisted)
+        .map_err(|name| format!("`{name}` is declared twice"))?;
     let (lanes, rows) = (l.lanes as i64, l.rows as i64);
     let mut out = header;
     out.push(KStmt::Comment(format!(
@@ -287,46 +292,6 @@ fn strided_header(
     Ok(new_init)
 }
 
-/// The statements before the loop with their declarations split off: the declarations without
-/// values (hoisted out of the row's guard), and the statements with the values assigned.
-fn hoist_declarations(
-    pre: &[KStmt],
-    declared: &mut Vec<String>,
-) -> Result<(Vec<KStmt>, Vec<KStmt>), String> {
-    let mut hoisted = Vec::new();
-    let mut pre_stmts = Vec::new();
-    for s in pre {
-        match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
-                if declared.contains(name) {
-                    return Err(format!("`{name}` is declared twice"));
-                }
-                declared.push(name.clone());
-                hoisted.push(KStmt::Decl {
-                    name: name.clone(),
-                    ty: *ty,
-                    len: *len,
-                    init: None,
-                });
-                if let Some(v) = init {
-                    pre_stmts.push(KStmt::Assign {
-                        target: LValue::Var(name.clone()),
-                        op: None,
-                        value: v.clone(),
-                    });
-                }
-            }
-            s => pre_stmts.push(s.clone()),
-        }
-    }
-    Ok((hoisted, pre_stmts))
-}
-
 /// Each lane's copies into local memory, then the tree over the lanes of each row (barriers
 /// between its levels), appended to `out`; the local arrays go to `kernel`.
 fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) {
@@ -446,7 +411,7 @@ fn shared_loads(
     }
     if body
         .iter()
-        .any(|s| any_stmt(s, &|t| matches!(t, KStmt::Continue)))
+        .any(|s| s.any(&|t| matches!(t, KStmt::Continue)))
     {
         return Vec::new();
     }
@@ -568,9 +533,7 @@ fn strip_with_shared_loads(
     );
     let mut body = body;
     for s in &mut body {
-        walk_stmt_exprs(s, &mut |e| {
-            replace_loads(e, shared, &at);
-        });
+        s.walk_exprs_mut(&mut |e| replace_loads(e, shared, &at));
     }
     let jv = KExpr::bin(BinOp::Add, KExpr::var(STRIP), at.clone());
     let set_j = match j_ty {
@@ -622,7 +585,7 @@ fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], at: &KExpr) {
             return;
         }
     }
-    each_child(e, &mut |c| replace_loads(c, shared, at));
+    e.for_each_child_mut(&mut |c| replace_loads(c, shared, at));
 }
 
 /// `for (int var = init; var cmp bound; var += step) { body }`.
@@ -688,7 +651,7 @@ fn is_loop_of(s: &KStmt, j: &str) -> bool {
 
 /// The grid's x becomes y: the rows of the block.
 fn remap_stmt(s: &mut KStmt) {
-    walk_stmt_exprs(s, &mut |e| remap_expr(e));
+    s.walk_exprs_mut(&mut remap_expr);
 }
 
 fn remap_expr(e: &mut KExpr) {
@@ -702,98 +665,16 @@ fn remap_expr(e: &mut KExpr) {
             b => b,
         };
     }
-    each_child(e, &mut |c| remap_expr(c));
-}
-
-fn each_child(e: &mut KExpr, f: &mut dyn FnMut(&mut KExpr)) {
-    match e {
-        KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
-        KExpr::Load(a) => f(&mut a.index),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => f(a),
-        KExpr::Binary(_, a, b) => {
-            f(a);
-            f(b);
-        }
-        KExpr::Cond(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        KExpr::Call(_, args) => args.iter_mut().for_each(f),
-    }
-}
-
-/// Calls `f` on every top expression of `s` and of the statements inside it.
-fn walk_stmt_exprs(s: &mut KStmt, f: &mut dyn FnMut(&mut KExpr)) {
-    let arr = |a: &mut ArrayRef, f: &mut dyn FnMut(&mut KExpr)| f(&mut a.index);
-    match s {
-        KStmt::Decl { init, .. } => {
-            if let Some(e) = init {
-                f(e)
-            }
-        }
-        KStmt::Assign { target, value, .. } => {
-            if let LValue::Elem(a) = target {
-                arr(a, f);
-            }
-            f(value);
-        }
-        KStmt::Expr(e) => f(e),
-        KStmt::If { cond, then, els } => {
-            f(cond);
-            then.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-            els.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-        }
-        KStmt::For {
-            init,
-            cond,
-            step,
-            body,
-        } => {
-            init.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-            if let Some(c) = cond {
-                f(c);
-            }
-            step.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-            body.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-        }
-        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            f(cond);
-            body.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-        }
-        KStmt::Block(b) => b.iter_mut().for_each(|s| walk_stmt_exprs(s, f)),
-        KStmt::Atomic { target, op, .. } => {
-            arr(target, f);
-            match op {
-                AtomicOp::Read => {}
-                AtomicOp::Write(e) | AtomicOp::Update { value: e, .. } => f(e),
-            }
-        }
-        KStmt::VecLoad { src, .. } => arr(src, f),
-        KStmt::VecStore { dst, values, .. } => {
-            arr(dst, f);
-            values.iter_mut().for_each(f);
-        }
-        KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
-    }
+    e.for_each_child_mut(&mut remap_expr);
 }
 
 /// Whether `e` reads the variable `v` (without copying `e`: it is asked of every expression of
 /// the row's statements).
 fn expr_mentions(e: &KExpr, v: &str) -> bool {
-    match e {
-        KExpr::Var(x) => x == v,
-        KExpr::Load(a) => expr_mentions(&a.index, v),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_mentions(a, v),
-        KExpr::Binary(_, a, b) => expr_mentions(a, v) || expr_mentions(b, v),
-        KExpr::Cond(a, b, c) => expr_mentions(a, v) || expr_mentions(b, v) || expr_mentions(c, v),
-        KExpr::Call(_, args) => args.iter().any(|a| expr_mentions(a, v)),
-        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => false,
-    }
+    e.any(&|x| matches!(x, KExpr::Var(x) if x == v))
 }
 
 fn stmt_mentions(s: &KStmt, v: &str) -> bool {
-    let mut s = s.clone();
     let mut found = false;
     let assigns = |s: &KStmt| match s {
         KStmt::Assign {
@@ -807,32 +688,18 @@ fn stmt_mentions(s: &KStmt, v: &str) -> bool {
         } => c.var == v,
         _ => false,
     };
-    found |= any_stmt(&s, &assigns);
-    walk_stmt_exprs(&mut s, &mut |e| found |= expr_mentions(e, v));
+    found |= s.any(&assigns);
+    s.walk_exprs(&mut |e| found |= expr_mentions(e, v));
     found
 }
 
-/// Whether `s` or a statement inside it satisfies `p`.
-fn any_stmt(s: &KStmt, p: &dyn Fn(&KStmt) -> bool) -> bool {
-    p(s) || match s {
-        KStmt::If { then, els, .. } => then.iter().chain(els).any(|s| any_stmt(s, p)),
-        KStmt::For {
-            init, step, body, ..
-        } => init.iter().chain(step).chain(body).any(|s| any_stmt(s, p)),
-        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-            body.iter().any(|s| any_stmt(s, p))
-        }
-        _ => false,
-    }
-}
-
 fn has_barrier(s: &KStmt) -> bool {
-    any_stmt(s, &|s| matches!(s, KStmt::Barrier))
+    s.any(&|s| matches!(s, KStmt::Barrier))
 }
 
 /// Stores no memory but private arrays, and holds no barrier.
 fn quiet(s: &KStmt) -> bool {
-    !any_stmt(s, &|s| match s {
+    !s.any(&|s| match s {
         KStmt::Assign {
             target: LValue::Elem(a),
             ..
@@ -854,19 +721,9 @@ fn assigned_in(s: &KStmt, out: &mut Vec<String>) {
         KStmt::Atomic {
             capture: Some(c), ..
         } => out.push(c.var.clone()),
-        KStmt::If { then, els, .. } => then.iter().chain(els).for_each(|s| assigned_in(s, out)),
-        KStmt::For {
-            init, step, body, ..
-        } => init
-            .iter()
-            .chain(step)
-            .chain(body)
-            .for_each(|s| assigned_in(s, out)),
-        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-            body.iter().for_each(|s| assigned_in(s, out))
-        }
         _ => {}
     }
+    s.for_each_child(&mut |c| assigned_in(c, out));
 }
 
 /// A statement of the inner loop's body with every reduction scalar replaced by its lane copy;
@@ -939,7 +796,7 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
         KStmt::For { .. } | KStmt::While { .. } | KStmt::DoWhile { .. } => {
             // Nested loops: only their own scalars, no reductions inside.
             if l.vars.iter().any(|x| stmt_mentions(s, &x.name))
-                || any_stmt(s, &|t| {
+                || s.any(&|t| {
                     matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if *v == l.var)
                         || matches!(
                             t,
@@ -1068,7 +925,7 @@ fn rename(e: &KExpr, from: &str, to: &str) -> KExpr {
                 *x = to.to_string();
             }
         }
-        each_child(e, &mut |c| go(c, from, to));
+        e.for_each_child_mut(&mut |c| go(c, from, to));
     }
     go(&mut e, from, to);
     e

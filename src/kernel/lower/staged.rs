@@ -1389,50 +1389,19 @@ fn taken_names(
 /// Hoists the declarations of `pre` (the statements before the strip-mined loop, whose
 /// iterator is `strip_var`) to the kernel's top, `body`, every work-item declaring them, and
 /// returns what runs under the edge guard: the other statements, and the declarations'
-/// initializers as assignments (a constant one stays on its declaration).
+/// initializers as assignments. A constant initializer stays on the declaration, for every
+/// work-item (it reads nothing). Assigned under the edge guard instead, an accumulator live
+/// across the strip loop's barriers made PoCL 3/5 (CPU) miscompile the kernel: work-items
+/// outside the guard wrote past the output (accsuite gemm with `share(A[TB_Y][*])` at MINI
+/// size).
 fn hoist_decls(
     pre: Vec<KStmt>,
     mut taken: BTreeSet<String>,
     strip_var: &str,
     body: &mut Vec<KStmt>,
 ) -> Result<Vec<KStmt>, StageError> {
-    let mut pre_guarded = Vec::new();
-    for s in pre {
-        match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
-                if taken.contains(&name) || name == strip_var {
-                    return Err(StageError::DeclaredTwice(name));
-                }
-                taken.insert(name.clone());
-                // A constant initializer stays on the declaration, for every work-item
-                // (it reads nothing). Assigned under the edge guard instead, an
-                // accumulator live across the strip loop's barriers made PoCL 3/5 (CPU)
-                // miscompile the kernel: work-items outside the guard wrote past the
-                // output (accsuite gemm with `share(A[TB_Y][*])` at MINI size).
-                let constant = matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
-                body.push(KStmt::Decl {
-                    name: name.clone(),
-                    ty,
-                    len,
-                    init: if constant { init.clone() } else { None },
-                });
-                if let (Some(v), false) = (init, constant) {
-                    pre_guarded.push(KStmt::Assign {
-                        target: LValue::Var(name),
-                        op: None,
-                        value: v,
-                    });
-                }
-            }
-            other => pre_guarded.push(other),
-        }
-    }
-    Ok(pre_guarded)
+    taken.insert(strip_var.to_string());
+    walk::hoist_decls(pre, &mut taken, true, body).map_err(StageError::DeclaredTwice)
 }
 
 /// At the start of each strip: the origins of the tiles that move with it (`block`: the

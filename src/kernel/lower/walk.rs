@@ -81,21 +81,10 @@ pub(super) fn free_names_expr(
             } else {
                 vars.insert(r.array.clone());
             }
-            free_names_expr(&r.index, arrays, vars);
         }
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => free_names_expr(a, arrays, vars),
-        KExpr::Binary(_, a, b) => {
-            free_names_expr(a, arrays, vars);
-            free_names_expr(b, arrays, vars);
-        }
-        KExpr::Cond(a, b, c) => {
-            free_names_expr(a, arrays, vars);
-            free_names_expr(b, arrays, vars);
-            free_names_expr(c, arrays, vars);
-        }
-        KExpr::Call(_, args) => args.iter().for_each(|a| free_names_expr(a, arrays, vars)),
-        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        _ => {}
     }
+    e.for_each_child(&mut |c| free_names_expr(c, arrays, vars));
 }
 
 pub(super) fn free_names_stmt(
@@ -194,50 +183,73 @@ pub(super) fn math_call(f: &str, span: Span, args: Vec<KExpr>, errors: &mut Vec<
 }
 
 pub(super) fn expr_uses_double(e: &KExpr) -> bool {
-    match e {
+    e.any(&|x| match x {
         KExpr::Float(_, single) => !single,
-        KExpr::Cast(t, a) => *t == Scalar::Double || expr_uses_double(a),
-        KExpr::Load(r) => expr_uses_double(&r.index),
-        KExpr::Unary(_, a) => expr_uses_double(a),
-        KExpr::Binary(_, a, b) => expr_uses_double(a) || expr_uses_double(b),
-        KExpr::Cond(a, b, c) => expr_uses_double(a) || expr_uses_double(b) || expr_uses_double(c),
-        KExpr::Call(f, args) => {
-            // C99 double-precision math functions (`sqrt`, `exp`, …) compute in double.
-            f.real_type() == Some(Scalar::Double) || args.iter().any(expr_uses_double)
-        }
-        KExpr::Var(_) | KExpr::Int(..) | KExpr::Builtin(_) => false,
-    }
+        KExpr::Cast(t, _) => *t == Scalar::Double,
+        // C99 double-precision math functions (`sqrt`, `exp`, …) compute in double.
+        KExpr::Call(f, _) => f.real_type() == Some(Scalar::Double),
+        _ => false,
+    })
 }
 
 pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
-    let any = |v: &[KStmt]| v.iter().any(stmt_uses_double);
-    match s {
-        KStmt::Decl { ty, init, .. } => {
-            *ty == Scalar::Double || init.as_ref().is_some_and(expr_uses_double)
+    let typed_double = s.any(&|t| {
+        matches!(
+            t,
+            KStmt::Decl {
+                ty: Scalar::Double,
+                ..
+            } | KStmt::Atomic {
+                ty: Scalar::Double,
+                ..
+            }
+        )
+    });
+    let mut found = typed_double;
+    s.walk_exprs(&mut |e| found = found || expr_uses_double(e));
+    found
+}
+/// Hoists the declarations of `pre` (statements that run under a guard) into `hoisted`, for
+/// every work-item to declare them, and returns what still runs under the guard: the other
+/// statements, and the declarations' values as assignments, in order. With `keep_constants` a
+/// literal value (it reads nothing) stays on its declaration. `taken` holds the names already
+/// declared where the declarations go; `Err` names one `pre` would declare again.
+pub(super) fn hoist_decls(
+    pre: impl IntoIterator<Item = KStmt>,
+    taken: &mut BTreeSet<String>,
+    keep_constants: bool,
+    hoisted: &mut Vec<KStmt>,
+) -> Result<Vec<KStmt>, String> {
+    let mut guarded = Vec::new();
+    for s in pre {
+        match s {
+            KStmt::Decl {
+                name,
+                ty,
+                len,
+                init,
+            } => {
+                if !taken.insert(name.clone()) {
+                    return Err(name);
+                }
+                let constant =
+                    keep_constants && matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
+                hoisted.push(KStmt::Decl {
+                    name: name.clone(),
+                    ty,
+                    len,
+                    init: if constant { init.clone() } else { None },
+                });
+                if let (Some(v), false) = (init, constant) {
+                    guarded.push(KStmt::Assign {
+                        target: LValue::Var(name),
+                        op: None,
+                        value: v,
+                    });
+                }
+            }
+            other => guarded.push(other),
         }
-        KStmt::Assign { value, target, .. } => {
-            expr_uses_double(value)
-                || matches!(target, LValue::Elem(r) if expr_uses_double(&r.index))
-        }
-        KStmt::Expr(e) => expr_uses_double(e),
-        KStmt::If { cond, then, els } => expr_uses_double(cond) || any(then) || any(els),
-        KStmt::For {
-            init,
-            cond,
-            step,
-            body,
-        } => any(init) || cond.as_ref().is_some_and(expr_uses_double) || any(step) || any(body),
-        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            expr_uses_double(cond) || any(body)
-        }
-        KStmt::Block(b) => any(b),
-        KStmt::Atomic { ty, .. } => {
-            *ty == Scalar::Double || s.atomic_operands().into_iter().any(expr_uses_double)
-        }
-        KStmt::VecLoad { src, .. } => expr_uses_double(&src.index),
-        KStmt::VecStore { dst, values, .. } => {
-            expr_uses_double(&dst.index) || values.iter().any(expr_uses_double)
-        }
-        _ => false,
     }
+    Ok(guarded)
 }
