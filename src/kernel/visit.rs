@@ -111,7 +111,11 @@ impl KStmt {
                 f(&dst.index);
                 values.iter().for_each(f);
             }
-            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+            KStmt::DeclArray(_)
+            | KStmt::Break
+            | KStmt::Continue
+            | KStmt::Barrier
+            | KStmt::Comment(_) => {}
         }
     }
 
@@ -169,7 +173,11 @@ impl KStmt {
                 arr(dst, f);
                 values.iter_mut().for_each(f);
             }
-            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+            KStmt::DeclArray(_)
+            | KStmt::Break
+            | KStmt::Continue
+            | KStmt::Barrier
+            | KStmt::Comment(_) => {}
         }
     }
 

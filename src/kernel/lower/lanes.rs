@@ -122,8 +122,14 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
     let mut hoisted = Vec::new();
-    let mut pre_stmts = hoist_decls(pre.iter().cloned(), &mut declared, false, &mut hoisted)
-        .map_err(|name| format!("`{name}` is declared twice"))?;
+    let mut pre_stmts = hoist_decls(
+        pre.iter().cloned(),
+        &kernel.arrays,
+        &mut declared,
+        false,
+        &mut hoisted,
+    )
+    .map_err(|name| format!("`{name}` is declared twice"))?;
     let (lanes, rows) = (l.lanes as i64, l.rows as i64);
     let mut out = header;
     out.push(KStmt::Comment(format!(
@@ -133,7 +139,6 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         out.push(KStmt::Decl {
             name: n.into(),
             ty: Scalar::Int,
-            len: None,
             init: Some(KExpr::Builtin(Builtin::LocalId(d))),
         });
     }
@@ -142,7 +147,6 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         out.push(KStmt::Decl {
             name: lane_copy(&v.name),
             ty: v.ty,
-            len: None,
             init: Some(identity(v.op, v.ty)),
         });
     }
@@ -185,9 +189,9 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         ));
     }
     // The tree over the lanes of each row.
-    lane_tree(kernel, l, &mut out);
+    let reds = lane_tree(kernel, l, &mut out);
     // Lane 0 combines the row's result into the scalar and runs the rest of the row.
-    out.push(lane_zero(l, cond, post));
+    out.push(lane_zero(l, &reds, cond, post));
     kernel.body = out;
     kernel.dims = 2;
     kernel.block = [l.lanes, l.rows, 1];
@@ -215,10 +219,10 @@ fn fits(kernel: &Kernel, launch: &Launch, l: &Lanes) -> Result<(), String> {
 
 /// Lane 0 of each row combines the row's result into each reduction's scalar, then runs the
 /// statements after the loop (`post`), where the row is in the grid (`cond`).
-fn lane_zero(l: &Lanes, cond: KExpr, post: &[KStmt]) -> KStmt {
+fn lane_zero(l: &Lanes, reds: &[Handle<KArray>], cond: KExpr, post: &[KStmt]) -> KStmt {
     let lanes = l.lanes as i64;
     let mut last = Vec::new();
-    for v in &l.vars {
+    for (v, &red_v) in l.vars.iter().zip(reds) {
         last.push(KStmt::Assign {
             target: LValue::Var(v.name.clone()),
             op: None,
@@ -226,7 +230,7 @@ fn lane_zero(l: &Lanes, cond: KExpr, post: &[KStmt]) -> KStmt {
                 v.op,
                 v.ty,
                 KExpr::var(&v.name),
-                KExpr::Load(red(&v.name, slot_of(lanes, KExpr::int(0)))),
+                KExpr::Load(red(red_v, slot_of(lanes, KExpr::int(0)))),
             ),
         });
     }
@@ -264,12 +268,10 @@ fn strided_header(
         [KStmt::Decl {
             name,
             ty,
-            len: None,
             init: Some(value),
         }] if name == j => vec![KStmt::Decl {
             name: name.clone(),
             ty: *ty,
-            len: None,
             init: Some(KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE))),
         }],
         _ => return Err("the inner loop's initialisation is not `j = lo`".into()),
@@ -293,28 +295,27 @@ fn strided_header(
 }
 
 /// Each lane's copies into local memory, then the tree over the lanes of each row (barriers
-/// between its levels), appended to `out`; the local arrays go to `kernel`.
-fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) {
+/// between its levels), appended to `out`; the local arrays go to `kernel`, and their handles,
+/// one per reduction of `l`, are returned.
+fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) -> Vec<Handle<KArray>> {
     let lanes = l.lanes as i64;
+    let mut reds = Vec::new();
     for v in &l.vars {
+        let red_v = kernel.local(&red_array(&v.name), v.ty, l.lanes * l.rows);
+        reds.push(red_v);
         out.push(KStmt::Assign {
-            target: LValue::Elem(red(&v.name, slot_of(lanes, KExpr::var(LANE)))),
+            target: LValue::Elem(red(red_v, slot_of(lanes, KExpr::var(LANE)))),
             op: None,
             value: KExpr::var(lane_copy(&v.name)),
-        });
-        kernel.locals.push(LocalArray {
-            name: red_array(&v.name),
-            elem: v.ty,
-            len: l.lanes * l.rows,
         });
     }
     out.push(KStmt::Barrier);
     let s = || KExpr::var(STEP);
     let mut tree = Vec::new();
-    for v in &l.vars {
-        let here = red(&v.name, slot_of(lanes, KExpr::var(LANE)));
+    for (v, &red_v) in l.vars.iter().zip(&reds) {
+        let here = red(red_v, slot_of(lanes, KExpr::var(LANE)));
         let there = red(
-            &v.name,
+            red_v,
             slot_of(lanes, KExpr::bin(BinOp::Add, KExpr::var(LANE), s())),
         );
         tree.push(KStmt::Assign {
@@ -335,6 +336,7 @@ fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) {
             KStmt::Barrier,
         ],
     ));
+    reds
 }
 
 /// Element `LANE + off` of row `ROW` of the local arrays of `l`'s lane copies.
@@ -346,9 +348,9 @@ fn slot_of(lanes: i64, off: KExpr) -> KExpr {
     )
 }
 
-/// Element `i` of the local array of `v`'s lane copies.
-fn red(v: &str, i: KExpr) -> ArrayRef {
-    ArrayRef::elem(red_array(v), Space::Local, i)
+/// Element `i` of the local array `red_v` of a reduction's lane copies.
+fn red(red_v: Handle<KArray>, i: KExpr) -> ArrayRef {
+    ArrayRef::elem(red_v, Space::Local, i)
 }
 
 const STRIP: &str = "accshare_jj";
@@ -419,15 +421,15 @@ fn shared_loads(
         match e {
             KExpr::Load(a) => {
                 let read_only = kernel.params.iter().any(|p| {
-                    p.name == a.array
-                        && matches!(
-                            p.kind,
-                            KParamKind::Buffer {
-                                read_only: true,
-                                record: None,
-                                ..
-                            }
-                        )
+                    matches!(
+                        p.kind,
+                        KParamKind::Buffer {
+                            array,
+                            read_only: true,
+                            record: None,
+                            ..
+                        } if array == a.array
+                    )
                 });
                 if a.space == Space::Global
                     && a.field.is_none()
@@ -490,32 +492,25 @@ fn strip_with_shared_loads(
     let mut copy = vec![KStmt::Decl {
         name: INDEX.into(),
         ty: Scalar::Int,
-        len: None,
         init: Some(KExpr::bin(BinOp::Add, KExpr::var(STRIP), linear.clone())),
     }];
     let mut loads = Vec::new();
+    let mut locals = Vec::new();
     for (k, a) in shared.iter().enumerate() {
         let elem = kernel
             .params
             .iter()
             .find_map(|p| match &p.kind {
-                KParamKind::Buffer { elem, .. } if p.name == a.array => Some(*elem),
+                KParamKind::Buffer { array, elem, .. } if *array == a.array => Some(*elem),
                 _ => None,
             })
             .unwrap_or(Scalar::Float);
-        kernel.locals.push(LocalArray {
-            name: shared_array(k),
-            elem,
-            len: l.lanes * l.rows,
-        });
+        let local = kernel.local(&shared_array(k), elem, l.lanes * l.rows);
+        locals.push(local);
         let mut src = a.clone();
         src.index = Box::new(rename(&a.index, &l.var, INDEX));
         loads.push(KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem(
-                shared_array(k),
-                Space::Local,
-                linear.clone(),
-            )),
+            target: LValue::Elem(ArrayRef::elem(local, Space::Local, linear.clone())),
             op: None,
             value: KExpr::Load(src),
         });
@@ -533,14 +528,13 @@ fn strip_with_shared_loads(
     );
     let mut body = body;
     for s in &mut body {
-        s.walk_exprs_mut(&mut |e| replace_loads(e, shared, &at));
+        s.walk_exprs_mut(&mut |e| replace_loads(e, shared, &locals, &at));
     }
     let jv = KExpr::bin(BinOp::Add, KExpr::var(STRIP), at.clone());
     let set_j = match j_ty {
         Some(ty) => KStmt::Decl {
             name: l.var.clone(),
             ty,
-            len: None,
             init: Some(jv),
         },
         None => KStmt::Assign {
@@ -577,15 +571,15 @@ fn strip_with_shared_loads(
     )]
 }
 
-/// Every load of `shared[k]` in `e` becomes element `at` of its local array.
-fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], at: &KExpr) {
+/// Every load of `shared[k]` in `e` becomes element `at` of its local array `locals[k]`.
+fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], locals: &[Handle<KArray>], at: &KExpr) {
     if let KExpr::Load(a) = e {
         if let Some(k) = shared.iter().position(|s| s == a) {
-            *e = KExpr::load(shared_array(k), Space::Local, at.clone());
+            *e = KExpr::load(locals[k], Space::Local, at.clone());
             return;
         }
     }
-    e.for_each_child_mut(&mut |c| replace_loads(c, shared, at));
+    e.for_each_child_mut(&mut |c| replace_loads(c, shared, locals, at));
 }
 
 /// `for (int var = init; var cmp bound; var += step) { body }`.
@@ -610,7 +604,6 @@ fn halving(var: &str, start: i64, body: Vec<KStmt>) -> KStmt {
         init: vec![KStmt::Decl {
             name: var.to_string(),
             ty: Scalar::Int,
-            len: None,
             init: Some(KExpr::int(start)),
         }],
         cond: Some(KExpr::bin(BinOp::Gt, KExpr::var(var), KExpr::int(0))),
@@ -817,7 +810,7 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
             check_reads(s, l)?;
             s.clone()
         }
-        KStmt::Comment(_) => s.clone(),
+        KStmt::Comment(_) | KStmt::DeclArray(_) => s.clone(),
     })
 }
 

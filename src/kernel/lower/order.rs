@@ -51,7 +51,6 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
         KStmt::Decl {
             name: DIAGONAL_Y.to_string(),
             ty: Scalar::Int,
-            len: None,
             init: Some(by),
         },
     );
@@ -90,6 +89,7 @@ mod tests {
     fn kernel(body: Vec<KStmt>, dims: u8) -> Kernel {
         Kernel {
             name: "k".into(),
+            arrays: crate::kernel::Arena::new(),
             params: Vec::new(),
             locals: Vec::new(),
             dims,
@@ -106,7 +106,6 @@ mod tests {
         KStmt::Decl {
             name: n.into(),
             ty: Scalar::Int,
-            len: None,
             init: Some(e),
         }
     }

@@ -66,9 +66,12 @@ pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
     }
 }
 
+/// The free names of `e`: the global arrays it reads into `arrays`, its scalars and the names
+/// of its other arrays (`names` holds the kernel's arrays) into `vars`.
 pub(super) fn free_names_expr(
     e: &KExpr,
-    arrays: &mut BTreeSet<String>,
+    names: &Arena<KArray>,
+    arrays: &mut BTreeSet<Handle<KArray>>,
     vars: &mut BTreeSet<String>,
 ) {
     match e {
@@ -77,45 +80,50 @@ pub(super) fn free_names_expr(
         }
         KExpr::Load(r) => {
             if r.space == Space::Global {
-                arrays.insert(r.array.clone());
+                arrays.insert(r.array);
             } else {
-                vars.insert(r.array.clone());
+                vars.insert(names[r.array].name.clone());
             }
         }
         _ => {}
     }
-    e.for_each_child(&mut |c| free_names_expr(c, arrays, vars));
+    e.for_each_child(&mut |c| free_names_expr(c, names, arrays, vars));
 }
 
 pub(super) fn free_names_stmt(
     s: &KStmt,
-    arrays: &mut BTreeSet<String>,
+    names: &Arena<KArray>,
+    arrays: &mut BTreeSet<Handle<KArray>>,
     vars: &mut BTreeSet<String>,
 ) {
-    let all = |v: &[KStmt], arrays: &mut BTreeSet<String>, vars: &mut BTreeSet<String>| {
-        v.iter().for_each(|s| free_names_stmt(s, arrays, vars))
+    let all = |v: &[KStmt], arrays: &mut BTreeSet<Handle<KArray>>, vars: &mut BTreeSet<String>| {
+        v.iter()
+            .for_each(|s| free_names_stmt(s, names, arrays, vars))
     };
     match s {
         KStmt::Decl { name, init, .. } => {
             if let Some(e) = init {
-                free_names_expr(e, arrays, vars);
+                free_names_expr(e, names, arrays, vars);
             }
             // Declared in the kernel: never a parameter (names are unique per kernel scope
             // chain in the code the lowering produces).
             vars.insert(format!("\0decl:{}", name));
+        }
+        KStmt::DeclArray(a) => {
+            vars.insert(format!("\0decl:{}", names[*a].name));
         }
         KStmt::Assign { target, value, .. } => {
             match target {
                 LValue::Var(v) => {
                     vars.insert(v.clone());
                 }
-                LValue::Elem(r) => free_names_expr(&KExpr::Load(r.clone()), arrays, vars),
+                LValue::Elem(r) => free_names_expr(&KExpr::Load(r.clone()), names, arrays, vars),
             }
-            free_names_expr(value, arrays, vars);
+            free_names_expr(value, names, arrays, vars);
         }
-        KStmt::Expr(e) => free_names_expr(e, arrays, vars),
+        KStmt::Expr(e) => free_names_expr(e, names, arrays, vars),
         KStmt::If { cond, then, els } => {
-            free_names_expr(cond, arrays, vars);
+            free_names_expr(cond, names, arrays, vars);
             all(then, arrays, vars);
             all(els, arrays, vars);
         }
@@ -127,37 +135,37 @@ pub(super) fn free_names_stmt(
         } => {
             all(init, arrays, vars);
             if let Some(c) = cond {
-                free_names_expr(c, arrays, vars);
+                free_names_expr(c, names, arrays, vars);
             }
             all(step, arrays, vars);
             all(body, arrays, vars);
         }
         KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            free_names_expr(cond, arrays, vars);
+            free_names_expr(cond, names, arrays, vars);
             all(body, arrays, vars);
         }
         KStmt::Block(b) => all(b, arrays, vars),
         KStmt::Atomic {
             target, capture, ..
         } => {
-            free_names_expr(&KExpr::Load(target.clone()), arrays, vars);
+            free_names_expr(&KExpr::Load(target.clone()), names, arrays, vars);
             for e in s.atomic_operands().into_iter().skip(1) {
-                free_names_expr(e, arrays, vars);
+                free_names_expr(e, names, arrays, vars);
             }
             if let Some(c) = capture {
                 vars.insert(c.var.clone());
             }
         }
         KStmt::VecLoad { lanes, src, .. } => {
-            free_names_expr(&KExpr::Load(src.clone()), arrays, vars);
+            free_names_expr(&KExpr::Load(src.clone()), names, arrays, vars);
             for l in lanes {
                 vars.insert(format!("\0decl:{}", l));
             }
         }
         KStmt::VecStore { dst, values, .. } => {
-            free_names_expr(&KExpr::Load(dst.clone()), arrays, vars);
+            free_names_expr(&KExpr::Load(dst.clone()), names, arrays, vars);
             for v in values {
-                free_names_expr(v, arrays, vars);
+                free_names_expr(v, names, arrays, vars);
             }
         }
         KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
@@ -216,6 +224,7 @@ pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
 /// declared where the declarations go; `Err` names one `pre` would declare again.
 pub(super) fn hoist_decls(
     pre: impl IntoIterator<Item = KStmt>,
+    names: &Arena<KArray>,
     taken: &mut BTreeSet<String>,
     keep_constants: bool,
     hoisted: &mut Vec<KStmt>,
@@ -223,12 +232,13 @@ pub(super) fn hoist_decls(
     let mut guarded = Vec::new();
     for s in pre {
         match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
+            KStmt::DeclArray(a) => {
+                if !taken.insert(names[a].name.clone()) {
+                    return Err(names[a].name.clone());
+                }
+                hoisted.push(KStmt::DeclArray(a));
+            }
+            KStmt::Decl { name, ty, init } => {
                 if !taken.insert(name.clone()) {
                     return Err(name);
                 }
@@ -237,7 +247,6 @@ pub(super) fn hoist_decls(
                 hoisted.push(KStmt::Decl {
                     name: name.clone(),
                     ty,
-                    len,
                     init: if constant { init.clone() } else { None },
                 });
                 if let (Some(v), false) = (init, constant) {
