@@ -246,7 +246,7 @@ int main(void)
 
 fn at(a: &str, i: KExpr) -> ArrayRef {
     ArrayRef {
-        array: a.to_string(),
+        array: testing::array(a, Space::Global),
         space: Space::Global,
         index: Box::new(i),
         field: None,
@@ -293,7 +293,6 @@ fn histogram_kernel(atomic: bool) -> Module {
         KStmt::Decl {
             name: "t".to_string(),
             ty: Scalar::Int,
-            len: None,
             init: None,
         },
         KStmt::Atomic {
@@ -315,15 +314,17 @@ fn histogram_kernel(atomic: bool) -> Module {
             value: KExpr::Var("t".to_string()),
         },
     ];
-    let buf = |n: &str, elem| KParam::buffer(n, elem, false);
+    let buf = |n: &str, elem| testing::buffer(n, elem, false, None);
+    let params = vec![
+        buf("hist", Scalar::Int),
+        buf("fsum", Scalar::Float),
+        buf("next", Scalar::Int),
+        buf("tickets", Scalar::Int),
+    ];
     let k = Kernel {
         name: "hist".to_string(),
-        params: vec![
-            buf("hist", Scalar::Int),
-            buf("fsum", Scalar::Float),
-            buf("next", Scalar::Int),
-            buf("tickets", Scalar::Int),
-        ],
+        arrays: testing::snapshot(),
+        params,
         locals: Vec::new(),
         dims: 1,
         block: [64, 1, 1],
@@ -395,7 +396,7 @@ fn the_validator_checks_atomic_statements() {
     let mut m = histogram_kernel(true);
     let k = &mut m.kernels[0];
     // A read-only buffer may be read atomically, not updated.
-    k.params[0] = KParam::buffer(k.params[0].name.clone(), Scalar::Int, true);
+    k.params[0] = testing::buffer(&k.params[0].name.clone(), Scalar::Int, true, None);
     // The capture variable must be declared.
     k.body
         .retain(|s| !matches!(s, KStmt::Decl { name, .. } if name == "t"));
@@ -405,6 +406,7 @@ fn the_validator_checks_atomic_statements() {
         op: AtomicOp::Read,
         capture: None,
     });
+    k.arrays = testing::snapshot();
     let errors = valid::validate(k).errors;
     assert_eq!(
         errors,

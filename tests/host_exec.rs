@@ -225,14 +225,7 @@ fn region_range(text: &str, pragma: &str, nth: usize, last: &str) -> Range<usize
 }
 
 fn param_buf(name: &str, elem: Scalar, read_only: bool) -> KParam {
-    KParam {
-        name: name.into(),
-        kind: KParamKind::Buffer {
-            elem,
-            read_only,
-            record: None,
-        },
-    }
+    accshare::kernel::testing::buffer(name, elem, read_only, None)
 }
 
 fn param_scalar(name: &str, ty: Scalar) -> KParam {
@@ -245,6 +238,7 @@ fn param_scalar(name: &str, ty: Scalar) -> KParam {
 fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3]) -> Kernel {
     Kernel {
         name: name.into(),
+        arrays: accshare::kernel::testing::snapshot(),
         params,
         locals: Vec::new(),
         dims,

@@ -75,7 +75,7 @@ fn across_lanes(out: &driver::Output) -> usize {
         .filter(|k| {
             k.locals
                 .iter()
-                .any(|l| l.name.starts_with("accshare_lanes_"))
+                .any(|&l| k.arrays[l].name.starts_with("accshare_lanes_"))
         })
         .count()
 }

@@ -30,7 +30,7 @@ fn gid(d: u8) -> KExpr {
 }
 fn at(a: &str, space: Space, i: KExpr) -> ArrayRef {
     ArrayRef {
-        array: a.to_string(),
+        array: testing::array(a, space),
         space,
         index: b(i),
         field: None,
@@ -67,19 +67,19 @@ fn decl(n: &str, ty: Scalar, v: KExpr) -> KStmt {
     KStmt::Decl {
         name: n.to_string(),
         ty,
-        len: None,
         init: Some(v),
     }
 }
 fn buf(n: &str, elem: Scalar) -> KParam {
-    KParam {
-        name: n.to_string(),
-        kind: KParamKind::Buffer {
-            elem,
-            read_only: false,
-            record: None,
-        },
-    }
+    testing::buffer(n, elem, false, None)
+}
+
+/// A local array of the kernels written here, by name.
+#[derive(Clone)]
+struct LocalArray {
+    name: String,
+    elem: Scalar,
+    len: u32,
 }
 fn scalar(n: &str, s: Scalar) -> KParam {
     KParam {
@@ -95,9 +95,20 @@ fn kernel(
     locals: Vec<LocalArray>,
     body: Vec<KStmt>,
 ) -> Module {
+    let handles: Vec<_> = locals
+        .iter()
+        .map(|l| testing::array(&l.name, Space::Local))
+        .collect();
+    let mut arrays = testing::snapshot();
+    for (l, &h) in locals.iter().zip(&handles) {
+        arrays[h].elem = l.elem;
+        arrays[h].kind = ArrayKind::Local { len: l.len };
+    }
+    let locals = handles;
     Module {
         kernels: vec![Kernel {
             name: name.to_string(),
+            arrays,
             params,
             locals,
             dims: if block[2] > 1 {
@@ -1481,12 +1492,7 @@ fn private_arrays_compound_stores_and_while_loops() {
     // float p[4]; for (k = 0; k < 4; k++) p[k] = a[t] * k;
     // int n = t; while (n > 3) n -= 3; do { out[t] += p[n]; n--; } while (n >= 0);
     let body = vec![
-        KStmt::Decl {
-            name: "p".to_string(),
-            ty: Scalar::Float,
-            len: Some(4),
-            init: None,
-        },
+        KStmt::DeclArray(testing::private("p", Scalar::Float, 4)),
         KStmt::For {
             init: vec![decl("k", Scalar::Int, int(0))],
             cond: Some(bin(BinOp::Lt, var("k"), int(4))),

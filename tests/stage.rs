@@ -96,7 +96,7 @@ fn benchmarks_are_staged() {
             .module
             .kernels
             .iter()
-            .flat_map(|k| k.locals.iter().map(|l| l.name.as_str()))
+            .flat_map(|k| k.locals.iter().map(|&l| k.arrays[l].name.as_str()))
             .filter(|l| l.starts_with("accshare_sh_"))
             .collect();
         assert!(!staged.is_empty(), "{}: nothing staged", n);

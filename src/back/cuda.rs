@@ -311,6 +311,7 @@ pub fn param_type(kind: &KParamKind) -> String {
             elem,
             read_only,
             record,
+            ..
         } => format!(
             "{}{} *",
             if *read_only { "const " } else { "" },
@@ -331,6 +332,7 @@ fn param(k: &crate::kernel::KParam) -> String {
             elem,
             read_only,
             record,
+            ..
         } => {
             let c = if *read_only { "const " } else { "" };
             let ty = match record {
@@ -360,7 +362,8 @@ fn print_kernel(out: &mut String, k: &Kernel) {
     ));
     let params: Vec<String> = k.params.iter().map(param).collect();
     out.push_str(&c_like::signature(&k.name, &params, ""));
-    for l in &k.locals {
+    for &h in &k.locals {
+        let l = &k.arrays[h];
         // A tile of short words starts on a word, so that its vector accesses (the grouped
         // tile copies) can be taken: a `__shared__ unsigned char` array has byte alignment.
         let align = if l.elem.size() < 4 {
@@ -373,7 +376,7 @@ fn print_kernel(out: &mut String, k: &Kernel) {
             align,
             d.scalar(l.elem, TypeUse::Local),
             c_like::spell_ident(&d, &l.name),
-            l.len
+            l.elements().unwrap_or(0)
         ));
     }
     if !k.locals.is_empty() && !k.body.is_empty() {

@@ -292,6 +292,7 @@ fn param(k: &crate::kernel::KParam) -> Vec<String> {
             elem,
             read_only,
             record,
+            ..
         } => {
             let c = if *read_only { "const " } else { "" };
             let ty = match record {
@@ -333,12 +334,13 @@ fn print_kernel(out: &mut String, k: &Kernel) {
         &params,
         "void",
     ));
-    for l in &k.locals {
+    for &h in &k.locals {
+        let l = &k.arrays[h];
         out.push_str(&format!(
             "    __local {} {}[{}];\n",
             d.scalar(l.elem, TypeUse::Local),
             c_like::spell_ident(&d, &l.name),
-            l.len
+            l.elements().unwrap_or(0)
         ));
     }
     let offsets: Vec<String> = k

@@ -128,6 +128,12 @@ impl<T> std::ops::Index<Handle<T>> for Arena<T> {
     }
 }
 
+impl<T> std::ops::IndexMut<Handle<T>> for Arena<T> {
+    fn index_mut(&mut self, h: Handle<T>) -> &mut T {
+        &mut self.items[h.index()]
+    }
+}
+
 impl<T: fmt::Debug> fmt::Debug for Arena<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()

@@ -3,7 +3,7 @@
 //! before its operands). The simulator counts what each one does at run time; the coalescing
 //! lint ([`super::lint`]) classifies the global ones statically; both number them this way.
 
-use super::{ArrayRef, Builtin, KExpr, Space};
+use super::{Arena, ArrayRef, Builtin, KArray, KExpr, Space};
 use crate::vocab::{BinOp, Scalar};
 
 /// Load, store, or both (compound assignment to an element).
@@ -38,22 +38,30 @@ pub struct AccessInfo {
 }
 
 impl AccessInfo {
-    /// The access numbered `id` of kernel `kernel`, to `r`'s array of `elem`.
-    pub fn new(kernel: &str, id: usize, r: &ArrayRef, kind: AccessKind, elem: Scalar) -> Self {
+    /// The access numbered `id` of kernel `kernel`, to `r`'s array (one of `arrays`) of
+    /// `elem`.
+    pub fn new(
+        kernel: &str,
+        arrays: &Arena<KArray>,
+        id: usize,
+        r: &ArrayRef,
+        kind: AccessKind,
+        elem: Scalar,
+    ) -> Self {
         AccessInfo {
             id,
             label: format!(
                 "{}#{} {}[{}]{}",
                 kernel,
                 id,
-                r.array,
-                print_expr(&r.index, 0),
+                arrays[r.array].name,
+                print_expr(&r.index, arrays, 0),
                 r.field
                     .as_ref()
                     .map(|f| format!(".{}", f.name))
                     .unwrap_or_default()
             ),
-            array: r.array.clone(),
+            array: arrays[r.array].name.clone(),
             space: r.space,
             kind,
             elem,
@@ -76,29 +84,30 @@ fn prec(op: BinOp) -> u8 {
     }
 }
 
-/// C text of an expression (for labels), parenthesized where precedence needs it.
-pub fn print_expr(e: &KExpr, outer: u8) -> String {
+/// C text of an expression (for labels), parenthesized where precedence needs it; its arrays
+/// are `arrays`'.
+pub fn print_expr(e: &KExpr, arrays: &Arena<KArray>, outer: u8) -> String {
     match e {
         KExpr::Var(v) => v.clone(),
         KExpr::Int(v, _) => v.to_string(),
         KExpr::Float(v, s) => format!("{}{}", v, if *s { "f" } else { "" }),
         KExpr::Load(r) => format!(
             "{}[{}]{}",
-            r.array,
-            print_expr(&r.index, 0),
+            arrays[r.array].name,
+            print_expr(&r.index, arrays, 0),
             r.field
                 .as_ref()
                 .map(|f| format!(".{}", f.name))
                 .unwrap_or_default()
         ),
-        KExpr::Unary(op, a) => format!("{}{}", op.c_op(), print_expr(a, 11)),
+        KExpr::Unary(op, a) => format!("{}{}", op.c_op(), print_expr(a, arrays, 11)),
         KExpr::Binary(op, a, b) => {
             let p = prec(*op);
             let s = format!(
                 "{} {} {}",
-                print_expr(a, p),
+                print_expr(a, arrays, p),
                 op.c_op(),
-                print_expr(b, p + 1)
+                print_expr(b, arrays, p + 1)
             );
             if p < outer {
                 format!("({})", s)
@@ -109,9 +118,9 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
         KExpr::Cond(c, a, b) => {
             let s = format!(
                 "{} ? {} : {}",
-                print_expr(c, 1),
-                print_expr(a, 0),
-                print_expr(b, 0)
+                print_expr(c, arrays, 1),
+                print_expr(a, arrays, 0),
+                print_expr(b, arrays, 0)
             );
             if outer > 0 {
                 format!("({})", s)
@@ -119,12 +128,12 @@ pub fn print_expr(e: &KExpr, outer: u8) -> String {
                 s
             }
         }
-        KExpr::Cast(t, a) => format!("({}){}", t.c_name(), print_expr(a, 11)),
+        KExpr::Cast(t, a) => format!("({}){}", t.c_name(), print_expr(a, arrays, 11)),
         KExpr::Call(f, args) => format!(
             "{}({})",
             f.c_name(),
             args.iter()
-                .map(|a| print_expr(a, 0))
+                .map(|a| print_expr(a, arrays, 0))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -48,7 +48,8 @@ use std::collections::HashMap;
 
 use super::access::{AccessInfo, AccessKind};
 use super::{
-    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
+    Arena, ArrayRef, AtomicCapture, AtomicOp, Builtin, KArray, KExpr, KParamKind, KStmt, Kernel,
+    LValue, Space,
 };
 use crate::model::WarpMemory;
 use crate::vocab::{BinOp, Scalar, UnOp};
@@ -233,6 +234,8 @@ enum Key {
 /// Every [`ArrayRef`] of a kernel numbered as [`super::access`] numbers them (pre-order, an
 /// assignment's target before its value, an atomic's element before its operands).
 struct Numbering<'k> {
+    /// The kernel's arrays.
+    arrays: &'k Arena<KArray>,
     ids: HashMap<*const ArrayRef, usize>,
     refs: Vec<(&'k ArrayRef, AccessKind)>,
 }
@@ -332,7 +335,11 @@ impl<'k> Numbering<'k> {
                 self.expr(&dst.index);
                 values.iter().for_each(|e| self.expr(e));
             }
-            KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+            KStmt::DeclArray(_)
+            | KStmt::Break
+            | KStmt::Continue
+            | KStmt::Barrier
+            | KStmt::Comment(_) => {}
         }
     }
 }
@@ -1003,13 +1010,7 @@ impl<'k> Exec<'_, 'k> {
 
     fn stmt(&mut self, s: &'k KStmt, m: &[bool]) {
         match s {
-            KStmt::Decl {
-                name, init, len, ..
-            } => {
-                if len.is_none() {
-                    self.decl(name, init.as_ref(), m);
-                }
-            }
+            KStmt::Decl { name, init, .. } => self.decl(name, init.as_ref(), m),
             KStmt::Assign { target, op, value } => match target {
                 LValue::Var(name) => self.assign_var(name, *op, value, m),
                 LValue::Elem(r) => {
@@ -1067,7 +1068,7 @@ impl<'k> Exec<'_, 'k> {
                     *x |= a;
                 }
             }
-            KStmt::Barrier | KStmt::Comment(_) => {}
+            KStmt::DeclArray(_) | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }
 
@@ -1209,6 +1210,7 @@ pub fn lint_kernel(
 ) -> Result<Vec<LintItem>, UnknownBuffer> {
     let memory = memory.into();
     let mut num = Numbering {
+        arrays: &kernel.arrays,
         ids: HashMap::new(),
         refs: Vec::new(),
     };
@@ -1223,12 +1225,12 @@ pub fn lint_kernel(
             .params
             .iter()
             .find_map(|p| match p.kind {
-                KParamKind::Buffer { elem, .. } if p.name == r.array => Some(elem),
+                KParamKind::Buffer { array, elem, .. } if array == r.array => Some(elem),
                 _ => None,
             })
             .ok_or_else(|| UnknownBuffer {
                 kernel: kernel.name.clone(),
-                array: r.array.clone(),
+                array: kernel.arrays[r.array].name.clone(),
             })?;
         sizes[id] = elem.size() as u64;
         elems[id] = Some(elem);
@@ -1291,7 +1293,7 @@ pub fn lint_kernel(
         let (verdict, reason, data) = verdict(&per_binding, id, &num, &int_params);
         out.push(LintItem {
             origin: kernel.origin.clone(),
-            access: AccessInfo::new(&kernel.name, id, r, *kind, elem),
+            access: AccessInfo::new(&kernel.name, &kernel.arrays, id, r, *kind, elem),
             verdict,
             reason,
             data,
@@ -1303,9 +1305,9 @@ pub fn lint_kernel(
 /// The C text of access `src` (`idx[i]`) and its array.
 fn load_text(num: &Numbering, src: usize) -> (String, String) {
     let (r, _) = num.refs[src];
-    let label = AccessInfo::new("", src, r, AccessKind::Load, Scalar::Int).label;
+    let label = AccessInfo::new("", num.arrays, src, r, AccessKind::Load, Scalar::Int).label;
     let text = label.split_once(' ').map_or(label.as_str(), |(_, t)| t);
-    (r.array.clone(), format!("`{}`", text))
+    (num.arrays[r.array].name.clone(), format!("`{}`", text))
 }
 
 /// An access's verdict, its reason, and the load its index depends on where that decides it.
@@ -1536,24 +1538,36 @@ fn scalar_index(r: &ArrayRef, idx: Vec<Val>) -> Vec<Val> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::KParam;
+    use crate::kernel::testing;
+
+    /// An element of the global array `a` (by name, [`testing::array`]).
+    fn gload(a: &str, i: KExpr) -> KExpr {
+        KExpr::Load(ArrayRef::elem(
+            testing::array(a, Space::Global),
+            Space::Global,
+            i,
+        ))
+    }
 
     fn store(a: &str, i: KExpr, v: KExpr) -> KStmt {
         KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem(a, Space::Global, i)),
+            target: LValue::Elem(ArrayRef::elem(
+                testing::array(a, Space::Global),
+                Space::Global,
+                i,
+            )),
             op: None,
             value: v,
         }
     }
     /// `out[gx] = a[i]`: an access to `a` for `lint_a`.
     fn copy_a(i: KExpr) -> KStmt {
-        store("out", gx(), KExpr::load("a", Space::Global, i))
+        store("out", gx(), gload("a", i))
     }
     fn decl(n: &str, v: KExpr) -> KStmt {
         KStmt::Decl {
             name: n.to_string(),
             ty: Scalar::Int,
-            len: None,
             init: Some(v),
         }
     }
@@ -1570,14 +1584,16 @@ mod tests {
 
     /// The verdicts of the accesses to `a`, in a 32×4 kernel over `a`, `idx` (int) and `out`.
     fn lint_a(body: Vec<KStmt>) -> Vec<LintItem> {
-        let buf = |n: &str, elem| KParam::buffer(n, elem, false);
+        let buf = |n: &str, elem| testing::buffer(n, elem, false, None);
+        let params = vec![
+            buf("a", Scalar::Float),
+            buf("idx", Scalar::Int),
+            buf("out", Scalar::Float),
+        ];
         let k = Kernel {
             name: "k".to_string(),
-            params: vec![
-                buf("a", Scalar::Float),
-                buf("idx", Scalar::Int),
-                buf("out", Scalar::Float),
-            ],
+            arrays: testing::take(),
+            params,
             locals: Vec::new(),
             dims: 2,
             block: [32, 4, 1],
@@ -1602,7 +1618,7 @@ mod tests {
     #[test]
     fn a_per_lane_loaded_index_is_uncoalesced_by_data() {
         // a gather: out[i] = a[idx[i]]
-        let it = lint_a(vec![copy_a(KExpr::load("idx", Space::Global, gx()))]);
+        let it = lint_a(vec![copy_a(gload("idx", gx()))]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);
         assert_eq!(
             it[0].data,
@@ -1611,7 +1627,7 @@ mod tests {
         assert!(it[0].reason.contains("one per lane"), "{}", it[0].reason);
         // a histogram: b = idx[i]; a[b] (the lint cannot know that idx is sorted)
         let it = lint_a(vec![
-            decl("b", KExpr::load("idx", Space::Global, gx())),
+            decl("b", gload("idx", gx())),
             store("a", KExpr::var("b"), KExpr::int(1)),
         ]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);
@@ -1619,7 +1635,7 @@ mod tests {
 
     #[test]
     fn a_uniform_loaded_base_is_classified_over_its_alignments() {
-        let k = || decl("k", KExpr::load("idx", Space::Global, row()));
+        let k = || decl("k", gload("idx", row()));
         // k the same for the whole warp: `a[k]` is a broadcast
         let it = lint_a(vec![k(), copy_a(KExpr::var("k"))]);
         assert_eq!(it[0].verdict, Verdict::Broadcast, "{}", it[0].reason);
@@ -1656,15 +1672,11 @@ mod tests {
     fn a_loop_between_uniform_loaded_bounds_is_not_divergent() {
         // for (j = idx[row]; j < idx[row + 1]; j++) out[i] = a[j] (a warp-wide CSR row)
         let lp = KStmt::For {
-            init: vec![decl("j", KExpr::load("idx", Space::Global, row()))],
+            init: vec![decl("j", gload("idx", row()))],
             cond: Some(KExpr::bin(
                 BinOp::Lt,
                 KExpr::var("j"),
-                KExpr::load(
-                    "idx",
-                    Space::Global,
-                    KExpr::bin(BinOp::Add, row(), KExpr::int(1)),
-                ),
+                gload("idx", KExpr::bin(BinOp::Add, row(), KExpr::int(1))),
             )),
             step: vec![KStmt::Assign {
                 target: LValue::Var("j".to_string()),
@@ -1681,7 +1693,7 @@ mod tests {
         assert_eq!(it[0].verdict, Verdict::Broadcast, "{}", it[0].reason);
         // the same loop per lane (j from idx[i]): the accesses index by data per lane
         let lp = KStmt::For {
-            init: vec![decl("j", KExpr::load("idx", Space::Global, gx()))],
+            init: vec![decl("j", gload("idx", gx()))],
             cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("j"), KExpr::int(1000))),
             step: vec![KStmt::Assign {
                 target: LValue::Var("j".to_string()),

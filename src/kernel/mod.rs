@@ -8,9 +8,14 @@
 //! - expressions have no side effects: assignments and increments are statements;
 //! - every array access carries an already flattened index (`A[i][j]` → `A[i * M + j]`) and the
 //!   memory space it lives in;
+//! - the kernel owns its arrays ([`Kernel::arrays`], naga's arenas are the model): code names an
+//!   array by a [`Handle<KArray>`] into that table, never by a string, and only back ends and the
+//!   simulator turn a handle into a name or a memory slot (`kernel::valid` checks each handle);
 //! - a [`KStmt::Barrier`] is never inside control flow that depends on the thread id
 //!   (lowering guarantees it; the simulator checks it).
 
+use crate::diag::Span;
+pub use crate::ir::{Arena, Handle};
 use crate::vocab::{BinOp, Scalar, UnOp};
 
 /// A set of kernels compiled together (one per input file), plus the host plan that runs them.
@@ -31,9 +36,14 @@ impl Module {
 pub struct Kernel {
     /// A C identifier, unique in the module (e.g. `gemm_k0`).
     pub name: String,
+    /// Every array the kernel's code names ([`ArrayRef::array`], [`KStmt::DeclArray`]): its
+    /// buffers, local arrays and private arrays, each once, with its name and element type.
+    /// Only back ends and the simulator turn a handle into a name or a memory slot.
+    pub arrays: Arena<KArray>,
     pub params: Vec<KParam>,
-    /// Arrays in local (shared) memory, sizes fixed at compile time.
-    pub locals: Vec<LocalArray>,
+    /// Arrays in local (shared) memory ([`ArrayKind::Local`]), in declaration order, sizes fixed
+    /// at compile time.
+    pub locals: Vec<Handle<KArray>>,
     /// Number of grid dimensions used (1..=3).
     pub dims: u8,
     /// Work-group (thread-block) size per dimension; unused dimensions are 1.
@@ -51,23 +61,80 @@ pub struct Kernel {
     pub origin: String,
 }
 
+/// An array a kernel names: a buffer parameter, a local (shared) array or a private array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KArray {
+    pub name: String,
+    pub elem: Scalar,
+    pub kind: ArrayKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayKind {
+    /// A global-memory buffer, the kernel parameter [`KParamKind::Buffer`] that names it.
+    Buffer,
+    /// `__local`/`__shared__` array of `len` elements, one of [`Kernel::locals`]
+    /// (multi-dimensional tiles are flattened; the padded row length is part of the index
+    /// expressions).
+    Local { len: u32 },
+    /// A private (per-thread) array of `len` elements, declared by a [`KStmt::DeclArray`].
+    Private { len: u32 },
+}
+
+impl ArrayKind {
+    /// The memory space an array of this kind lives in.
+    pub fn space(&self) -> Space {
+        match self {
+            ArrayKind::Buffer => Space::Global,
+            ArrayKind::Local { .. } => Space::Local,
+            ArrayKind::Private { .. } => Space::Private,
+        }
+    }
+}
+
+impl KArray {
+    /// The memory space the array lives in.
+    pub fn space(&self) -> Space {
+        self.kind.space()
+    }
+
+    /// The number of elements of a local or private array.
+    pub fn elements(&self) -> Option<u32> {
+        match self.kind {
+            ArrayKind::Buffer => None,
+            ArrayKind::Local { len } | ArrayKind::Private { len } => Some(len),
+        }
+    }
+}
+
+/// A kernel parameter. A buffer's name and element type are its array's
+/// ([`KParamKind::Buffer`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct KParam {
     pub name: String,
     pub kind: KParamKind,
 }
 
-impl KParam {
-    /// A buffer of scalars `elem` (not of structs).
-    pub fn buffer(name: impl Into<String>, elem: Scalar, read_only: bool) -> KParam {
-        KParam {
-            name: name.into(),
-            kind: KParamKind::Buffer {
+impl Kernel {
+    /// Adds a local array of `len` elements; its handle.
+    pub fn local(&mut self, name: &str, elem: Scalar, len: u32) -> Handle<KArray> {
+        let h = self.arrays.append(
+            KArray {
+                name: name.to_string(),
                 elem,
-                read_only,
-                record: None,
+                kind: ArrayKind::Local { len },
             },
-        }
+            Span::default(),
+        );
+        self.locals.push(h);
+        h
+    }
+
+    /// The buffer parameter whose array is `h`.
+    pub fn buffer_param(&self, h: Handle<KArray>) -> Option<&KParam> {
+        self.params
+            .iter()
+            .find(|p| matches!(p.kind, KParamKind::Buffer { array, .. } if array == h))
     }
 }
 
@@ -78,6 +145,9 @@ pub enum KParamKind {
     /// structs of `elem` fields (declared in the kernel as the host declares it); its accesses
     /// name a field ([`ArrayRef::field`]).
     Buffer {
+        /// The array the kernel's code names it by (of kind [`ArrayKind::Buffer`], of the same
+        /// name and element type).
+        array: Handle<KArray>,
         elem: Scalar,
         read_only: bool,
         record: Option<Record>,
@@ -88,26 +158,18 @@ pub enum KParamKind {
     Scalar(Scalar),
 }
 
-/// `__local`/`__shared__` array: `elem name[len]` (multi-dimensional tiles are flattened; the
-/// padded row length is part of the index expressions).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LocalArray {
-    pub name: String,
-    pub elem: Scalar,
-    pub len: u32,
-}
-
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
     Global,
     Local,
-    /// A private (per-thread) array declared with [`KStmt::Decl`].
+    /// A private (per-thread) array declared with [`KStmt::DeclArray`].
     Private,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArrayRef {
-    pub array: String,
+    pub array: Handle<KArray>,
+    /// The array's space (its [`KArray::space`]).
     pub space: Space,
     /// Flat element index (of the struct, for a field of an array of structs).
     pub index: Box<KExpr>,
@@ -145,9 +207,9 @@ pub struct Field {
 
 impl ArrayRef {
     /// An element of an array of scalars.
-    pub fn elem(array: impl Into<String>, space: Space, index: KExpr) -> ArrayRef {
+    pub fn elem(array: Handle<KArray>, space: Space, index: KExpr) -> ArrayRef {
         ArrayRef {
-            array: array.into(),
+            array,
             space,
             index: Box::new(index),
             field: None,
@@ -261,7 +323,7 @@ impl KExpr {
     }
 
     /// A read of element `index` of an array of scalars in `space` ([`ArrayRef::elem`]).
-    pub fn load(array: impl Into<String>, space: Space, index: KExpr) -> KExpr {
+    pub fn load(array: Handle<KArray>, space: Space, index: KExpr) -> KExpr {
         KExpr::Load(ArrayRef::elem(array, space, index))
     }
 }
@@ -274,13 +336,14 @@ pub enum LValue {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum KStmt {
-    /// `ty name[len] = init;` (`len` for private arrays; `init` only for scalars).
+    /// `ty name = init;`
     Decl {
         name: String,
         ty: Scalar,
-        len: Option<u32>,
         init: Option<KExpr>,
     },
+    /// `elem name[len];`: the private array ([`ArrayKind::Private`]) comes into scope.
+    DeclArray(Handle<KArray>),
     /// `target = value;` or `target op= value;`
     Assign {
         target: LValue,
@@ -392,27 +455,17 @@ impl Kernel {
     /// differ from the sequential program's in the last bits): it combines lanes through a
     /// floating-point local array [`LANES_TREE`]…
     pub fn reorders_floats(&self) -> bool {
-        self.locals
-            .iter()
-            .any(|l| l.name.starts_with(LANES_TREE) && l.elem.is_float())
+        self.locals.iter().any(|&l| {
+            let a = &self.arrays[l];
+            a.name.starts_with(LANES_TREE) && a.elem.is_float()
+        })
     }
 
     /// Whether the kernel holds an atomic statement on an element whose type satisfies `pred`.
     pub fn uses_atomic(&self, pred: impl Fn(Scalar) -> bool) -> bool {
-        fn walk(ss: &[KStmt], pred: &dyn Fn(Scalar) -> bool) -> bool {
-            ss.iter().any(|s| match s {
-                KStmt::Atomic { ty, .. } => pred(*ty),
-                KStmt::If { then, els, .. } => walk(then, pred) || walk(els, pred),
-                KStmt::For {
-                    init, step, body, ..
-                } => walk(init, pred) || walk(step, pred) || walk(body, pred),
-                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                    walk(body, pred)
-                }
-                _ => false,
-            })
-        }
-        walk(&self.body, &pred)
+        self.body
+            .iter()
+            .any(|s| s.any(&|t| matches!(t, KStmt::Atomic { ty, .. } if pred(*ty))))
     }
 }
 
@@ -423,7 +476,6 @@ impl KStmt {
             init: vec![KStmt::Decl {
                 name: var.to_string(),
                 ty: Scalar::Int,
-                len: None,
                 init: Some(init),
             }],
             cond: Some(KExpr::bin(BinOp::Lt, KExpr::var(var), bound)),
@@ -742,6 +794,9 @@ pub mod access;
 pub mod lint;
 pub mod lower;
 pub mod math;
+#[doc(hidden)]
+pub mod testing;
 pub mod valid;
+mod visit;
 
 pub use math::MathFn;

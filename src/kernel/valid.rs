@@ -5,8 +5,10 @@
 //!
 //! What it checks:
 //! - **Names**: every variable is declared before use (parameters, declarations, `for`
-//!   initializers, in scope); every array reference names a buffer parameter (global), a local
-//!   array (local) or a private array (private) of the kernel; no store into a read-only buffer.
+//!   initializers, in scope); every array reference is a handle of the kernel's arrays, of the
+//!   space it says, naming a buffer parameter (global), a local array (local) or a private array
+//!   declared in scope (private); every buffer parameter's array is a buffer of its name and
+//!   element type; no store into a read-only buffer.
 //! - **Uniform barriers**: no [`KStmt::Barrier`] under control flow that depends on the thread
 //!   (a condition, loop bound or `break`/`continue` that reads a thread id, a value loaded from
 //!   memory, or a variable assigned from one). Such a barrier deadlocks or races on a GPU.
@@ -20,7 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{
-    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, Space,
+    ArrayRef, AtomicCapture, AtomicOp, Builtin, Handle, KArray, KExpr, KParamKind, KStmt, Kernel,
+    LValue, Space,
 };
 use crate::vocab::{BinOp, Scalar};
 
@@ -98,13 +101,37 @@ pub fn validate(k: &Kernel) -> Report {
     let mut v = Validator {
         k,
         scopes: vec![k.params.iter().map(|p| p.name.clone()).collect()],
-        private_arrays: BTreeSet::new(),
+        private_scopes: vec![BTreeSet::new()],
         thread_vars: thread_dependent_vars(&k.body),
         defs: BTreeMap::new(),
         ranges: BTreeMap::new(),
         assigned: assigned_vars(&k.body),
         report: Report::default(),
     };
+    for p in &k.params {
+        if let KParamKind::Buffer { array, elem, .. } = &p.kind {
+            let ok = v.known_handle(*array).is_some_and(|a| {
+                a.name == p.name && a.elem == *elem && a.kind == super::ArrayKind::Buffer
+            });
+            if !ok {
+                v.error(Invalid::UnknownArray {
+                    array: p.name.clone(),
+                    space: Space::Global,
+                });
+            }
+        }
+    }
+    for &l in &k.locals {
+        if !v
+            .known_handle(l)
+            .is_some_and(|a| matches!(a.kind, super::ArrayKind::Local { .. }))
+        {
+            v.error(Invalid::UnknownArray {
+                array: v.name(l),
+                space: Space::Local,
+            });
+        }
+    }
     v.block(&k.body, false);
     v.report
 }
@@ -112,7 +139,9 @@ pub fn validate(k: &Kernel) -> Report {
 struct Validator<'k> {
     k: &'k Kernel,
     scopes: Vec<BTreeSet<String>>,
-    private_arrays: BTreeSet<String>,
+    /// The private arrays declared in each scope of `scopes` but the first (their names are in
+    /// `scopes`).
+    private_scopes: Vec<BTreeSet<Handle<KArray>>>,
     /// Variables whose value may differ between the threads of a block.
     thread_vars: BTreeSet<String>,
     /// Variables defined once by a linear initializer: their linear form.
@@ -131,6 +160,17 @@ impl Validator<'_> {
         }
     }
 
+    /// The array `h` names, when it is one of the kernel's.
+    fn known_handle(&self, h: Handle<KArray>) -> Option<&KArray> {
+        (h.index() < self.k.arrays.len()).then(|| &self.k.arrays[h])
+    }
+
+    /// The name of the array `h` (its position where it is none of the kernel's).
+    fn name(&self, h: Handle<KArray>) -> String {
+        self.known_handle(h)
+            .map_or_else(|| format!("{h:?}"), |a| a.name.clone())
+    }
+
     fn declared(&self, v: &str) -> bool {
         self.scopes.iter().any(|s| s.contains(v))
     }
@@ -144,17 +184,31 @@ impl Validator<'_> {
     /// `divergent`: inside control flow that depends on the thread.
     fn block(&mut self, stmts: &[KStmt], divergent: bool) {
         self.scopes.push(BTreeSet::new());
+        self.private_scopes.push(BTreeSet::new());
         for s in stmts {
             self.stmt(s, divergent);
         }
         self.scopes.pop();
+        self.private_scopes.pop();
     }
 
     fn stmt(&mut self, s: &KStmt, divergent: bool) {
         match s {
-            KStmt::Decl {
-                name, len, init, ..
-            } => self.decl(name, len.is_some(), init.as_ref()),
+            KStmt::Decl { name, init, .. } => self.decl(name, init.as_ref()),
+            KStmt::DeclArray(a) => {
+                match self.known_handle(*a).map(|x| (x.name.clone(), x.space())) {
+                    Some((name, Space::Private)) => {
+                        if let Some(s) = self.private_scopes.last_mut() {
+                            s.insert(*a);
+                        }
+                        self.declare(&name);
+                    }
+                    _ => self.error(Invalid::UnknownArray {
+                        array: self.name(*a),
+                        space: Space::Private,
+                    }),
+                }
+            }
             KStmt::Assign { target, op, value } => self.assign(target, op.is_none(), value),
             KStmt::Expr(e) => self.expr(e),
             KStmt::If { cond, then, els } => {
@@ -196,14 +250,14 @@ impl Validator<'_> {
             KStmt::VecLoad {
                 lanes, src, elem, ..
             } => {
-                self.vector_shape(&src.array, *elem, lanes.len());
+                self.vector_shape(&self.name(src.array), *elem, lanes.len());
                 self.array_ref(src);
                 for l in lanes {
                     self.declare(l);
                 }
             }
             KStmt::VecStore { dst, values, elem } => {
-                self.vector_shape(&dst.array, *elem, values.len());
+                self.vector_shape(&self.name(dst.array), *elem, values.len());
                 for v in values {
                     self.expr(v);
                 }
@@ -215,8 +269,8 @@ impl Validator<'_> {
     }
 
     /// A declaration: checks its initializer, records the linear form (or the range) of a
-    /// variable defined once, notes a private array, and declares the name.
-    fn decl(&mut self, name: &str, is_array: bool, init: Option<&KExpr>) {
+    /// variable defined once, and declares the name.
+    fn decl(&mut self, name: &str, init: Option<&KExpr>) {
         if let Some(e) = init {
             self.expr(e);
             if self.assigned.get(name) == Some(&1) {
@@ -227,9 +281,6 @@ impl Validator<'_> {
                     self.ranges.insert(name.to_string(), r);
                 }
             }
-        }
-        if is_array {
-            self.private_arrays.insert(name.to_string());
         }
         self.declare(name);
     }
@@ -260,8 +311,8 @@ impl Validator<'_> {
 
     /// A store into `r`: an error when it is a read-only global buffer.
     fn store_target(&mut self, r: &ArrayRef) {
-        if r.space == Space::Global && self.read_only(&r.array) {
-            self.error(Invalid::StoreToReadOnly(r.array.clone()));
+        if r.space == Space::Global && self.read_only(r.array) {
+            self.error(Invalid::StoreToReadOnly(self.name(r.array)));
         }
     }
 
@@ -277,6 +328,7 @@ impl Validator<'_> {
         divergent: bool,
     ) {
         self.scopes.push(BTreeSet::new());
+        self.private_scopes.push(BTreeSet::new());
         for s in init {
             self.stmt(s, divergent);
         }
@@ -312,6 +364,7 @@ impl Validator<'_> {
             self.ranges.remove(&offset_atom(v));
         }
         self.scopes.pop();
+        self.private_scopes.pop();
     }
 
     /// An atomic statement `s` (on `target`, doing `op`, capturing into `capture`): its
@@ -332,7 +385,7 @@ impl Validator<'_> {
             self.store_target(target);
         }
         if target.space == Space::Private {
-            self.error(Invalid::AtomicOnPrivate(target.array.clone()));
+            self.error(Invalid::AtomicOnPrivate(self.name(target.array)));
         }
         if let Some(c) = capture {
             if !self.declared(&c.var) {
@@ -350,40 +403,41 @@ impl Validator<'_> {
         }
     }
 
-    fn read_only(&self, array: &str) -> bool {
+    fn read_only(&self, h: Handle<KArray>) -> bool {
         self.k.params.iter().any(|p| {
-            p.name == array
-                && matches!(
-                    p.kind,
-                    KParamKind::Buffer {
-                        read_only: true,
-                        ..
-                    }
-                )
+            matches!(
+                p.kind,
+                KParamKind::Buffer {
+                    array,
+                    read_only: true,
+                    ..
+                } if array == h
+            )
         })
     }
 
     fn array_ref(&mut self, r: &ArrayRef) {
         self.expr(&r.index);
-        let known = match r.space {
-            Space::Global => self
-                .k
-                .params
-                .iter()
-                .any(|p| p.name == r.array && matches!(p.kind, KParamKind::Buffer { .. })),
-            Space::Local => self.k.locals.iter().any(|l| l.name == r.array),
-            Space::Private => self.private_arrays.contains(&r.array) && self.declared(&r.array),
-        };
+        let known = self
+            .known_handle(r.array)
+            .is_some_and(|a| a.space() == r.space)
+            && match r.space {
+                Space::Global => self.k.buffer_param(r.array).is_some(),
+                Space::Local => self.k.locals.contains(&r.array),
+                Space::Private => self.private_scopes.iter().any(|s| s.contains(&r.array)),
+            };
         if !known {
             self.error(Invalid::UnknownArray {
-                array: r.array.clone(),
+                array: self.name(r.array),
                 space: r.space,
             });
             return;
         }
         // A field exactly on buffers of structs, and one of their fields.
         let record = self.k.params.iter().find_map(|p| match &p.kind {
-            KParamKind::Buffer { record, .. } if p.name == r.array && r.space == Space::Global => {
+            KParamKind::Buffer { array, record, .. }
+                if *array == r.array && r.space == Space::Global =>
+            {
                 record.as_ref()
             }
             _ => None,
@@ -398,17 +452,12 @@ impl Validator<'_> {
         };
         if !field_ok {
             self.error(Invalid::FieldMismatch {
-                array: r.array.clone(),
+                array: self.name(r.array),
             });
             return;
         }
         if r.space == Space::Local {
-            let len = self
-                .k
-                .locals
-                .iter()
-                .find(|l| l.name == r.array)
-                .map_or(0, |l| l.len);
+            let len = self.k.arrays[r.array].elements().unwrap_or(0);
             let range = self
                 .lin(&r.index)
                 .and_then(|l| self.range(&l))
@@ -416,7 +465,7 @@ impl Validator<'_> {
             match range {
                 Some((lo, hi)) if lo >= 0 && hi < i64::from(len) => self.report.proven += 1,
                 Some((lo, hi)) => self.error(Invalid::TileIndexOutOfBounds {
-                    array: r.array.clone(),
+                    array: self.name(r.array),
                     lo,
                     hi,
                     len,
@@ -538,7 +587,6 @@ impl Validator<'_> {
             [KStmt::Decl {
                 name,
                 init: Some(e),
-                len: None,
                 ..
             }] => (name, e),
             [KStmt::Assign {
@@ -776,7 +824,7 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
                     vars.insert(v.clone());
                 }
             }
-            KStmt::Assign { .. } | KStmt::Expr(_) => {}
+            KStmt::Assign { .. } | KStmt::Expr(_) | KStmt::DeclArray(_) => {}
             KStmt::If { cond, then, els } => {
                 let d = divergent || expr_thread_dependent(cond, vars);
                 collect_thread_vars(then, d, vars);

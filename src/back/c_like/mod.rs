@@ -28,8 +28,8 @@
 use std::borrow::Cow;
 
 use crate::kernel::{
-    ArrayRef, AtomicCapture, AtomicOp, Builtin, KExpr, KParamKind, KStmt, Kernel, LValue, MathFn,
-    Space,
+    Arena, ArrayRef, AtomicCapture, AtomicOp, Builtin, KArray, KExpr, KParamKind, KStmt, Kernel,
+    LValue, MathFn, Space,
 };
 use crate::vocab::{BinOp, Scalar, UnOp};
 
@@ -219,6 +219,8 @@ pub struct Printer<'d> {
     out: String,
     depth: usize,
     scopes: Vec<Vec<(String, Sym)>>,
+    /// The arrays of the kernel printed (their names).
+    arrays: Arena<KArray>,
 }
 
 impl<'d> Printer<'d> {
@@ -228,12 +230,14 @@ impl<'d> Printer<'d> {
             out: String::new(),
             depth: 0,
             scopes: vec![Vec::new()],
+            arrays: Arena::new(),
         }
     }
 
     /// A printer with the kernel's parameters and local arrays in scope, indented one level.
     pub fn for_kernel(d: &'d dyn Dialect, k: &Kernel) -> Self {
         let mut p = Printer::new(d);
+        p.arrays = k.arrays.clone();
         for prm in &k.params {
             let sym = match &prm.kind {
                 KParamKind::Buffer { elem, .. } => Sym {
@@ -249,7 +253,8 @@ impl<'d> Printer<'d> {
             };
             p.declare(&prm.name, sym);
         }
-        for l in &k.locals {
+        for &h in &k.locals {
+            let l = &k.arrays[h];
             p.declare(
                 &l.name,
                 Sym {
@@ -319,7 +324,7 @@ impl<'d> Printer<'d> {
             } else {
                 Scalar::Double
             }),
-            KExpr::Load(r) => self.lookup(&r.array).map(|s| promote(s.ty)),
+            KExpr::Load(r) => self.lookup(self.array_name(r)).map(|s| promote(s.ty)),
             KExpr::Unary(UnOp::Not, _) => Some(Scalar::Int),
             KExpr::Unary(UnOp::Neg | UnOp::Plus | UnOp::BitNot, a) => self.type_of(a),
             KExpr::Unary(UnOp::Deref | UnOp::AddrOf, _) => None,
@@ -448,12 +453,21 @@ impl<'d> Printer<'d> {
         }
     }
 
+    /// The name of the array `r` accesses.
+    fn array_name(&self, r: &ArrayRef) -> &str {
+        &self.arrays[r.array].name
+    }
+
     fn array_ref(&self, r: &ArrayRef) -> String {
         match &r.field {
-            None => format!("{}[{}]", self.ident(&r.array), self.expr(&r.index)),
+            None => format!(
+                "{}[{}]",
+                self.ident(self.array_name(r)),
+                self.expr(&r.index)
+            ),
             Some(f) => format!(
                 "{}[{}].{}",
-                self.ident(&r.array),
+                self.ident(self.array_name(r)),
                 self.expr(&r.index),
                 self.ident(&f.name)
             ),
@@ -585,7 +599,7 @@ impl<'d> Printer<'d> {
     fn assign(&self, target: &LValue, op: Option<BinOp>, value: &KExpr) -> String {
         let (t, sym) = match target {
             LValue::Var(n) => (self.ident(n).into_owned(), self.lookup(n)),
-            LValue::Elem(r) => (self.array_ref(r), self.lookup(&r.array)),
+            LValue::Elem(r) => (self.array_ref(r), self.lookup(self.array_name(r))),
         };
         // `_Bool` kept in another type (OpenCL `uchar` buffers): normalise what is stored.
         let normalise = sym.is_some_and(|s| {
@@ -626,13 +640,13 @@ impl<'d> Printer<'d> {
 
     pub fn stmt(&mut self, s: &KStmt) {
         match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
-                let d = self.decl(name, *ty, *len, init.as_ref());
+            KStmt::Decl { name, ty, init } => {
+                let d = self.decl(name, *ty, None, init.as_ref());
+                self.line(&format!("{d};"));
+            }
+            KStmt::DeclArray(a) => {
+                let a = self.arrays[*a].clone();
+                let d = self.decl(&a.name, a.elem, a.elements(), None);
                 self.line(&format!("{d};"));
             }
             KStmt::Assign { target, op, value } => {
@@ -975,7 +989,7 @@ impl<'d> Printer<'d> {
         // scalar type) or a list of expressions; otherwise it goes before the loop, in a block
         // that keeps its scope.
         let decl_ty = |s: &KStmt| match s {
-            KStmt::Decl { ty, len: None, .. } => Some(*ty),
+            KStmt::Decl { ty, .. } => Some(*ty),
             _ => None,
         };
         let all_decls = init
@@ -998,15 +1012,9 @@ impl<'d> Printer<'d> {
             let mut parts = Vec::new();
             let mut ty_name = "";
             for s in init {
-                if let KStmt::Decl {
-                    name,
-                    ty,
-                    len,
-                    init,
-                } = s
-                {
+                if let KStmt::Decl { name, ty, init } = s {
                     ty_name = self.d.scalar(*ty, TypeUse::Private);
-                    let d = self.decl(name, *ty, *len, init.as_ref());
+                    let d = self.decl(name, *ty, None, init.as_ref());
                     // Drop the type name from every declarator.
                     parts.push(d[ty_name.len()..].trim_start().to_string());
                 }

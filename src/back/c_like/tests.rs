@@ -8,6 +8,8 @@ use crate::kernel::Space;
 /// `A: float[]` in scope.
 fn env(d: &dyn Dialect) -> Printer<'_> {
     let mut p = Printer::new(d);
+    // The arrays of the expressions and statements written before (by name).
+    p.arrays = crate::kernel::testing::take();
     let s = |ty| Sym {
         ty,
         array: false,
@@ -515,16 +517,10 @@ fn assignments() {
             set_op("a", BinOp::Shl, KExpr::int(2)),
             store("A", Space::Global, KExpr::int(0), KExpr::var("x")),
             KStmt::Expr(call("sinf", vec![KExpr::var("x")])),
-            KStmt::Decl {
-                name: "p".to_string(),
-                ty: Scalar::Bool,
-                len: Some(8),
-                init: None,
-            },
+            KStmt::DeclArray(crate::kernel::testing::private("p", Scalar::Bool, 8)),
             KStmt::Decl {
                 name: "q".to_string(),
                 ty: Scalar::UShort,
-                len: None,
                 init: None,
             },
         ],
@@ -538,14 +534,13 @@ fn assignments() {
 #[test]
 fn bool_buffers_store_normalised_values_in_opencl_only() {
     let v = || KExpr::var("v");
-    let k = Kernel {
+    let params = vec![buf("B", Scalar::Bool, false), scalar("v", Scalar::Int)];
+    let l = crate::kernel::testing::array("L", Space::Local);
+    let mut k = Kernel {
         name: "k".to_string(),
-        params: vec![buf("B", Scalar::Bool, false), scalar("v", Scalar::Int)],
-        locals: vec![crate::kernel::LocalArray {
-            name: "L".to_string(),
-            elem: Scalar::Bool,
-            len: 4,
-        }],
+        params,
+        arrays: Arena::new(),
+        locals: vec![l],
         dims: 1,
         block: [4, 1, 1],
         body: vec![
@@ -560,6 +555,9 @@ fn bool_buffers_store_normalised_values_in_opencl_only() {
         registers: None,
         origin: String::new(),
     };
+    k.arrays = crate::kernel::testing::take();
+    k.arrays[l].elem = Scalar::Bool;
+    k.arrays[l].kind = crate::kernel::ArrayKind::Local { len: 4 };
     assert_eq!(
         kernel_body(&OpenCl, &k),
         "    B[0] = (bool)v;\n    L[0] = (bool)v;\n    B[1] = (bool)(B[1] & v);\n    \

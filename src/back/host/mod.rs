@@ -322,34 +322,18 @@ pub fn c_source_chunks(src: &str, max: usize) -> Vec<Vec<String>> {
 /// 32-bit word holding the element (`c_like`), so the buffer's allocation must hold every such
 /// word in full ([`word_alloc_bytes`]).
 pub fn narrow_atomic_params(kernel: &Kernel) -> BTreeSet<String> {
-    fn walk(ss: &[KStmt], out: &mut BTreeSet<String>) {
-        for s in ss {
-            match s {
-                KStmt::Atomic { target, ty, .. }
-                    if ty.size() < 4 && target.space == Space::Global =>
-                {
-                    out.insert(target.array.clone());
-                }
-                KStmt::If { then, els, .. } => {
-                    walk(then, out);
-                    walk(els, out);
-                }
-                KStmt::For {
-                    init, step, body, ..
-                } => {
-                    walk(init, out);
-                    walk(step, out);
-                    walk(body, out);
-                }
-                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                    walk(body, out)
-                }
-                _ => {}
+    fn walk(k: &Kernel, s: &KStmt, out: &mut BTreeSet<String>) {
+        if let KStmt::Atomic { target, ty, .. } = s {
+            if ty.size() < 4 && target.space == Space::Global {
+                out.insert(k.arrays[target.array].name.clone());
             }
         }
+        s.for_each_child(&mut |c| walk(k, c, out));
     }
     let mut out = BTreeSet::new();
-    walk(&kernel.body, &mut out);
+    for s in &kernel.body {
+        walk(kernel, s, &mut out);
+    }
     out
 }
 

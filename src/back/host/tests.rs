@@ -21,7 +21,7 @@ fn range_at(text: &str, from: usize, pragma: &str, last: &str) -> Range<usize> {
 }
 
 fn buf(name: &str, ro: bool) -> KParam {
-    KParam::buffer(name, Scalar::Float, ro)
+    crate::kernel::testing::buffer(name, Scalar::Float, ro, None)
 }
 
 fn scalar(name: &str, ty: Scalar) -> KParam {
@@ -34,6 +34,7 @@ fn scalar(name: &str, ty: Scalar) -> KParam {
 fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3], origin: &str) -> Kernel {
     Kernel {
         name: name.to_string(),
+        arrays: crate::kernel::testing::take(),
         params,
         locals: Vec::new(),
         dims,
@@ -85,7 +86,7 @@ fn vadd_module() -> Module {
         vec![
             buf("c", true),
             scalar("n", Scalar::Int),
-            KParam::buffer("accshare_part_s", Scalar::Double, false),
+            crate::kernel::testing::buffer("accshare_part_s", Scalar::Double, false, None),
         ],
         1,
         [256, 1, 1],

@@ -1,8 +1,8 @@
 //! Hand-built kernel modules for the back ends' snapshot and compilation tests.
 
+use crate::kernel::testing::{self, local_in};
 use crate::kernel::{
-    ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, LocalArray, MathFn,
-    Module, Space,
+    ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, MathFn, Module, Space,
 };
 use crate::vocab::{BinOp, Scalar, UnOp};
 
@@ -52,15 +52,15 @@ pub fn call(f: &str, args: Vec<KExpr>) -> KExpr {
 }
 
 pub fn aref(a: &str, space: Space, i: KExpr) -> ArrayRef {
-    ArrayRef::elem(a, space, i)
+    ArrayRef::elem(testing::array(a, space), space, i)
 }
 
 pub fn gload(a: &str, i: KExpr) -> KExpr {
-    KExpr::load(a, Space::Global, i)
+    KExpr::Load(aref(a, Space::Global, i))
 }
 
 pub fn lload(a: &str, i: KExpr) -> KExpr {
-    KExpr::load(a, Space::Local, i)
+    KExpr::Load(aref(a, Space::Local, i))
 }
 
 pub fn lid(d: u8) -> KExpr {
@@ -79,7 +79,6 @@ pub fn decl(n: &str, ty: Scalar, init: KExpr) -> KStmt {
     KStmt::Decl {
         name: n.to_string(),
         ty,
-        len: None,
         init: Some(init),
     }
 }
@@ -125,7 +124,7 @@ pub fn if_(c: KExpr, then: Vec<KStmt>) -> KStmt {
 }
 
 pub fn buf(n: &str, elem: Scalar, read_only: bool) -> KParam {
-    KParam::buffer(n, elem, read_only)
+    testing::buffer(n, elem, read_only, None)
 }
 
 pub fn scalar(n: &str, t: Scalar) -> KParam {
@@ -138,6 +137,7 @@ pub fn scalar(n: &str, t: Scalar) -> KParam {
 fn kernel(name: &str, params: Vec<KParam>, block: [u32; 3], body: Vec<KStmt>) -> Kernel {
     Kernel {
         name: name.to_string(),
+        arrays: testing::take(),
         params,
         locals: Vec::new(),
         dims: block.iter().filter(|&&b| b > 1).count().max(1) as u8,
@@ -263,18 +263,8 @@ pub fn tiled_matmul() -> Module {
             ),
         ],
     );
-    kern.locals = vec![
-        LocalArray {
-            name: "As".to_string(),
-            elem: Scalar::Float,
-            len: 256,
-        },
-        LocalArray {
-            name: "Bs".to_string(),
-            elem: Scalar::Float,
-            len: 256,
-        },
-    ];
+    local_in(&mut kern, "As", Scalar::Float, 256);
+    local_in(&mut kern, "Bs", Scalar::Float, 256);
     module(kern)
 }
 
@@ -331,11 +321,7 @@ pub fn reduction() -> Module {
             ),
         ],
     );
-    kern.locals = vec![LocalArray {
-        name: red.to_string(),
-        elem: Scalar::Float,
-        len: 256,
-    }];
+    local_in(&mut kern, red, Scalar::Float, 256);
     module(kern)
 }
 
@@ -420,12 +406,7 @@ pub fn statements() -> Module {
     let body = vec![
         KStmt::Comment("every statement kind\nline two ends with a backslash \\".to_string()),
         decl("i", Scalar::Int, gid(0)),
-        KStmt::Decl {
-            name: "t".to_string(),
-            ty: Scalar::Float,
-            len: Some(4),
-            init: None,
-        },
+        KStmt::DeclArray(testing::private("t", Scalar::Float, 4)),
         decl("local", Scalar::Int, KExpr::int(i32::MIN as i64)),
         decl("new", Scalar::Long, lit(i64::MIN, Scalar::Long)),
         decl("u", Scalar::UInt, lit(4_000_000_000, Scalar::UInt)),
@@ -663,19 +644,16 @@ pub fn atomics() -> Module {
         KStmt::Decl {
             name: "c".to_string(),
             ty: Scalar::Int,
-            len: None,
             init: None,
         },
         KStmt::Decl {
             name: "d".to_string(),
             ty: Scalar::Double,
-            len: None,
             init: None,
         },
         KStmt::Decl {
             name: "z".to_string(),
             ty: Scalar::SizeT,
-            len: None,
             init: None,
         },
         at("h", Scalar::Int, upd(BinOp::Add, KExpr::int(1)), None),
@@ -781,11 +759,7 @@ pub fn atomics() -> Module {
         [64, 1, 1],
         body,
     );
-    k.locals.push(LocalArray {
-        name: "cnt".to_string(),
-        elem: Scalar::Int,
-        len: 1,
-    });
+    local_in(&mut k, "cnt", Scalar::Int, 1);
     k.uses_double = true;
     module(k)
 }

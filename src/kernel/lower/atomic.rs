@@ -31,9 +31,10 @@ impl KernelBuilder<'_> {
         let target = match &exprs[form.x] {
             Expr::Var(n) if self.shared_atomic_scalar(n) => {
                 let ty = self.ir().scalars.get(n).map_or(Scalar::Int, |s| s.ty);
+                let array = self.array(&format!("accshare_last_{}", n), ty, ArrayKind::Buffer);
                 Some((
                     ArrayRef {
-                        array: format!("accshare_last_{}", n),
+                        array,
                         space: Space::Global,
                         index: Box::new(KExpr::int(0)),
                         field: None,
@@ -47,7 +48,11 @@ impl KernelBuilder<'_> {
                 Some(LValue::Elem(r))
                     if form.update == AtomicUpdate::Read
                         && r.space == Space::Global
-                        && !self.ir().arrays.get(&r.array).is_some_and(|a| a.written) =>
+                        && !self
+                            .ir()
+                            .arrays
+                            .get(&self.arrays[r.array].name)
+                            .is_some_and(|a| a.written) =>
                 {
                     return self.atomic_plain(form, LValue::Elem(r));
                 }
@@ -94,7 +99,6 @@ impl KernelBuilder<'_> {
             KStmt::Decl {
                 name: CAPTURE.to_string(),
                 ty,
-                len: None,
                 init: None,
             },
             KStmt::Atomic {
@@ -116,11 +120,12 @@ impl KernelBuilder<'_> {
 
     /// The element type of a buffer or tile.
     fn element_type(&self, r: &ArrayRef) -> Scalar {
+        let name = &self.arrays[r.array].name;
         let tile = self
             .staging()
-            .and_then(|s| s.arrays.iter().find(|a| a.local == r.array))
+            .and_then(|s| s.arrays.iter().find(|a| a.local == *name))
             .map(|a| a.elem);
-        tile.or_else(|| self.ir().arrays.get(&r.array).map(|a| a.elem))
+        tile.or_else(|| self.ir().arrays.get(name).map(|a| a.elem))
             .unwrap_or(Scalar::Int)
     }
 

@@ -47,6 +47,8 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) stage_error: Option<super::staged::StageError>,
     /// Variables with one copy per output (set when the computation is coarsened).
     pub(super) ilp_renamed: BTreeSet<String>,
+    /// The arrays the kernel's code names so far (the kernel's [`Kernel::arrays`]).
+    pub(super) arrays: Arena<KArray>,
 }
 
 impl<'a> KernelBuilder<'a> {
@@ -64,7 +66,39 @@ impl<'a> KernelBuilder<'a> {
             errors: Vec::new(),
             stage_error: None,
             ilp_renamed: BTreeSet::new(),
+            arrays: Arena::new(),
         }
+    }
+
+    /// The array `name` of the kernel in the space of `kind`: the one already named so, else a
+    /// new one of elements `elem`.
+    pub(super) fn array(&mut self, name: &str, elem: Scalar, kind: ArrayKind) -> Handle<KArray> {
+        let space = kind.space();
+        if let Some(h) = self.find_array(name, space) {
+            return h;
+        }
+        self.arrays.append(
+            KArray {
+                name: name.to_string(),
+                elem,
+                kind,
+            },
+            crate::diag::Span::default(),
+        )
+    }
+
+    /// Copy `f` of a private array the computation's copies rename (`ilp::copy_name`).
+    pub(super) fn array_copy(&mut self, h: Handle<KArray>, f: u32) -> Handle<KArray> {
+        let a = self.arrays[h].clone();
+        self.array(&super::ilp::copy_name(&a.name, f), a.elem, a.kind)
+    }
+
+    /// The array `name` in `space`, where the kernel names one.
+    pub(super) fn find_array(&self, name: &str, space: Space) -> Option<Handle<KArray>> {
+        self.arrays
+            .iter()
+            .find(|(_, a)| a.name == name && a.space() == space)
+            .map(|(h, _)| h)
     }
 
     /// Rows per work-item (the schedule's shape; 1: one output per work-item).
@@ -172,12 +206,10 @@ impl<'a> KernelBuilder<'a> {
         for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
             let arr = format!("accshare_red_{}", v);
             let part = format!("accshare_part_{}", v);
-            locals.push(LocalArray {
-                name: arr.clone(),
-                elem: ty,
-                len: threads,
-            });
-            body.extend(reduction_epilogue(&arr, &part, &v, op, ty, threads));
+            let arr = self.array(&arr, ty, ArrayKind::Local { len: threads });
+            locals.push(arr);
+            let part_array = self.array(&part, ty, ArrayKind::Buffer);
+            body.extend(reduction_epilogue(arr, part_array, &v, op, ty, threads));
             params_extra.push((part, ty, i));
         }
         for e in std::mem::take(&mut self.errors) {
@@ -191,6 +223,7 @@ impl<'a> KernelBuilder<'a> {
             || body.iter().any(stmt_uses_double);
         let mut kernel = Kernel {
             name,
+            arrays: std::mem::take(&mut self.arrays),
             params,
             locals,
             dims,
@@ -342,7 +375,6 @@ impl<'a> KernelBuilder<'a> {
             body.push(KStmt::Decl {
                 name: lp.var.clone(),
                 ty: lp.ty,
-                len: None,
                 init: Some(cast_if(lp.ty, init)),
             });
             self.locals.insert(lp.var.clone(), lp.ty);
@@ -412,7 +444,6 @@ impl<'a> KernelBuilder<'a> {
                     body.push(KStmt::Decl {
                         name: v.clone(),
                         ty: info.ty,
-                        len: None,
                         init: first.then(|| KExpr::Var(format!("{}{}", FIRSTPRIVATE, v))),
                     });
                     self.locals.insert(v.clone(), info.ty);
@@ -423,7 +454,6 @@ impl<'a> KernelBuilder<'a> {
             body.push(KStmt::Decl {
                 name: v.clone(),
                 ty,
-                len: None,
                 init: Some(identity(op, ty)),
             });
             self.locals.insert(v, ty);
@@ -435,7 +465,7 @@ impl<'a> KernelBuilder<'a> {
     fn parameters(
         &mut self,
         body: &[KStmt],
-        locals: &[LocalArray],
+        locals: &[Handle<KArray>],
         last_values: Vec<super::last::LastValue>,
         params_extra: Vec<(String, Scalar, usize)>,
         diags: &mut Diags,
@@ -444,23 +474,29 @@ impl<'a> KernelBuilder<'a> {
         let mut arrays = BTreeSet::new();
         let mut vars = BTreeSet::new();
         for s in body {
-            free_names_stmt(s, &mut arrays, &mut vars);
+            free_names_stmt(s, &self.arrays, &mut arrays, &mut vars);
         }
+        // In name order.
+        let arrays: BTreeMap<String, Handle<KArray>> = arrays
+            .into_iter()
+            .map(|h| (self.arrays[h].name.clone(), h))
+            .collect();
         let declared: BTreeSet<String> = vars
             .iter()
             .filter_map(|v| v.strip_prefix("\0decl:").map(str::to_string))
-            .chain(locals.iter().map(|l| l.name.clone()))
+            .chain(locals.iter().map(|&l| self.arrays[l].name.clone()))
             .collect();
         vars.retain(|v| !v.starts_with('\0') && !declared.contains(v));
         let mut params = Vec::new();
         let mut args = Vec::new();
-        for a in &arrays {
+        for (a, &h) in &arrays {
             let Some(info) = ir.arrays.get(a) else {
                 continue;
             };
             params.push(KParam {
                 name: a.clone(),
                 kind: KParamKind::Buffer {
+                    array: h,
                     elem: info.elem,
                     read_only: !info.written,
                     record: info.record.as_ref().map(|d| record(d, a)),
@@ -542,7 +578,16 @@ impl<'a> KernelBuilder<'a> {
             });
         }
         for lv in last_values {
-            params.push(KParam::buffer(lv.buffer, lv.ty, false));
+            let array = self.array(&lv.buffer, lv.ty, ArrayKind::Buffer);
+            params.push(KParam {
+                name: lv.buffer,
+                kind: KParamKind::Buffer {
+                    array,
+                    elem: lv.ty,
+                    read_only: false,
+                    record: None,
+                },
+            });
             args.push(HostArg::LastValue {
                 var: lv.var,
                 ty: lv.ty,
@@ -550,7 +595,16 @@ impl<'a> KernelBuilder<'a> {
         }
         let mut reductions = Vec::new();
         for (part, ty, i) in params_extra {
-            params.push(KParam::buffer(part, ty, false));
+            let array = self.array(&part, ty, ArrayKind::Buffer);
+            params.push(KParam {
+                name: part,
+                kind: KParamKind::Buffer {
+                    array,
+                    elem: ty,
+                    read_only: false,
+                    record: None,
+                },
+            });
             args.push(HostArg::Partials(i));
             let (op, v, _) = &self.reductions[i];
             reductions.push(HostReduction {
@@ -576,7 +630,6 @@ impl<'a> KernelBuilder<'a> {
                 body.push(KStmt::Decl {
                     name: lp.var.clone(),
                     ty: lp.ty,
-                    len: None,
                     init: None,
                 });
                 self.locals.insert(lp.var.clone(), lp.ty);
@@ -697,7 +750,6 @@ impl<'a> KernelBuilder<'a> {
                     out.push(KStmt::Decl {
                         name: dec.name.clone(),
                         ty: *s,
-                        len: None,
                         init,
                     });
                 }
@@ -723,12 +775,8 @@ impl<'a> KernelBuilder<'a> {
                         ));
                     }
                     self.private_arrays.insert(dec.name.clone(), dims);
-                    out.push(KStmt::Decl {
-                        name: dec.name.clone(),
-                        ty: *elem,
-                        len: Some(len),
-                        init: None,
-                    });
+                    let a = self.array(&dec.name, *elem, ArrayKind::Private { len });
+                    out.push(KStmt::DeclArray(a));
                 }
                 LocalType::Other => self.errors.push(Diag::error(
                     dec.span,
@@ -923,8 +971,11 @@ impl<'a> KernelBuilder<'a> {
             .collect();
         if let Some(dims) = self.private_arrays.get(name).cloned() {
             let extents: Vec<KExpr> = dims.iter().map(|d| KExpr::int(*d as i64)).collect();
+            let Some(array) = self.find_array(name, Space::Private) else {
+                return KExpr::int(0);
+            };
             return KExpr::Load(ArrayRef {
-                array: name.clone(),
+                array,
                 space: Space::Private,
                 index: Box::new(flatten(ksubs, &extents)),
                 field: None,
@@ -990,8 +1041,9 @@ impl<'a> KernelBuilder<'a> {
                 _ => None,
             };
             if let Some(ksubs) = tile_subs.filter(|k| k.len() == a.dims.len()) {
+                let array = self.array(&a.local, a.elem, ArrayKind::Local { len: a.len() });
                 return KExpr::Load(ArrayRef {
-                    array: a.local.clone(),
+                    array,
                     space: Space::Local,
                     index: Box::new(local_index(a, ksubs)),
                     field: None,
@@ -1017,8 +1069,9 @@ impl<'a> KernelBuilder<'a> {
             ksubs.pop();
             full.pop();
         }
+        let array = self.array(name, info.elem, ArrayKind::Buffer);
         KExpr::Load(ArrayRef {
-            array: name.clone(),
+            array,
             space: Space::Global,
             index: Box::new(flatten(ksubs, &full[1..])),
             field,

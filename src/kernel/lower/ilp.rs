@@ -28,7 +28,9 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::kernel::{ArrayRef, AtomicCapture, AtomicOp, KExpr, KStmt, LValue};
+use crate::kernel::{
+    Arena, ArrayKind, ArrayRef, AtomicCapture, AtomicOp, Handle, KArray, KExpr, KStmt, LValue,
+};
 use crate::vocab::{BinOp, Scalar};
 
 /// The name of copy `f` of a renamed variable (copy 0 keeps the program's name).
@@ -52,12 +54,16 @@ pub(super) struct Coarsen {
     pub renamed: BTreeSet<String>,
     /// Element types of the arrays whose loads may be shared by the copies (never written by
     /// the computation).
-    shareable: BTreeMap<String, Scalar>,
+    shareable: BTreeMap<Handle<KArray>, Scalar>,
+    /// The kernel's arrays when the coarsening was made (their names).
+    arrays: Arena<KArray>,
+    /// The copies `1..f` of each private array the copies rename ([`Self::set_array_copies`]).
+    array_copies: BTreeMap<Handle<KArray>, Vec<Handle<KArray>>>,
     /// Temporaries made so far.
     temps: Cell<u32>,
     /// Short words (`schedule::words`): the arrays whose accesses the consecutive x copies
     /// (and y copies, [`Self::rows_adjacent`]) group into vector accesses.
-    words: BTreeMap<String, WordArray>,
+    words: BTreeMap<Handle<KArray>, WordArray>,
     /// Whether the y copies are adjacent rows (`y + 1`, …: a transposed vector tile), not a
     /// launched block apart.
     rows_adjacent: bool,
@@ -77,34 +83,28 @@ struct WordArray {
 type Linear = (BTreeMap<String, i64>, i64);
 
 /// A row of grouped loads: the array and the terms of the index without its constant.
-type RowKey = (String, BTreeMap<String, i64>);
+type RowKey = (Handle<KArray>, BTreeMap<String, i64>);
 
 fn expr_vars(e: &KExpr, out: &mut BTreeSet<String>) {
-    match e {
-        KExpr::Var(v) => {
-            out.insert(v.clone());
-        }
-        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
-        KExpr::Load(r) => expr_vars(&r.index, out),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_vars(a, out),
-        KExpr::Binary(_, a, b) => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-        }
-        KExpr::Cond(a, b, c) => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-            expr_vars(c, out);
-        }
-        KExpr::Call(_, args) => args.iter().for_each(|a| expr_vars(a, out)),
+    if let KExpr::Var(v) = e {
+        out.insert(v.clone());
     }
+    e.for_each_child(&mut |c| expr_vars(c, out));
 }
 
 /// Scalars assigned or declared by statements (not counting `for` headers), and the iterators
 /// that `for` headers assign without declaring.
-fn assigned(stmts: &[KStmt], out: &mut BTreeSet<String>, headers: &mut BTreeSet<String>) {
+fn assigned(
+    arrays: &Arena<KArray>,
+    stmts: &[KStmt],
+    out: &mut BTreeSet<String>,
+    headers: &mut BTreeSet<String>,
+) {
     for s in stmts {
         match s {
+            KStmt::DeclArray(a) => {
+                out.insert(arrays[*a].name.clone());
+            }
             KStmt::Decl { name, .. } => {
                 out.insert(name.clone());
             }
@@ -131,14 +131,14 @@ fn assigned(stmts: &[KStmt], out: &mut BTreeSet<String>, headers: &mut BTreeSet<
                         headers.insert(v.clone());
                     }
                 }
-                assigned(body, out, headers);
+                assigned(arrays, body, out, headers);
             }
             KStmt::If { then, els, .. } => {
-                assigned(then, out, headers);
-                assigned(els, out, headers);
+                assigned(arrays, then, out, headers);
+                assigned(arrays, els, out, headers);
             }
             KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                assigned(body, out, headers)
+                assigned(arrays, body, out, headers)
             }
             _ => {}
         }
@@ -146,7 +146,7 @@ fn assigned(stmts: &[KStmt], out: &mut BTreeSet<String>, headers: &mut BTreeSet<
 }
 
 /// Arrays stored to by statements.
-fn stored(stmts: &[KStmt], out: &mut BTreeSet<String>) {
+fn stored(stmts: &[KStmt], out: &mut BTreeSet<Handle<KArray>>) {
     for s in stmts {
         match s {
             KStmt::Assign {
@@ -154,23 +154,9 @@ fn stored(stmts: &[KStmt], out: &mut BTreeSet<String>) {
                 ..
             }
             | KStmt::Atomic { target: r, .. } => {
-                out.insert(r.array.clone());
+                out.insert(r.array);
             }
-            KStmt::For {
-                init, step, body, ..
-            } => {
-                stored(init, out);
-                stored(step, out);
-                stored(body, out);
-            }
-            KStmt::If { then, els, .. } => {
-                stored(then, out);
-                stored(els, out);
-            }
-            KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                stored(body, out)
-            }
-            _ => {}
+            s => s.for_each_child(&mut |c| stored(std::slice::from_ref(c), out)),
         }
     }
 }
@@ -224,12 +210,12 @@ impl Coarsen {
     /// The renaming for the computation `pieces` of a kernel computing `rows` outputs along its
     /// y iterator `y` and `cols` along its x iterator `x`, or why the computation cannot be
     /// coarsened.
-    /// `arrays`: the element type of every array the kernel may read (tiles and global arrays).
+    /// `arrays`: the kernel's arrays (those the computation reads among them).
     pub fn new(
         (rows, y): (u32, Option<&str>),
         (cols, x): (u32, Option<&str>),
         pieces: &[&[KStmt]],
-        arrays: &BTreeMap<String, Scalar>,
+        arrays: &Arena<KArray>,
     ) -> Result<Coarsen, CoarsenError> {
         let mut renamed = BTreeSet::new();
         let mut headers = BTreeSet::new();
@@ -238,7 +224,7 @@ impl Coarsen {
             if has_barrier(p) {
                 return Err(CoarsenError::Barrier);
             }
-            assigned(p, &mut renamed, &mut headers);
+            assigned(arrays, p, &mut renamed, &mut headers);
             stored(p, &mut written);
         }
         let y = y.filter(|_| rows > 1).map(str::to_string);
@@ -246,8 +232,12 @@ impl Coarsen {
         renamed.extend(y.iter().chain(&x).cloned());
         let shareable = arrays
             .iter()
-            .filter(|(a, _)| !written.contains(*a) && !renamed.contains(*a))
-            .map(|(a, t)| (a.clone(), *t))
+            .filter(|(h, a)| {
+                !matches!(a.kind, ArrayKind::Private { .. })
+                    && !written.contains(h)
+                    && !renamed.contains(&a.name)
+            })
+            .map(|(h, a)| (h, a.elem))
             .collect();
         let c = Coarsen {
             f: rows.max(1) * cols.max(1),
@@ -256,6 +246,8 @@ impl Coarsen {
             x,
             renamed,
             shareable,
+            arrays: arrays.clone(),
+            array_copies: BTreeMap::new(),
             temps: Cell::new(0),
             words: BTreeMap::new(),
             rows_adjacent: false,
@@ -396,17 +388,16 @@ impl Coarsen {
                 }),
                 KStmt::Block(b) => out.push(KStmt::Block(self.jam_in(b, guard, words))),
                 KStmt::Comment(_) => out.push(s.clone()),
-                KStmt::Decl {
-                    name,
-                    ty,
-                    len,
-                    init,
-                } => {
+                KStmt::DeclArray(a) => {
+                    for f in 0..self.f {
+                        out.push(KStmt::DeclArray(self.array_copy(*a, f)));
+                    }
+                }
+                KStmt::Decl { name, ty, init } => {
                     for f in 0..self.f {
                         out.push(KStmt::Decl {
                             name: self.name(name, f),
                             ty: *ty,
-                            len: *len,
                             init: None,
                         });
                     }
@@ -418,8 +409,7 @@ impl Coarsen {
                                 value: self.expr(e, f),
                             })
                             .collect();
-                        // A private array's initializer is not grouped.
-                        emit(sets, len.is_none(), &mut out);
+                        emit(sets, true, &mut out);
                     }
                 }
                 KStmt::Assign { .. } | KStmt::Expr(_) => {
@@ -477,14 +467,12 @@ impl Coarsen {
                     None => out.push(KStmt::Decl {
                         name: name.clone(),
                         ty,
-                        len: None,
                         init: Some(e.clone()),
                     }),
                     Some(g) => {
                         out.push(KStmt::Decl {
                             name: name.clone(),
                             ty,
-                            len: None,
                             init: None,
                         });
                         out.push(KStmt::If {
@@ -510,7 +498,7 @@ impl Coarsen {
                     KStmt::Assign { target, op, value } => KStmt::Assign {
                         target: match target {
                             LValue::Elem(r) => LValue::Elem(ArrayRef {
-                                array: r.array.clone(),
+                                array: r.array,
                                 space: r.space,
                                 index: Box::new(rewrite(&r.index)),
                                 field: r.field.clone(),
@@ -611,9 +599,17 @@ impl Coarsen {
         }
     }
 
+    /// Copy `f` of the array `a` (itself unless the copies rename it).
+    fn array_copy(&self, a: Handle<KArray>, f: u32) -> Handle<KArray> {
+        match self.array_copies.get(&a) {
+            Some(copies) if f > 0 => copies[f as usize - 1],
+            _ => a,
+        }
+    }
+
     fn aref(&self, r: &ArrayRef, f: u32) -> ArrayRef {
         ArrayRef {
-            array: self.name(&r.array, f),
+            array: self.array_copy(r.array, f),
             space: r.space,
             index: Box::new(self.expr(&r.index, f)),
             field: r.field.clone(),
@@ -624,15 +620,10 @@ impl Coarsen {
     pub fn stmt(&self, s: &KStmt, f: u32) -> KStmt {
         let block = |b: &[KStmt]| b.iter().map(|x| self.stmt(x, f)).collect::<Vec<_>>();
         match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => KStmt::Decl {
+            KStmt::DeclArray(a) => KStmt::DeclArray(self.array_copy(*a, f)),
+            KStmt::Decl { name, ty, init } => KStmt::Decl {
                 name: self.name(name, f),
                 ty: *ty,
-                len: *len,
                 init: init.as_ref().map(|e| self.expr(e, f)),
             },
             KStmt::Assign { target, op, value } => KStmt::Assign {
@@ -729,23 +720,48 @@ impl Coarsen {
             return self;
         }
         self.rows_adjacent = rows > 1;
-        self.words = words
-            .arrays
-            .iter()
-            .filter(|a| self.shareable.contains_key(&a.name) || a.stores)
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    WordArray {
-                        elem: a.elem,
-                        loads: a.loads && self.shareable.contains_key(&a.name),
-                        stores: a.stores,
-                        max_lanes: a.max_lanes,
-                    },
-                )
-            })
-            .collect();
+        let mut grouped = BTreeMap::new();
+        for a in &words.arrays {
+            for (h, _) in self.arrays.iter().filter(|(_, k)| k.name == a.name) {
+                let shareable = self.shareable.contains_key(&h);
+                if shareable || a.stores {
+                    grouped.insert(
+                        h,
+                        WordArray {
+                            elem: a.elem,
+                            loads: a.loads && shareable,
+                            stores: a.stores,
+                            max_lanes: a.max_lanes,
+                        },
+                    );
+                }
+            }
+        }
+        self.words = grouped;
         self
+    }
+
+    /// The private arrays the copies rename (their names are in [`Self::renamed`]), each with
+    /// its copies `1..f` (the caller's, which declares them).
+    /// `arrays`: the kernel's arrays, the copies included.
+    pub fn set_array_copies(
+        &mut self,
+        copies: BTreeMap<Handle<KArray>, Vec<Handle<KArray>>>,
+        arrays: &Arena<KArray>,
+    ) {
+        self.array_copies = copies;
+        self.arrays = arrays.clone();
+    }
+
+    /// The private arrays the copies rename.
+    pub fn renamed_arrays(&self) -> Vec<Handle<KArray>> {
+        self.arrays
+            .iter()
+            .filter(|(_, a)| {
+                matches!(a.kind, ArrayKind::Private { .. }) && self.renamed.contains(&a.name)
+            })
+            .map(|(h, _)| h)
+            .collect()
     }
 
     /// Whether this coarsening groups short words.
@@ -764,7 +780,7 @@ impl Coarsen {
     fn linear(&self, e: &KExpr) -> Option<Linear> {
         let atom = |e: &KExpr| {
             let mut m = BTreeMap::new();
-            m.insert(crate::kernel::access::print_expr(e, 0), 1);
+            m.insert(crate::kernel::access::print_expr(e, &self.arrays, 0), 1);
             Some((m, 0))
         };
         match e {
@@ -870,7 +886,7 @@ impl Coarsen {
             let Some((terms, c)) = self.linear(&r.index) else {
                 continue;
             };
-            let key = (r.array.clone(), terms);
+            let key = (r.array, terms);
             match rows.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, v)) => {
                     if !v.iter().any(|(_, l)| *l == r) {
@@ -933,7 +949,7 @@ impl Coarsen {
                         lanes: names.clone(),
                         elem: w.elem,
                         src: ArrayRef {
-                            array: r0.array.clone(),
+                            array: r0.array,
                             space: r0.space,
                             index: Box::new(index),
                             field: None,
@@ -987,7 +1003,7 @@ impl Coarsen {
                 };
                 self.words.get(&r.array).filter(|w| w.stores)?;
                 let (terms, off) = self.linear(&r.index)?;
-                Some(((r.array.clone(), terms), off, r, value))
+                Some(((r.array, terms), off, r, value))
             })
             .collect();
         let mut keys: Vec<&RowKey> = Vec::new();
@@ -1075,7 +1091,7 @@ fn replace_unconditional_loads(e: &KExpr, with: &dyn Fn(&ArrayRef) -> Option<KEx
         KExpr::Load(r) => match with(r) {
             Some(x) => x,
             None => KExpr::Load(ArrayRef {
-                array: r.array.clone(),
+                array: r.array,
                 space: r.space,
                 index: Box::new(go(&r.index)),
                 field: r.field.clone(),
@@ -1096,7 +1112,21 @@ fn replace_unconditional_loads(e: &KExpr, with: &dyn Fn(&ArrayRef) -> Option<KEx
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::testing::{self, elem, load};
     use crate::kernel::Space;
+
+    /// The thread's table of arrays with the element types `elems` set.
+    fn table(elems: &[(&str, Space, Scalar)]) -> Arena<KArray> {
+        for (n, sp, _) in elems {
+            testing::array(n, *sp);
+        }
+        let mut t = testing::snapshot();
+        for (n, sp, e) in elems {
+            let h = testing::array(n, *sp);
+            t[h].elem = *e;
+        }
+        t
+    }
 
     fn kloop(bound: KExpr, body: Vec<KStmt>) -> KStmt {
         KStmt::For {
@@ -1121,22 +1151,20 @@ mod tests {
             op: Some(BinOp::Add),
             value: KExpr::bin(
                 BinOp::Mul,
-                KExpr::load(
+                load(
                     "A",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
                 ),
-                KExpr::load("B", Space::Local, KExpr::var("k")),
+                load("B", Space::Local, KExpr::var("k")),
             ),
         }
     }
-    fn arrays() -> BTreeMap<String, Scalar> {
-        [
-            ("A".to_string(), Scalar::Float),
-            ("B".to_string(), Scalar::Float),
-        ]
-        .into_iter()
-        .collect()
+    fn arrays() -> Arena<KArray> {
+        table(&[
+            ("A", Space::Local, Scalar::Float),
+            ("B", Space::Local, Scalar::Float),
+        ])
     }
 
     #[test]
@@ -1165,7 +1193,7 @@ mod tests {
             KStmt::Assign {
                 target: LValue::Var("accshare_reg0".into()),
                 op: None,
-                value: KExpr::load("B", Space::Local, KExpr::var("k")),
+                value: load("B", Space::Local, KExpr::var("k")),
             }
         );
         let KStmt::If { cond, then, .. } = &jammed[3] else {
@@ -1179,7 +1207,7 @@ mod tests {
                 op: Some(BinOp::Add),
                 value: KExpr::bin(
                     BinOp::Mul,
-                    KExpr::load(
+                    load(
                         "A",
                         Space::Local,
                         KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
@@ -1197,7 +1225,6 @@ mod tests {
             init: vec![KStmt::Decl {
                 name: "q".into(),
                 ty: Scalar::Int,
-                len: None,
                 init: Some(KExpr::int(0)),
             }],
             cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("q"), KExpr::var("i"))),
@@ -1237,13 +1264,13 @@ mod tests {
     fn stored_arrays_are_not_shared_between_rows() {
         // C[k] = C[k] + 1 inside a jammed loop: the load must stay per row.
         let st = KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem(
+            target: LValue::Elem(elem(
                 "B",
                 Space::Local,
                 KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
             )),
             op: None,
-            value: KExpr::load("B", Space::Local, KExpr::var("k")),
+            value: load("B", Space::Local, KExpr::var("k")),
         };
         let body = vec![kloop(KExpr::var("n"), vec![st])];
         let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
@@ -1260,23 +1287,21 @@ mod tests {
         use crate::schedule::words::{WordArray as W, Words};
         let at = |d: i64| {
             let op = if d < 0 { BinOp::Sub } else { BinOp::Add };
-            KExpr::load(
+            load(
                 "in",
                 Space::Global,
                 KExpr::bin(op, KExpr::var("j"), KExpr::int(d.abs())),
             )
         };
         let st = KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem("out", Space::Global, KExpr::var("j"))),
+            target: LValue::Elem(elem("out", Space::Global, KExpr::var("j"))),
             op: None,
             value: KExpr::bin(BinOp::Add, at(-1), at(1)),
         };
-        let arrays: BTreeMap<String, Scalar> = [
-            ("in".to_string(), Scalar::UChar),
-            ("out".to_string(), Scalar::UChar),
-        ]
-        .into_iter()
-        .collect();
+        let arrays = table(&[
+            ("in", Space::Global, Scalar::UChar),
+            ("out", Space::Global, Scalar::UChar),
+        ]);
         let words = Words {
             width: 4,
             rows: 1,
@@ -1328,7 +1353,7 @@ mod tests {
         let Some(KStmt::VecStore { dst, values, .. }) = out.last() else {
             panic!("{:#?}", out)
         };
-        assert_eq!((dst.array.as_str(), values.len()), ("out", 4));
+        assert_eq!((arrays[dst.array].name.as_str(), values.len()), ("out", 4));
         // Copy 3 reads offsets 2 and 4: lane 3 of the first vector, lane 1 of the second.
         assert_eq!(
             values[3],
@@ -1347,12 +1372,12 @@ mod tests {
             op: Some(BinOp::Add),
             value: KExpr::bin(
                 BinOp::Mul,
-                KExpr::load(
+                load(
                     "A",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
                 ),
-                KExpr::load(
+                load(
                     "B",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("j"), KExpr::var("k")),
@@ -1383,22 +1408,22 @@ mod tests {
         assert_eq!(
             regs,
             [
-                &KExpr::load(
+                &load(
                     "A",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k"))
                 ),
-                &KExpr::load(
+                &load(
                     "A",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
                 ),
-                &KExpr::load(
+                &load(
                     "B",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("j"), KExpr::var("k"))
                 ),
-                &KExpr::load(
+                &load(
                     "B",
                     Space::Local,
                     KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_j"), KExpr::var("k"))
@@ -1452,12 +1477,12 @@ mod tests {
                 op: Some(BinOp::Add),
                 value: KExpr::bin(
                     BinOp::Mul,
-                    KExpr::load(
+                    load(
                         "A",
                         Space::Local,
                         KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
                     ),
-                    KExpr::load(
+                    load(
                         "B",
                         Space::Local,
                         KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_j"), KExpr::var("k"))

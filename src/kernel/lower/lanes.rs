@@ -31,7 +31,10 @@ use crate::kernel::*;
 use crate::schedule::lanes::Lanes;
 use crate::vocab::{BinOp, RedOp, Scalar};
 
+use std::collections::BTreeSet;
+
 use super::reduce::{combine, identity};
+use super::walk::hoist_decls;
 
 const LANE: &str = "accshare_lane";
 const ROW: &str = "accshare_row";
@@ -63,10 +66,10 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         return Err("the row's guard has an else branch".into());
     }
     let header = body;
-    let mut declared: Vec<String> = Vec::new();
+    let mut declared: BTreeSet<String> = BTreeSet::new();
     for s in &header {
         if let KStmt::Decl { name, .. } = s {
-            declared.push(name.clone());
+            declared.insert(name.clone());
         }
     }
     let row = unwrap_blocks(then);
@@ -118,7 +121,15 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     }
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
-    let (hoisted, mut pre_stmts) = hoist_declarations(pre, &mut declared)?;
+    let mut hoisted = Vec::new();
+    let mut pre_stmts = hoist_decls(
+        pre.iter().cloned(),
+        &kernel.arrays,
+        &mut declared,
+        false,
+        &mut hoisted,
+    )
+    .map_err(|name| format!("`{name}` is declared twice"))?;
     let (lanes, rows) = (l.lanes as i64, l.rows as i64);
     let mut out = header;
     out.push(KStmt::Comment(format!(
@@ -128,7 +139,6 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         out.push(KStmt::Decl {
             name: n.into(),
             ty: Scalar::Int,
-            len: None,
             init: Some(KExpr::Builtin(Builtin::LocalId(d))),
         });
     }
@@ -137,7 +147,6 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         out.push(KStmt::Decl {
             name: lane_copy(&v.name),
             ty: v.ty,
-            len: None,
             init: Some(identity(v.op, v.ty)),
         });
     }
@@ -180,9 +189,9 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         ));
     }
     // The tree over the lanes of each row.
-    lane_tree(kernel, l, &mut out);
+    let reds = lane_tree(kernel, l, &mut out);
     // Lane 0 combines the row's result into the scalar and runs the rest of the row.
-    out.push(lane_zero(l, cond, post));
+    out.push(lane_zero(l, &reds, cond, post));
     kernel.body = out;
     kernel.dims = 2;
     kernel.block = [l.lanes, l.rows, 1];
@@ -210,10 +219,10 @@ fn fits(kernel: &Kernel, launch: &Launch, l: &Lanes) -> Result<(), String> {
 
 /// Lane 0 of each row combines the row's result into each reduction's scalar, then runs the
 /// statements after the loop (`post`), where the row is in the grid (`cond`).
-fn lane_zero(l: &Lanes, cond: KExpr, post: &[KStmt]) -> KStmt {
+fn lane_zero(l: &Lanes, reds: &[Handle<KArray>], cond: KExpr, post: &[KStmt]) -> KStmt {
     let lanes = l.lanes as i64;
     let mut last = Vec::new();
-    for v in &l.vars {
+    for (v, &red_v) in l.vars.iter().zip(reds) {
         last.push(KStmt::Assign {
             target: LValue::Var(v.name.clone()),
             op: None,
@@ -221,7 +230,7 @@ fn lane_zero(l: &Lanes, cond: KExpr, post: &[KStmt]) -> KStmt {
                 v.op,
                 v.ty,
                 KExpr::var(&v.name),
-                KExpr::Load(red(&v.name, slot_of(lanes, KExpr::int(0)))),
+                KExpr::Load(red(red_v, slot_of(lanes, KExpr::int(0)))),
             ),
         });
     }
@@ -259,12 +268,10 @@ fn strided_header(
         [KStmt::Decl {
             name,
             ty,
-            len: None,
             init: Some(value),
         }] if name == j => vec![KStmt::Decl {
             name: name.clone(),
             ty: *ty,
-            len: None,
             init: Some(KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE))),
         }],
         _ => return Err("the inner loop's initialisation is not `j = lo`".into()),
@@ -287,69 +294,28 @@ fn strided_header(
     Ok(new_init)
 }
 
-/// The statements before the loop with their declarations split off: the declarations without
-/// values (hoisted out of the row's guard), and the statements with the values assigned.
-fn hoist_declarations(
-    pre: &[KStmt],
-    declared: &mut Vec<String>,
-) -> Result<(Vec<KStmt>, Vec<KStmt>), String> {
-    let mut hoisted = Vec::new();
-    let mut pre_stmts = Vec::new();
-    for s in pre {
-        match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
-                if declared.contains(name) {
-                    return Err(format!("`{name}` is declared twice"));
-                }
-                declared.push(name.clone());
-                hoisted.push(KStmt::Decl {
-                    name: name.clone(),
-                    ty: *ty,
-                    len: *len,
-                    init: None,
-                });
-                if let Some(v) = init {
-                    pre_stmts.push(KStmt::Assign {
-                        target: LValue::Var(name.clone()),
-                        op: None,
-                        value: v.clone(),
-                    });
-                }
-            }
-            s => pre_stmts.push(s.clone()),
-        }
-    }
-    Ok((hoisted, pre_stmts))
-}
-
 /// Each lane's copies into local memory, then the tree over the lanes of each row (barriers
-/// between its levels), appended to `out`; the local arrays go to `kernel`.
-fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) {
+/// between its levels), appended to `out`; the local arrays go to `kernel`, and their handles,
+/// one per reduction of `l`, are returned.
+fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) -> Vec<Handle<KArray>> {
     let lanes = l.lanes as i64;
+    let mut reds = Vec::new();
     for v in &l.vars {
+        let red_v = kernel.local(&red_array(&v.name), v.ty, l.lanes * l.rows);
+        reds.push(red_v);
         out.push(KStmt::Assign {
-            target: LValue::Elem(red(&v.name, slot_of(lanes, KExpr::var(LANE)))),
+            target: LValue::Elem(red(red_v, slot_of(lanes, KExpr::var(LANE)))),
             op: None,
             value: KExpr::var(lane_copy(&v.name)),
-        });
-        kernel.locals.push(LocalArray {
-            name: red_array(&v.name),
-            elem: v.ty,
-            len: l.lanes * l.rows,
         });
     }
     out.push(KStmt::Barrier);
     let s = || KExpr::var(STEP);
     let mut tree = Vec::new();
-    for v in &l.vars {
-        let here = red(&v.name, slot_of(lanes, KExpr::var(LANE)));
+    for (v, &red_v) in l.vars.iter().zip(&reds) {
+        let here = red(red_v, slot_of(lanes, KExpr::var(LANE)));
         let there = red(
-            &v.name,
+            red_v,
             slot_of(lanes, KExpr::bin(BinOp::Add, KExpr::var(LANE), s())),
         );
         tree.push(KStmt::Assign {
@@ -370,6 +336,7 @@ fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) {
             KStmt::Barrier,
         ],
     ));
+    reds
 }
 
 /// Element `LANE + off` of row `ROW` of the local arrays of `l`'s lane copies.
@@ -381,9 +348,9 @@ fn slot_of(lanes: i64, off: KExpr) -> KExpr {
     )
 }
 
-/// Element `i` of the local array of `v`'s lane copies.
-fn red(v: &str, i: KExpr) -> ArrayRef {
-    ArrayRef::elem(red_array(v), Space::Local, i)
+/// Element `i` of the local array `red_v` of a reduction's lane copies.
+fn red(red_v: Handle<KArray>, i: KExpr) -> ArrayRef {
+    ArrayRef::elem(red_v, Space::Local, i)
 }
 
 const STRIP: &str = "accshare_jj";
@@ -446,7 +413,7 @@ fn shared_loads(
     }
     if body
         .iter()
-        .any(|s| any_stmt(s, &|t| matches!(t, KStmt::Continue)))
+        .any(|s| s.any(&|t| matches!(t, KStmt::Continue)))
     {
         return Vec::new();
     }
@@ -454,15 +421,15 @@ fn shared_loads(
         match e {
             KExpr::Load(a) => {
                 let read_only = kernel.params.iter().any(|p| {
-                    p.name == a.array
-                        && matches!(
-                            p.kind,
-                            KParamKind::Buffer {
-                                read_only: true,
-                                record: None,
-                                ..
-                            }
-                        )
+                    matches!(
+                        p.kind,
+                        KParamKind::Buffer {
+                            array,
+                            read_only: true,
+                            record: None,
+                            ..
+                        } if array == a.array
+                    )
                 });
                 if a.space == Space::Global
                     && a.field.is_none()
@@ -525,32 +492,25 @@ fn strip_with_shared_loads(
     let mut copy = vec![KStmt::Decl {
         name: INDEX.into(),
         ty: Scalar::Int,
-        len: None,
         init: Some(KExpr::bin(BinOp::Add, KExpr::var(STRIP), linear.clone())),
     }];
     let mut loads = Vec::new();
+    let mut locals = Vec::new();
     for (k, a) in shared.iter().enumerate() {
         let elem = kernel
             .params
             .iter()
             .find_map(|p| match &p.kind {
-                KParamKind::Buffer { elem, .. } if p.name == a.array => Some(*elem),
+                KParamKind::Buffer { array, elem, .. } if *array == a.array => Some(*elem),
                 _ => None,
             })
             .unwrap_or(Scalar::Float);
-        kernel.locals.push(LocalArray {
-            name: shared_array(k),
-            elem,
-            len: l.lanes * l.rows,
-        });
+        let local = kernel.local(&shared_array(k), elem, l.lanes * l.rows);
+        locals.push(local);
         let mut src = a.clone();
         src.index = Box::new(rename(&a.index, &l.var, INDEX));
         loads.push(KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem(
-                shared_array(k),
-                Space::Local,
-                linear.clone(),
-            )),
+            target: LValue::Elem(ArrayRef::elem(local, Space::Local, linear.clone())),
             op: None,
             value: KExpr::Load(src),
         });
@@ -568,16 +528,13 @@ fn strip_with_shared_loads(
     );
     let mut body = body;
     for s in &mut body {
-        walk_stmt_exprs(s, &mut |e| {
-            replace_loads(e, shared, &at);
-        });
+        s.walk_exprs_mut(&mut |e| replace_loads(e, shared, &locals, &at));
     }
     let jv = KExpr::bin(BinOp::Add, KExpr::var(STRIP), at.clone());
     let set_j = match j_ty {
         Some(ty) => KStmt::Decl {
             name: l.var.clone(),
             ty,
-            len: None,
             init: Some(jv),
         },
         None => KStmt::Assign {
@@ -614,15 +571,15 @@ fn strip_with_shared_loads(
     )]
 }
 
-/// Every load of `shared[k]` in `e` becomes element `at` of its local array.
-fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], at: &KExpr) {
+/// Every load of `shared[k]` in `e` becomes element `at` of its local array `locals[k]`.
+fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], locals: &[Handle<KArray>], at: &KExpr) {
     if let KExpr::Load(a) = e {
         if let Some(k) = shared.iter().position(|s| s == a) {
-            *e = KExpr::load(shared_array(k), Space::Local, at.clone());
+            *e = KExpr::load(locals[k], Space::Local, at.clone());
             return;
         }
     }
-    each_child(e, &mut |c| replace_loads(c, shared, at));
+    e.for_each_child_mut(&mut |c| replace_loads(c, shared, locals, at));
 }
 
 /// `for (int var = init; var cmp bound; var += step) { body }`.
@@ -647,7 +604,6 @@ fn halving(var: &str, start: i64, body: Vec<KStmt>) -> KStmt {
         init: vec![KStmt::Decl {
             name: var.to_string(),
             ty: Scalar::Int,
-            len: None,
             init: Some(KExpr::int(start)),
         }],
         cond: Some(KExpr::bin(BinOp::Gt, KExpr::var(var), KExpr::int(0))),
@@ -688,7 +644,7 @@ fn is_loop_of(s: &KStmt, j: &str) -> bool {
 
 /// The grid's x becomes y: the rows of the block.
 fn remap_stmt(s: &mut KStmt) {
-    walk_stmt_exprs(s, &mut |e| remap_expr(e));
+    s.walk_exprs_mut(&mut remap_expr);
 }
 
 fn remap_expr(e: &mut KExpr) {
@@ -702,98 +658,16 @@ fn remap_expr(e: &mut KExpr) {
             b => b,
         };
     }
-    each_child(e, &mut |c| remap_expr(c));
-}
-
-fn each_child(e: &mut KExpr, f: &mut dyn FnMut(&mut KExpr)) {
-    match e {
-        KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
-        KExpr::Load(a) => f(&mut a.index),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => f(a),
-        KExpr::Binary(_, a, b) => {
-            f(a);
-            f(b);
-        }
-        KExpr::Cond(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        KExpr::Call(_, args) => args.iter_mut().for_each(f),
-    }
-}
-
-/// Calls `f` on every top expression of `s` and of the statements inside it.
-fn walk_stmt_exprs(s: &mut KStmt, f: &mut dyn FnMut(&mut KExpr)) {
-    let arr = |a: &mut ArrayRef, f: &mut dyn FnMut(&mut KExpr)| f(&mut a.index);
-    match s {
-        KStmt::Decl { init, .. } => {
-            if let Some(e) = init {
-                f(e)
-            }
-        }
-        KStmt::Assign { target, value, .. } => {
-            if let LValue::Elem(a) = target {
-                arr(a, f);
-            }
-            f(value);
-        }
-        KStmt::Expr(e) => f(e),
-        KStmt::If { cond, then, els } => {
-            f(cond);
-            then.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-            els.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-        }
-        KStmt::For {
-            init,
-            cond,
-            step,
-            body,
-        } => {
-            init.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-            if let Some(c) = cond {
-                f(c);
-            }
-            step.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-            body.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-        }
-        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            f(cond);
-            body.iter_mut().for_each(|s| walk_stmt_exprs(s, f));
-        }
-        KStmt::Block(b) => b.iter_mut().for_each(|s| walk_stmt_exprs(s, f)),
-        KStmt::Atomic { target, op, .. } => {
-            arr(target, f);
-            match op {
-                AtomicOp::Read => {}
-                AtomicOp::Write(e) | AtomicOp::Update { value: e, .. } => f(e),
-            }
-        }
-        KStmt::VecLoad { src, .. } => arr(src, f),
-        KStmt::VecStore { dst, values, .. } => {
-            arr(dst, f);
-            values.iter_mut().for_each(f);
-        }
-        KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
-    }
+    e.for_each_child_mut(&mut remap_expr);
 }
 
 /// Whether `e` reads the variable `v` (without copying `e`: it is asked of every expression of
 /// the row's statements).
 fn expr_mentions(e: &KExpr, v: &str) -> bool {
-    match e {
-        KExpr::Var(x) => x == v,
-        KExpr::Load(a) => expr_mentions(&a.index, v),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr_mentions(a, v),
-        KExpr::Binary(_, a, b) => expr_mentions(a, v) || expr_mentions(b, v),
-        KExpr::Cond(a, b, c) => expr_mentions(a, v) || expr_mentions(b, v) || expr_mentions(c, v),
-        KExpr::Call(_, args) => args.iter().any(|a| expr_mentions(a, v)),
-        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => false,
-    }
+    e.any(&|x| matches!(x, KExpr::Var(x) if x == v))
 }
 
 fn stmt_mentions(s: &KStmt, v: &str) -> bool {
-    let mut s = s.clone();
     let mut found = false;
     let assigns = |s: &KStmt| match s {
         KStmt::Assign {
@@ -807,32 +681,18 @@ fn stmt_mentions(s: &KStmt, v: &str) -> bool {
         } => c.var == v,
         _ => false,
     };
-    found |= any_stmt(&s, &assigns);
-    walk_stmt_exprs(&mut s, &mut |e| found |= expr_mentions(e, v));
+    found |= s.any(&assigns);
+    s.walk_exprs(&mut |e| found |= expr_mentions(e, v));
     found
 }
 
-/// Whether `s` or a statement inside it satisfies `p`.
-fn any_stmt(s: &KStmt, p: &dyn Fn(&KStmt) -> bool) -> bool {
-    p(s) || match s {
-        KStmt::If { then, els, .. } => then.iter().chain(els).any(|s| any_stmt(s, p)),
-        KStmt::For {
-            init, step, body, ..
-        } => init.iter().chain(step).chain(body).any(|s| any_stmt(s, p)),
-        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-            body.iter().any(|s| any_stmt(s, p))
-        }
-        _ => false,
-    }
-}
-
 fn has_barrier(s: &KStmt) -> bool {
-    any_stmt(s, &|s| matches!(s, KStmt::Barrier))
+    s.any(&|s| matches!(s, KStmt::Barrier))
 }
 
 /// Stores no memory but private arrays, and holds no barrier.
 fn quiet(s: &KStmt) -> bool {
-    !any_stmt(s, &|s| match s {
+    !s.any(&|s| match s {
         KStmt::Assign {
             target: LValue::Elem(a),
             ..
@@ -854,19 +714,9 @@ fn assigned_in(s: &KStmt, out: &mut Vec<String>) {
         KStmt::Atomic {
             capture: Some(c), ..
         } => out.push(c.var.clone()),
-        KStmt::If { then, els, .. } => then.iter().chain(els).for_each(|s| assigned_in(s, out)),
-        KStmt::For {
-            init, step, body, ..
-        } => init
-            .iter()
-            .chain(step)
-            .chain(body)
-            .for_each(|s| assigned_in(s, out)),
-        KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-            body.iter().for_each(|s| assigned_in(s, out))
-        }
         _ => {}
     }
+    s.for_each_child(&mut |c| assigned_in(c, out));
 }
 
 /// A statement of the inner loop's body with every reduction scalar replaced by its lane copy;
@@ -939,7 +789,7 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
         KStmt::For { .. } | KStmt::While { .. } | KStmt::DoWhile { .. } => {
             // Nested loops: only their own scalars, no reductions inside.
             if l.vars.iter().any(|x| stmt_mentions(s, &x.name))
-                || any_stmt(s, &|t| {
+                || s.any(&|t| {
                     matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if *v == l.var)
                         || matches!(
                             t,
@@ -960,7 +810,7 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
             check_reads(s, l)?;
             s.clone()
         }
-        KStmt::Comment(_) => s.clone(),
+        KStmt::Comment(_) | KStmt::DeclArray(_) => s.clone(),
     })
 }
 
@@ -1068,7 +918,7 @@ fn rename(e: &KExpr, from: &str, to: &str) -> KExpr {
                 *x = to.to_string();
             }
         }
-        each_child(e, &mut |c| go(c, from, to));
+        e.for_each_child_mut(&mut |c| go(c, from, to));
     }
     go(&mut e, from, to);
     e

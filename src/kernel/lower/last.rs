@@ -77,15 +77,16 @@ impl KernelBuilder<'_> {
                 continue;
             }
             let buffer = format!("accshare_last_{}", name);
+            let array = self.array(&buffer, info.ty, ArrayKind::Buffer);
             let slot = KExpr::Load(ArrayRef {
-                array: buffer.clone(),
+                array,
                 space: Space::Global,
                 index: Box::new(KExpr::int(0)),
                 field: None,
             });
             let store = KStmt::Assign {
                 target: LValue::Elem(ArrayRef {
-                    array: buffer.clone(),
+                    array,
                     space: Space::Global,
                     index: Box::new(KExpr::int(0)),
                     field: None,
@@ -99,7 +100,6 @@ impl KernelBuilder<'_> {
                     KStmt::Decl {
                         name: name.clone(),
                         ty: info.ty,
-                        len: None,
                         init: Some(slot),
                     },
                 );

@@ -14,7 +14,7 @@
 //! computes it with any. The launch (grid, block, arguments) is unchanged; both back ends print
 //! the same kernel IR.
 
-use crate::kernel::{ArrayRef, AtomicOp, Builtin, KExpr, KStmt, Kernel, LValue};
+use crate::kernel::{Builtin, KExpr, KStmt, Kernel};
 use crate::schedule::BlockOrder;
 use crate::vocab::{BinOp, Scalar};
 
@@ -51,7 +51,6 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
         KStmt::Decl {
             name: DIAGONAL_Y.to_string(),
             ty: Scalar::Int,
-            len: None,
             init: Some(by),
         },
     );
@@ -61,67 +60,8 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
     );
 }
 
-fn stmts(ss: &mut [KStmt]) {
-    for s in ss {
-        stmt(s);
-    }
-}
-
-fn aref(a: &mut ArrayRef) {
-    expr(&mut a.index);
-}
-
 fn stmt(s: &mut KStmt) {
-    match s {
-        KStmt::Decl { init, .. } => {
-            if let Some(e) = init {
-                expr(e);
-            }
-        }
-        KStmt::Assign { target, value, .. } => {
-            if let LValue::Elem(a) = target {
-                aref(a);
-            }
-            expr(value);
-        }
-        KStmt::Expr(e) => expr(e),
-        KStmt::If { cond, then, els } => {
-            expr(cond);
-            stmts(then);
-            stmts(els);
-        }
-        KStmt::For {
-            init,
-            cond,
-            step,
-            body,
-        } => {
-            stmts(init);
-            if let Some(c) = cond {
-                expr(c);
-            }
-            stmts(step);
-            stmts(body);
-        }
-        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            expr(cond);
-            stmts(body);
-        }
-        KStmt::Block(body) => stmts(body),
-        KStmt::Atomic { target, op, .. } => {
-            aref(target);
-            match op {
-                AtomicOp::Read => {}
-                AtomicOp::Write(e) | AtomicOp::Update { value: e, .. } => expr(e),
-            }
-        }
-        KStmt::VecLoad { src, .. } => aref(src),
-        KStmt::VecStore { dst, values, .. } => {
-            aref(dst);
-            values.iter_mut().for_each(expr);
-        }
-        KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
-    }
+    s.walk_exprs_mut(&mut expr);
 }
 
 fn expr(e: &mut KExpr) {
@@ -138,19 +78,7 @@ fn expr(e: &mut KExpr) {
                 KExpr::Builtin(Builtin::LocalId(1)),
             )
         }
-        KExpr::Builtin(_) | KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) => {}
-        KExpr::Load(a) => aref(a),
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => expr(a),
-        KExpr::Binary(_, a, b) => {
-            expr(a);
-            expr(b);
-        }
-        KExpr::Cond(a, b, c) => {
-            expr(a);
-            expr(b);
-            expr(c);
-        }
-        KExpr::Call(_, args) => args.iter_mut().for_each(expr),
+        _ => e.for_each_child_mut(&mut expr),
     }
 }
 
@@ -161,6 +89,7 @@ mod tests {
     fn kernel(body: Vec<KStmt>, dims: u8) -> Kernel {
         Kernel {
             name: "k".into(),
+            arrays: crate::kernel::Arena::new(),
             params: Vec::new(),
             locals: Vec::new(),
             dims,
@@ -177,7 +106,6 @@ mod tests {
         KStmt::Decl {
             name: n.into(),
             ty: Scalar::Int,
-            len: None,
             init: Some(e),
         }
     }

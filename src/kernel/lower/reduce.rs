@@ -96,8 +96,8 @@ pub(super) fn combine(op: RedOp, ty: Scalar, a: KExpr, b: KExpr) -> KExpr {
 /// the group to `part[group]`. Every thread reaches every barrier (no barrier under a
 /// thread-dependent condition).
 pub(super) fn reduction_epilogue(
-    arr: &str,
-    part: &str,
+    arr: Handle<KArray>,
+    part: Handle<KArray>,
     var: &str,
     op: RedOp,
     ty: Scalar,
@@ -105,7 +105,7 @@ pub(super) fn reduction_epilogue(
 ) -> Vec<KStmt> {
     let lid = || KExpr::Var("accshare_lid".to_string());
     let local = |i: KExpr| ArrayRef {
-        array: arr.to_string(),
+        array: arr,
         space: Space::Local,
         index: Box::new(i),
         field: None,
@@ -155,7 +155,6 @@ pub(super) fn reduction_epilogue(
             KStmt::Decl {
                 name: "accshare_lid".to_string(),
                 ty: Scalar::Int,
-                len: None,
                 init: Some(linear_local),
             },
             KStmt::Assign {
@@ -168,7 +167,6 @@ pub(super) fn reduction_epilogue(
                 init: vec![KStmt::Decl {
                     name: "accshare_s".to_string(),
                     ty: Scalar::Int,
-                    len: None,
                     init: Some(KExpr::Int((threads / 2) as i64, Scalar::Int)),
                 }],
                 cond: Some(KExpr::Binary(BinOp::Gt, b(s()), b(KExpr::int(0)))),
@@ -199,7 +197,7 @@ pub(super) fn reduction_epilogue(
                 cond: KExpr::Binary(BinOp::Eq, b(lid()), b(KExpr::int(0))),
                 then: vec![KStmt::Assign {
                     target: LValue::Elem(ArrayRef {
-                        array: part.to_string(),
+                        array: part,
                         space: Space::Global,
                         index: b(linear_group),
                         field: None,

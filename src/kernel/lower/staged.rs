@@ -230,7 +230,6 @@ impl Walk {
             starts.push(KStmt::Decl {
                 name,
                 ty: Scalar::Int,
-                len: None,
                 init: Some(e),
             });
         }
@@ -290,7 +289,6 @@ impl Walk {
             .map(|d| KStmt::Decl {
                 name: self.var(d),
                 ty: Scalar::Int,
-                len: None,
                 init: Some(self.start(d)),
             })
             .collect();
@@ -384,13 +382,14 @@ fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
 /// consecutive elements of one row, consecutive words, and no lane idles on a pad column.
 fn tile_copy(
     a: &StagedArray,
+    arrays: TileArrays,
     block: [u32; 3],
     global_extents: &[KExpr],
     dir: Dir,
     starts: &mut Vec<KStmt>,
 ) -> KStmt {
     if loads_2d(a, block) {
-        return tile_copy_2d(a, block, global_extents, dir);
+        return tile_copy_2d(a, arrays, block, global_extents, dir);
     }
     let threads = (block[0] * block[1] * block[2]) as i64;
     let n = a.dims.len();
@@ -426,7 +425,13 @@ fn tile_copy(
         gsubs.push(global_index(&g, il));
         add_term(&mut lidx, scaled(r, strides.get(d).copied().unwrap_or(1)));
     }
-    let (local, global) = tile_refs(a, lidx.unwrap_or(KExpr::int(0)), gsubs, global_extents);
+    let (local, global) = tile_refs(
+        a,
+        arrays,
+        lidx.unwrap_or(KExpr::int(0)),
+        gsubs,
+        global_extents,
+    );
     walk.lp(vec![KStmt::If {
         cond: all_of(conds),
         then: vec![copy(dir, local, global)],
@@ -445,6 +450,7 @@ fn tile_copy(
 /// copy's statements (the groups' loop, then the loop over the elements past the groups).
 fn tile_copy_words(
     a: &StagedArray,
+    arrays: TileArrays,
     block: [u32; 3],
     global_extents: &[KExpr],
     dir: Dir,
@@ -456,6 +462,7 @@ fn tile_copy_words(
     let w = width as i64;
     let wc = WordCopy {
         a,
+        arrays,
         global_extents,
         dir,
         width,
@@ -498,7 +505,6 @@ fn int_decl(v: &str, e: KExpr) -> KStmt {
     KStmt::Decl {
         name: v.to_string(),
         ty: Scalar::Int,
-        len: None,
         init: Some(e),
     }
 }
@@ -540,19 +546,20 @@ fn all_of(conds: Vec<KExpr>) -> KExpr {
 /// `gsubs` (flattened over `global_extents`).
 fn tile_refs(
     a: &StagedArray,
+    (local, global): TileArrays,
     lidx: KExpr,
     gsubs: Vec<KExpr>,
     global_extents: &[KExpr],
 ) -> (ArrayRef, ArrayRef) {
     (
         ArrayRef {
-            array: a.local.clone(),
+            array: local,
             space: Space::Local,
             index: Box::new(lidx),
             field: None,
         },
         ArrayRef {
-            array: a.name.clone(),
+            array: global,
             space: Space::Global,
             index: Box::new(flatten(gsubs, global_extents)),
             field: global_field(a),
@@ -571,6 +578,7 @@ struct WordRow {
 /// A copy of a tile of short words ([`tile_copy_words`]).
 struct WordCopy<'t> {
     a: &'t StagedArray,
+    arrays: TileArrays,
     global_extents: &'t [KExpr],
     dir: Dir,
     /// Elements per group.
@@ -624,7 +632,7 @@ impl WordCopy<'_> {
             Some(r) => KExpr::bin(BinOp::Add, r.clone(), col),
             None => col,
         };
-        tile_refs(self.a, lidx, subs, self.global_extents)
+        tile_refs(self.a, self.arrays, lidx, subs, self.global_extents)
     }
 
     /// One element at tile column `col` of `row`: a pad column copies nothing.
@@ -741,6 +749,7 @@ impl WordCopy<'_> {
 /// A comment naming the tile and its shape, then its cooperative copy.
 fn tile_copy_commented(
     a: &StagedArray,
+    arrays: TileArrays,
     block: [u32; 3],
     global_extents: &[KExpr],
     dir: Dir,
@@ -773,13 +782,14 @@ fn tile_copy_commented(
     match &a.copy_words {
         Some(Ok(w)) => out.extend(tile_copy_words(
             a,
+            arrays,
             block,
             global_extents,
             dir,
             w.width,
             starts,
         )),
-        _ => out.push(tile_copy(a, block, global_extents, dir, starts)),
+        _ => out.push(tile_copy(a, arrays, block, global_extents, dir, starts)),
     }
     out
 }
@@ -841,7 +851,13 @@ fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
 
 /// The copy of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
 /// width (consecutive work-items of a row copy consecutive elements; no division).
-fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir: Dir) -> KStmt {
+fn tile_copy_2d(
+    a: &StagedArray,
+    arrays: TileArrays,
+    block: [u32; 3],
+    global_extents: &[KExpr],
+    dir: Dir,
+) -> KStmt {
     let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
     let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
     let g0 = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
@@ -854,7 +870,7 @@ fn tile_copy_2d(a: &StagedArray, block: [u32; 3], global_extents: &[KExpr], dir:
     // The tile's index map (`r * row_len + c`, or `c * rows + r` stored transposed).
     let st = a.strides();
     let lidx = KExpr::bin(BinOp::Add, scaled(r, st[0]), scaled(c, st[1]));
-    let (local, global) = tile_refs(a, lidx, vec![g0, g1], global_extents);
+    let (local, global) = tile_refs(a, arrays, lidx, vec![g0, g1], global_extents);
     let store = copy(dir, local, global);
     let lp = |v: &str, dim: u8, n: u32, step: u32, body: Vec<KStmt>| {
         KStmt::count_up(
@@ -908,7 +924,7 @@ impl<'a> KernelBuilder<'a> {
     /// the micro-tile is the first row's plus `a` times the launched block's height, the x
     /// iterator of column `b` the first column's plus `b` times its width, and every other
     /// renamed variable gets one copy per output.
-    pub(super) fn declare_row_copies(&self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
+    pub(super) fn declare_row_copies(&mut self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
         let ir = self.ir();
         let outputs = self.rows() * self.cols();
         if outputs <= 1 {
@@ -937,19 +953,12 @@ impl<'a> KernelBuilder<'a> {
         let mut out = Vec::new();
         for st in body {
             let mut extra = Vec::new();
-            if let KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } = &st
-            {
+            if let KStmt::Decl { name, ty, init } = &st {
                 if let Some(&(_, f, dist, op)) = iters.iter().find(|(v, ..)| *v == name) {
                     for c in 1..f {
                         extra.push(KStmt::Decl {
                             name: super::ilp::copy_name(name, c),
                             ty: *ty,
-                            len: None,
                             init: Some(KExpr::bin(
                                 op,
                                 KExpr::Var(name.clone()),
@@ -962,9 +971,15 @@ impl<'a> KernelBuilder<'a> {
                         extra.push(KStmt::Decl {
                             name: super::ilp::copy_name(name, c),
                             ty: *ty,
-                            len: *len,
                             init: init.clone(),
                         });
+                    }
+                }
+            }
+            if let KStmt::DeclArray(h) = &st {
+                if self.ilp_renamed.contains(&self.arrays[*h].name) {
+                    for c in 1..outputs {
+                        extra.push(KStmt::DeclArray(self.array_copy(*h, c)));
                     }
                 }
             }
@@ -1025,7 +1040,6 @@ impl<'a> KernelBuilder<'a> {
                 body.push(KStmt::Decl {
                     name: row_ok(f),
                     ty: Scalar::Int,
-                    len: None,
                     init: Some(c.expr(g, f)),
                 });
             }
@@ -1035,7 +1049,6 @@ impl<'a> KernelBuilder<'a> {
                 body.push(KStmt::Decl {
                     name: FULL.to_string(),
                     ty: Scalar::Int,
-                    len: None,
                     init: row_oks(c.f)
                         .into_iter()
                         .reduce(|a, b| KExpr::bin(BinOp::LogAnd, a, b)),
@@ -1067,19 +1080,19 @@ impl<'a> KernelBuilder<'a> {
         if self.cols() > 1 && x.is_none() {
             return Err(StageError::NoGridLoop);
         }
-        // Element types of what the computation may load: the tiles and the global arrays.
-        let mut arrays: BTreeMap<String, Scalar> =
-            ir.arrays.iter().map(|(n, a)| (n.clone(), a.elem)).collect();
-        if let Some(spec) = self.staging() {
-            for a in &spec.arrays {
-                arrays.insert(a.local.clone(), a.elem);
-            }
-        }
-        let mut c = super::ilp::Coarsen::new((self.rows(), y), (self.cols(), x), pieces, &arrays)
-            .map_err(StageError::Coarsen)?;
+        let mut c =
+            super::ilp::Coarsen::new((self.rows(), y), (self.cols(), x), pieces, &self.arrays)
+                .map_err(StageError::Coarsen)?;
         if let Some(w) = &self.sched.words {
             c = c.with_words(w);
         }
+        // The copies of the private arrays the computation declares.
+        let mut copies = BTreeMap::new();
+        for a in c.renamed_arrays() {
+            let of_a = (1..c.f).map(|f| self.array_copy(a, f)).collect();
+            copies.insert(a, of_a);
+        }
+        c.set_array_copies(copies, &self.arrays);
         self.ilp_renamed = c.renamed.clone();
         Ok(Some(c))
     }
@@ -1092,7 +1105,7 @@ impl<'a> KernelBuilder<'a> {
         root_stmt: Option<Handle<Stmt>>,
         block: [u32; 3],
         body: &mut Vec<KStmt>,
-        locals: &mut Vec<LocalArray>,
+        locals: &mut Vec<Handle<KArray>>,
     ) -> Result<(), StageError> {
         let Some(spec) = self.staging().cloned() else {
             return Err(StageError::NothingToStage);
@@ -1117,17 +1130,25 @@ impl<'a> KernelBuilder<'a> {
             body.push(KStmt::Decl {
                 name: TID.to_string(),
                 ty: Scalar::Int,
-                len: None,
                 init: Some(flat_tid(launched)),
             });
         }
         // Where the copies' walks start (declared once, after `tid`: [`Walk::declare_starts`]).
         let starts_at = body.len();
+        let extents = self.declare_tiles(&spec, block, body, locals)?;
+        let mut arrays = BTreeMap::new();
+        for a in &spec.arrays {
+            let local = self.array(&a.local, a.elem, ArrayKind::Local { len: a.len() });
+            let elem = self.ir().arrays.get(&a.name).map_or(a.elem, |i| i.elem);
+            let global = self.array(&a.name, elem, ArrayKind::Buffer);
+            arrays.insert(a.local.clone(), (local, global));
+        }
         let mut tiles = Tiles {
             spec: &spec,
             block,
             launched,
-            extents: self.declare_tiles(&spec, block, body, locals)?,
+            extents,
+            arrays,
             starts: Vec::new(),
         };
         let once = tiles.copies(|a| a.load && !a.uses_strip(), Dir::Load);
@@ -1163,11 +1184,11 @@ impl<'a> KernelBuilder<'a> {
     /// logical block; an origin that moves with the strip is declared without a value).
     /// Returns the global extents of each staged array, for flattening.
     fn declare_tiles(
-        &self,
+        &mut self,
         spec: &StageSpec,
         block: [u32; 3],
         body: &mut Vec<KStmt>,
-        locals: &mut Vec<LocalArray>,
+        locals: &mut Vec<Handle<KArray>>,
     ) -> Result<BTreeMap<String, Vec<KExpr>>, StageError> {
         let mut extents = BTreeMap::new();
         for a in &spec.arrays {
@@ -1179,17 +1200,12 @@ impl<'a> KernelBuilder<'a> {
                 ext.pop();
             }
             extents.insert(a.name.clone(), ext);
-            locals.push(LocalArray {
-                name: a.local.clone(),
-                elem: a.elem,
-                len: a.len(),
-            });
+            locals.push(self.array(&a.local, a.elem, ArrayKind::Local { len: a.len() }));
             for (d, td) in a.dims.iter().enumerate() {
                 let init = (td.primary != Primary::Strip).then(|| origin_expr(td, block));
                 body.push(KStmt::Decl {
                     name: origin_name(a, d),
                     ty: Scalar::Int,
-                    len: None,
                     init,
                 });
             }
@@ -1213,8 +1229,8 @@ impl<'a> KernelBuilder<'a> {
         let slp = &ir.loops[strip.loop_id];
         let lower = self.bound_expr(&slp.lower, Scalar::Int);
         let upper = self.bound_expr(&slp.upper, Scalar::Int);
-        let taken = taken_names(body, cond, &lower, &upper);
-        let pre_guarded = hoist_decls(pieces.pre, taken, &strip.var, body)?;
+        let taken = taken_names(&self.arrays, body, cond, &lower, &upper);
+        let pre_guarded = hoist_decls(&self.arrays, pieces.pre, taken, &strip.var, body)?;
         let mut per_strip = strip_origins(tiles.spec, tiles.block);
         per_strip.extend(tiles.copies(|a| a.uses_strip(), Dir::Load));
         per_strip.push(KStmt::Barrier);
@@ -1281,7 +1297,7 @@ impl<'a> KernelBuilder<'a> {
         // The strip loop's iterator is not visible after it in the staged code.
         let (mut arrs, mut vars) = (BTreeSet::new(), BTreeSet::new());
         for s in &post {
-            free_names_stmt(s, &mut arrs, &mut vars);
+            free_names_stmt(s, &self.arrays, &mut arrs, &mut vars);
         }
         if vars.contains(&strip.var) {
             return Err(StageError::StripVarUsedAfter(strip.var.clone()));
@@ -1302,8 +1318,13 @@ struct Tiles<'s> {
     block: [u32; 3],
     launched: [u32; 3],
     extents: BTreeMap<String, Vec<KExpr>>,
+    /// Each tile's (by its local name) array and its global array's.
+    arrays: BTreeMap<String, TileArrays>,
     starts: Vec<KStmt>,
 }
+
+/// A staged array's tile (local) and its global array, in the kernel.
+type TileArrays = (Handle<KArray>, Handle<KArray>);
 
 impl Tiles<'_> {
     /// The commented cooperative copies, in direction `dir`, of the tiles `pick` selects.
@@ -1313,6 +1334,7 @@ impl Tiles<'_> {
         for a in spec.arrays.iter().filter(|a| pick(a)) {
             out.extend(tile_copy_commented(
                 a,
+                self.arrays[&a.local],
                 self.launched,
                 &self.extents[&a.name],
                 dir,
@@ -1367,6 +1389,7 @@ fn flat_tid(launched: [u32; 3]) -> KExpr {
 /// The names declared at the top of the kernel (`body`) or used by the edge guard `cond` and
 /// the strip-mined loop's bounds: a hoisted declaration must not reuse one.
 fn taken_names(
+    names: &Arena<KArray>,
     body: &[KStmt],
     cond: &Option<KExpr>,
     lower: &KExpr,
@@ -1376,12 +1399,13 @@ fn taken_names(
         .iter()
         .filter_map(|s| match s {
             KStmt::Decl { name, .. } => Some(name.clone()),
+            KStmt::DeclArray(a) => Some(names[*a].name.clone()),
             _ => None,
         })
         .collect();
     for e in cond.iter().chain([lower, upper]) {
         let mut a = BTreeSet::new();
-        free_names_expr(e, &mut a, &mut taken);
+        free_names_expr(e, names, &mut a, &mut taken);
     }
     taken
 }
@@ -1389,50 +1413,20 @@ fn taken_names(
 /// Hoists the declarations of `pre` (the statements before the strip-mined loop, whose
 /// iterator is `strip_var`) to the kernel's top, `body`, every work-item declaring them, and
 /// returns what runs under the edge guard: the other statements, and the declarations'
-/// initializers as assignments (a constant one stays on its declaration).
+/// initializers as assignments. A constant initializer stays on the declaration, for every
+/// work-item (it reads nothing). Assigned under the edge guard instead, an accumulator live
+/// across the strip loop's barriers made PoCL 3/5 (CPU) miscompile the kernel: work-items
+/// outside the guard wrote past the output (accsuite gemm with `share(A[TB_Y][*])` at MINI
+/// size).
 fn hoist_decls(
+    names: &Arena<KArray>,
     pre: Vec<KStmt>,
     mut taken: BTreeSet<String>,
     strip_var: &str,
     body: &mut Vec<KStmt>,
 ) -> Result<Vec<KStmt>, StageError> {
-    let mut pre_guarded = Vec::new();
-    for s in pre {
-        match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => {
-                if taken.contains(&name) || name == strip_var {
-                    return Err(StageError::DeclaredTwice(name));
-                }
-                taken.insert(name.clone());
-                // A constant initializer stays on the declaration, for every work-item
-                // (it reads nothing). Assigned under the edge guard instead, an
-                // accumulator live across the strip loop's barriers made PoCL 3/5 (CPU)
-                // miscompile the kernel: work-items outside the guard wrote past the
-                // output (accsuite gemm with `share(A[TB_Y][*])` at MINI size).
-                let constant = matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
-                body.push(KStmt::Decl {
-                    name: name.clone(),
-                    ty,
-                    len,
-                    init: if constant { init.clone() } else { None },
-                });
-                if let (Some(v), false) = (init, constant) {
-                    pre_guarded.push(KStmt::Assign {
-                        target: LValue::Var(name),
-                        op: None,
-                        value: v,
-                    });
-                }
-            }
-            other => pre_guarded.push(other),
-        }
-    }
-    Ok(pre_guarded)
+    taken.insert(strip_var.to_string());
+    walk::hoist_decls(pre, names, &mut taken, true, body).map_err(StageError::DeclaredTwice)
 }
 
 /// At the start of each strip: the origins of the tiles that move with it (`block`: the
@@ -1460,7 +1454,6 @@ fn set_strip_var(var: &str, ty: Scalar, declared: bool, value: KExpr) -> KStmt {
         KStmt::Decl {
             name: var.to_string(),
             ty,
-            len: None,
             init: Some(value),
         }
     } else {
@@ -1502,7 +1495,6 @@ fn strip_loop(
                 KStmt::Decl {
                     name: ROT_D.to_string(),
                     ty: Scalar::Int,
-                    len: None,
                     init: Some(KExpr::bin(
                         BinOp::Rem,
                         KExpr::bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),

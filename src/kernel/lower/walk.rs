@@ -66,9 +66,12 @@ pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
     }
 }
 
+/// The free names of `e`: the global arrays it reads into `arrays`, its scalars and the names
+/// of its other arrays (`names` holds the kernel's arrays) into `vars`.
 pub(super) fn free_names_expr(
     e: &KExpr,
-    arrays: &mut BTreeSet<String>,
+    names: &Arena<KArray>,
+    arrays: &mut BTreeSet<Handle<KArray>>,
     vars: &mut BTreeSet<String>,
 ) {
     match e {
@@ -77,56 +80,50 @@ pub(super) fn free_names_expr(
         }
         KExpr::Load(r) => {
             if r.space == Space::Global {
-                arrays.insert(r.array.clone());
+                arrays.insert(r.array);
             } else {
-                vars.insert(r.array.clone());
+                vars.insert(names[r.array].name.clone());
             }
-            free_names_expr(&r.index, arrays, vars);
         }
-        KExpr::Unary(_, a) | KExpr::Cast(_, a) => free_names_expr(a, arrays, vars),
-        KExpr::Binary(_, a, b) => {
-            free_names_expr(a, arrays, vars);
-            free_names_expr(b, arrays, vars);
-        }
-        KExpr::Cond(a, b, c) => {
-            free_names_expr(a, arrays, vars);
-            free_names_expr(b, arrays, vars);
-            free_names_expr(c, arrays, vars);
-        }
-        KExpr::Call(_, args) => args.iter().for_each(|a| free_names_expr(a, arrays, vars)),
-        KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
+        _ => {}
     }
+    e.for_each_child(&mut |c| free_names_expr(c, names, arrays, vars));
 }
 
 pub(super) fn free_names_stmt(
     s: &KStmt,
-    arrays: &mut BTreeSet<String>,
+    names: &Arena<KArray>,
+    arrays: &mut BTreeSet<Handle<KArray>>,
     vars: &mut BTreeSet<String>,
 ) {
-    let all = |v: &[KStmt], arrays: &mut BTreeSet<String>, vars: &mut BTreeSet<String>| {
-        v.iter().for_each(|s| free_names_stmt(s, arrays, vars))
+    let all = |v: &[KStmt], arrays: &mut BTreeSet<Handle<KArray>>, vars: &mut BTreeSet<String>| {
+        v.iter()
+            .for_each(|s| free_names_stmt(s, names, arrays, vars))
     };
     match s {
         KStmt::Decl { name, init, .. } => {
             if let Some(e) = init {
-                free_names_expr(e, arrays, vars);
+                free_names_expr(e, names, arrays, vars);
             }
             // Declared in the kernel: never a parameter (names are unique per kernel scope
             // chain in the code the lowering produces).
             vars.insert(format!("\0decl:{}", name));
+        }
+        KStmt::DeclArray(a) => {
+            vars.insert(format!("\0decl:{}", names[*a].name));
         }
         KStmt::Assign { target, value, .. } => {
             match target {
                 LValue::Var(v) => {
                     vars.insert(v.clone());
                 }
-                LValue::Elem(r) => free_names_expr(&KExpr::Load(r.clone()), arrays, vars),
+                LValue::Elem(r) => free_names_expr(&KExpr::Load(r.clone()), names, arrays, vars),
             }
-            free_names_expr(value, arrays, vars);
+            free_names_expr(value, names, arrays, vars);
         }
-        KStmt::Expr(e) => free_names_expr(e, arrays, vars),
+        KStmt::Expr(e) => free_names_expr(e, names, arrays, vars),
         KStmt::If { cond, then, els } => {
-            free_names_expr(cond, arrays, vars);
+            free_names_expr(cond, names, arrays, vars);
             all(then, arrays, vars);
             all(els, arrays, vars);
         }
@@ -138,37 +135,37 @@ pub(super) fn free_names_stmt(
         } => {
             all(init, arrays, vars);
             if let Some(c) = cond {
-                free_names_expr(c, arrays, vars);
+                free_names_expr(c, names, arrays, vars);
             }
             all(step, arrays, vars);
             all(body, arrays, vars);
         }
         KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            free_names_expr(cond, arrays, vars);
+            free_names_expr(cond, names, arrays, vars);
             all(body, arrays, vars);
         }
         KStmt::Block(b) => all(b, arrays, vars),
         KStmt::Atomic {
             target, capture, ..
         } => {
-            free_names_expr(&KExpr::Load(target.clone()), arrays, vars);
+            free_names_expr(&KExpr::Load(target.clone()), names, arrays, vars);
             for e in s.atomic_operands().into_iter().skip(1) {
-                free_names_expr(e, arrays, vars);
+                free_names_expr(e, names, arrays, vars);
             }
             if let Some(c) = capture {
                 vars.insert(c.var.clone());
             }
         }
         KStmt::VecLoad { lanes, src, .. } => {
-            free_names_expr(&KExpr::Load(src.clone()), arrays, vars);
+            free_names_expr(&KExpr::Load(src.clone()), names, arrays, vars);
             for l in lanes {
                 vars.insert(format!("\0decl:{}", l));
             }
         }
         KStmt::VecStore { dst, values, .. } => {
-            free_names_expr(&KExpr::Load(dst.clone()), arrays, vars);
+            free_names_expr(&KExpr::Load(dst.clone()), names, arrays, vars);
             for v in values {
-                free_names_expr(v, arrays, vars);
+                free_names_expr(v, names, arrays, vars);
             }
         }
         KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
@@ -194,50 +191,74 @@ pub(super) fn math_call(f: &str, span: Span, args: Vec<KExpr>, errors: &mut Vec<
 }
 
 pub(super) fn expr_uses_double(e: &KExpr) -> bool {
-    match e {
+    e.any(&|x| match x {
         KExpr::Float(_, single) => !single,
-        KExpr::Cast(t, a) => *t == Scalar::Double || expr_uses_double(a),
-        KExpr::Load(r) => expr_uses_double(&r.index),
-        KExpr::Unary(_, a) => expr_uses_double(a),
-        KExpr::Binary(_, a, b) => expr_uses_double(a) || expr_uses_double(b),
-        KExpr::Cond(a, b, c) => expr_uses_double(a) || expr_uses_double(b) || expr_uses_double(c),
-        KExpr::Call(f, args) => {
-            // C99 double-precision math functions (`sqrt`, `exp`, …) compute in double.
-            f.real_type() == Some(Scalar::Double) || args.iter().any(expr_uses_double)
-        }
-        KExpr::Var(_) | KExpr::Int(..) | KExpr::Builtin(_) => false,
-    }
+        KExpr::Cast(t, _) => *t == Scalar::Double,
+        // C99 double-precision math functions (`sqrt`, `exp`, …) compute in double.
+        KExpr::Call(f, _) => f.real_type() == Some(Scalar::Double),
+        _ => false,
+    })
 }
 
 pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
-    let any = |v: &[KStmt]| v.iter().any(stmt_uses_double);
-    match s {
-        KStmt::Decl { ty, init, .. } => {
-            *ty == Scalar::Double || init.as_ref().is_some_and(expr_uses_double)
+    let typed_double = s.any(&|t| {
+        matches!(
+            t,
+            KStmt::Decl {
+                ty: Scalar::Double,
+                ..
+            } | KStmt::Atomic {
+                ty: Scalar::Double,
+                ..
+            }
+        )
+    });
+    let mut found = typed_double;
+    s.walk_exprs(&mut |e| found = found || expr_uses_double(e));
+    found
+}
+/// Hoists the declarations of `pre` (statements that run under a guard) into `hoisted`, for
+/// every work-item to declare them, and returns what still runs under the guard: the other
+/// statements, and the declarations' values as assignments, in order. With `keep_constants` a
+/// literal value (it reads nothing) stays on its declaration. `taken` holds the names already
+/// declared where the declarations go; `Err` names one `pre` would declare again.
+pub(super) fn hoist_decls(
+    pre: impl IntoIterator<Item = KStmt>,
+    names: &Arena<KArray>,
+    taken: &mut BTreeSet<String>,
+    keep_constants: bool,
+    hoisted: &mut Vec<KStmt>,
+) -> Result<Vec<KStmt>, String> {
+    let mut guarded = Vec::new();
+    for s in pre {
+        match s {
+            KStmt::DeclArray(a) => {
+                if !taken.insert(names[a].name.clone()) {
+                    return Err(names[a].name.clone());
+                }
+                hoisted.push(KStmt::DeclArray(a));
+            }
+            KStmt::Decl { name, ty, init } => {
+                if !taken.insert(name.clone()) {
+                    return Err(name);
+                }
+                let constant =
+                    keep_constants && matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
+                hoisted.push(KStmt::Decl {
+                    name: name.clone(),
+                    ty,
+                    init: if constant { init.clone() } else { None },
+                });
+                if let (Some(v), false) = (init, constant) {
+                    guarded.push(KStmt::Assign {
+                        target: LValue::Var(name),
+                        op: None,
+                        value: v,
+                    });
+                }
+            }
+            other => guarded.push(other),
         }
-        KStmt::Assign { value, target, .. } => {
-            expr_uses_double(value)
-                || matches!(target, LValue::Elem(r) if expr_uses_double(&r.index))
-        }
-        KStmt::Expr(e) => expr_uses_double(e),
-        KStmt::If { cond, then, els } => expr_uses_double(cond) || any(then) || any(els),
-        KStmt::For {
-            init,
-            cond,
-            step,
-            body,
-        } => any(init) || cond.as_ref().is_some_and(expr_uses_double) || any(step) || any(body),
-        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            expr_uses_double(cond) || any(body)
-        }
-        KStmt::Block(b) => any(b),
-        KStmt::Atomic { ty, .. } => {
-            *ty == Scalar::Double || s.atomic_operands().into_iter().any(expr_uses_double)
-        }
-        KStmt::VecLoad { src, .. } => expr_uses_double(&src.index),
-        KStmt::VecStore { dst, values, .. } => {
-            expr_uses_double(&dst.index) || values.iter().any(expr_uses_double)
-        }
-        _ => false,
     }
+    Ok(guarded)
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::kernel::{KParam, LocalArray};
+use crate::kernel::{testing, KParam};
 use crate::vocab::Scalar;
 
 fn lid(d: u8) -> KExpr {
@@ -10,17 +10,16 @@ fn decl(name: &str, init: KExpr) -> KStmt {
     KStmt::Decl {
         name: name.to_string(),
         ty: Scalar::Int,
-        len: None,
         init: Some(init),
     }
 }
 
 fn local(array: &str, index: KExpr) -> ArrayRef {
-    ArrayRef::elem(array, Space::Local, index)
+    ArrayRef::elem(testing::array(array, Space::Local), Space::Local, index)
 }
 
 fn global(array: &str, index: KExpr) -> ArrayRef {
-    ArrayRef::elem(array, Space::Global, index)
+    ArrayRef::elem(testing::array(array, Space::Global), Space::Global, index)
 }
 
 fn store(r: ArrayRef, value: KExpr) -> KStmt {
@@ -48,21 +47,19 @@ fn for_lt(v: &str, lo: KExpr, hi: KExpr, step: i64, body: Vec<KStmt>) -> KStmt {
 /// A 16×16 kernel with a local tile `t[16 * 17]` (padded rows), a read-only input `a` and an
 /// output `o`.
 fn kernel(body: Vec<KStmt>) -> Kernel {
-    Kernel {
+    let params = vec![
+        testing::buffer("a", Scalar::Float, true, None),
+        testing::buffer("o", Scalar::Float, false, None),
+        KParam {
+            name: "n".to_string(),
+            kind: KParamKind::Scalar(Scalar::Int),
+        },
+    ];
+    let mut k = Kernel {
         name: "k".to_string(),
-        params: vec![
-            KParam::buffer("a", Scalar::Float, true),
-            KParam::buffer("o", Scalar::Float, false),
-            KParam {
-                name: "n".to_string(),
-                kind: KParamKind::Scalar(Scalar::Int),
-            },
-        ],
-        locals: vec![LocalArray {
-            name: "t".to_string(),
-            elem: Scalar::Float,
-            len: 16 * 17,
-        }],
+        arrays: testing::take(),
+        params,
+        locals: Vec::new(),
         dims: 2,
         block: [16, 16, 1],
         body,
@@ -70,7 +67,9 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
         bank_width: None,
         registers: None,
         origin: "test".to_string(),
-    }
+    };
+    testing::local_in(&mut k, "t", Scalar::Float, 16 * 17);
+    k
 }
 
 /// The shape staged kernels have: global ids, tile origins, a cooperative load loop, a barrier
@@ -104,7 +103,7 @@ fn staged_body() -> Vec<KStmt> {
                             KExpr::var("c"),
                         ),
                     ),
-                    KExpr::load("a", Space::Global, KExpr::var("c")),
+                    KExpr::Load(global("a", KExpr::var("c"))),
                 )],
             )],
         ),
@@ -113,9 +112,8 @@ fn staged_body() -> Vec<KStmt> {
             cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
             then: vec![store(
                 global("o", KExpr::var("i")),
-                KExpr::load(
+                KExpr::Load(local(
                     "t",
-                    Space::Local,
                     KExpr::bin(
                         BinOp::Add,
                         KExpr::bin(
@@ -125,7 +123,7 @@ fn staged_body() -> Vec<KStmt> {
                         ),
                         lid(0),
                     ),
-                ),
+                )),
             )],
             els: vec![],
         },
@@ -219,7 +217,7 @@ fn a_tile_index_past_the_tile_is_invalid() {
     );
     // An index it cannot bound (a value from memory) is counted, not rejected.
     let body = vec![store(
-        local("t", KExpr::load("a", Space::Global, lid(0))),
+        local("t", KExpr::Load(global("a", lid(0)))),
         KExpr::int(0),
     )];
     let r = validate(&kernel(body));

@@ -1,10 +1,12 @@
 //! Kernel IR → the typed program the executor runs: slots resolved, conversions explicit.
 
 use super::*;
-use crate::kernel::AtomicCapture;
+use crate::kernel::{AtomicCapture, Handle, KArray};
 struct Compiler<'k> {
     kernel: &'k Kernel,
     scopes: Vec<HashMap<String, Sym>>,
+    /// The arrays in scope, scoped as `scopes`.
+    array_scopes: Vec<HashMap<Handle<KArray>, Sym>>,
     nregs: usize,
     privs: Vec<(Scalar, u32)>,
     accesses: Vec<AccessInfo>,
@@ -24,6 +26,25 @@ fn conv(e: CExpr, to: Ty) -> CExpr {
 impl<'k> Compiler<'k> {
     fn lookup(&self, n: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.get(n))
+    }
+
+    fn lookup_array(&self, a: Handle<KArray>) -> Option<&Sym> {
+        self.array_scopes.iter().rev().find_map(|s| s.get(&a))
+    }
+
+    /// The name of the array `a`, for messages.
+    fn array_name(&self, a: Handle<KArray>) -> &str {
+        &self.kernel.arrays[a].name
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+        self.array_scopes.push(HashMap::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+        self.array_scopes.pop();
     }
 
     fn err(&self, what: String) -> SimError {
@@ -75,7 +96,10 @@ impl<'k> Compiler<'k> {
                 let (acc, mem, elem) = self.access(r, AccessKind::Load)?;
                 let idx = self.index(r)?;
                 if idx.ty.is_float() {
-                    return Err(self.err(format!("index of `{}` is not an integer", r.array)));
+                    return Err(self.err(format!(
+                        "index of `{}` is not an integer",
+                        self.array_name(r.array)
+                    )));
                 }
                 CExpr {
                     ty: ty_of(elem),
@@ -206,20 +230,27 @@ impl<'k> Compiler<'k> {
     }
 
     fn access(&mut self, r: &ArrayRef, kind: AccessKind) -> Result<(usize, Mem, Scalar), SimError> {
-        let (mem, elem) = match (r.space, self.lookup(&r.array)) {
+        let (mem, elem) = match (r.space, self.lookup_array(r.array)) {
             (Space::Global, Some(Sym::Global(g, s))) => (Mem::Global(*g), *s),
             (Space::Local, Some(Sym::Shared(g, s))) => (Mem::Shared(*g), *s),
             (Space::Private, Some(Sym::Priv(g, s))) => (Mem::Private(*g), *s),
             _ => {
                 return Err(self.err(format!(
                     "`{}` is not a {:?} array in scope",
-                    r.array, r.space
+                    self.array_name(r.array),
+                    r.space
                 )))
             }
         };
         let id = self.accesses.len();
-        self.accesses
-            .push(AccessInfo::new(&self.kernel.name, id, r, kind, elem));
+        self.accesses.push(AccessInfo::new(
+            &self.kernel.name,
+            &self.kernel.arrays,
+            id,
+            r,
+            kind,
+            elem,
+        ));
         Ok((id, mem, elem))
     }
 
@@ -234,20 +265,32 @@ impl<'k> Compiler<'k> {
     }
 
     fn scoped(&mut self, v: &[KStmt]) -> Result<Vec<CStmt>, SimError> {
-        self.scopes.push(HashMap::new());
+        self.push_scope();
         let r = self.stmts(v);
-        self.scopes.pop();
+        self.pop_scope();
         r
     }
 
     fn stmt(&mut self, s: &KStmt) -> Result<Option<CStmt>, SimError> {
         Ok(Some(match s {
-            KStmt::Decl {
-                name,
-                ty,
-                len,
-                init,
-            } => return self.decl(name, *ty, *len, init.as_ref()),
+            KStmt::Decl { name, ty, init } => return self.decl(name, *ty, init.as_ref()),
+            KStmt::DeclArray(a) => {
+                let (elem, len) = (
+                    self.kernel.arrays[*a].elem,
+                    self.kernel.arrays[*a].elements(),
+                );
+                let Some(len) = len else {
+                    return Err(
+                        self.err(format!("`{}` is not a private array", self.array_name(*a)))
+                    );
+                };
+                let slot = self.privs.len();
+                self.privs.push((elem, len));
+                self.array_scopes
+                    .last_mut()
+                    .map(|sc| sc.insert(*a, Sym::Priv(slot, elem)));
+                return Ok(None);
+            }
             KStmt::Assign { target, op, value } => match target {
                 LValue::Var(n) => self.assign_var(n, *op, value)?,
                 LValue::Elem(r) => self.assign_elem(r, *op, value)?,
@@ -272,9 +315,9 @@ impl<'k> Compiler<'k> {
                 step,
                 body,
             } => {
-                self.scopes.push(HashMap::new());
+                self.push_scope();
                 let r = self.for_loop(init, cond.as_ref(), step, body);
-                self.scopes.pop();
+                self.pop_scope();
                 r?
             }
             KStmt::While { cond, body } => {
@@ -326,22 +369,13 @@ impl<'k> Compiler<'k> {
         slot
     }
 
-    /// A declaration: a private array (`len`) or a register, set when initialized.
+    /// A declaration: a register, set when initialized.
     fn decl(
         &mut self,
         name: &str,
         ty: Scalar,
-        len: Option<u32>,
         init: Option<&KExpr>,
     ) -> Result<Option<CStmt>, SimError> {
-        if let Some(n) = len {
-            let slot = self.privs.len();
-            self.privs.push((ty, n));
-            self.scopes
-                .last_mut()
-                .map(|sc| sc.insert(name.to_string(), Sym::Priv(slot, ty)));
-            return Ok(None);
-        }
         let value = match init {
             Some(e) => Some(self.expr(e)?),
             None => None,
@@ -457,7 +491,10 @@ impl<'k> Compiler<'k> {
         let (acc, mem, elem) = self.access(target, kind)?;
         let idx = self.index(target)?;
         if idx.ty.is_float() {
-            return Err(self.err(format!("index of `{}` is not an integer", target.array)));
+            return Err(self.err(format!(
+                "index of `{}` is not an integer",
+                self.array_name(target.array)
+            )));
         }
         let (value, cop) = match op {
             AtomicOp::Read => (None, AtomicCOp::Read),
@@ -506,7 +543,7 @@ impl<'k> Compiler<'k> {
         let (acc, mem, e) = self.access(src, AccessKind::Load)?;
         let idx = self.expr(&src.index)?;
         if idx.ty.is_float() || e != elem {
-            return Err(self.err(format!("vector load of `{}`", src.array)));
+            return Err(self.err(format!("vector load of `{}`", self.array_name(src.array))));
         }
         let slots = lanes
             .iter()
@@ -531,7 +568,7 @@ impl<'k> Compiler<'k> {
         let (acc, mem, e) = self.access(dst, AccessKind::Store)?;
         let idx = self.expr(&dst.index)?;
         if idx.ty.is_float() || e != elem {
-            return Err(self.err(format!("vector store of `{}`", dst.array)));
+            return Err(self.err(format!("vector store of `{}`", self.array_name(dst.array))));
         }
         let mut cvalues = Vec::new();
         for v in values {
@@ -553,6 +590,7 @@ pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
     let mut c = Compiler {
         kernel,
         scopes: vec![HashMap::new()],
+        array_scopes: vec![HashMap::new()],
         nregs: 0,
         privs: Vec::new(),
         accesses: Vec::new(),
@@ -561,11 +599,11 @@ pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
     let mut globals = Vec::new();
     for p in &kernel.params {
         match &p.kind {
-            KParamKind::Buffer { elem, .. } => {
+            KParamKind::Buffer { array, elem, .. } => {
                 let g = globals.len();
                 globals.push((*elem, p.name.clone()));
                 params.push(ParamSlot::Global(g));
-                c.scopes[0].insert(p.name.clone(), Sym::Global(g, *elem));
+                c.array_scopes[0].insert(*array, Sym::Global(g, *elem));
             }
             KParamKind::Scalar(s) => {
                 let r = c.nregs;
@@ -577,14 +615,16 @@ pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
     }
     let mut shared = Vec::new();
     let mut off = 0u64;
-    for (i, l) in kernel.locals.iter().enumerate() {
+    for (i, &h) in kernel.locals.iter().enumerate() {
+        let l = &kernel.arrays[h];
+        let len = l.elements().unwrap_or(0);
         let size = l.elem.size() as u64;
         off = off.div_ceil(size.max(4)) * size.max(4);
-        shared.push((l.elem, l.len, off));
-        off += size * l.len as u64;
-        c.scopes[0].insert(l.name.clone(), Sym::Shared(i, l.elem));
+        shared.push((l.elem, len, off));
+        off += size * len as u64;
+        c.array_scopes[0].insert(h, Sym::Shared(i, l.elem));
     }
-    c.scopes.push(HashMap::new());
+    c.push_scope();
     let body = c.stmts(&kernel.body)?;
     Ok(Program {
         name: kernel.name.clone(),
