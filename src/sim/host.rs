@@ -32,62 +32,35 @@ pub struct LaunchOutcome {
 /// array that loads one, or a vector load of one in a kernel with local arrays (the narrow
 /// tiles' copies load vectors and store their lanes).
 fn tiled_arrays(k: &Kernel) -> std::collections::BTreeSet<String> {
-    fn loads(e: &KExpr, out: &mut std::collections::BTreeSet<String>) {
-        match e {
-            KExpr::Load(r) => {
-                if r.space == Space::Global {
-                    out.insert(r.array.clone());
-                }
-                loads(&r.index, out);
-            }
-            KExpr::Unary(_, a) | KExpr::Cast(_, a) => loads(a, out),
-            KExpr::Binary(_, a, b) => {
-                loads(a, out);
-                loads(b, out);
-            }
-            KExpr::Cond(c, a, b) => {
-                loads(c, out);
-                loads(a, out);
-                loads(b, out);
-            }
-            KExpr::Call(_, args) => args.iter().for_each(|a| loads(a, out)),
-            KExpr::Var(_) | KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
-        }
-    }
-    fn walk(v: &[KStmt], staged: bool, out: &mut std::collections::BTreeSet<String>) {
-        for s in v {
-            match s {
-                KStmt::Assign {
-                    target: LValue::Elem(r),
-                    value,
-                    ..
-                } if r.space == Space::Local => loads(value, out),
-                KStmt::VecLoad { src, .. } if staged && src.space == Space::Global => {
-                    out.insert(src.array.clone());
-                }
-                KStmt::If { then, els, .. } => {
-                    walk(then, staged, out);
-                    walk(els, staged, out);
-                }
-                KStmt::For {
-                    init, step, body, ..
-                } => {
-                    walk(init, staged, out);
-                    walk(step, staged, out);
-                    walk(body, staged, out);
-                }
-                KStmt::While { body, .. } | KStmt::DoWhile { body, .. } | KStmt::Block(body) => {
-                    walk(body, staged, out)
-                }
-                _ => {}
+    use crate::ir::Handle;
+    use crate::kernel::KArray;
+    // The global arrays `e` loads, at any depth.
+    fn loads(k: &Kernel, e: &KExpr, out: &mut Vec<Handle<KArray>>) {
+        if let KExpr::Load(r) = e {
+            if k.arrays[r.array].space() == Space::Global {
+                out.push(r.array);
             }
         }
+        e.for_each_child(&mut |c| loads(k, c, out));
     }
-    let mut out = std::collections::BTreeSet::new();
+    fn walk(k: &Kernel, s: &KStmt, out: &mut Vec<Handle<KArray>>) {
+        match s {
+            KStmt::Assign {
+                target: LValue::Elem(r),
+                value,
+                ..
+            } if k.arrays[r.array].space() == Space::Local => loads(k, value, out),
+            KStmt::VecLoad { src, .. } if k.arrays[src.array].space() == Space::Global => {
+                out.push(src.array)
+            }
+            _ => s.for_each_child(&mut |c| walk(k, c, out)),
+        }
+    }
+    let mut out = Vec::new();
     if !k.locals.is_empty() {
-        walk(&k.body, true, &mut out);
+        k.body.iter().for_each(|s| walk(k, s, &mut out));
     }
-    out
+    out.into_iter().map(|h| k.arrays[h].name.clone()).collect()
 }
 
 /// Runs one launch of the host plan. `arrays` holds the device buffers by the user's array
