@@ -824,7 +824,7 @@ impl<'a> FnAnalysis<'a> {
 
     /// The followed arrays named in `e`.
     fn mentioned(&self, e: &Expr, out: &mut BTreeSet<String>) {
-        visit(e, &mut |e| {
+        e.walk(&mut |e| {
             if let ExprKind::Ident(x) = &e.kind {
                 if self.arrays.contains_key(x) {
                     out.insert(x.clone());

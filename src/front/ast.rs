@@ -414,6 +414,89 @@ pub enum ExprKind {
 }
 
 impl Expr {
+    /// Calls `f` on each expression directly inside this one, in order: the operands, an array
+    /// and its index, an indirect call's callee, a call's arguments, a compound literal's
+    /// initializers (designators' indices included). The one walk over the expression tree:
+    /// passes that collect names or calls use it rather than matching every variant again.
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        match &self.kind {
+            ExprKind::Ident(_)
+            | ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Char(_)
+            | ExprKind::Str(_)
+            | ExprKind::SizeofType(_) => {}
+            ExprKind::Unary(_, a)
+            | ExprKind::IncDec { arg: a, .. }
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a)
+            | ExprKind::Member { base: a, .. } => f(a),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => {
+                f(a);
+                f(b);
+            }
+            ExprKind::Cond(a, b, c) => {
+                f(a);
+                f(b);
+                f(c);
+            }
+            ExprKind::Call(_, args) => args.iter().for_each(f),
+            ExprKind::IndirectCall(callee, args) => {
+                f(callee);
+                args.iter().for_each(f);
+            }
+            ExprKind::CompoundLit(_, inits) => inits.iter().for_each(|i| i.for_each_expr(f)),
+        }
+    }
+
+    /// Calls `f` on this expression and on every expression inside it, outermost first.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        self.for_each_child(&mut |c| c.walk(f));
+    }
+
+    /// The identifiers this expression names, in order (called functions' names not included).
+    pub fn idents(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.walk(&mut |e| {
+            if let ExprKind::Ident(n) = &e.kind {
+                out.push(n.clone());
+            }
+        });
+        out
+    }
+}
+
+impl Initializer {
+    /// Calls `f` on each expression directly in this initializer, in order: designators'
+    /// indices, then the values.
+    pub fn for_each_expr(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            Initializer::Expr(e) => f(e),
+            Initializer::List(items, _) => items.iter().for_each(|i| i.for_each_expr(f)),
+            Initializer::Designated {
+                designators, init, ..
+            } => {
+                for d in designators {
+                    match d {
+                        Designator::Field(_) => {}
+                        Designator::Index(e) => f(e),
+                        Designator::Range(a, b) => {
+                            f(a);
+                            f(b);
+                        }
+                    }
+                }
+                init.for_each_expr(f)
+            }
+        }
+    }
+}
+
+impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }

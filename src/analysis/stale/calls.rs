@@ -79,7 +79,7 @@ impl Calls {
     }
 
     pub(super) fn expr(&mut self, e: &Expr, data_depth: usize) {
-        visit(e, &mut |e| {
+        e.walk(&mut |e| {
             if let ExprKind::Call(f, _) = &e.kind {
                 let n = &f.name;
                 if n.starts_with("acc_") {
@@ -95,43 +95,6 @@ impl Calls {
                 }
             }
         });
-    }
-}
-
-/// Calls `f` on `e` and every expression inside it.
-pub(super) fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::SizeofExpr(a) => visit(a, f),
-        ExprKind::IncDec { arg, .. } => visit(arg, f),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            visit(a, f);
-            visit(b, f);
-        }
-        ExprKind::Cond(a, b, c) => {
-            visit(a, f);
-            visit(b, f);
-            visit(c, f);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(|a| visit(a, f)),
-        ExprKind::IndirectCall(c, args) => {
-            visit(c, f);
-            args.iter().for_each(|a| visit(a, f));
-        }
-        ExprKind::Member { base, .. } => visit(base, f),
-        ExprKind::CompoundLit(_, inits) => inits.iter().for_each(|i| visit_init(i, f)),
-        _ => {}
-    }
-}
-
-pub(super) fn visit_init(i: &Initializer, f: &mut dyn FnMut(&Expr)) {
-    match i {
-        Initializer::Expr(e) => visit(e, f),
-        Initializer::List(v, _) => v.iter().for_each(|i| visit_init(i, f)),
-        Initializer::Designated { init, .. } => visit_init(init, f),
     }
 }
 

@@ -217,7 +217,7 @@ impl Uses<'_> {
                         }
                         _ => {
                             let mut names = BTreeSet::new();
-                            visit(a, &mut |e| {
+                            a.walk(&mut |e| {
                                 if let ExprKind::Ident(x) = &e.kind {
                                     if self.arrays.contains_key(x) {
                                         names.insert(x.clone());

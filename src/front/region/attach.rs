@@ -722,32 +722,7 @@ fn early_exits(s: &Stmt, in_loop: bool, depth: usize, out: &mut Vec<(Span, &'sta
 
 /// The identifiers an expression mentions.
 fn idents(e: &Expr, out: &mut Vec<String>) {
-    match &e.kind {
-        ExprKind::Ident(n) => out.push(n.clone()),
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::IncDec { arg: a, .. }
-        | ExprKind::Member { base: a, .. } => idents(a, out),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            idents(a, out);
-            idents(b, out);
-        }
-        ExprKind::Cond(a, b, c) => {
-            idents(a, out);
-            idents(b, out);
-            idents(c, out);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(|a| idents(a, out)),
-        ExprKind::IndirectCall(f, args) => {
-            idents(f, out);
-            args.iter().for_each(|a| idents(a, out));
-        }
-        _ => {}
-    }
+    out.extend(e.idents())
 }
 
 /// Where `e` writes a name of `header` (or calls a function, which might), and what it does.

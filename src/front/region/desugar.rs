@@ -388,36 +388,14 @@ fn mentions_word(text: &str, word: &str) -> bool {
         .any(|w| w == word)
 }
 
-/// The identifiers `e` names.
+/// The identifiers `e` names; a non-empty compound literal also gives the empty name
+/// (conservatively: any name at all).
 fn names_in(e: &Expr, out: &mut Vec<String>) {
-    match &e.kind {
+    e.walk(&mut |x| match &x.kind {
         ExprKind::Ident(n) => out.push(n.clone()),
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::IncDec { arg: a, .. }
-        | ExprKind::Member { base: a, .. } => names_in(a, out),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            names_in(a, out);
-            names_in(b, out);
-        }
-        ExprKind::Cond(a, b, c) => {
-            names_in(a, out);
-            names_in(b, out);
-            names_in(c, out);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(|a| names_in(a, out)),
-        ExprKind::IndirectCall(f, args) => {
-            names_in(f, out);
-            args.iter().for_each(|a| names_in(a, out));
-        }
-        // Conservatively: any name at all.
         ExprKind::CompoundLit(_, inits) if !inits.is_empty() => out.push(String::new()),
         _ => {}
-    }
+    })
 }
 
 /// Whether `s` (its directives' clauses included) names one of `names`.

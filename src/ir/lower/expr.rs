@@ -204,69 +204,9 @@ pub fn sizeof_type(t: &CType) -> Option<u64> {
 
 /// Every identifier `e` names (variables, arrays, called functions, members' bases).
 fn names_in(e: &ast::Expr, out: &mut Vec<String>) {
-    let mut each = |x: &ast::Expr| names_in(x, out);
-    match &e.kind {
+    e.walk(&mut |x| match &x.kind {
         ExprKind::Ident(v) => out.push(v.clone()),
-        ExprKind::Int { .. }
-        | ExprKind::Float { .. }
-        | ExprKind::Char(_)
-        | ExprKind::Str(_)
-        | ExprKind::SizeofType(_) => {}
-        ExprKind::Unary(_, a)
-        | ExprKind::IncDec { arg: a, .. }
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::Member { base: a, .. } => each(a),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            each(a);
-            each(b);
-        }
-        ExprKind::Cond(a, b, c) => {
-            each(a);
-            each(b);
-            each(c);
-        }
-        ExprKind::Call(f, args) => {
-            args.iter().for_each(each);
-            out.push(f.name.clone());
-        }
-        ExprKind::IndirectCall(f, args) => {
-            each(f);
-            args.iter().for_each(each);
-        }
-        ExprKind::CompoundLit(_, inits) => {
-            for i in inits {
-                initializer_names(i, out);
-            }
-        }
-    }
-}
-
-fn initializer_names(i: &ast::Initializer, out: &mut Vec<String>) {
-    match i {
-        ast::Initializer::Expr(e) => names_in(e, out),
-        ast::Initializer::List(items, _) => {
-            for i in items {
-                initializer_names(i, out);
-            }
-        }
-        ast::Initializer::Designated {
-            designators, init, ..
-        } => {
-            for d in designators {
-                match d {
-                    ast::Designator::Field(_) => {}
-                    ast::Designator::Index(e) => names_in(e, out),
-                    ast::Designator::Range(a, b) => {
-                        names_in(a, out);
-                        names_in(b, out);
-                    }
-                }
-            }
-            initializer_names(init, out)
-        }
-    }
+        ExprKind::Call(f, _) => out.push(f.name.clone()),
+        _ => {}
+    })
 }

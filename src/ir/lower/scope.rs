@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
-use crate::front::ast::{self, CType, Expr, ExprKind, ForInit, Stmt, StmtKind};
+use crate::front::ast::{self, CType, Expr, ForInit, Stmt, StmtKind};
 use crate::front::pragma_ast::{AccDirective, ClauseKind};
 
 /// A declared name visible at some point of a function.
@@ -141,30 +141,7 @@ pub(super) fn type_names(t: &CType, out: &mut BTreeSet<String>) {
 
 /// Identifiers an expression mentions.
 pub(super) fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
-    match &e.kind {
-        ExprKind::Ident(n) => {
-            out.insert(n.clone());
-        }
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::IncDec { arg: a, .. }
-        | ExprKind::Member { base: a, .. } => expr_names(a, out),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            expr_names(a, out);
-            expr_names(b, out);
-        }
-        ExprKind::Cond(a, b, c) => {
-            expr_names(a, out);
-            expr_names(b, out);
-            expr_names(c, out);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(|a| expr_names(a, out)),
-        _ => {}
-    }
+    out.extend(e.idents())
 }
 
 /// Identifiers a directive's clauses mention.
