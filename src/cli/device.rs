@@ -176,13 +176,13 @@ pub(super) fn run_regions(args: &RunArgs) -> i32 {
     let device = match args.device.parse::<DeviceName>() {
         Ok(DeviceName::Sim) => {
             return simulate(
-                &args.file,
+                (&args.file, &args.link),
                 &args.input,
                 &args.platform,
                 args.opts,
                 None,
                 None,
-                false,
+                args.reassociate,
                 &tuned,
             )
         }
@@ -255,11 +255,12 @@ pub(super) fn run_regions(args: &RunArgs) -> i32 {
         }
     };
     let work = std::env::temp_dir().join(format!("accshare-run-{}", std::process::id()));
-    let result = crate::sim::trace::build_and_trace(
+    let result = crate::sim::trace::build_and_trace_variants(
         &args.file,
-        &out.module,
+        &[&out.module],
         &pp.defines,
         &pp.include_dirs,
+        &args.link,
         &work,
     )
     .and_then(|trace| {
@@ -288,6 +289,9 @@ pub(super) fn run_regions(args: &RunArgs) -> i32 {
         }
     };
     let name = device.to_string();
+    for a in &replay.aliased {
+        eprintln!("note: {}", a);
+    }
     print!("{}", device_run_text(&out.module, &replay, &name, fma_only));
     if replay.mismatches.is_empty() {
         0
@@ -317,9 +321,13 @@ fn device_run_text(
     fma_only: bool,
 ) -> String {
     let mut out = format!(
-        "{}: {} region instance(s), {} launch(es), {}\n",
+        "{}: {} region instance(s){}, {} launch(es), {}\n",
         device,
         r.instances,
+        match r.aliased.len() {
+            0 => String::new(),
+            n => format!(" ({} not compared: aliased arrays)", n),
+        },
         r.kernel_seconds.len(),
         if r.mismatches.is_empty() {
             "every output equal to the sequential program's (floating point within a relative 1e-5)"

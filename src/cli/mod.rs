@@ -267,6 +267,11 @@ pub struct RunArgs {
     /// kernels compiled by NVRTC; needs the NVIDIA driver).
     #[arg(long, value_name = "sim|opencl:N|cuda:N", default_value = "sim")]
     pub device: String,
+    /// Another translation unit of the program (repeatable), compiled into the traced
+    /// sequential build with the main file (`run` replays only the main file's regions; those
+    /// of the files linked run sequentially).
+    #[arg(long = "link", value_name = "FILE.c")]
+    pub link: Vec<PathBuf>,
     #[command(flatten)]
     pub opts: OptArgs,
     /// Let floating-point reductions be reassociated: the access reorder against bank
@@ -310,6 +315,11 @@ pub struct AnalyzeArgs {
     /// Simulate only this many thread blocks per launch and scale the counts.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
+    /// Another translation unit of the program (repeatable), compiled into the traced
+    /// sequential build with the main file (`run` replays only the main file's regions; those
+    /// of the files linked run sequentially).
+    #[arg(long = "link", value_name = "FILE.c")]
+    pub link: Vec<PathBuf>,
     /// Let the access reorder against bank conflicts reassociate floating-point reductions
     /// (each work-item sums a tile row from another start: results may differ in the last bits
     /// from the sequential order), and run inner floating-point reductions (`loop seq` ones too)
@@ -476,7 +486,7 @@ pub fn run(cli: Cli) -> i32 {
         Some(Command::Check(args)) => check(&args),
         Some(Command::Run(args)) => run_regions(&args),
         Some(Command::Analyze(args)) => simulate(
-            &args.file,
+            (&args.file, &args.link),
             &args.input,
             &args.platform,
             args.opts,

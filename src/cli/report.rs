@@ -6,7 +6,7 @@ use super::*;
 /// `run --device sim` (format `None`: check results and report findings) and `analyze`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn simulate(
-    file: &std::path::Path,
+    (file, link): (&std::path::Path, &[std::path::PathBuf]),
     input: &InputArgs,
     platform: &PlatformArgs,
     flags: OptArgs,
@@ -42,7 +42,8 @@ pub(super) fn simulate(
         ..Default::default()
     };
     let work = std::env::temp_dir().join(format!("accshare-sim-{}", std::process::id()));
-    let result = crate::sim::trace::run_module(file, &out.module, &pp, &plat, &sim_opts, &work);
+    let result =
+        crate::sim::trace::run_module_linked(file, link, &out.module, &pp, &plat, &sim_opts, &work);
     let _ = std::fs::remove_dir_all(&work);
     let (replay, report) = match result {
         Ok(r) => r,
@@ -63,9 +64,17 @@ pub(super) fn simulate(
             for m in &replay.mismatches {
                 println!("mismatch: {}", m);
             }
+            for a in &replay.aliased {
+                println!("note: {}", a);
+            }
+            let compared = match replay.aliased.len() {
+                0 => String::new(),
+                n => format!(" ({} not compared: aliased arrays)", n),
+            };
             println!(
-                "accshare: {} region instance(s), {} launch(es) simulated on {}: {}",
+                "accshare: {} region instance(s){}, {} launch(es) simulated on {}: {}",
                 replay.instances,
+                compared,
                 replay.runs.len(),
                 plat.name,
                 if replay.mismatches.is_empty() && findings.is_empty() && replay.reordered > 0 {

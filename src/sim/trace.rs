@@ -211,6 +211,10 @@ pub struct Replay {
     pub reordered: usize,
     /// On a device: each launch's kernel and its event-timed seconds, in order.
     pub kernel_seconds: Vec<(usize, f64)>,
+    /// Instances whose outputs were not compared, and why: two of their arrays are one host
+    /// array (`f(r, r)` into `present(a[…], b[…])`), one device copy, which the replay's
+    /// buffers (one per name) are not.
+    pub aliased: Vec<String>,
 }
 
 /// Why a [`Launcher`] could not run a launch.
@@ -522,6 +526,13 @@ pub fn replay_select(
             &mut res,
         )?;
         device.leave_compute(region, undefined);
+        if let Some((a, b)) = aliased_arrays(m, region, &before, &arrays) {
+            res.aliased.push(format!(
+                "{} (instance {}): `{}` and `{}` are one host array (one device copy), which the replay gives two buffers: its outputs are not compared",
+                region.origin, site.instance, a, b
+            ));
+            continue;
+        }
         let Some(how) = compare else {
             continue;
         };
@@ -538,6 +549,32 @@ pub fn replay_select(
         compare_reductions(&site, &set, &after, &mut res.mismatches)?;
     }
     Ok(res)
+}
+
+/// Two arrays of the instance whose host bytes overlap (the trace's `P:` records: their
+/// addresses; the arrays' lengths), if any.
+fn aliased_arrays(
+    m: &Module,
+    region: &HostRegion,
+    before: &Records,
+    arrays: &BTreeMap<String, BufData>,
+) -> Option<(String, String)> {
+    let spans: Vec<(&String, u64, u64)> = (arrays.iter())
+        .filter_map(|(a, data)| {
+            let p = u64::from_le_bytes(before.get(&format!("P:{}", a))?.get(..8)?.try_into().ok()?);
+            let elem = buffer_info(m, region, a)?.elem.size() as u64;
+            Some((a, p, p + data.len() as u64 * elem))
+        })
+        .filter(|(_, lo, hi)| lo < hi)
+        .collect();
+    for (i, (a, lo, hi)) in spans.iter().enumerate() {
+        for (b, lo2, hi2) in &spans[i + 1..] {
+            if lo < hi2 && lo2 < hi {
+                return Some(((*a).clone(), (*b).clone()));
+            }
+        }
+    }
+    None
 }
 
 /// The trace's records of one instance (before or after it), by tag.
@@ -809,7 +846,22 @@ pub fn run_module(
     opts: &SimOptions,
     work_dir: &std::path::Path,
 ) -> Result<(Replay, Report), TraceError> {
-    let trace = build_and_trace(src, module, &pp.defines, &pp.include_dirs, work_dir)?;
+    run_module_linked(src, &[], module, pp, platform, opts, work_dir)
+}
+
+/// [`run_module`] for a program whose other translation units `link` are compiled into the
+/// traced build ([`build_and_trace_variants`]).
+pub fn run_module_linked(
+    src: &std::path::Path,
+    link: &[PathBuf],
+    module: &Module,
+    pp: &crate::front::preprocess::PpOptions,
+    platform: &SimPlatform,
+    opts: &SimOptions,
+    work_dir: &std::path::Path,
+) -> Result<(Replay, Report), TraceError> {
+    let (defs, incs) = (&pp.defines, &pp.include_dirs);
+    let trace = build_and_trace_variants(src, &[module], defs, incs, link, work_dir)?;
     let rep = replay(module, &trace, platform, opts)?;
     let report = analyze(&rep.runs, platform);
     Ok((rep, report))

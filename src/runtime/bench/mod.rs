@@ -363,6 +363,7 @@ pub fn bench_file(
         &modules,
         &opts.pp.defines,
         &opts.pp.include_dirs,
+        &[],
         &opts.work_dir,
     );
     let _ = std::fs::remove_dir_all(&opts.work_dir);

@@ -245,6 +245,7 @@ pub fn tune_with<'l>(
         &modules,
         &opts.pp.defines,
         &opts.pp.include_dirs,
+        &[],
         &opts.work_dir,
     );
     let _ = std::fs::remove_dir_all(&opts.work_dir);

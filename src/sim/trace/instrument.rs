@@ -51,6 +51,21 @@ static long accshare_len(const void *p)
             return (long)(accshare_pt[i].p + accshare_pt[i].n - q);
     return 0;
 }
+/* Heap blocks too (where `deviceptr` names `acc_malloc` memory, the sequential build has
+   `malloc`): appended while there is room, newest first when looked up. */
+#include <stdlib.h>
+static void *accshare_heap(void *p, size_t bytes)
+{
+    if (p && accshare_np < 4096) {
+        accshare_pt[accshare_np].p = (const char *)p;
+        accshare_pt[accshare_np].n = (long)bytes;
+        accshare_np++;
+    }
+    return p;
+}
+#define malloc(n) ({ size_t accshare_b = (n); accshare_heap(malloc(accshare_b), accshare_b); })
+#define calloc(k, n) ({ size_t accshare_k = (k), accshare_b = (n); \
+    accshare_heap(calloc(accshare_k, accshare_b), accshare_k * accshare_b); })
 "#;
 
 /// The user's main file with trace writes around every compute region.
@@ -105,6 +120,7 @@ pub fn instrument_resolved(
             continue;
         }
         let mut dump_arrays = String::new();
+        let mut pointers = String::new();
         for a in region_arrays(r) {
             let b = buffer_info(m, r, &a).ok_or_else(|| TraceError::NoBuffer(a.clone()))?;
             // A section that starts past 0 (`copyin(u[lo:n])`) is traced from element 0 to its
@@ -127,6 +143,13 @@ pub fn instrument_resolved(
                 count,
                 b.elem.c_name()
             ));
+            // Its host address: arrays that are one host array (MG's `resid(u, r, r)`) are one
+            // device copy, which the replay's separate buffers are not.
+            pointers.push_str(&format!(
+                "{{ const void *accshare_p = {}; accshare_w(\"P:{}\", &accshare_p, (long)sizeof accshare_p); }}\n",
+                crate::back::host::host_ptr(b.elem.c_name(), &b.array),
+                a
+            ));
         }
         let mut vars = String::new();
         for l in &r.launches {
@@ -138,9 +161,10 @@ pub fn instrument_resolved(
             }
         }
         let mut before = format!(
-            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}{}",
+            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}{}{}",
             ri,
             registrations(r),
+            pointers,
             dump_arrays,
             vars
         );
@@ -263,16 +287,19 @@ pub fn build_and_trace(
     include_dirs: &[std::path::PathBuf],
     work_dir: &std::path::Path,
 ) -> Result<Vec<u8>, TraceError> {
-    build_and_trace_variants(src, &[module], defines, include_dirs, work_dir)
+    build_and_trace_variants(src, &[module], defines, include_dirs, &[], work_dir)
 }
 
 /// [`build_and_trace`] for the variants of [`instrument_variants`]: one run of the sequential
-/// program records the launches of them all.
+/// program records the launches of them all. `link`: the program's other translation units
+/// (`run --link`), compiled as they are into the traced program (their regions run
+/// sequentially; only the main file's are traced).
 pub fn build_and_trace_variants(
     src: &std::path::Path,
     modules: &[&Module],
     defines: &[(String, Option<String>)],
     include_dirs: &[std::path::PathBuf],
+    link: &[std::path::PathBuf],
     work_dir: &std::path::Path,
 ) -> Result<Vec<u8>, TraceError> {
     use std::process::{Command, Stdio};
@@ -312,6 +339,7 @@ pub fn build_and_trace_variants(
     }
     let out = cmd
         .arg(&c)
+        .args(link)
         .arg("-o")
         .arg(&exe)
         .arg("-lm")
