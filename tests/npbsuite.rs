@@ -1,6 +1,7 @@
 //! Self-verifying scientific applications in the style of the OpenACC C ports of the NAS
 //! Parallel Benchmarks (NPB3.3-ACC-C): `tests/npbsuite/<BM>/` holds one benchmark, several C
-//! files (`<bm>.c` and, for SP, one file per routine) with its `npbparams.h` of class S; the
+//! files (`<bm>.c` and, for SP, one file per routine) with its `npbparams.h` (class S, and
+//! NPB's W and A under `-DCLASS_W` / `-DCLASS_A`, which `benches/npb-classes.sh` runs); the
 //! files every benchmark shares (`c_print_results.c`, `c_timers.c`, `wtime.c`, `randdp.c` and
 //! their headers, `type.h`) are in `tests/npbsuite/common/`. Each program checks its own result
 //! against reference values, as NPB does, and prints `VERIFICATION SUCCESSFUL` only when right.
