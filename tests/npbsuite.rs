@@ -1,6 +1,7 @@
 //! Self-verifying scientific applications in the style of the OpenACC C ports of the NAS
 //! Parallel Benchmarks (NPB3.3-ACC-C): `tests/npbsuite/<BM>/` holds one benchmark, several C
-//! files (`<bm>.c` and, for SP, one file per routine) with its `npbparams.h` of class S; the
+//! files (`<bm>.c` and, for SP, one file per routine) with its `npbparams.h` (class S, and
+//! NPB's W and A under `-DCLASS_W` / `-DCLASS_A`, which `benches/npb-classes.sh` runs); the
 //! files every benchmark shares (`c_print_results.c`, `c_timers.c`, `wtime.c`, `randdp.c` and
 //! their headers, `type.h`) are in `tests/npbsuite/common/`. Each program checks its own result
 //! against reference values, as NPB does, and prints `VERIFICATION SUCCESSFUL` only when right.
@@ -518,6 +519,56 @@ fn npb_suite_is_complete() {
             name
         );
     }
+}
+
+/// NPB's larger classes, chosen by `-DCLASS_W` / `-DCLASS_A` in every `npbparams.h`
+/// (`benches/npb-classes.sh` builds, runs and times them): each benchmark's files compile with
+/// accshare at both classes as they do at class S (no device, nothing run). The generated host
+/// files keep `#include "npbparams.h"`: `cc` needs the same `-DCLASS_…` as accshare.
+#[test]
+fn npb_classes_w_and_a_compile() {
+    let refused = suite::refused_list(&suite_dir().join("REFUSED"));
+    let names: Vec<String> = benchmarks()
+        .into_iter()
+        .filter(|b| !refused.contains(b))
+        .collect();
+    let scratch = exec_support::scratch_dir("npbclasses");
+    let results = suite::run_each(&names, 2, |bm| {
+        let params =
+            std::fs::read_to_string(suite_dir().join(bm).join("npbparams.h")).unwrap_or_default();
+        for class in ["CLASS_W", "CLASS_A"] {
+            if !params.contains(class) {
+                return Err(format!("{}/npbparams.h has no {}", bm, class));
+            }
+        }
+        let opt = driver::OptOptions::share();
+        for class in ["CLASS_W", "CLASS_A"] {
+            for src in c_files(&suite_dir().join(bm)) {
+                let pp = accshare::front::preprocess::PpOptions {
+                    defines: vec![(class.to_string(), None)],
+                    include_dirs: include_dirs(bm),
+                };
+                match accshare_compile(&src, pp, &opt, &scratch.join(bm).join(class)) {
+                    Compiled::Ok(_) => {}
+                    Compiled::Refused(r) => {
+                        return Err(format!(
+                            "{} refused at -D{}: {}",
+                            src_name(&src),
+                            class,
+                            first_error(&r)
+                        ))
+                    }
+                    Compiled::Broken(e) => return Err(format!("{} at -D{}: {}", bm, class, e)),
+                }
+            }
+        }
+        Ok(())
+    });
+    let problems: Vec<String> = results.into_iter().filter_map(|(_, r)| r.err()).collect();
+    if problems.is_empty() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -296,8 +296,13 @@ int main()
     sx_verify_value = -3.247834652034740e+3;
     sy_verify_value = -6.958407078382297e+3;
   } else if (M == 25) {
+    // NPB's class W
     sx_verify_value = -2.863319731645753e+3;
     sy_verify_value = -6.320053679109499e+3;
+  } else if (M == 28) {
+    // NPB's class A
+    sx_verify_value = -4.295875165629892e+3;
+    sy_verify_value = -1.580732573678431e+4;
   } else {
     verified = false;
   }
