@@ -23,7 +23,7 @@ int main(void)
         d[i] = 0.0f;
         e[i] = 0.0f;
     }
-#pragma acc parallel loop copyin(k[0:N]) copy(b[0:N]) copyout(c[0:N])
+#pragma acc parallel loop copyin(k[0:N]) copy(b[0:N], c[0:N])
     for (int i = 0; i < N; i++) {
         switch (k[i]) {
         case 0:
