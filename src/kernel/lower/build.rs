@@ -508,74 +508,10 @@ impl<'a> KernelBuilder<'a> {
             if self.locals.contains_key(v) || self.private_arrays.contains_key(v) {
                 continue;
             }
-            let user = v.strip_prefix(FIRSTPRIVATE).unwrap_or(v);
-            // A region invariant standing for a bound: the host computes it.
-            if ir.invariants.iter().any(|i| i.name == *v) {
-                params.push(KParam {
-                    name: v.clone(),
-                    kind: KParamKind::Scalar(Scalar::Long),
-                });
-                args.push(HostArg::Scalar {
-                    expr: host_symbol(ir, v),
-                    ty: Scalar::Long,
-                });
-                continue;
+            if let Some((p, a)) = self.scalar_param(v, diags) {
+                params.push(p);
+                args.push(a);
             }
-            let Some(ty) = self.r.scope.get(user).and_then(|s| s.scalar()) else {
-                diags.push(Diag::error(
-                    self.r.dir.span,
-                    format!("`{}` is used in the region but its type is unknown", v),
-                ));
-                continue;
-            };
-            if user != v {
-                params.push(KParam {
-                    name: v.clone(),
-                    kind: KParamKind::Scalar(ty),
-                });
-                args.push(HostArg::Scalar {
-                    expr: HostExpr::var(user),
-                    ty,
-                });
-                continue;
-            }
-            if ir
-                .scalars
-                .get(v)
-                .is_some_and(|s| s.written && s.local.is_none())
-                && self.assigned_in_nest(v)
-                && !self.reductions.iter().any(|(_, n, _)| n == v)
-            {
-                let span = ir
-                    .scalar_refs
-                    .iter()
-                    .find(|r| &r.name == v && r.kind != crate::ir::AccessKind::Read)
-                    .map(|r| r.span)
-                    .unwrap_or(self.r.dir.span);
-                diags.push(
-                    Diag::error(
-                        span,
-                        format!(
-                            "`{}` is assigned in the compute region but declared outside it",
-                            v
-                        ),
-                    )
-                    .note("its value would not be visible after the region")
-                    .help(format!(
-                        "declare `{}` inside the loop, or use a `reduction` clause",
-                        v
-                    )),
-                );
-                continue;
-            }
-            params.push(KParam {
-                name: v.clone(),
-                kind: KParamKind::Scalar(ty),
-            });
-            args.push(HostArg::Scalar {
-                expr: HostExpr::var(v),
-                ty,
-            });
         }
         for lv in last_values {
             let array = self.array(&lv.buffer, lv.ty, ArrayKind::Buffer);
@@ -614,6 +550,84 @@ impl<'a> KernelBuilder<'a> {
             });
         }
         (params, args, reductions)
+    }
+
+    /// The parameter and argument of free scalar `v` (a region invariant, a firstprivate copy,
+    /// a variable of the user's function), or a located error where it cannot be one.
+    fn scalar_param(&self, v: &str, diags: &mut Diags) -> Option<(KParam, HostArg)> {
+        let ir = self.ir();
+        let user = v.strip_prefix(FIRSTPRIVATE).unwrap_or(v);
+        // A region invariant standing for a bound: the host computes it.
+        if ir.invariants.iter().any(|i| i.name == *v) {
+            return Some((
+                KParam {
+                    name: v.to_string(),
+                    kind: KParamKind::Scalar(Scalar::Long),
+                },
+                HostArg::Scalar {
+                    expr: host_symbol(ir, v),
+                    ty: Scalar::Long,
+                },
+            ));
+        }
+        let Some(ty) = self.r.scope.get(user).and_then(|s| s.scalar()) else {
+            diags.push(Diag::error(
+                self.r.dir.span,
+                format!("`{}` is used in the region but its type is unknown", v),
+            ));
+            return None;
+        };
+        if user != v {
+            return Some((
+                KParam {
+                    name: v.to_string(),
+                    kind: KParamKind::Scalar(ty),
+                },
+                HostArg::Scalar {
+                    expr: HostExpr::var(user),
+                    ty,
+                },
+            ));
+        }
+        if ir
+            .scalars
+            .get(v)
+            .is_some_and(|s| s.written && s.local.is_none())
+            && self.assigned_in_nest(v)
+            && !self.reductions.iter().any(|(_, n, _)| n == v)
+        {
+            let span = ir
+                .scalar_refs
+                .iter()
+                .find(|r| r.name == v && r.kind != crate::ir::AccessKind::Read)
+                .map(|r| r.span)
+                .unwrap_or(self.r.dir.span);
+            diags.push(
+                Diag::error(
+                    span,
+                    format!(
+                        "`{}` is assigned in the compute region but declared outside it",
+                        v
+                    ),
+                )
+                .note("its value would not be visible after the region")
+                .help(format!(
+                    "declare `{}` inside the loop, or use a `reduction` clause",
+                    v
+                )),
+            );
+            return None;
+        }
+        Some((
+            KParam {
+                name: v.to_string(),
+                kind: KParamKind::Scalar(ty),
+            },
+            HostArg::Scalar {
+                expr: HostExpr::var(v),
+                ty,
+            },
+        ))
     }
 
     fn declare_outer_iterators(&mut self, body: &mut Vec<KStmt>) {
