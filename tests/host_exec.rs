@@ -831,6 +831,15 @@ cudaError_t cudaDriverGetVersion(int *);
 cudaError_t cudaRuntimeGetVersion(int *);
 cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaFree(void *);
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaDeviceAttr { cudaDevAttrMemoryPoolsSupported = 115 };
+enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold = 4 };
+cudaError_t cudaMallocAsync(void **, size_t, cudaStream_t);
+cudaError_t cudaFreeAsync(void *, cudaStream_t);
+cudaError_t cudaDeviceGetAttribute(int *, enum cudaDeviceAttr, int);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *, int);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, enum cudaMemPoolAttr, void *);
 cudaError_t cudaMemcpy(void *, const void *, size_t, enum cudaMemcpyKind);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaDeviceSynchronize(void);
@@ -1060,6 +1069,66 @@ fn prelude_is_warning_free_and_iso_c99() {
     let exe = dir.join("dump");
     exec_support::compile_c(&src, &exe, &[], true).unwrap();
     assert_eq!(exec_support::run(&exe).unwrap(), kernels);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The runtime's pool of device buffers: a buffer freed and asked for again at the same size is
+/// reused, not created again (`clCreateBuffer` counted through the linker's `--wrap`);
+/// `ACCSHARE_POOL=0` turns the pool off.
+#[test]
+fn freed_buffers_are_reused_at_the_same_size() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let dir = exec_support::scratch_dir("host-exec-pool");
+    let text = r#"#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+static int creates;
+cl_mem __real_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+cl_mem __wrap_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *h, cl_int *e);
+cl_mem __wrap_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *h, cl_int *e)
+{
+    creates++;
+    return __real_clCreateBuffer(c, f, n, h, e);
+}
+int main(void)
+{
+    cl_mem a = accshare_alloc(4096, "a", "pool.c:1"), b, c;
+    accshare_release(a, "a", "pool.c:2");
+    b = accshare_alloc(4096, "b", "pool.c:3");
+    c = accshare_alloc(2048, "c", "pool.c:4");
+    accshare_release(b, "b", "pool.c:5");
+    accshare_release(c, "c", "pool.c:6");
+    b = accshare_alloc(2048, "b", "pool.c:7");
+    c = accshare_alloc(4096, "c", "pool.c:8");
+    a = accshare_alloc(4096, "a", "pool.c:9");
+    printf("%d\n", creates);
+    return 0;
+}
+"#;
+    let m = Module {
+        kernels: module(PROGRAM).kernels,
+        host: Vec::new(),
+    };
+    let src = write(
+        &dir,
+        "pool.c",
+        &assemble(
+            text,
+            &m,
+            OPENCL_KERNELS,
+            Target::OpenCl,
+            &Default::default(),
+        ),
+    );
+    let exe = dir.join("pool");
+    exec_support::compile_c_with(&src, &exe, &[], true, &["-Wl,--wrap=clCreateBuffer"]).unwrap();
+    // a; c (2048); the last 4096 (the pool held one of that size, `c` took it).
+    assert_eq!(exec_support::run(&exe).unwrap(), "3\n");
+    let off = exec_support::run_ok_with_env(&exe, &[("ACCSHARE_POOL", "0")]).unwrap();
+    assert_eq!(off, "6\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

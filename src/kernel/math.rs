@@ -8,7 +8,8 @@
 
 use std::fmt;
 
-use crate::vocab::Scalar;
+use super::KExpr;
+use crate::vocab::{BinOp, Scalar};
 
 /// A C99 real function, without its precision (`Sqrt` is `sqrt` and `sqrtf`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -217,6 +218,36 @@ pub enum MathFn {
     Real(Real, bool),
 }
 
+/// The call `f(args)`, with the exact rewrites C compilers make of it: `pow(x, 2)` is `x * x`
+/// and `pow(x, 1)` is `x` (in the function's precision). Both are exact: the product is the
+/// correctly rounded square, which C99 does not ask of `pow`; GCC and Clang rewrite them so, so
+/// the sequential program computes them so too. A general `pow` costs tens of instructions
+/// (half of NPB MG's device time on PoCL went to `pow(r, 2.0)` of its norm).
+pub fn call(f: MathFn, mut args: Vec<KExpr>) -> KExpr {
+    if let (MathFn::Real(Real::Pow, single), 2) = (&f, args.len()) {
+        let n = match args[1] {
+            KExpr::Float(v, _) if v == 1.0 || v == 2.0 => Some(v as i64),
+            KExpr::Int(v, _) if v == 1 || v == 2 => Some(v),
+            _ => None,
+        };
+        if let Some(n) = n {
+            let t = if *single {
+                Scalar::Float
+            } else {
+                Scalar::Double
+            };
+            args.truncate(1);
+            let x = KExpr::Cast(t, Box::new(args.pop().expect("one argument")));
+            return if n == 1 {
+                x
+            } else {
+                KExpr::bin(BinOp::Mul, x.clone(), x)
+            };
+        }
+    }
+    KExpr::Call(f, args)
+}
+
 impl MathFn {
     /// The function C calls `name` (`sqrtf`, `fmax`, `abs`, `min`), if a kernel may call it.
     pub fn from_c_name(name: &str) -> Option<MathFn> {
@@ -318,6 +349,49 @@ impl fmt::Display for MathFn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pow(x, 2)` and `pow(x, 1)` become the product and the operand in the call's precision;
+    /// other exponents (and a variable one) stay calls.
+    #[test]
+    fn exact_powers_are_rewritten() {
+        let x = || KExpr::var("x");
+        let pow = MathFn::Real(Real::Pow, false);
+        let powf = MathFn::Real(Real::Pow, true);
+        let sq = |t| {
+            let c = KExpr::Cast(t, Box::new(x()));
+            KExpr::bin(BinOp::Mul, c.clone(), c)
+        };
+        assert_eq!(
+            call(pow.clone(), vec![x(), KExpr::Float(2.0, false)]),
+            sq(Scalar::Double)
+        );
+        assert_eq!(
+            call(pow.clone(), vec![x(), KExpr::int(2)]),
+            sq(Scalar::Double)
+        );
+        assert_eq!(
+            call(powf.clone(), vec![x(), KExpr::Float(2.0, true)]),
+            sq(Scalar::Float)
+        );
+        assert_eq!(
+            call(pow.clone(), vec![x(), KExpr::int(1)]),
+            KExpr::Cast(Scalar::Double, Box::new(x()))
+        );
+        for e in [
+            KExpr::Float(3.0, false),
+            KExpr::Float(0.5, false),
+            KExpr::var("n"),
+        ] {
+            let args = vec![x(), e];
+            assert_eq!(
+                call(pow.clone(), args.clone()),
+                KExpr::Call(pow.clone(), args)
+            );
+        }
+        let args = vec![x(), KExpr::Float(2.0, false)];
+        let hypot = MathFn::Real(Real::Hypot, false);
+        assert_eq!(call(hypot.clone(), args.clone()), KExpr::Call(hypot, args));
+    }
 
     #[test]
     fn names_round_trip() {

@@ -34,6 +34,14 @@ ACCSHARE_SHARED int accshare_ready;
  * `accshare_zc_align` bytes. Set once, by accshare_init. */
 ACCSHARE_SHARED int accshare_zero_copy;
 ACCSHARE_SHARED size_t accshare_zc_align;
+/* The pool of freed device buffers (accshare_alloc): buffers, their sizes, how many, their
+ * bytes, and the capacity (0: not known yet, 1: no pool). */
+#define ACCSHARE_POOL_SLOTS 32
+ACCSHARE_SHARED cl_mem accshare_pool_mem[ACCSHARE_POOL_SLOTS];
+ACCSHARE_SHARED size_t accshare_pool_size[ACCSHARE_POOL_SLOTS];
+ACCSHARE_SHARED int accshare_pool_n;
+ACCSHARE_SHARED size_t accshare_pool_bytes;
+ACCSHARE_SHARED size_t accshare_pool_cap;
 /* This file's kernels (built in the shared context on first use). */
 static cl_program accshare_program;
 static cl_kernel accshare_kernels[ACCSHARE_NKERNELS];
@@ -413,13 +421,65 @@ static ACCSHARE_UNUSED cl_kernel accshare_kernel(int idx, const char *name, cons
     return accshare_kernels[idx];
 }
 
+/* Freed device buffers kept for reuse (OpenACC runtimes pool device memory so: NVHPC does by
+ * default). Programs allocate the same sizes again and again (`acc_malloc`/`acc_free` or a
+ * `create` in a function called in a loop, the reduction partials of each launch): a new buffer
+ * costs the runtime an allocation and the device (PoCL: the host's kernel) a page fault for each
+ * page the first kernel touches; a pooled one costs neither. Only a buffer of exactly the size
+ * asked is reused (its contents are undefined, as a new one's), at most ACCSHARE_POOL_SLOTS of
+ * them and a quarter of the device's global memory in all; a failed allocation empties the pool
+ * and tries again. The queue is in order, so a kernel that still uses a released buffer runs
+ * before anything that reuses it. ACCSHARE_POOL=0 turns the pool off. */
+
+/* The pool's capacity in bytes, found on first use (0: no pool). */
+static ACCSHARE_UNUSED size_t accshare_pool_capacity(void)
+{
+    cl_ulong mem = 0;
+    const char *env;
+    if (accshare_pool_cap != 0)
+        return accshare_pool_cap == 1 ? 0 : accshare_pool_cap;
+    env = getenv("ACCSHARE_POOL");
+    accshare_pool_cap = 1;
+    if ((env == NULL || strcmp(env, "0") != 0)
+        && clGetDeviceInfo(accshare_device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL) == CL_SUCCESS
+        && mem / 4 > 1)
+        accshare_pool_cap = (size_t)(mem / 4);
+    return accshare_pool_cap == 1 ? 0 : accshare_pool_cap;
+}
+
+static ACCSHARE_UNUSED void accshare_pool_drain(void)
+{
+    while (accshare_pool_n > 0) {
+        accshare_pool_n--;
+        clReleaseMemObject(accshare_pool_mem[accshare_pool_n]);
+    }
+    accshare_pool_bytes = 0;
+}
+
 /* A device buffer of `bytes` bytes (OpenCL rejects 0: one byte is allocated instead). */
 static ACCSHARE_UNUSED cl_mem accshare_alloc(size_t bytes, const char *array, const char *origin)
 {
     cl_int err;
     cl_mem m;
+    int i;
     accshare_init(origin);
-    m = clCreateBuffer(accshare_context, CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1, NULL, &err);
+    if (bytes == 0)
+        bytes = 1;
+    for (i = 0; i < accshare_pool_n; i++) {
+        if (accshare_pool_size[i] == bytes) {
+            m = accshare_pool_mem[i];
+            accshare_pool_bytes -= bytes;
+            accshare_pool_n--;
+            accshare_pool_mem[i] = accshare_pool_mem[accshare_pool_n];
+            accshare_pool_size[i] = accshare_pool_size[accshare_pool_n];
+            return m;
+        }
+    }
+    m = clCreateBuffer(accshare_context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if ((err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES) && accshare_pool_n > 0) {
+        accshare_pool_drain();
+        m = clCreateBuffer(accshare_context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    }
     accshare_check(err, "clCreateBuffer", array, origin);
     return m;
 }
@@ -495,8 +555,22 @@ static ACCSHARE_UNUSED void accshare_write_at(cl_mem m, size_t off, const void *
                    "clEnqueueWriteBuffer", array, origin);
 }
 
+/* Frees a buffer: one accshare_alloc made goes to the pool while there is room in it. */
 static ACCSHARE_UNUSED void accshare_release(cl_mem m, const char *array, const char *origin)
 {
+    cl_mem_flags flags = 0;
+    size_t bytes = 0;
+    if (accshare_pool_n < ACCSHARE_POOL_SLOTS
+        && clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS
+        && (flags & CL_MEM_USE_HOST_PTR) == 0
+        && clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS
+        && accshare_pool_bytes + bytes <= accshare_pool_capacity()) {
+        accshare_pool_mem[accshare_pool_n] = m;
+        accshare_pool_size[accshare_pool_n] = bytes;
+        accshare_pool_n++;
+        accshare_pool_bytes += bytes;
+        return;
+    }
     accshare_check(clReleaseMemObject(m), "clReleaseMemObject", array, origin);
 }
 

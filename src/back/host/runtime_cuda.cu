@@ -17,6 +17,9 @@
  * with C linkage; every CUDA API call is checked ---- */
 
 static int accshare_ready;
+/* 1 when device memory comes from the device's stream-ordered pool (cudaMallocAsync on the
+ * default stream, the pool keeping what is freed: see accshare_alloc). */
+static int accshare_pooled;
 
 /* Prints `accshare: CALL(WHAT) failed: NAME (CODE) at ORIGIN` and exits. */
 static ACCSHARE_UNUSED void accshare_check(cudaError_t err, const char *call, const char *what, const char *origin)
@@ -52,6 +55,23 @@ static ACCSHARE_UNUSED int accshare_contains(const char *hay, const char *needle
 }
 
 static int accshare_requested = -1;
+
+/* Whether device `dev` allocates from its default memory pool (see accshare_alloc): it has
+ * pools, ACCSHARE_POOL is not 0, and the pool may keep all the memory freed into it. */
+static int accshare_pool_on(int dev)
+{
+    int pools = 0;
+    cudaMemPool_t pool;
+    unsigned long long keep = ~0ULL;
+    const char *env = getenv("ACCSHARE_POOL");
+    if (env != NULL && strcmp(env, "0") == 0)
+        return 0;
+    if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess || !pools)
+        return 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess)
+        return 0;
+    return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess;
+}
 
 ACCSHARE_API void accshare_select_device(int n)
 {
@@ -112,6 +132,7 @@ ACCSHARE_API void accshare_init(const char *origin)
     if (accshare_requested >= 0 && accshare_requested < nd)
         pick = accshare_requested;
     accshare_check(cudaSetDevice(pick), "cudaSetDevice", "", origin);
+    accshare_pooled = accshare_pool_on(pick);
     env = getenv("ACCSHARE_VERBOSE");
     if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0) {
         accshare_check(cudaGetDeviceProperties(&prop, pick), "cudaGetDeviceProperties", "", origin);
@@ -120,12 +141,21 @@ ACCSHARE_API void accshare_init(const char *origin)
     accshare_ready = 1;
 }
 
-/* A device buffer of `bytes` bytes (at least one byte). */
+/* A device buffer of `bytes` bytes (at least one byte). Where the device has memory pools it
+ * comes from the default pool on the default stream (cudaMallocAsync), which keeps freed
+ * memory for the next allocation instead of returning it to the driver (OpenACC runtimes pool
+ * device memory so: NVHPC does by default): programs allocate the same sizes again and again
+ * (`acc_malloc`/`acc_free`, a `create` in a function called in a loop, the reduction partials
+ * of each launch), and cudaFree waits for the whole device. Every use of the memory is on the
+ * default stream, in order with the allocation and the free. ACCSHARE_POOL=0 turns it off. */
 ACCSHARE_API void *accshare_alloc(size_t bytes, const char *array, const char *origin)
 {
     void *p = NULL;
     accshare_init(origin);
-    accshare_check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "cudaMalloc", array, origin);
+    if (accshare_pooled)
+        accshare_check(cudaMallocAsync(&p, bytes > 0 ? bytes : 1, 0), "cudaMallocAsync", array, origin);
+    else
+        accshare_check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "cudaMalloc", array, origin);
     return p;
 }
 
@@ -145,7 +175,10 @@ ACCSHARE_API void accshare_read(const void *dev, void *host, size_t bytes, const
 
 ACCSHARE_API void accshare_release(void *dev, const char *array, const char *origin)
 {
-    accshare_check(cudaFree(dev), "cudaFree", array, origin);
+    if (accshare_pooled)
+        accshare_check(cudaFreeAsync(dev, 0), "cudaFreeAsync", array, origin);
+    else
+        accshare_check(cudaFree(dev), "cudaFree", array, origin);
 }
 
 /* Copies `bytes` between two device buffers (`acc_memcpy_device`): a device-to-device copy. */

@@ -176,7 +176,7 @@ pub(super) fn free_names_stmt(
 /// lets no other call through, and `acc routine` functions are inlined before), else an error.
 pub(super) fn math_call(f: &str, span: Span, args: Vec<KExpr>, errors: &mut Vec<Diag>) -> KExpr {
     match MathFn::from_c_name(f) {
-        Some(m) => KExpr::Call(m, args),
+        Some(m) => crate::kernel::math::call(m, args),
         None => {
             errors.push(Diag::error(
                 span,
