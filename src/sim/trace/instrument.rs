@@ -52,20 +52,43 @@ static long accshare_len(const void *p)
     return 0;
 }
 /* Heap blocks too (where `deviceptr` names `acc_malloc` memory, the sequential build has
-   `malloc`): appended while there is room, newest first when looked up. */
+   `malloc`), newest first when looked up; `free` drops a block, and a full table its oldest
+   entry, so that a program allocating in a loop still finds its newest blocks. */
 #include <stdlib.h>
+#include <string.h>
+static void accshare_drop(int i)
+{
+    memmove(&accshare_pt[i], &accshare_pt[i + 1], (size_t)(accshare_np - i - 1) * sizeof accshare_pt[0]);
+    accshare_np--;
+}
+static void accshare_unheap(const void *p)
+{
+    int i;
+    for (i = accshare_np - 1; p && i >= 0; i--)
+        if (accshare_pt[i].p == (const char *)p)
+            accshare_drop(i);
+}
 static void *accshare_heap(void *p, size_t bytes)
 {
-    if (p && accshare_np < 4096) {
-        accshare_pt[accshare_np].p = (const char *)p;
-        accshare_pt[accshare_np].n = (long)bytes;
-        accshare_np++;
-    }
+    if (!p)
+        return p;
+    accshare_unheap(p);
+    if (accshare_np == 4096)
+        accshare_drop(0);
+    accshare_pt[accshare_np].p = (const char *)p;
+    accshare_pt[accshare_np].n = (long)bytes;
+    accshare_np++;
     return p;
+}
+static void accshare_free(void *p)
+{
+    accshare_unheap(p);
+    free(p);
 }
 #define malloc(n) ({ size_t accshare_b = (n); accshare_heap(malloc(accshare_b), accshare_b); })
 #define calloc(k, n) ({ size_t accshare_k = (k), accshare_b = (n); \
     accshare_heap(calloc(accshare_k, accshare_b), accshare_k * accshare_b); })
+#define free(p) accshare_free(p)
 "#;
 
 /// The user's main file with trace writes around every compute region.
