@@ -489,3 +489,81 @@ fn children_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::find_regions;
+    use crate::diag::{Diags, SourceMap};
+
+    fn regions(src: &str) -> (super::Regions, String) {
+        let mut sm = SourceMap::new();
+        let mut d = Diags::new();
+        let main = sm.add("t.c".to_string(), "t.c".into(), src.to_string());
+        let parsed = crate::front::load_source(main, &Default::default(), &mut sm, &mut d);
+        let r = find_regions(&parsed.tu, &sm, &mut d);
+        (r, crate::diag::render(&sm, &d.0))
+    }
+
+    /// Members in a data construct's clauses and in a compute region inside it: the data
+    /// construct declares the variables, the region reuses them and declares only its own.
+    #[test]
+    fn members_are_named_through_variables() {
+        let (r, d) = regions(
+            "typedef struct { int n; double *a; double *b; float w[8]; } vec_t;\n\
+             void f(vec_t data, vec_t *p)\n{\n\
+             #pragma acc data copyin(data.a[0:data.n]) copyout(data.b[0:data.n]) copy(data)\n\
+             \x20   {\n\
+             #pragma acc parallel loop\n\
+             \x20       for (int i = 0; i < data.n; i++)\n\
+             \x20           data.b[i] = data.a[i] * p->w[i % 8];\n\
+             \x20   }\n}\n",
+        );
+        assert_eq!(d, "");
+        let data = &r.data[0].directive;
+        let decls: Vec<(&str, String)> = data
+            .aliases
+            .iter()
+            .map(|a| (a.declaration.as_str(), a.member()))
+            .collect();
+        assert_eq!(
+            decls,
+            [
+                ("int data_n", "data.n".to_string()),
+                ("double *data_a", "data.a".to_string()),
+                ("double *data_b", "data.b".to_string()),
+            ]
+        );
+        // `copy(data)`: the struct itself has no device copy.
+        assert_eq!(data.data_names().collect::<Vec<_>>(), ["data_a", "data_b"]);
+        let c = &r.compute[0];
+        let decls: Vec<&str> = c
+            .directive
+            .aliases
+            .iter()
+            .map(|a| a.declaration.as_str())
+            .collect();
+        assert_eq!(decls, ["float *p_w"]);
+        let mut names = c.scope.keys().cloned().collect::<Vec<_>>();
+        names.sort();
+        assert_eq!(names, ["data_a", "data_b", "data_n", "p_w"]);
+    }
+
+    /// A variable of the function with the name a member would get: the member's gets `_`.
+    #[test]
+    fn member_variables_do_not_take_the_functions_names() {
+        let (r, d) = regions(
+            "struct s { float *a; };\n\
+             void f(struct s v, float *v_a, int n)\n{\n\
+             #pragma acc parallel loop copy(v.a[0:n]) copyin(v_a[0:n])\n\
+             \x20   for (int i = 0; i < n; i++)\n\
+             \x20       v.a[i] += v_a[i];\n}\n",
+        );
+        assert_eq!(d, "");
+        let c = &r.compute[0];
+        assert_eq!(c.directive.aliases[0].declaration, "float *v_a_");
+        assert_eq!(
+            c.directive.data_names().collect::<Vec<_>>(),
+            ["v_a_", "v_a"]
+        );
+    }
+}
