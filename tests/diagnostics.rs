@@ -76,6 +76,8 @@ error_case!(stale_host_read, "stale_host_read.c", true);
 error_case!(stale_device_read, "stale_device_read.c", true);
 error_case!(uninit_copyout, "uninit_copyout.c", true);
 error_case!(gang_scalar_two_loops, "gang_scalar_two_loops.c", false);
+error_case!(struct_member_assigned, "struct_member_assigned.c", false);
+error_case!(struct_member_unknown, "struct_member_unknown.c", false);
 
 /// A `share` pragma whose kernel cannot be staged warns with the reason (`--opt share`).
 #[test]

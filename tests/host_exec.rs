@@ -387,6 +387,7 @@ fn module(text: &str) -> Module {
                     reductions: Vec::new(),
                 }],
                 origin: "host_exec.c:48".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -425,6 +426,7 @@ fn module(text: &str) -> Module {
                     ],
                 }],
                 origin: "host_exec.c:51".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -463,6 +465,7 @@ fn module(text: &str) -> Module {
                     reductions: Vec::new(),
                 }],
                 origin: "host_exec.c:64".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -478,6 +481,7 @@ fn module(text: &str) -> Module {
                 ],
                 launches: Vec::new(),
                 origin: "host_exec.c:73".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -495,6 +499,7 @@ fn module(text: &str) -> Module {
                 buffers: Vec::new(),
                 launches: vec![smooth_launch(3, "u", "v")],
                 origin: "host_exec.c:77".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -512,6 +517,7 @@ fn module(text: &str) -> Module {
                 buffers: Vec::new(),
                 launches: vec![smooth_launch(4, "v", "u")],
                 origin: "host_exec.c:80".into(),
+                aliases: Vec::new(),
             },
         ],
     }
@@ -663,6 +669,7 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
                 reductions: Vec::new(),
             }],
             origin: "small.c:6".into(),
+            aliases: Vec::new(),
         }],
     }
 }

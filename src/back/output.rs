@@ -552,6 +552,7 @@ mod tests {
             if_clause: None,
             fallback: None,
             origin: format!("t.c:{}", replace.start),
+            aliases: Vec::new(),
             replace,
             keep_body: Some(body),
             quiet_body: false,
@@ -586,6 +587,7 @@ mod tests {
             buffers: Vec::new(),
             launches: Vec::new(),
             origin: format!("t.c:{}", replace.start),
+            aliases: Vec::new(),
         }
     }
 

@@ -124,6 +124,16 @@ pub struct SubArray {
     pub span: Span,
 }
 
+impl SubArray {
+    /// For a struct member (`data.a`, `p->a`, `s.in.a`: the name holds the whole path): the
+    /// variable it is reached through and the path after it (`.a`, `->a`). `None` for a
+    /// variable.
+    pub fn member_base(&self) -> Option<(&str, &str)> {
+        let at = self.name.name.find(['.', '-'])?;
+        Some(self.name.name.split_at(at))
+    }
+}
+
 /// One `[start:length]`; `a[i]` is a single element (`len` = None, `start` = Some(i) and
 /// `single` = true); `a[:n]` has no start; `a[2:]` no length.
 #[derive(Clone, Debug, PartialEq)]

@@ -28,6 +28,37 @@ pub struct Directive {
     pub zeroed: BTreeSet<String>,
     /// The variables of `private` and `firstprivate` clauses.
     pub private: Vec<String>,
+    /// The struct members this directive names (in its clauses or, for a compute construct, in
+    /// its statement), each through a host variable of its own that the host code declares
+    /// first (`ir::lower::members`).
+    pub aliases: Vec<MemberAlias>,
+}
+
+/// A struct member (`data.a`, `p->a`) named through a variable of the generated host code:
+/// `double *data_a = data.a;`. The clauses and the compute region name the variable; the kernel
+/// receives it as a buffer (a pointer or array member) or by value (a scalar member).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberAlias {
+    /// The variable's name (`data_a`).
+    pub name: String,
+    /// Its declaration (`double *data_a`).
+    pub declaration: String,
+    /// The variable the member is reached through (`data`).
+    pub base: String,
+    /// The members after it, each with whether it is reached with `->`.
+    pub path: Vec<(bool, String)>,
+}
+
+impl MemberAlias {
+    /// The member as C writes it (`data.a`, `p->a`).
+    pub fn member(&self) -> String {
+        let mut s = self.base.clone();
+        for (arrow, f) in &self.path {
+            s.push_str(if *arrow { "->" } else { "." });
+            s.push_str(f);
+        }
+        s
+    }
 }
 
 impl Directive {

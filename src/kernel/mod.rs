@@ -542,6 +542,9 @@ pub struct HostRegion {
     pub fallback: Option<std::ops::Range<usize>>,
     /// `file:line` of the construct, for comments and error messages.
     pub origin: String,
+    /// The struct members the construct names, each through a variable the host code declares
+    /// first (`double *data_a = data.a;`).
+    pub aliases: Vec<crate::ir::directive::MemberAlias>,
 }
 
 impl HostRegion {

@@ -582,6 +582,11 @@ pub fn region_code(
         comment_safe(&region.origin)
     ));
     g.push();
+    // The struct members the construct names, through variables of their own (before anything
+    // reads them, the `if` clause included).
+    for l in alias_lines(region) {
+        g.line(&l);
+    }
     // OpenACC's `if` clause: the device part only where it holds (evaluated once, first).
     if let Some(c) = &region.if_clause {
         g.line(&format!("if ({}) {{", host_expr(c)));
@@ -622,6 +627,21 @@ pub fn region_code(
         scalar_stores(&mut g, region);
     }
     Ok(close_region(g, region, is_data))
+}
+
+/// The declarations of the variables `region` names struct members through
+/// (`HostRegion::aliases`): `double *data_a = data.a;`, each marked used.
+pub fn alias_lines(region: &HostRegion) -> Vec<String> {
+    region
+        .aliases
+        .iter()
+        .flat_map(|a| {
+            [
+                format!("{} = {};", a.declaration, a.member()),
+                format!("(void){};", a.name),
+            ]
+        })
+        .collect()
 }
 
 /// The scalars a compute region uses through their device copies (`HostRegion::device_scalars`):

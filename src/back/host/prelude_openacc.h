@@ -273,6 +273,45 @@ static ACCSHARE_UNUSED void acc_copyout_finalize_async(void *h, size_t bytes, in
     accshare_api_exit(h, bytes, 1, 1, "acc_copyout_finalize_async");
 }
 
+/* Attaching a pointer (`acc_attach(&data.a)`) points the device copy of the struct holding it
+ * at the device copy of its target. accshare's kernels never read a struct on the device: they
+ * receive each member they use as a parameter of its own, its device copy found by the address
+ * the member holds when the kernel launches, so a pointer whose target is present is always
+ * attached and these have nothing to do. (The argument is `void *`, not `void **`, so that
+ * `&data.a` of any pointer type converts without a cast.) */
+static ACCSHARE_UNUSED void acc_attach(void *ptr_addr)
+{
+    (void)ptr_addr;
+}
+
+static ACCSHARE_UNUSED void acc_attach_async(void *ptr_addr, int async)
+{
+    (void)ptr_addr;
+    (void)async;
+}
+
+static ACCSHARE_UNUSED void acc_detach(void *ptr_addr)
+{
+    (void)ptr_addr;
+}
+
+static ACCSHARE_UNUSED void acc_detach_async(void *ptr_addr, int async)
+{
+    (void)ptr_addr;
+    (void)async;
+}
+
+static ACCSHARE_UNUSED void acc_detach_finalize(void *ptr_addr)
+{
+    (void)ptr_addr;
+}
+
+static ACCSHARE_UNUSED void acc_detach_finalize_async(void *ptr_addr, int async)
+{
+    (void)ptr_addr;
+    (void)async;
+}
+
 static ACCSHARE_UNUSED void acc_delete(void *h, size_t bytes)
 {
     accshare_api_exit(h, bytes, 0, 0, "acc_delete");

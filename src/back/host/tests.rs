@@ -138,6 +138,7 @@ fn vadd_module() -> Module {
                     reductions: Vec::new(),
                 }],
                 origin: "vadd.c:7".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -166,6 +167,7 @@ fn vadd_module() -> Module {
                     }],
                 }],
                 origin: "vadd.c:10".into(),
+                aliases: Vec::new(),
             },
         ],
     }
@@ -243,6 +245,7 @@ fn smooth_module() -> Module {
                 buffers: Vec::new(),
                 launches: vec![launch(1)],
                 origin: "smooth.c:10".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -255,6 +258,7 @@ fn smooth_module() -> Module {
                 buffers: vec![buffer("u", "n", true, true), buffer("v", "n", false, false)],
                 launches: Vec::new(),
                 origin: "smooth.c:4".into(),
+                aliases: Vec::new(),
             },
             HostRegion {
                 data_ops: Vec::new(),
@@ -267,6 +271,7 @@ fn smooth_module() -> Module {
                 buffers: Vec::new(),
                 launches: vec![launch(0)],
                 origin: "smooth.c:7".into(),
+                aliases: Vec::new(),
             },
         ],
     }

@@ -295,10 +295,10 @@ impl Cx<'_, '_> {
             .collect()
     }
 
-    /// A subarray, or `None` for a struct member (`data.a[0:n]`, reported).
+    /// A subarray. A struct member (`data.a[0:n]`, `p->a`) keeps its whole path as its name
+    /// ([`SubArray::member_base`]); `ir::lower` names it through a variable of its own.
     fn subarray(&mut self, p: Pair<'_, Rule>) -> Option<SubArray> {
         let span = self.pspan(&p);
-        let mut member = false;
         let mut name = Ident {
             name: String::new(),
             span,
@@ -308,22 +308,18 @@ impl Cx<'_, '_> {
             match c.as_rule() {
                 Rule::array_name => name = self.name(&c),
                 Rule::member_path => {
-                    member = true;
-                    let text = format!("{}{}", name.name, c.as_str());
-                    self.diags.push(
-                        Diag::error(
-                            Span {
-                                lo: name.span.lo,
-                                ..self.pspan(&c)
-                            },
-                            format!("`{text}`: a struct member in a clause is not supported"),
-                        )
-                        .label("a member of a struct")
-                        .note("accshare's clauses name variables: arrays, pointers and scalars")
-                        .help(format!(
-                            "name it through a variable of its own (`… *p = {text};`, then `p[…]` in the clause and the region)"
-                        )),
-                    );
+                    let path: String = c
+                        .as_str()
+                        .chars()
+                        .filter(|ch| !ch.is_whitespace())
+                        .collect();
+                    name = Ident {
+                        name: format!("{}{path}", name.name),
+                        span: Span {
+                            lo: name.span.lo,
+                            ..self.pspan(&c)
+                        },
+                    };
                 }
                 Rule::sub_range => {
                     let rspan = self.pspan(&c);
@@ -365,7 +361,7 @@ impl Cx<'_, '_> {
                 _ => {}
             }
         }
-        (!member).then_some(SubArray { name, dims, span })
+        Some(SubArray { name, dims, span })
     }
 
     fn clause(&mut self, p: Pair<'_, Rule>) -> Option<Clause> {
@@ -552,7 +548,10 @@ impl Cx<'_, '_> {
             "if_present" => return Some(ClauseKind::IfPresent),
             _ => {}
         }
-        if !matches!(word.as_str(), "default" | "nohost") {
+        // `attach`/`detach`: accshare's kernels receive device copies as parameters, each found
+        // by its host address when the kernel launches, so a pointer whose target is present is
+        // always "attached" (docs/openacc-vv.md).
+        if !matches!(word.as_str(), "default" | "nohost" | "attach" | "detach") {
             self.diags.push(
                 Diag::warning(
                     span,

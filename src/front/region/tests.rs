@@ -86,18 +86,18 @@ void norms(int n, const struct point *pts, float *r2)
 {
 #pragma acc parallel loop copyin(pts[0:n]) copyout(r2[0:n])
     for (int i = 0; i < n; i++)
-        r2[i] = pts->x * pts[i].x + pts[i].y * pts[i].y;
+        r2[i] = (pts + i)->x * pts[i].x + pts[i].y * pts[i].y;
 }
 "#,
         r#"t.c:5:5: norms: parallel loop | loops i | data copyin(pts) copyout(r2)"#,
-        r#"error: `->` is not supported inside a compute region
+        r#"error: `->` on an expression is not supported inside a compute region
   ┌─ t.c:6:17
   │
 4 │ #pragma acc parallel loop copyin(pts[0:n]) copyout(r2[0:n])
   │             ------------- inside this compute construct
 5 │     for (int i = 0; i < n; i++)
-6 │         r2[i] = pts->x * pts[i].x + pts[i].y * pts[i].y;
-  │                 ^^^^^^ member access through a pointer
+6 │         r2[i] = (pts + i)->x * pts[i].x + pts[i].y * pts[i].y;
+  │                 ^^^^^^^^^^^^ member access through a pointer that is not a variable
   │
   = help: index the array of structs instead: `p[i].x`
 

@@ -523,7 +523,19 @@ impl Validator<'_, '_> {
                         _ => format!("`{}`", kind.name()),
                     };
                     for v in vars {
-                        self.array_name(&v.name, &what, Some(v.dims.len()));
+                        match v.member_base() {
+                            // A struct member: its variable must be visible; `ir::lower`
+                            // checks the path against the struct's type.
+                            Some((base, _)) => self.array_name(
+                                &Ident {
+                                    name: base.to_string(),
+                                    span: v.name.span,
+                                },
+                                &what,
+                                None,
+                            ),
+                            None => self.array_name(&v.name, &what, Some(v.dims.len())),
+                        }
                     }
                 }
                 ClauseKind::Private(vs) | ClauseKind::FirstPrivate(vs) => {
@@ -736,13 +748,19 @@ impl Validator<'_, '_> {
                     // `a[i].x` (an element of an array of structs) is checked against the
                     // struct's type by the IR lowering; anything else is refused here.
                     let element = matches!(base.kind, ExprKind::Index(..));
-                    if (*arrow || !element) && !self.member_reported {
+                    // `data.a`, `p->a`, `s.in.n`: a member reached from a variable through
+                    // members only, which `ir::lower` names through a variable of its own.
+                    let named = !element && on_variable(e);
+                    if !named && (*arrow || !element) && !self.member_reported {
                         self.member_reported = true;
                         let d = if *arrow {
-                            Diag::error(e.span, "`->` is not supported inside a compute region")
-                                .label("member access through a pointer")
-                                .with_label(outer, "inside this compute construct")
-                                .help("index the array of structs instead: `p[i].x`")
+                            Diag::error(
+                                e.span,
+                                "`->` on an expression is not supported inside a compute region",
+                            )
+                            .label("member access through a pointer that is not a variable")
+                            .with_label(outer, "inside this compute construct")
+                            .help("index the array of structs instead: `p[i].x`")
                         } else if matches!(base.kind, ExprKind::Member { .. }) {
                             Diag::error(
                                 e.span,
@@ -855,4 +873,13 @@ fn list_names(names: &[String]) -> String {
         s.push_str(&format!(" and {} more", names.len() - 12));
     }
     s
+}
+
+/// `data.a`, `p->a`, `s.in.a`: a member chain whose innermost base is a variable.
+fn on_variable(e: &Expr) -> bool {
+    let mut e = e;
+    while let ExprKind::Member { base, .. } = &e.kind {
+        e = base;
+    }
+    matches!(e.kind, ExprKind::Ident(_))
 }

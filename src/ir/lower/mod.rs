@@ -18,6 +18,7 @@ pub mod expr;
 mod inherit;
 mod interchange;
 mod live;
+mod members;
 mod quiet;
 mod scope;
 mod syntax;
@@ -129,6 +130,8 @@ pub fn find_regions(tu: &ast::TranslationUnit, sources: &SourceMap, diags: &mut 
                     diags,
                     out: &mut out,
                     data: Vec::new(),
+                    members: BTreeMap::new(),
+                    aliases: Vec::new(),
                 };
                 for s in &f.body.stmts {
                     w.stmt(s, &mut scope);
@@ -148,10 +151,47 @@ struct Walker<'a> {
     diags: &'a mut Diags,
     out: &'a mut Regions,
     data: Vec<DataScope>,
+    /// The struct members enclosing constructs name through variables (`data.a` → `data_a`).
+    members: BTreeMap<String, String>,
+    /// The member variables the construct being walked declares, for its directive.
+    aliases: Vec<crate::ir::directive::MemberAlias>,
 }
 
 impl Walker<'_> {
     fn stmt(&mut self, s: &Stmt, scope: &mut Scope) {
+        if matches!(s.kind, StmtKind::Acc { .. } | StmtKind::AccStandalone(_)) {
+            if let Some(m) = members::rewrite(s, scope, &self.members, self.diags) {
+                scope.push();
+                for sym in m.symbols {
+                    scope.declare(sym);
+                }
+                let saved = self.members.clone();
+                for a in &m.aliases {
+                    self.members.insert(a.member(), a.name.clone());
+                }
+                self.aliases = m.aliases;
+                let compute =
+                    matches!(&m.stmt.kind, StmtKind::Acc { dir, .. } if dir.construct.is_compute());
+                if !(m.failed && compute) {
+                    self.construct(&m.stmt, scope);
+                }
+                self.aliases.clear();
+                self.members = saved;
+                scope.pop();
+                return;
+            }
+        }
+        self.construct(s, scope);
+    }
+
+    /// The IR's form of directive `dir`, with the member variables its statement declares.
+    fn directive(&mut self, dir: &AccDirective) -> crate::ir::directive::Directive {
+        let mut d = directive(dir);
+        d.aliases = std::mem::take(&mut self.aliases);
+        d
+    }
+
+    fn construct(&mut self, s: &Stmt, scope: &mut Scope) {
         match &s.kind {
             StmtKind::Decl(d) => declare_all(scope, d, false, false),
             StmtKind::Block(b) => {
@@ -184,9 +224,10 @@ impl Walker<'_> {
             {
                 let mut names = BTreeSet::new();
                 directive_names(dir, &mut names);
+                let ir_dir = self.directive(dir);
                 self.out.standalone.push(StandaloneAst {
                     dir: dir.clone(),
-                    directive: directive(dir),
+                    directive: ir_dir,
                     scope: scope.restricted(&names),
                     stmt_span: s.span,
                 });
@@ -205,10 +246,11 @@ impl Walker<'_> {
                     let mut names = BTreeSet::new();
                     stmt_names(s, &mut names);
                     let visible = scope.restricted(&names);
+                    let ir_dir = self.directive(dir);
                     self.out.compute.push(RegionAst {
                         ir,
                         dir: dir.clone(),
-                        directive: directive(dir),
+                        directive: ir_dir,
                         body,
                         scope: visible,
                         data: self.data.clone(),
@@ -232,9 +274,10 @@ impl Walker<'_> {
                         },
                     });
                 } else if dir.construct == Construct::Data {
+                    let ir_dir = self.directive(dir);
                     self.out.data.push(DataAst {
                         dir: dir.clone(),
-                        directive: directive(dir),
+                        directive: ir_dir,
                         body_span: body.span,
                         scope: {
                             let mut names = BTreeSet::new();

@@ -444,5 +444,6 @@ pub fn directive(dir: &AccDirective) -> crate::ir::directive::Directive {
                 _ => Vec::new(),
             })
             .collect(),
+        aliases: Vec::new(),
     }
 }

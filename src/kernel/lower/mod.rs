@@ -117,6 +117,7 @@ pub fn lower_region(
             .map(|_| statement_after_pragma(ctx, r.directive.span, r.stmt_span)),
         if_clause,
         origin,
+        aliases: r.directive.aliases.clone(),
     })
 }
 
@@ -203,6 +204,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
         if_clause: None,
         fallback: None,
         origin: origin(ctx.sources, d.directive.span),
+        aliases: d.directive.aliases.clone(),
     })
 }
 
@@ -320,6 +322,7 @@ pub fn lower_standalone(
         if_clause: if_clause(&d.directive, diags),
         fallback: None,
         origin: origin(ctx.sources, d.directive.span),
+        aliases: d.directive.aliases.clone(),
     })
 }
 

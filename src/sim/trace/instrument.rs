@@ -130,8 +130,9 @@ pub fn instrument_resolved(
                 r.replace.start,
                 1,
                 format!(
-                    "{{ accshare_w(\"data:{}\", 0, 0);\n{}",
+                    "{{ accshare_w(\"data:{}\", 0, 0);\n{}{}",
                     ri,
+                    aliases(r),
                     registrations(r)
                 ),
             ));
@@ -184,8 +185,9 @@ pub fn instrument_resolved(
             }
         }
         let mut before = format!(
-            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}{}{}",
+            "{{ accshare_w(\"begin:{}\", 0, 0);\n{}{}{}{}{}",
             ri,
+            aliases(r),
             registrations(r),
             pointers,
             dump_arrays,
@@ -245,6 +247,15 @@ pub fn instrument_resolved(
         out.insert_str(p, &s);
     }
     Ok(format!("{}{}", PRELUDE, out))
+}
+
+/// The variables region `r` names struct members through, declared as the host code declares
+/// them (`back::host::alias_lines`), for the traced build's code that names them.
+fn aliases(r: &HostRegion) -> String {
+    crate::back::host::alias_lines(r)
+        .into_iter()
+        .map(|l| l + "\n")
+        .collect()
 }
 
 /// The traced build's registrations of the host blocks region `r`'s data clauses (of known
