@@ -196,7 +196,11 @@ impl Rewriter<'_> {
         if struct_holder(&ty) {
             return Some(Kind::Struct);
         }
-        if let Some(name) = self.outer.get(&text) {
+        // A pointer or array member an enclosing construct named is its variable (its device
+        // copy is that construct's). A scalar member is read again at each construct: the host
+        // may assign it between the constructs of a data region (`s.n = t * 10;` before each
+        // loop up to `s.n`), and the kernel must see the value it has when it starts.
+        if let Some(name) = self.outer.get(&text).filter(|_| !scalar) {
             return Some(Kind::Named { name: name.clone() });
         }
         if let Some((a, _)) = self.new.iter().find(|(a, _)| a.member() == text) {
