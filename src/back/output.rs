@@ -568,6 +568,7 @@ mod tests {
                     present: false,
                     start: None,
                     scalar: false,
+                    rows: None,
                 })
                 .collect(),
             launches: Vec::new(),
