@@ -4,13 +4,13 @@
 #include "corpus_common.h"
 
 #ifndef NI
-#define NI 40
+#define NI 32
 #endif
 #ifndef NJ
-#define NJ 36
+#define NJ 32
 #endif
 #ifndef NK
-#define NK 33
+#define NK 24
 #endif
 
 static float **matrix(int n, int m)
@@ -21,13 +21,13 @@ static float **matrix(int n, int m)
     return a;
 }
 
-static void gemm(int ni, int nj, int nk, float **A, float **B, float **C)
+static void gemm(float **A, float **B, float **C)
 {
-#pragma acc parallel loop collapse(2) copyin(A[0:ni][0:nk], B[0:nk][0:nj]) copyout(C[0:ni][0:nj])
-    for (int i = 0; i < ni; i++)
-        for (int j = 0; j < nj; j++) {
+#pragma acc parallel loop collapse(2) copyin(A[0:NI][0:NK], B[0:NK][0:NJ]) copyout(C[0:NI][0:NJ])
+    for (int i = 0; i < NI; i++)
+        for (int j = 0; j < NJ; j++) {
             float s = 0.0f;
-            for (int k = 0; k < nk; k++)
+            for (int k = 0; k < NK; k++)
                 s += A[i][k] * B[k][j];
             C[i][j] = s;
         }
@@ -42,7 +42,7 @@ int main(void)
     for (int k = 0; k < NK; k++)
         for (int j = 0; j < NJ; j++)
             B[k][j] = INIT2(j, k) - 0.5f;
-    gemm(NI, NJ, NK, A, B, C);
+    gemm(A, B, C);
     for (int i = 0; i < NI; i++)
         dump_float("C", C[i], NJ);
     return 0;

@@ -1,7 +1,7 @@
 /* rows_matadd.c - matrices allocated row by row (`double **`, one `malloc` per row), as users
  * write them, in a data region: `copyin(A[0:n][0:m])` copies each row to the device (OpenACC's
  * deep copy), `copyout(C[0:n][0:m])` copies each row back; the kernels index them as 2-D
- * arrays. A second region over the same rows adds `present` and a start past row 0. */
+ * arrays. A routine's region over the same rows finds them with `present`, from row 1. */
 #include "corpus_common.h"
 
 #ifndef N
@@ -10,6 +10,16 @@
 #ifndef M
 #define M 29
 #endif
+
+/* A routine working on the caller's device copy: `present` finds the rows by the pointers'
+ * addresses, here from row 1. */
+static void subtract_above(double **C, double **A, int n, int m)
+{
+#pragma acc kernels loop present(C[1:n - 1][0:m], A[0:n][0:m])
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < m; j++)
+            C[i][j] = C[i][j] - A[i - 1][j];
+}
 
 static double **rows(int n, int m)
 {
@@ -35,10 +45,7 @@ int main(void)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < m; j++)
                 C[i][j] = A[i][j] + 2.0 * B[i][j];
-#pragma acc kernels loop present(C[1:n - 1][0:m])
-        for (int i = 1; i < n; i++)
-            for (int j = 0; j < m; j++)
-                C[i][j] = C[i][j] - A[i - 1][j];
+        subtract_above(C, A, n, m);
     }
     for (int i = 0; i < n; i++)
         dump_double("C", C[i], m);

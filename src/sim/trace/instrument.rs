@@ -152,9 +152,8 @@ pub fn instrument_resolved(
                     n = rows_from_zero(&b.array, b.start.as_ref(), &b.count, &rows.len),
                     l = host_expr(&rows.len),
                 ));
-                pointers.push_str(&format!(
-                    "{{ const void *accshare_p = (const void *)({a}); accshare_w(\"P:{a}\", &accshare_p, (long)sizeof accshare_p); }}\n",
-                ));
+                // No `P:` record: the pointers' block is not the rows' bytes, which the
+                // check for arrays that are one host array compares.
                 continue;
             }
             // A section that starts past 0 (`copyin(u[lo:n])`) is traced from element 0 to its
