@@ -206,7 +206,9 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_rows(void *const *rows, size_
         fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
         exit(1);
     }
-    dev = accshare_alloc(bytes, array, origin);
+    /* In whole 32-bit words: a kernel's `char` or `short` atomic is a compare-and-swap on the
+     * word holding the element (`prelude_words.h`), inside the buffer so. */
+    dev = accshare_alloc((bytes + 3) / 4 * 4, array, origin);
     if (copy_in == 1) {
         accshare_rows_move(dev, 0, rows, nrows, row_bytes, 0, array, origin);
     } else if (copy_in == 2 && bytes > 0) {
@@ -399,7 +401,9 @@ static ACCSHARE_UNUSED size_t accshare_bytes_allocated(void)
     int i;
     for (i = 0; i < accshare_npresent; i++) {
         const accshare_entry *e = &accshare_present_table[i];
-        if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED)
+        if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED && e->row_bytes > 0)
+            sum += e->bytes / sizeof(void *) * e->row_bytes;
+        else if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED)
             sum += e->bytes > 0 ? e->bytes : 1;
     }
     return sum;
