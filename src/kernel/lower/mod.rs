@@ -791,20 +791,22 @@ fn not_an_array(sym: &Symbol, var: &DataVar) -> Diag {
     let name = &var.name;
     let decl = sym.declaration();
     if sym.holds_pointers() {
-        let deep = sym.pointer_levels() > 2;
-        let d = Diag::error(
+        if sym.pointer_levels() > 2 {
+            return Diag::error(
+                var.name_span,
+                format!("`{name}` is an array of pointers to pointers: copying the arrays they point to is not supported"),
+            )
+            .label(format!("declared as `{decl}`"))
+            .note("accshare copies arrays of pointers to rows of scalars (`T **`, one level of pointers below the array), not pointers to pointers to pointers")
+            .help(format!("allocate the inner levels of `{name}` as contiguous arrays"));
+        }
+        return Diag::error(
             var.name_span,
             format!("`{name}` is an array of pointers: copying the arrays they point to needs the bounds of every dimension"),
         )
-        .label(format!("declared as `{decl}`"));
-        if deep {
-            return d
-                .note("accshare copies arrays of pointers to rows of scalars (`T **`, one level of pointers below the array), not pointers to pointers to pointers")
-                .help(format!("allocate the inner levels of `{name}` as contiguous arrays"));
-        }
-        return d
-            .note("OpenACC copies each row of a pointer-to-pointer subarray and attaches it (a deep copy); accshare does it for rows of one length, from element 0: `a[lo:n][0:m]`")
-            .help(format!("give the rows' bounds: `{name}[0:n][0:m]`"));
+        .label(format!("declared as `{decl}`"))
+        .note("OpenACC copies each row of a pointer-to-pointer subarray and attaches it (a deep copy); accshare does it for rows of one length, from element 0: `a[lo:n][0:m]`")
+        .help(format!("give the rows' bounds: `{name}[0:n][0:m]`"));
     }
     Diag::error(
         var.name_span,
