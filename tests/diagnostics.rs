@@ -71,6 +71,7 @@ error_case!(reduction_array, "reduction_array.c", true);
 error_case!(data_zero, "data_zero.c", false);
 error_case!(data_clauses_twice, "data_clauses_twice.c", false);
 error_case!(data_array_of_pointers, "data_array_of_pointers.c", false);
+error_case!(rows_as_pointers, "rows_as_pointers.c", false);
 error_case!(declare_return, "declare_return.c", false);
 error_case!(stale_host_read, "stale_host_read.c", true);
 error_case!(stale_device_read, "stale_device_read.c", true);

@@ -263,6 +263,7 @@ fn buffer(array: &str, elem: Scalar, count: HostExpr, copy_in: bool, copy_out: b
         present: false,
         start: None,
         scalar: false,
+        rows: None,
     }
 }
 

@@ -569,6 +569,7 @@ mod tests {
                     present: false,
                     start: None,
                     scalar: false,
+                    rows: None,
                 })
                 .collect(),
             launches: Vec::new(),

@@ -717,6 +717,20 @@ pub struct Buffer {
     /// address is `&name`; never the user's variable itself (zero-copy), never a kernel's
     /// buffer argument (compute regions use it through [`HostRegion::device_scalars`]).
     pub scalar: bool,
+    /// An array of pointers to rows ([`crate::ir::lower::Symbol::rows`]): the device copy is
+    /// the rows one after another, gathered from and scattered to the rows the pointers point to.
+    pub rows: Option<Rows>,
+}
+
+/// The rows of an array of pointers (`double **a`) whose data clause gives every bound
+/// (`a[lo:n][0:m]`): the device copy is `n * m` elements, row after row, and the present table
+/// keys it by the pointers' addresses (`&a[lo]`…`&a[lo + n]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rows {
+    /// The elements of a row (`m`).
+    pub len: HostExpr,
+    /// The first row (`lo`; `None` is 0).
+    pub first: Option<HostExpr>,
 }
 
 /// What an executable data directive does to one array.
@@ -731,6 +745,8 @@ pub struct DataOp {
     pub kind: DataOpKind,
     /// A scalar variable (`update self(x)`): one element at `&array`, as [`Buffer::scalar`].
     pub scalar: bool,
+    /// An array of pointers to rows, as [`Buffer::rows`].
+    pub rows: Option<Rows>,
 }
 
 /// A scalar of the user's that a compute region uses while it has a device copy (a data clause

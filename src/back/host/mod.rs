@@ -732,6 +732,9 @@ fn fill(copy_in: bool, zero: bool) -> u8 {
 /// [`narrow_atomic_arrays`]) a new buffer is made by `accshare_enter_words`: in whole 32-bit
 /// words, never zero-copy ([`word_alloc_bytes`]).
 fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool) {
+    if let Some(rows) = &b.rows {
+        return rows_buffer_code(g, b, rows);
+    }
     let origin = g.origin.clone();
     let ty = host_type(b.elem);
     let name = ident(&b.array);
@@ -826,6 +829,73 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool)
         if g.target == Target::Cuda {
             g.line(&format!("accshare_d_{n} -= accshare_s_{n};", n = name));
         }
+    }
+}
+
+/// [`buffer_code`] for an array of pointers to rows (`double **a` in `copyin(a[lo:n][0:m])`):
+/// the present table's key is `&a[lo]` (`accshare_h_<name>`), and `accshare_enter_rows` makes
+/// the device copy of the `n` rows of `m` elements one after another, gathering them from the
+/// rows the pointers point to (never zero-copy). Kernels index it as the 2-D array `T (*a)[m]`,
+/// with the host's indices: the offset they get is that of row 0.
+fn rows_buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, rows: &crate::kernel::Rows) {
+    let origin = g.origin.clone();
+    let ty = host_type(b.elem);
+    let name = ident(&b.array);
+    g.line(&format!(
+        "const size_t accshare_nb_{n} = ({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0;",
+        n = name,
+        c = host_expr(&b.count),
+        t = ty
+    ));
+    g.line(&format!(
+        "const size_t accshare_rb_{n} = ({l}) > 0 ? (size_t)({l}) * sizeof({t}) : 0;",
+        n = name,
+        l = host_expr(&rows.len),
+        t = ty
+    ));
+    let first = rows
+        .first
+        .as_ref()
+        .map_or_else(|| "0".to_string(), host_expr);
+    g.line(&format!(
+        "const size_t accshare_r_{n} = (size_t)({f});",
+        n = name,
+        f = first
+    ));
+    g.line(&format!(
+        "void *const *const accshare_h_{n} = (void *const *)({a}) + accshare_r_{n};",
+        n = name,
+        a = b.array
+    ));
+    g.line(&format!("size_t accshare_o_{};", name));
+    let enter = format!(
+        "accshare_enter_rows(accshare_h_{n}, accshare_nb_{n}, accshare_rb_{n}, {i}, {p}, {w}, {o}, &accshare_o_{n})",
+        n = name,
+        i = fill(b.copy_in, b.zero),
+        p = u8::from(b.present),
+        w = c_string(&b.array),
+        o = origin
+    );
+    match g.target {
+        Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
+        Target::Cuda => g.line(&format!(
+            "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
+            t = ty,
+            n = name,
+            e = enter
+        )),
+    }
+    // Row 0's offset, before the first row on the device (wrapping, as for sections).
+    g.line(&format!(
+        "accshare_o_{n} -= accshare_r_{n} * accshare_rb_{n};",
+        n = name
+    ));
+    if g.target == Target::Cuda {
+        g.line(&format!(
+            "accshare_d_{n} = ({t} *)((char *)accshare_d_{n} - accshare_r_{n} * accshare_rb_{n});",
+            n = name,
+            t = ty
+        ));
     }
 }
 
@@ -988,6 +1058,9 @@ fn host_addr(ty: &str, name: &str, scalar: bool) -> String {
 /// updates the array with a `char` or `short` atomic (`enter data` makes its buffer in whole
 /// words, see [`buffer_code`]).
 fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp, words: bool) {
+    if let Some(rows) = &op.rows {
+        return rows_data_op_code(g, op, rows);
+    }
     let ty = host_type(op.elem);
     let bytes = format!(
         "(({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0)",
@@ -1040,6 +1113,48 @@ fn data_op_code(g: &mut Gen, op: &crate::kernel::DataOp, words: bool) {
             u8::from(finalize),
             what,
             origin
+        ),
+    };
+    g.line(&line);
+}
+
+/// [`data_op_code`] for an array of pointers to rows ([`rows_buffer_code`]): the present
+/// table's key is `&a[lo]`, and its size the `n` pointers' bytes.
+fn rows_data_op_code(g: &mut Gen, op: &crate::kernel::DataOp, rows: &crate::kernel::Rows) {
+    let ty = host_type(op.elem);
+    let bytes = format!(
+        "(({c}) > 0 ? (size_t)({c}) * sizeof({t}) : 0)",
+        c = host_expr(&op.count),
+        t = ty
+    );
+    let row = format!(
+        "(({l}) > 0 ? (size_t)({l}) * sizeof({t}) : 0)",
+        l = host_expr(&rows.len),
+        t = ty
+    );
+    let key = match &rows.first {
+        Some(f) => format!("(void *const *)({}) + ({})", op.array, host_expr(f)),
+        None => format!("(void *const *)({})", op.array),
+    };
+    let what = c_string(&op.array);
+    let origin = g.origin.clone();
+    let line = match op.kind {
+        crate::kernel::DataOpKind::Update {
+            to_host,
+            if_present,
+        } => format!(
+            "accshare_update_rows({key}, {bytes}, {row}, {}, {}, {what}, {origin});",
+            u8::from(to_host),
+            u8::from(if_present),
+        ),
+        crate::kernel::DataOpKind::Enter { copy_in, zero } => format!(
+            "accshare_enter_dynamic_rows({key}, {bytes}, {row}, {}, {what}, {origin});",
+            fill(copy_in, zero),
+        ),
+        crate::kernel::DataOpKind::Exit { copy_out, finalize } => format!(
+            "accshare_exit_dynamic({key}, {}, {}, {what}, {origin});",
+            u8::from(copy_out),
+            u8::from(finalize),
         ),
     };
     g.line(&line);

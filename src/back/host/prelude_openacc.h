@@ -477,6 +477,7 @@ static ACCSHARE_UNUSED void acc_map_data(void *h, void *d, size_t bytes)
     e->base = doff;
     e->kind = ACCSHARE_ENTRY_MAPPED;
     e->key = (const char *)d;
+    e->row_bytes = 0;
 }
 
 static ACCSHARE_UNUSED void acc_unmap_data(void *h)

@@ -29,6 +29,10 @@ typedef struct {
      * the runtime: leaving a data lifetime copies nothing and frees nothing). */
     int kind;
     const char *key;
+    /* An array of pointers to rows (`double **a` in `copyin(a[lo:n][0:m])`, OpenACC's deep
+     * copy): the bytes of a row, 0 otherwise. `host` and `bytes` are then the pointers
+     * (`&a[lo]`, `n * sizeof(void *)`), `dev` the rows one after another. */
+    size_t row_bytes;
 } accshare_entry;
 
 #define ACCSHARE_ENTRY_DATA 0
@@ -39,7 +43,8 @@ ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
 ACCSHARE_SHARED int accshare_npresent;
 
 /* The entry holding the `bytes` (at least one) at `host`, or -1. `host` may point inside an
- * array on the device (`&u[k]` passed to a routine with `present(p[0:n])`): its byte offset in
+ * array on the device (`&u[k]` passed to a routine with `present(p[0:n])`, or a row of an array
+ * of pointers to rows): its byte offset in
  * the entry's buffer goes to `*off` (0 for the array itself, plus the entry's `base`); a range straddling an entry's end is an
  * error naming the array. */
 static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, size_t *off, const char *array, const char *origin)
@@ -58,8 +63,27 @@ static ACCSHARE_UNUSED int accshare_find(const void *host, size_t bytes, size_t 
                         array, (unsigned long)n, (unsigned long)at, (unsigned long)span, origin);
                 exit(1);
             }
-            *off = at + e->base;
+            *off = (e->row_bytes > 0 ? at / sizeof(void *) * e->row_bytes : at) + e->base;
             return i;
+        }
+        if (e->row_bytes > 0) {
+            /* An array of pointers to rows: its rows are present too (`a[k]` passed to a
+             * routine with `present(p[0:m])`), at their places in the device copy. */
+            void *const *rows = (void *const *)e->host;
+            size_t k, nrows = e->bytes / sizeof(void *);
+            for (k = 0; k < nrows; k++) {
+                const char *r = (const char *)rows[k];
+                if (r != NULL && p >= r && p < r + e->row_bytes) {
+                    size_t at = (size_t)(p - r);
+                    if (n > e->row_bytes - at) {
+                        fprintf(stderr, "accshare: `%s` (%lu bytes at an offset of %lu) is larger than the row of its copy on the device (%lu bytes) at %s\n",
+                                array, (unsigned long)n, (unsigned long)at, (unsigned long)e->row_bytes, origin);
+                        exit(1);
+                    }
+                    *off = k * e->row_bytes + at + e->base;
+                    return i;
+                }
+            }
         }
     }
     return -1;
@@ -131,6 +155,81 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
     accshare_present_table[accshare_npresent].base = 0;
     accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
     accshare_present_table[accshare_npresent].key = NULL;
+    accshare_present_table[accshare_npresent].row_bytes = 0;
+    accshare_npresent++;
+    return dev;
+}
+
+/* Copies the `nrows` rows of `row_bytes` that `rows` points to into the device buffer `dev`
+ * from byte `off`, one after another (`to_host`: back into the rows), through one host block. */
+static ACCSHARE_UNUSED void accshare_rows_move(accshare_dev dev, size_t off, void *const *rows, size_t nrows, size_t row_bytes, int to_host, const char *array, const char *origin)
+{
+    char *block;
+    size_t k;
+    if (nrows == 0 || row_bytes == 0)
+        return;
+    for (k = 0; k < nrows; k++) {
+        if (rows[k] == NULL) {
+            fprintf(stderr, "accshare: row %lu of `%s` is a null pointer at %s\n", (unsigned long)k, array, origin);
+            exit(1);
+        }
+    }
+    block = (char *)malloc(nrows * row_bytes);
+    if (block == NULL) {
+        fprintf(stderr, "accshare: out of host memory copying the rows of `%s` (%lu bytes) at %s\n", array, (unsigned long)(nrows * row_bytes), origin);
+        exit(1);
+    }
+    if (to_host) {
+        accshare_read_at(dev, off, block, nrows * row_bytes, array, origin);
+        for (k = 0; k < nrows; k++)
+            memcpy(rows[k], block + k * row_bytes, row_bytes);
+    } else {
+        for (k = 0; k < nrows; k++)
+            memcpy(block + k * row_bytes, rows[k], row_bytes);
+        accshare_write_at(dev, off, block, nrows * row_bytes, array, origin);
+    }
+    free(block);
+}
+
+/* `accshare_enter` for an array of pointers to rows: `rows` points to the first row's pointer
+ * (`&a[lo]`), `bytes` are the device copy's (`n * m` elements), `row_bytes` a row's. A new
+ * device copy is the rows one after another, gathered from the host's rows (`copy_in` 1), or
+ * zeroed (2); never zero-copy. */
+static ACCSHARE_UNUSED accshare_dev accshare_enter_rows(void *const *rows, size_t bytes, size_t row_bytes, int copy_in, int must_be_present, const char *array, const char *origin, size_t *off)
+{
+    size_t nrows = row_bytes > 0 ? bytes / row_bytes : 0;
+    int i = accshare_find(rows, nrows * sizeof(void *), off, array, origin);
+    accshare_dev dev;
+    if (i >= 0 || must_be_present)
+        return accshare_enter(rows, nrows * sizeof(void *), 0, must_be_present, 0, array, origin, off);
+    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
+        fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
+        exit(1);
+    }
+    /* In whole 32-bit words: a kernel's `char` or `short` atomic is a compare-and-swap on the
+     * word holding the element (`prelude_words.h`), inside the buffer so. */
+    dev = accshare_alloc((bytes + 3) / 4 * 4, array, origin);
+    if (copy_in == 1) {
+        accshare_rows_move(dev, 0, rows, nrows, row_bytes, 0, array, origin);
+    } else if (copy_in == 2 && bytes > 0) {
+        void *zeros = calloc(1, bytes);
+        if (zeros == NULL) {
+            fprintf(stderr, "accshare: out of host memory zeroing `%s` (%lu bytes) at %s\n", array, (unsigned long)bytes, origin);
+            exit(1);
+        }
+        accshare_write(dev, zeros, bytes, array, origin);
+        free(zeros);
+    }
+    accshare_present_table[accshare_npresent].host = (const char *)rows;
+    accshare_present_table[accshare_npresent].bytes = nrows * sizeof(void *);
+    accshare_present_table[accshare_npresent].dev = dev;
+    accshare_present_table[accshare_npresent].refs = 1;
+    accshare_present_table[accshare_npresent].dyn = 0;
+    accshare_present_table[accshare_npresent].shared = 0;
+    accshare_present_table[accshare_npresent].base = 0;
+    accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
+    accshare_present_table[accshare_npresent].key = NULL;
+    accshare_present_table[accshare_npresent].row_bytes = row_bytes;
     accshare_npresent++;
     return dev;
 }
@@ -150,6 +249,8 @@ static ACCSHARE_UNUSED void accshare_last_ref(int i, int copy_out, const char *a
         return;
     if (e->shared)
         accshare_sync_shared(e->dev, 0, e->bytes, 1, array, origin);
+    else if (copy_out && e->row_bytes > 0)
+        accshare_rows_move(e->dev, e->base, (void *const *)e->host, e->bytes / sizeof(void *), e->row_bytes, 1, array, origin);
     else if (copy_out)
         accshare_read(e->dev, (void *)e->host, e->bytes, array, origin);
     accshare_release(e->dev, array, origin);
@@ -208,6 +309,35 @@ static ACCSHARE_UNUSED void accshare_exit_dynamic(const void *host, int copy_out
         e->dyn--;
     }
     accshare_last_ref(i, copy_out, array, origin);
+}
+
+/* `enter data copyin/create(…)` of an array of pointers to rows (`accshare_enter_rows`). */
+static ACCSHARE_UNUSED void accshare_enter_dynamic_rows(void *const *rows, size_t bytes, size_t row_bytes, int copy_in, const char *array, const char *origin)
+{
+    size_t off;
+    size_t nrows = row_bytes > 0 ? bytes / row_bytes : 0;
+    (void)accshare_enter_rows(rows, bytes, row_bytes, copy_in, 0, array, origin, &off);
+    accshare_present_table[accshare_find(rows, nrows * sizeof(void *), &off, array, origin)].dyn++;
+}
+
+/* `update host/device(…)` of the rows `rows` points to (`bytes` of them on the device, of
+ * `row_bytes` each) of an array of pointers to rows. */
+static ACCSHARE_UNUSED void accshare_update_rows(void *const *rows, size_t bytes, size_t row_bytes, int to_host, int if_present, const char *array, const char *origin)
+{
+    size_t off;
+    size_t nrows = row_bytes > 0 ? bytes / row_bytes : 0;
+    int i = accshare_find(rows, nrows * sizeof(void *), &off, array, origin);
+    if (i < 0) {
+        if (if_present)
+            return;
+        fprintf(stderr, "accshare: `%s` is not present on the device (an `update` directive) at %s\n", array, origin);
+        exit(1);
+    }
+    if (accshare_present_table[i].row_bytes != row_bytes) {
+        fprintf(stderr, "accshare: the rows of `%s` are %lu bytes on the device, not %lu (an `update` directive) at %s\n", array, (unsigned long)accshare_present_table[i].row_bytes, (unsigned long)row_bytes, origin);
+        exit(1);
+    }
+    accshare_rows_move(accshare_present_table[i].dev, off, rows, nrows, row_bytes, to_host, array, origin);
 }
 
 /* `update host(…)` (`to_host`) or `update device(…)` of `bytes` at `host`; with `if_present`,
@@ -271,7 +401,9 @@ static ACCSHARE_UNUSED size_t accshare_bytes_allocated(void)
     int i;
     for (i = 0; i < accshare_npresent; i++) {
         const accshare_entry *e = &accshare_present_table[i];
-        if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED)
+        if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED && e->row_bytes > 0)
+            sum += e->bytes / sizeof(void *) * e->row_bytes;
+        else if (!e->shared && e->kind != ACCSHARE_ENTRY_MAPPED)
             sum += e->bytes > 0 ? e->bytes : 1;
     }
     return sum;

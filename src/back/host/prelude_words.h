@@ -62,6 +62,7 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_words(const void *host, size_
     accshare_present_table[accshare_npresent].base = 0;
     accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
     accshare_present_table[accshare_npresent].key = &accshare_words_marker;
+    accshare_present_table[accshare_npresent].row_bytes = 0;
     accshare_npresent++;
     *off = 0;
     return dev;

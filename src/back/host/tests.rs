@@ -59,6 +59,7 @@ fn buffer(array: &str, count: &str, copy_in: bool, copy_out: bool) -> Buffer {
         present: false,
         start: None,
         scalar: false,
+        rows: None,
     }
 }
 

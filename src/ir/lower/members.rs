@@ -257,6 +257,7 @@ impl Rewriter<'_> {
             span,
             param,
             global: false,
+            rows: false,
         };
         self.new.push((alias, sym));
         Some(Kind::Named { name })

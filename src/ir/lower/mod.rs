@@ -110,6 +110,7 @@ pub fn find_regions(tu: &ast::TranslationUnit, sources: &SourceMap, diags: &mut 
                     span: f.name.span,
                     param: false,
                     global: true,
+                    rows: false,
                 });
                 scope.push();
                 for p in &f.params {
@@ -120,6 +121,7 @@ pub fn find_regions(tu: &ast::TranslationUnit, sources: &SourceMap, diags: &mut 
                             span: n.span,
                             param: true,
                             global: false,
+                            rows: false,
                         });
                     }
                 }
@@ -224,6 +226,8 @@ impl Walker<'_> {
             {
                 let mut names = BTreeSet::new();
                 directive_names(dir, &mut names);
+                scope.push();
+                declare_rows(scope, dir);
                 let ir_dir = self.directive(dir);
                 self.out.standalone.push(StandaloneAst {
                     dir: dir.clone(),
@@ -231,9 +235,13 @@ impl Walker<'_> {
                     scope: scope.restricted(&names),
                     stmt_span: s.span,
                 });
+                scope.pop();
             }
             StmtKind::Acc { dir, share, body } => {
                 if dir.construct.is_compute() {
+                    // Arrays of pointers to rows its clauses give the bounds of.
+                    scope.push();
+                    declare_rows(scope, dir);
                     let body = top::wrap_top_level(body);
                     let ir = RegionBuilder::new(
                         self.func,
@@ -273,7 +281,12 @@ impl Walker<'_> {
                             live
                         },
                     });
+                    scope.pop();
                 } else if dir.construct == Construct::Data {
+                    // Arrays of pointers to rows its clauses give the bounds of, for the
+                    // construct and its body.
+                    scope.push();
+                    declare_rows(scope, dir);
                     let ir_dir = self.directive(dir);
                     self.out.data.push(DataAst {
                         dir: dir.clone(),
@@ -295,6 +308,7 @@ impl Walker<'_> {
                     });
                     self.stmt(body, scope);
                     self.data.pop();
+                    scope.pop();
                 } else {
                     // `loop` outside a compute construct, host_data, atomic: the statement runs
                     // on the host as written.
@@ -920,6 +934,13 @@ impl<'a> RegionBuilder<'a> {
             self.locals.insert(dec.name.name.clone(), loop_id);
             if let Some(s) = dec.ty.base_scalar() {
                 if !matches!(dec.ty.unqualified(), CType::Scalar(_)) {
+                    // `double *row = a[i]` of an array of pointers to rows: diagnosed as a
+                    // reference with too few subscripts.
+                    if let Some(ast::Initializer::Expr(e)) = &dec.init {
+                        if self.row_pointer(e) {
+                            self.reads(e);
+                        }
+                    }
                     // A private array: not tracked as a region array.
                     continue;
                 }
@@ -1232,7 +1253,8 @@ impl<'a> RegionBuilder<'a> {
                         name
                     ),
                 )
-                .note("accshare transfers contiguous arrays only (no deep copy of the rows)")
+                .note("accshare copies the rows of an array of pointers (`T **`) to the device only where a data clause of the construct, or of an enclosing `data` construct, gives every bound, the rows from 0; compute regions then index it as a 2-D array")
+                .help(format!("name it with its bounds, e.g. `present({name}[0:n][0:m])` (or `copyin`, `copy`, …)"))
             } else {
                 Diag::error(cur.span, format!("`{}` is not an array or a pointer", name))
             });
@@ -1245,8 +1267,11 @@ impl<'a> RegionBuilder<'a> {
             subs.push(&field_sub);
         }
         if subs.len() != extents.len() {
-            self.errors
-                .push(rank_mismatch(e, name, extents.len(), subs.len()));
+            let mut d = rank_mismatch(e, name, extents.len(), subs.len());
+            if sym.rows && subs.len() < extents.len() {
+                d = d.note(format!("`{name}` is an array of pointers to rows: its device copy is the rows one after another, with no pointers, so a compute region indexes its elements (`{name}[i][j]`) and cannot take a row as a pointer"));
+            }
+            self.errors.push(d);
             return None;
         }
         for s in &subs {
@@ -1300,6 +1325,15 @@ impl<'a> RegionBuilder<'a> {
             span: e.span,
         });
         Some(id)
+    }
+
+    /// `e` is a row of an array of pointers to rows taken as a pointer (`a[i]`,
+    /// [`Symbol::rows`]).
+    fn row_pointer(&self, e: &Expr) -> bool {
+        let ExprKind::Index(base, _) = &e.kind else {
+            return false;
+        };
+        matches!(&base.kind, ExprKind::Ident(n) if self.scope.get(n).is_some_and(|s| s.rows))
     }
 
     /// The subscripts of the reference `e` (`base`: `e` without its member), outer first, and

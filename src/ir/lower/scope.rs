@@ -16,6 +16,10 @@ pub struct Symbol {
     pub param: bool,
     /// Declared at file scope.
     pub global: bool,
+    /// An array of pointers to rows (`double **a`, `float *a[4]`) that a data clause in force
+    /// gives the rows' length of (`a[0:n][0:m]`): `ty` is then `T (*)[m]` ([`declare_rows`]),
+    /// and its device copy is the rows one after another (OpenACC's deep copy).
+    pub rows: bool,
 }
 
 impl Symbol {
@@ -53,6 +57,18 @@ impl Symbol {
             }
             _ => false,
         }
+    }
+
+    /// The levels of arrays and pointers above the elements (`double **m`: 2, `float *r[4]`:
+    /// 2, `double ***t`: 3).
+    pub fn pointer_levels(&self) -> usize {
+        fn levels(t: &CType) -> usize {
+            match t.unqualified() {
+                CType::Pointer { to, .. } | CType::Array { elem: to, .. } => 1 + levels(to),
+                _ => 0,
+            }
+        }
+        levels(&self.ty)
     }
 
     /// The declaration as C writes it (`double **m`).
@@ -121,7 +137,59 @@ pub(super) fn declare_all(scope: &mut Scope, d: &ast::Declaration, param: bool, 
             span: dec.name.span,
             param,
             global,
+            rows: false,
         });
+    }
+}
+
+/// Declares, in the scope's innermost frame, the arrays of pointers to rows (`double **a`,
+/// `float *a[4]`) that a data clause of `dir` names with every bound, the rows from 0
+/// (`a[lo:n][0:m]`): as `T (*a)[m]`, with [`Symbol::rows`], so that compute regions index them
+/// as 2-D arrays and the host plan copies the rows one by one (OpenACC's deep copy of a
+/// pointer-to-pointer subarray). Others (no inner bounds, rows from past 0, `T ***`) stay
+/// arrays of pointers, which the host plan and compute regions refuse.
+pub(super) fn declare_rows(scope: &mut Scope, dir: &AccDirective) {
+    for (_, v) in data_clauses(dir) {
+        let Some(sym) = scope.get(&v.name.name) else {
+            continue;
+        };
+        if !sym.holds_pointers() {
+            continue;
+        }
+        let (CType::Pointer { to, .. } | CType::Array { elem: to, .. }) = sym.ty.unqualified()
+        else {
+            continue;
+        };
+        let CType::Pointer { to: elem, .. } = to.unqualified() else {
+            continue;
+        };
+        let [_, inner] = v.dims.as_slice() else {
+            continue;
+        };
+        let from_zero = inner
+            .start
+            .as_ref()
+            .is_none_or(|s| matches!(s.kind, crate::front::ast::ExprKind::Int { value: 0, .. }));
+        let (Some(len), false, true) = (&inner.len, inner.single, from_zero) else {
+            continue;
+        };
+        let ty = CType::Pointer {
+            to: Box::new(CType::Array {
+                elem: elem.clone(),
+                len: Some(Box::new(len.clone())),
+            }),
+            is_const: false,
+            is_restrict: false,
+        };
+        if array_shape(&ty).is_none() {
+            continue; // `T ***`, or rows of something else than scalars
+        }
+        let sym = Symbol {
+            ty,
+            rows: true,
+            ..sym.clone()
+        };
+        scope.declare(sym);
     }
 }
 

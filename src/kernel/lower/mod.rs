@@ -191,6 +191,7 @@ pub fn lower_data(ctx: &Ctx, d: &DataAst, diags: &mut Diags) -> Option<HostRegio
             present,
             start,
             scalar: false,
+            rows: rows_of(sym, Some(var), diags),
         });
     }
     Some(HostRegion {
@@ -275,6 +276,7 @@ pub fn lower_standalone(
                 start: None,
                 kind: op,
                 scalar: true,
+                rows: None,
             });
             continue;
         }
@@ -309,6 +311,7 @@ pub fn lower_standalone(
             start,
             kind: op,
             scalar: false,
+            rows: rows_of(sym, Some(var), diags),
         });
     }
     Some(HostRegion {
@@ -696,6 +699,7 @@ fn region_buffers(r: &RegionAst, diags: &mut Diags) -> Vec<Buffer> {
             copy_out,
             present,
             whole_array: whole && sym.is_true_array(),
+            rows: rows_of(sym, clauses.get(&a.name).map(|(_, v)| *v), diags),
             start,
             scalar: false,
         });
@@ -724,6 +728,7 @@ fn scalar_buffer(var: &DataVar, elem: Scalar, t: (bool, bool, bool), zero: bool)
         whole_array: false,
         start: None,
         scalar: true,
+        rows: None,
     }
 }
 
@@ -764,20 +769,47 @@ fn device_scalars(r: &RegionAst) -> Vec<DeviceScalar> {
     out
 }
 
-/// Why a data clause's variable has no device copy: an array of pointers (whose arrays
-/// OpenACC would copy one by one and attach), or anything else that is neither an array, a
-/// pointer nor a scalar.
+/// The rows of a data clause's array of pointers to rows ([`Symbol::rows`]), the first one
+/// where the clause `var` starts past row 0.
+fn rows_of(sym: &Symbol, var: Option<&DataVar>, diags: &mut Diags) -> Option<Rows> {
+    if !sym.rows {
+        return None;
+    }
+    let (_, extents, _) = sym.shape()?;
+    let len = extents.get(1)?.as_ref()?;
+    Some(Rows {
+        len: user(len, diags),
+        first: var
+            .and_then(|v| v.dims.first())
+            .and_then(|d| d.start_past_zero())
+            .map(|s| user(s, diags)),
+    })
+}
+
+/// Why a data clause's variable has no device copy: an array of pointers whose clause does not
+/// give the bounds of its rows (OpenACC's deep copy of a pointer-to-pointer subarray, which
+/// accshare makes only for `a[lo:n][0:m]`, see [`Symbol::rows`]), or anything else that is
+/// neither an array, a pointer nor a scalar.
 fn not_an_array(sym: &Symbol, var: &DataVar) -> Diag {
     let name = &var.name;
     let decl = sym.declaration();
     if sym.holds_pointers() {
+        if sym.pointer_levels() > 2 {
+            return Diag::error(
+                var.name_span,
+                format!("`{name}` is an array of pointers to pointers: copying the arrays they point to is not supported"),
+            )
+            .label(format!("declared as `{decl}`"))
+            .note("accshare copies arrays of pointers to rows of scalars (`T **`, one level of pointers below the array), not pointers to pointers to pointers")
+            .help(format!("allocate the inner levels of `{name}` as contiguous arrays"));
+        }
         return Diag::error(
             var.name_span,
-            format!("`{name}` is an array of pointers: copying the arrays they point to is not supported"),
+            format!("`{name}` is an array of pointers: copying the arrays they point to needs the bounds of every dimension"),
         )
         .label(format!("declared as `{decl}`"))
-        .note("OpenACC copies each row of a pointer-to-pointer subarray and attaches it (a deep copy); accshare transfers contiguous arrays only")
-        .help(format!("allocate `{name}` as one contiguous array (indexed `{name}[i * n + j]`, or declared `(*{name})[n]`)"));
+        .note("OpenACC copies each row of a pointer-to-pointer subarray and attaches it (a deep copy); accshare does it for rows of one length, from element 0: `a[lo:n][0:m]`")
+        .help(format!("give the rows' bounds: `{name}[0:n][0:m]`"));
     }
     Diag::error(
         var.name_span,

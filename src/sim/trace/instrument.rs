@@ -22,6 +22,27 @@ static void accshare_w(const char *tag, const void *p, long bytes)
         fwrite(p, 1, (size_t)bytes, accshare_tf);
     fflush(accshare_tf);
 }
+/* An array of pointers to rows (`double **a`), written as the rows one after another (the
+   device copy's layout): `nrows` rows of `row_bytes` from `rows[0]`; a null row is zeros. */
+static void accshare_w_rows(const char *tag, void *const *rows, long nrows, long row_bytes)
+{
+    long n = (long)strlen(tag), bytes = nrows > 0 && row_bytes > 0 ? nrows * row_bytes : 0, k, z;
+    if (!accshare_tf)
+        accshare_tf = fopen(ACCSHARE_TRACE, "wb");
+    if (!accshare_tf)
+        return;
+    fwrite(&n, sizeof n, 1, accshare_tf);
+    fwrite(tag, 1, (size_t)n, accshare_tf);
+    fwrite(&bytes, sizeof bytes, 1, accshare_tf);
+    for (k = 0; bytes > 0 && k < nrows; k++) {
+        if (rows[k])
+            fwrite(rows[k], 1, (size_t)row_bytes, accshare_tf);
+        else
+            for (z = 0; z < row_bytes; z++)
+                fputc(0, accshare_tf);
+    }
+    fflush(accshare_tf);
+}
 /* The host blocks the program's data clauses name, newest last: a `present` array whose length
    the clause does not give is traced to the end of the block holding it. */
 static struct { const char *p; long n; } accshare_pt[4096];
@@ -147,6 +168,18 @@ pub fn instrument_resolved(
         let mut pointers = String::new();
         for a in region_arrays(r) {
             let b = buffer_info(m, r, &a).ok_or_else(|| TraceError::NoBuffer(a.clone()))?;
+            if let Some(rows) = &b.rows {
+                // An array of pointers to rows: its rows from row 0, one after another.
+                let t = b.elem.c_name();
+                dump_arrays.push_str(&format!(
+                    "accshare_w_rows(\"A:{a}\", (void *const *)({a}), {n}, (long)({l}) * (long)sizeof({t}));\n",
+                    n = rows_from_zero(&b.array, b.start.as_ref(), &b.count, &rows.len),
+                    l = host_expr(&rows.len),
+                ));
+                // No `P:` record: the pointers' block is not the rows' bytes, which the
+                // check for arrays that are one host array compares.
+                continue;
+            }
             // A section that starts past 0 (`copyin(u[lo:n])`) is traced from element 0 to its
             // end: the replay's buffers start at the array's start, and kernels index with the
             // host's indices. An array of unknown length (`present` or `deviceptr` in a
@@ -274,16 +307,49 @@ fn registrations(r: &HostRegion) -> String {
             elem.c_name()
         )
     };
+    // An array of pointers to rows: its pointers, from row 0.
+    let reg_rows = |array: &str, start: &Option<HostExpr>, count: &HostExpr, len: &HostExpr| {
+        format!(
+            "accshare_reg((const void *)({array}), (long)({}) * (long)sizeof(void *));\n",
+            rows_from_zero(array, start.as_ref(), count, len)
+        )
+    };
     let mut s = String::new();
     for b in (r.buffers.iter()).filter(|b| !b.scalar && b.count != HostExpr::Int(0)) {
-        s.push_str(&reg(&b.array, b.elem, &b.start, &b.count));
+        match &b.rows {
+            Some(rows) => s.push_str(&reg_rows(&b.array, &b.start, &b.count, &rows.len)),
+            None => s.push_str(&reg(&b.array, b.elem, &b.start, &b.count)),
+        }
     }
     for op in r.data_ops.iter().filter(|op| !op.scalar) {
         if matches!(op.kind, crate::kernel::DataOpKind::Enter { .. }) {
-            s.push_str(&reg(&op.array, op.elem, &op.start, &op.count));
+            match &op.rows {
+                Some(rows) => s.push_str(&reg_rows(&op.array, &op.start, &op.count, &rows.len)),
+                None => s.push_str(&reg(&op.array, op.elem, &op.start, &op.count)),
+            }
         }
     }
     s
+}
+
+/// The rows of an array of pointers to rows of `len` elements from row 0 to the end of a
+/// clause's part (`start` and `count` in elements); where the count is unknown (`present`
+/// without bounds), to the end of the block of pointers a data clause named before.
+fn rows_from_zero(
+    array: &str,
+    start: Option<&HostExpr>,
+    count: &HostExpr,
+    len: &HostExpr,
+) -> String {
+    if *count == HostExpr::Int(0) {
+        return format!("accshare_len((const void *)({array})) / (long)sizeof(void *)");
+    }
+    let elems = match start {
+        Some(st) => format!("({}) + ({})", host_expr(st), host_expr(count)),
+        None => host_expr(count),
+    };
+    let l = host_expr(len);
+    format!("(({l}) > 0 ? (long)({elems}) / (long)({l}) : 0L)")
 }
 /// The ranges of the main file `text` its instrumented copy leaves out: the conditional groups
 /// `m`'s regions cut, resolved as accshare's preprocessor took them (run again here with the
