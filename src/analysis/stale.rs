@@ -15,12 +15,14 @@
 //! join by intersection, host loops iterate to a fixpoint before anything is reported, a
 //! `return`/`break`/`continue` ends its path. A `for` loop is assumed to run its body at least
 //! once (`for (i = 0; i < n; i++) a[i] = 0;` writes `a`: its bounds are the program's sizes); a
-//! `while` loop may not. Whatever the analysis cannot see through forgets
-//! the array's facts, so it never warns: a call that receives the array (or, for globals and
-//! parameters, any call of a function that is not a known C library one), an array whose
-//! address escapes (`p = a`, `&a[i]`, pointer swaps), a name declared twice, a compute
-//! construct with an `if` clause, `host_data`, `switch`; functions with `goto` or labels are
-//! not analyzed. Arrays are whole: a subarray `update` counts as updating all of it.
+//! `while` loop may not. A call of a function of the file applies its summary (`summary`: what
+//! the call does to the caller's arrays, in these terms). Whatever the analysis cannot see
+//! through forgets the array's facts, so it never warns: another call that receives the array
+//! (or, for globals and parameters, any such call of a function that is not a known C library
+//! one), an array whose address escapes (`p = a`, `&a[i]`, pointer swaps), a name declared
+//! twice, a compute construct with an `if` clause, `host_data`, `switch`; functions with `goto`
+//! or labels are not analyzed. Arrays are whole: a subarray `update` counts as updating all of
+//! it.
 //!
 //! Facts of a kernel come from its region's IR: it *reads first* when it reads the array and
 //! never writes it, or when the first statement touching the array reads it and runs

@@ -663,3 +663,61 @@ void f(float *a)
     let quiet = src.replace("update self(gp[0:N])", "wait");
     assert_eq!(kinds(&quiet), ["host"]);
 }
+
+#[test]
+fn a_callee_releases_a_copy_it_made() {
+    // The callee's `data copyin` holds `p` while its kernel writes it, then releases it: the
+    // caller's host copy stays stale.
+    let src = format!(
+        "{HEAD}static void work(float *p)
+{{
+#pragma acc data copyin(p[0:N])
+    {{
+#pragma acc parallel loop
+        for (int i = 0; i < N; i++) p[i] += 1;
+    }}
+}}
+int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        work(a);
+#pragma acc update self(a)
+    }}
+    work(a);
+    printf(\"%f\\n\", a[3]);
+    return 0;
+}}
+"
+    );
+    let w = warnings(&src);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("20:20:"), "{w:?}");
+    assert!(w[0].contains("released without copying it back"), "{w:?}");
+    // `copy` in the callee copies it back.
+    let copy = src.replace("data copyin(p[0:N])", "data copy(p[0:N])");
+    assert!(warnings(&copy).is_empty(), "{:?}", warnings(&copy));
+}
+
+#[test]
+fn a_call_that_may_not_run_joins() {
+    // `c && bump(a)`-like: the call under a condition may not run, so the kernel may not have
+    // written `a`; a read the callee makes is still one.
+    let src = format!(
+        "{HEAD}{BUMP}int f(int c) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        if (c) bump(a);
+        printf(\"%f\\n\", a[3]);
+        c = c > 1 ? (bump(a), 1) : 0;
+        printf(\"%f\\n\", a[4]);
+    }}
+    return c;
+}}
+"
+    );
+    assert!(warnings(&src).is_empty(), "{:?}", warnings(&src));
+}
