@@ -14,7 +14,8 @@
 //!
 //! At a call, a parameter's slot is the caller's argument when it is a followed array's name or
 //! `&a[0]`; anything else, an array passed twice, an array the callee does not follow, a
-//! recursive or unknown callee: the caller forgets as before.
+//! recursive or unknown callee, a callee naming a global pointer (or struct, or array of
+//! pointers: it may point at any of the caller's arrays): the caller forgets as before.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -124,7 +125,7 @@ pub(super) struct Summaries<'a> {
     summarizable: BTreeSet<String>,
     /// The names a function and the functions it calls mention.
     mentions: BTreeMap<String, BTreeSet<String>>,
-    /// Global pointers: they may name the caller's arrays.
+    /// Globals that may point at the caller's arrays: pointers, arrays of them, structs.
     global_ptrs: BTreeSet<String>,
     cache: RefCell<Cache>,
 }
@@ -164,10 +165,14 @@ impl<'a> Summaries<'a> {
             }
             mentions.insert(name.clone(), m);
         }
+        // Pointers, arrays of pointers, structs (which may hold pointers), unknown types.
         let global_ptrs = unit
             .globals
             .iter()
-            .filter(|(_, ty)| matches!(ty.unqualified(), CType::Pointer { .. }))
+            .filter(|(_, ty)| match ty.unqualified() {
+                CType::Scalar(_) | CType::Void | CType::Function { .. } => false,
+                t => !matches!(array_shape(t), Some((_, _, false))),
+            })
             .map(|(n, _)| n.clone())
             .collect();
         Summaries {
@@ -241,9 +246,8 @@ enum Target {
     Keep,
     /// The callee's slot of that name.
     Slot(String),
-    /// Forget its facts (keep it on the device; `false`: stop following it, as at an unknown
-    /// call).
-    Forget(bool),
+    /// Forget its facts (it stays on the device).
+    Forget,
 }
 
 impl FnAnalysis<'_> {
@@ -285,6 +289,10 @@ impl FnAnalysis<'_> {
         if !sums.summarizable.contains(g) || sums.summary(g, Shape::of(None)).is_none() {
             return false;
         }
+        // A global pointer the callee names may be any of the caller's arrays: as before.
+        if sums.global_ptrs.iter().any(|p| sums.mentioned(g, p)) {
+            return false;
+        }
         // The arguments handed over whole, by the caller's array; arrays named otherwise in
         // an argument (`a + 1`) are the callee's business.
         let mut whole: BTreeMap<String, Vec<(usize, Span)>> = BTreeMap::new();
@@ -299,8 +307,6 @@ impl FnAnalysis<'_> {
                 }
             }
         }
-        // A global pointer the callee names may be any of the caller's shared arrays.
-        let other_known = !sums.global_ptrs.iter().any(|p| sums.mentioned(g, p));
         let before = flow.clone();
         let names: Vec<(String, Scope)> =
             self.arrays.iter().map(|(n, d)| (n.clone(), d.1)).collect();
@@ -313,17 +319,16 @@ impl FnAnalysis<'_> {
                     let p = sums.funcs.get(g).and_then(|d| d.params.get(i));
                     match p.and_then(|p| p.name.as_ref()) {
                         Some(n) => (Target::Slot(n.name.clone()), at),
-                        None => (Target::Forget(true), at),
+                        None => (Target::Forget, at),
                     }
                 }
-                Some(_) => (Target::Forget(true), span),
+                Some(_) => (Target::Forget, span),
                 None if scope == Scope::Local => (Target::Keep, span),
                 None if self.globals.contains(&y) && sums.mentioned(g, &y) => {
                     (Target::Slot(y.clone()), span)
                 }
-                None if partial.contains(&y) => (Target::Forget(true), span),
-                None if other_known => (Target::Slot(OTHER.to_string()), span),
-                None => (Target::Forget(false), span),
+                None if partial.contains(&y) => (Target::Forget, span),
+                None => (Target::Slot(OTHER.to_string()), span),
             };
             self.apply(g, &y, target, at, flow);
         }
@@ -339,12 +344,8 @@ impl FnAnalysis<'_> {
         let slot = match target {
             Target::Keep => return,
             Target::Slot(s) => s,
-            Target::Forget(keep) => {
-                if keep {
-                    forget(flow, y);
-                } else {
-                    flow.arrays.remove(y);
-                }
+            Target::Forget => {
+                forget(flow, y);
                 return;
             }
         };
