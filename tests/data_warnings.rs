@@ -281,7 +281,7 @@ fn recall_on_planted_bugs() {
         ["zero_copy_no_update_host", "jacobi2d_create"],
         "{found:?}"
     );
-    assert_eq!(all, 15);
+    assert_eq!(all, 16);
 }
 
 /// The simulator's checker (`accshare run --device sim`) follows the device copies along the

@@ -563,7 +563,15 @@ fn a_callee_kernel_reads_what_the_caller_wrote() {
 "
     );
     assert_eq!(kinds(&src), ["device"]);
-    assert!(rendered(&src).contains("a kernel of `bump` reads `p` (`a` here) here"));
+    let r = rendered(&src);
+    assert!(
+        r.contains("a kernel of `bump` reads `p` (`a` here) here"),
+        "{r}"
+    );
+    assert!(
+        r.contains("calls `bump`, which runs a kernel that reads the device's copy of `a`"),
+        "{r}"
+    );
     let upd = src.replace("a[0] = 5;", "a[0] = 5;\n#pragma acc update device(a)");
     assert!(warnings(&upd).is_empty(), "{:?}", warnings(&upd));
 }

@@ -59,7 +59,7 @@ impl FnAnalysis<'_> {
             (
                 format!("a kernel of `{}` reads {who} here", v.func),
                 format!(
-                    "calls `{}`, whose kernel reads the device's copy of `{x}`",
+                    "calls `{}`, which runs a kernel that reads the device's copy of `{x}`",
                     v.callee
                 ),
             )
