@@ -240,6 +240,14 @@ impl<'a> Summaries<'a> {
     }
 }
 
+/// A summary's span, the caller's own where it is the mark.
+fn unmark(e: Option<Span>, mine: Option<Span>) -> Option<Span> {
+    match e {
+        Some(s) if s == MARK => mine,
+        other => other,
+    }
+}
+
 /// What a call does to one of the caller's arrays.
 enum Target {
     /// Nothing: a local array the call does not receive.
@@ -381,18 +389,14 @@ impl FnAnalysis<'_> {
             self.report(ev, y, at, &f);
             self.via = None;
         }
-        let sub = |e: Option<Span>, mine: Option<Span>| match e {
-            Some(s) if s == MARK => mine,
-            other => other,
-        };
         match sum.exit.as_ref().and_then(|e| e.arrays.get(&slot)) {
             Some(e) if e.origin.var == MARK => {
                 let new = Facts {
                     origin: f.origin.clone(),
-                    kernel_wrote: sub(e.kernel_wrote, f.kernel_wrote),
-                    host_wrote: sub(e.host_wrote, f.host_wrote),
+                    kernel_wrote: unmark(e.kernel_wrote, f.kernel_wrote),
+                    host_wrote: unmark(e.host_wrote, f.host_wrote),
                     uninit: e.uninit,
-                    left: sub(e.left, f.left),
+                    left: unmark(e.left, f.left),
                 };
                 flow.arrays.insert(y.to_string(), new);
             }
@@ -405,13 +409,9 @@ impl FnAnalysis<'_> {
 
     /// Reports one of a callee's events about the caller's array `y` (facts `f`) at `at`.
     fn report(&mut self, ev: &Event, y: &str, at: Span, f: &Facts) {
-        let sub = |e: Option<Span>, mine: Option<Span>| match e {
-            Some(s) if s == MARK => mine,
-            other => other,
-        };
         match ev.kind {
             EventKind::Host => {
-                let Some(k) = sub(ev.write, f.kernel_wrote) else {
+                let Some(k) = unmark(ev.write, f.kernel_wrote) else {
                     return;
                 };
                 if self.events.is_none()
@@ -419,13 +419,13 @@ impl FnAnalysis<'_> {
                 {
                     return;
                 }
-                match sub(ev.left, f.left) {
+                match unmark(ev.left, f.left) {
                     Some(l) => self.warn_lost(y, at, k, l, &f.origin),
                     None => self.warn_stale_host(y, at, k, &f.origin),
                 }
             }
             EventKind::Device => {
-                if let Some(h) = sub(ev.write, f.host_wrote) {
+                if let Some(h) = unmark(ev.write, f.host_wrote) {
                     self.warn_stale_device(y, at, h, &f.origin, at);
                 }
             }
