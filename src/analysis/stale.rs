@@ -15,12 +15,14 @@
 //! join by intersection, host loops iterate to a fixpoint before anything is reported, a
 //! `return`/`break`/`continue` ends its path. A `for` loop is assumed to run its body at least
 //! once (`for (i = 0; i < n; i++) a[i] = 0;` writes `a`: its bounds are the program's sizes); a
-//! `while` loop may not. Whatever the analysis cannot see through forgets
-//! the array's facts, so it never warns: a call that receives the array (or, for globals and
-//! parameters, any call of a function that is not a known C library one), an array whose
-//! address escapes (`p = a`, `&a[i]`, pointer swaps), a name declared twice, a compute
-//! construct with an `if` clause, `host_data`, `switch`; functions with `goto` or labels are
-//! not analyzed. Arrays are whole: a subarray `update` counts as updating all of it.
+//! `while` loop may not. A call of a function of the file applies its summary (`summary`: what
+//! the call does to the caller's arrays, in these terms). Whatever the analysis cannot see
+//! through forgets the array's facts, so it never warns: another call that receives the array
+//! (or, for globals and parameters, any such call of a function that is not a known C library
+//! one), an array whose address escapes (`p = a`, `&a[i]`, pointer swaps), a name declared
+//! twice, a compute construct with an `if` clause, `host_data`, `switch`; functions with `goto`
+//! or labels are not analyzed. Arrays are whole: a subarray `update` counts as updating all of
+//! it.
 //!
 //! Facts of a kernel come from its region's IR: it *reads first* when it reads the array and
 //! never writes it, or when the first statement touching the array reads it and runs
@@ -188,10 +190,11 @@ pub fn check(parsed: &Parsed, regions: &Regions, sources: &SourceMap, diags: &mu
     unit.dynamic |= parsed.pragmas.iter().any(|p| {
         matches!(p, Pragma::Acc(d) if matches!(d.construct, Construct::Declare | Construct::EnterData))
     });
+    let sums = Summaries::new(tu, &unit, regions, sources);
     let mut seen = BTreeSet::new();
     for item in &tu.items {
         if let ItemKind::Function(f) = &item.kind {
-            let Some(mut a) = FnAnalysis::new(f, &unit, regions, sources) else {
+            let Some(mut a) = FnAnalysis::new(f, &sums, false) else {
                 continue;
             };
             let mut flow = Some(State::default());
@@ -225,6 +228,10 @@ struct Unit {
     dynamic: bool,
     /// Functions that may run while a data construct of another function holds arrays.
     called_in_data: BTreeSet<String>,
+    /// The functions each function calls.
+    calls: BTreeMap<String, BTreeSet<String>>,
+    /// The names each function mentions (its expressions and data clauses).
+    mentions: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Unit {
@@ -233,6 +240,7 @@ impl Unit {
         let mut has_main = false;
         let mut dynamic = false;
         let mut calls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut mentions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut in_data: BTreeSet<String> = BTreeSet::new();
         for item in &tu.items {
             match &item.kind {
@@ -250,6 +258,7 @@ impl Unit {
                     dynamic |= c.dynamic;
                     in_data.extend(c.in_data);
                     calls.insert(f.name.name.clone(), c.all);
+                    mentions.insert(f.name.name.clone(), c.idents);
                 }
                 _ => {}
             }
@@ -268,6 +277,8 @@ impl Unit {
             has_main,
             dynamic,
             called_in_data: in_data,
+            calls,
+            mentions,
         }
     }
 }
@@ -364,6 +375,18 @@ enum Scope {
 struct FnAnalysis<'a> {
     func: &'a str,
     unit: &'a Unit,
+    sums: &'a Summaries<'a>,
+    /// The function's parameters.
+    params: BTreeSet<String>,
+    /// The followed arrays that are the file's globals (not declared in the function).
+    globals: BTreeSet<String>,
+    /// A summary's run: the warnings about the caller's arrays, as events (`None`: the
+    /// function's own run, which reports diagnostics).
+    events: Option<Vec<summary::Event>>,
+    /// The flows of the `return` statements.
+    returns: Flow,
+    /// The warning being reported comes from a callee's summary event.
+    via: Option<summary::Via>,
     regions: BTreeMap<(u32, u32), &'a RegionAst>,
     sources: &'a SourceMap,
     /// The arrays the analysis may follow, with their number of dimensions and scope.
@@ -384,16 +407,20 @@ struct FnAnalysis<'a> {
 }
 
 impl<'a> FnAnalysis<'a> {
+    /// The analysis of `f`: its own run, or (`summary`) the run for its callers' summary, which
+    /// also follows its pointer parameters and the global arrays it may touch.
     fn new(
         f: &'a ast::FunctionDef,
-        unit: &'a Unit,
-        regions: &'a Regions,
-        sources: &'a SourceMap,
+        sums: &'a Summaries<'a>,
+        summary: bool,
     ) -> Option<FnAnalysis<'a>> {
+        let (unit, regions, sources) = (sums.unit, sums.regions, sums.sources);
         let mut decls = Decls::default();
+        let mut params = BTreeSet::new();
         for p in &f.params {
             if let Some(n) = &p.name {
                 decls.add(&n.name, &p.ty, Scope::Shared);
+                params.insert(n.name.clone());
             }
         }
         for s in &f.body.stmts {
@@ -407,10 +434,19 @@ impl<'a> FnAnalysis<'a> {
         for s in &f.body.stmts {
             clause_names(s, &mut named);
         }
-        if named.is_empty() {
+        if summary {
+            named.extend(params.iter().cloned());
+            named.extend(
+                sums.mentions(&f.name.name)
+                    .filter(|n| unit.globals.contains_key(*n))
+                    .cloned(),
+            );
+        }
+        if named.is_empty() && !summary {
             return None;
         }
         let mut arrays = BTreeMap::new();
+        let declared: BTreeSet<String> = decls.names.keys().cloned().collect();
         let mut all: BTreeMap<String, (CType, Scope, usize)> = decls.names;
         all.retain(|n, _| named.contains(n));
         for n in &named {
@@ -441,6 +477,15 @@ impl<'a> FnAnalysis<'a> {
         }
         let (escaped, passed, aliased) = (uses.escaped, uses.passed, uses.aliased);
         arrays.retain(|n, _| !escaped.contains(n));
+        if summary {
+            // Any other memory of the caller's a parameter or global may name.
+            arrays.insert(summary::OTHER.to_string(), (1, Scope::Shared));
+        }
+        let globals = arrays
+            .keys()
+            .filter(|n| !declared.contains(*n) && n.as_str() != summary::OTHER)
+            .cloned()
+            .collect();
         let regions = regions
             .compute
             .iter()
@@ -449,6 +494,12 @@ impl<'a> FnAnalysis<'a> {
         Some(FnAnalysis {
             func: &f.name.name,
             unit,
+            sums,
+            params,
+            globals,
+            events: summary.then(Vec::new),
+            returns: None,
+            via: None,
             regions,
             sources,
             arrays,
@@ -533,6 +584,7 @@ impl<'a> FnAnalysis<'a> {
                 if let Some(e) = e {
                     self.expr(e, &mut flow, false);
                 }
+                self.returns = join(self.returns.take(), Some(flow));
                 None
             }
             StmtKind::Break => {
@@ -744,7 +796,7 @@ impl<'a> FnAnalysis<'a> {
             }
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => self.expr(a, flow, cond),
             ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => {}
-            ExprKind::Call(f, args) => self.call(&f.name, args, flow, cond),
+            ExprKind::Call(f, args) => self.call(&f.name, e.span, args, flow, cond),
             ExprKind::IndirectCall(c, args) => {
                 self.expr(c, flow, cond);
                 for a in args {
@@ -799,7 +851,7 @@ impl<'a> FnAnalysis<'a> {
         }
     }
 
-    fn call(&mut self, f: &str, args: &[Expr], flow: &mut State, cond: bool) {
+    fn call(&mut self, f: &str, span: Span, args: &[Expr], flow: &mut State, cond: bool) {
         if PRINTS.contains(&f) || PURE.contains(&f) {
             for a in args {
                 match &a.kind {
@@ -809,6 +861,9 @@ impl<'a> FnAnalysis<'a> {
                     _ => self.expr(a, flow, cond),
                 }
             }
+            return;
+        }
+        if self.summarized_call(f, span, args, flow, cond) {
             return;
         }
         for a in args {
@@ -862,88 +917,16 @@ impl<'a> FnAnalysis<'a> {
             }
         }
     }
-
-    // --- warnings ------------------------------------------------------------------------------
-
-    fn clause_text(&self, o: &Origin) -> String {
-        let t = self.sources.snippet(o.var);
-        if t.is_empty() {
-            "…".to_string()
-        } else {
-            t.to_string()
-        }
-    }
-
-    fn push(&mut self, d: Diag) {
-        if self.silent == 0 {
-            self.warnings.push(d);
-        }
-    }
-
-    fn warn_stale_host(&mut self, x: &str, read: Span, kernel: Span, o: &Origin) {
-        let var = self.clause_text(o);
-        let d = Diag::warning(
-            read,
-            format!("host code reads `{x}`, which a kernel wrote on the device, without `update self`: it reads the host's stale copy"),
-        )
-        .label(format!("reads the host's copy of `{x}`"))
-        .with_label(kernel, format!("a kernel writes `{x}` on the device here"))
-        .with_label(o.var, format!("`{x}` is on the device from this `{}` clause", o.kind.name()))
-        .note("inside a data region the device copy and the host copy are different memory: a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out")
-        .help(format!("add `#pragma acc update self({var})` before this statement"));
-        self.push(d);
-    }
-
-    fn warn_lost(&mut self, x: &str, read: Span, kernel: Span, left: Span, o: &Origin) {
-        let var = self.clause_text(o);
-        let d = Diag::warning(
-            read,
-            format!("host code reads `{x}`, which a kernel wrote on the device, but the device copy was released without copying it back: it reads the host's stale copy"),
-        )
-        .label(format!("reads the host's copy of `{x}`"))
-        .with_label(kernel, format!("a kernel writes `{x}` on the device here"))
-        .with_label(left, format!("the device copy of `{x}` is released here, not copied out"))
-        .note("a kernel's writes reach the host only at `update self`, or when the array leaves the device with a copy out (`copy`, `copyout`, `exit data copyout`)")
-        .help(format!("add `#pragma acc update self({var})` before the device copy is released, or copy it out"));
-        self.push(d);
-    }
-
-    fn warn_stale_device(&mut self, x: &str, read: Span, host: Span, o: &Origin, _dir: Span) {
-        let var = self.clause_text(o);
-        let d = Diag::warning(
-            read,
-            format!("the kernel reads `{x}` on the device after host code wrote it, without `update device`: it reads the device's stale copy"),
-        )
-        .label(format!("reads the device's copy of `{x}`"))
-        .with_label(host, format!("host code writes `{x}` here"))
-        .with_label(o.var, format!("`{x}` is on the device from this `{}` clause", o.kind.name()))
-        .note("inside a data region the device copy and the host copy are different memory: host writes reach the device only at `update device`")
-        .help(format!("add `#pragma acc update device({var})` after the host writes `{x}`"));
-        self.push(d);
-    }
-
-    fn warn_uninit(&mut self, x: &str, read: Span, o: &Origin, _dir: Span) {
-        let var = self.clause_text(o);
-        let (clause, fix) = match o.kind {
-            DataKind::Create => ("create", "copyin"),
-            _ => ("copyout", "copy"),
-        };
-        let d = Diag::warning(
-            read,
-            format!("the kernel reads `{x}` on the device before anything wrote it there: `{clause}` does not copy it in, its values are undefined"),
-        )
-        .label(format!("reads the device's uninitialized copy of `{x}`"))
-        .with_label(o.var, format!("`{clause}` allocates `{x}` on the device without copying the host's values"))
-        .help(format!("use `{fix}({var})` instead of `{clause}({var})`, or `#pragma acc update device({var})` before the compute construct"));
-        self.push(d);
-    }
 }
 
 mod calls;
 mod directives;
+mod summary;
 mod uses;
+mod warn;
 use calls::*;
 use directives::*;
+use summary::Summaries;
 use uses::*;
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use super::*;
 #[derive(Default)]
 pub(super) struct Calls {
     pub(super) all: BTreeSet<String>,
+    /// Every name the function's expressions and data clauses mention.
+    pub(super) idents: BTreeSet<String>,
     pub(super) in_data: BTreeSet<String>,
     pub(super) dynamic: bool,
 }
@@ -58,10 +60,14 @@ impl Calls {
                 self.stmt(body, data_depth);
             }
             StmtKind::Acc { dir, body, .. } => {
+                self.idents
+                    .extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
                 let inner = data_depth + usize::from(dir.construct == Construct::Data);
                 self.stmt(body, inner);
             }
             StmtKind::AccStandalone(dir) => {
+                self.idents
+                    .extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
                 self.dynamic |= matches!(dir.construct, Construct::EnterData | Construct::Declare);
             }
             StmtKind::Pragma(_) => {}
@@ -80,6 +86,9 @@ impl Calls {
 
     pub(super) fn expr(&mut self, e: &Expr, data_depth: usize) {
         e.walk(&mut |e| {
+            if let ExprKind::Ident(x) = &e.kind {
+                self.idents.insert(x.clone());
+            }
             if let ExprKind::Call(f, _) = &e.kind {
                 let n = &f.name;
                 if n.starts_with("acc_") {

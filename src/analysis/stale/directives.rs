@@ -89,6 +89,7 @@ impl FnAnalysis<'_> {
         match dir.construct {
             Construct::Update => {
                 for (kind, var) in data_clauses(dir) {
+                    self.unfollowed(&var.name.name, flow);
                     let Some(f) = flow.arrays.get_mut(&var.name.name) else {
                         continue;
                     };
@@ -119,6 +120,7 @@ impl FnAnalysis<'_> {
                 let conditional = dir.has(|k| matches!(k, ClauseKind::If(_)));
                 for (kind, var) in data_clauses(dir) {
                     let name = &var.name.name;
+                    self.unfollowed(name, flow);
                     let wrote = flow
                         .arrays
                         .get(name)
@@ -144,6 +146,7 @@ impl FnAnalysis<'_> {
         if dir.has(|k| matches!(k, ClauseKind::If(_))) {
             // It may run on the host.
             for a in r.ir.arrays.keys() {
+                self.unfollowed(a, flow);
                 flow.arrays.remove(a);
             }
             return;
@@ -172,6 +175,7 @@ impl FnAnalysis<'_> {
             }
         }
         for (name, info) in &r.ir.arrays {
+            self.unfollowed(name, flow);
             let Some(f) = flow.arrays.get_mut(name) else {
                 continue;
             };

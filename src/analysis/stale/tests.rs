@@ -438,3 +438,294 @@ int main(void) {{
     );
     assert_eq!(kinds(&fresh), ["uninit"]);
 }
+
+// --- calls: the summaries of the file's functions ---------------------------------------------
+
+/// The rendered data-bug warnings of a C text.
+fn rendered(src: &str) -> String {
+    let mut sources = SourceMap::new();
+    let f = sources.add(
+        "t.c".to_string(),
+        std::path::PathBuf::from("t.c"),
+        src.to_string(),
+    );
+    let mut diags = Diags::new();
+    let parsed = crate::front::load_source(f, &Default::default(), &mut sources, &mut diags);
+    let regions = crate::ir::lower::find_regions(&parsed.tu, &sources, &mut diags);
+    let mut out = Diags::new();
+    super::check(&parsed, &regions, &sources, &mut out);
+    crate::diag::render(&sources, &out.0)
+}
+
+const BUMP: &str = "static void bump(float *p)
+{
+#pragma acc parallel loop present(p[0:N])
+    for (int i = 0; i < N; i++) p[i] += 1;
+}
+";
+
+#[test]
+fn a_callee_kernel_writes_the_array_the_caller_reads() {
+    let src = format!(
+        "{HEAD}{BUMP}int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        bump(a);
+        printf(\"%f\\n\", a[3]);
+    }}
+    return 0;
+}}
+"
+    );
+    let w = warnings(&src);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("14:24:"), "{w:?}");
+    assert_eq!(kinds(&src), ["host"]);
+    // The label points at the callee's kernel write.
+    let r = rendered(&src);
+    assert!(
+        r.contains("6 │     for (int i = 0; i < N; i++) p[i] += 1;"),
+        "{r}"
+    );
+    assert!(r.contains("a kernel writes `a` on the device here"), "{r}");
+    // `&a[0]` is the array too.
+    assert_eq!(kinds(&src.replace("bump(a);", "bump(&a[0]);")), ["host"]);
+    // `update self` after the call, or in the callee after its kernel: nothing.
+    let upd = src.replace("bump(a);", "bump(a);\n#pragma acc update self(a)");
+    assert!(warnings(&upd).is_empty(), "{:?}", warnings(&upd));
+    let inner = src.replace(
+        "p[i] += 1;\n",
+        "p[i] += 1;\n#pragma acc update self(p[0:N])\n",
+    );
+    assert!(warnings(&inner).is_empty(), "{:?}", warnings(&inner));
+    // Through two calls.
+    let two = src
+        .replace(
+            "int main",
+            "static void step(float *q) { bump(q); }\nint main",
+        )
+        .replace("bump(a);", "step(a);");
+    assert_eq!(kinds(&two), ["host"]);
+}
+
+#[test]
+fn a_callee_reads_the_host_copy_of_a_released_array() {
+    let src = format!(
+        "{HEAD}static void show(const float *q, int n)
+{{
+    for (int i = 0; i < n; i++)
+        printf(\"%f\\n\", q[i]);
+}}
+int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc enter data copyin(a)
+#pragma acc parallel loop present(a)
+    for (int i = 0; i < N; i++) a[i] = 2 * a[i];
+#pragma acc exit data delete(a)
+    show(a, N);
+    return 0;
+}}
+"
+    );
+    assert_eq!(kinds(&src), ["host"]);
+    let r = rendered(&src);
+    for want in [
+        "warning: host code reads `a`, which a kernel wrote on the device, but the device copy was released without copying it back",
+        "15 │     show(a, N);",
+        "│          ^ calls `show`, which reads the host's copy of `a`",
+        "`show` reads `q` (`a` here) on the host here",
+        "the device copy of `a` is released here, not copied out",
+        "= note: the read is in `show`, line 6, which this call runs",
+    ] {
+        assert!(r.contains(want), "{want}\n{r}");
+    }
+    // Copied out: nothing.
+    let out = src.replace("exit data delete(a)", "exit data copyout(a)");
+    assert!(warnings(&out).is_empty(), "{:?}", warnings(&out));
+}
+
+#[test]
+fn a_callee_kernel_reads_what_the_caller_wrote() {
+    let src = format!(
+        "{HEAD}{BUMP}int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        a[0] = 5;
+        bump(a);
+    }}
+    return 0;
+}}
+"
+    );
+    assert_eq!(kinds(&src), ["device"]);
+    let r = rendered(&src);
+    assert!(
+        r.contains("a kernel of `bump` reads `p` (`a` here) here"),
+        "{r}"
+    );
+    assert!(
+        r.contains("calls `bump`, which runs a kernel that reads the device's copy of `a`"),
+        "{r}"
+    );
+    let upd = src.replace("a[0] = 5;", "a[0] = 5;\n#pragma acc update device(a)");
+    assert!(warnings(&upd).is_empty(), "{:?}", warnings(&upd));
+}
+
+#[test]
+fn a_callee_kernel_writes_a_global() {
+    let src = format!(
+        "{HEAD}float g[N];
+static void bumpg(void)
+{{
+#pragma acc parallel loop present(g)
+    for (int i = 0; i < N; i++) g[i] += 1;
+}}
+int main(void) {{
+    for (int i = 0; i < N; i++) g[i] = i;
+#pragma acc data copy(g)
+    {{
+        bumpg();
+        printf(\"%f\\n\", g[3]);
+    }}
+    return 0;
+}}
+"
+    );
+    assert_eq!(kinds(&src), ["host"]);
+}
+
+#[test]
+fn calls_the_analysis_cannot_follow_forget() {
+    let caller = |call: &str| {
+        format!(
+            "{HEAD}{BUMP}static void twice(float *x, float *y) {{ bump(x); bump(y); }}
+static void rec(float *p, int k)
+{{
+#pragma acc parallel loop present(p[0:N])
+    for (int i = 0; i < N; i++) p[i] += 1;
+    if (k > 0) rec(p, k - 1);
+}}
+static void keep(float *p)
+{{
+    float *x = p;
+#pragma acc parallel loop present(x[0:N])
+    for (int i = 0; i < N; i++) x[i] += 1;
+}}
+void unknown(float *p);
+int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        {call};
+        printf(\"%f\\n\", a[3]);
+    }}
+    return 0;
+}}
+"
+        )
+    };
+    // Recursion, an array passed twice, a pointer the callee copies, an unknown callee, an
+    // address that is not the array's start.
+    for call in [
+        "rec(a, 3)",
+        "twice(a, a)",
+        "keep(a)",
+        "unknown(a)",
+        "bump(a + 1)",
+    ] {
+        let src = caller(call);
+        assert!(warnings(&src).is_empty(), "{call}: {:?}", warnings(&src));
+    }
+    assert_eq!(kinds(&caller("bump(a)")), ["host"]);
+}
+
+#[test]
+fn a_global_pointer_may_name_the_callers_array() {
+    // `touch` updates the host copy through a global pointer, which may be `a`.
+    let src = format!(
+        "{HEAD}float *gp;
+static void touch(void)
+{{
+#pragma acc update self(gp[0:N])
+}}
+void f(float *a)
+{{
+#pragma acc data copy(a[0:N])
+    {{
+#pragma acc parallel loop
+        for (int i = 0; i < N; i++) a[i] += 1;
+        touch();
+        printf(\"%f\\n\", a[3]);
+    }}
+}}
+"
+    );
+    assert!(warnings(&src).is_empty(), "{:?}", warnings(&src));
+    // A callee that names no global pointer leaves the caller's parameter alone.
+    let quiet = src.replace("update self(gp[0:N])", "wait");
+    assert_eq!(kinds(&quiet), ["host"]);
+}
+
+#[test]
+fn a_callee_releases_a_copy_it_made() {
+    // The callee's `data copyin` holds `p` while its kernel writes it, then releases it: the
+    // caller's host copy stays stale.
+    let src = format!(
+        "{HEAD}static void work(float *p)
+{{
+#pragma acc data copyin(p[0:N])
+    {{
+#pragma acc parallel loop
+        for (int i = 0; i < N; i++) p[i] += 1;
+    }}
+}}
+int main(void) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        work(a);
+#pragma acc update self(a)
+    }}
+    work(a);
+    printf(\"%f\\n\", a[3]);
+    return 0;
+}}
+"
+    );
+    let w = warnings(&src);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("20:20:"), "{w:?}");
+    assert!(w[0].contains("released without copying it back"), "{w:?}");
+    // `copy` in the callee copies it back.
+    let copy = src.replace("data copyin(p[0:N])", "data copy(p[0:N])");
+    assert!(warnings(&copy).is_empty(), "{:?}", warnings(&copy));
+}
+
+#[test]
+fn a_call_that_may_not_run_joins() {
+    // `c && bump(a)`-like: the call under a condition may not run, so the kernel may not have
+    // written `a`; a read the callee makes is still one.
+    let src = format!(
+        "{HEAD}{BUMP}int f(int c) {{
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = i;
+#pragma acc data copy(a)
+    {{
+        if (c) bump(a);
+        printf(\"%f\\n\", a[3]);
+        c = c > 1 ? (bump(a), 1) : 0;
+        printf(\"%f\\n\", a[4]);
+    }}
+    return c;
+}}
+"
+    );
+    assert!(warnings(&src).is_empty(), "{:?}", warnings(&src));
+}
