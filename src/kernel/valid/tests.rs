@@ -1,5 +1,5 @@
 use super::*;
-use crate::kernel::{testing, KParam};
+use crate::kernel::testing;
 use crate::vocab::Scalar;
 
 fn lid(d: u8) -> KExpr {
@@ -7,11 +7,7 @@ fn lid(d: u8) -> KExpr {
 }
 
 fn decl(name: &str, init: KExpr) -> KStmt {
-    KStmt::Decl {
-        name: name.to_string(),
-        ty: Scalar::Int,
-        init: Some(init),
-    }
+    testing::decl(name, Scalar::Int, Some(init))
 }
 
 fn local(array: &str, index: KExpr) -> ArrayRef {
@@ -34,9 +30,9 @@ fn store(r: ArrayRef, value: KExpr) -> KStmt {
 fn for_lt(v: &str, lo: KExpr, hi: KExpr, step: i64, body: Vec<KStmt>) -> KStmt {
     KStmt::For {
         init: vec![decl(v, lo)],
-        cond: Some(KExpr::bin(BinOp::Lt, KExpr::var(v), hi)),
+        cond: Some(KExpr::bin(BinOp::Lt, testing::var(v), hi)),
         step: vec![KStmt::Assign {
-            target: LValue::Var(v.to_string()),
+            target: testing::lvar(v),
             op: Some(BinOp::Add),
             value: KExpr::int(step),
         }],
@@ -50,14 +46,12 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
     let params = vec![
         testing::buffer("a", Scalar::Float, true, None),
         testing::buffer("o", Scalar::Float, false, None),
-        KParam {
-            name: "n".to_string(),
-            kind: KParamKind::Scalar(Scalar::Int),
-        },
+        testing::param("n", Scalar::Int),
     ];
     let mut k = Kernel {
         name: "k".to_string(),
         arrays: testing::take(),
+        vars: testing::take_vars(),
         params,
         locals: Vec::new(),
         dims: 2,
@@ -99,26 +93,26 @@ fn staged_body() -> Vec<KStmt> {
                         "t",
                         KExpr::bin(
                             BinOp::Add,
-                            KExpr::bin(BinOp::Mul, KExpr::var("r"), KExpr::int(17)),
-                            KExpr::var("c"),
+                            KExpr::bin(BinOp::Mul, testing::var("r"), KExpr::int(17)),
+                            testing::var("c"),
                         ),
                     ),
-                    KExpr::Load(global("a", KExpr::var("c"))),
+                    KExpr::Load(global("a", testing::var("c"))),
                 )],
             )],
         ),
         KStmt::Barrier,
         KStmt::If {
-            cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
+            cond: KExpr::bin(BinOp::Lt, testing::var("i"), testing::var("n")),
             then: vec![store(
-                global("o", KExpr::var("i")),
+                global("o", testing::var("i")),
                 KExpr::Load(local(
                     "t",
                     KExpr::bin(
                         BinOp::Add,
                         KExpr::bin(
                             BinOp::Mul,
-                            KExpr::bin(BinOp::Sub, KExpr::var("i"), KExpr::var("o0")),
+                            KExpr::bin(BinOp::Sub, testing::var("i"), testing::var("o0")),
                             KExpr::int(17),
                         ),
                         lid(0),
@@ -141,7 +135,7 @@ fn a_staged_kernel_is_valid_and_its_tile_indices_are_proven() {
 fn a_barrier_under_a_thread_guard_is_invalid() {
     let mut body = staged_body();
     let guarded = KStmt::If {
-        cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
+        cond: KExpr::bin(BinOp::Lt, testing::var("i"), testing::var("n")),
         then: vec![KStmt::Barrier],
         els: vec![],
     };
@@ -153,7 +147,13 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     // Through a variable assigned from the thread id, and in a loop whose trip count depends on it.
     let body = vec![
         decl("m", KExpr::bin(BinOp::Add, lid(0), KExpr::int(1))),
-        for_lt("q", KExpr::int(0), KExpr::var("m"), 1, vec![KStmt::Barrier]),
+        for_lt(
+            "q",
+            KExpr::int(0),
+            testing::var("m"),
+            1,
+            vec![KStmt::Barrier],
+        ),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
@@ -163,7 +163,7 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     let ok = vec![for_lt(
         "q",
         KExpr::int(0),
-        KExpr::var("n"),
+        testing::var("n"),
         1,
         vec![KStmt::Barrier],
     )];
@@ -171,11 +171,11 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     let brk = vec![for_lt(
         "q",
         KExpr::int(0),
-        KExpr::var("n"),
+        testing::var("n"),
         1,
         vec![
             KStmt::If {
-                cond: KExpr::bin(BinOp::Eq, lid(0), KExpr::var("q")),
+                cond: KExpr::bin(BinOp::Eq, lid(0), testing::var("q")),
                 then: vec![KStmt::Break],
                 els: vec![],
             },
@@ -227,7 +227,7 @@ fn a_tile_index_past_the_tile_is_invalid() {
 #[test]
 fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
     let body = vec![
-        store(global("a", lid(0)), KExpr::var("x")),
+        store(global("a", lid(0)), testing::var("x")),
         store(global("nope", KExpr::int(0)), KExpr::int(1)),
         store(local("o", KExpr::int(0)), KExpr::int(1)),
     ];
@@ -253,9 +253,9 @@ fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
             KExpr::int(0),
             KExpr::int(4),
             1,
-            vec![decl("y", KExpr::var("q"))],
+            vec![decl("y", testing::var("q"))],
         ),
-        store(global("o", KExpr::var("y")), KExpr::int(0)),
+        store(global("o", testing::var("y")), KExpr::int(0)),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
