@@ -317,3 +317,125 @@ fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
         "{proven} proven, {unproven} not bounded"
     );
 }
+
+/// Two scalars of one name: the inner one may hide the outer one where only it is used; the
+/// outer one used where the inner one hides it, or both declared in one scope, would print as
+/// one scalar (the printers spell names), and is rejected.
+#[test]
+fn two_scalars_of_one_name_are_never_confused() {
+    let mut k = kernel(Vec::new());
+    let KParamKind::Buffer { array: o, .. } = k.params[1].kind else {
+        panic!("{:?}", k.params[1])
+    };
+    let outer = k.var("t0", Scalar::Int, VarKind::Private);
+    let inner = k.var("t0", Scalar::Float, VarKind::Private);
+    let decl = |var| KStmt::Decl {
+        var,
+        init: Some(KExpr::int(1)),
+    };
+    let put = |v| {
+        store(
+            ArrayRef::elem(o, Space::Global, KExpr::int(0)),
+            KExpr::Var(v),
+        )
+    };
+    k.body = vec![
+        decl(outer),
+        KStmt::Block(vec![decl(inner), put(inner)]),
+        put(outer),
+    ];
+    assert_eq!(validate(&k).errors, vec![]);
+    k.body = vec![decl(outer), KStmt::Block(vec![decl(inner), put(outer)])];
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::NameClash("t0".to_string())]
+    );
+    k.body = vec![decl(outer), decl(inner)];
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::NameClash("t0".to_string())]
+    );
+    // A parameter's scalar is a parameter of its name and type.
+    let KParamKind::Scalar { var: n, .. } = k.params[2].kind else {
+        panic!("{:?}", k.params[2])
+    };
+    k.body = Vec::new();
+    k.vars[n].ty = Scalar::Long;
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::ParamMismatch("n".to_string())]
+    );
+}
+
+/// A C name declared again in a nested scope is a scalar of the kernel of its own (of its own
+/// type), each use the one its scope sees; the kernel is valid.
+#[test]
+fn a_shadowing_declaration_is_a_scalar_of_its_own() {
+    use crate::back::Target;
+    use crate::driver::{self, OptOptions};
+    let src = r#"
+void f(int n, const float *a, float *b, float *c)
+{
+#pragma acc parallel loop copyin(a[0:n]) copyout(b[0:n], c[0:n])
+    for (int i = 0; i < n; i++) {
+        float t = a[i];
+        {
+            int t = 2;
+            b[i] = t;
+        }
+        c[i] = t;
+    }
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("accshare-shadow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shadow.c");
+    std::fs::write(&path, src).unwrap();
+    let mut sources = crate::diag::SourceMap::new();
+    let mut diags = crate::diag::Diags::new();
+    let opts = driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let out = driver::compile_with(
+        &path,
+        &opts,
+        &OptOptions::default(),
+        &mut sources,
+        &mut diags,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.unwrap_or_else(|| panic!("{}", crate::diag::render(&sources, &diags.0)));
+    let k = &out.module.kernels[0];
+    assert_eq!(validate(k).errors, vec![]);
+    let ts: Vec<Scalar> = k
+        .vars
+        .iter()
+        .filter(|(_, v)| v.name == "t")
+        .map(|(_, v)| v.ty)
+        .collect();
+    assert_eq!(ts, vec![Scalar::Float, Scalar::Int]);
+    // Each store reads the `t` of its scope.
+    let stored = std::cell::RefCell::new(Vec::new());
+    for s in &k.body {
+        s.any(&|x| {
+            if let KStmt::Assign {
+                target: LValue::Elem(r),
+                value: KExpr::Var(v),
+                ..
+            } = x
+            {
+                let name = k.arrays[r.array].name.clone();
+                stored.borrow_mut().push((name, k.vars[*v].ty));
+            }
+            false
+        });
+    }
+    assert_eq!(
+        stored.into_inner(),
+        vec![
+            ("b".to_string(), Scalar::Int),
+            ("c".to_string(), Scalar::Float)
+        ]
+    );
+}
