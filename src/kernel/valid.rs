@@ -343,6 +343,8 @@ impl Validator<'_> {
     /// A declaration: checks its initializer, records the linear form (or the range) of a
     /// variable defined once, and declares the name.
     fn decl(&mut self, var: Handle<KVar>, init: Option<&KExpr>) {
+        // In C the name is the new scalar's from its declarator on, its initializer included.
+        self.declare_var(var);
         if let Some(e) = init {
             self.expr(e);
             if self.assigned.get(&var) == Some(&1) {
@@ -354,7 +356,6 @@ impl Validator<'_> {
                 }
             }
         }
-        self.declare_var(var);
     }
 
     /// An assignment (`plain`: `=`, not a compound `op=`): checks the value and the target,

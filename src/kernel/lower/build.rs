@@ -789,6 +789,10 @@ impl<'a> KernelBuilder<'a> {
         for dec in d {
             match &dec.ty {
                 LocalType::Scalar(s) => {
+                    // In C the name is the new scalar's from its declarator on, its
+                    // initializer included (`int t = t;` reads the new `t`).
+                    self.locals.insert(dec.name.clone(), *s);
+                    let var = self.fresh(&dec.name, *s);
                     let init = match dec.init {
                         Init::Expr(e) => Some(self.expr(e)),
                         Init::List(sp) => {
@@ -800,8 +804,6 @@ impl<'a> KernelBuilder<'a> {
                         }
                         Init::None => None,
                     };
-                    self.locals.insert(dec.name.clone(), *s);
-                    let var = self.fresh(&dec.name, *s);
                     out.push(KStmt::Decl { var, init });
                 }
                 LocalType::Array { elem, extents } => {

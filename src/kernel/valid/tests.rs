@@ -355,6 +355,16 @@ fn two_scalars_of_one_name_are_never_confused() {
         validate(&k).errors,
         vec![Invalid::NameClash("t0".to_string())]
     );
+    // An initializer sees the scalar it initializes (C's scope), not the one it hides.
+    let hiding = KStmt::Decl {
+        var: inner,
+        init: Some(KExpr::Var(outer)),
+    };
+    k.body = vec![decl(outer), KStmt::Block(vec![hiding])];
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::NameClash("t0".to_string())]
+    );
     // A parameter's scalar is a parameter of its name and type.
     let KParamKind::Scalar { var: n, .. } = k.params[2].kind else {
         panic!("{:?}", k.params[2])
