@@ -290,11 +290,7 @@ fn histogram_kernel(atomic: bool) -> Module {
             Scalar::Float,
             KExpr::Float(0.5, true),
         ),
-        KStmt::Decl {
-            name: "t".to_string(),
-            ty: Scalar::Int,
-            init: None,
-        },
+        testing::decl("t", Scalar::Int, None),
         KStmt::Atomic {
             target: at("next", KExpr::Int(0, Scalar::Int)),
             ty: Scalar::Int,
@@ -304,14 +300,14 @@ fn histogram_kernel(atomic: bool) -> Module {
                 reversed: false,
             },
             capture: Some(AtomicCapture {
-                var: "t".to_string(),
+                var: testing::v("t"),
                 after: false,
             }),
         },
         KStmt::Assign {
             target: LValue::Elem(at("tickets", gid)),
             op: None,
-            value: KExpr::Var("t".to_string()),
+            value: testing::var("t"),
         },
     ];
     let buf = |n: &str, elem| testing::buffer(n, elem, false, None);
@@ -324,6 +320,7 @@ fn histogram_kernel(atomic: bool) -> Module {
     let k = Kernel {
         name: "hist".to_string(),
         arrays: testing::snapshot(),
+        vars: testing::vars_snapshot(),
         params,
         locals: Vec::new(),
         dims: 1,
@@ -399,7 +396,7 @@ fn the_validator_checks_atomic_statements() {
     k.params[0] = testing::buffer(&k.params[0].name.clone(), Scalar::Int, true, None);
     // The capture variable must be declared.
     k.body
-        .retain(|s| !matches!(s, KStmt::Decl { name, .. } if name == "t"));
+        .retain(|s| !matches!(s, KStmt::Decl { var, .. } if *var == testing::v("t")));
     k.body.push(KStmt::Atomic {
         target: at("nowhere", KExpr::Int(0, Scalar::Int)),
         ty: Scalar::Int,
@@ -407,6 +404,7 @@ fn the_validator_checks_atomic_statements() {
         capture: None,
     });
     k.arrays = testing::snapshot();
+    k.vars = testing::vars_snapshot();
     let errors = valid::validate(k).errors;
     assert_eq!(
         errors,

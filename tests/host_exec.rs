@@ -14,8 +14,7 @@ use accshare::back::Target;
 use accshare::front::ast::Scalar;
 use accshare::front::pragma_ast::RedOp;
 use accshare::kernel::{
-    Buffer, HostArg, HostExpr, HostReduction, HostRegion, KParam, KParamKind, Kernel, Launch,
-    Module,
+    Buffer, HostArg, HostExpr, HostReduction, HostRegion, KParam, Kernel, Launch, Module,
 };
 
 const PROGRAM: &str = r#"/* host_exec.c - vector add, two reductions, a 2-D grid with scalar arguments of several
@@ -229,16 +228,14 @@ fn param_buf(name: &str, elem: Scalar, read_only: bool) -> KParam {
 }
 
 fn param_scalar(name: &str, ty: Scalar) -> KParam {
-    KParam {
-        name: name.into(),
-        kind: KParamKind::Scalar(ty),
-    }
+    accshare::kernel::testing::param(name, ty)
 }
 
 fn kernel(name: &str, params: Vec<KParam>, dims: u8, block: [u32; 3]) -> Kernel {
     Kernel {
         name: name.into(),
         arrays: accshare::kernel::testing::snapshot(),
+        vars: accshare::kernel::testing::vars_snapshot(),
         params,
         locals: Vec::new(),
         dims,

@@ -17,7 +17,7 @@ fn int(v: i64) -> KExpr {
     KExpr::Int(v, Scalar::Int)
 }
 fn var(n: &str) -> KExpr {
-    KExpr::Var(n.to_string())
+    testing::var(n)
 }
 fn bin(op: BinOp, a: KExpr, c: KExpr) -> KExpr {
     KExpr::Binary(op, b(a), b(c))
@@ -58,17 +58,13 @@ fn sstore(a: &str, i: KExpr, v: KExpr) -> KStmt {
 }
 fn set(n: &str, v: KExpr) -> KStmt {
     KStmt::Assign {
-        target: LValue::Var(n.to_string()),
+        target: testing::lvar(n),
         op: None,
         value: v,
     }
 }
 fn decl(n: &str, ty: Scalar, v: KExpr) -> KStmt {
-    KStmt::Decl {
-        name: n.to_string(),
-        ty,
-        init: Some(v),
-    }
+    testing::decl(n, ty, Some(v))
 }
 fn buf(n: &str, elem: Scalar) -> KParam {
     testing::buffer(n, elem, false, None)
@@ -82,10 +78,7 @@ struct LocalArray {
     len: u32,
 }
 fn scalar(n: &str, s: Scalar) -> KParam {
-    KParam {
-        name: n.to_string(),
-        kind: KParamKind::Scalar(s),
-    }
+    testing::param(n, s)
 }
 
 fn kernel(
@@ -109,6 +102,7 @@ fn kernel(
         kernels: vec![Kernel {
             name: name.to_string(),
             arrays,
+            vars: testing::take_vars(),
             params,
             locals,
             dims: if block[2] > 1 {
@@ -458,8 +452,8 @@ fn vector_tile_kernel(elem: Scalar, threads: u32, width: usize, stride: i64) -> 
         }],
         vec![
             KStmt::VecLoad {
-                vector: "v".to_string(),
-                lanes: names("v"),
+                vector: testing::v("v"),
+                lanes: names("v").iter().map(|n| testing::v(n)).collect(),
                 elem,
                 src: at("a", Space::Global, bin(BinOp::Mul, lid(0), int(w))),
             },
@@ -470,8 +464,8 @@ fn vector_tile_kernel(elem: Scalar, threads: u32, width: usize, stride: i64) -> 
             },
             KStmt::Barrier,
             KStmt::VecLoad {
-                vector: "u".to_string(),
-                lanes: names("u"),
+                vector: testing::v("u"),
+                lanes: names("u").iter().map(|n| testing::v(n)).collect(),
                 elem,
                 src: at("t", Space::Local, tile_at()),
             },
@@ -581,8 +575,8 @@ fn checker_sees_each_element_of_a_local_vector_load() {
         .collect();
     body.push(KStmt::Barrier);
     body.push(KStmt::VecLoad {
-        vector: "u".to_string(),
-        lanes: lanes.clone(),
+        vector: testing::v("u"),
+        lanes: lanes.iter().map(|n| testing::v(n)).collect(),
         elem,
         src: at("t", Space::Local, bin(BinOp::Mul, lid(0), int(4))),
     });
@@ -634,7 +628,7 @@ fn divergent_branches_loops_and_c_arithmetic() {
                 init: vec![decl("i", Scalar::Int, int(0))],
                 cond: Some(bin(BinOp::Lt, var("i"), var("t"))),
                 step: vec![KStmt::Assign {
-                    target: LValue::Var("i".to_string()),
+                    target: testing::lvar("i"),
                     op: Some(BinOp::Add),
                     value: int(1),
                 }],
@@ -650,7 +644,7 @@ fn divergent_branches_loops_and_c_arithmetic() {
                         els: vec![],
                     },
                     KStmt::Assign {
-                        target: LValue::Var("s".to_string()),
+                        target: testing::lvar("s"),
                         op: Some(BinOp::Add),
                         value: var("i"),
                     },
@@ -1507,7 +1501,7 @@ fn private_arrays_compound_stores_and_while_loops() {
         KStmt::While {
             cond: bin(BinOp::Gt, var("n"), int(3)),
             body: vec![KStmt::Assign {
-                target: LValue::Var("n".to_string()),
+                target: testing::lvar("n"),
                 op: Some(BinOp::Sub),
                 value: int(3),
             }],

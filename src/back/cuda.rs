@@ -320,7 +320,7 @@ pub fn param_type(kind: &KParamKind) -> String {
                 None => d.scalar(*elem, TypeUse::Global).to_string(),
             }
         ),
-        KParamKind::Scalar(t) => d.scalar(*t, TypeUse::Param).to_string(),
+        KParamKind::Scalar { ty: t, .. } => d.scalar(*t, TypeUse::Param).to_string(),
     }
 }
 
@@ -341,7 +341,7 @@ fn param(k: &crate::kernel::KParam) -> String {
             };
             format!("{c}{ty} *__restrict__ {name}")
         }
-        KParamKind::Scalar(t) => format!("{} {name}", d.scalar(*t, TypeUse::Param)),
+        KParamKind::Scalar { ty: t, .. } => format!("{} {name}", d.scalar(*t, TypeUse::Param)),
     }
 }
 

@@ -304,7 +304,9 @@ fn param(k: &crate::kernel::KParam) -> Vec<String> {
                 format!("const long {}", offset_param(&name)),
             ]
         }
-        KParamKind::Scalar(t) => vec![format!("const {} {name}", d.scalar(*t, TypeUse::Param))],
+        KParamKind::Scalar { ty: t, .. } => {
+            vec![format!("const {} {name}", d.scalar(*t, TypeUse::Param))]
+        }
     }
 }
 

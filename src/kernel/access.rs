@@ -3,7 +3,7 @@
 //! before its operands). The simulator counts what each one does at run time; the coalescing
 //! lint ([`super::lint`]) classifies the global ones statically; both number them this way.
 
-use super::{Arena, ArrayRef, Builtin, KArray, KExpr, Space};
+use super::{Arena, ArrayRef, Builtin, KArray, KExpr, KVar, Space};
 use crate::vocab::{BinOp, Scalar};
 
 /// Load, store, or both (compound assignment to an element).
@@ -38,11 +38,11 @@ pub struct AccessInfo {
 }
 
 impl AccessInfo {
-    /// The access numbered `id` of kernel `kernel`, to `r`'s array (one of `arrays`) of
-    /// `elem`.
+    /// The access numbered `id` of kernel `kernel`, to `r`'s array (one of `arrays`, its index
+    /// over `vars`) of `elem`.
     pub fn new(
         kernel: &str,
-        arrays: &Arena<KArray>,
+        (arrays, vars): (&Arena<KArray>, &Arena<KVar>),
         id: usize,
         r: &ArrayRef,
         kind: AccessKind,
@@ -55,7 +55,7 @@ impl AccessInfo {
                 kernel,
                 id,
                 arrays[r.array].name,
-                print_expr(&r.index, arrays, 0),
+                print_expr(&r.index, (arrays, vars), 0),
                 r.field
                     .as_ref()
                     .map(|f| format!(".{}", f.name))
@@ -85,15 +85,16 @@ fn prec(op: BinOp) -> u8 {
 }
 
 /// C text of an expression (for labels), parenthesized where precedence needs it; its arrays
-/// are `arrays`'.
-pub fn print_expr(e: &KExpr, arrays: &Arena<KArray>, outer: u8) -> String {
+/// are `arrays`', its scalars `vars`'.
+pub fn print_expr(e: &KExpr, names: (&Arena<KArray>, &Arena<KVar>), outer: u8) -> String {
+    let arrays = names;
     match e {
-        KExpr::Var(v) => v.clone(),
+        KExpr::Var(v) => names.1[*v].name.clone(),
         KExpr::Int(v, _) => v.to_string(),
         KExpr::Float(v, s) => format!("{}{}", v, if *s { "f" } else { "" }),
         KExpr::Load(r) => format!(
             "{}[{}]{}",
-            arrays[r.array].name,
+            arrays.0[r.array].name,
             print_expr(&r.index, arrays, 0),
             r.field
                 .as_ref()

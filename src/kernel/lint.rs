@@ -48,8 +48,8 @@ use std::collections::HashMap;
 
 use super::access::{AccessInfo, AccessKind};
 use super::{
-    Arena, ArrayRef, AtomicCapture, AtomicOp, Builtin, KArray, KExpr, KParamKind, KStmt, Kernel,
-    LValue, Space,
+    Arena, ArrayRef, AtomicCapture, AtomicOp, Builtin, Handle, KArray, KExpr, KParamKind, KStmt,
+    KVar, Kernel, LValue, Space,
 };
 use crate::model::WarpMemory;
 use crate::vocab::{BinOp, Scalar, UnOp};
@@ -236,6 +236,8 @@ enum Key {
 struct Numbering<'k> {
     /// The kernel's arrays.
     arrays: &'k Arena<KArray>,
+    /// The kernel's scalars.
+    vars: &'k Arena<KVar>,
     ids: HashMap<*const ArrayRef, usize>,
     refs: Vec<(&'k ArrayRef, AccessKind)>,
 }
@@ -395,7 +397,7 @@ struct Exec<'a, 'k> {
     group: [i64; 3],
     /// The value of integer scalar parameters.
     param: i64,
-    env: Vec<HashMap<&'k str, Vec<Val>>>,
+    env: Vec<HashMap<Handle<KVar>, Vec<Val>>>,
     brk: Vec<bool>,
     cont: Vec<bool>,
     /// Per lane: the condition on data under which it runs here, if it does, and the symbol
@@ -587,12 +589,12 @@ impl<'k> Exec<'_, 'k> {
         [t % bx, (t / bx) % by, t / (bx * by)]
     }
 
-    fn var(&self, n: &str) -> Vec<Val> {
-        if let Some(v) = self.env.iter().rev().find_map(|s| s.get(n)) {
+    fn var(&self, n: Handle<KVar>) -> Vec<Val> {
+        if let Some(v) = self.env.iter().rev().find_map(|s| s.get(&n)) {
             return v.clone();
         }
         let v = self.kernel.params.iter().find_map(|p| match p.kind {
-            KParamKind::Scalar(t) if p.name == n => Some(if t.is_float() {
+            KParamKind::Scalar { var, ty: t } if var == n => Some(if t.is_float() {
                 Err(Why::Float)
             } else {
                 Ok(V::K(self.param))
@@ -602,10 +604,10 @@ impl<'k> Exec<'_, 'k> {
         vec![v.unwrap_or(Err(Why::Unset)); self.threads]
     }
 
-    fn set(&mut self, n: &'k str, v: Vec<Val>, m: &[bool]) {
+    fn set(&mut self, n: Handle<KVar>, v: Vec<Val>, m: &[bool]) {
         let threads = self.threads;
-        let slot = match self.env.iter().rposition(|s| s.contains_key(n)) {
-            Some(i) => self.env[i].get_mut(n),
+        let slot = match self.env.iter().rposition(|s| s.contains_key(&n)) {
+            Some(i) => self.env[i].get_mut(&n),
             None => self
                 .env
                 .last_mut()
@@ -641,7 +643,7 @@ impl<'k> Exec<'_, 'k> {
     fn eval(&mut self, e: &'k KExpr, m: &[bool]) -> Vec<Val> {
         let n = self.threads;
         match e {
-            KExpr::Var(v) => self.var(v),
+            KExpr::Var(v) => self.var(*v),
             KExpr::Int(v, _) => vec![Ok(V::K(*v)); n],
             KExpr::Float(..) => vec![Err(Why::Float); n],
             KExpr::Load(r) => {
@@ -1010,9 +1012,9 @@ impl<'k> Exec<'_, 'k> {
 
     fn stmt(&mut self, s: &'k KStmt, m: &[bool]) {
         match s {
-            KStmt::Decl { name, init, .. } => self.decl(name, init.as_ref(), m),
+            KStmt::Decl { var, init } => self.decl(*var, init.as_ref(), m),
             KStmt::Assign { target, op, value } => match target {
-                LValue::Var(name) => self.assign_var(name, *op, value, m),
+                LValue::Var(name) => self.assign_var(*name, *op, value, m),
                 LValue::Elem(r) => {
                     self.scalar_request(r, m);
                     let _ = self.eval(value, m);
@@ -1046,7 +1048,7 @@ impl<'k> Exec<'_, 'k> {
                 for (j, l) in lanes.iter().enumerate() {
                     let v = self.loaded(id, &idx, m, j as i64);
                     if let Some(sc) = self.env.last_mut() {
-                        sc.insert(l.as_str(), v);
+                        sc.insert(*l, v);
                     }
                 }
             }
@@ -1087,7 +1089,7 @@ impl<'k> Exec<'_, 'k> {
 
     /// A scalar declaration: the lanes `m` hold its initializer's value (unset without one),
     /// the others nothing.
-    fn decl(&mut self, name: &'k str, init: Option<&'k KExpr>, m: &[bool]) {
+    fn decl(&mut self, name: Handle<KVar>, init: Option<&'k KExpr>, m: &[bool]) {
         let n = self.threads;
         let v = match init {
             Some(e) => self.eval(e, m),
@@ -1102,7 +1104,7 @@ impl<'k> Exec<'_, 'k> {
     }
 
     /// `name = value` (or `name op= value`) on the lanes `m`.
-    fn assign_var(&mut self, name: &'k str, op: Option<BinOp>, value: &'k KExpr, m: &[bool]) {
+    fn assign_var(&mut self, name: Handle<KVar>, op: Option<BinOp>, value: &'k KExpr, m: &[bool]) {
         let v = self.eval(value, m);
         let v = match op {
             None => v,
@@ -1150,8 +1152,8 @@ impl<'k> Exec<'_, 'k> {
         &mut self,
         c: &[Val],
         unsure: &[usize],
-        before: &[HashMap<&'k str, Vec<Val>>],
-        mid: &[HashMap<&'k str, Vec<Val>>],
+        before: &[HashMap<Handle<KVar>, Vec<Val>>],
+        mid: &[HashMap<Handle<KVar>, Vec<Val>>],
     ) {
         let mut env = std::mem::take(&mut self.env);
         for ((s, b), md) in env.iter_mut().zip(before.iter()).zip(mid.iter()) {
@@ -1197,7 +1199,7 @@ impl<'k> Exec<'_, 'k> {
             let v = (0..n)
                 .map(|t| Ok(self.intern(Key::Lane(serial, t), id)))
                 .collect();
-            self.set(c.var.as_str(), v, m);
+            self.set(c.var, v, m);
         }
     }
 }
@@ -1211,6 +1213,7 @@ pub fn lint_kernel(
     let memory = memory.into();
     let mut num = Numbering {
         arrays: &kernel.arrays,
+        vars: &kernel.vars,
         ids: HashMap::new(),
         refs: Vec::new(),
     };
@@ -1244,7 +1247,7 @@ pub fn lint_kernel(
         .params
         .iter()
         .filter_map(|p| match p.kind {
-            KParamKind::Scalar(t) if !t.is_float() => Some(p.name.as_str()),
+            KParamKind::Scalar { ty: t, .. } if !t.is_float() => Some(p.name.as_str()),
             _ => None,
         })
         .collect();
@@ -1293,7 +1296,14 @@ pub fn lint_kernel(
         let (verdict, reason, data) = verdict(&per_binding, id, &num, &int_params);
         out.push(LintItem {
             origin: kernel.origin.clone(),
-            access: AccessInfo::new(&kernel.name, &kernel.arrays, id, r, *kind, elem),
+            access: AccessInfo::new(
+                &kernel.name,
+                (&kernel.arrays, &kernel.vars),
+                id,
+                r,
+                *kind,
+                elem,
+            ),
             verdict,
             reason,
             data,
@@ -1305,7 +1315,15 @@ pub fn lint_kernel(
 /// The C text of access `src` (`idx[i]`) and its array.
 fn load_text(num: &Numbering, src: usize) -> (String, String) {
     let (r, _) = num.refs[src];
-    let label = AccessInfo::new("", num.arrays, src, r, AccessKind::Load, Scalar::Int).label;
+    let label = AccessInfo::new(
+        "",
+        (num.arrays, num.vars),
+        src,
+        r,
+        AccessKind::Load,
+        Scalar::Int,
+    )
+    .label;
     let text = label.split_once(' ').map_or(label.as_str(), |(_, t)| t);
     (num.arrays[r.array].name.clone(), format!("`{}`", text))
 }
@@ -1565,11 +1583,7 @@ mod tests {
         store("out", gx(), gload("a", i))
     }
     fn decl(n: &str, v: KExpr) -> KStmt {
-        KStmt::Decl {
-            name: n.to_string(),
-            ty: Scalar::Int,
-            init: Some(v),
-        }
+        testing::decl(n, Scalar::Int, Some(v))
     }
     fn lid(d: u8) -> KExpr {
         KExpr::Builtin(Builtin::LocalId(d))
@@ -1593,6 +1607,7 @@ mod tests {
         let k = Kernel {
             name: "k".to_string(),
             arrays: testing::take(),
+            vars: testing::take_vars(),
             params,
             locals: Vec::new(),
             dims: 2,
@@ -1628,7 +1643,7 @@ mod tests {
         // a histogram: b = idx[i]; a[b] (the lint cannot know that idx is sorted)
         let it = lint_a(vec![
             decl("b", gload("idx", gx())),
-            store("a", KExpr::var("b"), KExpr::int(1)),
+            store("a", testing::var("b"), KExpr::int(1)),
         ]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);
     }
@@ -1637,12 +1652,12 @@ mod tests {
     fn a_uniform_loaded_base_is_classified_over_its_alignments() {
         let k = || decl("k", gload("idx", row()));
         // k the same for the whole warp: `a[k]` is a broadcast
-        let it = lint_a(vec![k(), copy_a(KExpr::var("k"))]);
+        let it = lint_a(vec![k(), copy_a(testing::var("k"))]);
         assert_eq!(it[0].verdict, Verdict::Broadcast, "{}", it[0].reason);
         // `a[k + tx]`: unit stride, coalesced only when the data aligns k (CSR rows do not)
         let it = lint_a(vec![
             k(),
-            copy_a(KExpr::bin(BinOp::Add, KExpr::var("k"), lid(0))),
+            copy_a(KExpr::bin(BinOp::Add, testing::var("k"), lid(0))),
         ]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedAlignment);
         assert!(
@@ -1652,7 +1667,7 @@ mod tests {
         );
         assert!(it[0].data.is_some());
         // `a[32 * k + tx]`: every base is a multiple of 128 bytes: coalesced, exactly
-        let base = KExpr::bin(BinOp::Mul, KExpr::int(32), KExpr::var("k"));
+        let base = KExpr::bin(BinOp::Mul, KExpr::int(32), testing::var("k"));
         let it = lint_a(vec![k(), copy_a(KExpr::bin(BinOp::Add, base, lid(0)))]);
         assert_eq!(it[0].verdict, Verdict::Coalesced, "{}", it[0].reason);
         // `a[k + 2 * tx]`: strided whatever k is
@@ -1660,7 +1675,7 @@ mod tests {
             k(),
             copy_a(KExpr::bin(
                 BinOp::Add,
-                KExpr::var("k"),
+                testing::var("k"),
                 KExpr::bin(BinOp::Mul, KExpr::int(2), lid(0)),
             )),
         ]);
@@ -1675,17 +1690,17 @@ mod tests {
             init: vec![decl("j", gload("idx", row()))],
             cond: Some(KExpr::bin(
                 BinOp::Lt,
-                KExpr::var("j"),
+                testing::var("j"),
                 gload("idx", KExpr::bin(BinOp::Add, row(), KExpr::int(1))),
             )),
             step: vec![KStmt::Assign {
-                target: LValue::Var("j".to_string()),
+                target: testing::lvar("j"),
                 op: Some(BinOp::Add),
                 value: KExpr::int(1),
             }],
             body: vec![copy_a(KExpr::bin(
                 BinOp::Add,
-                KExpr::var("j"),
+                testing::var("j"),
                 KExpr::bin(BinOp::Mul, KExpr::int(0), lid(0)),
             ))],
         };
@@ -1694,13 +1709,13 @@ mod tests {
         // the same loop per lane (j from idx[i]): the accesses index by data per lane
         let lp = KStmt::For {
             init: vec![decl("j", gload("idx", gx()))],
-            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("j"), KExpr::int(1000))),
+            cond: Some(KExpr::bin(BinOp::Lt, testing::var("j"), KExpr::int(1000))),
             step: vec![KStmt::Assign {
-                target: LValue::Var("j".to_string()),
+                target: testing::lvar("j"),
                 op: Some(BinOp::Add),
                 value: KExpr::int(1),
             }],
-            body: vec![copy_a(KExpr::var("j"))],
+            body: vec![copy_a(testing::var("j"))],
         };
         let it = lint_a(vec![lp]);
         assert_eq!(it[0].verdict, Verdict::UncoalescedData);

@@ -11,6 +11,11 @@
 //! - the kernel owns its arrays ([`Kernel::arrays`], naga's arenas are the model): code names an
 //!   array by a [`Handle<KArray>`] into that table, never by a string, and only back ends and the
 //!   simulator turn a handle into a name or a memory slot (`kernel::valid` checks each handle);
+//! - the kernel owns its scalars alike ([`Kernel::vars`]): a parameter, a private variable, a
+//!   loop iterator or a vector's lane is a [`Handle<KVar>`]; a C name declared again in a
+//!   nested scope is another [`KVar`]. Names are not made unique: `kernel::valid` rejects a use
+//!   whose name does not resolve, in the C scope the printer writes it in, to its own variable
+//!   (two variables of one name visible at once), so printing names never merges two scalars;
 //! - a [`KStmt::Barrier`] is never inside control flow that depends on the thread id
 //!   (lowering guarantees it; the simulator checks it).
 
@@ -40,6 +45,10 @@ pub struct Kernel {
     /// buffers, local arrays and private arrays, each once, with its name and element type.
     /// Only back ends and the simulator turn a handle into a name or a memory slot.
     pub arrays: Arena<KArray>,
+    /// Every scalar the kernel's code names ([`KExpr::Var`], [`LValue::Var`], [`KStmt::Decl`],
+    /// scalar parameters, atomic captures, vector lanes), each declaration once, with its name
+    /// and type.
+    pub vars: Arena<KVar>,
     pub params: Vec<KParam>,
     /// Arrays in local (shared) memory ([`ArrayKind::Local`]), in declaration order, sizes fixed
     /// at compile time.
@@ -59,6 +68,43 @@ pub struct Kernel {
     pub registers: Option<u32>,
     /// Where the kernel came from, for comments in the output (`gemm.c:14`).
     pub origin: String,
+}
+
+/// A scalar a kernel names: a parameter passed by value, or a variable its code declares (a
+/// private scalar, a loop iterator, a lane of a vector load).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KVar {
+    pub name: String,
+    pub ty: Scalar,
+    pub kind: VarKind,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// A scalar parameter ([`KParamKind::Scalar`]), in scope everywhere.
+    Param,
+    /// Declared by a [`KStmt::Decl`] (or as a lane of a [`KStmt::VecLoad`]), in scope from
+    /// there to the end of its block.
+    Private,
+}
+
+impl Kernel {
+    /// Adds a scalar; its handle.
+    pub fn var(&mut self, name: &str, ty: Scalar, kind: VarKind) -> Handle<KVar> {
+        new_var(&mut self.vars, name, ty, kind)
+    }
+}
+
+/// Adds a scalar to `vars`; its handle.
+pub fn new_var(vars: &mut Arena<KVar>, name: &str, ty: Scalar, kind: VarKind) -> Handle<KVar> {
+    vars.append(
+        KVar {
+            name: name.to_string(),
+            ty,
+            kind,
+        },
+        Span::default(),
+    )
 }
 
 /// An array a kernel names: a buffer parameter, a local (shared) array or a private array.
@@ -152,10 +198,12 @@ pub enum KParamKind {
         read_only: bool,
         record: Option<Record>,
     },
-    /// A scalar passed by value. OpenCL forbids `bool` and `size_t` kernel parameters: the
-    /// OpenCL back end passes `_Bool` as `uchar` (one byte, like the host's `_Bool`) and `size_t`
-    /// as `ulong` (64-bit, like the host's); `_Bool` buffer elements are `uchar` too.
-    Scalar(Scalar),
+    /// A scalar passed by value, the variable `var` of type `ty` (of kind [`VarKind::Param`],
+    /// of the parameter's name and this type). OpenCL forbids `bool` and `size_t` kernel
+    /// parameters: the OpenCL back end passes `_Bool` as `uchar` (one byte, like the host's
+    /// `_Bool`) and `size_t` as `ulong` (64-bit, like the host's); `_Bool` buffer elements are
+    /// `uchar` too.
+    Scalar { var: Handle<KVar>, ty: Scalar },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -287,7 +335,7 @@ pub enum Builtin {
 #[derive(Clone, Debug, PartialEq)]
 pub enum KExpr {
     /// A scalar: kernel parameter, private variable or loop iterator.
-    Var(String),
+    Var(Handle<KVar>),
     /// Integer literal of the given type (printed with the C suffix the type needs).
     Int(i64, Scalar),
     /// Floating literal; `single` prints with an `f` suffix.
@@ -307,11 +355,6 @@ pub enum KExpr {
 
 /// Shorthands for the shapes lowering and tests build most (they build nothing else).
 impl KExpr {
-    /// A scalar by name ([`KExpr::Var`]).
-    pub fn var(name: impl Into<String>) -> KExpr {
-        KExpr::Var(name.into())
-    }
-
     /// An `int` literal.
     pub fn int(v: i64) -> KExpr {
         KExpr::Int(v, Scalar::Int)
@@ -330,16 +373,15 @@ impl KExpr {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum LValue {
-    Var(String),
+    Var(Handle<KVar>),
     Elem(ArrayRef),
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum KStmt {
-    /// `ty name = init;`
+    /// `ty name = init;`: the scalar `var` ([`VarKind::Private`]) comes into scope.
     Decl {
-        name: String,
-        ty: Scalar,
+        var: Handle<KVar>,
         init: Option<KExpr>,
     },
     /// `elem name[len];`: the private array ([`ArrayKind::Private`]) comes into scope.
@@ -402,9 +444,9 @@ pub enum KStmt {
     /// `uchar4`/`short2`/… where the address is aligned at run time, else element loads.
     /// Lowering makes one only where every lane is an element the program reads.
     VecLoad {
-        /// The vector's own name (where the target has a variable for it).
-        vector: String,
-        lanes: Vec<String>,
+        /// The vector's own variable (where the target has one for it).
+        vector: Handle<KVar>,
+        lanes: Vec<Handle<KVar>>,
         elem: Scalar,
         src: ArrayRef,
     },
@@ -441,7 +483,7 @@ pub enum AtomicOp {
 /// The variable an atomic statement captures the element's value in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AtomicCapture {
-    pub var: String,
+    pub var: Handle<KVar>,
     /// The value after the update (`v = ++x`, `v = x += e`); else the value before (`v = x++`).
     pub after: bool,
 }
@@ -470,17 +512,22 @@ impl Kernel {
 }
 
 impl KStmt {
-    /// `for (int var = init; var < bound; var += step) { body }`.
-    pub fn count_up(var: &str, init: KExpr, bound: KExpr, step: KExpr, body: Vec<KStmt>) -> KStmt {
+    /// `for (int var = init; var < bound; var += step) { body }` (`var` an `int`).
+    pub fn count_up(
+        var: Handle<KVar>,
+        init: KExpr,
+        bound: KExpr,
+        step: KExpr,
+        body: Vec<KStmt>,
+    ) -> KStmt {
         KStmt::For {
             init: vec![KStmt::Decl {
-                name: var.to_string(),
-                ty: Scalar::Int,
+                var,
                 init: Some(init),
             }],
-            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var(var), bound)),
+            cond: Some(KExpr::bin(BinOp::Lt, KExpr::Var(var), bound)),
             step: vec![KStmt::Assign {
-                target: LValue::Var(var.to_string()),
+                target: LValue::Var(var),
                 op: Some(BinOp::Add),
                 value: step,
             }],

@@ -4,8 +4,12 @@
 //! naming the kernel: a lowering bug must stop the build, never reach generated code.
 //!
 //! What it checks:
-//! - **Names**: every variable is declared before use (parameters, declarations, `for`
-//!   initializers, in scope); every array reference is a handle of the kernel's arrays, of the
+//! - **Names**: every scalar is a handle of the kernel's scalars, declared before use
+//!   (parameters, declarations, `for` initializers, vector lanes, in scope), and its name, where
+//!   the printer writes it, names it: not another scalar of the same name declared in the same
+//!   scope or in a nested one (the back ends print names, so two scalars that a use could
+//!   confuse are an error here, never merged in the output); every scalar parameter is a
+//!   parameter scalar of its name and type; every array reference is a handle of the kernel's arrays, of the
 //!   space it says, naming a buffer parameter (global), a local array (local) or a private array
 //!   declared in scope (private); every buffer parameter's array is a buffer of its name and
 //!   element type; no store into a read-only buffer.
@@ -22,8 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{
-    ArrayRef, AtomicCapture, AtomicOp, Builtin, Handle, KArray, KExpr, KParamKind, KStmt, Kernel,
-    LValue, Space,
+    ArrayRef, AtomicCapture, AtomicOp, Builtin, Handle, KArray, KExpr, KParamKind, KStmt, KVar,
+    Kernel, LValue, Space, VarKind,
 };
 use crate::vocab::{BinOp, Scalar};
 
@@ -31,6 +35,12 @@ use crate::vocab::{BinOp, Scalar};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Invalid {
     UndeclaredVar(String),
+    /// A scalar whose name, where it is used or declared, names another scalar (declared in
+    /// the same scope, or in a nested one that hides it).
+    NameClash(String),
+    /// A scalar parameter that is not a parameter scalar of its name and type, or a declaration
+    /// of a parameter.
+    ParamMismatch(String),
     /// A vector access whose lanes the targets cannot load at once (2, 4, 8 or 16 lanes of a
     /// scalar type other than `_Bool`).
     VectorShape {
@@ -62,6 +72,12 @@ impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Invalid::UndeclaredVar(v) => write!(f, "`{v}` is used but not declared in scope"),
+            Invalid::NameClash(v) => {
+                write!(f, "two scalars named `{v}` are visible at once")
+            }
+            Invalid::ParamMismatch(v) => {
+                write!(f, "`{v}` does not match its scalar parameter")
+            }
             Invalid::VectorShape { array, lanes } => write!(
                 f,
                 "a vector access of {lanes} lanes of `{array}` (2, 4, 8 or 16 lanes of a scalar type other than `_Bool`)"
@@ -100,7 +116,7 @@ pub struct Report {
 pub fn validate(k: &Kernel) -> Report {
     let mut v = Validator {
         k,
-        scopes: vec![k.params.iter().map(|p| p.name.clone()).collect()],
+        scopes: vec![Vec::new()],
         private_scopes: vec![BTreeSet::new()],
         thread_vars: thread_dependent_vars(&k.body),
         defs: BTreeMap::new(),
@@ -109,6 +125,19 @@ pub fn validate(k: &Kernel) -> Report {
         report: Report::default(),
     };
     for p in &k.params {
+        if let KParamKind::Scalar { var, ty } = &p.kind {
+            let ok = v
+                .known_var(*var)
+                .is_some_and(|x| x.name == p.name && x.ty == *ty && x.kind == VarKind::Param);
+            if !ok {
+                v.error(Invalid::ParamMismatch(p.name.clone()));
+            }
+        }
+        let var = match &p.kind {
+            KParamKind::Scalar { var, .. } => Some(*var),
+            KParamKind::Buffer { .. } => None,
+        };
+        v.declare(&p.name, var);
         if let KParamKind::Buffer { array, elem, .. } = &p.kind {
             let ok = v.known_handle(*array).is_some_and(|a| {
                 a.name == p.name && a.elem == *elem && a.kind == super::ArrayKind::Buffer
@@ -138,18 +167,21 @@ pub fn validate(k: &Kernel) -> Report {
 
 struct Validator<'k> {
     k: &'k Kernel,
-    scopes: Vec<BTreeSet<String>>,
+    /// The names declared in each scope, in order: a scalar's with its handle, an array's
+    /// (parameters, private arrays) with none.
+    scopes: Vec<Vec<(String, Option<Handle<KVar>>)>>,
     /// The private arrays declared in each scope of `scopes` but the first (their names are in
     /// `scopes`).
     private_scopes: Vec<BTreeSet<Handle<KArray>>>,
     /// Variables whose value may differ between the threads of a block.
-    thread_vars: BTreeSet<String>,
+    thread_vars: BTreeSet<Handle<KVar>>,
     /// Variables defined once by a linear initializer: their linear form.
-    defs: BTreeMap<String, Lin>,
-    /// Loop iterators with constant bounds: their range.
-    ranges: BTreeMap<String, (i64, i64)>,
+    defs: BTreeMap<Handle<KVar>, Lin>,
+    /// Loop iterators with constant bounds (and the offsets of loops from their start): their
+    /// range.
+    ranges: BTreeMap<Atom, (i64, i64)>,
     /// How many times each variable is assigned (declaration initializers included).
-    assigned: BTreeMap<String, usize>,
+    assigned: BTreeMap<Handle<KVar>, usize>,
     report: Report,
 }
 
@@ -171,19 +203,59 @@ impl Validator<'_> {
             .map_or_else(|| format!("{h:?}"), |a| a.name.clone())
     }
 
-    fn declared(&self, v: &str) -> bool {
-        self.scopes.iter().any(|s| s.contains(v))
+    /// The scalar `h` names, when it is one of the kernel's.
+    fn known_var(&self, h: Handle<KVar>) -> Option<&KVar> {
+        (h.index() < self.k.vars.len()).then(|| &self.k.vars[h])
     }
 
-    fn declare(&mut self, v: &str) {
-        if let Some(s) = self.scopes.last_mut() {
-            s.insert(v.to_string());
+    /// A use of the scalar `h`: declared in scope, and its name names it there.
+    fn use_var(&mut self, h: Handle<KVar>) {
+        let Some(name) = self.known_var(h).map(|x| x.name.clone()) else {
+            return self.error(Invalid::UndeclaredVar(format!("{h:?}")));
+        };
+        let innermost = self
+            .scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v);
+        match innermost {
+            Some(Some(v)) if v == h => {}
+            _ if !self.scopes.iter().flatten().any(|(_, v)| *v == Some(h)) => {
+                self.error(Invalid::UndeclaredVar(name))
+            }
+            _ => self.error(Invalid::NameClash(name)),
+        }
+    }
+
+    /// Declares `name` (the scalar `var`, or an array) in the innermost scope: an error where
+    /// that scope already names something else so.
+    fn declare(&mut self, name: &str, var: Option<Handle<KVar>>) {
+        let Some(s) = self.scopes.last_mut() else {
+            return;
+        };
+        let clash = s
+            .iter()
+            .any(|(n, v)| n == name && (v.is_none() || *v != var));
+        s.push((name.to_string(), var));
+        if clash {
+            self.error(Invalid::NameClash(name.to_string()));
+        }
+    }
+
+    /// Declares the private scalar `h`.
+    fn declare_var(&mut self, h: Handle<KVar>) {
+        match self.known_var(h).map(|x| (x.name.clone(), x.kind)) {
+            Some((name, VarKind::Private)) => self.declare(&name, Some(h)),
+            Some((name, VarKind::Param)) => self.error(Invalid::ParamMismatch(name)),
+            None => self.error(Invalid::UndeclaredVar(format!("{h:?}"))),
         }
     }
 
     /// `divergent`: inside control flow that depends on the thread.
     fn block(&mut self, stmts: &[KStmt], divergent: bool) {
-        self.scopes.push(BTreeSet::new());
+        self.scopes.push(Vec::new());
         self.private_scopes.push(BTreeSet::new());
         for s in stmts {
             self.stmt(s, divergent);
@@ -194,14 +266,14 @@ impl Validator<'_> {
 
     fn stmt(&mut self, s: &KStmt, divergent: bool) {
         match s {
-            KStmt::Decl { name, init, .. } => self.decl(name, init.as_ref()),
+            KStmt::Decl { var, init } => self.decl(*var, init.as_ref()),
             KStmt::DeclArray(a) => {
                 match self.known_handle(*a).map(|x| (x.name.clone(), x.space())) {
                     Some((name, Space::Private)) => {
                         if let Some(s) = self.private_scopes.last_mut() {
                             s.insert(*a);
                         }
-                        self.declare(&name);
+                        self.declare(&name, None);
                     }
                     _ => self.error(Invalid::UnknownArray {
                         array: self.name(*a),
@@ -253,7 +325,7 @@ impl Validator<'_> {
                 self.vector_shape(&self.name(src.array), *elem, lanes.len());
                 self.array_ref(src);
                 for l in lanes {
-                    self.declare(l);
+                    self.declare_var(*l);
                 }
             }
             KStmt::VecStore { dst, values, elem } => {
@@ -270,19 +342,20 @@ impl Validator<'_> {
 
     /// A declaration: checks its initializer, records the linear form (or the range) of a
     /// variable defined once, and declares the name.
-    fn decl(&mut self, name: &str, init: Option<&KExpr>) {
+    fn decl(&mut self, var: Handle<KVar>, init: Option<&KExpr>) {
+        // In C the name is the new scalar's from its declarator on, its initializer included.
+        self.declare_var(var);
         if let Some(e) = init {
             self.expr(e);
-            if self.assigned.get(name) == Some(&1) {
+            if self.assigned.get(&var) == Some(&1) {
                 if let Some(l) = self.lin(e) {
-                    self.defs.insert(name.to_string(), l);
+                    self.defs.insert(var, l);
                 } else if let Some(r) = self.interval(e) {
                     // Not linear (`(r + lx) % 32`) but bounded: an atom with a range.
-                    self.ranges.insert(name.to_string(), r);
+                    self.ranges.insert(Atom::Var(var), r);
                 }
             }
         }
-        self.declare(name);
     }
 
     /// An assignment (`plain`: `=`, not a compound `op=`): checks the value and the target,
@@ -291,14 +364,12 @@ impl Validator<'_> {
         self.expr(value);
         match target {
             LValue::Var(v) => {
-                if !self.declared(v) {
-                    self.error(Invalid::UndeclaredVar(v.clone()));
-                }
+                self.use_var(*v);
                 // Assigned once (declared without a value): uses after this point see
                 // this value (a use before it sees no definition, hence no bound).
                 if self.assigned.get(v) == Some(&1) && plain {
                     if let Some(l) = self.lin(value) {
-                        self.defs.insert(v.clone(), l);
+                        self.defs.insert(*v, l);
                     }
                 }
             }
@@ -327,7 +398,7 @@ impl Validator<'_> {
         body: &[KStmt],
         divergent: bool,
     ) {
-        self.scopes.push(BTreeSet::new());
+        self.scopes.push(Vec::new());
         self.private_scopes.push(BTreeSet::new());
         for s in init {
             self.stmt(s, divergent);
@@ -339,13 +410,13 @@ impl Validator<'_> {
         if let Some((v, def, r)) = &iter {
             match def {
                 Some(l) => {
-                    self.defs.insert(v.clone(), l.clone());
+                    self.defs.insert(*v, l.clone());
                 }
                 None => {
-                    self.ranges.insert(v.clone(), *r);
+                    self.ranges.insert(Atom::Var(*v), *r);
                 }
             }
-            self.ranges.insert(offset_atom(v), *r);
+            self.ranges.insert(Atom::Offset(*v), *r);
         }
         let d = divergent
             || cond.is_some_and(|c| self.thread_dependent(c))
@@ -359,9 +430,9 @@ impl Validator<'_> {
             self.stmt(s, d);
         }
         if let Some((v, _, _)) = &iter {
-            self.ranges.remove(v);
+            self.ranges.remove(&Atom::Var(*v));
             self.defs.remove(v);
-            self.ranges.remove(&offset_atom(v));
+            self.ranges.remove(&Atom::Offset(*v));
         }
         self.scopes.pop();
         self.private_scopes.pop();
@@ -388,9 +459,7 @@ impl Validator<'_> {
             self.error(Invalid::AtomicOnPrivate(self.name(target.array)));
         }
         if let Some(c) = capture {
-            if !self.declared(&c.var) {
-                self.error(Invalid::UndeclaredVar(c.var.clone()));
-            }
+            self.use_var(c.var);
         }
     }
 
@@ -477,11 +546,7 @@ impl Validator<'_> {
 
     fn expr(&mut self, e: &KExpr) {
         match e {
-            KExpr::Var(v) => {
-                if !self.declared(v) {
-                    self.error(Invalid::UndeclaredVar(v.clone()));
-                }
-            }
+            KExpr::Var(v) => self.use_var(*v),
             KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => {}
             KExpr::Load(r) => self.array_ref(r),
             KExpr::Unary(_, a) | KExpr::Cast(_, a) => self.expr(a),
@@ -524,7 +589,7 @@ impl Validator<'_> {
             KExpr::Cast(_, a) => self.lin(a)?,
             KExpr::Var(v) => match self.defs.get(v) {
                 Some(l) => l.clone(),
-                None => Lin::atom(Atom::Var(v.clone())),
+                None => Lin::atom(Atom::Var(*v)),
             },
             KExpr::Builtin(Builtin::GlobalId(d)) => {
                 let size = i64::from(*self.k.block.get(usize::from(*d))?);
@@ -561,7 +626,7 @@ impl Validator<'_> {
         for (a, &k) in &l.terms {
             let (alo, ahi) = match a {
                 Atom::Local(d) => (0, i64::from(*self.k.block.get(usize::from(*d))?) - 1),
-                Atom::Var(v) => *self.ranges.get(v)?,
+                Atom::Var(_) | Atom::Offset(_) => *self.ranges.get(a)?,
                 Atom::Group(_) => return None,
             };
             let (p, q) = (k.checked_mul(alo)?, k.checked_mul(ahi)?);
@@ -582,12 +647,11 @@ impl Validator<'_> {
         cond: Option<&KExpr>,
         step: &[KStmt],
         body: &[KStmt],
-    ) -> Option<(String, Option<Lin>, (i64, i64))> {
+    ) -> Option<(Handle<KVar>, Option<Lin>, (i64, i64))> {
         let (v, start) = match init {
             [KStmt::Decl {
-                name,
+                var: name,
                 init: Some(e),
-                ..
             }] => (name, e),
             [KStmt::Assign {
                 target: LValue::Var(name),
@@ -615,7 +679,7 @@ impl Validator<'_> {
         };
         let start = self.lin(start)?;
         let mut best: Option<(Option<Lin>, (i64, i64))> = None;
-        for (op, rhs) in conjuncts(cond?, v) {
+        for (op, rhs) in conjuncts(cond?, *v) {
             let bound = self.lin(rhs)?;
             let (adj_up, adj_down) = match op {
                 BinOp::Lt => (1, 0),
@@ -637,7 +701,7 @@ impl Validator<'_> {
                     } else {
                         (d + adj_down, 0)
                     };
-                    let def = start.clone().add(&Lin::atom(Atom::Var(offset_atom(v))));
+                    let def = start.clone().add(&Lin::atom(Atom::Offset(*v)));
                     (Some(def), r)
                 }
                 None => {
@@ -661,7 +725,7 @@ impl Validator<'_> {
             };
         }
         let (def, r) = best?;
-        Some((v.clone(), def, r))
+        Some((*v, def, r))
     }
 
     /// The range of an integer expression by interval arithmetic (no correlation between the
@@ -703,20 +767,15 @@ impl Validator<'_> {
     }
 }
 
-/// The atom standing for `v - start` of a loop whose bounds are symbolic.
-fn offset_atom(v: &str) -> String {
-    format!("{v}#offset")
-}
-
 /// The bounds `v op e` of a loop condition (a conjunction), with `v` on the left.
-fn conjuncts<'e>(c: &'e KExpr, v: &str) -> Vec<(BinOp, &'e KExpr)> {
+fn conjuncts(c: &KExpr, v: Handle<KVar>) -> Vec<(BinOp, &KExpr)> {
     match c {
         KExpr::Binary(BinOp::LogAnd, a, b) => {
             let mut out = conjuncts(a, v);
             out.extend(conjuncts(b, v));
             out
         }
-        KExpr::Binary(op, lhs, rhs) if matches!(lhs.as_ref(), KExpr::Var(x) if x == v) => {
+        KExpr::Binary(op, lhs, rhs) if matches!(lhs.as_ref(), KExpr::Var(x) if *x == v) => {
             vec![(*op, rhs.as_ref())]
         }
         _ => Vec::new(),
@@ -728,7 +787,9 @@ fn conjuncts<'e>(c: &'e KExpr, v: &str) -> Vec<(BinOp, &'e KExpr)> {
 enum Atom {
     Local(u8),
     Group(u8),
-    Var(String),
+    Var(Handle<KVar>),
+    /// `v - start` of a loop of iterator `v` whose bounds are symbolic.
+    Offset(Handle<KVar>),
 }
 
 /// `c + Σ k·atom`.
@@ -776,7 +837,7 @@ impl Lin {
     }
 }
 
-fn expr_thread_dependent(e: &KExpr, vars: &BTreeSet<String>) -> bool {
+fn expr_thread_dependent(e: &KExpr, vars: &BTreeSet<Handle<KVar>>) -> bool {
     match e {
         KExpr::Var(v) => vars.contains(v),
         KExpr::Int(..) | KExpr::Float(..) => false,
@@ -792,7 +853,7 @@ fn expr_thread_dependent(e: &KExpr, vars: &BTreeSet<String>) -> bool {
 
 /// The variables that may hold different values in the threads of a block: assigned from a
 /// thread-dependent value, or assigned under thread-dependent control flow (a fixpoint).
-fn thread_dependent_vars(body: &[KStmt]) -> BTreeSet<String> {
+fn thread_dependent_vars(body: &[KStmt]) -> BTreeSet<Handle<KVar>> {
     let mut vars = BTreeSet::new();
     loop {
         let before = vars.len();
@@ -803,16 +864,16 @@ fn thread_dependent_vars(body: &[KStmt]) -> BTreeSet<String> {
     }
 }
 
-fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<String>) {
+fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Handle<KVar>>) {
     for s in stmts {
         match s {
-            KStmt::Decl { name, init, .. } => {
+            KStmt::Decl { var, init } => {
                 if divergent
                     || init
                         .as_ref()
                         .is_some_and(|e| expr_thread_dependent(e, vars))
                 {
-                    vars.insert(name.clone());
+                    vars.insert(*var);
                 }
             }
             KStmt::Assign {
@@ -821,7 +882,7 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
                 ..
             } => {
                 if divergent || expr_thread_dependent(value, vars) {
-                    vars.insert(v.clone());
+                    vars.insert(*v);
                 }
             }
             KStmt::Assign { .. } | KStmt::Expr(_) | KStmt::DeclArray(_) => {}
@@ -855,11 +916,11 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
             KStmt::Atomic {
                 capture: Some(c), ..
             } => {
-                vars.insert(c.var.clone());
+                vars.insert(c.var);
             }
             KStmt::Atomic { .. } | KStmt::VecStore { .. } => {}
             // Lanes come from memory.
-            KStmt::VecLoad { lanes, .. } => vars.extend(lanes.iter().cloned()),
+            KStmt::VecLoad { lanes, .. } => vars.extend(lanes.iter().copied()),
             KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
         }
     }
@@ -867,8 +928,8 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Str
 
 /// A `break` or `continue` of this loop (not of a loop inside it) under thread-dependent control
 /// flow: the loop's trip count depends on the thread.
-fn exits_divergently(body: &[KStmt], vars: &BTreeSet<String>) -> bool {
-    fn walk(stmts: &[KStmt], divergent: bool, vars: &BTreeSet<String>) -> bool {
+fn exits_divergently(body: &[KStmt], vars: &BTreeSet<Handle<KVar>>) -> bool {
+    fn walk(stmts: &[KStmt], divergent: bool, vars: &BTreeSet<Handle<KVar>>) -> bool {
         stmts.iter().any(|s| match s {
             KStmt::Break | KStmt::Continue => divergent,
             KStmt::If { cond, then, els } => {
@@ -883,23 +944,23 @@ fn exits_divergently(body: &[KStmt], vars: &BTreeSet<String>) -> bool {
 }
 
 /// How many times each variable is assigned (declaration initializers and loop steps included).
-fn assigned_vars(body: &[KStmt]) -> BTreeMap<String, usize> {
-    fn walk(stmts: &[KStmt], out: &mut BTreeMap<String, usize>) {
+fn assigned_vars(body: &[KStmt]) -> BTreeMap<Handle<KVar>, usize> {
+    fn walk(stmts: &[KStmt], out: &mut BTreeMap<Handle<KVar>, usize>) {
         for s in stmts {
             match s {
-                KStmt::Decl { name, init, .. } => {
-                    *out.entry(name.clone()).or_insert(0) += usize::from(init.is_some());
+                KStmt::Decl { var, init } => {
+                    *out.entry(*var).or_insert(0) += usize::from(init.is_some());
                 }
                 KStmt::Assign {
                     target: LValue::Var(v),
                     ..
-                } => *out.entry(v.clone()).or_insert(0) += 1,
+                } => *out.entry(*v).or_insert(0) += 1,
                 KStmt::Atomic {
                     capture: Some(c), ..
-                } => *out.entry(c.var.clone()).or_insert(0) += 1,
+                } => *out.entry(c.var).or_insert(0) += 1,
                 KStmt::VecLoad { lanes, .. } => {
                     for l in lanes {
-                        *out.entry(l.clone()).or_insert(0) += 1;
+                        *out.entry(*l).or_insert(0) += 1;
                     }
                 }
                 KStmt::If { then, els, .. } => {

@@ -74,7 +74,7 @@ pub fn resolve<'a>(
     let mut last_values = Vec::new();
     for (i, (a, p)) in launch.args.iter().zip(&k.params).enumerate() {
         match (a, &p.kind) {
-            (HostArg::Scalar { .. }, KParamKind::Scalar(ty)) => args.push(Arg::Scalar {
+            (HostArg::Scalar { .. }, KParamKind::Scalar { ty, .. }) => args.push(Arg::Scalar {
                 ty: *ty,
                 raw: value(i, *ty)?,
             }),

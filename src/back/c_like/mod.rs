@@ -28,8 +28,8 @@
 use std::borrow::Cow;
 
 use crate::kernel::{
-    Arena, ArrayRef, AtomicCapture, AtomicOp, Builtin, KArray, KExpr, KParamKind, KStmt, Kernel,
-    LValue, MathFn, Space,
+    Arena, ArrayRef, AtomicCapture, AtomicOp, Builtin, Handle, KArray, KExpr, KParamKind, KStmt,
+    KVar, Kernel, LValue, MathFn, Space,
 };
 use crate::vocab::{BinOp, Scalar, UnOp};
 
@@ -221,6 +221,8 @@ pub struct Printer<'d> {
     scopes: Vec<Vec<(String, Sym)>>,
     /// The arrays of the kernel printed (their names).
     arrays: Arena<KArray>,
+    /// The scalars of the kernel printed (their names), and the printer's own (`accshare_old`).
+    vars: Arena<KVar>,
 }
 
 impl<'d> Printer<'d> {
@@ -231,6 +233,7 @@ impl<'d> Printer<'d> {
             depth: 0,
             scopes: vec![Vec::new()],
             arrays: Arena::new(),
+            vars: Arena::new(),
         }
     }
 
@@ -238,6 +241,7 @@ impl<'d> Printer<'d> {
     pub fn for_kernel(d: &'d dyn Dialect, k: &Kernel) -> Self {
         let mut p = Printer::new(d);
         p.arrays = k.arrays.clone();
+        p.vars = k.vars.clone();
         for prm in &k.params {
             let sym = match &prm.kind {
                 KParamKind::Buffer { elem, .. } => Sym {
@@ -245,8 +249,8 @@ impl<'d> Printer<'d> {
                     array: true,
                     at: TypeUse::Global,
                 },
-                KParamKind::Scalar(t) => Sym {
-                    ty: *t,
+                KParamKind::Scalar { ty, .. } => Sym {
+                    ty: *ty,
                     array: false,
                     at: TypeUse::Param,
                 },
@@ -312,12 +316,23 @@ impl<'d> Printer<'d> {
         spell_ident(self.d, name)
     }
 
+    /// The name of the scalar `v` (`kernel::valid` checked that it names `v` where it is
+    /// printed), as the target spells it.
+    pub fn var_ident(&self, v: Handle<KVar>) -> String {
+        self.ident(&self.vars[v].name).into_owned()
+    }
+
+    /// What the printer knows about the scalar `v` in scope.
+    fn var_sym(&self, v: Handle<KVar>) -> Option<Sym> {
+        self.lookup(&self.vars[v].name)
+    }
+
     // ----- types ---------------------------------------------------------------------------
 
     /// The C type of `e`, after integer promotion; `None` if unknown.
     pub fn type_of(&self, e: &KExpr) -> Option<Scalar> {
         match e {
-            KExpr::Var(n) => self.lookup(n).map(|s| promote(s.ty)),
+            KExpr::Var(n) => self.var_sym(*n).map(|s| promote(s.ty)),
             KExpr::Int(_, t) => Some(promote(*t)),
             KExpr::Float(_, single) => Some(if *single {
                 Scalar::Float
@@ -404,7 +419,7 @@ impl<'d> Printer<'d> {
     /// `e` as text and its precedence.
     pub fn expr_prec(&self, e: &KExpr) -> (String, u8) {
         match e {
-            KExpr::Var(n) => (self.ident(n).into_owned(), PREC_PRIMARY),
+            KExpr::Var(n) => (self.var_ident(*n), PREC_PRIMARY),
             KExpr::Int(v, t) => self.int_lit(*v, *t),
             KExpr::Float(v, single) => self.float_lit(*v, *single),
             KExpr::Load(r) => (self.array_ref(r), PREC_PRIMARY),
@@ -598,7 +613,7 @@ impl<'d> Printer<'d> {
     /// An assignment as an expression (no semicolon).
     fn assign(&self, target: &LValue, op: Option<BinOp>, value: &KExpr) -> String {
         let (t, sym) = match target {
-            LValue::Var(n) => (self.ident(n).into_owned(), self.lookup(n)),
+            LValue::Var(n) => (self.var_ident(*n), self.var_sym(*n)),
             LValue::Elem(r) => (self.array_ref(r), self.lookup(self.array_name(r))),
         };
         // `_Bool` kept in another type (OpenCL `uchar` buffers): normalise what is stored.
@@ -609,7 +624,7 @@ impl<'d> Printer<'d> {
         });
         let compound = op.filter(|o| !is_cmp(*o) && !is_logical(*o));
         let current = || match target {
-            LValue::Var(n) => KExpr::Var(n.clone()),
+            LValue::Var(n) => KExpr::Var(*n),
             LValue::Elem(r) => KExpr::Load(r.clone()),
         };
         match (op, compound, normalise) {
@@ -640,8 +655,9 @@ impl<'d> Printer<'d> {
 
     pub fn stmt(&mut self, s: &KStmt) {
         match s {
-            KStmt::Decl { name, ty, init } => {
-                let d = self.decl(name, *ty, None, init.as_ref());
+            KStmt::Decl { var, init } => {
+                let v = self.vars[*var].clone();
+                let d = self.decl(&v.name, v.ty, None, init.as_ref());
                 self.line(&format!("{d};"));
             }
             KStmt::DeclArray(a) => {
@@ -706,14 +722,15 @@ impl<'d> Printer<'d> {
             } => {
                 let addr = format!("&{}", self.array_ref(src));
                 let lane_ty = self.d.scalar(*elem, TypeUse::Private);
-                let names: Vec<String> = lanes.iter().map(|l| self.ident(l).into_owned()).collect();
-                let v = self.ident(vector).into_owned();
+                let names: Vec<String> = lanes.iter().map(|l| self.var_ident(*l)).collect();
+                let v = self.var_ident(*vector);
                 for l in self.d.vector_load(*elem, lane_ty, &v, &names, &addr) {
                     self.line(&l);
                 }
-                for l in lanes {
+                for &l in lanes {
+                    let name = self.vars[l].name.clone();
                     self.declare(
-                        l,
+                        &name,
                         Sym {
                             ty: *elem,
                             array: false,
@@ -778,7 +795,7 @@ impl<'d> Printer<'d> {
     ) {
         let d = self.d;
         let addr = format!("&{}", self.array_ref(target));
-        let cap = capture.map(|c| (self.ident(&c.var).into_owned(), c.after));
+        let cap = capture.map(|c| (self.var_ident(c.var), c.after));
         let tname = d.scalar(ty, TypeUse::Private);
         // The new value, as an expression of the old one in `accshare_old`.
         self.push_scope();
@@ -790,7 +807,13 @@ impl<'d> Printer<'d> {
                 at: TypeUse::Private,
             },
         );
-        let old = || Box::new(KExpr::Var(ATOMIC_OLD.to_string()));
+        let old_var = crate::kernel::new_var(
+            &mut self.vars,
+            ATOMIC_OLD,
+            ty,
+            crate::kernel::VarKind::Private,
+        );
+        let old = || Box::new(KExpr::Var(old_var));
         let (native_op, native_value, new) = match op {
             AtomicOp::Read => {
                 self.pop_scope();
@@ -989,7 +1012,7 @@ impl<'d> Printer<'d> {
         // scalar type) or a list of expressions; otherwise it goes before the loop, in a block
         // that keeps its scope.
         let decl_ty = |s: &KStmt| match s {
-            KStmt::Decl { ty, .. } => Some(*ty),
+            KStmt::Decl { var, .. } => Some(self.vars[*var].ty),
             _ => None,
         };
         let all_decls = init
@@ -1012,9 +1035,10 @@ impl<'d> Printer<'d> {
             let mut parts = Vec::new();
             let mut ty_name = "";
             for s in init {
-                if let KStmt::Decl { name, ty, init } = s {
-                    ty_name = self.d.scalar(*ty, TypeUse::Private);
-                    let d = self.decl(name, *ty, None, init.as_ref());
+                if let KStmt::Decl { var, init } = s {
+                    let v = self.vars[*var].clone();
+                    ty_name = self.d.scalar(v.ty, TypeUse::Private);
+                    let d = self.decl(&v.name, v.ty, None, init.as_ref());
                     // Drop the type name from every declarator.
                     parts.push(d[ty_name.len()..].trim_start().to_string());
                 }

@@ -10,6 +10,7 @@ fn env(d: &dyn Dialect) -> Printer<'_> {
     let mut p = Printer::new(d);
     // The arrays of the expressions and statements written before (by name).
     p.arrays = crate::kernel::testing::take();
+    p.vars = crate::kernel::testing::vars_snapshot();
     let s = |ty| Sym {
         ty,
         array: false,
@@ -50,7 +51,11 @@ fn both(e: &KExpr) -> String {
 
 #[test]
 fn arithmetic_precedence_and_associativity() {
-    let (a, b, c) = (|| KExpr::var("a"), || KExpr::var("b"), || KExpr::var("c"));
+    let (a, b, c) = (
+        || crate::kernel::testing::var("a"),
+        || crate::kernel::testing::var("b"),
+        || crate::kernel::testing::var("c"),
+    );
     assert_eq!(both(&mul(add(a(), b()), c())), "(a + b) * c");
     assert_eq!(both(&add(a(), mul(b(), c()))), "a + b * c");
     assert_eq!(both(&add(mul(a(), b()), c())), "a * b + c");
@@ -72,30 +77,58 @@ fn arithmetic_precedence_and_associativity() {
 fn unary_operators_never_glue_into_other_tokens() {
     assert_eq!(both(&un(UnOp::Neg, KExpr::int(-1))), "-(-1)");
     assert_eq!(
-        both(&un(UnOp::Neg, un(UnOp::Neg, KExpr::var("a")))),
+        both(&un(
+            UnOp::Neg,
+            un(UnOp::Neg, crate::kernel::testing::var("a"))
+        )),
         "-(-a)"
     );
     assert_eq!(
-        both(&un(UnOp::Plus, un(UnOp::Plus, KExpr::var("a")))),
+        both(&un(
+            UnOp::Plus,
+            un(UnOp::Plus, crate::kernel::testing::var("a"))
+        )),
         "+(+a)"
     );
     assert_eq!(
-        both(&un(UnOp::Neg, un(UnOp::BitNot, KExpr::var("a")))),
+        both(&un(
+            UnOp::Neg,
+            un(UnOp::BitNot, crate::kernel::testing::var("a"))
+        )),
         "-~a"
     );
     assert_eq!(
-        both(&KExpr::bin(BinOp::Sub, KExpr::var("a"), KExpr::int(-1))),
+        both(&KExpr::bin(
+            BinOp::Sub,
+            crate::kernel::testing::var("a"),
+            KExpr::int(-1)
+        )),
         "a - -1"
     );
     assert_eq!(
-        both(&un(UnOp::Neg, add(KExpr::var("a"), KExpr::var("b")))),
+        both(&un(
+            UnOp::Neg,
+            add(
+                crate::kernel::testing::var("a"),
+                crate::kernel::testing::var("b")
+            )
+        )),
         "-(a + b)"
     );
     assert_eq!(
-        both(&un(UnOp::Not, lt(KExpr::var("a"), KExpr::var("b")))),
+        both(&un(
+            UnOp::Not,
+            lt(
+                crate::kernel::testing::var("a"),
+                crate::kernel::testing::var("b")
+            )
+        )),
         "!(a < b)"
     );
-    assert_eq!(both(&mul(KExpr::int(-2), KExpr::var("a"))), "-2 * a");
+    assert_eq!(
+        both(&mul(KExpr::int(-2), crate::kernel::testing::var("a"))),
+        "-2 * a"
+    );
     assert_eq!(both(&un(UnOp::Neg, flt(-1.5))), "-(-1.5f)");
     assert_eq!(
         both(&un(UnOp::Neg, KExpr::int(i32::MIN as i64))),
@@ -105,12 +138,18 @@ fn unary_operators_never_glue_into_other_tokens() {
 
 #[test]
 fn casts() {
-    let (a, b) = (|| KExpr::var("a"), || KExpr::var("b"));
+    let (a, b) = (
+        || crate::kernel::testing::var("a"),
+        || crate::kernel::testing::var("b"),
+    );
     assert_eq!(both(&cast(Scalar::Float, add(a(), b()))), "(float)(a + b)");
     assert_eq!(both(&add(cast(Scalar::Float, a()), b())), "(float)a + b");
     assert_eq!(both(&cast(Scalar::Int, un(UnOp::Neg, a()))), "(int)-a");
     assert_eq!(
-        both(&cast(Scalar::Float, cast(Scalar::Int, KExpr::var("z")))),
+        both(&cast(
+            Scalar::Float,
+            cast(Scalar::Int, crate::kernel::testing::var("z"))
+        )),
         "(float)(int)z"
     );
     assert_eq!(
@@ -128,7 +167,7 @@ fn casts() {
 
 #[test]
 fn conditionals_nest_readably() {
-    let v = |n: &str| KExpr::var(n);
+    let v = |n: &str| crate::kernel::testing::var(n);
     let c = |a, b, e| cond(a, b, e);
     assert_eq!(both(&c(v("a"), v("b"), v("c"))), "a ? b : c");
     assert_eq!(
@@ -155,7 +194,11 @@ fn conditionals_nest_readably() {
 
 #[test]
 fn shifts_comparisons_and_bitwise_mixes_get_parentheses() {
-    let (a, b, c) = (|| KExpr::var("a"), || KExpr::var("b"), || KExpr::var("c"));
+    let (a, b, c) = (
+        || crate::kernel::testing::var("a"),
+        || crate::kernel::testing::var("b"),
+        || crate::kernel::testing::var("c"),
+    );
     assert_eq!(
         both(&lt(KExpr::bin(BinOp::Shl, a(), KExpr::int(1)), b())),
         "a << 1 < b"
@@ -247,7 +290,10 @@ fn integer_literals_carry_their_type() {
     assert_eq!(cl(&lit(5_000_000_000, Scalar::Int)), "(int)5000000000L");
     assert_eq!(cl(&lit(-1, Scalar::UInt)), "(uint)-1");
     assert_eq!(
-        both(&add(KExpr::var("a"), lit(5_000_000_000, Scalar::Int))),
+        both(&add(
+            crate::kernel::testing::var("a"),
+            lit(5_000_000_000, Scalar::Int)
+        )),
         "a + (int)5000000000L"
     );
     assert_eq!(both(&lit(3, Scalar::Float)), "3.0f");
@@ -310,13 +356,22 @@ fn non_finite_floats_use_no_inf_or_nan_text() {
 
 #[test]
 fn math_functions_in_opencl() {
-    let (x, i) = (|| KExpr::var("x"), || KExpr::var("i"));
+    let (x, i) = (
+        || crate::kernel::testing::var("x"),
+        || crate::kernel::testing::var("i"),
+    );
     assert_eq!(cl(&call("sqrtf", vec![x()])), "sqrt(x)");
     assert_eq!(cl(&call("sqrtf", vec![i()])), "sqrt((float)i)");
     assert_eq!(cl(&call("sqrt", vec![x()])), "sqrt((double)x)");
-    assert_eq!(cl(&call("sqrt", vec![KExpr::var("z")])), "sqrt(z)");
+    assert_eq!(
+        cl(&call("sqrt", vec![crate::kernel::testing::var("z")])),
+        "sqrt(z)"
+    );
     assert_eq!(cl(&call("fabsf", vec![x()])), "fabs(x)");
-    assert_eq!(cl(&call("fminf", vec![x(), KExpr::var("y")])), "fmin(x, y)");
+    assert_eq!(
+        cl(&call("fminf", vec![x(), crate::kernel::testing::var("y")])),
+        "fmin(x, y)"
+    );
     assert_eq!(
         cl(&call("fmaxf", vec![x(), KExpr::int(0)])),
         "fmax(x, 0.0f)"
@@ -324,10 +379,13 @@ fn math_functions_in_opencl() {
     assert_eq!(cl(&call("powf", vec![x(), dbl(0.5)])), "pow(x, 0.5f)");
     assert_eq!(cl(&call("expf", vec![add(x(), i())])), "exp(x + i)");
     assert_eq!(cl(&call("erff", vec![x()])), "erf(x)");
-    assert_eq!(cl(&call("erf", vec![KExpr::var("z")])), "erf(z)");
+    assert_eq!(
+        cl(&call("erf", vec![crate::kernel::testing::var("z")])),
+        "erf(z)"
+    );
     assert_eq!(cl(&call("nearbyintf", vec![x()])), "rint(x)");
     assert_eq!(
-        cl(&call("ldexpf", vec![x(), KExpr::var("l")])),
+        cl(&call("ldexpf", vec![x(), crate::kernel::testing::var("l")])),
         "ldexp(x, (int)l)"
     );
     assert_eq!(cl(&call("lrintf", vec![x()])), "(long)rint(x)");
@@ -338,14 +396,20 @@ fn math_functions_in_opencl() {
         cl(&add(call("abs", vec![i()]), KExpr::int(1))),
         "(int)abs(i) + 1"
     );
-    assert_eq!(cl(&call("min", vec![i(), KExpr::var("j")])), "min(i, j)");
     assert_eq!(
-        cl(&call("max", vec![i(), KExpr::var("u")])),
+        cl(&call("min", vec![i(), crate::kernel::testing::var("j")])),
+        "min(i, j)"
+    );
+    assert_eq!(
+        cl(&call("max", vec![i(), crate::kernel::testing::var("u")])),
         "max((uint)i, u)"
     );
     assert_eq!(cl(&call("max", vec![i(), KExpr::int(-1)])), "max(i, -1)");
     assert_eq!(
-        cl(&call("max", vec![KExpr::var("l"), KExpr::int(1)])),
+        cl(&call(
+            "max",
+            vec![crate::kernel::testing::var("l"), KExpr::int(1)]
+        )),
         "max(l, 1L)"
     );
     // A call names a `MathFn` (no unknown name reaches a printer); a wrong arity, or a function
@@ -354,14 +418,17 @@ fn math_functions_in_opencl() {
     assert_eq!(cl(&call("scalblnf", vec![x(), i()])), "scalblnf(x, i)");
     // Arguments of unknown type are converted.
     assert_eq!(
-        cl(&call("sinf", vec![KExpr::var("unknown")])),
+        cl(&call("sinf", vec![crate::kernel::testing::var("unknown")])),
         "sin((float)unknown)"
     );
 }
 
 #[test]
 fn math_functions_in_cuda() {
-    let (x, i) = (|| KExpr::var("x"), || KExpr::var("i"));
+    let (x, i) = (
+        || crate::kernel::testing::var("x"),
+        || crate::kernel::testing::var("i"),
+    );
     assert_eq!(cu(&call("sqrtf", vec![x()])), "sqrtf(x)");
     assert_eq!(cu(&call("sqrt", vec![x()])), "sqrt((double)x)");
     assert_eq!(
@@ -369,14 +436,14 @@ fn math_functions_in_cuda() {
         "fminf(x, 1.0f)"
     );
     assert_eq!(
-        cu(&call("fmin", vec![x(), KExpr::var("z")])),
+        cu(&call("fmin", vec![x(), crate::kernel::testing::var("z")])),
         "fmin((double)x, z)"
     );
     assert_eq!(cu(&call("abs", vec![i()])), "abs(i)");
     assert_eq!(cu(&call("abs", vec![x()])), "abs((int)x)");
     assert_eq!(cu(&call("lrintf", vec![x()])), "lrintf(x)");
     assert_eq!(
-        cu(&call("min", vec![i(), KExpr::var("u")])),
+        cu(&call("min", vec![i(), crate::kernel::testing::var("u")])),
         "min((unsigned int)i, u)"
     );
     assert_eq!(
@@ -384,7 +451,10 @@ fn math_functions_in_cuda() {
         "scalblnf(x, (long)i)"
     );
     assert_eq!(
-        cu(&call("min", vec![KExpr::int(-1), KExpr::var("u")])),
+        cu(&call(
+            "min",
+            vec![KExpr::int(-1), crate::kernel::testing::var("u")]
+        )),
         "min(4294967295u, u)"
     );
     assert_eq!(
@@ -392,7 +462,10 @@ fn math_functions_in_cuda() {
         "llabs(-1LL)"
     );
     assert_eq!(
-        cl(&call("max", vec![KExpr::var("l"), lit(-1, Scalar::ULong)])),
+        cl(&call(
+            "max",
+            vec![crate::kernel::testing::var("l"), lit(-1, Scalar::ULong)]
+        )),
         "max((ulong)l, 18446744073709551615UL)"
     );
 }
@@ -429,19 +502,31 @@ fn builtins_are_int_expressions() {
 
 #[test]
 fn reserved_identifiers_are_renamed() {
-    assert_eq!(cl(&KExpr::var("local")), "accshare_id_local");
-    assert_eq!(cl(&KExpr::var("float4")), "accshare_id_float4");
-    assert_eq!(cl(&KExpr::var("M_PI")), "accshare_id_M_PI");
-    assert_eq!(cl(&KExpr::var("min")), "accshare_id_min");
-    assert_eq!(cl(&KExpr::var("sqrt")), "accshare_id_sqrt");
-    assert_eq!(cl(&KExpr::var("new")), "new");
-    assert_eq!(cl(&KExpr::var("float4x")), "float4x");
-    assert_eq!(cu(&KExpr::var("new")), "accshare_id_new");
-    assert_eq!(cu(&KExpr::var("threadIdx")), "accshare_id_threadIdx");
-    assert_eq!(cu(&KExpr::var("sqrtf")), "accshare_id_sqrtf");
-    assert_eq!(cu(&KExpr::var("local")), "local");
     assert_eq!(
-        cu(&gload("class", KExpr::var("this"))),
+        cl(&crate::kernel::testing::var("local")),
+        "accshare_id_local"
+    );
+    assert_eq!(
+        cl(&crate::kernel::testing::var("float4")),
+        "accshare_id_float4"
+    );
+    assert_eq!(cl(&crate::kernel::testing::var("M_PI")), "accshare_id_M_PI");
+    assert_eq!(cl(&crate::kernel::testing::var("min")), "accshare_id_min");
+    assert_eq!(cl(&crate::kernel::testing::var("sqrt")), "accshare_id_sqrt");
+    assert_eq!(cl(&crate::kernel::testing::var("new")), "new");
+    assert_eq!(cl(&crate::kernel::testing::var("float4x")), "float4x");
+    assert_eq!(cu(&crate::kernel::testing::var("new")), "accshare_id_new");
+    assert_eq!(
+        cu(&crate::kernel::testing::var("threadIdx")),
+        "accshare_id_threadIdx"
+    );
+    assert_eq!(
+        cu(&crate::kernel::testing::var("sqrtf")),
+        "accshare_id_sqrtf"
+    );
+    assert_eq!(cu(&crate::kernel::testing::var("local")), "local");
+    assert_eq!(
+        cu(&gload("class", crate::kernel::testing::var("this"))),
         "accshare_id_class[accshare_id_this]"
     );
 }
@@ -480,7 +565,7 @@ fn for_headers_hoist_what_does_not_fit() {
             decl("k", Scalar::Int, KExpr::int(0)),
             decl("f", Scalar::Float, flt(1.0)),
         ],
-        cond: Some(lt(KExpr::var("k"), KExpr::int(4))),
+        cond: Some(lt(crate::kernel::testing::var("k"), KExpr::int(4))),
         step: vec![set_op("k", BinOp::Add, KExpr::int(1))],
         body: vec![set_op("f", BinOp::Mul, flt(0.5))],
     };
@@ -513,16 +598,17 @@ fn assignments() {
     let s = print_stmts(
         &OpenCl,
         &[
-            set_op("a", BinOp::LogAnd, KExpr::var("b")),
+            set_op("a", BinOp::LogAnd, crate::kernel::testing::var("b")),
             set_op("a", BinOp::Shl, KExpr::int(2)),
-            store("A", Space::Global, KExpr::int(0), KExpr::var("x")),
-            KStmt::Expr(call("sinf", vec![KExpr::var("x")])),
+            store(
+                "A",
+                Space::Global,
+                KExpr::int(0),
+                crate::kernel::testing::var("x"),
+            ),
+            KStmt::Expr(call("sinf", vec![crate::kernel::testing::var("x")])),
             KStmt::DeclArray(crate::kernel::testing::private("p", Scalar::Bool, 8)),
-            KStmt::Decl {
-                name: "q".to_string(),
-                ty: Scalar::UShort,
-                init: None,
-            },
+            crate::kernel::testing::decl("q", Scalar::UShort, None),
         ],
     );
     assert_eq!(
@@ -533,13 +619,14 @@ fn assignments() {
 
 #[test]
 fn bool_buffers_store_normalised_values_in_opencl_only() {
-    let v = || KExpr::var("v");
+    let v = || crate::kernel::testing::var("v");
     let params = vec![buf("B", Scalar::Bool, false), scalar("v", Scalar::Int)];
     let l = crate::kernel::testing::array("L", Space::Local);
     let mut k = Kernel {
         name: "k".to_string(),
         params,
         arrays: Arena::new(),
+        vars: Arena::new(),
         locals: vec![l],
         dims: 1,
         block: [4, 1, 1],
@@ -556,6 +643,7 @@ fn bool_buffers_store_normalised_values_in_opencl_only() {
         origin: String::new(),
     };
     k.arrays = crate::kernel::testing::take();
+    k.vars = crate::kernel::testing::take_vars();
     k.arrays[l].elem = Scalar::Bool;
     k.arrays[l].kind = crate::kernel::ArrayKind::Local { len: 4 };
     assert_eq!(
@@ -572,7 +660,9 @@ fn bool_buffers_store_normalised_values_in_opencl_only() {
 #[test]
 fn scopes_end_with_their_block() {
     // `x` is an `int` inside the block only: afterwards the outer `float x` is seen again.
+    let block = KStmt::Block(vec![decl("x", Scalar::Int, KExpr::int(1))]);
+    let sqrt = call("sqrtf", vec![crate::kernel::testing::var("x")]);
     let mut p = env(&OpenCl);
-    p.stmts(&[KStmt::Block(vec![decl("x", Scalar::Int, KExpr::int(1))])]);
-    assert_eq!(p.expr(&call("sqrtf", vec![KExpr::var("x")])), "sqrt(x)");
+    p.stmts(&[block]);
+    assert_eq!(p.expr(&sqrt), "sqrt(x)");
 }

@@ -333,7 +333,7 @@ fn arg_value(
             }
             format!("accshare_d_{}", ident(a))
         }
-        (HostArg::Scalar { expr, .. }, KParamKind::Scalar(ty)) => {
+        (HostArg::Scalar { expr, .. }, KParamKind::Scalar { ty, .. }) => {
             // The kernel's parameter type decides the bytes passed.
             g.line(&format!(
                 "const {} accshare_a{} = ({});",

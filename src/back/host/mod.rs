@@ -235,7 +235,7 @@ fn c_param_type(kind: &KParamKind) -> String {
             if *read_only { "const " } else { "" },
             elem.c_name()
         ),
-        KParamKind::Scalar(t) => t.c_name().to_string(),
+        KParamKind::Scalar { ty: t, .. } => t.c_name().to_string(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::kernel::testing::{self, local_in};
 use crate::kernel::{
-    ArrayRef, Builtin, KExpr, KParam, KParamKind, KStmt, Kernel, LValue, MathFn, Module, Space,
+    ArrayRef, Builtin, KExpr, KParam, KStmt, Kernel, LValue, MathFn, Module, Space,
 };
 use crate::vocab::{BinOp, Scalar, UnOp};
 
@@ -76,16 +76,12 @@ pub fn group(d: u8) -> KExpr {
 }
 
 pub fn decl(n: &str, ty: Scalar, init: KExpr) -> KStmt {
-    KStmt::Decl {
-        name: n.to_string(),
-        ty,
-        init: Some(init),
-    }
+    testing::decl(n, ty, Some(init))
 }
 
 pub fn set(n: &str, v: KExpr) -> KStmt {
     KStmt::Assign {
-        target: LValue::Var(n.to_string()),
+        target: testing::lvar(n),
         op: None,
         value: v,
     }
@@ -93,7 +89,7 @@ pub fn set(n: &str, v: KExpr) -> KStmt {
 
 pub fn set_op(n: &str, op: BinOp, v: KExpr) -> KStmt {
     KStmt::Assign {
-        target: LValue::Var(n.to_string()),
+        target: testing::lvar(n),
         op: Some(op),
         value: v,
     }
@@ -128,16 +124,14 @@ pub fn buf(n: &str, elem: Scalar, read_only: bool) -> KParam {
 }
 
 pub fn scalar(n: &str, t: Scalar) -> KParam {
-    KParam {
-        name: n.to_string(),
-        kind: KParamKind::Scalar(t),
-    }
+    testing::param(n, t)
 }
 
 fn kernel(name: &str, params: Vec<KParam>, block: [u32; 3], body: Vec<KStmt>) -> Kernel {
     Kernel {
         name: name.to_string(),
         arrays: testing::take(),
+        vars: testing::take_vars(),
         params,
         locals: Vec::new(),
         dims: block.iter().filter(|&&b| b > 1).count().max(1) as u8,
@@ -159,7 +153,7 @@ fn module(k: Kernel) -> Module {
 
 /// `C[i] = A[i] + B[i]` over `n` elements.
 pub fn vector_add() -> Module {
-    let i = || KExpr::var("i");
+    let i = || testing::var("i");
     module(kernel(
         "vadd_r0_k0",
         vec![
@@ -172,7 +166,7 @@ pub fn vector_add() -> Module {
         vec![
             decl("i", Scalar::Int, gid(0)),
             if_(
-                lt(i(), KExpr::var("n")),
+                lt(i(), testing::var("n")),
                 vec![store(
                     "C",
                     Space::Global,
@@ -187,14 +181,14 @@ pub fn vector_add() -> Module {
 /// A 16×16 tiled `C = A × B` (`n`×`n`), tiles of A and B in local memory.
 pub fn tiled_matmul() -> Module {
     let (tx, ty, row, col, k0, k) = (
-        || KExpr::var("tx"),
-        || KExpr::var("ty"),
-        || KExpr::var("row"),
-        || KExpr::var("col"),
-        || KExpr::var("k0"),
-        || KExpr::var("k"),
+        || testing::var("tx"),
+        || testing::var("ty"),
+        || testing::var("row"),
+        || testing::var("col"),
+        || testing::var("k0"),
+        || testing::var("k"),
     );
-    let n = || KExpr::var("n");
+    let n = || testing::var("n");
     let tile = |r: KExpr, c: KExpr| add(mul(r, KExpr::int(16)), c);
     let stage = vec![
         KStmt::Comment("stage one tile of A and one of B".to_string()),
@@ -258,7 +252,7 @@ pub fn tiled_matmul() -> Module {
                     "C",
                     Space::Global,
                     add(mul(row(), n()), col()),
-                    KExpr::var("sum"),
+                    testing::var("sum"),
                 )],
             ),
         ],
@@ -270,8 +264,8 @@ pub fn tiled_matmul() -> Module {
 
 /// `sum += in[i]`: one partial sum per work-group, by a tree in local memory.
 pub fn reduction() -> Module {
-    let l = || KExpr::var("accshare_lid");
-    let s = || KExpr::var("accshare_s");
+    let l = || testing::var("accshare_lid");
+    let s = || testing::var("accshare_s");
     let red = "accshare_red_sum";
     let mut kern = kernel(
         "sum_r0_k0",
@@ -285,12 +279,12 @@ pub fn reduction() -> Module {
             decl("sum", Scalar::Float, flt(0.0)),
             decl("i", Scalar::Int, gid(0)),
             if_(
-                lt(KExpr::var("i"), KExpr::var("n")),
-                vec![set_op("sum", BinOp::Add, gload("in", KExpr::var("i")))],
+                lt(testing::var("i"), testing::var("n")),
+                vec![set_op("sum", BinOp::Add, gload("in", testing::var("i")))],
             ),
             KStmt::Comment("reduction of sum (+) in local memory".to_string()),
             decl("accshare_lid", Scalar::Int, lid(0)),
-            store(red, Space::Local, l(), KExpr::var("sum")),
+            store(red, Space::Local, l(), testing::var("sum")),
             KStmt::Barrier,
             KStmt::For {
                 init: vec![decl("accshare_s", Scalar::Int, KExpr::int(128))],
@@ -327,7 +321,7 @@ pub fn reduction() -> Module {
 
 /// Double precision: `y[i] = a * x[i] + y[i]`, clamped, with a square root and an infinity.
 pub fn double_axpy() -> Module {
-    let i = || KExpr::var("i");
+    let i = || testing::var("i");
     let mut kern = kernel(
         "daxpy_r0_k0",
         vec![
@@ -340,22 +334,25 @@ pub fn double_axpy() -> Module {
         vec![
             decl("i", Scalar::Long, cast(Scalar::Long, gid(0))),
             if_(
-                lt(i(), KExpr::var("n")),
+                lt(i(), testing::var("n")),
                 vec![
                     decl(
                         "v",
                         Scalar::Double,
-                        add(mul(KExpr::var("a"), gload("x", i())), gload("y", i())),
+                        add(mul(testing::var("a"), gload("x", i())), gload("y", i())),
                     ),
                     KStmt::If {
-                        cond: KExpr::bin(BinOp::Gt, KExpr::var("v"), dbl(1e300)),
+                        cond: KExpr::bin(BinOp::Gt, testing::var("v"), dbl(1e300)),
                         then: vec![set("v", dbl(f64::INFINITY))],
                         els: vec![set(
                             "v",
-                            call("fmax", vec![call("sqrt", vec![KExpr::var("v")]), dbl(0.5)]),
+                            call(
+                                "fmax",
+                                vec![call("sqrt", vec![testing::var("v")]), dbl(0.5)],
+                            ),
                         )],
                     },
-                    store("y", Space::Global, i(), KExpr::var("v")),
+                    store("y", Space::Global, i(), testing::var("v")),
                 ],
             ),
         ],
@@ -366,8 +363,8 @@ pub fn double_axpy() -> Module {
 
 /// `unsigned char` pixels: invert those above a threshold, keep the others.
 pub fn uchar_threshold() -> Module {
-    let i = || KExpr::var("i");
-    let p = || KExpr::var("p");
+    let i = || testing::var("i");
+    let p = || testing::var("p");
     module(kernel(
         "thresh_r0_k0",
         vec![
@@ -380,7 +377,7 @@ pub fn uchar_threshold() -> Module {
         vec![
             decl("i", Scalar::SizeT, cast(Scalar::SizeT, gid(0))),
             if_(
-                lt(i(), KExpr::var("count")),
+                lt(i(), testing::var("count")),
                 vec![
                     decl("p", Scalar::UChar, gload("img", i())),
                     store(
@@ -388,7 +385,7 @@ pub fn uchar_threshold() -> Module {
                         Space::Global,
                         i(),
                         cond(
-                            KExpr::bin(BinOp::Gt, p(), KExpr::var("t")),
+                            KExpr::bin(BinOp::Gt, p(), testing::var("t")),
                             cast(Scalar::UChar, KExpr::bin(BinOp::Sub, KExpr::int(255), p())),
                             p(),
                         ),
@@ -401,8 +398,8 @@ pub fn uchar_threshold() -> Module {
 
 /// Every statement kind, literal edge cases, conversions, `_Bool` buffers and reserved names.
 pub fn statements() -> Module {
-    let i = || KExpr::var("i");
-    let j = || KExpr::var("j");
+    let i = || testing::var("i");
+    let j = || testing::var("j");
     let body = vec![
         KStmt::Comment("every statement kind\nline two ends with a backslash \\".to_string()),
         decl("i", Scalar::Int, gid(0)),
@@ -411,7 +408,7 @@ pub fn statements() -> Module {
         decl("new", Scalar::Long, lit(i64::MIN, Scalar::Long)),
         decl("u", Scalar::UInt, lit(4_000_000_000, Scalar::UInt)),
         decl("big", Scalar::SizeT, lit(-1, Scalar::SizeT)),
-        decl("m", Scalar::Int, call("min", vec![i(), KExpr::var("n")])),
+        decl("m", Scalar::Int, call("min", vec![i(), testing::var("n")])),
         decl(
             "flag",
             Scalar::Bool,
@@ -433,7 +430,7 @@ pub fn statements() -> Module {
                 j(),
                 call(
                     "sqrtf",
-                    vec![cast(Scalar::Float, add(j(), KExpr::var("q")))],
+                    vec![cast(Scalar::Float, add(j(), testing::var("q")))],
                 ),
             )],
         },
@@ -446,10 +443,10 @@ pub fn statements() -> Module {
             step: vec![set_op("a", BinOp::Add, KExpr::int(1))],
             body: vec![
                 KStmt::If {
-                    cond: KExpr::bin(BinOp::Ge, KExpr::var("a"), KExpr::int(3)),
+                    cond: KExpr::bin(BinOp::Ge, testing::var("a"), KExpr::int(3)),
                     then: vec![KStmt::Break],
                     els: vec![KStmt::If {
-                        cond: KExpr::bin(BinOp::Eq, KExpr::var("a"), KExpr::int(1)),
+                        cond: KExpr::bin(BinOp::Eq, testing::var("a"), KExpr::int(1)),
                         then: vec![KStmt::Continue],
                         els: vec![set_op("b", BinOp::Mul, flt(2.0))],
                     }],
@@ -459,20 +456,20 @@ pub fn statements() -> Module {
                     Space::Private,
                     KExpr::int(0),
                     BinOp::Add,
-                    KExpr::var("b"),
+                    testing::var("b"),
                 ),
             ],
         },
         KStmt::While {
-            cond: KExpr::bin(BinOp::Gt, KExpr::var("u"), lit(1, Scalar::UInt)),
+            cond: KExpr::bin(BinOp::Gt, testing::var("u"), lit(1, Scalar::UInt)),
             body: vec![set_op("u", BinOp::Shr, lit(1, Scalar::UInt))],
         },
         KStmt::DoWhile {
             body: vec![set_op("m", BinOp::Sub, KExpr::int(1))],
             cond: KExpr::bin(
                 BinOp::LogOr,
-                KExpr::bin(BinOp::Gt, KExpr::var("m"), KExpr::int(0)),
-                and(KExpr::var("flag"), lt(KExpr::var("m"), KExpr::int(-4))),
+                KExpr::bin(BinOp::Gt, testing::var("m"), KExpr::int(0)),
+                and(testing::var("flag"), lt(testing::var("m"), KExpr::int(-4))),
             ),
         },
         KStmt::Block(vec![
@@ -480,25 +477,25 @@ pub fn statements() -> Module {
             set(
                 "x",
                 add(
-                    call("fmaxf", vec![KExpr::var("x"), flt(f64::NEG_INFINITY)]),
-                    call("powf", vec![KExpr::var("x"), KExpr::int(2)]),
+                    call("fmaxf", vec![testing::var("x"), flt(f64::NEG_INFINITY)]),
+                    call("powf", vec![testing::var("x"), KExpr::int(2)]),
                 ),
             ),
-            set("local", call("abs", vec![KExpr::var("local")])),
+            set("local", call("abs", vec![testing::var("local")])),
             store(
                 "out",
                 Space::Global,
                 i(),
                 add(
-                    KExpr::var("x"),
+                    testing::var("x"),
                     cast(
                         Scalar::Float,
                         KExpr::bin(
                             BinOp::BitOr,
-                            KExpr::bin(BinOp::BitAnd, KExpr::var("local"), KExpr::int(255)),
+                            KExpr::bin(BinOp::BitAnd, testing::var("local"), KExpr::int(255)),
                             KExpr::bin(
                                 BinOp::Shl,
-                                add(KExpr::var("m"), KExpr::int(1)),
+                                add(testing::var("m"), KExpr::int(1)),
                                 KExpr::int(2),
                             ),
                         ),
@@ -506,23 +503,26 @@ pub fn statements() -> Module {
                 ),
             ),
         ]),
-        store("flags", Space::Global, i(), KExpr::var("m")),
+        store("flags", Space::Global, i(), testing::var("m")),
         store_op(
             "flags",
             Space::Global,
             i(),
             BinOp::BitOr,
-            KExpr::var("flag"),
+            testing::var("flag"),
         ),
         decl(
             "sz",
             Scalar::Int,
             cast(
                 Scalar::Int,
-                add(KExpr::var("big"), cast(Scalar::SizeT, KExpr::var("new"))),
+                add(
+                    testing::var("big"),
+                    cast(Scalar::SizeT, testing::var("new")),
+                ),
             ),
         ),
-        KStmt::Expr(call("fabsf", vec![KExpr::var("sz")])),
+        KStmt::Expr(call("fabsf", vec![testing::var("sz")])),
     ];
     module(kernel(
         "stmts_r0_k0",
@@ -541,67 +541,70 @@ pub fn statements() -> Module {
 pub fn math() -> Module {
     use crate::kernel::math::{REAL1, REAL2};
     let mut body = vec![
-        decl("f", Scalar::Float, KExpr::var("x")),
-        decl("z", Scalar::Double, KExpr::var("dx")),
+        decl("f", Scalar::Float, testing::var("x")),
+        decl("z", Scalar::Double, testing::var("dx")),
         decl("i", Scalar::Int, gid(0)),
-        decl("u", Scalar::UInt, cast(Scalar::UInt, KExpr::var("n"))),
-        decl("l", Scalar::Long, cast(Scalar::Long, KExpr::var("n"))),
+        decl("u", Scalar::UInt, cast(Scalar::UInt, testing::var("n"))),
+        decl("l", Scalar::Long, cast(Scalar::Long, testing::var("n"))),
         decl("acc", Scalar::Float, flt(0.0)),
         decl("dacc", Scalar::Double, dbl(0.0)),
     ];
     let mut fsum = |e: KExpr| body.push(set_op("acc", BinOp::Add, e));
     for f in REAL1.iter().map(|r| r.name()) {
-        fsum(call(&format!("{f}f"), vec![KExpr::var("f")]));
-        fsum(call(&format!("{f}f"), vec![KExpr::var("i")]));
+        fsum(call(&format!("{f}f"), vec![testing::var("f")]));
+        fsum(call(&format!("{f}f"), vec![testing::var("i")]));
     }
     for f in REAL2.iter().map(|r| r.name()) {
-        fsum(call(&format!("{f}f"), vec![KExpr::var("f"), KExpr::int(2)]));
+        fsum(call(
+            &format!("{f}f"),
+            vec![testing::var("f"), KExpr::int(2)],
+        ));
     }
     fsum(call(
         "fmaf",
-        vec![KExpr::var("f"), KExpr::var("i"), dbl(0.5)],
+        vec![testing::var("f"), testing::var("i"), dbl(0.5)],
     ));
-    fsum(call("ldexpf", vec![KExpr::var("f"), KExpr::var("l")]));
-    fsum(call("scalbnf", vec![KExpr::var("f"), KExpr::int(3)]));
+    fsum(call("ldexpf", vec![testing::var("f"), testing::var("l")]));
+    fsum(call("scalbnf", vec![testing::var("f"), KExpr::int(3)]));
     for f in ["ilogbf", "lrintf", "lroundf", "llrintf", "llroundf"] {
-        fsum(call(f, vec![KExpr::var("f")]));
+        fsum(call(f, vec![testing::var("f")]));
     }
-    fsum(call("abs", vec![KExpr::var("f")]));
-    fsum(call("labs", vec![KExpr::var("i")]));
-    fsum(call("llabs", vec![KExpr::var("l")]));
-    fsum(call("min", vec![KExpr::var("i"), KExpr::var("u")]));
-    fsum(call("max", vec![KExpr::var("l"), KExpr::int(-1)]));
+    fsum(call("abs", vec![testing::var("f")]));
+    fsum(call("labs", vec![testing::var("i")]));
+    fsum(call("llabs", vec![testing::var("l")]));
+    fsum(call("min", vec![testing::var("i"), testing::var("u")]));
+    fsum(call("max", vec![testing::var("l"), KExpr::int(-1)]));
     fsum(flt(f64::NAN));
     fsum(flt(f64::NEG_INFINITY));
     let mut dsum = |e: KExpr| body.push(set_op("dacc", BinOp::Add, e));
     for f in REAL1.iter().map(|r| r.name()) {
-        dsum(call(f, vec![KExpr::var("z")]));
-        dsum(call(f, vec![KExpr::var("f")]));
+        dsum(call(f, vec![testing::var("z")]));
+        dsum(call(f, vec![testing::var("f")]));
     }
     for f in REAL2.iter().map(|r| r.name()) {
-        dsum(call(f, vec![KExpr::var("z"), KExpr::var("i")]));
+        dsum(call(f, vec![testing::var("z"), testing::var("i")]));
     }
     dsum(call(
         "fma",
-        vec![KExpr::var("z"), KExpr::var("f"), KExpr::int(1)],
+        vec![testing::var("z"), testing::var("f"), KExpr::int(1)],
     ));
-    dsum(call("ldexp", vec![KExpr::var("z"), KExpr::var("u")]));
+    dsum(call("ldexp", vec![testing::var("z"), testing::var("u")]));
     for f in ["ilogb", "lrint", "lround", "llrint", "llround"] {
-        dsum(call(f, vec![KExpr::var("z")]));
+        dsum(call(f, vec![testing::var("z")]));
     }
     dsum(dbl(f64::INFINITY));
     dsum(dbl(f64::NAN));
     body.push(store(
         "out",
         Space::Global,
-        KExpr::var("i"),
-        KExpr::var("acc"),
+        testing::var("i"),
+        testing::var("acc"),
     ));
     body.push(store(
         "dout",
         Space::Global,
-        KExpr::var("i"),
-        KExpr::var("dacc"),
+        testing::var("i"),
+        testing::var("dacc"),
     ));
     let mut k = kernel(
         "math_r0_k0",
@@ -626,11 +629,11 @@ pub fn math() -> Module {
 pub fn atomics() -> Module {
     use crate::kernel::{AtomicCapture, AtomicOp};
     let at = |a: &str, ty: Scalar, op: AtomicOp, cap: Option<(&str, bool)>| KStmt::Atomic {
-        target: aref(a, Space::Global, gload("key", KExpr::var("i"))),
+        target: aref(a, Space::Global, gload("key", testing::var("i"))),
         ty,
         op,
         capture: cap.map(|(v, after)| AtomicCapture {
-            var: v.to_string(),
+            var: testing::v(v),
             after,
         }),
     };
@@ -641,21 +644,9 @@ pub fn atomics() -> Module {
     };
     let mut body = vec![
         decl("i", Scalar::Int, gid(0)),
-        KStmt::Decl {
-            name: "c".to_string(),
-            ty: Scalar::Int,
-            init: None,
-        },
-        KStmt::Decl {
-            name: "d".to_string(),
-            ty: Scalar::Double,
-            init: None,
-        },
-        KStmt::Decl {
-            name: "z".to_string(),
-            ty: Scalar::SizeT,
-            init: None,
-        },
+        testing::decl("c", Scalar::Int, None),
+        testing::decl("d", Scalar::Double, None),
+        testing::decl("z", Scalar::SizeT, None),
         at("h", Scalar::Int, upd(BinOp::Add, KExpr::int(1)), None),
         at(
             "h",
@@ -690,7 +681,7 @@ pub fn atomics() -> Module {
         at(
             "f",
             Scalar::Float,
-            upd(BinOp::Add, gload("w", KExpr::var("i"))),
+            upd(BinOp::Add, gload("w", testing::var("i"))),
             None,
         ),
         at("f", Scalar::Float, upd(BinOp::Sub, KExpr::int(1)), None),
@@ -699,7 +690,7 @@ pub fn atomics() -> Module {
         at(
             "g",
             Scalar::Double,
-            upd(BinOp::Add, gload("w", KExpr::var("i"))),
+            upd(BinOp::Add, gload("w", testing::var("i"))),
             None,
         ),
         at(
@@ -709,7 +700,7 @@ pub fn atomics() -> Module {
             Some(("d", true)),
         ),
         at("g", Scalar::Double, upd(BinOp::Mul, dbl(1.5)), None),
-        at("l", Scalar::Long, upd(BinOp::Add, KExpr::var("i")), None),
+        at("l", Scalar::Long, upd(BinOp::Add, testing::var("i")), None),
         at(
             "l",
             Scalar::Long,
@@ -731,10 +722,10 @@ pub fn atomics() -> Module {
         store(
             "out",
             Space::Global,
-            KExpr::var("i"),
-            add(KExpr::var("c"), cast(Scalar::Int, KExpr::var("z"))),
+            testing::var("i"),
+            add(testing::var("c"), cast(Scalar::Int, testing::var("z"))),
         ),
-        store("dout", Space::Global, KExpr::var("i"), KExpr::var("d")),
+        store("dout", Space::Global, testing::var("i"), testing::var("d")),
     ];
     body.push(KStmt::Atomic {
         target: aref("cnt", Space::Local, KExpr::int(0)),

@@ -66,8 +66,8 @@ impl KernelBuilder<'_> {
         };
         let Some((target, ty)) = target else {
             let lv = LValue::Var(match &exprs[form.x] {
-                Expr::Var(n) => n.clone(),
-                _ => String::new(),
+                Expr::Var(n) => self.resolve(n),
+                _ => self.resolve(""),
             });
             return self.atomic_plain(form, lv);
         };
@@ -95,10 +95,10 @@ impl KernelBuilder<'_> {
         let Some(v) = self.lvalue(*v) else {
             return Vec::new();
         };
+        let cap = self.fresh(CAPTURE, ty);
         vec![KStmt::Block(vec![
             KStmt::Decl {
-                name: CAPTURE.to_string(),
-                ty,
+                var: cap,
                 init: None,
             },
             KStmt::Atomic {
@@ -106,14 +106,14 @@ impl KernelBuilder<'_> {
                 ty,
                 op,
                 capture: Some(AtomicCapture {
-                    var: CAPTURE.to_string(),
+                    var: cap,
                     after: *after,
                 }),
             },
             KStmt::Assign {
                 target: v,
                 op: None,
-                value: KExpr::Var(CAPTURE.to_string()),
+                value: KExpr::Var(cap),
             },
         ])]
     }
@@ -132,7 +132,7 @@ impl KernelBuilder<'_> {
     /// The construct on a location of the work-item's own: the statements as written.
     fn atomic_plain(&mut self, form: &AtomicForm, x: LValue) -> Vec<KStmt> {
         let current = match &x {
-            LValue::Var(n) => KExpr::Var(n.clone()),
+            LValue::Var(n) => KExpr::Var(*n),
             LValue::Elem(r) => KExpr::Load(r.clone()),
         };
         let update = match &form.update {

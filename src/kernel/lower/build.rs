@@ -45,10 +45,15 @@ pub(super) struct KernelBuilder<'a> {
     pub(super) errors: Vec<Diag>,
     /// Why the staged body could not be built (the caller tries the next candidate schedule).
     pub(super) stage_error: Option<super::staged::StageError>,
-    /// Variables with one copy per output (set when the computation is coarsened).
-    pub(super) ilp_renamed: BTreeSet<String>,
+    /// Scalars with one copy per output (set when the computation is coarsened).
+    pub(super) ilp_renamed: BTreeSet<Handle<KVar>>,
+    /// Private arrays with one copy per output (set alike).
+    pub(super) ilp_renamed_arrays: BTreeSet<Handle<KArray>>,
     /// The arrays the kernel's code names so far (the kernel's [`Kernel::arrays`]).
     pub(super) arrays: Arena<KArray>,
+    /// The scalars the kernel's code names so far (the kernel's [`Kernel::vars`]), and the
+    /// names in scope where the builder is.
+    pub(super) vars: VarTable,
 }
 
 impl<'a> KernelBuilder<'a> {
@@ -66,8 +71,38 @@ impl<'a> KernelBuilder<'a> {
             errors: Vec::new(),
             stage_error: None,
             ilp_renamed: BTreeSet::new(),
+            ilp_renamed_arrays: BTreeSet::new(),
             arrays: Arena::new(),
+            vars: VarTable::default(),
         }
+    }
+
+    /// [`VarTable::fresh`].
+    pub(super) fn fresh(&mut self, name: &str, ty: Scalar) -> Handle<KVar> {
+        self.vars.fresh(name, ty)
+    }
+
+    /// [`VarTable::resolve`].
+    pub(super) fn resolve(&mut self, name: &str) -> Handle<KVar> {
+        self.vars.resolve(name)
+    }
+
+    /// A read of [`VarTable::resolve`]`(name)`.
+    pub(super) fn var(&mut self, name: &str) -> KExpr {
+        KExpr::Var(self.vars.resolve(name))
+    }
+
+    /// [`VarTable::declare_free`].
+    pub(super) fn declare_free(&mut self, name: &str, ty: Scalar) -> Handle<KVar> {
+        self.vars.declare_free(name, ty)
+    }
+
+    /// Runs `f` in a nested scope (a block, a loop's header and body).
+    pub(super) fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.vars.push_scope();
+        let out = f(self);
+        self.vars.pop_scope();
+        out
     }
 
     /// The array `name` of the kernel in the space of `kind`: the one already named so, else a
@@ -161,7 +196,7 @@ impl<'a> KernelBuilder<'a> {
                 Ok(Some(c)) => {
                     self.row_guards(&cond, Some(&c), &mut body);
                     // Work-items whose outputs are all in range run an unguarded copy.
-                    let oks = super::staged::row_oks(c.f);
+                    let oks = super::staged::row_oks(&self.vars, c.f);
                     let full = oks
                         .iter()
                         .cloned()
@@ -209,7 +244,14 @@ impl<'a> KernelBuilder<'a> {
             let arr = self.array(&arr, ty, ArrayKind::Local { len: threads });
             locals.push(arr);
             let part_array = self.array(&part, ty, ArrayKind::Buffer);
-            body.extend(reduction_epilogue(arr, part_array, &v, op, ty, threads));
+            let var = self.resolve(&v);
+            body.extend(reduction_epilogue(
+                (arr, part_array),
+                (&self.vars, var),
+                op,
+                ty,
+                threads,
+            ));
             params_extra.push((part, ty, i));
         }
         for e in std::mem::take(&mut self.errors) {
@@ -218,12 +260,17 @@ impl<'a> KernelBuilder<'a> {
         let (params, args, reductions) =
             self.parameters(&body, &locals, last_values, params_extra, diags);
         let uses_double = params.iter().any(|p| match &p.kind {
-            KParamKind::Buffer { elem, .. } | KParamKind::Scalar(elem) => *elem == Scalar::Double,
+            KParamKind::Buffer { elem, .. } | KParamKind::Scalar { ty: elem, .. } => {
+                *elem == Scalar::Double
+            }
         }) || self.locals.values().any(|t| *t == Scalar::Double)
-            || body.iter().any(stmt_uses_double);
+            || self
+                .vars
+                .with(|vars| body.iter().any(|s| stmt_uses_double(vars, s)));
         let mut kernel = Kernel {
             name,
             arrays: std::mem::take(&mut self.arrays),
+            vars: self.vars.take(),
             params,
             locals,
             dims,
@@ -372,13 +419,11 @@ impl<'a> KernelBuilder<'a> {
             } else {
                 KExpr::bin(BinOp::Sub, self.poly_expr(max, lp.ty), scaled)
             };
-            body.push(KStmt::Decl {
-                name: lp.var.clone(),
-                ty: lp.ty,
-                init: Some(cast_if(lp.ty, init)),
-            });
+            let init = Some(cast_if(lp.ty, init));
+            let h = self.fresh(&lp.var, lp.ty);
+            body.push(KStmt::Decl { var: h, init });
             self.locals.insert(lp.var.clone(), lp.ty);
-            let var = KExpr::Var(lp.var.clone());
+            let var = KExpr::Var(h);
             let lower = self.bound_expr(&lp.lower, lp.ty);
             let upper = self.bound_expr(&lp.upper, lp.ty);
             let lower_varies = lp.lower.affine().is_some_and(|p| {
@@ -441,19 +486,17 @@ impl<'a> KernelBuilder<'a> {
                         .mapped
                         .iter()
                         .any(|m| ir.loops[m.loop_id].firstprivate.contains(&v));
-                    body.push(KStmt::Decl {
-                        name: v.clone(),
-                        ty: info.ty,
-                        init: first.then(|| KExpr::Var(format!("{}{}", FIRSTPRIVATE, v))),
-                    });
+                    let init = first.then(|| self.var(&format!("{}{}", FIRSTPRIVATE, v)));
+                    let var = self.fresh(&v, info.ty);
+                    body.push(KStmt::Decl { var, init });
                     self.locals.insert(v.clone(), info.ty);
                 }
             }
         }
         for (op, v, ty) in self.reductions.clone() {
+            let var = self.fresh(&v, ty);
             body.push(KStmt::Decl {
-                name: v.clone(),
-                ty,
+                var,
                 init: Some(identity(op, ty)),
             });
             self.locals.insert(v, ty);
@@ -474,19 +517,20 @@ impl<'a> KernelBuilder<'a> {
         let mut arrays = BTreeSet::new();
         let mut vars = BTreeSet::new();
         for s in body {
-            free_names_stmt(s, &self.arrays, &mut arrays, &mut vars);
+            free_names_stmt(s, &mut arrays, &mut vars);
         }
         // In name order.
         let arrays: BTreeMap<String, Handle<KArray>> = arrays
             .into_iter()
             .map(|h| (self.arrays[h].name.clone(), h))
             .collect();
-        let declared: BTreeSet<String> = vars
-            .iter()
-            .filter_map(|v| v.strip_prefix("\0decl:").map(str::to_string))
-            .chain(locals.iter().map(|&l| self.arrays[l].name.clone()))
+        // The free scalars (declared nowhere in the kernel), in name order.
+        let free: BTreeMap<String, Handle<KVar>> = vars
+            .into_iter()
+            .filter(|&h| self.vars.get(h).kind == VarKind::Param)
+            .map(|h| (self.vars.name(h), h))
+            .filter(|(n, _)| !locals.iter().any(|&l| self.arrays[l].name == *n))
             .collect();
-        vars.retain(|v| !v.starts_with('\0') && !declared.contains(v));
         let mut params = Vec::new();
         let mut args = Vec::new();
         for (a, &h) in &arrays {
@@ -504,12 +548,16 @@ impl<'a> KernelBuilder<'a> {
             });
             args.push(HostArg::Buffer(a.clone()));
         }
-        for v in &vars {
+        for (v, &h) in &free {
             if self.locals.contains_key(v) || self.private_arrays.contains_key(v) {
                 continue;
             }
-            if let Some((p, a)) = self.scalar_param(v, diags) {
-                params.push(p);
+            if let Some((ty, a)) = self.scalar_param(v, diags) {
+                self.vars.set(h, ty, VarKind::Param);
+                params.push(KParam {
+                    name: v.clone(),
+                    kind: KParamKind::Scalar { var: h, ty },
+                });
                 args.push(a);
             }
         }
@@ -552,18 +600,16 @@ impl<'a> KernelBuilder<'a> {
         (params, args, reductions)
     }
 
-    /// The parameter and argument of free scalar `v` (a region invariant, a firstprivate copy,
-    /// a variable of the user's function), or a located error where it cannot be one.
-    fn scalar_param(&self, v: &str, diags: &mut Diags) -> Option<(KParam, HostArg)> {
+    /// The type and argument of the parameter of free scalar `v` (a region invariant, a
+    /// firstprivate copy, a variable of the user's function), or a located error where it
+    /// cannot be one.
+    fn scalar_param(&self, v: &str, diags: &mut Diags) -> Option<(Scalar, HostArg)> {
         let ir = self.ir();
         let user = v.strip_prefix(FIRSTPRIVATE).unwrap_or(v);
         // A region invariant standing for a bound: the host computes it.
         if ir.invariants.iter().any(|i| i.name == *v) {
             return Some((
-                KParam {
-                    name: v.to_string(),
-                    kind: KParamKind::Scalar(Scalar::Long),
-                },
+                Scalar::Long,
                 HostArg::Scalar {
                     expr: host_symbol(ir, v),
                     ty: Scalar::Long,
@@ -579,10 +625,7 @@ impl<'a> KernelBuilder<'a> {
         };
         if user != v {
             return Some((
-                KParam {
-                    name: v.to_string(),
-                    kind: KParamKind::Scalar(ty),
-                },
+                ty,
                 HostArg::Scalar {
                     expr: HostExpr::var(user),
                     ty,
@@ -619,10 +662,7 @@ impl<'a> KernelBuilder<'a> {
             return None;
         }
         Some((
-            KParam {
-                name: v.to_string(),
-                kind: KParamKind::Scalar(ty),
-            },
+            ty,
             HostArg::Scalar {
                 expr: HostExpr::var(v),
                 ty,
@@ -641,21 +681,18 @@ impl<'a> KernelBuilder<'a> {
             }
             // Declared outside the region (e.g. `int i, j;` at the top of the function).
             if self.r.scope.contains_key(&lp.var) && !self.mapped.iter().any(|m| m.loop_id == l) {
-                body.push(KStmt::Decl {
-                    name: lp.var.clone(),
-                    ty: lp.ty,
-                    init: None,
-                });
+                let var = self.fresh(&lp.var, lp.ty);
+                body.push(KStmt::Decl { var, init: None });
                 self.locals.insert(lp.var.clone(), lp.ty);
             }
         }
     }
 
-    pub(super) fn poly_expr(&self, p: &Poly, ty: Scalar) -> KExpr {
-        poly_to_kexpr(p, ty)
+    pub(super) fn poly_expr(&mut self, p: &Poly, ty: Scalar) -> KExpr {
+        self.vars.poly(p, ty)
     }
 
-    pub(super) fn bound_expr(&self, b: &Bound, ty: Scalar) -> KExpr {
+    pub(super) fn bound_expr(&mut self, b: &Bound, ty: Scalar) -> KExpr {
         match b {
             Bound::Affine(p) => self.poly_expr(p, ty),
             Bound::NonAffine(_) => KExpr::int(0),
@@ -692,16 +729,19 @@ impl<'a> KernelBuilder<'a> {
                 if id.is_some_and(|id| self.is_mapped_loop(id)) {
                     return self.stmt(*body);
                 }
-                let kinit = init.map(|i| self.stmt(i)).unwrap_or_default();
-                let kcond = cond.map(|c| self.expr(c));
-                let kstep = step.map(|e| self.effect(e)).unwrap_or_default();
-                let kbody = self.stmt(*body);
-                vec![KStmt::For {
-                    init: kinit,
-                    cond: kcond,
-                    step: kstep,
-                    body: kbody,
-                }]
+                let (init, cond, step, body) = (*init, *cond, *step, *body);
+                self.scoped(|b| {
+                    let kinit = init.map(|i| b.stmt(i)).unwrap_or_default();
+                    let kcond = cond.map(|c| b.expr(c));
+                    let kstep = step.map(|e| b.effect(e)).unwrap_or_default();
+                    let kbody = b.scoped(|b| b.stmt(body));
+                    vec![KStmt::For {
+                        init: kinit,
+                        cond: kcond,
+                        step: kstep,
+                        body: kbody,
+                    }]
+                })
             }
             Stmt::Atomic { kind, form, body } => self.atomic(*kind, form.as_ref(), *body),
             Stmt::Directive { body } => self.stmt(*body),
@@ -710,14 +750,12 @@ impl<'a> KernelBuilder<'a> {
                 Vec::new()
             }
             Stmt::Block(b) => {
-                let mut out = Vec::new();
-                for s in b {
-                    out.extend(self.stmt(*s));
-                }
+                // A block without declarations is printed flat: its scope is the enclosing one.
                 if b.iter().any(|s| matches!(code.stmts[*s], Stmt::Locals(_))) {
+                    let out = self.scoped(|this| b.iter().flat_map(|s| this.stmt(*s)).collect());
                     vec![KStmt::Block(out)]
                 } else {
-                    out
+                    b.iter().flat_map(|s| self.stmt(*s)).collect()
                 }
             }
             Stmt::Locals(d) => self.decl(d),
@@ -728,15 +766,17 @@ impl<'a> KernelBuilder<'a> {
                 reject,
             } => vec![KStmt::If {
                 cond: self.expr(*cond),
-                then: self.stmt(*accept),
-                els: reject.map(|e| self.stmt(e)).unwrap_or_default(),
+                then: self.scoped(|b| b.stmt(*accept)),
+                els: reject
+                    .map(|e| self.scoped(|b| b.stmt(e)))
+                    .unwrap_or_default(),
             }],
             Stmt::While { cond, body } => vec![KStmt::While {
                 cond: self.expr(*cond),
-                body: self.stmt(*body),
+                body: self.scoped(|b| b.stmt(*body)),
             }],
             Stmt::DoWhile { body, cond } => vec![KStmt::DoWhile {
-                body: self.stmt(*body),
+                body: self.scoped(|b| b.stmt(*body)),
                 cond: self.expr(*cond),
             }],
             Stmt::Break => vec![KStmt::Break],
@@ -749,6 +789,10 @@ impl<'a> KernelBuilder<'a> {
         for dec in d {
             match &dec.ty {
                 LocalType::Scalar(s) => {
+                    // In C the name is the new scalar's from its declarator on, its
+                    // initializer included (`int t = t;` reads the new `t`).
+                    self.locals.insert(dec.name.clone(), *s);
+                    let var = self.fresh(&dec.name, *s);
                     let init = match dec.init {
                         Init::Expr(e) => Some(self.expr(e)),
                         Init::List(sp) => {
@@ -760,12 +804,7 @@ impl<'a> KernelBuilder<'a> {
                         }
                         Init::None => None,
                     };
-                    self.locals.insert(dec.name.clone(), *s);
-                    out.push(KStmt::Decl {
-                        name: dec.name.clone(),
-                        ty: *s,
-                        init,
-                    });
+                    out.push(KStmt::Decl { var, init });
                 }
                 LocalType::Array { elem, extents } => {
                     let mut dims = Vec::new();
@@ -834,7 +873,7 @@ impl<'a> KernelBuilder<'a> {
 
     pub(super) fn lvalue(&mut self, e: Handle<Expr>) -> Option<LValue> {
         match &self.exprs()[e] {
-            Expr::Var(n) => Some(LValue::Var(n.clone())),
+            Expr::Var(n) => Some(LValue::Var(self.resolve(n))),
             _ => match self.expr(e) {
                 KExpr::Load(r) => Some(LValue::Elem(r)),
                 // A whole struct (`c[i] = …` on an array of structs): refused by the IR
@@ -869,7 +908,7 @@ impl<'a> KernelBuilder<'a> {
         let exprs = self.exprs();
         let span = exprs.span(e);
         match &exprs[e] {
-            Expr::Var(n) => KExpr::Var(n.clone()),
+            Expr::Var(n) => self.var(n),
             Expr::Int { value, ty } => KExpr::Int(*value as i64, *ty),
             Expr::Float { value, ty } => KExpr::Float(*value, *ty == Scalar::Float),
             Expr::Unary {
@@ -1017,7 +1056,7 @@ impl<'a> KernelBuilder<'a> {
         let mut extents = Vec::new();
         for (i, ext) in info.extents.iter().enumerate().skip(1) {
             match ext {
-                Some(p) => extents.push(poly_to_kexpr(p, Scalar::Int)),
+                Some(p) => extents.push(self.poly_expr(p, Scalar::Int)),
                 None => {
                     self.errors.push(Diag::error(
                         span,
@@ -1048,7 +1087,7 @@ impl<'a> KernelBuilder<'a> {
                         .map(|q| {
                             let mut k = ksubs.clone();
                             k.pop();
-                            k.push(poly_to_kexpr(&q, Scalar::Int));
+                            k.push(self.poly_expr(&q, Scalar::Int));
                             k
                         }),
                 },
@@ -1059,7 +1098,7 @@ impl<'a> KernelBuilder<'a> {
                 return KExpr::Load(ArrayRef {
                     array,
                     space: Space::Local,
-                    index: Box::new(local_index(a, ksubs)),
+                    index: Box::new(local_index(&self.vars, a, ksubs)),
                     field: None,
                 });
             }

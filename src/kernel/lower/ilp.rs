@@ -15,10 +15,11 @@
 //! row, so an RY×RX tile makes RY + RX loads for RY·RX multiply-adds (the outer-product update);
 //! a filter weight once for all.
 //!
-//! This is Algorithm 1 of the paper, with its "array expansion" done by renaming: every scalar
-//! the computation assigns or declares gets one name per copy (`accshare_ilp1_s`), the y
-//! iterator one per row of the micro-tile and the x iterator one per column; the copies of one
-//! thread are iterations of parallel loops, so interleaving them is legal.
+//! This is Algorithm 1 of the paper, with its "array expansion" done by copying: every scalar
+//! the computation assigns or declares gets one scalar of its own per copy (named
+//! `accshare_ilp1_s`, [`VarTable::copy`]), the y iterator one per row of the micro-tile and the
+//! x iterator one per column; the copies of one thread are iterations of parallel loops, so
+//! interleaving them is legal.
 //!
 //! Where the paper departs: it searches the factor by running every candidate on the device;
 //! accshare picks it from the block shape ([`crate::schedule`]) so that compilation stays
@@ -28,8 +29,10 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use super::walk::VarTable;
 use crate::kernel::{
-    Arena, ArrayKind, ArrayRef, AtomicCapture, AtomicOp, Handle, KArray, KExpr, KStmt, LValue,
+    Arena, ArrayKind, ArrayRef, AtomicCapture, AtomicOp, Handle, KArray, KExpr, KStmt, KVar,
+    LValue, VarKind,
 };
 use crate::vocab::{BinOp, Scalar};
 
@@ -47,11 +50,15 @@ pub(super) struct Coarsen {
     pub f: u32,
     cols: u32,
     /// The y iterator (one copy per row) and the x iterator (one copy per column).
-    y: Option<String>,
-    x: Option<String>,
-    /// Variables with one copy per output: the grid iterators and every scalar the computation
+    y: Option<Handle<KVar>>,
+    x: Option<Handle<KVar>>,
+    /// Scalars with one copy per output: the grid iterators and every scalar the computation
     /// assigns or declares (outside `for` headers).
-    pub renamed: BTreeSet<String>,
+    pub renamed: BTreeSet<Handle<KVar>>,
+    /// The private arrays the computation declares (one copy per output).
+    renamed_arr: BTreeSet<Handle<KArray>>,
+    /// The kernel's scalars (the copies are made there).
+    vars: VarTable,
     /// Element types of the arrays whose loads may be shared by the copies (never written by
     /// the computation).
     shareable: BTreeMap<Handle<KArray>, Scalar>,
@@ -85,39 +92,39 @@ type Linear = (BTreeMap<String, i64>, i64);
 /// A row of grouped loads: the array and the terms of the index without its constant.
 type RowKey = (Handle<KArray>, BTreeMap<String, i64>);
 
-fn expr_vars(e: &KExpr, out: &mut BTreeSet<String>) {
+fn expr_vars(e: &KExpr, out: &mut BTreeSet<Handle<KVar>>) {
     if let KExpr::Var(v) = e {
-        out.insert(v.clone());
+        out.insert(*v);
     }
     e.for_each_child(&mut |c| expr_vars(c, out));
 }
 
-/// Scalars assigned or declared by statements (not counting `for` headers), and the iterators
-/// that `for` headers assign without declaring.
+/// Scalars (and private arrays, into `arrays`) assigned or declared by statements (not
+/// counting `for` headers), and the iterators that `for` headers assign without declaring.
 fn assigned(
-    arrays: &Arena<KArray>,
+    arrays: &mut BTreeSet<Handle<KArray>>,
     stmts: &[KStmt],
-    out: &mut BTreeSet<String>,
-    headers: &mut BTreeSet<String>,
+    out: &mut BTreeSet<Handle<KVar>>,
+    headers: &mut BTreeSet<Handle<KVar>>,
 ) {
     for s in stmts {
         match s {
             KStmt::DeclArray(a) => {
-                out.insert(arrays[*a].name.clone());
+                arrays.insert(*a);
             }
-            KStmt::Decl { name, .. } => {
-                out.insert(name.clone());
+            KStmt::Decl { var, .. } => {
+                out.insert(*var);
             }
             KStmt::Assign {
                 target: LValue::Var(v),
                 ..
             } => {
-                out.insert(v.clone());
+                out.insert(*v);
             }
             KStmt::Atomic {
                 capture: Some(c), ..
             } => {
-                out.insert(c.var.clone());
+                out.insert(c.var);
             }
             KStmt::For {
                 init, step, body, ..
@@ -128,7 +135,7 @@ fn assigned(
                         ..
                     } = h
                     {
-                        headers.insert(v.clone());
+                        headers.insert(*v);
                     }
                 }
                 assigned(arrays, body, out, headers);
@@ -207,35 +214,37 @@ impl fmt::Display for CoarsenError {
 impl std::error::Error for CoarsenError {}
 
 impl Coarsen {
-    /// The renaming for the computation `pieces` of a kernel computing `rows` outputs along its
+    /// The copies for the computation `pieces` of a kernel computing `rows` outputs along its
     /// y iterator `y` and `cols` along its x iterator `x`, or why the computation cannot be
     /// coarsened.
-    /// `arrays`: the kernel's arrays (those the computation reads among them).
+    /// `arrays`: the kernel's arrays (those the computation reads among them); `vars`: its
+    /// scalars.
     pub fn new(
-        (rows, y): (u32, Option<&str>),
-        (cols, x): (u32, Option<&str>),
+        (rows, y): (u32, Option<Handle<KVar>>),
+        (cols, x): (u32, Option<Handle<KVar>>),
         pieces: &[&[KStmt]],
-        arrays: &Arena<KArray>,
+        (arrays, vars): (&Arena<KArray>, &VarTable),
     ) -> Result<Coarsen, CoarsenError> {
         let mut renamed = BTreeSet::new();
+        let mut renamed_arr = BTreeSet::new();
         let mut headers = BTreeSet::new();
         let mut written = BTreeSet::new();
         for p in pieces {
             if has_barrier(p) {
                 return Err(CoarsenError::Barrier);
             }
-            assigned(arrays, p, &mut renamed, &mut headers);
+            assigned(&mut renamed_arr, p, &mut renamed, &mut headers);
             stored(p, &mut written);
         }
-        let y = y.filter(|_| rows > 1).map(str::to_string);
-        let x = x.filter(|_| cols > 1).map(str::to_string);
-        renamed.extend(y.iter().chain(&x).cloned());
+        let y = y.filter(|_| rows > 1);
+        let x = x.filter(|_| cols > 1);
+        renamed.extend(y.iter().chain(&x).copied());
         let shareable = arrays
             .iter()
             .filter(|(h, a)| {
                 !matches!(a.kind, ArrayKind::Private { .. })
                     && !written.contains(h)
-                    && !renamed.contains(&a.name)
+                    && !renamed_arr.contains(h)
             })
             .map(|(h, a)| (h, a.elem))
             .collect();
@@ -245,6 +254,8 @@ impl Coarsen {
             y,
             x,
             renamed,
+            renamed_arr,
+            vars: vars.clone(),
             shareable,
             arrays: arrays.clone(),
             array_copies: BTreeMap::new(),
@@ -263,7 +274,7 @@ impl Coarsen {
     fn check_shared_iterators(
         &self,
         stmts: &[KStmt],
-        headers: &BTreeSet<String>,
+        headers: &BTreeSet<Handle<KVar>>,
     ) -> Result<(), CoarsenError> {
         for s in stmts {
             match s {
@@ -276,7 +287,7 @@ impl Coarsen {
                             } = h
                             {
                                 if !self.renamed.contains(v) && headers.contains(v) {
-                                    return Err(CoarsenError::SharedIterator(v.clone()));
+                                    return Err(CoarsenError::SharedIterator(self.vars.name(*v)));
                                 }
                             }
                         }
@@ -304,8 +315,8 @@ impl Coarsen {
 
     fn uniform_stmt(&self, s: &KStmt) -> bool {
         match s {
-            KStmt::Decl { name, init, .. } => {
-                !self.renamed.contains(name) && init.as_ref().is_none_or(|e| self.uniform(e))
+            KStmt::Decl { var, init } => {
+                !self.renamed.contains(var) && init.as_ref().is_none_or(|e| self.uniform(e))
             }
             KStmt::Assign {
                 target: LValue::Var(v),
@@ -393,18 +404,17 @@ impl Coarsen {
                         out.push(KStmt::DeclArray(self.array_copy(*a, f)));
                     }
                 }
-                KStmt::Decl { name, ty, init } => {
+                KStmt::Decl { var, init } => {
                     for f in 0..self.f {
                         out.push(KStmt::Decl {
-                            name: self.name(name, f),
-                            ty: *ty,
+                            var: self.name(*var, f),
                             init: None,
                         });
                     }
                     if let Some(e) = init {
                         let sets = (0..self.f)
                             .map(|f| KStmt::Assign {
-                                target: LValue::Var(self.name(name, f)),
+                                target: LValue::Var(self.name(*var, f)),
                                 op: None,
                                 value: self.expr(e, f),
                             })
@@ -436,7 +446,7 @@ impl Coarsen {
         let mut loads: Vec<KExpr> = Vec::new();
         self.stmt_loads(s, &mut loads);
         // regs[f]: (load of copy f as written, register) for the loads copy f shares.
-        let mut regs: Vec<Vec<(KExpr, String)>> = vec![Vec::new(); self.f as usize];
+        let mut regs: Vec<Vec<(KExpr, Handle<KVar>)>> = vec![Vec::new(); self.f as usize];
         for load in &loads {
             let copies: Vec<KExpr> = (0..self.f).map(|f| self.expr(load, f)).collect();
             let mut seen: Vec<usize> = Vec::new();
@@ -451,12 +461,14 @@ impl Coarsen {
                 }
                 let n = self.temps.get();
                 self.temps.set(n + 1);
-                let name = format!("accshare_reg{}", n);
                 let ty = match load {
                     KExpr::Load(r) => self.shareable.get(&r.array).copied(),
                     _ => None,
                 }
                 .unwrap_or(Scalar::Float);
+                let name = self
+                    .vars
+                    .add(&format!("accshare_reg{}", n), ty, VarKind::Private);
                 let any = guard.and_then(|g| {
                     group
                         .iter()
@@ -465,20 +477,18 @@ impl Coarsen {
                 });
                 match any {
                     None => out.push(KStmt::Decl {
-                        name: name.clone(),
-                        ty,
+                        var: name,
                         init: Some(e.clone()),
                     }),
                     Some(g) => {
                         out.push(KStmt::Decl {
-                            name: name.clone(),
-                            ty,
+                            var: name,
                             init: None,
                         });
                         out.push(KStmt::If {
                             cond: g,
                             then: vec![KStmt::Assign {
-                                target: LValue::Var(name.clone()),
+                                target: LValue::Var(name),
                                 op: None,
                                 value: e.clone(),
                             }],
@@ -487,7 +497,7 @@ impl Coarsen {
                     }
                 }
                 for &c in &group {
-                    regs[c].push((load.clone(), name.clone()));
+                    regs[c].push((load.clone(), name));
                 }
             }
         }
@@ -543,14 +553,14 @@ impl Coarsen {
 
     /// `e` with the loads of `regs` replaced by their registers (where [`Self::loads`] finds
     /// them).
-    fn replace_loads(&self, e: &KExpr, regs: &[(KExpr, String)]) -> KExpr {
+    fn replace_loads(&self, e: &KExpr, regs: &[(KExpr, Handle<KVar>)]) -> KExpr {
         replace_unconditional_loads(e, &|r| {
             if !self.shareable.contains_key(&r.array) {
                 return None;
             }
             let l = KExpr::Load(r.clone());
             Some(match regs.iter().find(|(x, _)| *x == l) {
-                Some((_, n)) => KExpr::Var(n.clone()),
+                Some((_, n)) => KExpr::Var(*n),
                 None => l,
             })
         })
@@ -567,22 +577,23 @@ impl Coarsen {
         }
     }
 
-    fn name(&self, v: &str, f: u32) -> String {
-        if self.y.as_deref() == Some(v) {
-            copy_name(v, f / self.cols)
-        } else if self.x.as_deref() == Some(v) {
-            copy_name(v, f % self.cols)
-        } else if self.renamed.contains(v) {
-            copy_name(v, f)
+    /// Copy `f` of the scalar `v` (itself unless the copies rename it).
+    fn name(&self, v: Handle<KVar>, f: u32) -> Handle<KVar> {
+        if self.y == Some(v) {
+            self.vars.copy(v, f / self.cols)
+        } else if self.x == Some(v) {
+            self.vars.copy(v, f % self.cols)
+        } else if self.renamed.contains(&v) {
+            self.vars.copy(v, f)
         } else {
-            v.to_string()
+            v
         }
     }
 
     /// Copy `f` of an expression.
     pub fn expr(&self, e: &KExpr, f: u32) -> KExpr {
         match e {
-            KExpr::Var(v) => KExpr::Var(self.name(v, f)),
+            KExpr::Var(v) => KExpr::Var(self.name(*v, f)),
             KExpr::Int(..) | KExpr::Float(..) | KExpr::Builtin(_) => e.clone(),
             KExpr::Load(r) => KExpr::Load(self.aref(r, f)),
             KExpr::Unary(op, a) => KExpr::Unary(*op, Box::new(self.expr(a, f))),
@@ -621,14 +632,13 @@ impl Coarsen {
         let block = |b: &[KStmt]| b.iter().map(|x| self.stmt(x, f)).collect::<Vec<_>>();
         match s {
             KStmt::DeclArray(a) => KStmt::DeclArray(self.array_copy(*a, f)),
-            KStmt::Decl { name, ty, init } => KStmt::Decl {
-                name: self.name(name, f),
-                ty: *ty,
+            KStmt::Decl { var, init } => KStmt::Decl {
+                var: self.name(*var, f),
                 init: init.as_ref().map(|e| self.expr(e, f)),
             },
             KStmt::Assign { target, op, value } => KStmt::Assign {
                 target: match target {
-                    LValue::Var(v) => LValue::Var(self.name(v, f)),
+                    LValue::Var(v) => LValue::Var(self.name(*v, f)),
                     LValue::Elem(r) => LValue::Elem(self.aref(r, f)),
                 },
                 op: *op,
@@ -682,7 +692,7 @@ impl Coarsen {
                     },
                 },
                 capture: capture.as_ref().map(|c| AtomicCapture {
-                    var: self.name(&c.var, f),
+                    var: self.name(c.var, f),
                     after: c.after,
                 }),
             },
@@ -692,8 +702,8 @@ impl Coarsen {
                 elem,
                 src,
             } => KStmt::VecLoad {
-                vector: copy_name(vector, f),
-                lanes: lanes.iter().map(|l| copy_name(l, f)).collect(),
+                vector: self.vars.copy(*vector, f),
+                lanes: lanes.iter().map(|&l| self.vars.copy(l, f)).collect(),
                 elem: *elem,
                 src: self.aref(src, f),
             },
@@ -741,7 +751,7 @@ impl Coarsen {
         self
     }
 
-    /// The private arrays the copies rename (their names are in [`Self::renamed`]), each with
+    /// The private arrays the copies rename ([`Self::renamed_arrays`]), each with
     /// its copies `1..f` (the caller's, which declares them).
     /// `arrays`: the kernel's arrays, the copies included.
     pub fn set_array_copies(
@@ -757,8 +767,8 @@ impl Coarsen {
     pub fn renamed_arrays(&self) -> Vec<Handle<KArray>> {
         self.arrays
             .iter()
-            .filter(|(_, a)| {
-                matches!(a.kind, ArrayKind::Private { .. }) && self.renamed.contains(&a.name)
+            .filter(|(h, a)| {
+                matches!(a.kind, ArrayKind::Private { .. }) && self.renamed_arr.contains(h)
             })
             .map(|(h, _)| h)
             .collect()
@@ -780,7 +790,10 @@ impl Coarsen {
     fn linear(&self, e: &KExpr) -> Option<Linear> {
         let atom = |e: &KExpr| {
             let mut m = BTreeMap::new();
-            m.insert(crate::kernel::access::print_expr(e, &self.arrays, 0), 1);
+            let text = self
+                .vars
+                .with(|vars| crate::kernel::access::print_expr(e, (&self.arrays, vars), 0));
+            m.insert(text, 1);
             Some((m, 0))
         };
         match e {
@@ -791,12 +804,12 @@ impl Coarsen {
                 } else {
                     1
                 };
-                for (it, n) in [(&self.x, self.cols), (&self.y, rows)] {
+                for (it, n) in [(self.x, self.cols), (self.y, rows)] {
                     let Some(it) = it else { continue };
                     for b in 1..n {
-                        if *v == copy_name(it, b) {
+                        if *v == self.vars.copy(it, b) {
                             let mut m = BTreeMap::new();
-                            m.insert(it.clone(), 1);
+                            m.insert(self.vars.name(it), 1);
                             return Some((m, b as i64));
                         }
                     }
@@ -850,13 +863,13 @@ impl Coarsen {
     }
 
     /// `e` with the loads [`Self::word_loads`] finds replaced by their lanes.
-    fn replace_words(&self, e: &KExpr, lanes: &[(ArrayRef, String)]) -> KExpr {
+    fn replace_words(&self, e: &KExpr, lanes: &[(ArrayRef, Handle<KVar>)]) -> KExpr {
         replace_unconditional_loads(e, &|r| {
             if !self.grouped_load(r) {
                 return None;
             }
             Some(match lanes.iter().find(|(l, _)| l == r) {
-                Some((_, n)) => KExpr::Var(n.clone()),
+                Some((_, n)) => KExpr::Var(*n),
                 None => KExpr::Load(r.clone()),
             })
         })
@@ -896,7 +909,7 @@ impl Coarsen {
                 None => rows.push((key, vec![(c, r)])),
             }
         }
-        let mut lanes: Vec<(ArrayRef, String)> = Vec::new();
+        let mut lanes: Vec<(ArrayRef, Handle<KVar>)> = Vec::new();
         for ((array, _), refs) in rows {
             let Some(w) = self.words.get(&array) else {
                 continue;
@@ -934,7 +947,13 @@ impl Coarsen {
                     let k = self.temps.get();
                     self.temps.set(k + 1);
                     let vector = format!("accshare_w{}", k);
-                    let names: Vec<String> = (0..n).map(|l| format!("{}_{}", vector, l)).collect();
+                    let names: Vec<Handle<KVar>> = (0..n)
+                        .map(|l| {
+                            let name = format!("{}_{}", vector, l);
+                            self.vars.add(&name, w.elem, VarKind::Private)
+                        })
+                        .collect();
+                    let vector = self.vars.add(&vector, w.elem, VarKind::Private);
                     let (c0, r0) = inside[0];
                     let index = match start - c0 {
                         0 => (*r0.index).clone(),
@@ -956,7 +975,7 @@ impl Coarsen {
                         },
                     });
                     for (c, r) in inside {
-                        lanes.push((r.clone(), names[(c - start) as usize].clone()));
+                        lanes.push((r.clone(), names[(c - start) as usize]));
                     }
                     start += n as i64;
                 }
@@ -1115,6 +1134,17 @@ mod tests {
     use crate::kernel::testing::{self, elem, load};
     use crate::kernel::Space;
 
+    /// A table of the thread's scalars (the test's), for a coarsening.
+    fn tvars() -> VarTable {
+        VarTable::holding(testing::vars_snapshot())
+    }
+
+    /// The thread's table of scalars becomes `c`'s (the copies included), so that the test
+    /// names the copies by name.
+    fn sync(c: &Coarsen) {
+        testing::set_vars(c.vars.with(|v| v.clone()));
+    }
+
     /// The thread's table of arrays with the element types `elems` set.
     fn table(elems: &[(&str, Space, Scalar)]) -> Arena<KArray> {
         for (n, sp, _) in elems {
@@ -1131,13 +1161,13 @@ mod tests {
     fn kloop(bound: KExpr, body: Vec<KStmt>) -> KStmt {
         KStmt::For {
             init: vec![KStmt::Assign {
-                target: LValue::Var("k".into()),
+                target: testing::lvar("k"),
                 op: None,
                 value: KExpr::int(0),
             }],
-            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("k"), bound)),
+            cond: Some(KExpr::bin(BinOp::Lt, testing::var("k"), bound)),
             step: vec![KStmt::Assign {
-                target: LValue::Var("k".into()),
+                target: testing::lvar("k"),
                 op: Some(BinOp::Add),
                 value: KExpr::int(1),
             }],
@@ -1147,16 +1177,16 @@ mod tests {
     /// `s += A[i*n + k] * B[k]` (A and B tiles).
     fn update() -> KStmt {
         KStmt::Assign {
-            target: LValue::Var("s".into()),
+            target: testing::lvar("s"),
             op: Some(BinOp::Add),
             value: KExpr::bin(
                 BinOp::Mul,
                 load(
                     "A",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
+                    KExpr::bin(BinOp::Add, testing::var("i"), testing::var("k")),
                 ),
-                load("B", Space::Local, KExpr::var("k")),
+                load("B", Space::Local, testing::var("k")),
             ),
         }
     }
@@ -1169,12 +1199,19 @@ mod tests {
 
     #[test]
     fn a_uniform_loop_is_jammed_and_its_shared_load_made_once() {
-        let body = vec![kloop(KExpr::var("n"), vec![update()])];
-        let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
-        assert!(c.renamed.contains("s") && c.renamed.contains("i"));
-        assert!(!c.renamed.contains("k"));
-        let guards = [KExpr::var("ok0"), KExpr::var("ok1")];
+        let body = vec![kloop(testing::var("n"), vec![update()])];
+        let guards = [testing::var("ok0"), testing::var("ok1")];
+        let c = Coarsen::new(
+            (2, Some(testing::v("i"))),
+            (1, None),
+            &[&body],
+            (&arrays(), &tvars()),
+        )
+        .unwrap();
+        assert!(c.renamed.contains(&testing::v("s")) && c.renamed.contains(&testing::v("i")));
+        assert!(!c.renamed.contains(&testing::v("k")));
         let out = c.jam(&body, Some(&guards));
+        sync(&c);
         assert_eq!(out.len(), 1, "one loop: {:?}", out);
         let KStmt::For { body: jammed, .. } = &out[0] else {
             panic!("not a loop: {:?}", out)
@@ -1186,33 +1223,37 @@ mod tests {
         };
         assert_eq!(
             cond,
-            &KExpr::bin(BinOp::LogOr, KExpr::var("ok0"), KExpr::var("ok1"))
+            &KExpr::bin(BinOp::LogOr, testing::var("ok0"), testing::var("ok1"))
         );
         assert_eq!(
             then[0],
             KStmt::Assign {
-                target: LValue::Var("accshare_reg0".into()),
+                target: testing::lvar("accshare_reg0"),
                 op: None,
-                value: load("B", Space::Local, KExpr::var("k")),
+                value: load("B", Space::Local, testing::var("k")),
             }
         );
         let KStmt::If { cond, then, .. } = &jammed[3] else {
             panic!("{:?}", jammed[3])
         };
-        assert_eq!(cond, &KExpr::var("ok1"));
+        assert_eq!(cond, &testing::var("ok1"));
         assert_eq!(
             then[0],
             KStmt::Assign {
-                target: LValue::Var("accshare_ilp1_s".into()),
+                target: testing::lvar("accshare_ilp1_s"),
                 op: Some(BinOp::Add),
                 value: KExpr::bin(
                     BinOp::Mul,
                     load(
                         "A",
                         Space::Local,
-                        KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
+                        KExpr::bin(
+                            BinOp::Add,
+                            testing::var("accshare_ilp1_i"),
+                            testing::var("k")
+                        )
                     ),
-                    KExpr::var("accshare_reg0"),
+                    testing::var("accshare_reg0"),
                 ),
             }
         );
@@ -1222,22 +1263,25 @@ mod tests {
     fn a_loop_whose_bound_differs_per_row_runs_once_per_row() {
         // for (int q = 0; q < i; q++) s += …: the bound depends on the row.
         let lp = KStmt::For {
-            init: vec![KStmt::Decl {
-                name: "q".into(),
-                ty: Scalar::Int,
-                init: Some(KExpr::int(0)),
-            }],
-            cond: Some(KExpr::bin(BinOp::Lt, KExpr::var("q"), KExpr::var("i"))),
+            init: vec![testing::decl("q", Scalar::Int, Some(KExpr::int(0)))],
+            cond: Some(KExpr::bin(BinOp::Lt, testing::var("q"), testing::var("i"))),
             step: vec![KStmt::Assign {
-                target: LValue::Var("q".into()),
+                target: testing::lvar("q"),
                 op: Some(BinOp::Add),
                 value: KExpr::int(1),
             }],
             body: vec![update()],
         };
         let body = vec![lp];
-        let c = Coarsen::new((4, Some("i")), (1, None), &[&body], &arrays()).unwrap();
+        let c = Coarsen::new(
+            (4, Some(testing::v("i"))),
+            (1, None),
+            &[&body],
+            (&arrays(), &tvars()),
+        )
+        .unwrap();
         let out = c.jam(&body, None);
+        sync(&c);
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|s| matches!(s, KStmt::For { .. })));
     }
@@ -1245,17 +1289,28 @@ mod tests {
     #[test]
     fn shared_iterators_and_barriers_prevent_coarsening() {
         // for (k = 0; k < i; k++): `k` is declared outside and the loop differs per row.
-        let body = vec![kloop(KExpr::var("i"), vec![update()])];
+        let body = vec![kloop(testing::var("i"), vec![update()])];
         assert_eq!(
-            Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).err(),
+            Coarsen::new(
+                (2, Some(testing::v("i"))),
+                (1, None),
+                &[&body],
+                (&arrays(), &tvars())
+            )
+            .err(),
             Some(CoarsenError::SharedIterator("k".into()))
         );
         let body = vec![update(), KStmt::Barrier];
         assert_eq!(
-            Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays())
-                .err()
-                .map(|e| e.to_string())
-                .as_deref(),
+            Coarsen::new(
+                (2, Some(testing::v("i"))),
+                (1, None),
+                &[&body],
+                (&arrays(), &tvars())
+            )
+            .err()
+            .map(|e| e.to_string())
+            .as_deref(),
             Some("the computation holds a barrier or an atomic")
         );
     }
@@ -1267,14 +1322,21 @@ mod tests {
             target: LValue::Elem(elem(
                 "B",
                 Space::Local,
-                KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
+                KExpr::bin(BinOp::Add, testing::var("i"), testing::var("k")),
             )),
             op: None,
-            value: load("B", Space::Local, KExpr::var("k")),
+            value: load("B", Space::Local, testing::var("k")),
         };
-        let body = vec![kloop(KExpr::var("n"), vec![st])];
-        let c = Coarsen::new((2, Some("i")), (1, None), &[&body], &arrays()).unwrap();
+        let body = vec![kloop(testing::var("n"), vec![st])];
+        let c = Coarsen::new(
+            (2, Some(testing::v("i"))),
+            (1, None),
+            &[&body],
+            (&arrays(), &tvars()),
+        )
+        .unwrap();
         let out = c.jam(&body, None);
+        sync(&c);
         let KStmt::For { body: jammed, .. } = &out[0] else {
             panic!()
         };
@@ -1290,11 +1352,11 @@ mod tests {
             load(
                 "in",
                 Space::Global,
-                KExpr::bin(op, KExpr::var("j"), KExpr::int(d.abs())),
+                KExpr::bin(op, testing::var("j"), KExpr::int(d.abs())),
             )
         };
         let st = KStmt::Assign {
-            target: LValue::Elem(elem("out", Space::Global, KExpr::var("j"))),
+            target: LValue::Elem(elem("out", Space::Global, testing::var("j"))),
             op: None,
             value: KExpr::bin(BinOp::Add, at(-1), at(1)),
         };
@@ -1326,11 +1388,17 @@ mod tests {
             rejected: Vec::new(),
         };
         let body = vec![st];
-        let c = Coarsen::new((1, None), (4, Some("j")), &[&body], &arrays)
-            .unwrap()
-            .with_words(&words);
+        let c = Coarsen::new(
+            (1, None),
+            (4, Some(testing::v("j"))),
+            &[&body],
+            (&arrays, &tvars()),
+        )
+        .unwrap()
+        .with_words(&words);
         assert!(c.groups_words());
         let out = c.jam_words(&body);
+        sync(&c);
         let lanes: Vec<(usize, &KExpr)> = out
             .iter()
             .filter_map(|s| match s {
@@ -1341,10 +1409,10 @@ mod tests {
         assert_eq!(
             lanes,
             [
-                (4, &KExpr::bin(BinOp::Sub, KExpr::var("j"), KExpr::int(1))),
+                (4, &KExpr::bin(BinOp::Sub, testing::var("j"), KExpr::int(1))),
                 (
                     2,
-                    &KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp2_j"), KExpr::int(1))
+                    &KExpr::bin(BinOp::Add, testing::var("accshare_ilp2_j"), KExpr::int(1))
                 ),
             ],
             "{:#?}",
@@ -1359,8 +1427,8 @@ mod tests {
             values[3],
             KExpr::bin(
                 BinOp::Add,
-                KExpr::var("accshare_w0_3"),
-                KExpr::var("accshare_w1_1")
+                testing::var("accshare_w0_3"),
+                testing::var("accshare_w1_1")
             )
         );
     }
@@ -1368,19 +1436,19 @@ mod tests {
     /// `s += A[i + k] * B[j + k]`, gemm's update.
     fn outer_product_update() -> KStmt {
         KStmt::Assign {
-            target: LValue::Var("s".into()),
+            target: testing::lvar("s"),
             op: Some(BinOp::Add),
             value: KExpr::bin(
                 BinOp::Mul,
                 load(
                     "A",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k")),
+                    KExpr::bin(BinOp::Add, testing::var("i"), testing::var("k")),
                 ),
                 load(
                     "B",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("j"), KExpr::var("k")),
+                    KExpr::bin(BinOp::Add, testing::var("j"), testing::var("k")),
                 ),
             ),
         }
@@ -1389,10 +1457,17 @@ mod tests {
     /// `s += A[i + k] * B[j + k]`: a 2×2 micro-tile loads `A` once per row, `B` once per column.
     #[test]
     fn a_micro_tile_loads_each_row_and_column_operand_once() {
-        let body = vec![kloop(KExpr::var("n"), vec![outer_product_update()])];
-        let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
+        let body = vec![kloop(testing::var("n"), vec![outer_product_update()])];
+        let c = Coarsen::new(
+            (2, Some(testing::v("i"))),
+            (2, Some(testing::v("j"))),
+            &[&body],
+            (&arrays(), &tvars()),
+        )
+        .unwrap();
         assert_eq!(c.f, 4);
         let out = c.jam(&body, None);
+        sync(&c);
         let KStmt::For { body: jammed, .. } = &out[0] else {
             panic!("{:?}", out)
         };
@@ -1411,22 +1486,30 @@ mod tests {
                 &load(
                     "A",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("i"), KExpr::var("k"))
+                    KExpr::bin(BinOp::Add, testing::var("i"), testing::var("k"))
                 ),
                 &load(
                     "A",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
+                    KExpr::bin(
+                        BinOp::Add,
+                        testing::var("accshare_ilp1_i"),
+                        testing::var("k")
+                    )
                 ),
                 &load(
                     "B",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("j"), KExpr::var("k"))
+                    KExpr::bin(BinOp::Add, testing::var("j"), testing::var("k"))
                 ),
                 &load(
                     "B",
                     Space::Local,
-                    KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_j"), KExpr::var("k"))
+                    KExpr::bin(
+                        BinOp::Add,
+                        testing::var("accshare_ilp1_j"),
+                        testing::var("k")
+                    )
                 ),
             ]
         );
@@ -1434,12 +1517,12 @@ mod tests {
         assert_eq!(
             jammed[7],
             KStmt::Assign {
-                target: LValue::Var("accshare_ilp3_s".into()),
+                target: testing::lvar("accshare_ilp3_s"),
                 op: Some(BinOp::Add),
                 value: KExpr::bin(
                     BinOp::Mul,
-                    KExpr::var("accshare_reg1"),
-                    KExpr::var("accshare_reg3")
+                    testing::var("accshare_reg1"),
+                    testing::var("accshare_reg3")
                 ),
             }
         );
@@ -1449,10 +1532,17 @@ mod tests {
     /// own accumulator and operands) under guard `f`, in order.
     #[test]
     fn serial_edges_run_each_copy_whole_under_its_guard() {
-        let body = vec![kloop(KExpr::var("n"), vec![outer_product_update()])];
-        let c = Coarsen::new((2, Some("i")), (2, Some("j")), &[&body], &arrays()).unwrap();
-        let guards: Vec<KExpr> = (0..4).map(|f| KExpr::var(format!("ok{}", f))).collect();
+        let body = vec![kloop(testing::var("n"), vec![outer_product_update()])];
+        let c = Coarsen::new(
+            (2, Some(testing::v("i"))),
+            (2, Some(testing::v("j"))),
+            &[&body],
+            (&arrays(), &tvars()),
+        )
+        .unwrap();
+        let guards: Vec<KExpr> = (0..4).map(|f| testing::var(format!("ok{}", f))).collect();
         let out = c.serial(&body, &guards);
+        sync(&c);
         assert_eq!(out.len(), 4, "{:#?}", out);
         for (f, s) in out.iter().enumerate() {
             let KStmt::If { cond, then, els } = s else {
@@ -1473,19 +1563,27 @@ mod tests {
         assert_eq!(
             inner[0],
             KStmt::Assign {
-                target: LValue::Var("accshare_ilp3_s".into()),
+                target: testing::lvar("accshare_ilp3_s"),
                 op: Some(BinOp::Add),
                 value: KExpr::bin(
                     BinOp::Mul,
                     load(
                         "A",
                         Space::Local,
-                        KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_i"), KExpr::var("k"))
+                        KExpr::bin(
+                            BinOp::Add,
+                            testing::var("accshare_ilp1_i"),
+                            testing::var("k")
+                        )
                     ),
                     load(
                         "B",
                         Space::Local,
-                        KExpr::bin(BinOp::Add, KExpr::var("accshare_ilp1_j"), KExpr::var("k"))
+                        KExpr::bin(
+                            BinOp::Add,
+                            testing::var("accshare_ilp1_j"),
+                            testing::var("k")
+                        )
                     ),
                 ),
             }

@@ -34,7 +34,7 @@ use crate::vocab::{BinOp, RedOp, Scalar};
 use std::collections::BTreeSet;
 
 use super::reduce::{combine, identity};
-use super::walk::hoist_decls;
+use super::walk::{hoist_decls, VarTable};
 
 const LANE: &str = "accshare_lane";
 const ROW: &str = "accshare_row";
@@ -54,6 +54,91 @@ fn lane_copy(v: &str) -> String {
 /// launch to run the inner loop across lanes; `Err` says why the shape is not the one needed.
 pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Result<(), String> {
     fits(kernel, launch, l)?;
+    let vars = VarTable::holding(std::mem::take(&mut kernel.vars));
+    let out = rewrite(kernel, launch, l, &vars);
+    kernel.vars = vars.take();
+    out
+}
+
+/// A reduction scalar of the inner loop: the schedule's, the kernel's scalar it is where the
+/// loop runs, and its lane copy.
+struct Red<'l> {
+    v: &'l crate::schedule::lanes::LaneVar,
+    var: Handle<KVar>,
+    copy: Handle<KVar>,
+}
+
+/// The scalar `name` names at the inner loop, the row's statements before it being `pre` and
+/// the kernel's top `header`: the last declaration of it there, else the parameter.
+fn visible(
+    vars: &VarTable,
+    kernel: &Kernel,
+    scopes: [&[KStmt]; 2],
+    name: &str,
+) -> Option<Handle<KVar>> {
+    for ss in scopes {
+        for s in ss.iter().rev() {
+            if let KStmt::Decl { var, .. } = s {
+                if vars.name(*var) == name {
+                    return Some(*var);
+                }
+            }
+        }
+    }
+    kernel.params.iter().find_map(|p| match p.kind {
+        KParamKind::Scalar { var, .. } if p.name == name => Some(var),
+        _ => None,
+    })
+}
+
+/// The reduction scalars of `l` where the inner loop runs (see [`visible`]), with their lane
+/// copies.
+fn reductions<'l>(
+    vars: &VarTable,
+    kernel: &Kernel,
+    l: &'l Lanes,
+    scopes: [&[KStmt]; 2],
+) -> Result<Vec<Red<'l>>, String> {
+    l.vars
+        .iter()
+        .map(|v| {
+            let var = visible(vars, kernel, scopes, &v.name)
+                .ok_or_else(|| format!("`{}` is not declared", v.name))?;
+            let copy = vars.named(&lane_copy(&v.name), v.ty);
+            Ok(Red { v, var, copy })
+        })
+        .collect()
+}
+
+/// Errs where a scalar the loop's body `lbody` assigns, other than its reductions, is read by
+/// the statements after the loop (`post`): its value there would be one lane's.
+fn private_not_read_after(
+    lbody: &[KStmt],
+    post: &[KStmt],
+    reds: &[Red],
+    vars: &VarTable,
+) -> Result<(), String> {
+    let mut assigned = Vec::new();
+    for s in lbody {
+        assigned_in(s, &mut assigned);
+    }
+    assigned.retain(|v| !reds.iter().any(|x| x.var == *v));
+    match assigned
+        .iter()
+        .find(|v| post.iter().any(|s| stmt_mentions(s, **v)))
+    {
+        Some(v) => Err(format!("`{}` is read after the loop", vars.name(*v))),
+        None => Ok(()),
+    }
+}
+
+/// [`apply`], the kernel's scalars in `vars`.
+fn rewrite(
+    kernel: &mut Kernel,
+    launch: &mut Launch,
+    l: &Lanes,
+    vars: &VarTable,
+) -> Result<(), String> {
     let mut body = std::mem::take(&mut kernel.body);
     // The grid loop goes from x to y.
     for s in &mut body {
@@ -68,14 +153,15 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     let header = body;
     let mut declared: BTreeSet<String> = BTreeSet::new();
     for s in &header {
-        if let KStmt::Decl { name, .. } = s {
-            declared.insert(name.clone());
+        if let KStmt::Decl { var, .. } = s {
+            declared.insert(vars.name(*var));
         }
     }
     let row = unwrap_blocks(then);
-    let pos = row
+    let (pos, j) = row
         .iter()
-        .position(|s| is_loop_of(s, &l.var))
+        .enumerate()
+        .find_map(|(i, s)| loop_of(s, &l.var, vars).map(|j| (i, j)))
         .ok_or_else(|| format!("loop `{}` is not at the top of the row", l.var))?;
     let pre = &row[..pos];
     let post = &row[pos + 1..];
@@ -92,62 +178,51 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
     if pre.iter().any(|s| !quiet(s)) {
         return Err("a statement before the loop stores memory".into());
     }
-    if post
-        .iter()
-        .any(|s| stmt_mentions(s, &l.var) || has_barrier(s))
-    {
+    if post.iter().any(|s| stmt_mentions(s, j) || has_barrier(s)) {
         return Err(format!("a statement after the loop reads `{}`", l.var));
     }
+    let reds = &reductions(vars, kernel, l, [pre, &header])?[..];
     // The loop: j = lo; j < hi (or <=); j += 1.
-    let j = &l.var;
-    let new_init = strided_header(init, lcond, step, l)?;
+    let new_init = strided_header(init, lcond, step, (j, reds), vars)?;
     // The body: reductions and scalars private to an iteration only (the schedule's analysis
     // proved every other scalar it assigns written before read in each iteration); their values
     // after the loop are a lane's, so nothing after the loop may read them.
     let mut new_body = Vec::new();
     for s in lbody {
-        new_body.push(rewrite_body(s, l)?);
+        new_body.push(rewrite_body(s, (j, reds), vars)?);
     }
-    let mut assigned = Vec::new();
-    for s in lbody {
-        assigned_in(s, &mut assigned);
-    }
-    assigned.retain(|v| !l.vars.iter().any(|x| x.name == *v));
-    if let Some(v) = assigned
-        .iter()
-        .find(|v| post.iter().any(|s| stmt_mentions(s, v)))
-    {
-        return Err(format!("`{v}` is read after the loop"));
-    }
+    private_not_read_after(lbody, post, reds, vars)?;
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
     let mut hoisted = Vec::new();
-    let mut pre_stmts = hoist_decls(
-        pre.iter().cloned(),
-        &kernel.arrays,
-        &mut declared,
-        false,
-        &mut hoisted,
-    )
-    .map_err(|name| format!("`{name}` is declared twice"))?;
+    let mut pre_stmts = vars
+        .with(|v| {
+            hoist_decls(
+                pre.iter().cloned(),
+                (&kernel.arrays, v),
+                &mut declared,
+                false,
+                &mut hoisted,
+            )
+        })
+        .map_err(|name| format!("`{name}` is declared twice"))?;
     let (lanes, rows) = (l.lanes as i64, l.rows as i64);
     let mut out = header;
     out.push(KStmt::Comment(format!(
-        "loop `{j}` across {lanes} lanes, one output per row of {lanes}, {rows} per block"
+        "loop `{}` across {lanes} lanes, one output per row of {lanes}, {rows} per block",
+        l.var
     )));
     for (n, d) in [(LANE, 0u8), (ROW, 1u8)] {
         out.push(KStmt::Decl {
-            name: n.into(),
-            ty: Scalar::Int,
+            var: vars.named(n, Scalar::Int),
             init: Some(KExpr::Builtin(Builtin::LocalId(d))),
         });
     }
     out.extend(hoisted);
-    for v in &l.vars {
+    for r in reds {
         out.push(KStmt::Decl {
-            name: lane_copy(&v.name),
-            ty: v.ty,
-            init: Some(identity(v.op, v.ty)),
+            var: r.copy,
+            init: Some(identity(r.v.op, r.v.ty)),
         });
     }
     // Loads that do not depend on the row are read once per block: through local memory.
@@ -161,7 +236,7 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
             init: new_init,
             cond: Some(lcond.clone()),
             step: vec![KStmt::Assign {
-                target: LValue::Var(j.clone()),
+                target: LValue::Var(j),
                 op: Some(BinOp::Add),
                 value: KExpr::int(lanes),
             }],
@@ -179,8 +254,8 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
             els: Vec::new(),
         });
         out.extend(strip_with_shared_loads(
-            kernel,
-            l,
+            (kernel, vars),
+            (l, j),
             &cond,
             &init[..],
             lcond,
@@ -189,9 +264,9 @@ pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Resu
         ));
     }
     // The tree over the lanes of each row.
-    let reds = lane_tree(kernel, l, &mut out);
+    let arrays = lane_tree((kernel, vars), l, reds, &mut out);
     // Lane 0 combines the row's result into the scalar and runs the rest of the row.
-    out.push(lane_zero(l, &reds, cond, post));
+    out.push(lane_zero(vars, (l, reds), &arrays, cond, post));
     kernel.body = out;
     kernel.dims = 2;
     kernel.block = [l.lanes, l.rows, 1];
@@ -219,18 +294,24 @@ fn fits(kernel: &Kernel, launch: &Launch, l: &Lanes) -> Result<(), String> {
 
 /// Lane 0 of each row combines the row's result into each reduction's scalar, then runs the
 /// statements after the loop (`post`), where the row is in the grid (`cond`).
-fn lane_zero(l: &Lanes, reds: &[Handle<KArray>], cond: KExpr, post: &[KStmt]) -> KStmt {
+fn lane_zero(
+    vars: &VarTable,
+    (l, reds): (&Lanes, &[Red]),
+    arrays: &[Handle<KArray>],
+    cond: KExpr,
+    post: &[KStmt],
+) -> KStmt {
     let lanes = l.lanes as i64;
     let mut last = Vec::new();
-    for (v, &red_v) in l.vars.iter().zip(reds) {
+    for (r, &red_v) in reds.iter().zip(arrays) {
         last.push(KStmt::Assign {
-            target: LValue::Var(v.name.clone()),
+            target: LValue::Var(r.var),
             op: None,
             value: combine(
-                v.op,
-                v.ty,
-                KExpr::var(&v.name),
-                KExpr::Load(red(red_v, slot_of(lanes, KExpr::int(0)))),
+                r.v.op,
+                r.v.ty,
+                KExpr::Var(r.var),
+                KExpr::Load(red(red_v, slot_of(vars, lanes, KExpr::int(0)))),
             ),
         });
     }
@@ -239,7 +320,7 @@ fn lane_zero(l: &Lanes, reds: &[Handle<KArray>], cond: KExpr, post: &[KStmt]) ->
         cond: KExpr::bin(
             BinOp::LogAnd,
             cond,
-            KExpr::bin(BinOp::Eq, KExpr::var(LANE), KExpr::int(0)),
+            KExpr::bin(BinOp::Eq, vars.int(LANE), KExpr::int(0)),
         ),
         then: last,
         els: Vec::new(),
@@ -252,34 +333,32 @@ fn strided_header(
     init: &[KStmt],
     lcond: &KExpr,
     step: &[KStmt],
-    l: &Lanes,
+    (j, reds): (Handle<KVar>, &[Red]),
+    vars: &VarTable,
 ) -> Result<Vec<KStmt>, String> {
-    let j = &l.var;
     let new_init = match init {
         [KStmt::Assign {
             target: LValue::Var(v),
             op: None,
             value,
-        }] if v == j => vec![KStmt::Assign {
-            target: LValue::Var(v.clone()),
+        }] if *v == j => vec![KStmt::Assign {
+            target: LValue::Var(*v),
             op: None,
-            value: KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE)),
+            value: KExpr::bin(BinOp::Add, value.clone(), vars.int(LANE)),
         }],
         [KStmt::Decl {
-            name,
-            ty,
+            var,
             init: Some(value),
-        }] if name == j => vec![KStmt::Decl {
-            name: name.clone(),
-            ty: *ty,
-            init: Some(KExpr::bin(BinOp::Add, value.clone(), KExpr::var(LANE))),
+        }] if *var == j => vec![KStmt::Decl {
+            var: *var,
+            init: Some(KExpr::bin(BinOp::Add, value.clone(), vars.int(LANE))),
         }],
         _ => return Err("the inner loop's initialisation is not `j = lo`".into()),
     };
     match lcond {
         KExpr::Binary(BinOp::Lt | BinOp::Le, a, hi)
-            if matches!(&**a, KExpr::Var(v) if v == j)
-                && !l.vars.iter().any(|v| expr_mentions(hi, &v.name)) => {}
+            if matches!(&**a, KExpr::Var(v) if *v == j)
+                && !reds.iter().any(|r| expr_mentions(hi, r.var)) => {}
         _ => return Err("the inner loop's condition is not `j < hi`".into()),
     }
     let unit = |e: &KExpr| matches!(e, KExpr::Int(1, _));
@@ -288,7 +367,7 @@ fn strided_header(
             target: LValue::Var(v),
             op: Some(BinOp::Add),
             value,
-        }] if v == j && unit(value) => {}
+        }] if *v == j && unit(value) => {}
         _ => return Err("the inner loop's step is not `j += 1`".into()),
     }
     Ok(new_init)
@@ -297,53 +376,59 @@ fn strided_header(
 /// Each lane's copies into local memory, then the tree over the lanes of each row (barriers
 /// between its levels), appended to `out`; the local arrays go to `kernel`, and their handles,
 /// one per reduction of `l`, are returned.
-fn lane_tree(kernel: &mut Kernel, l: &Lanes, out: &mut Vec<KStmt>) -> Vec<Handle<KArray>> {
+fn lane_tree(
+    (kernel, vars): (&mut Kernel, &VarTable),
+    l: &Lanes,
+    reds: &[Red],
+    out: &mut Vec<KStmt>,
+) -> Vec<Handle<KArray>> {
     let lanes = l.lanes as i64;
-    let mut reds = Vec::new();
-    for v in &l.vars {
-        let red_v = kernel.local(&red_array(&v.name), v.ty, l.lanes * l.rows);
-        reds.push(red_v);
+    let mut arrays = Vec::new();
+    for r in reds {
+        let red_v = kernel.local(&red_array(&r.v.name), r.v.ty, l.lanes * l.rows);
+        arrays.push(red_v);
         out.push(KStmt::Assign {
-            target: LValue::Elem(red(red_v, slot_of(lanes, KExpr::var(LANE)))),
+            target: LValue::Elem(red(red_v, slot_of(vars, lanes, vars.int(LANE)))),
             op: None,
-            value: KExpr::var(lane_copy(&v.name)),
+            value: KExpr::Var(r.copy),
         });
     }
     out.push(KStmt::Barrier);
-    let s = || KExpr::var(STEP);
+    let step = vars.named(STEP, Scalar::Int);
+    let s = || KExpr::Var(step);
     let mut tree = Vec::new();
-    for (v, &red_v) in l.vars.iter().zip(&reds) {
-        let here = red(red_v, slot_of(lanes, KExpr::var(LANE)));
+    for (r, &red_v) in reds.iter().zip(&arrays) {
+        let here = red(red_v, slot_of(vars, lanes, vars.int(LANE)));
         let there = red(
             red_v,
-            slot_of(lanes, KExpr::bin(BinOp::Add, KExpr::var(LANE), s())),
+            slot_of(vars, lanes, KExpr::bin(BinOp::Add, vars.int(LANE), s())),
         );
         tree.push(KStmt::Assign {
             target: LValue::Elem(here.clone()),
             op: None,
-            value: combine(v.op, v.ty, KExpr::Load(here), KExpr::Load(there)),
+            value: combine(r.v.op, r.v.ty, KExpr::Load(here), KExpr::Load(there)),
         });
     }
     out.push(halving(
-        STEP,
+        step,
         lanes / 2,
         vec![
             KStmt::If {
-                cond: KExpr::bin(BinOp::Lt, KExpr::var(LANE), s()),
+                cond: KExpr::bin(BinOp::Lt, vars.int(LANE), s()),
                 then: tree,
                 els: Vec::new(),
             },
             KStmt::Barrier,
         ],
     ));
-    reds
+    arrays
 }
 
 /// Element `LANE + off` of row `ROW` of the local arrays of `l`'s lane copies.
-fn slot_of(lanes: i64, off: KExpr) -> KExpr {
+fn slot_of(vars: &VarTable, lanes: i64, off: KExpr) -> KExpr {
     KExpr::bin(
         BinOp::Add,
-        KExpr::bin(BinOp::Mul, KExpr::var(ROW), KExpr::int(lanes)),
+        KExpr::bin(BinOp::Mul, vars.int(ROW), KExpr::int(lanes)),
         off,
     )
 }
@@ -363,26 +448,24 @@ fn shared_array(k: usize) -> String {
 }
 
 /// The loop's first value (its initialisation's) and the type of `j` where the loop declares it.
-fn loop_start(init: &[KStmt]) -> (KExpr, Option<Scalar>) {
+fn loop_start(init: &[KStmt]) -> (KExpr, bool) {
     match init {
-        [KStmt::Decl {
-            ty, init: Some(v), ..
-        }] => (v.clone(), Some(*ty)),
-        [KStmt::Assign { value, .. }] => (value.clone(), None),
-        _ => (KExpr::int(0), None),
+        [KStmt::Decl { init: Some(v), .. }] => (v.clone(), true),
+        [KStmt::Assign { value, .. }] => (value.clone(), false),
+        _ => (KExpr::int(0), false),
     }
 }
 
 /// Whether `e` reads only literals and the kernel's scalar parameters (so every work-item of
 /// the block computes the same value).
-fn uniform(e: &KExpr, kernel: &Kernel, allow: &str) -> bool {
+fn uniform(e: &KExpr, kernel: &Kernel, allow: Option<Handle<KVar>>) -> bool {
     match e {
         KExpr::Var(v) => {
-            v == allow
+            allow == Some(*v)
                 || kernel
                     .params
                     .iter()
-                    .any(|p| p.name == *v && matches!(p.kind, KParamKind::Scalar(_)))
+                    .any(|p| matches!(p.kind, KParamKind::Scalar { var, .. } if var == *v))
         }
         KExpr::Int(..) | KExpr::Float(..) => true,
         KExpr::Load(_) | KExpr::Builtin(_) => false,
@@ -399,7 +482,7 @@ fn uniform(e: &KExpr, kernel: &Kernel, allow: &str) -> bool {
 /// `continue`), in a loop whose bounds are uniform. Empty where there is none.
 fn shared_loads(
     body: &[KStmt],
-    j: &str,
+    j: Handle<KVar>,
     lcond: &KExpr,
     init: &[KStmt],
     kernel: &Kernel,
@@ -408,7 +491,7 @@ fn shared_loads(
         return Vec::new();
     };
     let (lo, _) = loop_start(init);
-    if !uniform(hi, kernel, "") || !uniform(&lo, kernel, "") {
+    if !uniform(hi, kernel, None) || !uniform(&lo, kernel, None) {
         return Vec::new();
     }
     if body
@@ -417,7 +500,7 @@ fn shared_loads(
     {
         return Vec::new();
     }
-    fn collect(e: &KExpr, j: &str, kernel: &Kernel, out: &mut Vec<ArrayRef>) {
+    fn collect(e: &KExpr, j: Handle<KVar>, kernel: &Kernel, out: &mut Vec<ArrayRef>) {
         match e {
             KExpr::Load(a) => {
                 let read_only = kernel.params.iter().any(|p| {
@@ -435,7 +518,7 @@ fn shared_loads(
                     && a.field.is_none()
                     && read_only
                     && expr_mentions(&a.index, j)
-                    && uniform(&a.index, kernel, j)
+                    && uniform(&a.index, kernel, Some(j))
                     && !out.contains(a)
                 {
                     out.push(a.clone());
@@ -470,8 +553,8 @@ fn shared_loads(
 /// barriers are uniform; rows past the grid and iterations past the loop only skip the body.
 #[allow(clippy::too_many_arguments)]
 fn strip_with_shared_loads(
-    kernel: &mut Kernel,
-    l: &Lanes,
+    (kernel, vars): (&mut Kernel, &VarTable),
+    (l, j): (&Lanes, Handle<KVar>),
     row_ok: &KExpr,
     init: &[KStmt],
     lcond: &KExpr,
@@ -482,17 +565,21 @@ fn strip_with_shared_loads(
     let KExpr::Binary(cmp, _, hi) = lcond else {
         unreachable!("shared_loads checked the condition")
     };
-    let (lo, j_ty) = loop_start(init);
+    let (lo, j_declared) = loop_start(init);
     let below = |e: KExpr| KExpr::bin(*cmp, e, (**hi).clone());
     let linear = KExpr::bin(
         BinOp::Add,
-        KExpr::bin(BinOp::Mul, KExpr::var(ROW), KExpr::int(lanes)),
-        KExpr::var(LANE),
+        KExpr::bin(BinOp::Mul, vars.int(ROW), KExpr::int(lanes)),
+        vars.int(LANE),
+    );
+    let (index, strip_v, sub) = (
+        vars.named(INDEX, Scalar::Int),
+        vars.named(STRIP, Scalar::Int),
+        vars.named(SUB, Scalar::Int),
     );
     let mut copy = vec![KStmt::Decl {
-        name: INDEX.into(),
-        ty: Scalar::Int,
-        init: Some(KExpr::bin(BinOp::Add, KExpr::var(STRIP), linear.clone())),
+        var: index,
+        init: Some(KExpr::bin(BinOp::Add, KExpr::Var(strip_v), linear.clone())),
     }];
     let mut loads = Vec::new();
     let mut locals = Vec::new();
@@ -508,7 +595,7 @@ fn strip_with_shared_loads(
         let local = kernel.local(&shared_array(k), elem, l.lanes * l.rows);
         locals.push(local);
         let mut src = a.clone();
-        src.index = Box::new(rename(&a.index, &l.var, INDEX));
+        src.index = Box::new(rename(&a.index, j, index));
         loads.push(KStmt::Assign {
             target: LValue::Elem(ArrayRef::elem(local, Space::Local, linear.clone())),
             op: None,
@@ -516,42 +603,42 @@ fn strip_with_shared_loads(
         });
     }
     copy.push(KStmt::If {
-        cond: below(KExpr::var(INDEX)),
+        cond: below(KExpr::Var(index)),
         then: loads,
         els: Vec::new(),
     });
     // The body, reading the shared loads from local memory.
     let at = KExpr::bin(
         BinOp::Add,
-        KExpr::bin(BinOp::Mul, KExpr::var(SUB), KExpr::int(lanes)),
-        KExpr::var(LANE),
+        KExpr::bin(BinOp::Mul, KExpr::Var(sub), KExpr::int(lanes)),
+        vars.int(LANE),
     );
     let mut body = body;
     for s in &mut body {
         s.walk_exprs_mut(&mut |e| replace_loads(e, shared, &locals, &at));
     }
-    let jv = KExpr::bin(BinOp::Add, KExpr::var(STRIP), at.clone());
-    let set_j = match j_ty {
-        Some(ty) => KStmt::Decl {
-            name: l.var.clone(),
-            ty,
+    let jv = KExpr::bin(BinOp::Add, KExpr::Var(strip_v), at.clone());
+    let set_j = if j_declared {
+        KStmt::Decl {
+            var: j,
             init: Some(jv),
-        },
-        None => KStmt::Assign {
-            target: LValue::Var(l.var.clone()),
+        }
+    } else {
+        KStmt::Assign {
+            target: LValue::Var(j),
             op: None,
             value: jv,
-        },
+        }
     };
     let step = KStmt::count_up(
-        SUB,
+        sub,
         KExpr::int(0),
         KExpr::int(rows),
         KExpr::int(1),
         vec![
             set_j,
             KStmt::If {
-                cond: KExpr::bin(BinOp::LogAnd, row_ok.clone(), below(KExpr::var(&l.var))),
+                cond: KExpr::bin(BinOp::LogAnd, row_ok.clone(), below(KExpr::Var(j))),
                 then: body,
                 els: Vec::new(),
             },
@@ -562,7 +649,7 @@ fn strip_with_shared_loads(
     strip.push(step);
     strip.push(KStmt::Barrier);
     vec![count_up_cmp(
-        STRIP,
+        strip_v,
         lo,
         *cmp,
         (**hi).clone(),
@@ -584,7 +671,7 @@ fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], locals: &[Handle<KArray>], 
 
 /// `for (int var = init; var cmp bound; var += step) { body }`.
 fn count_up_cmp(
-    var: &str,
+    var: Handle<KVar>,
     init: KExpr,
     cmp: BinOp,
     bound: KExpr,
@@ -593,22 +680,21 @@ fn count_up_cmp(
 ) -> KStmt {
     let mut f = KStmt::count_up(var, init, bound.clone(), step, body);
     if let KStmt::For { cond, .. } = &mut f {
-        *cond = Some(KExpr::bin(cmp, KExpr::var(var), bound));
+        *cond = Some(KExpr::bin(cmp, KExpr::Var(var), bound));
     }
     f
 }
 
 /// `for (int var = start; var > 0; var >>= 1) { body }`.
-fn halving(var: &str, start: i64, body: Vec<KStmt>) -> KStmt {
+fn halving(var: Handle<KVar>, start: i64, body: Vec<KStmt>) -> KStmt {
     KStmt::For {
         init: vec![KStmt::Decl {
-            name: var.to_string(),
-            ty: Scalar::Int,
+            var,
             init: Some(KExpr::int(start)),
         }],
-        cond: Some(KExpr::bin(BinOp::Gt, KExpr::var(var), KExpr::int(0))),
+        cond: Some(KExpr::bin(BinOp::Gt, KExpr::Var(var), KExpr::int(0))),
         step: vec![KStmt::Assign {
-            target: LValue::Var(var.to_string()),
+            target: LValue::Var(var),
             op: Some(BinOp::Shr),
             value: KExpr::int(1),
         }],
@@ -628,17 +714,18 @@ fn unwrap_blocks(ss: Vec<KStmt>) -> Vec<KStmt> {
     out
 }
 
-fn is_loop_of(s: &KStmt, j: &str) -> bool {
+/// The iterator of `s` where it is a loop whose initialisation sets a scalar named `j`.
+fn loop_of(s: &KStmt, j: &str, vars: &VarTable) -> Option<Handle<KVar>> {
     match s {
-        KStmt::For { init, .. } => init.iter().any(|i| match i {
+        KStmt::For { init, .. } => init.iter().find_map(|i| match i {
             KStmt::Assign {
                 target: LValue::Var(v),
                 ..
-            } => v == j,
-            KStmt::Decl { name, .. } => name == j,
-            _ => false,
+            }
+            | KStmt::Decl { var: v, .. } => (vars.name(*v) == j).then_some(*v),
+            _ => None,
         }),
-        _ => false,
+        _ => None,
     }
 }
 
@@ -663,19 +750,19 @@ fn remap_expr(e: &mut KExpr) {
 
 /// Whether `e` reads the variable `v` (without copying `e`: it is asked of every expression of
 /// the row's statements).
-fn expr_mentions(e: &KExpr, v: &str) -> bool {
-    e.any(&|x| matches!(x, KExpr::Var(x) if x == v))
+fn expr_mentions(e: &KExpr, v: Handle<KVar>) -> bool {
+    e.any(&|x| matches!(x, KExpr::Var(x) if *x == v))
 }
 
-fn stmt_mentions(s: &KStmt, v: &str) -> bool {
+fn stmt_mentions(s: &KStmt, v: Handle<KVar>) -> bool {
     let mut found = false;
     let assigns = |s: &KStmt| match s {
         KStmt::Assign {
             target: LValue::Var(x),
             ..
-        } => x == v,
-        KStmt::Decl { name, .. } => name == v,
-        KStmt::VecLoad { lanes, .. } => lanes.iter().any(|x| x == v),
+        } => *x == v,
+        KStmt::Decl { var, .. } => *var == v,
+        KStmt::VecLoad { lanes, .. } => lanes.contains(&v),
         KStmt::Atomic {
             capture: Some(c), ..
         } => c.var == v,
@@ -703,17 +790,17 @@ fn quiet(s: &KStmt) -> bool {
 }
 
 /// The scalars `s` declares or assigns (at any depth).
-fn assigned_in(s: &KStmt, out: &mut Vec<String>) {
+fn assigned_in(s: &KStmt, out: &mut Vec<Handle<KVar>>) {
     match s {
-        KStmt::Decl { name, .. } => out.push(name.clone()),
+        KStmt::Decl { var, .. } => out.push(*var),
         KStmt::Assign {
             target: LValue::Var(v),
             ..
-        } => out.push(v.clone()),
-        KStmt::VecLoad { lanes, .. } => out.extend(lanes.iter().cloned()),
+        } => out.push(*v),
+        KStmt::VecLoad { lanes, .. } => out.extend(lanes.iter().copied()),
         KStmt::Atomic {
             capture: Some(c), ..
-        } => out.push(c.var.clone()),
+        } => out.push(c.var),
         _ => {}
     }
     s.for_each_child(&mut |c| assigned_in(c, out));
@@ -721,21 +808,28 @@ fn assigned_in(s: &KStmt, out: &mut Vec<String>) {
 
 /// A statement of the inner loop's body with every reduction scalar replaced by its lane copy;
 /// `Err` where the statement does what a lane may not (see the module's invariants).
-fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
-    let red = |v: &str| l.vars.iter().find(|x| x.name == v);
+fn rewrite_body(
+    s: &KStmt,
+    (j, reds): (Handle<KVar>, &[Red]),
+    vars: &VarTable,
+) -> Result<KStmt, String> {
+    let all = |b: &[KStmt]| -> Result<Vec<KStmt>, String> {
+        b.iter().map(|s| rewrite_body(s, (j, reds), vars)).collect()
+    };
     Ok(match s {
         KStmt::Assign {
             target: LValue::Var(v),
             op,
             value,
         } => {
-            if let Some(rv) = red(v) {
-                let e = update_operand(rv.op, v, *op, value)
-                    .ok_or_else(|| format!("`{v}` is updated with another operator"))?;
-                if l.vars.iter().any(|x| expr_mentions(&e, &x.name)) {
-                    return Err(format!("the update of `{v}` reads a reduction scalar"));
+            if let Some(r) = reds.iter().find(|r| r.var == *v) {
+                let (rv, name) = (r.v, &r.v.name);
+                let e = update_operand(rv.op, *v, *op, value)
+                    .ok_or_else(|| format!("`{name}` is updated with another operator"))?;
+                if reds.iter().any(|x| expr_mentions(&e, x.var)) {
+                    return Err(format!("the update of `{name}` reads a reduction scalar"));
                 }
-                let copy = lane_copy(v);
+                let copy = r.copy;
                 // `copy op= e` in the operator's own form.
                 let value = match (*op, rv.op) {
                     (Some(o), _) => {
@@ -745,18 +839,18 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
                             value: e,
                         })
                     }
-                    (None, RedOp::Max | RedOp::Min) => rename(value, v, &copy),
-                    (None, o) => combine(o, rv.ty, KExpr::var(&copy), e),
+                    (None, RedOp::Max | RedOp::Min) => rename(value, *v, copy),
+                    (None, o) => combine(o, rv.ty, KExpr::Var(copy), e),
                 };
                 KStmt::Assign {
                     target: LValue::Var(copy),
                     op: None,
                     value,
                 }
-            } else if *v == l.var {
-                return Err(format!("the inner loop assigns `{v}`"));
+            } else if *v == j {
+                return Err(format!("the inner loop assigns `{}`", vars.name(j)));
             } else {
-                check_reads(s, l)?;
+                check_reads(s, reds)?;
                 s.clone()
             }
         }
@@ -766,31 +860,21 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
         KStmt::Break => return Err("the inner loop breaks".into()),
         KStmt::Barrier => return Err("the inner loop holds a barrier".into()),
         KStmt::If { cond, then, els } => {
-            if l.vars.iter().any(|x| expr_mentions(cond, &x.name)) {
+            if reds.iter().any(|x| expr_mentions(cond, x.var)) {
                 return Err("a condition reads a reduction scalar".into());
             }
             KStmt::If {
                 cond: cond.clone(),
-                then: then
-                    .iter()
-                    .map(|s| rewrite_body(s, l))
-                    .collect::<Result<_, _>>()?,
-                els: els
-                    .iter()
-                    .map(|s| rewrite_body(s, l))
-                    .collect::<Result<_, _>>()?,
+                then: all(then)?,
+                els: all(els)?,
             }
         }
-        KStmt::Block(b) => KStmt::Block(
-            b.iter()
-                .map(|s| rewrite_body(s, l))
-                .collect::<Result<_, _>>()?,
-        ),
+        KStmt::Block(b) => KStmt::Block(all(b)?),
         KStmt::For { .. } | KStmt::While { .. } | KStmt::DoWhile { .. } => {
             // Nested loops: only their own scalars, no reductions inside.
-            if l.vars.iter().any(|x| stmt_mentions(s, &x.name))
+            if reds.iter().any(|x| stmt_mentions(s, x.var))
                 || s.any(&|t| {
-                    matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if *v == l.var)
+                    matches!(t, KStmt::Assign { target: LValue::Var(v), .. } if *v == j)
                         || matches!(
                             t,
                             KStmt::Assign {
@@ -807,7 +891,7 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
             s.clone()
         }
         KStmt::Decl { .. } | KStmt::VecLoad { .. } | KStmt::Expr(_) | KStmt::Continue => {
-            check_reads(s, l)?;
+            check_reads(s, reds)?;
             s.clone()
         }
         KStmt::Comment(_) | KStmt::DeclArray(_) => s.clone(),
@@ -815,11 +899,11 @@ fn rewrite_body(s: &KStmt, l: &Lanes) -> Result<KStmt, String> {
 }
 
 /// Errs where `s` reads a reduction scalar (only its update may).
-fn check_reads(s: &KStmt, l: &Lanes) -> Result<(), String> {
-    match l.vars.iter().find(|x| stmt_mentions(s, &x.name)) {
+fn check_reads(s: &KStmt, reds: &[Red]) -> Result<(), String> {
+    match reds.iter().find(|x| stmt_mentions(s, x.var)) {
         Some(x) => Err(format!(
             "the inner loop reads `{}` outside its update",
-            x.name
+            x.v.name
         )),
         None => Ok(()),
     }
@@ -828,8 +912,13 @@ fn check_reads(s: &KStmt, l: &Lanes) -> Result<(), String> {
 /// The operand `e` of an update of `v` with reduction operator `op`: `v op= e`, `v = v op e`,
 /// `v = e op v`, `v = fmax(v, e)` (and `min`, `fmin`, `max`); `v -= e` for a sum. `None` for any
 /// other form.
-fn update_operand(op: RedOp, v: &str, assign: Option<BinOp>, value: &KExpr) -> Option<KExpr> {
-    let is_v = |e: &KExpr| matches!(e, KExpr::Var(x) if x == v);
+fn update_operand(
+    op: RedOp,
+    v: Handle<KVar>,
+    assign: Option<BinOp>,
+    value: &KExpr,
+) -> Option<KExpr> {
+    let is_v = |e: &KExpr| matches!(e, KExpr::Var(x) if *x == v);
     let bin = match op {
         RedOp::Add => Some(BinOp::Add),
         RedOp::Mul => Some(BinOp::Mul),
@@ -909,13 +998,13 @@ fn minmax(f: &MathFn) -> Option<RedOp> {
     }
 }
 
-/// `e` with the scalar `from` renamed `to`.
-fn rename(e: &KExpr, from: &str, to: &str) -> KExpr {
+/// `e` with the scalar `from` replaced by `to`.
+fn rename(e: &KExpr, from: Handle<KVar>, to: Handle<KVar>) -> KExpr {
     let mut e = e.clone();
-    fn go(e: &mut KExpr, from: &str, to: &str) {
+    fn go(e: &mut KExpr, from: Handle<KVar>, to: Handle<KVar>) {
         if let KExpr::Var(x) = e {
-            if x == from {
-                *x = to.to_string();
+            if *x == from {
+                *x = to;
             }
         }
         e.for_each_child_mut(&mut |c| go(c, from, to));

@@ -92,14 +92,15 @@ impl KernelBuilder<'_> {
                     field: None,
                 }),
                 op: None,
-                value: KExpr::Var(name.clone()),
+                value: KExpr::Var(self.resolve(name)),
             };
             if single {
+                // The body's free uses of `name` are of this declaration.
+                let var = self.declare_free(name, info.ty);
                 body.insert(
                     0,
                     KStmt::Decl {
-                        name: name.clone(),
-                        ty: info.ty,
+                        var,
                         init: Some(slot),
                     },
                 );
@@ -182,7 +183,7 @@ impl KernelBuilder<'_> {
 
     /// The conditions that hold only in the work-item running the sequentially last iteration
     /// of the grid loops, if `name` is assigned in every iteration and that work-item is known.
-    fn last_iteration(&self, name: &str) -> Result<Vec<KExpr>, String> {
+    fn last_iteration(&mut self, name: &str) -> Result<Vec<KExpr>, String> {
         let ir = self.ir();
         let vars: Vec<&str> = self
             .mapped
@@ -202,7 +203,7 @@ impl KernelBuilder<'_> {
                 ));
             }
             // The last iteration is the one whose next value fails the condition.
-            let next = KExpr::bin(BinOp::Add, KExpr::Var(lp.var.clone()), KExpr::int(lp.step));
+            let next = KExpr::bin(BinOp::Add, self.var(&lp.var), KExpr::int(lp.step));
             let upper = self.bound_expr(&lp.upper, lp.ty);
             let op = if lp.step > 0 { BinOp::Ge } else { BinOp::Le };
             conds.push(KExpr::bin(op, next, upper));

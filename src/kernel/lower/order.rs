@@ -14,7 +14,7 @@
 //! computes it with any. The launch (grid, block, arguments) is unchanged; both back ends print
 //! the same kernel IR.
 
-use crate::kernel::{Builtin, KExpr, KStmt, Kernel};
+use crate::kernel::{Builtin, Handle, KExpr, KStmt, KVar, Kernel, VarKind};
 use crate::schedule::BlockOrder;
 use crate::vocab::{BinOp, Scalar};
 
@@ -32,8 +32,9 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
     }
     let bin = |op, a, b| KExpr::bin(op, a, b);
     let g = |d| KExpr::Builtin(Builtin::GroupId(d));
+    let y = kernel.var(DIAGONAL_Y, Scalar::Int, VarKind::Private);
     for s in &mut kernel.body {
-        stmt(s);
+        s.walk_exprs_mut(&mut |e| expr(e, y));
     }
     let gy = || KExpr::Builtin(Builtin::NumGroups(1));
     let shift = bin(
@@ -49,8 +50,7 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
     kernel.body.insert(
         0,
         KStmt::Decl {
-            name: DIAGONAL_Y.to_string(),
-            ty: Scalar::Int,
+            var: y,
             init: Some(by),
         },
     );
@@ -60,25 +60,22 @@ pub(super) fn apply(kernel: &mut Kernel, order: BlockOrder) {
     );
 }
 
-fn stmt(s: &mut KStmt) {
-    s.walk_exprs_mut(&mut expr);
-}
-
-fn expr(e: &mut KExpr) {
+/// `e` with the y group id replaced by the remapped one, `y`.
+fn expr(e: &mut KExpr, y: Handle<KVar>) {
     match e {
-        KExpr::Builtin(Builtin::GroupId(1)) => *e = KExpr::Var(DIAGONAL_Y.to_string()),
+        KExpr::Builtin(Builtin::GroupId(1)) => *e = KExpr::Var(y),
         KExpr::Builtin(Builtin::GlobalId(1)) => {
             *e = KExpr::bin(
                 BinOp::Add,
                 KExpr::bin(
                     BinOp::Mul,
-                    KExpr::Var(DIAGONAL_Y.to_string()),
+                    KExpr::Var(y),
                     KExpr::Builtin(Builtin::LocalSize(1)),
                 ),
                 KExpr::Builtin(Builtin::LocalId(1)),
             )
         }
-        _ => e.for_each_child_mut(&mut expr),
+        _ => e.for_each_child_mut(&mut |c| expr(c, y)),
     }
 }
 
@@ -90,6 +87,7 @@ mod tests {
         Kernel {
             name: "k".into(),
             arrays: crate::kernel::Arena::new(),
+            vars: crate::kernel::testing::vars_snapshot(),
             params: Vec::new(),
             locals: Vec::new(),
             dims,
@@ -103,11 +101,7 @@ mod tests {
     }
 
     fn decl(n: &str, e: KExpr) -> KStmt {
-        KStmt::Decl {
-            name: n.into(),
-            ty: Scalar::Int,
-            init: Some(e),
-        }
+        crate::kernel::testing::decl(n, Scalar::Int, Some(e))
     }
 
     #[test]
@@ -125,7 +119,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("GlobalId(0)"), "{text}");
-        assert!(matches!(&k.body[1], KStmt::Decl { name, .. } if name == DIAGONAL_Y));
+        assert!(matches!(&k.body[1], KStmt::Decl { var, .. } if k.vars[*var].name == DIAGONAL_Y));
         // Linear, and 1-D kernels, are left alone.
         let mut l = kernel(body.clone(), 2);
         apply(&mut l, BlockOrder::Linear);

@@ -94,16 +94,18 @@ pub(super) fn combine(op: RedOp, ty: Scalar, a: KExpr, b: KExpr) -> KExpr {
 
 /// The work-group tree reduction of `var` through local array `arr`, then the partial result of
 /// the group to `part[group]`. Every thread reaches every barrier (no barrier under a
-/// thread-dependent condition).
+/// thread-dependent condition). Its own scalars are new ones of `vars`.
 pub(super) fn reduction_epilogue(
-    arr: Handle<KArray>,
-    part: Handle<KArray>,
-    var: &str,
+    (arr, part): (Handle<KArray>, Handle<KArray>),
+    (vars, var): (&super::walk::VarTable, Handle<KVar>),
     op: RedOp,
     ty: Scalar,
     threads: u32,
 ) -> Vec<KStmt> {
-    let lid = || KExpr::Var("accshare_lid".to_string());
+    let lid_var = vars.add("accshare_lid", Scalar::Int, VarKind::Private);
+    let s_var = vars.add("accshare_s", Scalar::Int, VarKind::Private);
+    let name = vars.name(var);
+    let lid = || KExpr::Var(lid_var);
     let local = |i: KExpr| ArrayRef {
         array: arr,
         space: Space::Local,
@@ -145,33 +147,31 @@ pub(super) fn reduction_epilogue(
             )),
         )),
     );
-    let s = || KExpr::Var("accshare_s".to_string());
+    let s = || KExpr::Var(s_var);
     vec![
         KStmt::Comment(format!(
             "reduction of `{}`: tree in local memory, one partial per work-group",
-            var
+            name
         )),
         KStmt::Block(vec![
             KStmt::Decl {
-                name: "accshare_lid".to_string(),
-                ty: Scalar::Int,
+                var: lid_var,
                 init: Some(linear_local),
             },
             KStmt::Assign {
                 target: LValue::Elem(local(lid())),
                 op: None,
-                value: KExpr::Var(var.to_string()),
+                value: KExpr::Var(var),
             },
             KStmt::Barrier,
             KStmt::For {
                 init: vec![KStmt::Decl {
-                    name: "accshare_s".to_string(),
-                    ty: Scalar::Int,
+                    var: s_var,
                     init: Some(KExpr::Int((threads / 2) as i64, Scalar::Int)),
                 }],
                 cond: Some(KExpr::Binary(BinOp::Gt, b(s()), b(KExpr::int(0)))),
                 step: vec![KStmt::Assign {
-                    target: LValue::Var("accshare_s".to_string()),
+                    target: LValue::Var(s_var),
                     op: Some(BinOp::Shr),
                     value: KExpr::int(1),
                 }],

@@ -105,8 +105,8 @@ pub(super) fn row_ok(f: u32) -> String {
 
 /// The edge guards of a work-item's `n` outputs, output `f`'s [`row_ok`] (declared by
 /// `row_guards`).
-pub(super) fn row_oks(n: u32) -> Vec<KExpr> {
-    (0..n).map(|f| KExpr::Var(row_ok(f))).collect()
+pub(super) fn row_oks(vars: &VarTable, n: u32) -> Vec<KExpr> {
+    (0..n).map(|f| vars.int(&row_ok(f))).collect()
 }
 const STRIP: &str = "accshare_kk";
 /// Whether all of a work-item's outputs are in range (a staged micro-tile's full-tile path).
@@ -116,11 +116,11 @@ const ROT: &str = "accshare_rot";
 const ROT_D: &str = "accshare_rotd";
 
 /// `Σ (s_d - origin_d) · stride_d`: where a reference finds its element in the tile.
-pub(super) fn local_index(a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
+pub(super) fn local_index(vars: &VarTable, a: &StagedArray, subs: Vec<KExpr>) -> KExpr {
     let strides = a.strides();
     let mut acc: Option<KExpr> = None;
     for (d, s) in subs.into_iter().enumerate() {
-        let off = KExpr::bin(BinOp::Sub, s, KExpr::Var(origin_name(a, d)));
+        let off = KExpr::bin(BinOp::Sub, s, vars.int(&origin_name(a, d)));
         add_term(&mut acc, scaled(off, strides.get(d).copied().unwrap_or(1)));
     }
     acc.unwrap_or(KExpr::int(0))
@@ -144,10 +144,12 @@ struct Walk {
     steps: Vec<i64>,
     /// Dimensions `fixed..` never move (their digits and every inner digit are zero).
     fixed: usize,
+    /// The kernel's scalars (the walk's own are named ones).
+    vars: VarTable,
 }
 
 impl Walk {
-    fn new(widths: Vec<i64>, threads: i64) -> Walk {
+    fn new(widths: Vec<i64>, threads: i64, vars: &VarTable) -> Walk {
         let n = widths.len();
         let mut steps = vec![0; n];
         let mut q = threads;
@@ -166,6 +168,7 @@ impl Walk {
             threads,
             steps,
             fixed,
+            vars: vars.clone(),
         }
     }
 
@@ -175,11 +178,11 @@ impl Walk {
     }
 
     /// The loop variable of dimension `d`.
-    fn var(&self, d: usize) -> String {
+    fn var(&self, d: usize) -> Handle<KVar> {
         if self.widths.len() == 1 {
-            "accshare_l".to_string()
+            self.vars.named("accshare_l", Scalar::Int)
         } else {
-            format!("accshare_q{}", d)
+            self.vars.named(&format!("accshare_q{}", d), Scalar::Int)
         }
     }
 
@@ -187,10 +190,10 @@ impl Walk {
     /// declared once per walk shape (the inner widths name it).
     fn start(&self, d: usize) -> KExpr {
         if self.widths.len() == 1 {
-            return KExpr::var(TID);
+            return self.vars.int(TID);
         }
         let key: Vec<String> = self.widths[1..].iter().map(|w| w.to_string()).collect();
-        KExpr::Var(format!("accshare_q{}_{}", d, key.join("x")))
+        self.vars.int(&format!("accshare_q{}_{}", d, key.join("x")))
     }
 
     /// `int accshare_qD_W… = tid / inner % width;` for every dimension, unless `starts`
@@ -205,7 +208,7 @@ impl Walk {
             };
             let declared = starts
                 .iter()
-                .any(|s| matches!(s, KStmt::Decl { name: m, .. } if *m == name));
+                .any(|s| matches!(s, KStmt::Decl { var: m, .. } if *m == name));
             if declared {
                 continue;
             }
@@ -215,9 +218,9 @@ impl Walk {
                 KExpr::int(0)
             } else {
                 let q = if inner == 1 {
-                    KExpr::var(TID)
+                    self.vars.int(TID)
                 } else {
-                    KExpr::bin(BinOp::Div, KExpr::var(TID), KExpr::int(inner))
+                    KExpr::bin(BinOp::Div, self.vars.int(TID), KExpr::int(inner))
                 };
                 // The outermost coordinate is the loop's (not reduced), nor is one that no
                 // work-item's `tid` reaches past.
@@ -228,8 +231,7 @@ impl Walk {
                 }
             };
             starts.push(KStmt::Decl {
-                name,
-                ty: Scalar::Int,
+                var: name,
                 init: Some(e),
             });
         }
@@ -252,50 +254,49 @@ impl Walk {
     fn lp(&self, mut body: Vec<KStmt>) -> KStmt {
         if self.fixed == 1 {
             return KStmt::count_up(
-                &self.var(0),
+                self.var(0),
                 self.start(0),
                 KExpr::int(self.widths[0]),
                 KExpr::int(self.steps[0]),
                 body,
             );
         }
-        let add = |v: &str, k: i64| KStmt::Assign {
-            target: LValue::Var(v.to_string()),
+        let add = |v: Handle<KVar>, k: i64| KStmt::Assign {
+            target: LValue::Var(v),
             op: Some(BinOp::Add),
             value: KExpr::int(k),
         };
         for d in (1..self.fixed).rev() {
             let v = self.var(d);
             if self.steps[d] != 0 {
-                body.push(add(&v, self.steps[d]));
+                body.push(add(v, self.steps[d]));
             }
             body.push(KStmt::If {
-                cond: KExpr::bin(BinOp::Ge, KExpr::var(&v), KExpr::int(self.widths[d])),
+                cond: KExpr::bin(BinOp::Ge, KExpr::Var(v), KExpr::int(self.widths[d])),
                 then: vec![
                     KStmt::Assign {
-                        target: LValue::Var(v.clone()),
+                        target: LValue::Var(v),
                         op: Some(BinOp::Sub),
                         value: KExpr::int(self.widths[d]),
                     },
-                    add(&self.var(d - 1), 1),
+                    add(self.var(d - 1), 1),
                 ],
                 els: Vec::new(),
             });
         }
         if self.steps[0] != 0 {
-            body.push(add(&self.var(0), self.steps[0]));
+            body.push(add(self.var(0), self.steps[0]));
         }
         let mut block: Vec<KStmt> = (0..self.fixed)
             .map(|d| KStmt::Decl {
-                name: self.var(d),
-                ty: Scalar::Int,
+                var: self.var(d),
                 init: Some(self.start(d)),
             })
             .collect();
         block.push(KStmt::While {
             cond: KExpr::bin(
                 BinOp::Lt,
-                KExpr::var(self.var(0)),
+                KExpr::Var(self.var(0)),
                 KExpr::int(self.widths[0]),
             ),
             body,
@@ -305,7 +306,7 @@ impl Walk {
 }
 
 /// The first global index of a tile dimension.
-fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
+fn origin_expr(vars: &VarTable, td: &TileDim, block: [u32; 3]) -> KExpr {
     let lo = KExpr::int(td.lo);
     let plus = |e: KExpr| match td.lo {
         0 => e,
@@ -326,17 +327,13 @@ fn origin_expr(td: &TileDim, block: [u32; 3]) -> KExpr {
                 Some(p) => match p.as_const() {
                     Some(c) if c > 0 => KExpr::bin(BinOp::Add, start, KExpr::int(c)),
                     Some(c) => KExpr::bin(BinOp::Sub, start, KExpr::int(c.saturating_neg())),
-                    None => KExpr::bin(BinOp::Add, poly_to_kexpr(&p, Scalar::Int), start),
+                    None => KExpr::bin(BinOp::Add, vars.poly(&p, Scalar::Int), start),
                 },
                 None if min.is_zero() => plus(start),
-                None => plus(KExpr::bin(
-                    BinOp::Add,
-                    poly_to_kexpr(min, Scalar::Int),
-                    start,
-                )),
+                None => plus(KExpr::bin(BinOp::Add, vars.poly(min, Scalar::Int), start)),
             }
         }
-        Primary::Strip => plus(KExpr::Var(STRIP.to_string())),
+        Primary::Strip => plus(vars.int(STRIP)),
     }
 }
 
@@ -381,6 +378,7 @@ fn copy(dir: Dir, local: ArrayRef, global: ArrayRef) -> KStmt {
 /// Rows of a multiple of 32 elements are walked without it: a warp's lanes then copy 32
 /// consecutive elements of one row, consecutive words, and no lane idles on a pad column.
 fn tile_copy(
+    vars: &VarTable,
     a: &StagedArray,
     arrays: TileArrays,
     block: [u32; 3],
@@ -389,7 +387,7 @@ fn tile_copy(
     starts: &mut Vec<KStmt>,
 ) -> KStmt {
     if loads_2d(a, block) {
-        return tile_copy_2d(a, arrays, block, global_extents, dir);
+        return tile_copy_2d(vars, a, arrays, block, global_extents, dir);
     }
     let threads = (block[0] * block[1] * block[2]) as i64;
     let n = a.dims.len();
@@ -402,7 +400,7 @@ fn tile_copy(
     };
     let mut widths: Vec<i64> = a.dims.iter().map(|d| d.extent as i64).collect();
     widths[n - 1] = walked_x;
-    let walk = Walk::new(widths, threads);
+    let walk = Walk::new(widths, threads, vars);
     walk.declare_starts(starts);
     let coords = walk.coords();
     let strides = a.strides();
@@ -419,9 +417,9 @@ fn tile_copy(
                 KExpr::int(td.extent as i64),
             ));
         }
-        let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), r.clone());
+        let g = KExpr::bin(BinOp::Add, vars.int(&origin_name(a, d)), r.clone());
         let il = a.interleave.filter(|_| d + 1 == n);
-        in_range_il(td, &g, il, &mut conds);
+        in_range_il(vars, td, &g, il, &mut conds);
         gsubs.push(global_index(&g, il));
         add_term(&mut lidx, scaled(r, strides.get(d).copied().unwrap_or(1)));
     }
@@ -449,7 +447,7 @@ fn tile_copy(
 /// walked row by row a 32-wide block would leave 23 of its 32 work-items idle. Returns the
 /// copy's statements (the groups' loop, then the loop over the elements past the groups).
 fn tile_copy_words(
-    a: &StagedArray,
+    (vars, a): (&VarTable, &StagedArray),
     arrays: TileArrays,
     block: [u32; 3],
     global_extents: &[KExpr],
@@ -461,6 +459,7 @@ fn tile_copy_words(
     let walked_x = a.row_len.max(a.dims[n - 1].extent) as i64;
     let w = width as i64;
     let wc = WordCopy {
+        vars,
         a,
         arrays,
         global_extents,
@@ -471,20 +470,20 @@ fn tile_copy_words(
     };
     // Whole groups per walked row, and the elements after them.
     let rest = walked_x - wc.groups * w;
-    let c = KExpr::Var("accshare_c".to_string());
+    let c = vars.int("accshare_c");
     let threads = (block[0] * block[1] * block[2]) as i64;
     // Walks over the tile's rows and `per_row` column slots of each.
     let walk = |per_row: i64| {
         let mut widths: Vec<i64> = a.dims[..n - 1].iter().map(|d| d.extent as i64).collect();
         widths.push(per_row);
-        Walk::new(widths, threads)
+        Walk::new(widths, threads, vars)
     };
     let groups_walk = walk(wc.groups);
     groups_walk.declare_starts(starts);
     let coords = groups_walk.coords();
     let row = wc.row(&coords);
     let mut out = vec![groups_walk.lp(vec![
-        int_decl("accshare_c", scaled(coords[n - 1].clone(), width)),
+        int_decl(vars, "accshare_c", scaled(coords[n - 1].clone(), width)),
         wc.group(&row, &c),
     ])];
     if rest > 0 {
@@ -493,7 +492,11 @@ fn tile_copy_words(
         let coords = rest_walk.coords();
         let row = wc.row(&coords);
         out.push(rest_walk.lp(vec![
-            int_decl("accshare_c", add_int(coords[n - 1].clone(), wc.groups * w)),
+            int_decl(
+                vars,
+                "accshare_c",
+                add_int(coords[n - 1].clone(), wc.groups * w),
+            ),
             wc.element(&row, c),
         ]));
     }
@@ -501,10 +504,9 @@ fn tile_copy_words(
 }
 
 /// `int v = e;`
-fn int_decl(v: &str, e: KExpr) -> KStmt {
+fn int_decl(vars: &VarTable, v: &str, e: KExpr) -> KStmt {
     KStmt::Decl {
-        name: v.to_string(),
-        ty: Scalar::Int,
+        var: vars.named(v, Scalar::Int),
         init: Some(e),
     }
 }
@@ -577,6 +579,7 @@ struct WordRow {
 
 /// A copy of a tile of short words ([`tile_copy_words`]).
 struct WordCopy<'t> {
+    vars: &'t VarTable,
     a: &'t StagedArray,
     arrays: TileArrays,
     global_extents: &'t [KExpr],
@@ -606,8 +609,8 @@ impl WordCopy<'_> {
         };
         for (d, td) in a.dims.iter().enumerate().take(a.dims.len() - 1) {
             let rd = coords[d].clone();
-            let g = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, d)), rd.clone());
-            in_range(td, &g, &mut row.conds);
+            let g = KExpr::bin(BinOp::Add, self.vars.int(&origin_name(a, d)), rd.clone());
+            in_range(self.vars, td, &g, &mut row.conds);
             row.gsubs.push(g);
             add_term(&mut row.lrow, scaled(rd, strides[d]));
         }
@@ -619,7 +622,7 @@ impl WordCopy<'_> {
         let a = self.a;
         KExpr::bin(
             BinOp::Add,
-            KExpr::Var(origin_name(a, a.dims.len() - 1)),
+            self.vars.int(&origin_name(a, a.dims.len() - 1)),
             col,
         )
     }
@@ -647,7 +650,7 @@ impl WordCopy<'_> {
             ));
         }
         cs.extend(row.conds.iter().cloned());
-        in_range(x, &self.gcol(col.clone()), &mut cs);
+        in_range(self.vars, x, &self.gcol(col.clone()), &mut cs);
         let (local, global) = self.refs(row, col);
         KStmt::If {
             cond: all_of(cs),
@@ -661,7 +664,7 @@ impl WordCopy<'_> {
     fn group(&self, row: &WordRow, c: &KExpr) -> KStmt {
         // Groups wholly past the range's end copy nothing (the blocks at the array's edge).
         let mut starts = Vec::new();
-        in_range(self.x(), &self.gcol(c.clone()), &mut starts);
+        in_range(self.vars, self.x(), &self.gcol(c.clone()), &mut starts);
         KStmt::If {
             cond: all_of(self.vector_conds(row, c)),
             then: self.vector(row, c),
@@ -689,21 +692,26 @@ impl WordCopy<'_> {
         }
         vconds.extend(row.conds.iter().cloned());
         let mut first = Vec::new();
-        in_range(x, &self.gcol(c.clone()), &mut first);
+        in_range(self.vars, x, &self.gcol(c.clone()), &mut first);
         vconds.extend(
             first
                 .into_iter()
                 .filter(|e| matches!(e, KExpr::Binary(BinOp::Ge, ..))),
         );
-        in_range(x, &self.gcol(add_int(c.clone(), w - 1)), &mut vconds);
+        in_range(
+            self.vars,
+            x,
+            &self.gcol(add_int(c.clone(), w - 1)),
+            &mut vconds,
+        );
         vconds
     }
 
     /// The group at tile column `c` of `row` as one vector load and one vector store.
     fn vector(&self, row: &WordRow, c: &KExpr) -> Vec<KStmt> {
         let elem = self.a.elem;
-        let lanes: Vec<String> = (0..self.width)
-            .map(|k| format!("accshare_t{}", k))
+        let lanes: Vec<Handle<KVar>> = (0..self.width)
+            .map(|k| self.vars.named(&format!("accshare_t{}", k), elem))
             .collect();
         let (local, global) = self.refs(row, c.clone());
         let (src, dst) = match self.dir {
@@ -712,7 +720,7 @@ impl WordCopy<'_> {
         };
         vec![
             KStmt::VecLoad {
-                vector: "accshare_tv".to_string(),
+                vector: self.vars.named("accshare_tv", elem),
                 lanes: lanes.clone(),
                 elem,
                 src,
@@ -720,7 +728,7 @@ impl WordCopy<'_> {
             KStmt::VecStore {
                 dst,
                 elem,
-                values: lanes.iter().map(|l| KExpr::Var(l.clone())).collect(),
+                values: lanes.iter().map(|&l| KExpr::Var(l)).collect(),
             },
         ]
     }
@@ -728,9 +736,10 @@ impl WordCopy<'_> {
     /// The group at tile column `c` of `row` element by element (an edge of the array):
     /// `accshare_e` from `c` on, `width` of them.
     fn group_elements(&self, row: &WordRow, c: &KExpr) -> KStmt {
-        let e = KExpr::Var("accshare_e".to_string());
+        let ev = self.vars.named("accshare_e", Scalar::Int);
+        let e = KExpr::Var(ev);
         KStmt::count_up(
-            "accshare_e",
+            ev,
             c.clone(),
             KExpr::int(self.walked_x),
             KExpr::int(1),
@@ -748,6 +757,7 @@ impl WordCopy<'_> {
 
 /// A comment naming the tile and its shape, then its cooperative copy.
 fn tile_copy_commented(
+    vars: &VarTable,
     a: &StagedArray,
     arrays: TileArrays,
     block: [u32; 3],
@@ -781,7 +791,7 @@ fn tile_copy_commented(
     })];
     match &a.copy_words {
         Some(Ok(w)) => out.extend(tile_copy_words(
-            a,
+            (vars, a),
             arrays,
             block,
             global_extents,
@@ -789,7 +799,15 @@ fn tile_copy_commented(
             w.width,
             starts,
         )),
-        _ => out.push(tile_copy(a, arrays, block, global_extents, dir, starts)),
+        _ => out.push(tile_copy(
+            vars,
+            a,
+            arrays,
+            block,
+            global_extents,
+            dir,
+            starts,
+        )),
     }
     out
 }
@@ -798,19 +816,25 @@ fn tile_copy_commented(
 /// tile's origin plus a non-negative offset, and the origin is never below the range's start (a
 /// block's first iterate, the strip's first iterate, or the fixed start, each plus the lowest
 /// offset), so only the end of the range and the start of the array need checks.
-fn in_range(td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
-    in_range_il(td, g, None, conds)
+fn in_range(vars: &VarTable, td: &TileDim, g: &KExpr, conds: &mut Vec<KExpr>) {
+    in_range_il(vars, td, g, None, conds)
 }
 
 /// [`in_range`] for a dimension that may be interleaved: `g` counts strides, the array's index
 /// is `stride·g + residue`.
-fn in_range_il(td: &TileDim, g: &KExpr, il: Option<stage::Interleave>, conds: &mut Vec<KExpr>) {
+fn in_range_il(
+    vars: &VarTable,
+    td: &TileDim,
+    g: &KExpr,
+    il: Option<stage::Interleave>,
+    conds: &mut Vec<KExpr>,
+) {
     let rmin = td.range.0.as_const();
     let rmax = td.range.1.as_const();
     conds.push(KExpr::bin(
         BinOp::Le,
         g.clone(),
-        poly_to_kexpr(&td.range.1, Scalar::Int),
+        vars.poly(&td.range.1, Scalar::Int),
     ));
     if rmin.is_none_or(|v| v < 0) {
         conds.push(KExpr::bin(BinOp::Ge, g.clone(), KExpr::int(0)));
@@ -823,7 +847,7 @@ fn in_range_il(td: &TileDim, g: &KExpr, il: Option<stage::Interleave>, conds: &m
             conds.push(KExpr::bin(
                 BinOp::Lt,
                 global_index(g, il),
-                poly_to_kexpr(ext, Scalar::Int),
+                vars.poly(ext, Scalar::Int),
             ));
         }
     }
@@ -852,19 +876,23 @@ fn loads_2d(a: &StagedArray, block: [u32; 3]) -> bool {
 /// The copy of a 2-D tile by a 2-D block: rows strided by the block's height, columns by its
 /// width (consecutive work-items of a row copy consecutive elements; no division).
 fn tile_copy_2d(
+    vars: &VarTable,
     a: &StagedArray,
     arrays: TileArrays,
     block: [u32; 3],
     global_extents: &[KExpr],
     dir: Dir,
 ) -> KStmt {
-    let (rv, cv) = ("accshare_r".to_string(), "accshare_c".to_string());
-    let (r, c) = (KExpr::Var(rv.clone()), KExpr::Var(cv.clone()));
-    let g0 = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, 0)), r.clone());
-    let g1 = KExpr::bin(BinOp::Add, KExpr::Var(origin_name(a, 1)), c.clone());
+    let (rv, cv) = (
+        vars.named("accshare_r", Scalar::Int),
+        vars.named("accshare_c", Scalar::Int),
+    );
+    let (r, c) = (KExpr::Var(rv), KExpr::Var(cv));
+    let g0 = KExpr::bin(BinOp::Add, vars.int(&origin_name(a, 0)), r.clone());
+    let g1 = KExpr::bin(BinOp::Add, vars.int(&origin_name(a, 1)), c.clone());
     let mut conds = Vec::new();
-    in_range(&a.dims[0], &g0, &mut conds);
-    in_range_il(&a.dims[1], &g1, a.interleave, &mut conds);
+    in_range(vars, &a.dims[0], &g0, &mut conds);
+    in_range_il(vars, &a.dims[1], &g1, a.interleave, &mut conds);
     let g1 = global_index(&g1, a.interleave);
     let cond = all_of(conds);
     // The tile's index map (`r * row_len + c`, or `c * rows + r` stored transposed).
@@ -872,7 +900,7 @@ fn tile_copy_2d(
     let lidx = KExpr::bin(BinOp::Add, scaled(r, st[0]), scaled(c, st[1]));
     let (local, global) = tile_refs(a, arrays, lidx, vec![g0, g1], global_extents);
     let store = copy(dir, local, global);
-    let lp = |v: &str, dim: u8, n: u32, step: u32, body: Vec<KStmt>| {
+    let lp = |v: Handle<KVar>, dim: u8, n: u32, step: u32, body: Vec<KStmt>| {
         KStmt::count_up(
             v,
             KExpr::Builtin(Builtin::LocalId(dim)),
@@ -882,7 +910,7 @@ fn tile_copy_2d(
         )
     };
     let inner = lp(
-        &cv,
+        cv,
         0,
         a.dims[1].extent,
         block[0],
@@ -892,7 +920,7 @@ fn tile_copy_2d(
             els: Vec::new(),
         }],
     );
-    lp(&rv, 1, a.dims[0].extent, block[1], vec![inner])
+    lp(rv, 1, a.dims[0].extent, block[1], vec![inner])
 }
 
 fn guarded(cond: &Option<KExpr>, stmts: Vec<KStmt>) -> Vec<KStmt> {
@@ -916,7 +944,7 @@ impl<'a> KernelBuilder<'a> {
         info.extents
             .iter()
             .skip(1)
-            .map(|e| e.as_ref().map(|p| poly_to_kexpr(p, Scalar::Int)))
+            .map(|e| e.as_ref().map(|p| self.vars.poly(p, Scalar::Int)))
             .collect()
     }
 
@@ -953,31 +981,30 @@ impl<'a> KernelBuilder<'a> {
         let mut out = Vec::new();
         for st in body {
             let mut extra = Vec::new();
-            if let KStmt::Decl { name, ty, init } = &st {
+            if let KStmt::Decl { var, init } = &st {
+                let name = self.vars.name(*var);
                 if let Some(&(_, f, dist, op)) = iters.iter().find(|(v, ..)| *v == name) {
                     for c in 1..f {
                         extra.push(KStmt::Decl {
-                            name: super::ilp::copy_name(name, c),
-                            ty: *ty,
+                            var: self.vars.copy(*var, c),
                             init: Some(KExpr::bin(
                                 op,
-                                KExpr::Var(name.clone()),
+                                KExpr::Var(*var),
                                 KExpr::int(dist * c as i64),
                             )),
                         });
                     }
-                } else if self.ilp_renamed.contains(name) {
+                } else if self.ilp_renamed.contains(var) {
                     for c in 1..outputs {
                         extra.push(KStmt::Decl {
-                            name: super::ilp::copy_name(name, c),
-                            ty: *ty,
+                            var: self.vars.copy(*var, c),
                             init: init.clone(),
                         });
                     }
                 }
             }
             if let KStmt::DeclArray(h) = &st {
-                if self.ilp_renamed.contains(&self.arrays[*h].name) {
+                if self.ilp_renamed_arrays.contains(h) {
                     for c in 1..outputs {
                         extra.push(KStmt::DeclArray(self.array_copy(*h, c)));
                     }
@@ -1008,9 +1035,9 @@ impl<'a> KernelBuilder<'a> {
                     && self.sched.full_tile_path
                     && self.staging().is_some() =>
             {
-                let oks = row_oks(c.f);
+                let oks = row_oks(&self.vars, c.f);
                 vec![KStmt::If {
-                    cond: KExpr::Var(FULL.to_string()),
+                    cond: self.vars.int(FULL),
                     then: vec![KStmt::Block(c.jam(&stmts, None))],
                     els: vec![KStmt::Block(c.jam(&stmts, Some(&oks)))],
                 }]
@@ -1021,7 +1048,7 @@ impl<'a> KernelBuilder<'a> {
                 vec![KStmt::Block(c.jam_words(&stmts))]
             }
             Some(c) if !stmts.is_empty() => {
-                let guards: Option<Vec<KExpr>> = cond.as_ref().map(|_| row_oks(c.f));
+                let guards: Option<Vec<KExpr>> = cond.as_ref().map(|_| row_oks(&self.vars, c.f));
                 vec![KStmt::Block(c.jam(&stmts, guards.as_deref()))]
             }
             _ => guarded(cond, stmts),
@@ -1038,8 +1065,7 @@ impl<'a> KernelBuilder<'a> {
         if let (Some(c), Some(g)) = (coarsen, cond) {
             for f in 0..c.f {
                 body.push(KStmt::Decl {
-                    name: row_ok(f),
-                    ty: Scalar::Int,
+                    var: self.vars.named(&row_ok(f), Scalar::Int),
                     init: Some(c.expr(g, f)),
                 });
             }
@@ -1047,9 +1073,8 @@ impl<'a> KernelBuilder<'a> {
             // `Self::computation`), found once.
             if self.sched.full_tile_path && self.staging().is_some() {
                 body.push(KStmt::Decl {
-                    name: FULL.to_string(),
-                    ty: Scalar::Int,
-                    init: row_oks(c.f)
+                    var: self.vars.named(FULL, Scalar::Int),
+                    init: row_oks(&self.vars, c.f)
                         .into_iter()
                         .reduce(|a, b| KExpr::bin(BinOp::LogAnd, a, b)),
                 });
@@ -1071,7 +1096,7 @@ impl<'a> KernelBuilder<'a> {
             self.mapped
                 .iter()
                 .find(|m| m.dim == dim)
-                .map(|m| ir.loops[m.loop_id].var.as_str())
+                .map(|m| self.vars.resolve(&ir.loops[m.loop_id].var))
         };
         let (y, x) = (iter(1), iter(0));
         if self.rows() > 1 && y.is_none() {
@@ -1080,9 +1105,13 @@ impl<'a> KernelBuilder<'a> {
         if self.cols() > 1 && x.is_none() {
             return Err(StageError::NoGridLoop);
         }
-        let mut c =
-            super::ilp::Coarsen::new((self.rows(), y), (self.cols(), x), pieces, &self.arrays)
-                .map_err(StageError::Coarsen)?;
+        let mut c = super::ilp::Coarsen::new(
+            (self.rows(), y),
+            (self.cols(), x),
+            pieces,
+            (&self.arrays, &self.vars),
+        )
+        .map_err(StageError::Coarsen)?;
         if let Some(w) = &self.sched.words {
             c = c.with_words(w);
         }
@@ -1094,6 +1123,7 @@ impl<'a> KernelBuilder<'a> {
         }
         c.set_array_copies(copies, &self.arrays);
         self.ilp_renamed = c.renamed.clone();
+        self.ilp_renamed_arrays = c.renamed_arrays().into_iter().collect();
         Ok(Some(c))
     }
 
@@ -1128,8 +1158,7 @@ impl<'a> KernelBuilder<'a> {
             .any(|a| !loads_2d(a, launched) || matches!(a.copy_words, Some(Ok(_))))
         {
             body.push(KStmt::Decl {
-                name: TID.to_string(),
-                ty: Scalar::Int,
+                var: self.vars.named(TID, Scalar::Int),
                 init: Some(flat_tid(launched)),
             });
         }
@@ -1144,6 +1173,7 @@ impl<'a> KernelBuilder<'a> {
             arrays.insert(a.local.clone(), (local, global));
         }
         let mut tiles = Tiles {
+            vars: self.vars.clone(),
             spec: &spec,
             block,
             launched,
@@ -1202,10 +1232,10 @@ impl<'a> KernelBuilder<'a> {
             extents.insert(a.name.clone(), ext);
             locals.push(self.array(&a.local, a.elem, ArrayKind::Local { len: a.len() }));
             for (d, td) in a.dims.iter().enumerate() {
-                let init = (td.primary != Primary::Strip).then(|| origin_expr(td, block));
+                let init =
+                    (td.primary != Primary::Strip).then(|| origin_expr(&self.vars, td, block));
                 body.push(KStmt::Decl {
-                    name: origin_name(a, d),
-                    ty: Scalar::Int,
+                    var: self.vars.named(&origin_name(a, d), Scalar::Int),
                     init,
                 });
             }
@@ -1229,15 +1259,16 @@ impl<'a> KernelBuilder<'a> {
         let slp = &ir.loops[strip.loop_id];
         let lower = self.bound_expr(&slp.lower, Scalar::Int);
         let upper = self.bound_expr(&slp.upper, Scalar::Int);
-        let taken = taken_names(&self.arrays, body, cond, &lower, &upper);
-        let pre_guarded = hoist_decls(&self.arrays, pieces.pre, taken, &strip.var, body)?;
-        let mut per_strip = strip_origins(tiles.spec, tiles.block);
+        let names = (&self.arrays, &self.vars);
+        let taken = taken_names(names, body, cond, &lower, &upper);
+        let pre_guarded = hoist_decls(names, pieces.pre, taken, &strip.var, body)?;
+        let mut per_strip = strip_origins(&self.vars, tiles.spec, tiles.block);
         per_strip.extend(tiles.copies(|a| a.uses_strip(), Dir::Load));
         per_strip.push(KStmt::Barrier);
         let strip_loop = strip_loop(
+            &self.vars,
             tiles.spec.reorder.is_some(),
-            strip,
-            slp.ty,
+            (strip, pieces.k),
             pieces.declared_in_init,
             &upper,
             pieces.inner,
@@ -1249,7 +1280,8 @@ impl<'a> KernelBuilder<'a> {
         per_strip.extend(self.computation(cond, coarsen.as_ref(), vec![strip_loop]));
         per_strip.push(KStmt::Barrier);
         let size = KExpr::int(strip.size as i64);
-        body.push(KStmt::count_up(STRIP, lower, upper, size, per_strip));
+        let kk = self.vars.named(STRIP, Scalar::Int);
+        body.push(KStmt::count_up(kk, lower, upper, size, per_strip));
         body.extend(self.computation(cond, coarsen.as_ref(), post));
         Ok(())
     }
@@ -1289,7 +1321,17 @@ impl<'a> KernelBuilder<'a> {
         for s in &stmts[..idx] {
             pre.extend(self.stmt(*s));
         }
-        let inner = self.stmt(*sbody);
+        // The strip loop's iterator: its own where its header declares it (the body is lowered
+        // in the header's scope), else the one in scope.
+        let (k, inner) = if declared_in_init {
+            let ty = ir.loops[strip.loop_id].ty;
+            self.scoped(|b| {
+                let k = b.fresh(&strip.var, ty);
+                (k, b.stmt(*sbody))
+            })
+        } else {
+            (self.resolve(&strip.var), self.stmt(*sbody))
+        };
         let mut post = Vec::new();
         for s in &stmts[idx + 1..] {
             post.extend(self.stmt(*s));
@@ -1297,13 +1339,14 @@ impl<'a> KernelBuilder<'a> {
         // The strip loop's iterator is not visible after it in the staged code.
         let (mut arrs, mut vars) = (BTreeSet::new(), BTreeSet::new());
         for s in &post {
-            free_names_stmt(s, &self.arrays, &mut arrs, &mut vars);
+            free_names_stmt(s, &mut arrs, &mut vars);
         }
-        if vars.contains(&strip.var) {
+        if vars.iter().any(|&v| self.vars.name(v) == strip.var) {
             return Err(StageError::StripVarUsedAfter(strip.var.clone()));
         }
         Ok(StripPieces {
             pre,
+            k,
             inner,
             post,
             declared_in_init,
@@ -1314,6 +1357,7 @@ impl<'a> KernelBuilder<'a> {
 /// What the parts of the staged body share: the staging, the logical and the launched block,
 /// the global extents of the staged arrays, and the declarations of the copies' walk starts.
 struct Tiles<'s> {
+    vars: VarTable,
     spec: &'s StageSpec,
     block: [u32; 3],
     launched: [u32; 3],
@@ -1333,6 +1377,7 @@ impl Tiles<'_> {
         let mut out = Vec::new();
         for a in spec.arrays.iter().filter(|a| pick(a)) {
             out.extend(tile_copy_commented(
+                &self.vars,
                 a,
                 self.arrays[&a.local],
                 self.launched,
@@ -1349,6 +1394,8 @@ impl Tiles<'_> {
 struct StripPieces {
     /// The statements before the strip-mined loop.
     pre: Vec<KStmt>,
+    /// The strip-mined loop's iterator.
+    k: Handle<KVar>,
     /// The strip-mined loop's body.
     inner: Vec<KStmt>,
     /// The statements after the strip-mined loop.
@@ -1389,7 +1436,7 @@ fn flat_tid(launched: [u32; 3]) -> KExpr {
 /// The names declared at the top of the kernel (`body`) or used by the edge guard `cond` and
 /// the strip-mined loop's bounds: a hoisted declaration must not reuse one.
 fn taken_names(
-    names: &Arena<KArray>,
+    (names, vars): (&Arena<KArray>, &VarTable),
     body: &[KStmt],
     cond: &Option<KExpr>,
     lower: &KExpr,
@@ -1398,14 +1445,15 @@ fn taken_names(
     let mut taken: BTreeSet<String> = body
         .iter()
         .filter_map(|s| match s {
-            KStmt::Decl { name, .. } => Some(name.clone()),
+            KStmt::Decl { var, .. } => Some(vars.name(*var)),
             KStmt::DeclArray(a) => Some(names[*a].name.clone()),
             _ => None,
         })
         .collect();
     for e in cond.iter().chain([lower, upper]) {
-        let mut a = BTreeSet::new();
-        free_names_expr(e, names, &mut a, &mut taken);
+        let (mut a, mut used) = (BTreeSet::new(), BTreeSet::new());
+        free_names_expr(e, &mut a, &mut used);
+        taken.extend(used.into_iter().map(|v| vars.name(v)));
     }
     taken
 }
@@ -1419,27 +1467,28 @@ fn taken_names(
 /// outside the guard wrote past the output (accsuite gemm with `share(A[TB_Y][*])` at MINI
 /// size).
 fn hoist_decls(
-    names: &Arena<KArray>,
+    (names, vars): (&Arena<KArray>, &VarTable),
     pre: Vec<KStmt>,
     mut taken: BTreeSet<String>,
     strip_var: &str,
     body: &mut Vec<KStmt>,
 ) -> Result<Vec<KStmt>, StageError> {
     taken.insert(strip_var.to_string());
-    walk::hoist_decls(pre, names, &mut taken, true, body).map_err(StageError::DeclaredTwice)
+    vars.with(|vars| walk::hoist_decls(pre, (names, vars), &mut taken, true, body))
+        .map_err(StageError::DeclaredTwice)
 }
 
 /// At the start of each strip: the origins of the tiles that move with it (`block`: the
 /// logical block).
-fn strip_origins(spec: &StageSpec, block: [u32; 3]) -> Vec<KStmt> {
+fn strip_origins(vars: &VarTable, spec: &StageSpec, block: [u32; 3]) -> Vec<KStmt> {
     let mut out = Vec::new();
     for a in spec.arrays.iter().filter(|a| a.uses_strip()) {
         for (d, td) in a.dims.iter().enumerate() {
             if td.primary == Primary::Strip {
                 out.push(KStmt::Assign {
-                    target: LValue::Var(origin_name(a, d)),
+                    target: LValue::Var(vars.named(&origin_name(a, d), Scalar::Int)),
                     op: None,
-                    value: origin_expr(td, block),
+                    value: origin_expr(vars, td, block),
                 });
             }
         }
@@ -1447,18 +1496,17 @@ fn strip_origins(spec: &StageSpec, block: [u32; 3]) -> Vec<KStmt> {
     out
 }
 
-/// `var = value` for the strip-mined loop's iterator: a declaration (of type `ty`) where the
-/// loop's initializer declares it, else an assignment.
-fn set_strip_var(var: &str, ty: Scalar, declared: bool, value: KExpr) -> KStmt {
+/// `var = value` for the strip-mined loop's iterator: a declaration where the loop's
+/// initializer declares it, else an assignment.
+fn set_strip_var(var: Handle<KVar>, declared: bool, value: KExpr) -> KStmt {
     if declared {
         KStmt::Decl {
-            name: var.to_string(),
-            ty,
+            var,
             init: Some(value),
         }
     } else {
         KStmt::Assign {
-            target: LValue::Var(var.to_string()),
+            target: LValue::Var(var),
             op: None,
             value,
         }
@@ -1468,40 +1516,39 @@ fn set_strip_var(var: &str, ty: Scalar, declared: bool, value: KExpr) -> KStmt {
 /// The strip-mined loop over one strip, from the strip's start to its end or the loop's
 /// `upper` bound, running `inner_body`; with the access reorder (`reorder`), rotated.
 fn strip_loop(
+    vars: &VarTable,
     reorder: bool,
-    strip: &Strip,
-    ty: Scalar,
+    (strip, kv): (&Strip, Handle<KVar>),
     declared_in_init: bool,
     upper: &KExpr,
     inner_body: Vec<KStmt>,
 ) -> KStmt {
-    let kk = KExpr::Var(STRIP.to_string());
-    let k = KExpr::Var(strip.var.clone());
+    let kk = vars.int(STRIP);
+    let k = KExpr::Var(kv);
     let size = KExpr::int(strip.size as i64);
     if reorder {
         // The access reorder (decided by `schedule::stage::decide_reorder`): the work-item
         // at local x runs the strip's iterates from `lx mod size` on, wrapping, and skips
         // those past the loop's end (a partial last strip). Every iterate of the strip runs
         // once in every work-item; only the order of its reductions changes.
-        let d = KExpr::Var(ROT_D.to_string());
-        let r = KExpr::Var(ROT.to_string());
+        let (dv, rv) = (vars.named(ROT_D, Scalar::Int), vars.named(ROT, Scalar::Int));
+        let (d, r) = (KExpr::Var(dv), KExpr::Var(rv));
         let kval = KExpr::bin(BinOp::Add, kk, d);
         KStmt::count_up(
-            ROT,
+            rv,
             KExpr::int(0),
             size.clone(),
             KExpr::int(1),
             vec![
                 KStmt::Decl {
-                    name: ROT_D.to_string(),
-                    ty: Scalar::Int,
+                    var: dv,
                     init: Some(KExpr::bin(
                         BinOp::Rem,
                         KExpr::bin(BinOp::Add, r, KExpr::Builtin(Builtin::LocalId(0))),
                         size,
                     )),
                 },
-                set_strip_var(&strip.var, ty, declared_in_init, kval),
+                set_strip_var(kv, declared_in_init, kval),
                 KStmt::If {
                     cond: KExpr::bin(BinOp::Lt, k, upper.clone()),
                     then: inner_body,
@@ -1511,14 +1558,14 @@ fn strip_loop(
         )
     } else {
         KStmt::For {
-            init: vec![set_strip_var(&strip.var, ty, declared_in_init, kk.clone())],
+            init: vec![set_strip_var(kv, declared_in_init, kk.clone())],
             cond: Some(KExpr::bin(
                 BinOp::LogAnd,
                 KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
                 KExpr::bin(BinOp::Lt, k, KExpr::bin(BinOp::Add, kk, size)),
             )),
             step: vec![KStmt::Assign {
-                target: LValue::Var(strip.var.clone()),
+                target: LValue::Var(kv),
                 op: Some(BinOp::Add),
                 value: KExpr::int(1),
             }],
@@ -1537,11 +1584,11 @@ mod tests {
     /// each `// visit` comment.
     fn run(
         stmts: &[KStmt],
-        env: &mut HashMap<String, i64>,
+        env: &mut HashMap<Handle<KVar>, i64>,
         coords: &[KExpr],
         out: &mut Vec<Vec<i64>>,
     ) {
-        fn eval(e: &KExpr, env: &HashMap<String, i64>) -> i64 {
+        fn eval(e: &KExpr, env: &HashMap<Handle<KVar>, i64>) -> i64 {
             match e {
                 KExpr::Int(v, ..) => *v,
                 KExpr::Var(v) => env[v],
@@ -1563,9 +1610,9 @@ mod tests {
         }
         for s in stmts {
             match s {
-                KStmt::Decl { name, init, .. } => {
+                KStmt::Decl { var, init } => {
                     let v = eval(init.as_ref().unwrap(), env);
-                    env.insert(name.clone(), v);
+                    env.insert(*var, v);
                 }
                 KStmt::Assign {
                     target: LValue::Var(v),
@@ -1580,7 +1627,7 @@ mod tests {
                         Some(BinOp::Sub) => old - x,
                         other => panic!("{other:?}"),
                     };
-                    env.insert(v.clone(), new);
+                    env.insert(*v, new);
                 }
                 KStmt::If { cond, then, els } => {
                     let b = if eval(cond, env) != 0 { then } else { els };
@@ -1630,14 +1677,15 @@ mod tests {
         ];
         for widths in shapes {
             for threads in [1, 7, 32, 64, 128, 256, 1024] {
-                let walk = Walk::new(widths.to_vec(), threads);
+                let vars = VarTable::default();
+                let walk = Walk::new(widths.to_vec(), threads, &vars);
                 let mut starts = Vec::new();
                 walk.declare_starts(&mut starts);
                 let coords = walk.coords();
                 let lp = walk.lp(vec![KStmt::Comment("visit".to_string())]);
                 let total: i64 = widths.iter().product();
                 for tid in 0..threads {
-                    let mut env = HashMap::from([(TID.to_string(), tid)]);
+                    let mut env = HashMap::from([(vars.named(TID, Scalar::Int), tid)]);
                     let mut got = Vec::new();
                     run(&starts, &mut env, &coords, &mut got);
                     run(std::slice::from_ref(&lp), &mut env, &coords, &mut got);

@@ -8,6 +8,160 @@ use crate::vocab::{BinOp, Scalar, UnOp};
 
 use super::*;
 
+/// The scalars of the kernel being built ([`Kernel::vars`]) and the C names in scope where
+/// the builder is, shared by the builder and the passes it runs (the copies of a coarsened
+/// computation, staging's walks and tiles), which add to it while the builder holds it.
+#[derive(Clone, Default)]
+pub(crate) struct VarTable(std::rc::Rc<std::cell::RefCell<Table>>);
+
+#[derive(Default)]
+pub(crate) struct Table {
+    vars: Arena<KVar>,
+    /// The names declared in each scope, innermost last: each declaration is a scalar of its
+    /// own (a name declared again in a nested scope is another one).
+    scopes: Vec<std::collections::BTreeMap<String, Handle<KVar>>>,
+    /// The names used but declared nowhere in the kernel: its scalar parameters (of kind
+    /// [`VarKind::Param`] until [`VarTable::declare_free`] declares one).
+    free: std::collections::BTreeMap<String, Handle<KVar>>,
+    /// The copies of scalars made for several outputs per work-item (`kernel::lower::ilp`):
+    /// copy `f` of each, made on first use.
+    copies: std::collections::BTreeMap<(Handle<KVar>, u32), Handle<KVar>>,
+}
+
+impl VarTable {
+    /// A table holding `vars` (a finished kernel's, for a pass that rewrites it), no name in
+    /// scope.
+    pub(crate) fn holding(vars: Arena<KVar>) -> VarTable {
+        let t = VarTable::default();
+        t.0.borrow_mut().vars = vars;
+        t
+    }
+
+    /// Adds a scalar; its handle.
+    pub(crate) fn add(&self, name: &str, ty: Scalar, kind: VarKind) -> Handle<KVar> {
+        new_var(&mut self.0.borrow_mut().vars, name, ty, kind)
+    }
+
+    /// A new private scalar `name` of type `ty` declared in the innermost scope (hiding an
+    /// outer one of that name from here on).
+    pub(crate) fn fresh(&self, name: &str, ty: Scalar) -> Handle<KVar> {
+        let h = self.add(name, ty, VarKind::Private);
+        self.bind(name, h);
+        h
+    }
+
+    /// `name` names `h` in the innermost scope from here on.
+    pub(crate) fn bind(&self, name: &str, h: Handle<KVar>) {
+        let mut t = self.0.borrow_mut();
+        if t.scopes.is_empty() {
+            t.scopes.push(Default::default());
+        }
+        if let Some(s) = t.scopes.last_mut() {
+            s.insert(name.to_string(), h);
+        }
+    }
+
+    /// The scalar `name` names where the builder is: the innermost declaration of it, else
+    /// the kernel's free scalar of that name (a parameter, typed when the parameters are made),
+    /// made on first use.
+    pub(crate) fn resolve(&self, name: &str) -> Handle<KVar> {
+        let mut t = self.0.borrow_mut();
+        if let Some(&h) = t.scopes.iter().rev().find_map(|s| s.get(name)) {
+            return h;
+        }
+        if let Some(&h) = t.free.get(name) {
+            return h;
+        }
+        let h = new_var(&mut t.vars, name, Scalar::Int, VarKind::Param);
+        t.free.insert(name.to_string(), h);
+        h
+    }
+
+    /// Declares, in the innermost scope, the scalar `name` the code built so far names without
+    /// a declaration (a private copy whose declaration goes before that code), of type `ty`.
+    pub(crate) fn declare_free(&self, name: &str, ty: Scalar) -> Handle<KVar> {
+        let found = self.0.borrow_mut().free.remove(name);
+        let Some(h) = found else {
+            return self.fresh(name, ty);
+        };
+        self.set(h, ty, VarKind::Private);
+        self.bind(name, h);
+        h
+    }
+
+    pub(crate) fn push_scope(&self) {
+        self.0.borrow_mut().scopes.push(Default::default());
+    }
+
+    pub(crate) fn pop_scope(&self) {
+        self.0.borrow_mut().scopes.pop();
+    }
+
+    /// The private scalar `name` that lowering makes (an `accshare_` name: one scalar per name
+    /// in the kernel however many times it is declared), of type `ty`.
+    pub(crate) fn named(&self, name: &str, ty: Scalar) -> Handle<KVar> {
+        let mut t = self.0.borrow_mut();
+        let found = t
+            .vars
+            .iter()
+            .find(|(_, v)| v.name == name && v.kind == VarKind::Private)
+            .map(|(h, _)| h);
+        found.unwrap_or_else(|| new_var(&mut t.vars, name, ty, VarKind::Private))
+    }
+
+    /// Copy `f` of the scalar `h` for output `f` of a work-item (`ilp::copy_name`; copy 0 is
+    /// `h` itself): a scalar of its own, of `h`'s type.
+    pub(crate) fn copy(&self, h: Handle<KVar>, f: u32) -> Handle<KVar> {
+        if f == 0 {
+            return h;
+        }
+        let mut t = self.0.borrow_mut();
+        if let Some(&c) = t.copies.get(&(h, f)) {
+            return c;
+        }
+        let v = t.vars[h].clone();
+        let name = super::ilp::copy_name(&v.name, f);
+        let c = new_var(&mut t.vars, &name, v.ty, VarKind::Private);
+        t.copies.insert((h, f), c);
+        c
+    }
+
+    /// A read of the `int` scalar [`VarTable::named`]`(name)`.
+    pub(crate) fn int(&self, name: &str) -> KExpr {
+        KExpr::Var(self.named(name, Scalar::Int))
+    }
+
+    pub(crate) fn get(&self, h: Handle<KVar>) -> KVar {
+        self.0.borrow().vars[h].clone()
+    }
+
+    pub(crate) fn name(&self, h: Handle<KVar>) -> String {
+        self.0.borrow().vars[h].name.clone()
+    }
+
+    /// Sets the type and kind of `h`.
+    pub(crate) fn set(&self, h: Handle<KVar>, ty: Scalar, kind: VarKind) {
+        let mut t = self.0.borrow_mut();
+        t.vars[h].ty = ty;
+        t.vars[h].kind = kind;
+    }
+
+    /// Runs `f` on the scalars.
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&Arena<KVar>) -> T) -> T {
+        f(&self.0.borrow().vars)
+    }
+
+    /// A polynomial over parameters and iterators in scope ([`poly_to_kexpr`]).
+    pub(crate) fn poly(&self, p: &Poly, ty: Scalar) -> KExpr {
+        poly_to_kexpr(p, ty, &mut |s| self.resolve(s))
+    }
+
+    /// The scalars, emptied (the kernel's when it is finished).
+    pub(crate) fn take(&self) -> Arena<KVar> {
+        std::mem::take(&mut self.0.borrow_mut().vars)
+    }
+}
+
 /// `((s0 * E1 + s1) * E2 + s2)…`
 pub(super) fn flatten(subs: Vec<KExpr>, extents: &[KExpr]) -> KExpr {
     let mut it = subs.into_iter();
@@ -20,8 +174,9 @@ pub(super) fn flatten(subs: Vec<KExpr>, extents: &[KExpr]) -> KExpr {
     acc
 }
 
-/// A polynomial over parameters/iterators as a kernel expression of type `ty`.
-pub fn poly_to_kexpr(p: &Poly, ty: Scalar) -> KExpr {
+/// A polynomial over parameters/iterators as a kernel expression of type `ty`, each symbol the
+/// scalar `sym` resolves it to.
+pub fn poly_to_kexpr(p: &Poly, ty: Scalar, sym: &mut dyn FnMut(&str) -> Handle<KVar>) -> KExpr {
     let mut acc: Option<KExpr> = None;
     let mut constant = 0i64;
     for (m, c) in p.terms() {
@@ -31,7 +186,7 @@ pub fn poly_to_kexpr(p: &Poly, ty: Scalar) -> KExpr {
         }
         let mut term: Option<KExpr> = None;
         for s in m {
-            let v = KExpr::Var(s.clone());
+            let v = KExpr::Var(sym(s));
             term = Some(match term {
                 None => v,
                 Some(t) => KExpr::bin(BinOp::Mul, t, v),
@@ -66,110 +221,71 @@ pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
     }
 }
 
-/// The free names of `e`: the global arrays it reads into `arrays`, its scalars and the names
-/// of its other arrays (`names` holds the kernel's arrays) into `vars`.
+/// The scalars `e` names into `vars`, the global arrays it reads into `arrays`.
 pub(super) fn free_names_expr(
     e: &KExpr,
-    names: &Arena<KArray>,
     arrays: &mut BTreeSet<Handle<KArray>>,
-    vars: &mut BTreeSet<String>,
+    vars: &mut BTreeSet<Handle<KVar>>,
 ) {
     match e {
         KExpr::Var(v) => {
-            vars.insert(v.clone());
+            vars.insert(*v);
         }
-        KExpr::Load(r) => {
-            if r.space == Space::Global {
-                arrays.insert(r.array);
-            } else {
-                vars.insert(names[r.array].name.clone());
-            }
+        KExpr::Load(r) if r.space == Space::Global => {
+            arrays.insert(r.array);
         }
         _ => {}
     }
-    e.for_each_child(&mut |c| free_names_expr(c, names, arrays, vars));
+    e.for_each_child(&mut |c| free_names_expr(c, arrays, vars));
 }
 
+/// The scalars `s` names (declares, reads, assigns) into `vars`, the global arrays it reads or
+/// writes into `arrays`.
 pub(super) fn free_names_stmt(
     s: &KStmt,
-    names: &Arena<KArray>,
     arrays: &mut BTreeSet<Handle<KArray>>,
-    vars: &mut BTreeSet<String>,
+    vars: &mut BTreeSet<Handle<KVar>>,
 ) {
-    let all = |v: &[KStmt], arrays: &mut BTreeSet<Handle<KArray>>, vars: &mut BTreeSet<String>| {
-        v.iter()
-            .for_each(|s| free_names_stmt(s, names, arrays, vars))
-    };
-    match s {
-        KStmt::Decl { name, init, .. } => {
-            if let Some(e) = init {
-                free_names_expr(e, names, arrays, vars);
+    s.walk_exprs(&mut |e| free_names_expr(e, arrays, vars));
+    let mut stmt = |s: &KStmt| match s {
+        KStmt::Decl { var, .. } => {
+            vars.insert(*var);
+        }
+        KStmt::Assign { target, .. } => match target {
+            LValue::Var(v) => {
+                vars.insert(*v);
             }
-            // Declared in the kernel: never a parameter (names are unique per kernel scope
-            // chain in the code the lowering produces).
-            vars.insert(format!("\0decl:{}", name));
-        }
-        KStmt::DeclArray(a) => {
-            vars.insert(format!("\0decl:{}", names[*a].name));
-        }
-        KStmt::Assign { target, value, .. } => {
-            match target {
-                LValue::Var(v) => {
-                    vars.insert(v.clone());
-                }
-                LValue::Elem(r) => free_names_expr(&KExpr::Load(r.clone()), names, arrays, vars),
+            LValue::Elem(r) if r.space == Space::Global => {
+                arrays.insert(r.array);
             }
-            free_names_expr(value, names, arrays, vars);
-        }
-        KStmt::Expr(e) => free_names_expr(e, names, arrays, vars),
-        KStmt::If { cond, then, els } => {
-            free_names_expr(cond, names, arrays, vars);
-            all(then, arrays, vars);
-            all(els, arrays, vars);
-        }
-        KStmt::For {
-            init,
-            cond,
-            step,
-            body,
-        } => {
-            all(init, arrays, vars);
-            if let Some(c) = cond {
-                free_names_expr(c, names, arrays, vars);
-            }
-            all(step, arrays, vars);
-            all(body, arrays, vars);
-        }
-        KStmt::While { cond, body } | KStmt::DoWhile { body, cond } => {
-            free_names_expr(cond, names, arrays, vars);
-            all(body, arrays, vars);
-        }
-        KStmt::Block(b) => all(b, arrays, vars),
+            LValue::Elem(_) => {}
+        },
         KStmt::Atomic {
             target, capture, ..
         } => {
-            free_names_expr(&KExpr::Load(target.clone()), names, arrays, vars);
-            for e in s.atomic_operands().into_iter().skip(1) {
-                free_names_expr(e, names, arrays, vars);
+            if target.space == Space::Global {
+                arrays.insert(target.array);
             }
             if let Some(c) = capture {
-                vars.insert(c.var.clone());
+                vars.insert(c.var);
             }
         }
         KStmt::VecLoad { lanes, src, .. } => {
-            free_names_expr(&KExpr::Load(src.clone()), names, arrays, vars);
-            for l in lanes {
-                vars.insert(format!("\0decl:{}", l));
+            if src.space == Space::Global {
+                arrays.insert(src.array);
             }
+            vars.extend(lanes.iter().copied());
         }
-        KStmt::VecStore { dst, values, .. } => {
-            free_names_expr(&KExpr::Load(dst.clone()), names, arrays, vars);
-            for v in values {
-                free_names_expr(v, names, arrays, vars);
-            }
+        KStmt::VecStore { dst, .. } if dst.space == Space::Global => {
+            arrays.insert(dst.array);
         }
-        KStmt::Break | KStmt::Continue | KStmt::Barrier | KStmt::Comment(_) => {}
+        _ => {}
+    };
+    fn each(s: &KStmt, f: &mut dyn FnMut(&KStmt)) {
+        f(s);
+        s.for_each_child(&mut |c| each(c, f));
     }
+    each(s, &mut stmt);
 }
 
 /// A call of C function `f` in a kernel: the math function of that name (region validation
@@ -200,18 +316,16 @@ pub(super) fn expr_uses_double(e: &KExpr) -> bool {
     })
 }
 
-pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
+pub(super) fn stmt_uses_double(vars: &Arena<KVar>, s: &KStmt) -> bool {
     let typed_double = s.any(&|t| {
-        matches!(
-            t,
-            KStmt::Decl {
-                ty: Scalar::Double,
-                ..
-            } | KStmt::Atomic {
-                ty: Scalar::Double,
-                ..
-            }
-        )
+        matches!(t, KStmt::Decl { var, .. } if vars[*var].ty == Scalar::Double)
+            || matches!(
+                t,
+                KStmt::Atomic {
+                    ty: Scalar::Double,
+                    ..
+                }
+            )
     });
     let mut found = typed_double;
     s.walk_exprs(&mut |e| found = found || expr_uses_double(e));
@@ -224,7 +338,7 @@ pub(super) fn stmt_uses_double(s: &KStmt) -> bool {
 /// declared where the declarations go; `Err` names one `pre` would declare again.
 pub(super) fn hoist_decls(
     pre: impl IntoIterator<Item = KStmt>,
-    names: &Arena<KArray>,
+    (names, vars): (&Arena<KArray>, &Arena<KVar>),
     taken: &mut BTreeSet<String>,
     keep_constants: bool,
     hoisted: &mut Vec<KStmt>,
@@ -238,20 +352,20 @@ pub(super) fn hoist_decls(
                 }
                 hoisted.push(KStmt::DeclArray(a));
             }
-            KStmt::Decl { name, ty, init } => {
+            KStmt::Decl { var, init } => {
+                let name = &vars[var].name;
                 if !taken.insert(name.clone()) {
-                    return Err(name);
+                    return Err(name.clone());
                 }
                 let constant =
                     keep_constants && matches!(init, Some(KExpr::Int(..) | KExpr::Float(..)));
                 hoisted.push(KStmt::Decl {
-                    name: name.clone(),
-                    ty,
+                    var,
                     init: if constant { init.clone() } else { None },
                 });
                 if let (Some(v), false) = (init, constant) {
                     guarded.push(KStmt::Assign {
-                        target: LValue::Var(name),
+                        target: LValue::Var(var),
                         op: None,
                         value: v,
                     });

@@ -1,5 +1,5 @@
 use super::*;
-use crate::kernel::{testing, KParam};
+use crate::kernel::testing;
 use crate::vocab::Scalar;
 
 fn lid(d: u8) -> KExpr {
@@ -7,11 +7,7 @@ fn lid(d: u8) -> KExpr {
 }
 
 fn decl(name: &str, init: KExpr) -> KStmt {
-    KStmt::Decl {
-        name: name.to_string(),
-        ty: Scalar::Int,
-        init: Some(init),
-    }
+    testing::decl(name, Scalar::Int, Some(init))
 }
 
 fn local(array: &str, index: KExpr) -> ArrayRef {
@@ -34,9 +30,9 @@ fn store(r: ArrayRef, value: KExpr) -> KStmt {
 fn for_lt(v: &str, lo: KExpr, hi: KExpr, step: i64, body: Vec<KStmt>) -> KStmt {
     KStmt::For {
         init: vec![decl(v, lo)],
-        cond: Some(KExpr::bin(BinOp::Lt, KExpr::var(v), hi)),
+        cond: Some(KExpr::bin(BinOp::Lt, testing::var(v), hi)),
         step: vec![KStmt::Assign {
-            target: LValue::Var(v.to_string()),
+            target: testing::lvar(v),
             op: Some(BinOp::Add),
             value: KExpr::int(step),
         }],
@@ -50,14 +46,12 @@ fn kernel(body: Vec<KStmt>) -> Kernel {
     let params = vec![
         testing::buffer("a", Scalar::Float, true, None),
         testing::buffer("o", Scalar::Float, false, None),
-        KParam {
-            name: "n".to_string(),
-            kind: KParamKind::Scalar(Scalar::Int),
-        },
+        testing::param("n", Scalar::Int),
     ];
     let mut k = Kernel {
         name: "k".to_string(),
         arrays: testing::take(),
+        vars: testing::take_vars(),
         params,
         locals: Vec::new(),
         dims: 2,
@@ -99,26 +93,26 @@ fn staged_body() -> Vec<KStmt> {
                         "t",
                         KExpr::bin(
                             BinOp::Add,
-                            KExpr::bin(BinOp::Mul, KExpr::var("r"), KExpr::int(17)),
-                            KExpr::var("c"),
+                            KExpr::bin(BinOp::Mul, testing::var("r"), KExpr::int(17)),
+                            testing::var("c"),
                         ),
                     ),
-                    KExpr::Load(global("a", KExpr::var("c"))),
+                    KExpr::Load(global("a", testing::var("c"))),
                 )],
             )],
         ),
         KStmt::Barrier,
         KStmt::If {
-            cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
+            cond: KExpr::bin(BinOp::Lt, testing::var("i"), testing::var("n")),
             then: vec![store(
-                global("o", KExpr::var("i")),
+                global("o", testing::var("i")),
                 KExpr::Load(local(
                     "t",
                     KExpr::bin(
                         BinOp::Add,
                         KExpr::bin(
                             BinOp::Mul,
-                            KExpr::bin(BinOp::Sub, KExpr::var("i"), KExpr::var("o0")),
+                            KExpr::bin(BinOp::Sub, testing::var("i"), testing::var("o0")),
                             KExpr::int(17),
                         ),
                         lid(0),
@@ -141,7 +135,7 @@ fn a_staged_kernel_is_valid_and_its_tile_indices_are_proven() {
 fn a_barrier_under_a_thread_guard_is_invalid() {
     let mut body = staged_body();
     let guarded = KStmt::If {
-        cond: KExpr::bin(BinOp::Lt, KExpr::var("i"), KExpr::var("n")),
+        cond: KExpr::bin(BinOp::Lt, testing::var("i"), testing::var("n")),
         then: vec![KStmt::Barrier],
         els: vec![],
     };
@@ -153,7 +147,13 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     // Through a variable assigned from the thread id, and in a loop whose trip count depends on it.
     let body = vec![
         decl("m", KExpr::bin(BinOp::Add, lid(0), KExpr::int(1))),
-        for_lt("q", KExpr::int(0), KExpr::var("m"), 1, vec![KStmt::Barrier]),
+        for_lt(
+            "q",
+            KExpr::int(0),
+            testing::var("m"),
+            1,
+            vec![KStmt::Barrier],
+        ),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
@@ -163,7 +163,7 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     let ok = vec![for_lt(
         "q",
         KExpr::int(0),
-        KExpr::var("n"),
+        testing::var("n"),
         1,
         vec![KStmt::Barrier],
     )];
@@ -171,11 +171,11 @@ fn a_barrier_under_a_thread_guard_is_invalid() {
     let brk = vec![for_lt(
         "q",
         KExpr::int(0),
-        KExpr::var("n"),
+        testing::var("n"),
         1,
         vec![
             KStmt::If {
-                cond: KExpr::bin(BinOp::Eq, lid(0), KExpr::var("q")),
+                cond: KExpr::bin(BinOp::Eq, lid(0), testing::var("q")),
                 then: vec![KStmt::Break],
                 els: vec![],
             },
@@ -227,7 +227,7 @@ fn a_tile_index_past_the_tile_is_invalid() {
 #[test]
 fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
     let body = vec![
-        store(global("a", lid(0)), KExpr::var("x")),
+        store(global("a", lid(0)), testing::var("x")),
         store(global("nope", KExpr::int(0)), KExpr::int(1)),
         store(local("o", KExpr::int(0)), KExpr::int(1)),
     ];
@@ -253,9 +253,9 @@ fn names_must_be_declared_and_read_only_buffers_stay_unwritten() {
             KExpr::int(0),
             KExpr::int(4),
             1,
-            vec![decl("y", KExpr::var("q"))],
+            vec![decl("y", testing::var("q"))],
         ),
-        store(global("o", KExpr::var("y")), KExpr::int(0)),
+        store(global("o", testing::var("y")), KExpr::int(0)),
     ];
     assert_eq!(
         validate(&kernel(body)).errors,
@@ -315,5 +315,137 @@ fn every_generated_kernel_of_the_examples_and_corpus_is_valid() {
     assert!(
         proven > 4 * unproven,
         "{proven} proven, {unproven} not bounded"
+    );
+}
+
+/// Two scalars of one name: the inner one may hide the outer one where only it is used; the
+/// outer one used where the inner one hides it, or both declared in one scope, would print as
+/// one scalar (the printers spell names), and is rejected.
+#[test]
+fn two_scalars_of_one_name_are_never_confused() {
+    let mut k = kernel(Vec::new());
+    let KParamKind::Buffer { array: o, .. } = k.params[1].kind else {
+        panic!("{:?}", k.params[1])
+    };
+    let outer = k.var("t0", Scalar::Int, VarKind::Private);
+    let inner = k.var("t0", Scalar::Float, VarKind::Private);
+    let decl = |var| KStmt::Decl {
+        var,
+        init: Some(KExpr::int(1)),
+    };
+    let put = |v| {
+        store(
+            ArrayRef::elem(o, Space::Global, KExpr::int(0)),
+            KExpr::Var(v),
+        )
+    };
+    k.body = vec![
+        decl(outer),
+        KStmt::Block(vec![decl(inner), put(inner)]),
+        put(outer),
+    ];
+    assert_eq!(validate(&k).errors, vec![]);
+    k.body = vec![decl(outer), KStmt::Block(vec![decl(inner), put(outer)])];
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::NameClash("t0".to_string())]
+    );
+    k.body = vec![decl(outer), decl(inner)];
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::NameClash("t0".to_string())]
+    );
+    // An initializer sees the scalar it initializes (C's scope), not the one it hides.
+    let hiding = KStmt::Decl {
+        var: inner,
+        init: Some(KExpr::Var(outer)),
+    };
+    k.body = vec![decl(outer), KStmt::Block(vec![hiding])];
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::NameClash("t0".to_string())]
+    );
+    // A parameter's scalar is a parameter of its name and type.
+    let KParamKind::Scalar { var: n, .. } = k.params[2].kind else {
+        panic!("{:?}", k.params[2])
+    };
+    k.body = Vec::new();
+    k.vars[n].ty = Scalar::Long;
+    assert_eq!(
+        validate(&k).errors,
+        vec![Invalid::ParamMismatch("n".to_string())]
+    );
+}
+
+/// A C name declared again in a nested scope is a scalar of the kernel of its own (of its own
+/// type), each use the one its scope sees; the kernel is valid.
+#[test]
+fn a_shadowing_declaration_is_a_scalar_of_its_own() {
+    use crate::back::Target;
+    use crate::driver::{self, OptOptions};
+    let src = r#"
+void f(int n, const float *a, float *b, float *c)
+{
+#pragma acc parallel loop copyin(a[0:n]) copyout(b[0:n], c[0:n])
+    for (int i = 0; i < n; i++) {
+        float t = a[i];
+        {
+            int t = 2;
+            b[i] = t;
+        }
+        c[i] = t;
+    }
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("accshare-shadow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shadow.c");
+    std::fs::write(&path, src).unwrap();
+    let mut sources = crate::diag::SourceMap::new();
+    let mut diags = crate::diag::Diags::new();
+    let opts = driver::Options {
+        target: Target::OpenCl,
+        pp: Default::default(),
+    };
+    let out = driver::compile_with(
+        &path,
+        &opts,
+        &OptOptions::default(),
+        &mut sources,
+        &mut diags,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.unwrap_or_else(|| panic!("{}", crate::diag::render(&sources, &diags.0)));
+    let k = &out.module.kernels[0];
+    assert_eq!(validate(k).errors, vec![]);
+    let ts: Vec<Scalar> = k
+        .vars
+        .iter()
+        .filter(|(_, v)| v.name == "t")
+        .map(|(_, v)| v.ty)
+        .collect();
+    assert_eq!(ts, vec![Scalar::Float, Scalar::Int]);
+    // Each store reads the `t` of its scope.
+    let stored = std::cell::RefCell::new(Vec::new());
+    for s in &k.body {
+        s.any(&|x| {
+            if let KStmt::Assign {
+                target: LValue::Elem(r),
+                value: KExpr::Var(v),
+                ..
+            } = x
+            {
+                let name = k.arrays[r.array].name.clone();
+                stored.borrow_mut().push((name, k.vars[*v].ty));
+            }
+            false
+        });
+    }
+    assert_eq!(
+        stored.into_inner(),
+        vec![
+            ("b".to_string(), Scalar::Int),
+            ("c".to_string(), Scalar::Float)
+        ]
     );
 }

@@ -1,10 +1,12 @@
 //! Kernel IR → the typed program the executor runs: slots resolved, conversions explicit.
 
 use super::*;
-use crate::kernel::{AtomicCapture, Handle, KArray};
+use crate::kernel::{AtomicCapture, Handle, KArray, KVar};
 struct Compiler<'k> {
     kernel: &'k Kernel,
-    scopes: Vec<HashMap<String, Sym>>,
+    /// The scalars in scope (by handle: a name declared again in a nested scope is another
+    /// scalar).
+    scopes: Vec<HashMap<Handle<KVar>, Sym>>,
     /// The arrays in scope, scoped as `scopes`.
     array_scopes: Vec<HashMap<Handle<KArray>, Sym>>,
     nregs: usize,
@@ -24,8 +26,13 @@ fn conv(e: CExpr, to: Ty) -> CExpr {
 }
 
 impl<'k> Compiler<'k> {
-    fn lookup(&self, n: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.get(n))
+    fn lookup(&self, n: Handle<KVar>) -> Option<&Sym> {
+        self.scopes.iter().rev().find_map(|s| s.get(&n))
+    }
+
+    /// The name of the scalar `v`, for messages.
+    fn var_name(&self, v: Handle<KVar>) -> &str {
+        &self.kernel.vars[v].name
     }
 
     fn lookup_array(&self, a: Handle<KArray>) -> Option<&Sym> {
@@ -68,12 +75,15 @@ impl<'k> Compiler<'k> {
 
     fn expr(&mut self, e: &KExpr) -> Result<CExpr, SimError> {
         Ok(match e {
-            KExpr::Var(n) => match self.lookup(n) {
+            KExpr::Var(n) => match self.lookup(*n) {
                 Some(Sym::Reg(r, s)) => CExpr {
                     ty: ty_of(*s),
                     node: Node::Reg(*r),
                 },
-                _ => return Err(self.err(format!("`{}` is not a scalar in scope", n))),
+                _ => {
+                    let n = self.var_name(*n);
+                    return Err(self.err(format!("`{}` is not a scalar in scope", n)));
+                }
             },
             KExpr::Int(v, s) => CExpr {
                 ty: ty_of(*s),
@@ -245,7 +255,7 @@ impl<'k> Compiler<'k> {
         let id = self.accesses.len();
         self.accesses.push(AccessInfo::new(
             &self.kernel.name,
-            &self.kernel.arrays,
+            (&self.kernel.arrays, &self.kernel.vars),
             id,
             r,
             kind,
@@ -273,7 +283,7 @@ impl<'k> Compiler<'k> {
 
     fn stmt(&mut self, s: &KStmt) -> Result<Option<CStmt>, SimError> {
         Ok(Some(match s {
-            KStmt::Decl { name, ty, init } => return self.decl(name, *ty, init.as_ref()),
+            KStmt::Decl { var, init } => return self.decl(*var, init.as_ref()),
             KStmt::DeclArray(a) => {
                 let (elem, len) = (
                     self.kernel.arrays[*a].elem,
@@ -292,7 +302,7 @@ impl<'k> Compiler<'k> {
                 return Ok(None);
             }
             KStmt::Assign { target, op, value } => match target {
-                LValue::Var(n) => self.assign_var(n, *op, value)?,
+                LValue::Var(n) => self.assign_var(*n, *op, value)?,
                 LValue::Elem(r) => self.assign_elem(r, *op, value)?,
             },
             KStmt::Expr(e) => {
@@ -359,28 +369,24 @@ impl<'k> Compiler<'k> {
         }))
     }
 
-    /// A new register of type `ty` for `name`, in the innermost scope; returns its slot.
-    fn new_reg(&mut self, name: &str, ty: Scalar) -> usize {
+    /// A new register of type `ty` for the scalar `v`, in the innermost scope; returns its slot.
+    fn new_reg(&mut self, v: Handle<KVar>, ty: Scalar) -> usize {
         let slot = self.nregs;
         self.nregs += 1;
         self.scopes
             .last_mut()
-            .map(|sc| sc.insert(name.to_string(), Sym::Reg(slot, ty)));
+            .map(|sc| sc.insert(v, Sym::Reg(slot, ty)));
         slot
     }
 
     /// A declaration: a register, set when initialized.
-    fn decl(
-        &mut self,
-        name: &str,
-        ty: Scalar,
-        init: Option<&KExpr>,
-    ) -> Result<Option<CStmt>, SimError> {
+    fn decl(&mut self, v: Handle<KVar>, init: Option<&KExpr>) -> Result<Option<CStmt>, SimError> {
         let value = match init {
             Some(e) => Some(self.expr(e)?),
             None => None,
         };
-        let slot = self.new_reg(name, ty);
+        let ty = self.kernel.vars[v].ty;
+        let slot = self.new_reg(v, ty);
         Ok(value.map(|value| CStmt::SetReg {
             slot,
             s: ty,
@@ -398,9 +404,15 @@ impl<'k> Compiler<'k> {
     }
 
     /// An assignment (`op`: compound) to the scalar `n`.
-    fn assign_var(&mut self, n: &str, op: Option<BinOp>, value: &KExpr) -> Result<CStmt, SimError> {
+    fn assign_var(
+        &mut self,
+        n: Handle<KVar>,
+        op: Option<BinOp>,
+        value: &KExpr,
+    ) -> Result<CStmt, SimError> {
         let v = self.expr(value)?;
         let Some(Sym::Reg(slot, sc)) = self.lookup(n).cloned() else {
+            let n = self.var_name(n);
             return Err(self.err(format!("`{}` is not a scalar in scope", n)));
         };
         let old = CExpr {
@@ -516,9 +528,12 @@ impl<'k> Compiler<'k> {
         };
         let capture = match capture {
             None => None,
-            Some(c) => match self.lookup(&c.var) {
+            Some(c) => match self.lookup(c.var) {
                 Some(Sym::Reg(slot, sc)) => Some((*slot, *sc, c.after)),
-                _ => return Err(self.err(format!("`{}` is not a scalar in scope", c.var))),
+                _ => {
+                    let n = self.var_name(c.var);
+                    return Err(self.err(format!("`{}` is not a scalar in scope", n)));
+                }
             },
         };
         Ok(CStmt::Atomic {
@@ -536,7 +551,7 @@ impl<'k> Compiler<'k> {
     /// A vector load of `src` into new registers, one per lane name.
     fn vec_load(
         &mut self,
-        lanes: &[String],
+        lanes: &[Handle<KVar>],
         elem: Scalar,
         src: &ArrayRef,
     ) -> Result<CStmt, SimError> {
@@ -547,7 +562,7 @@ impl<'k> Compiler<'k> {
         }
         let slots = lanes
             .iter()
-            .map(|l| (self.new_reg(l, elem), elem))
+            .map(|&l| (self.new_reg(l, elem), elem))
             .collect();
         Ok(CStmt::VecLoad {
             acc,
@@ -605,11 +620,11 @@ pub fn compile(kernel: &Kernel) -> Result<Program, SimError> {
                 params.push(ParamSlot::Global(g));
                 c.array_scopes[0].insert(*array, Sym::Global(g, *elem));
             }
-            KParamKind::Scalar(s) => {
+            KParamKind::Scalar { var, ty: s } => {
                 let r = c.nregs;
                 c.nregs += 1;
                 params.push(ParamSlot::Reg(r, *s));
-                c.scopes[0].insert(p.name.clone(), Sym::Reg(r, *s));
+                c.scopes[0].insert(*var, Sym::Reg(r, *s));
             }
         }
     }
