@@ -354,7 +354,7 @@ mod tests {
     /// other exponents (and a variable one) stay calls.
     #[test]
     fn exact_powers_are_rewritten() {
-        let x = || KExpr::var("x");
+        let x = || crate::kernel::testing::var("x");
         let pow = MathFn::Real(Real::Pow, false);
         let powf = MathFn::Real(Real::Pow, true);
         let sq = |t| {
@@ -380,7 +380,7 @@ mod tests {
         for e in [
             KExpr::Float(3.0, false),
             KExpr::Float(0.5, false),
-            KExpr::var("n"),
+            crate::kernel::testing::var("n"),
         ] {
             let args = vec![x(), e];
             assert_eq!(
