@@ -414,6 +414,43 @@ pub enum ExprKind {
 }
 
 impl Expr {
+    /// [`Expr::for_each_child`] for passes that rewrite the tree in place, except that a compound
+    /// literal's initializers (host code only: never inside a compute region or a clause) are
+    /// not visited.
+    pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match &mut self.kind {
+            ExprKind::Ident(_)
+            | ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Char(_)
+            | ExprKind::Str(_)
+            | ExprKind::SizeofType(_)
+            | ExprKind::CompoundLit(..) => {}
+            ExprKind::Unary(_, a)
+            | ExprKind::IncDec { arg: a, .. }
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a)
+            | ExprKind::Member { base: a, .. } => f(a),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => {
+                f(a);
+                f(b);
+            }
+            ExprKind::Cond(a, b, c) => {
+                f(a);
+                f(b);
+                f(c);
+            }
+            ExprKind::Call(_, args) => args.iter_mut().for_each(f),
+            ExprKind::IndirectCall(callee, args) => {
+                f(callee);
+                args.iter_mut().for_each(f);
+            }
+        }
+    }
+
     /// Calls `f` on each expression directly inside this one, in order: the operands, an array
     /// and its index, an indirect call's callee, a call's arguments, a compound literal's
     /// initializers (designators' indices included). The one walk over the expression tree:

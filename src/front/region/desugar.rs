@@ -541,25 +541,7 @@ fn on_device(e: &mut Expr) {
                 sp,
             );
         }
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::IncDec { arg: a, .. }
-        | ExprKind::Member { base: a, .. } => on_device(a),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            on_device(a);
-            on_device(b);
-        }
-        ExprKind::Cond(a, b, c) => {
-            on_device(a);
-            on_device(b);
-            on_device(c);
-        }
-        ExprKind::Call(_, args) => args.iter_mut().for_each(on_device),
-        _ => {}
+        _ => e.for_each_child_mut(&mut on_device),
     }
 }
 
