@@ -644,6 +644,20 @@ pub fn alias_lines(region: &HostRegion) -> Vec<String> {
         .collect()
 }
 
+/// The device pointer of a buffer entered by `enter` (a call returning the present table's
+/// device memory): OpenCL's `cl_mem`, CUDA's pointer to the element at the section's offset.
+fn device_pointer_line(g: &mut Gen, ty: &str, name: &str, enter: &str) {
+    match g.target {
+        Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
+        Target::Cuda => g.line(&format!(
+            "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
+            t = ty,
+            n = name,
+            e = enter
+        )),
+    }
+}
+
 /// The scalars a compute region uses through their device copies (`HostRegion::device_scalars`):
 /// their host addresses taken, then, in a block that the launches run in, host variables of the
 /// same names shadowing the user's, loaded from the device copies (`accshare_scalar_get`: the
@@ -803,15 +817,7 @@ fn buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, share: bool, words: bool)
             o = origin
         )
     };
-    match g.target {
-        Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
-        Target::Cuda => g.line(&format!(
-            "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
-            t = ty,
-            n = name,
-            e = enter
-        )),
-    }
+    device_pointer_line(g, ty, &name, &enter);
     if b.scalar {
         // A scalar's copy is reached through the present table (`accshare_scalar_get`), never
         // as a kernel's buffer argument.
@@ -876,15 +882,7 @@ fn rows_buffer_code(g: &mut Gen, b: &crate::kernel::Buffer, rows: &crate::kernel
         w = c_string(&b.array),
         o = origin
     );
-    match g.target {
-        Target::OpenCl => g.line(&format!("cl_mem accshare_d_{} = {};", name, enter)),
-        Target::Cuda => g.line(&format!(
-            "{t} *accshare_d_{n} = ({t} *)((char *){e} + accshare_o_{n});",
-            t = ty,
-            n = name,
-            e = enter
-        )),
-    }
+    device_pointer_line(g, ty, &name, &enter);
     // Row 0's offset, before the first row on the device (wrapping, as for sections).
     g.line(&format!(
         "accshare_o_{n} -= accshare_r_{n} * accshare_rb_{n};",
