@@ -42,6 +42,21 @@ typedef struct {
 ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
 ACCSHARE_SHARED int accshare_npresent;
 
+/* Writes `bytes` zero bytes at the start of `dev` (a `copyin(zero: …)` device copy). */
+static ACCSHARE_UNUSED void accshare_write_zeros(accshare_dev dev, size_t bytes, const char *array, const char *origin)
+{
+    void *zeros;
+    if (bytes == 0)
+        return;
+    zeros = calloc(1, bytes);
+    if (zeros == NULL) {
+        fprintf(stderr, "accshare: out of host memory zeroing `%s` (%lu bytes) at %s\n", array, (unsigned long)bytes, origin);
+        exit(1);
+    }
+    accshare_write(dev, zeros, bytes, array, origin);
+    free(zeros);
+}
+
 /* The entry holding the `bytes` (at least one) at `host`, or -1. `host` may point inside an
  * array on the device (`&u[k]` passed to a routine with `present(p[0:n])`, or a row of an array
  * of pointers to rows): its byte offset in
@@ -136,14 +151,8 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
         dev = accshare_alloc(bytes, array, origin);
         if (copy_in == 1) {
             accshare_write(dev, host, bytes, array, origin);
-        } else if (copy_in == 2 && bytes > 0) {
-            void *zeros = calloc(1, bytes);
-            if (zeros == NULL) {
-                fprintf(stderr, "accshare: out of host memory zeroing `%s` (%lu bytes) at %s\n", array, (unsigned long)bytes, origin);
-                exit(1);
-            }
-            accshare_write(dev, zeros, bytes, array, origin);
-            free(zeros);
+        } else if (copy_in == 2) {
+            accshare_write_zeros(dev, bytes, array, origin);
         }
     }
     accshare_present_table[accshare_npresent].host = (const char *)host;
@@ -211,14 +220,8 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_rows(void *const *rows, size_
     dev = accshare_alloc((bytes + 3) / 4 * 4, array, origin);
     if (copy_in == 1) {
         accshare_rows_move(dev, 0, rows, nrows, row_bytes, 0, array, origin);
-    } else if (copy_in == 2 && bytes > 0) {
-        void *zeros = calloc(1, bytes);
-        if (zeros == NULL) {
-            fprintf(stderr, "accshare: out of host memory zeroing `%s` (%lu bytes) at %s\n", array, (unsigned long)bytes, origin);
-            exit(1);
-        }
-        accshare_write(dev, zeros, bytes, array, origin);
-        free(zeros);
+    } else if (copy_in == 2) {
+        accshare_write_zeros(dev, bytes, array, origin);
     }
     accshare_present_table[accshare_npresent].host = (const char *)rows;
     accshare_present_table[accshare_npresent].bytes = nrows * sizeof(void *);

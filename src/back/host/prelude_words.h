@@ -44,14 +44,8 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_words(const void *host, size_
     dev = accshare_alloc(accshare_word_bytes(bytes), array, origin);
     if (copy_in == 1) {
         accshare_write(dev, host, bytes, array, origin);
-    } else if (copy_in == 2 && bytes > 0) {
-        void *zeros = calloc(1, bytes);
-        if (zeros == NULL) {
-            fprintf(stderr, "accshare: out of host memory zeroing `%s` (%lu bytes) at %s\n", array, (unsigned long)bytes, origin);
-            exit(1);
-        }
-        accshare_write(dev, zeros, bytes, array, origin);
-        free(zeros);
+    } else if (copy_in == 2) {
+        accshare_write_zeros(dev, bytes, array, origin);
     }
     accshare_present_table[accshare_npresent].host = (const char *)host;
     accshare_present_table[accshare_npresent].bytes = bytes;
