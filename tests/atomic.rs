@@ -247,7 +247,6 @@ int main(void)
 fn at(a: &str, i: KExpr) -> ArrayRef {
     ArrayRef {
         array: testing::array(a, Space::Global),
-        space: Space::Global,
         index: Box::new(i),
         field: None,
     }

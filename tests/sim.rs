@@ -31,7 +31,6 @@ fn gid(d: u8) -> KExpr {
 fn at(a: &str, space: Space, i: KExpr) -> ArrayRef {
     ArrayRef {
         array: testing::array(a, space),
-        space,
         index: b(i),
         field: None,
     }

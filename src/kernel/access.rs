@@ -62,7 +62,7 @@ impl AccessInfo {
                     .unwrap_or_default()
             ),
             array: arrays[r.array].name.clone(),
-            space: r.space,
+            space: arrays[r.array].space(),
             kind,
             elem,
         }

@@ -1221,7 +1221,7 @@ pub fn lint_kernel(
     let mut sizes = vec![0u64; num.refs.len()];
     let mut elems = vec![None; num.refs.len()];
     for (id, (r, _)) in num.refs.iter().enumerate() {
-        if r.space != Space::Global {
+        if kernel.arrays[r.array].space() != Space::Global {
             continue;
         }
         let elem = kernel
@@ -1335,7 +1335,7 @@ fn verdict(
     num: &Numbering,
     int_params: &[&str],
 ) -> (Verdict, String, Option<(String, String)>) {
-    let space = |src: usize| match num.refs[src].0.space {
+    let space = |src: usize| match num.arrays[num.refs[src].0.array].space() {
         Space::Global => "global",
         Space::Local => "shared",
         Space::Private => "private",
@@ -1560,20 +1560,12 @@ mod tests {
 
     /// An element of the global array `a` (by name, [`testing::array`]).
     fn gload(a: &str, i: KExpr) -> KExpr {
-        KExpr::Load(ArrayRef::elem(
-            testing::array(a, Space::Global),
-            Space::Global,
-            i,
-        ))
+        KExpr::Load(ArrayRef::elem(testing::array(a, Space::Global), i))
     }
 
     fn store(a: &str, i: KExpr, v: KExpr) -> KStmt {
         KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem(
-                testing::array(a, Space::Global),
-                Space::Global,
-                i,
-            )),
+            target: LValue::Elem(ArrayRef::elem(testing::array(a, Space::Global), i)),
             op: None,
             value: v,
         }

@@ -6,8 +6,9 @@
 //!
 //! Invariants:
 //! - expressions have no side effects: assignments and increments are statements;
-//! - every array access carries an already flattened index (`A[i][j]` → `A[i * M + j]`) and the
-//!   memory space it lives in;
+//! - every array access carries an already flattened index (`A[i][j]` → `A[i * M + j]`); the
+//!   memory space it reads or writes is its array's ([`KArray::space`], from the array's kind),
+//!   never a field of the access, so the two cannot disagree;
 //! - the kernel owns its arrays ([`Kernel::arrays`], naga's arenas are the model): code names an
 //!   array by a [`Handle<KArray>`] into that table, never by a string, and only back ends and the
 //!   simulator turn a handle into a name or a memory slot (`kernel::valid` checks each handle);
@@ -216,9 +217,8 @@ pub enum Space {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArrayRef {
+    /// The array (its space is the array's: [`KArray::space`]).
     pub array: Handle<KArray>,
-    /// The array's space (its [`KArray::space`]).
-    pub space: Space,
     /// Flat element index (of the struct, for a field of an array of structs).
     pub index: Box<KExpr>,
     /// A field of a struct element (`a[index].re`), in a buffer of structs; `None` for the
@@ -255,10 +255,9 @@ pub struct Field {
 
 impl ArrayRef {
     /// An element of an array of scalars.
-    pub fn elem(array: Handle<KArray>, space: Space, index: KExpr) -> ArrayRef {
+    pub fn elem(array: Handle<KArray>, index: KExpr) -> ArrayRef {
         ArrayRef {
             array,
-            space,
             index: Box::new(index),
             field: None,
         }
@@ -365,9 +364,9 @@ impl KExpr {
         KExpr::Binary(op, Box::new(a), Box::new(b))
     }
 
-    /// A read of element `index` of an array of scalars in `space` ([`ArrayRef::elem`]).
-    pub fn load(array: Handle<KArray>, space: Space, index: KExpr) -> KExpr {
-        KExpr::Load(ArrayRef::elem(array, space, index))
+    /// A read of element `index` of an array of scalars ([`ArrayRef::elem`]).
+    pub fn load(array: Handle<KArray>, index: KExpr) -> KExpr {
+        KExpr::Load(ArrayRef::elem(array, index))
     }
 }
 

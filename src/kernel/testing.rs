@@ -97,7 +97,7 @@ pub fn snapshot() -> Arena<KArray> {
 
 /// An element of the array `name` in `space` of the thread's table.
 pub fn elem(name: &str, space: Space, index: super::KExpr) -> super::ArrayRef {
-    super::ArrayRef::elem(array(name, space), space, index)
+    super::ArrayRef::elem(array(name, space), index)
 }
 
 /// A load of [`elem`].

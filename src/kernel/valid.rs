@@ -9,10 +9,10 @@
 //!   the printer writes it, names it: not another scalar of the same name declared in the same
 //!   scope or in a nested one (the back ends print names, so two scalars that a use could
 //!   confuse are an error here, never merged in the output); every scalar parameter is a
-//!   parameter scalar of its name and type; every array reference is a handle of the kernel's arrays, of the
-//!   space it says, naming a buffer parameter (global), a local array (local) or a private array
-//!   declared in scope (private); every buffer parameter's array is a buffer of its name and
-//!   element type; no store into a read-only buffer.
+//!   parameter scalar of its name and type; every array reference is a handle of the kernel's
+//!   arrays naming, by the array's kind, a buffer parameter (global), a local array (local) or
+//!   a private array declared in scope (private); every buffer parameter's array is a buffer of
+//!   its name and element type; no store into a read-only buffer.
 //! - **Uniform barriers**: no [`KStmt::Barrier`] under control flow that depends on the thread
 //!   (a condition, loop bound or `break`/`continue` that reads a thread id, a value loaded from
 //!   memory, or a variable assigned from one). Such a barrier deadlocks or races on a GPU.
@@ -51,6 +51,8 @@ pub enum Invalid {
         array: String,
         space: Space,
     },
+    /// A reference whose handle names none of the kernel's arrays (its position).
+    ForeignArray(String),
     StoreToReadOnly(String),
     /// A reference to `array` that names a field its buffer's elements do not have, or names
     /// no field of a buffer of structs.
@@ -85,6 +87,7 @@ impl fmt::Display for Invalid {
             Invalid::UnknownArray { array, space } => {
                 write!(f, "`{array}` is not a {space:?} array of the kernel")
             }
+            Invalid::ForeignArray(h) => write!(f, "`{h}` is none of the kernel's arrays"),
             Invalid::StoreToReadOnly(a) => write!(f, "store into the read-only buffer `{a}`"),
             Invalid::FieldMismatch { array } => write!(
                 f,
@@ -195,6 +198,11 @@ impl Validator<'_> {
     /// The array `h` names, when it is one of the kernel's.
     fn known_handle(&self, h: Handle<KArray>) -> Option<&KArray> {
         (h.index() < self.k.arrays.len()).then(|| &self.k.arrays[h])
+    }
+
+    /// The space of the array `h`, when it is one of the kernel's.
+    fn space(&self, h: Handle<KArray>) -> Option<Space> {
+        self.known_handle(h).map(KArray::space)
     }
 
     /// The name of the array `h` (its position where it is none of the kernel's).
@@ -382,7 +390,7 @@ impl Validator<'_> {
 
     /// A store into `r`: an error when it is a read-only global buffer.
     fn store_target(&mut self, r: &ArrayRef) {
-        if r.space == Space::Global && self.read_only(r.array) {
+        if self.space(r.array) == Some(Space::Global) && self.read_only(r.array) {
             self.error(Invalid::StoreToReadOnly(self.name(r.array)));
         }
     }
@@ -455,7 +463,7 @@ impl Validator<'_> {
         if !matches!(op, AtomicOp::Read) {
             self.store_target(target);
         }
-        if target.space == Space::Private {
+        if self.space(target.array) == Some(Space::Private) {
             self.error(Invalid::AtomicOnPrivate(self.name(target.array)));
         }
         if let Some(c) = capture {
@@ -487,25 +495,26 @@ impl Validator<'_> {
 
     fn array_ref(&mut self, r: &ArrayRef) {
         self.expr(&r.index);
-        let known = self
-            .known_handle(r.array)
-            .is_some_and(|a| a.space() == r.space)
-            && match r.space {
-                Space::Global => self.k.buffer_param(r.array).is_some(),
-                Space::Local => self.k.locals.contains(&r.array),
-                Space::Private => self.private_scopes.iter().any(|s| s.contains(&r.array)),
-            };
+        let Some(space) = self.space(r.array) else {
+            self.error(Invalid::ForeignArray(self.name(r.array)));
+            return;
+        };
+        let known = match space {
+            Space::Global => self.k.buffer_param(r.array).is_some(),
+            Space::Local => self.k.locals.contains(&r.array),
+            Space::Private => self.private_scopes.iter().any(|s| s.contains(&r.array)),
+        };
         if !known {
             self.error(Invalid::UnknownArray {
                 array: self.name(r.array),
-                space: r.space,
+                space,
             });
             return;
         }
         // A field exactly on buffers of structs, and one of their fields.
         let record = self.k.params.iter().find_map(|p| match &p.kind {
             KParamKind::Buffer { array, record, .. }
-                if *array == r.array && r.space == Space::Global =>
+                if *array == r.array && space == Space::Global =>
             {
                 record.as_ref()
             }
@@ -525,7 +534,7 @@ impl Validator<'_> {
             });
             return;
         }
-        if r.space == Space::Local {
+        if space == Space::Local {
             let len = self.k.arrays[r.array].elements().unwrap_or(0);
             let range = self
                 .lin(&r.index)

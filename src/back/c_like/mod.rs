@@ -794,6 +794,7 @@ impl<'d> Printer<'d> {
         capture: Option<&AtomicCapture>,
     ) {
         let d = self.d;
+        let space = self.arrays[target.array].space();
         let addr = format!("&{}", self.array_ref(target));
         let cap = capture.map(|c| (self.var_ident(c.var), c.after));
         let tname = d.scalar(ty, TypeUse::Private);
@@ -818,7 +819,7 @@ impl<'d> Printer<'d> {
             AtomicOp::Read => {
                 self.pop_scope();
                 if let Some((v, _)) = cap {
-                    let ptr = d.atomic_load_ptr(ty, target.space);
+                    let ptr = d.atomic_load_ptr(ty, space);
                     self.line(&format!("{v} = *({ptr}){addr};"));
                 }
                 return;
@@ -870,7 +871,7 @@ impl<'d> Printer<'d> {
         // `char` and `short` have no atomic functions: a compare-and-swap loop on the 32-bit
         // word that holds them.
         let native = native_value.filter(|_| ty.size() >= 4).and_then(|v| {
-            d.atomic_native(ty, target.space, native_op)
+            d.atomic_native(ty, space, native_op)
                 .map(|t| t.replace("{p}", &addr).replace("{v}", &v))
         });
         let guard = native
@@ -880,12 +881,12 @@ impl<'d> Printer<'d> {
             self.line(&format!("#if {g}"));
             self.atomic_native_lines(call, tname, &new, cap.as_ref());
             self.line("#else");
-            self.atomic_cas_lines(ty, target.space, &addr, &new, cap.as_ref());
+            self.atomic_cas_lines(ty, space, &addr, &new, cap.as_ref());
             self.line("#endif");
         } else if let Some(call) = &native {
             self.atomic_native_lines(call, tname, &new, cap.as_ref());
         } else {
-            self.atomic_cas_lines(ty, target.space, &addr, &new, cap.as_ref());
+            self.atomic_cas_lines(ty, space, &addr, &new, cap.as_ref());
         }
     }
 

@@ -324,7 +324,7 @@ pub fn c_source_chunks(src: &str, max: usize) -> Vec<Vec<String>> {
 pub fn narrow_atomic_params(kernel: &Kernel) -> BTreeSet<String> {
     fn walk(k: &Kernel, s: &KStmt, out: &mut BTreeSet<String>) {
         if let KStmt::Atomic { target, ty, .. } = s {
-            if ty.size() < 4 && target.space == Space::Global {
+            if ty.size() < 4 && k.arrays[target.array].space() == Space::Global {
                 out.insert(k.arrays[target.array].name.clone());
             }
         }

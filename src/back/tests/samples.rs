@@ -52,7 +52,7 @@ pub fn call(f: &str, args: Vec<KExpr>) -> KExpr {
 }
 
 pub fn aref(a: &str, space: Space, i: KExpr) -> ArrayRef {
-    ArrayRef::elem(testing::array(a, space), space, i)
+    ArrayRef::elem(testing::array(a, space), i)
 }
 
 pub fn gload(a: &str, i: KExpr) -> KExpr {

@@ -35,7 +35,6 @@ impl KernelBuilder<'_> {
                 Some((
                     ArrayRef {
                         array,
-                        space: Space::Global,
                         index: Box::new(KExpr::int(0)),
                         field: None,
                     },
@@ -47,7 +46,7 @@ impl KernelBuilder<'_> {
                 // Reading an array no work-item writes needs no atomic.
                 Some(LValue::Elem(r))
                     if form.update == AtomicUpdate::Read
-                        && r.space == Space::Global
+                        && self.arrays[r.array].space() == Space::Global
                         && !self
                             .ir()
                             .arrays
@@ -56,7 +55,7 @@ impl KernelBuilder<'_> {
                 {
                     return self.atomic_plain(form, LValue::Elem(r));
                 }
-                Some(LValue::Elem(r)) if r.space != Space::Private => {
+                Some(LValue::Elem(r)) if self.arrays[r.array].space() != Space::Private => {
                     let ty = self.element_type(&r);
                     Some((r, ty))
                 }

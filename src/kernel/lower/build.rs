@@ -519,9 +519,10 @@ impl<'a> KernelBuilder<'a> {
         for s in body {
             free_names_stmt(s, &mut arrays, &mut vars);
         }
-        // In name order.
+        // The global arrays, in name order.
         let arrays: BTreeMap<String, Handle<KArray>> = arrays
             .into_iter()
+            .filter(|&h| self.arrays[h].space() == Space::Global)
             .map(|h| (self.arrays[h].name.clone(), h))
             .collect();
         // The free scalars (declared nowhere in the kernel), in name order.
@@ -1029,7 +1030,6 @@ impl<'a> KernelBuilder<'a> {
             };
             return KExpr::Load(ArrayRef {
                 array,
-                space: Space::Private,
                 index: Box::new(flatten(ksubs, &extents)),
                 field: None,
             });
@@ -1097,7 +1097,6 @@ impl<'a> KernelBuilder<'a> {
                 let array = self.array(&a.local, a.elem, ArrayKind::Local { len: a.len() });
                 return KExpr::Load(ArrayRef {
                     array,
-                    space: Space::Local,
                     index: Box::new(local_index(&self.vars, a, ksubs)),
                     field: None,
                 });
@@ -1125,7 +1124,6 @@ impl<'a> KernelBuilder<'a> {
         let array = self.array(name, info.elem, ArrayKind::Buffer);
         KExpr::Load(ArrayRef {
             array,
-            space: Space::Global,
             index: Box::new(flatten(ksubs, &full[1..])),
             field,
         })

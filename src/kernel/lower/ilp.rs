@@ -509,7 +509,6 @@ impl Coarsen {
                         target: match target {
                             LValue::Elem(r) => LValue::Elem(ArrayRef {
                                 array: r.array,
-                                space: r.space,
                                 index: Box::new(rewrite(&r.index)),
                                 field: r.field.clone(),
                             }),
@@ -621,7 +620,6 @@ impl Coarsen {
     fn aref(&self, r: &ArrayRef, f: u32) -> ArrayRef {
         ArrayRef {
             array: self.array_copy(r.array, f),
-            space: r.space,
             index: Box::new(self.expr(&r.index, f)),
             field: r.field.clone(),
         }
@@ -969,7 +967,6 @@ impl Coarsen {
                         elem: w.elem,
                         src: ArrayRef {
                             array: r0.array,
-                            space: r0.space,
                             index: Box::new(index),
                             field: None,
                         },
@@ -1111,7 +1108,6 @@ fn replace_unconditional_loads(e: &KExpr, with: &dyn Fn(&ArrayRef) -> Option<KEx
             Some(x) => x,
             None => KExpr::Load(ArrayRef {
                 array: r.array,
-                space: r.space,
                 index: Box::new(go(&r.index)),
                 field: r.field.clone(),
             }),

@@ -175,7 +175,7 @@ fn rewrite(
         return Err("the inner loop has no condition".into());
     };
     // Statements every lane runs: no memory stores, no barriers.
-    if pre.iter().any(|s| !quiet(s)) {
+    if pre.iter().any(|s| !quiet(&kernel.arrays, s)) {
         return Err("a statement before the loop stores memory".into());
     }
     if post.iter().any(|s| stmt_mentions(s, j) || has_barrier(s)) {
@@ -435,7 +435,7 @@ fn slot_of(vars: &VarTable, lanes: i64, off: KExpr) -> KExpr {
 
 /// Element `i` of the local array `red_v` of a reduction's lane copies.
 fn red(red_v: Handle<KArray>, i: KExpr) -> ArrayRef {
-    ArrayRef::elem(red_v, Space::Local, i)
+    ArrayRef::elem(red_v, i)
 }
 
 const STRIP: &str = "accshare_jj";
@@ -514,7 +514,7 @@ fn shared_loads(
                         } if array == a.array
                     )
                 });
-                if a.space == Space::Global
+                if kernel.arrays[a.array].space() == Space::Global
                     && a.field.is_none()
                     && read_only
                     && expr_mentions(&a.index, j)
@@ -597,7 +597,7 @@ fn strip_with_shared_loads(
         let mut src = a.clone();
         src.index = Box::new(rename(&a.index, j, index));
         loads.push(KStmt::Assign {
-            target: LValue::Elem(ArrayRef::elem(local, Space::Local, linear.clone())),
+            target: LValue::Elem(ArrayRef::elem(local, linear.clone())),
             op: None,
             value: KExpr::Load(src),
         });
@@ -662,7 +662,7 @@ fn strip_with_shared_loads(
 fn replace_loads(e: &mut KExpr, shared: &[ArrayRef], locals: &[Handle<KArray>], at: &KExpr) {
     if let KExpr::Load(a) = e {
         if let Some(k) = shared.iter().position(|s| s == a) {
-            *e = KExpr::load(locals[k], Space::Local, at.clone());
+            *e = KExpr::load(locals[k], at.clone());
             return;
         }
     }
@@ -778,12 +778,12 @@ fn has_barrier(s: &KStmt) -> bool {
 }
 
 /// Stores no memory but private arrays, and holds no barrier.
-fn quiet(s: &KStmt) -> bool {
+fn quiet(arrays: &Arena<KArray>, s: &KStmt) -> bool {
     !s.any(&|s| match s {
         KStmt::Assign {
             target: LValue::Elem(a),
             ..
-        } => a.space != Space::Private,
+        } => arrays[a.array].space() != Space::Private,
         KStmt::Atomic { .. } | KStmt::VecStore { .. } | KStmt::Barrier => true,
         _ => false,
     })

@@ -80,14 +80,12 @@ impl KernelBuilder<'_> {
             let array = self.array(&buffer, info.ty, ArrayKind::Buffer);
             let slot = KExpr::Load(ArrayRef {
                 array,
-                space: Space::Global,
                 index: Box::new(KExpr::int(0)),
                 field: None,
             });
             let store = KStmt::Assign {
                 target: LValue::Elem(ArrayRef {
                     array,
-                    space: Space::Global,
                     index: Box::new(KExpr::int(0)),
                     field: None,
                 }),

@@ -108,7 +108,6 @@ pub(super) fn reduction_epilogue(
     let lid = || KExpr::Var(lid_var);
     let local = |i: KExpr| ArrayRef {
         array: arr,
-        space: Space::Local,
         index: Box::new(i),
         field: None,
     };
@@ -198,7 +197,6 @@ pub(super) fn reduction_epilogue(
                 then: vec![KStmt::Assign {
                     target: LValue::Elem(ArrayRef {
                         array: part,
-                        space: Space::Global,
                         index: b(linear_group),
                         field: None,
                     }),

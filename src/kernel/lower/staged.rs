@@ -556,13 +556,11 @@ fn tile_refs(
     (
         ArrayRef {
             array: local,
-            space: Space::Local,
             index: Box::new(lidx),
             field: None,
         },
         ArrayRef {
             array: global,
-            space: Space::Global,
             index: Box::new(flatten(gsubs, global_extents)),
             field: global_field(a),
         },

@@ -221,7 +221,8 @@ pub(super) fn cast_if(ty: Scalar, e: KExpr) -> KExpr {
     }
 }
 
-/// The scalars `e` names into `vars`, the global arrays it reads into `arrays`.
+/// The scalars `e` names into `vars`, the arrays (of any space) it reads into
+/// `arrays`.
 pub(super) fn free_names_expr(
     e: &KExpr,
     arrays: &mut BTreeSet<Handle<KArray>>,
@@ -231,7 +232,7 @@ pub(super) fn free_names_expr(
         KExpr::Var(v) => {
             vars.insert(*v);
         }
-        KExpr::Load(r) if r.space == Space::Global => {
+        KExpr::Load(r) => {
             arrays.insert(r.array);
         }
         _ => {}
@@ -239,8 +240,8 @@ pub(super) fn free_names_expr(
     e.for_each_child(&mut |c| free_names_expr(c, arrays, vars));
 }
 
-/// The scalars `s` names (declares, reads, assigns) into `vars`, the global arrays it reads or
-/// writes into `arrays`.
+/// The scalars `s` names (declares, reads, assigns) into `vars`, the arrays (of any
+/// space) it reads or writes into `arrays`.
 pub(super) fn free_names_stmt(
     s: &KStmt,
     arrays: &mut BTreeSet<Handle<KArray>>,
@@ -255,28 +256,23 @@ pub(super) fn free_names_stmt(
             LValue::Var(v) => {
                 vars.insert(*v);
             }
-            LValue::Elem(r) if r.space == Space::Global => {
+            LValue::Elem(r) => {
                 arrays.insert(r.array);
             }
-            LValue::Elem(_) => {}
         },
         KStmt::Atomic {
             target, capture, ..
         } => {
-            if target.space == Space::Global {
-                arrays.insert(target.array);
-            }
+            arrays.insert(target.array);
             if let Some(c) = capture {
                 vars.insert(c.var);
             }
         }
         KStmt::VecLoad { lanes, src, .. } => {
-            if src.space == Space::Global {
-                arrays.insert(src.array);
-            }
+            arrays.insert(src.array);
             vars.extend(lanes.iter().copied());
         }
-        KStmt::VecStore { dst, .. } if dst.space == Space::Global => {
+        KStmt::VecStore { dst, .. } => {
             arrays.insert(dst.array);
         }
         _ => {}

@@ -11,11 +11,11 @@ fn decl(name: &str, init: KExpr) -> KStmt {
 }
 
 fn local(array: &str, index: KExpr) -> ArrayRef {
-    ArrayRef::elem(testing::array(array, Space::Local), Space::Local, index)
+    ArrayRef::elem(testing::array(array, Space::Local), index)
 }
 
 fn global(array: &str, index: KExpr) -> ArrayRef {
-    ArrayRef::elem(testing::array(array, Space::Global), Space::Global, index)
+    ArrayRef::elem(testing::array(array, Space::Global), index)
 }
 
 fn store(r: ArrayRef, value: KExpr) -> KStmt {
@@ -333,12 +333,7 @@ fn two_scalars_of_one_name_are_never_confused() {
         var,
         init: Some(KExpr::int(1)),
     };
-    let put = |v| {
-        store(
-            ArrayRef::elem(o, Space::Global, KExpr::int(0)),
-            KExpr::Var(v),
-        )
-    };
+    let put = |v| store(ArrayRef::elem(o, KExpr::int(0)), KExpr::Var(v));
     k.body = vec![
         decl(outer),
         KStmt::Block(vec![decl(inner), put(inner)]),

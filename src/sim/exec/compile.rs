@@ -240,7 +240,8 @@ impl<'k> Compiler<'k> {
     }
 
     fn access(&mut self, r: &ArrayRef, kind: AccessKind) -> Result<(usize, Mem, Scalar), SimError> {
-        let (mem, elem) = match (r.space, self.lookup_array(r.array)) {
+        let space = self.kernel.arrays[r.array].space();
+        let (mem, elem) = match (space, self.lookup_array(r.array)) {
             (Space::Global, Some(Sym::Global(g, s))) => (Mem::Global(*g), *s),
             (Space::Local, Some(Sym::Shared(g, s))) => (Mem::Shared(*g), *s),
             (Space::Private, Some(Sym::Priv(g, s))) => (Mem::Private(*g), *s),
@@ -248,7 +249,7 @@ impl<'k> Compiler<'k> {
                 return Err(self.err(format!(
                     "`{}` is not a {:?} array in scope",
                     self.array_name(r.array),
-                    r.space
+                    space
                 )))
             }
         };
