@@ -464,20 +464,11 @@ static ACCSHARE_UNUSED void acc_map_data(void *h, void *d, size_t bytes)
         exit(1);
     }
     j = accshare_api_device(d, bytes, &doff, "acc_map_data");
-    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
-        fprintf(stderr, "accshare: more than %d arrays on the device at acc_map_data\n", ACCSHARE_MAX_PRESENT);
-        exit(1);
-    }
-    e = &accshare_present_table[accshare_npresent++];
-    e->host = (const char *)h;
-    e->bytes = bytes;
-    e->dev = accshare_present_table[j].dev;
+    e = accshare_push_entry(h, bytes, accshare_present_table[j].dev, "acc_map_data");
     e->refs = 0;
-    e->shared = 0;
     e->base = doff;
     e->kind = ACCSHARE_ENTRY_MAPPED;
     e->key = (const char *)d;
-    e->row_bytes = 0;
 }
 
 static ACCSHARE_UNUSED void acc_unmap_data(void *h)

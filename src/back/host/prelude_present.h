@@ -42,6 +42,30 @@ typedef struct {
 ACCSHARE_SHARED accshare_entry accshare_present_table[ACCSHARE_MAX_PRESENT];
 ACCSHARE_SHARED int accshare_npresent;
 
+/* Appends an entry for the `bytes` at `host` that `dev` holds: a data lifetime's, with one
+ * reference, no offset, no key and no rows; callers change what differs. Every field is set
+ * (a slot may still hold a removed entry's). Stops the program when the table is full. */
+static ACCSHARE_UNUSED accshare_entry *accshare_push_entry(const void *host, size_t bytes, accshare_dev dev, const char *origin)
+{
+    accshare_entry *e;
+    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
+        fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
+        exit(1);
+    }
+    e = &accshare_present_table[accshare_npresent++];
+    e->host = (const char *)host;
+    e->bytes = bytes;
+    e->dev = dev;
+    e->refs = 1;
+    e->dyn = 0;
+    e->shared = 0;
+    e->base = 0;
+    e->kind = ACCSHARE_ENTRY_DATA;
+    e->key = NULL;
+    e->row_bytes = 0;
+    return e;
+}
+
 /* Writes `bytes` zero bytes at the start of `dev` (a `copyin(zero: …)` device copy). */
 static ACCSHARE_UNUSED void accshare_write_zeros(accshare_dev dev, size_t bytes, const char *array, const char *origin)
 {
@@ -141,10 +165,6 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
         fprintf(stderr, "accshare: `%s` is not present on the device (a `present` clause) at %s\n", array, origin);
         exit(1);
     }
-    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
-        fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
-        exit(1);
-    }
     if (may_share && !accshare_overlaps_shared(host, bytes))
         shared = accshare_share(host, bytes, array, origin, &dev);
     if (!shared) {
@@ -155,17 +175,7 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter(const void *host, size_t byte
             accshare_write_zeros(dev, bytes, array, origin);
         }
     }
-    accshare_present_table[accshare_npresent].host = (const char *)host;
-    accshare_present_table[accshare_npresent].bytes = bytes;
-    accshare_present_table[accshare_npresent].dev = dev;
-    accshare_present_table[accshare_npresent].refs = 1;
-    accshare_present_table[accshare_npresent].dyn = 0;
-    accshare_present_table[accshare_npresent].shared = shared;
-    accshare_present_table[accshare_npresent].base = 0;
-    accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
-    accshare_present_table[accshare_npresent].key = NULL;
-    accshare_present_table[accshare_npresent].row_bytes = 0;
-    accshare_npresent++;
+    accshare_push_entry(host, bytes, dev, origin)->shared = shared;
     return dev;
 }
 
@@ -211,10 +221,6 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_rows(void *const *rows, size_
     accshare_dev dev;
     if (i >= 0 || must_be_present)
         return accshare_enter(rows, nrows * sizeof(void *), 0, must_be_present, 0, array, origin, off);
-    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
-        fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
-        exit(1);
-    }
     /* In whole 32-bit words: a kernel's `char` or `short` atomic is a compare-and-swap on the
      * word holding the element (`prelude_words.h`), inside the buffer so. */
     dev = accshare_alloc((bytes + 3) / 4 * 4, array, origin);
@@ -223,17 +229,7 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_rows(void *const *rows, size_
     } else if (copy_in == 2) {
         accshare_write_zeros(dev, bytes, array, origin);
     }
-    accshare_present_table[accshare_npresent].host = (const char *)rows;
-    accshare_present_table[accshare_npresent].bytes = nrows * sizeof(void *);
-    accshare_present_table[accshare_npresent].dev = dev;
-    accshare_present_table[accshare_npresent].refs = 1;
-    accshare_present_table[accshare_npresent].dyn = 0;
-    accshare_present_table[accshare_npresent].shared = 0;
-    accshare_present_table[accshare_npresent].base = 0;
-    accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
-    accshare_present_table[accshare_npresent].key = NULL;
-    accshare_present_table[accshare_npresent].row_bytes = row_bytes;
-    accshare_npresent++;
+    accshare_push_entry(rows, nrows * sizeof(void *), dev, origin)->row_bytes = row_bytes;
     return dev;
 }
 

@@ -37,27 +37,13 @@ static ACCSHARE_UNUSED accshare_dev accshare_enter_words(const void *host, size_
         fprintf(stderr, "accshare: `%s` is not present on the device (a `present` clause) at %s\n", array, origin);
         exit(1);
     }
-    if (accshare_npresent == ACCSHARE_MAX_PRESENT) {
-        fprintf(stderr, "accshare: more than %d arrays on the device at %s\n", ACCSHARE_MAX_PRESENT, origin);
-        exit(1);
-    }
     dev = accshare_alloc(accshare_word_bytes(bytes), array, origin);
     if (copy_in == 1) {
         accshare_write(dev, host, bytes, array, origin);
     } else if (copy_in == 2) {
         accshare_write_zeros(dev, bytes, array, origin);
     }
-    accshare_present_table[accshare_npresent].host = (const char *)host;
-    accshare_present_table[accshare_npresent].bytes = bytes;
-    accshare_present_table[accshare_npresent].dev = dev;
-    accshare_present_table[accshare_npresent].refs = 1;
-    accshare_present_table[accshare_npresent].dyn = 0;
-    accshare_present_table[accshare_npresent].shared = 0;
-    accshare_present_table[accshare_npresent].base = 0;
-    accshare_present_table[accshare_npresent].kind = ACCSHARE_ENTRY_DATA;
-    accshare_present_table[accshare_npresent].key = &accshare_words_marker;
-    accshare_present_table[accshare_npresent].row_bytes = 0;
-    accshare_npresent++;
+    accshare_push_entry(host, bytes, dev, origin)->key = &accshare_words_marker;
     *off = 0;
     return dev;
 }
