@@ -30,6 +30,10 @@ fn root() -> &'static Path {
 
 /// The program compiled for `--target cuda` with `defines`.
 fn compile(file: &str, defines: &[(&str, &str)]) -> driver::Output {
+    compile_with(file, defines, &driver::OptOptions::default())
+}
+
+fn compile_with(file: &str, defines: &[(&str, &str)], opt: &driver::OptOptions) -> driver::Output {
     let mut sources = SourceMap::new();
     let mut diags = Diags::new();
     let opts = driver::Options {
@@ -42,7 +46,7 @@ fn compile(file: &str, defines: &[(&str, &str)]) -> driver::Output {
             include_dirs: Vec::new(),
         },
     };
-    driver::compile(&root().join(file), &opts, &mut sources, &mut diags)
+    driver::compile_with(&root().join(file), &opts, opt, &mut sources, &mut diags)
         .unwrap_or_else(|| panic!("{file}:\n{}", diag::render(&sources, &diags.0)))
 }
 
@@ -63,6 +67,7 @@ fn the_cuda_kernels_compile_to_ptx_with_each_kernels_entry() {
         "tests/corpus/heat1d_double.c",
         "tests/corpus/atomic_minmax.c",
         "tests/corpus/subarray_start.c",
+        "tests/corpus/reduce_grid_stride.c",
     ];
     for file in programs {
         let out = compile(file, &[]);
@@ -95,7 +100,7 @@ fn the_cuda_kernels_compile_to_ptx_with_each_kernels_entry() {
 /// Plans every launch it is given, then lets the simulator run it.
 struct Planner<'a> {
     sim: SimLauncher<'a>,
-    plans: Vec<(CudaLaunchPlan, [u64; 3])>,
+    plans: Vec<(CudaLaunchPlan, [u64; 3], [u64; 3])>,
 }
 
 impl Launcher for Planner<'_> {
@@ -111,8 +116,14 @@ impl Launcher for Planner<'_> {
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
     ) -> Result<Launched, LaunchError> {
-        let plan = plan_launch(m, launch, arrays, scalar, extent)?;
-        self.plans.push((plan, extent));
+        let units = self.sim.platform.sms;
+        let plan = plan_launch(m, launch, arrays, scalar, extent, units)?;
+        // The blocks the grid needs, and those launched (fewer for a grid-stride kernel).
+        let k = &m.kernels[launch.kernel];
+        let needed: [u64; 3] =
+            std::array::from_fn(|d| extent[d].div_ceil(u64::from(k.block[d].max(1))).max(1));
+        let launched = launch.stride.map_or(needed, |s| s.launched(needed, units));
+        self.plans.push((plan, extent, launched));
         self.sim.launch(m, launch, arrays, scalar, extent)
     }
 }
@@ -120,7 +131,17 @@ impl Launcher for Planner<'_> {
 /// The launch plans of every launch of the program's replay (sizes from `defines`), each
 /// checked against the kernel and the CUDA source's signature.
 fn plans(file: &str, defines: &[(&str, &str)], tag: &str) -> (driver::Output, Vec<CudaLaunchPlan>) {
-    let out = compile(file, defines);
+    plans_with(file, defines, tag, &driver::OptOptions::default())
+}
+
+/// [`plans`] of the program compiled with `opt`.
+fn plans_with(
+    file: &str,
+    defines: &[(&str, &str)],
+    tag: &str,
+    opt: &driver::OptOptions,
+) -> (driver::Output, Vec<CudaLaunchPlan>) {
+    let out = compile_with(file, defines, opt);
     let work =
         std::env::temp_dir().join(format!("accshare-cuda-plan-{}-{tag}", std::process::id()));
     let defs: Vec<(String, Option<String>)> = defines
@@ -148,10 +169,10 @@ fn plans(file: &str, defines: &[(&str, &str)], tag: &str) -> (driver::Output, Ve
     .unwrap_or_else(|e| panic!("{file}: {e}"));
     assert!(r.mismatches.is_empty(), "{file}: {:?}", r.mismatches);
     assert!(!planner.plans.is_empty(), "{file}: no launch");
-    for (plan, extent) in &planner.plans {
-        check_plan(&out, plan, *extent);
+    for (plan, extent, launched) in &planner.plans {
+        check_plan(&out, plan, *extent, *launched);
     }
-    (out, planner.plans.into_iter().map(|(p, _)| p).collect())
+    (out, planner.plans.into_iter().map(|(p, _, _)| p).collect())
 }
 
 /// The parameter types of `kernel` as the CUDA source prints its signature.
@@ -184,7 +205,7 @@ fn c_size(c_type: &str) -> usize {
     }
 }
 
-fn check_plan(out: &driver::Output, plan: &CudaLaunchPlan, extent: [u64; 3]) {
+fn check_plan(out: &driver::Output, plan: &CudaLaunchPlan, extent: [u64; 3], launched: [u64; 3]) {
     let k = out
         .module
         .kernels
@@ -196,12 +217,8 @@ fn check_plan(out: &driver::Output, plan: &CudaLaunchPlan, extent: [u64; 3]) {
         if d < dims {
             let b = k.block[d].max(1);
             assert_eq!(plan.block[d], b, "{}: block {d}", k.name);
-            assert_eq!(
-                u64::from(plan.grid[d]),
-                e.div_ceil(u64::from(b)).max(1),
-                "{}: grid {d}",
-                k.name
-            );
+            assert!(launched[d] <= e.div_ceil(u64::from(b)).max(1));
+            assert_eq!(u64::from(plan.grid[d]), launched[d], "{}: grid {d}", k.name);
         } else {
             assert_eq!((plan.grid[d], plan.block[d]), (1, 1), "{}: dim {d}", k.name);
         }
@@ -315,6 +332,27 @@ fn the_plan_of_scalar_arguments_keeps_their_c_types() {
             ("int".to_string(), CudaScalar::I32(3)),
         ]
     );
+}
+
+/// A grid of more blocks than a wave (`schedule::stride`, `--opt share`): one wave is launched (the
+/// simulator's 80 SMs × the 8 blocks of 256 threads an `a100` SM holds), and the partials
+/// follow the launched blocks.
+#[test]
+fn the_plan_of_a_large_reduction_launches_one_wave() {
+    let (_, plans) = plans_with(
+        "tests/corpus/reduce_sum_int.c",
+        &[("N", "1000000")],
+        "reduce-wave",
+        &driver::OptOptions::share(),
+    );
+    assert_eq!(plans.len(), 1);
+    let p = &plans[0];
+    assert_eq!(p.grid, [80 * 8, 1, 1], "{p:?}");
+    let (_, i) = &p.partials[0];
+    match &p.args[*i] {
+        CudaArg::Buffer { len, .. } => assert_eq!(*len, 640),
+        a => panic!("{a:?}"),
+    }
 }
 
 /// `reduction(+:sum)`: a partials buffer of one `int` per block, not written back to an array.

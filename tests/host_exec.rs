@@ -304,6 +304,7 @@ fn module(text: &str) -> Module {
             HostArg::Buffer(second.into()),
             scalar_arg("n", Scalar::Int),
         ],
+        stride: None,
         extent: one_d(n() - HostExpr::Int(1) - HostExpr::Int(1)),
         reductions: Vec::new(),
     };
@@ -381,6 +382,7 @@ fn module(text: &str) -> Module {
                         HostArg::Buffer("c".into()),
                         scalar_arg("n", Scalar::Int),
                     ],
+                    stride: None,
                     extent: one_d(n()),
                     reductions: Vec::new(),
                 }],
@@ -409,6 +411,7 @@ fn module(text: &str) -> Module {
                         HostArg::Partials(0),
                         HostArg::Partials(1),
                     ],
+                    stride: None,
                     extent: one_d(n()),
                     reductions: vec![
                         HostReduction {
@@ -455,6 +458,7 @@ fn module(text: &str) -> Module {
                         scalar_arg("scale", Scalar::Long),
                         scalar_arg("bias", Scalar::Float),
                     ],
+                    stride: None,
                     extent: [
                         HostExpr::var("cols"),
                         HostExpr::var("rows"),
@@ -663,6 +667,7 @@ fn small_module(kernel_name: &str, block: u32) -> Module {
             launches: vec![Launch {
                 kernel: 0,
                 args: vec![HostArg::Buffer("x".into()), scalar_arg("n", Scalar::Int)],
+                stride: None,
                 extent: one_d(n()),
                 reductions: Vec::new(),
             }],
@@ -838,7 +843,7 @@ cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaFree(void *);
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
-enum cudaDeviceAttr { cudaDevAttrMemoryPoolsSupported = 115 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMemoryPoolsSupported = 115 };
 enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold = 4 };
 cudaError_t cudaMallocAsync(void **, size_t, cudaStream_t);
 cudaError_t cudaFreeAsync(void *, cudaStream_t);

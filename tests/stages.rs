@@ -191,3 +191,28 @@ fn strip_spans(dbg: &str) -> String {
     }
     out
 }
+
+/// The kernels of reductions over grid loops (`schedule::stride`): the outermost grid loop a
+/// grid-stride loop around each work-item's iterations, the accumulators before it, the tree
+/// after it; for both targets (the CUDA ones compiled by NVRTC in `cuda_launch.rs`).
+#[test]
+fn kernels_of_grid_stride_reductions() {
+    for (target, name) in [(Target::OpenCl, "opencl"), (Target::Cuda, "cuda")] {
+        let mut sources = SourceMap::new();
+        let mut diags = Diags::new();
+        let opts = driver::Options {
+            target,
+            pp: Default::default(),
+        };
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/reduce_grid_stride.c");
+        let out = driver::compile_with(
+            &file,
+            &opts,
+            &driver::OptOptions::share(),
+            &mut sources,
+            &mut diags,
+        )
+        .unwrap_or_else(|| panic!("{}", diag::render(&sources, &diags.0)));
+        insta::assert_snapshot!(format!("grid_stride_{name}"), out.kernel_source);
+    }
+}

@@ -878,6 +878,7 @@ f() {
         r.launches.push(crate::kernel::Launch {
             kernel: 0,
             args: Vec::new(),
+            stride: None,
             extent: [
                 crate::kernel::HostExpr::Int(1),
                 crate::kernel::HostExpr::Int(1),

@@ -60,6 +60,12 @@ pub fn report(
                 ) {
                     kp.notes.push(lanes_note(l));
                 }
+                if let (Some(g), Some(kp)) = (
+                    ks.preferred().stride,
+                    plan.kernels.iter_mut().find(|k| k.root == ks.root),
+                ) {
+                    kp.notes.push(stride_note(&g, ks.preferred()));
+                }
                 if let (Some(m), Some(kp)) = (
                     &ks.micro,
                     plan.kernels.iter_mut().find(|k| k.root == ks.root),
@@ -104,6 +110,19 @@ type BankTable = std::collections::BTreeMap<(usize, crate::ir::LoopId), Vec<Tile
 /// The search of the outputs per work-item of each kernel, by region index and nest.
 type FactorTable =
     std::collections::BTreeMap<(usize, crate::ir::LoopId), crate::schedule::regs::FactorChoice>;
+
+/// How a reduction kernel strides over its grid (`schedule::stride`).
+fn stride_note(g: &crate::schedule::stride::GridStride, s: &crate::schedule::Schedule) -> String {
+    let threads: u32 = s.launch_block().iter().product();
+    format!(
+        "grid-stride reduction: at most {} work-groups of {} work-items per compute unit of the device (a wave on this platform); each work-item accumulates the iterations t, t+groups×{}, … of the grid's dimension {} before its work-group's tree, so the tree and the partial result are paid once per work-group, not once per {} elements",
+        g.groups_per_unit,
+        threads,
+        s.launch_block()[usize::from(g.dim.min(2))],
+        ["x", "y", "z"][usize::from(g.dim.min(2))],
+        threads
+    )
+}
 
 /// Whether the inner reduction loop runs across lanes (`schedule::lanes`), how, and why its
 /// floating-point sums may be reordered; or why not.

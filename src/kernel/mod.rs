@@ -832,6 +832,9 @@ pub struct Launch {
     pub extent: [HostExpr; 3],
     /// Scalar reductions finished on the host after the launch.
     pub reductions: Vec<HostReduction>,
+    /// The kernel's outermost grid loop strides over the grid (`schedule::stride`): the host
+    /// launches at most this many work-groups per compute unit of its device.
+    pub stride: Option<crate::schedule::stride::GridStride>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

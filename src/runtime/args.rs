@@ -45,19 +45,25 @@ pub struct Args<'a> {
 }
 
 /// Resolves `launch` of module `m` on the host data a replay gives (`arrays` by the user's
-/// names, `scalar(i, ty)` the value of argument `i`, `extent` the work-items per dimension).
+/// names, `scalar(i, ty)` the value of argument `i`, `extent` the work-items per dimension) for
+/// a device of `units` compute units (a grid-stride kernel's grid depends on them).
 pub fn resolve<'a>(
     m: &'a Module,
     launch: &Launch,
     arrays: &'a BTreeMap<String, BufData>,
     scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
     extent: [u64; 3],
+    units: u32,
 ) -> Result<Args<'a>, LaunchError> {
     let k = m
         .kernels
         .get(launch.kernel)
         .ok_or(LaunchError::NoKernel(launch.kernel))?;
-    let grid = grid_for(k, extent);
+    let mut grid = grid_for(k, extent);
+    if let Some(stride) = launch.stride {
+        let launched = stride.launched(grid.map(u64::from), units);
+        grid = launched.map(|g| g.clamp(1, u64::from(u32::MAX)) as u32);
+    }
     let groups: usize = grid.iter().map(|&g| g as usize).product();
     let value = |i: usize, ty: Scalar| -> Result<u64, LaunchError> {
         match scalar(i, ty) {

@@ -130,15 +130,17 @@ fn words_padded(data: &BufData, elem: Scalar) -> BufData {
 }
 
 /// Plans `launch` of module `m` on the host data a replay gives (`arrays` by the user's names,
-/// `scalar(i, ty)` the value of argument `i`, `extent` the work-items per dimension).
+/// `scalar(i, ty)` the value of argument `i`, `extent` the work-items per dimension) for a
+/// device of `units` multiprocessors.
 pub fn plan_launch(
     m: &Module,
     launch: &Launch,
     arrays: &BTreeMap<String, BufData>,
     scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
     extent: [u64; 3],
+    units: u32,
 ) -> Result<CudaLaunchPlan, LaunchError> {
-    let r = args::resolve(m, launch, arrays, scalar, extent)?;
+    let r = args::resolve(m, launch, arrays, scalar, extent, units)?;
     let k = r.kernel;
     let dims = usize::from(k.dims.clamp(1, 3));
     let mut grid = [1u32; 3];
@@ -397,6 +399,8 @@ pub struct CudaLauncher {
     functions: BTreeMap<String, CudaFunction>,
     /// Time a second launch on the buffers the first one left ([`Self::timing_resident`]).
     resident: bool,
+    /// The device's multiprocessors (the grid of a grid-stride kernel).
+    units: u32,
 }
 
 impl CudaLauncher {
@@ -406,12 +410,16 @@ impl CudaLauncher {
         guarded(|| {
             let ctx = context(index)?;
             let module = load(&ctx, source, extra)?;
+            let units = ctx
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                .map_err(|e| driver_failed("cuDeviceGetAttribute MULTIPROCESSOR_COUNT", e))?;
             Ok(CudaLauncher {
                 index,
                 stream: ctx.default_stream(),
                 module,
                 functions: BTreeMap::new(),
                 resident: false,
+                units: units.max(1) as u32,
             })
         })
     }
@@ -672,7 +680,7 @@ impl Launcher for CudaLauncher {
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
     ) -> Result<Launched, LaunchError> {
-        let plan = plan_launch(m, launch, arrays, scalar, extent)?;
+        let plan = plan_launch(m, launch, arrays, scalar, extent, self.units)?;
         catch_unwind(AssertUnwindSafe(|| self.run(&plan, arrays))).unwrap_or_else(|_| {
             Err(LaunchError::Cuda {
                 call: format!("kernel `{}`", plan.function),

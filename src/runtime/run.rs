@@ -58,6 +58,8 @@ pub struct OpenClLauncher {
     program: Program,
     /// Time a second launch on the buffers the first one left ([`Self::timing_resident`]).
     resident: bool,
+    /// The device's compute units (the grid of a grid-stride kernel).
+    units: u32,
 }
 
 impl OpenClLauncher {
@@ -77,12 +79,14 @@ impl OpenClLauncher {
             super::clbuild::DEFAULT_OPTIONS,
         )
         .map_err(RunError::Build)?;
+        let units = dev.device.max_compute_units().unwrap_or(1).max(1);
         Ok(OpenClLauncher {
             index,
             context,
             queue,
             program,
             resident: false,
+            units,
         })
     }
 
@@ -299,7 +303,7 @@ impl Launcher for OpenClLauncher {
         scalar: &dyn Fn(usize, Scalar) -> Option<ArgValue>,
         extent: [u64; 3],
     ) -> Result<Launched, LaunchError> {
-        let r = args::resolve(m, launch, arrays, scalar, extent)?;
+        let r = args::resolve(m, launch, arrays, scalar, extent, self.units)?;
         let k = r.kernel;
         let grid = r.grid;
         let kernel = Kernel::create(&self.program, &k.name)

@@ -138,6 +138,7 @@ pub fn schedule(
         shape: WorkShape::plain(block).with_tile(shape.rows, shape.cols),
         stage: Some(spec),
         full_tile_path: true,
+        stride: None,
         ..base.clone()
     })
 }

@@ -15,6 +15,8 @@
 //! - **reductions across lanes** ([`lanes`]): a nest whose one grid loop cannot fill the device
 //!   runs its inner reduction loop across the lanes of a work-group, where the model predicts a
 //!   clear gain over the naive kernel.
+//! - **grid-stride reductions** ([`stride`]): a kernel reducing over its grid loops launches
+//!   about one wave of work-groups, each work-item accumulating many elements before the tree.
 //!
 //! A kernel gets its candidate schedules in order of preference ([`KernelSchedule`]): the
 //! engine's staging with the chosen rows per work-item, the same with one row, then the baseline
@@ -38,6 +40,7 @@ pub mod micro;
 pub mod order;
 pub mod regs;
 pub mod stage;
+pub mod stride;
 pub mod tuned;
 pub mod variant;
 pub mod words;
@@ -224,6 +227,10 @@ pub struct Schedule {
     /// then `shape.block = [lanes, rows, 1]`, lanes along x, one output of the grid loop per
     /// row of the block along y.
     pub lanes: Option<lanes::Lanes>,
+    /// The outermost grid loop strides over a grid of at most a few work-groups per compute
+    /// unit ([`stride`]): reduction kernels, each work-item accumulating several elements
+    /// before the work-group's tree.
+    pub stride: Option<stride::GridStride>,
 }
 
 impl Schedule {
@@ -502,6 +509,12 @@ pub fn schedule_region(
             {
                 across_lanes(&r.ir, deps, &mut ks, p, opts.stage.reassociate);
             }
+            // Reduction kernels stride over a grid of about one wave of work-groups.
+            if let Some(p) = &opts.platform {
+                for s in &mut ks.candidates {
+                    s.stride = stride::decide(deps, s, opts.opt, p);
+                }
+            }
             kernels.push(ks);
         }
     }
@@ -600,6 +613,7 @@ fn across_lanes(
                 block_order: BlockOrder::Linear,
                 channels: None,
                 lanes: Some(l.clone()),
+                stride: None,
                 ..base
             },
         );
@@ -704,6 +718,7 @@ pub fn schedule_kernel(
         block_order: BlockOrder::Linear,
         channels: None,
         lanes: None,
+        stride: None,
     };
     if ilp.fit {
         baseline.fit_to_extents(ir, ilp.groups);

@@ -387,6 +387,7 @@ fn lanes_schedule(
         block_order: super::BlockOrder::Linear,
         channels: None,
         lanes: Some(l),
+        stride: None,
         ..base.clone()
     })
 }
@@ -683,6 +684,14 @@ fn apply_with_limit(
         } else {
             None
         };
+        // A grid-stride kernel keeps about one wave of the variant's blocks.
+        let threads = |b: [u32; 3]| b.iter().product::<u32>().max(1);
+        let stride = base.stride.map(|g| super::stride::GridStride {
+            groups_per_unit: (g.groups_per_unit * threads(base.launch_block())
+                / threads(shape.launch_block()))
+            .max(1),
+            ..g
+        });
         return Ok(Schedule {
             shape,
             stage: None,
@@ -690,6 +699,7 @@ fn apply_with_limit(
             words,
             block_order,
             channels: None,
+            stride,
             ..base.clone()
         });
     };
@@ -747,6 +757,7 @@ fn apply_with_limit(
         full_tile_path: true,
         block_order,
         channels: None,
+        stride: None,
         ..base.clone()
     })
 }

@@ -100,7 +100,12 @@ pub fn run_launch_tracking(
         .kernels
         .get(launch.kernel)
         .ok_or_else(|| SimError::BadArgs(format!("no kernel {}", launch.kernel)))?;
-    let grid = grid_for(kernel, extent);
+    let mut grid = grid_for(kernel, extent);
+    if let Some(stride) = launch.stride {
+        // A grid-stride kernel's host launches a few work-groups per compute unit.
+        let launched = stride.launched(grid.map(u64::from), platform.sms);
+        grid = launched.map(|g| g.clamp(1, u64::from(u32::MAX)) as u32);
+    }
     let groups = grid.iter().map(|&g| g as usize).product::<usize>();
     let mut bufs: Vec<BufData> = Vec::new();
     let mut names: Vec<Option<String>> = Vec::new();

@@ -27,7 +27,7 @@ pub(super) fn launch_code(
             .join(" x ")
     ));
     g.push();
-    extent_code(g, launch, dims);
+    extent_code(g, launch, &block);
     g.push();
     grid_code(g, launch, &kname, &block);
     if !launch.reductions.is_empty() {
@@ -81,13 +81,38 @@ fn launched_kernel<'m>(
 }
 
 /// The launch's extents `accshare_e<d>` and the test that opens the block launching only when
-/// every one is positive (the caller closes it).
-fn extent_code(g: &mut Gen, launch: &crate::kernel::Launch, dims: usize) {
+/// every one is positive (the caller closes it). Along the dimension of a grid-stride kernel
+/// (`schedule::stride`) the extent is what the grid needs, `accshare_n<d>`, cut to a few
+/// work-groups per compute unit of the device.
+fn extent_code(g: &mut Gen, launch: &crate::kernel::Launch, block: &[u32]) {
+    let dims = block.len();
+    let strided = launch
+        .stride
+        .map(|s| usize::from(s.dim))
+        .filter(|&d| d < dims);
     for (d, e) in launch.extent.iter().enumerate().take(dims) {
+        let name = if strided == Some(d) { "n" } else { "e" };
         g.line(&format!(
-            "const long long accshare_e{} = (long long)({});",
+            "const long long accshare_{}{} = (long long)({});",
+            name,
             d,
             host_expr(e)
+        ));
+    }
+    if let (Some(d), Some(s)) = (strided, launch.stride) {
+        let others: Vec<String> = (0..dims)
+            .filter(|&o| o != d)
+            .map(|o| format!("((accshare_e{o} + {b} - 1) / {b})", b = block[o]))
+            .collect();
+        let others = if others.is_empty() {
+            "1".to_string()
+        } else {
+            others.join(" * ")
+        };
+        let origin = g.origin.clone();
+        g.line(&format!(
+            "const long long accshare_e{d} = accshare_stride_items(accshare_n{d}, {}, {}, {}, {});",
+            block[d], others, s.groups_per_unit, origin
         ));
     }
     let cond: Vec<String> = (0..dims).map(|d| format!("accshare_e{} > 0", d)).collect();

@@ -26,6 +26,9 @@ void accshare_release(void *dev, const char *array, const char *origin);
 int accshare_device_count(void);
 void accshare_select_device(int n);
 
+/* The multiprocessors of the device the runtime uses. */
+long long accshare_compute_units(const char *origin);
+
 /* A device-to-device copy of `bytes` (`acc_memcpy_device`). */
 void accshare_copy(void *dst, const void *src, size_t bytes, const char *array, const char *origin);
 /* `acc_get_property` / `acc_get_property_string` of device `n` (the codes of

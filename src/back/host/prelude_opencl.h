@@ -584,6 +584,19 @@ static ACCSHARE_UNUSED void accshare_arg(cl_kernel k, cl_uint i, size_t size, co
     }
 }
 
+/* The device's compute units (CL_DEVICE_MAX_COMPUTE_UNITS), asked once. */
+static ACCSHARE_UNUSED long long accshare_compute_units(const char *origin)
+{
+    static cl_uint units;
+    if (!units) {
+        accshare_check(clGetDeviceInfo(accshare_device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL),
+                       "clGetDeviceInfo", "CL_DEVICE_MAX_COMPUTE_UNITS", origin);
+        if (!units)
+            units = 1;
+    }
+    return (long long)units;
+}
+
 /* Work-items for `extent` (> 0) rounded up to a multiple of `block`. */
 static ACCSHARE_UNUSED size_t accshare_round_up(long long extent, size_t block)
 {

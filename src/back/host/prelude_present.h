@@ -6,6 +6,18 @@
  * `copyin`, `copyout` and `create` are "present or …": an array already present is used as it
  * is, with no transfer, and its data move when its last reference goes. ---- */
 
+/* Work-items to launch along the grid-stride dimension of a reduction kernel
+ * (`schedule::stride`): the `items` it needs, cut so that the grid has at most `per_unit`
+ * work-groups of `block` work-items per compute unit of the device, given the `others`
+ * work-groups of its other dimensions; each work-item then strides over the rest. */
+static ACCSHARE_UNUSED long long accshare_stride_items(long long items, long long block, long long others, long long per_unit, const char *origin)
+{
+    long long cap = accshare_compute_units(origin) * per_unit / (others > 0 ? others : 1);
+    if (cap < 1)
+        cap = 1;
+    return (items + block - 1) / block > cap ? cap * block : items;
+}
+
 #define ACCSHARE_MAX_PRESENT 4096
 
 typedef struct {

@@ -86,6 +86,21 @@ ACCSHARE_API int accshare_device_count(void)
     return n;
 }
 
+/* The multiprocessors of the device the runtime uses, asked once. */
+ACCSHARE_API long long accshare_compute_units(const char *origin)
+{
+    static int units;
+    if (!units) {
+        int dev = 0;
+        accshare_check(cudaGetDevice(&dev), "cudaGetDevice", "", origin);
+        accshare_check(cudaDeviceGetAttribute(&units, cudaDevAttrMultiProcessorCount, dev),
+                       "cudaDeviceGetAttribute", "cudaDevAttrMultiProcessorCount", origin);
+        if (units < 1)
+            units = 1;
+    }
+    return units;
+}
+
 /* Picks the device (acc_set_device_num's, else ACCSHARE_DEVICE = index or name substring; else
  * device 0). Runs once. */
 ACCSHARE_API void accshare_init(const char *origin)

@@ -141,6 +141,7 @@ fn vadd_module() -> Module {
                             ty: Scalar::Int,
                         },
                     ],
+                    stride: None,
                     extent: [HostExpr::var("n"), HostExpr::Int(1), HostExpr::Int(1)],
                     reductions: Vec::new(),
                 }],
@@ -166,6 +167,7 @@ fn vadd_module() -> Module {
                         },
                         HostArg::Partials(0),
                     ],
+                    stride: None,
                     extent: [HostExpr::var("n"), HostExpr::Int(1), HostExpr::Int(1)],
                     reductions: vec![HostReduction {
                         var: "s".into(),
@@ -215,6 +217,7 @@ fn smooth_module() -> Module {
                 ty: Scalar::Int,
             },
         ],
+        stride: None,
         extent: [
             HostExpr::var("n") - HostExpr::Int(1) - HostExpr::Int(1),
             HostExpr::Int(1),

@@ -27,6 +27,36 @@ use super::*;
 /// The prefix of the parameter that carries a `firstprivate` scalar's value into the kernel.
 const FIRSTPRIVATE: &str = "accshare_fp_";
 
+/// The loop of a grid-stride kernel (`schedule::stride`) around a work-item's iterations:
+/// `for (t = start; cond; t += step) { decl; … }`, `decl` declaring the outermost grid loop's
+/// iterator from `t`.
+pub(super) struct StrideLoop {
+    t: Handle<KVar>,
+    start: KExpr,
+    cond: KExpr,
+    step: KExpr,
+    decl: KStmt,
+}
+
+impl StrideLoop {
+    /// The loop around `body`.
+    fn around(self, body: Vec<KStmt>) -> KStmt {
+        KStmt::For {
+            init: vec![KStmt::Decl {
+                var: self.t,
+                init: Some(self.start),
+            }],
+            cond: Some(self.cond),
+            step: vec![KStmt::Assign {
+                target: LValue::Var(self.t),
+                op: Some(BinOp::Add),
+                value: self.step,
+            }],
+            body: std::iter::once(self.decl).chain(body).collect(),
+        }
+    }
+}
+
 pub(super) struct KernelBuilder<'a> {
     pub(super) r: &'a RegionAst,
     pub(super) deps: &'a DepInfo,
@@ -168,10 +198,12 @@ impl<'a> KernelBuilder<'a> {
         self.warn_if_sequential(diags);
         self.collect_private_scalars();
         let mut body = Vec::new();
-        let (guard, extent) = self.grid_iterators(&mut body);
+        let (guard, extent, stride_loop) = self.grid_iterators(&mut body);
         self.declare_private_scalars(&mut body);
         // Iterators of the region's other loops that are declared outside the region.
         self.declare_outer_iterators(&mut body);
+        // What a work-item runs per iteration of a grid-stride loop starts here.
+        let per_iteration = body.len();
         // The loop nest's code, under the guard.
         let root_stmt = self.code().loop_stmt(self.root);
         let mut locals = Vec::new();
@@ -235,6 +267,15 @@ impl<'a> KernelBuilder<'a> {
         if self.stage_error.is_some() {
             return None;
         }
+        if let Some(l) = stride_loop {
+            if self.staging().is_some() || self.sched.lanes.is_some() {
+                // `schedule::stride::decide` strides neither.
+                self.stage_error = Some(super::staged::StageError::Stride);
+                return None;
+            }
+            let each = body.split_off(per_iteration);
+            body.push(l.around(each));
+        }
         // Reductions: tree in local memory, one partial per work-group.
         let threads = block[0] * block[1] * block[2];
         let mut params_extra = Vec::new();
@@ -286,6 +327,7 @@ impl<'a> KernelBuilder<'a> {
             args,
             extent,
             reductions,
+            stride: self.sched.stride,
         };
         // The inner reduction loop across lanes (`schedule::lanes`), on the finished kernel.
         if let Some(l) = &self.sched.lanes {
@@ -367,8 +409,12 @@ impl<'a> KernelBuilder<'a> {
 
     /// Declares the iterators of the grid loops; returns the guard (each iterator inside its
     /// loop's bounds) and the number of work-items per grid dimension.
-    fn grid_iterators(&mut self, body: &mut Vec<KStmt>) -> (Vec<KExpr>, [HostExpr; 3]) {
+    fn grid_iterators(
+        &mut self,
+        body: &mut Vec<KStmt>,
+    ) -> (Vec<KExpr>, [HostExpr; 3], Option<StrideLoop>) {
         let ir = self.ir();
+        let mut stride_loop = None;
         let block = self.sched.shape.block;
         let (rows, cols) = (self.rows(), self.cols());
         let factor = |d: u8| match d {
@@ -407,6 +453,16 @@ impl<'a> KernelBuilder<'a> {
             } else {
                 KExpr::Builtin(Builtin::GlobalId(m.dim))
             };
+            // The outermost grid loop of a grid-stride kernel (`schedule::stride`): its
+            // iterator is declared in the loop over `t`, which starts at the global id.
+            let strided = self.sched.stride.filter(|g| idx == 0 && g.dim == m.dim);
+            let (t, stride_var) = match strided {
+                Some(_) => {
+                    let v = self.vars.add("accshare_t", Scalar::Long, VarKind::Private);
+                    (KExpr::Var(v), Some((v, t)))
+                }
+                None => (t, None),
+            };
             let scaled = if s == 1 {
                 t
             } else {
@@ -419,28 +475,46 @@ impl<'a> KernelBuilder<'a> {
             } else {
                 KExpr::bin(BinOp::Sub, self.poly_expr(max, lp.ty), scaled)
             };
+            let first = init.clone();
             let init = Some(cast_if(lp.ty, init));
             let h = self.fresh(&lp.var, lp.ty);
-            body.push(KStmt::Decl { var: h, init });
-            self.locals.insert(lp.var.clone(), lp.ty);
-            let var = KExpr::Var(h);
-            let lower = self.bound_expr(&lp.lower, lp.ty);
+            let decl = KStmt::Decl { var: h, init };
             let upper = self.bound_expr(&lp.upper, lp.ty);
+            let var = KExpr::Var(h);
+            if let Some((t_var, start)) = stride_var {
+                // The loop runs while the iterator `t` stands for is in its bounds (the
+                // outermost grid loop's lower bound depends on no other grid loop).
+                let cmp = if lp.step > 0 { BinOp::Lt } else { BinOp::Gt };
+                let step = KExpr::bin(
+                    BinOp::Mul,
+                    KExpr::Builtin(Builtin::NumGroups(m.dim)),
+                    KExpr::int(block[m.dim as usize] as i64),
+                );
+                stride_loop = Some(StrideLoop {
+                    t: t_var,
+                    start,
+                    cond: KExpr::bin(cmp, first, upper.clone()),
+                    step,
+                    decl,
+                });
+            } else {
+                body.push(decl);
+                guard.push(KExpr::bin(
+                    if lp.step > 0 { BinOp::Lt } else { BinOp::Gt },
+                    var.clone(),
+                    upper,
+                ));
+            }
+            self.locals.insert(lp.var.clone(), lp.ty);
+            let lower = self.bound_expr(&lp.lower, lp.ty);
             let lower_varies = lp.lower.affine().is_some_and(|p| {
                 self.mapped[..idx]
                     .iter()
                     .any(|o| p.mentions(&ir.loops[o.loop_id].var))
             });
-            if lp.step > 0 {
-                guard.push(KExpr::bin(BinOp::Lt, var.clone(), upper));
-                if lower_varies {
-                    guard.push(KExpr::bin(BinOp::Ge, var.clone(), lower.clone()));
-                }
-            } else {
-                guard.push(KExpr::bin(BinOp::Gt, var.clone(), upper));
-                if lower_varies {
-                    guard.push(KExpr::bin(BinOp::Le, var.clone(), lower.clone()));
-                }
+            if lower_varies {
+                let cmp = if lp.step > 0 { BinOp::Ge } else { BinOp::Le };
+                guard.push(KExpr::bin(cmp, var.clone(), lower.clone()));
             }
             if s != 1 && lower_varies {
                 let diff = KExpr::bin(BinOp::Sub, var.clone(), lower);
@@ -467,7 +541,7 @@ impl<'a> KernelBuilder<'a> {
                     / HostExpr::Int(f as i64);
             }
         }
-        (guard, extent)
+        (guard, extent, stride_loop)
     }
 
     /// Private copies of scalars (a `firstprivate` one starts from the host's value, passed as

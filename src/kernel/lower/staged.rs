@@ -46,6 +46,8 @@ pub(crate) enum StageError {
     /// The kernel IR is not of the shape the reduction across lanes rewrites
     /// (`kernel::lower::lanes`), and why.
     Lanes(String),
+    /// A grid-stride loop (`schedule::stride`) around a staged or across-lanes body.
+    Stride,
 }
 
 impl std::fmt::Display for StageError {
@@ -53,6 +55,7 @@ impl std::fmt::Display for StageError {
         match self {
             StageError::NothingToStage => write!(f, "nothing to stage"),
             StageError::Lanes(why) => write!(f, "not across lanes: {why}"),
+            StageError::Stride => write!(f, "a grid-stride loop around a staged body"),
             StageError::NestNotFound => write!(f, "the loop nest was not found"),
             StageError::UnknownExtents(a) => write!(f, "the extents of `{}` are unknown", a),
             StageError::NoGridLoop => write!(f, "no grid loop"),
