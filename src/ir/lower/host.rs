@@ -194,3 +194,131 @@ impl HostLowering<'_> {
         self.f.stmts.append(lowered, s.span)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diags, SourceMap};
+    use crate::ir::host::{Initializer, Opaque};
+    use crate::vocab::DataKind;
+
+    fn host(src: &str) -> (HostUnit, Regions) {
+        let mut sm = SourceMap::new();
+        let mut d = Diags::new();
+        let main = sm.add("t.c".to_string(), "t.c".into(), src.to_string());
+        let parsed = crate::front::load_source(main, &Default::default(), &mut sm, &mut d);
+        assert!(!d.has_errors(), "{}", crate::diag::render(&sm, &d.0));
+        let regions = crate::ir::lower::find_regions(&parsed.tu, &sm, &mut d);
+        (lower_host(&parsed, &regions), regions)
+    }
+
+    /// Every statement kind the analyses of the host code rely on, with its parts: globals and
+    /// parameters with their shapes, directives, the compute construct's region, `return`,
+    /// `goto` and labels, and the parts of a compound literal.
+    #[test]
+    fn the_host_code_keeps_its_statements_and_directives() {
+        let (h, regions) = host(
+            "struct P { float x, y; };\n\
+             float g[8][4];\nfloat *gp;\nint n;\n\
+             float use(struct P p) { return p.x; }\n\
+             int f(float *a, int m)\n{\n\
+             \x20   float t[8];\n\
+             #pragma acc data copy(a[0:m]) create(t)\n\
+             \x20   {\n\
+             #pragma acc parallel loop\n\
+             \x20       for (int i = 0; i < m; i++) a[i] = t[i % 8];\n\
+             #pragma acc update self(a[0:m])\n\
+             \x20   }\n\
+             \x20   use((struct P){ .x = a[0] });\n\
+             again:\n\
+             \x20   if (a[0] > 0) { a[0] = 0; goto again; }\n\
+             \x20   return (int)a[1];\n}\n",
+        );
+        let shapes: Vec<_> = h
+            .globals
+            .iter()
+            .map(|g| (g.name.as_str(), g.shape))
+            .collect();
+        assert_eq!(shapes.len(), 3);
+        assert_eq!(shapes[0].1.rank, Some(2));
+        assert!(!shapes[0].1.holds_addresses);
+        assert_eq!(shapes[1].1.rank, Some(1));
+        assert!(shapes[1].1.holds_addresses);
+        assert_eq!(shapes[2].1, VarShape::default());
+        assert_eq!(h.functions.len(), 2);
+        let f = &h.functions[1];
+        assert_eq!(f.name, "f");
+        let params: Vec<_> = f.params.iter().flatten().map(|p| &p.name).collect();
+        assert_eq!(params, ["a", "m"]);
+        let kinds: Vec<_> = f
+            .stmts
+            .iter()
+            .filter_map(|(_, s)| match s {
+                HostStmt::Acc {
+                    directive, region, ..
+                } => Some(format!("{:?} {region:?}", directive.construct)),
+                HostStmt::Standalone(d) => Some(format!("{:?} {:?}", d.construct, d.data[0].0)),
+                HostStmt::Unstructured { kind, .. } => Some(format!("{kind:?}")),
+                HostStmt::Return(Some(_)) => Some("return".to_string()),
+                _ => None,
+            })
+            .collect();
+        // Inner statements come first in the arena.
+        assert_eq!(
+            kinds,
+            [
+                "ParallelLoop Some(0)",
+                "Update Host",
+                "Data None",
+                "Goto",
+                "Label",
+                "return"
+            ]
+        );
+        assert_eq!(regions.compute.len(), 1);
+        assert_eq!(
+            regions.compute[0].directive.span,
+            f.stmts
+                .iter()
+                .find_map(|(_, s)| match s {
+                    HostStmt::Acc {
+                        directive,
+                        region: Some(_),
+                        ..
+                    } => Some(directive.span),
+                    _ => None,
+                })
+                .unwrap()
+        );
+        // The compound literal's initializer is kept beside its opaque expression.
+        let parts: Vec<_> = f.opaque.values().collect();
+        assert_eq!(parts.len(), 1);
+        let Opaque::CompoundLit { inits } = parts[0] else {
+            panic!("{parts:?}");
+        };
+        let Initializer::Designated { init, indices } = &inits[0] else {
+            panic!("{inits:?}");
+        };
+        assert!(indices.is_empty());
+        let Initializer::Expr(e) = **init else {
+            panic!("{init:?}");
+        };
+        assert_eq!(f.exprs.display(e).to_string(), "a[0]");
+        let mut names = Vec::new();
+        let opaque = *f.opaque.keys().next().unwrap();
+        f.walk(opaque, &mut |x| {
+            if let crate::ir::Expr::Var(v) = &f.exprs[x] {
+                names.push(v.clone());
+            }
+        });
+        assert_eq!(names, ["a"]);
+        assert!(matches!(
+            f.stmts.iter().find_map(|(_, s)| match s {
+                HostStmt::Acc { directive, .. } if directive.data.len() == 2 =>
+                    Some(directive.data[1].0),
+                _ => None,
+            }),
+            Some(DataKind::Create)
+        ));
+    }
+}
