@@ -163,7 +163,8 @@ pub fn schedule_with(
         return None;
     }
     let mut regions = find_regions(&parsed.tu, sources, diags);
-    crate::analysis::stale::check(&parsed, &regions, sources, diags);
+    let host = crate::ir::lower::lower_host(&parsed, &regions);
+    crate::analysis::stale::check(&host, &regions, sources, diags);
     let deps: Vec<DepInfo> = regions
         .compute
         .iter_mut()

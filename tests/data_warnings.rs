@@ -45,7 +45,8 @@ fn data_warnings(file: &Path, pp: &PpOptions) -> (Vec<(Kind, String)>, String) {
     }
     let regions = accshare::ir::lower::find_regions(&parsed.tu, &sources, &mut diags);
     let mut out = Diags::new();
-    accshare::analysis::stale::check(&parsed, &regions, &sources, &mut out);
+    let host = accshare::ir::lower::lower_host(&parsed, &regions);
+    accshare::analysis::stale::check(&host, &regions, &sources, &mut out);
     let found = out
         .0
         .iter()

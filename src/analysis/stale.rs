@@ -1,6 +1,7 @@
 //! Data bugs every OpenACC compiler compiles silently: a dataflow over each function's host code
-//! that follows, for every array a `data` construct (or `enter data`) of the function holds on
-//! the device, which of its two copies is newer.
+//! (its IR, [`crate::ir::host`], lowered by `ir::lower::host`) that follows, for every array a
+//! `data` construct (or `enter data`) of the function holds on the device, which of its two
+//! copies is newer.
 //!
 //! Three warnings, each at the statement and at the data clause, naming the fix:
 //!
@@ -31,13 +32,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diag, Diags, SourceMap, Span};
-use crate::front::ast::{
-    self, CType, Expr, ExprKind, ForInit, Initializer, ItemKind, Stmt, StmtKind, Storage,
-};
-use crate::front::pragma_ast::{AccDirective, ClauseKind, Construct, DataKind, Pragma};
-use crate::front::Parsed;
-use crate::ir::lower::{array_shape, data_clauses, zeroed_arrays, RegionAst, Regions};
-use crate::vocab::{BinOp, UnOp};
+use crate::ir::arena::Handle;
+use crate::ir::directive::Directive;
+use crate::ir::expr::Expr;
+use crate::ir::host::{HostFunction, HostStmt, HostUnit, Initializer, Opaque, VarShape};
+use crate::ir::lower::{RegionAst, Regions};
+use crate::vocab::{BinOp, Construct, DataKind, UnOp};
 
 /// Functions that read their arguments' values and touch nothing else: the array arguments of
 /// these are reads (a `char` array printed with `%s`).
@@ -158,56 +158,52 @@ const LIBC: &[&str] = &[
 const STEP_BUDGET: usize = 200_000;
 
 /// The names in the data clauses of the OpenACC directives in `s`.
-fn clause_names(s: &Stmt, out: &mut BTreeSet<String>) {
-    match &s.kind {
-        StmtKind::Block(b) => b.stmts.iter().for_each(|s| clause_names(s, out)),
-        StmtKind::If { then, els, .. } => {
-            clause_names(then, out);
-            if let Some(e) = els {
-                clause_names(e, out);
+fn clause_names(f: &HostFunction, s: Handle<HostStmt>, out: &mut BTreeSet<String>) {
+    match &f.stmts[s] {
+        HostStmt::Block(b) => b.iter().for_each(|s| clause_names(f, *s, out)),
+        HostStmt::If { accept, reject, .. } => {
+            clause_names(f, *accept, out);
+            if let Some(e) = reject {
+                clause_names(f, *e, out);
             }
         }
-        StmtKind::For { body, .. }
-        | StmtKind::While { body, .. }
-        | StmtKind::DoWhile { body, .. } => clause_names(body, out),
-        StmtKind::Acc { dir, body, .. } => {
-            out.extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
-            clause_names(body, out);
+        HostStmt::For { body, .. }
+        | HostStmt::While { body, .. }
+        | HostStmt::DoWhile { body, .. } => clause_names(f, *body, out),
+        HostStmt::Acc {
+            directive, body, ..
+        } => {
+            out.extend(directive.data_names().map(str::to_string));
+            clause_names(f, *body, out);
         }
-        StmtKind::AccStandalone(dir) => {
-            out.extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
-        }
-        StmtKind::Unsupported { body: Some(b), .. } => clause_names(b, out),
+        HostStmt::Standalone(d) => out.extend(d.data_names().map(str::to_string)),
+        HostStmt::Unstructured { body: Some(b), .. } => clause_names(f, *b, out),
         _ => {}
     }
 }
 
-/// Runs the analysis over every function of the translation unit and pushes its warnings.
-pub fn check(parsed: &Parsed, regions: &Regions, sources: &SourceMap, diags: &mut Diags) {
-    let tu = &parsed.tu;
-    let mut unit = Unit::new(tu);
+/// Runs the analysis over every function of the host code (`ir::lower::lower_host`; its
+/// compute constructs name their regions in `regions`) and pushes its warnings.
+pub fn check(host: &HostUnit, regions: &Regions, sources: &SourceMap, diags: &mut Diags) {
+    let mut unit = Unit::new(host);
     // `declare` and `enter data` anywhere, at file scope too.
-    unit.dynamic |= parsed.pragmas.iter().any(|p| {
-        matches!(p, Pragma::Acc(d) if matches!(d.construct, Construct::Declare | Construct::EnterData))
-    });
-    let sums = Summaries::new(tu, &unit, regions, sources);
+    unit.dynamic |= host.declare_or_enter;
+    let sums = Summaries::new(host, &unit, regions, sources);
     let mut seen = BTreeSet::new();
-    for item in &tu.items {
-        if let ItemKind::Function(f) = &item.kind {
-            let Some(mut a) = FnAnalysis::new(f, &sums, false) else {
-                continue;
-            };
-            let mut flow = Some(State::default());
-            for s in &f.body.stmts {
-                flow = a.stmt(s, flow);
-            }
-            if a.gave_up {
-                continue;
-            }
-            for d in a.warnings {
-                if seen.insert(d.primary_span().map(|s| (s.file, s.lo, s.hi))) {
-                    diags.push(d);
-                }
+    for f in &host.functions {
+        let Some(mut a) = FnAnalysis::new(f, &sums, false) else {
+            continue;
+        };
+        let mut flow = Some(State::default());
+        for s in &f.body {
+            flow = a.stmt(*s, flow);
+        }
+        if a.gave_up {
+            continue;
+        }
+        for d in a.warnings {
+            if seen.insert(d.primary_span().map(|s| (s.file, s.lo, s.hi))) {
+                diags.push(d);
             }
         }
     }
@@ -220,7 +216,7 @@ pub fn check(parsed: &Parsed, regions: &Regions, sources: &SourceMap, diags: &mu
 /// Facts about the whole translation unit: which arrays may be on the device when a function
 /// starts (for the uninitialized-copy warning, which needs the array to be certainly absent).
 struct Unit {
-    globals: BTreeMap<String, CType>,
+    globals: BTreeMap<String, VarShape>,
     /// The unit defines `main`: every caller of its functions is in it.
     has_main: bool,
     /// `enter data`, `declare` or the runtime's data API appear somewhere: presence is not
@@ -235,33 +231,27 @@ struct Unit {
 }
 
 impl Unit {
-    fn new(tu: &ast::TranslationUnit) -> Unit {
-        let mut globals = BTreeMap::new();
+    fn new(host: &HostUnit) -> Unit {
+        let globals = host
+            .globals
+            .iter()
+            .map(|g| (g.name.clone(), g.shape))
+            .collect();
         let mut has_main = false;
         let mut dynamic = false;
         let mut calls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut mentions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut in_data: BTreeSet<String> = BTreeSet::new();
-        for item in &tu.items {
-            match &item.kind {
-                ItemKind::Decl(d) if d.storage != Storage::Typedef => {
-                    for dec in &d.declarators {
-                        globals.insert(dec.name.name.clone(), dec.ty.clone());
-                    }
-                }
-                ItemKind::Function(f) => {
-                    has_main |= f.name.name == "main";
-                    let mut c = Calls::default();
-                    for s in &f.body.stmts {
-                        c.stmt(s, 0);
-                    }
-                    dynamic |= c.dynamic;
-                    in_data.extend(c.in_data);
-                    calls.insert(f.name.name.clone(), c.all);
-                    mentions.insert(f.name.name.clone(), c.idents);
-                }
-                _ => {}
+        for f in &host.functions {
+            has_main |= f.name == "main";
+            let mut c = Calls::new(f);
+            for s in &f.body {
+                c.stmt(*s, 0);
             }
+            dynamic |= c.dynamic;
+            in_data.extend(c.in_data);
+            calls.insert(f.name.clone(), c.all);
+            mentions.insert(f.name.clone(), c.idents);
         }
         // Everything called from a function called inside a data construct is too.
         let mut todo: Vec<String> = in_data.iter().cloned().collect();
@@ -374,6 +364,8 @@ enum Scope {
 
 struct FnAnalysis<'a> {
     func: &'a str,
+    /// The function's host code.
+    f: &'a HostFunction,
     unit: &'a Unit,
     sums: &'a Summaries<'a>,
     /// The function's parameters.
@@ -387,7 +379,8 @@ struct FnAnalysis<'a> {
     returns: Flow,
     /// The warning being reported comes from a callee's summary event.
     via: Option<summary::Via>,
-    regions: BTreeMap<(u32, u32), &'a RegionAst>,
+    /// The compute regions, which the function's compute constructs name.
+    regions: &'a Regions,
     sources: &'a SourceMap,
     /// The arrays the analysis may follow, with their number of dimensions and scope.
     arrays: BTreeMap<String, (usize, Scope)>,
@@ -409,35 +402,29 @@ struct FnAnalysis<'a> {
 impl<'a> FnAnalysis<'a> {
     /// The analysis of `f`: its own run, or (`summary`) the run for its callers' summary, which
     /// also follows its pointer parameters and the global arrays it may touch.
-    fn new(
-        f: &'a ast::FunctionDef,
-        sums: &'a Summaries<'a>,
-        summary: bool,
-    ) -> Option<FnAnalysis<'a>> {
+    fn new(f: &'a HostFunction, sums: &'a Summaries<'a>, summary: bool) -> Option<FnAnalysis<'a>> {
         let (unit, regions, sources) = (sums.unit, sums.regions, sums.sources);
         let mut decls = Decls::default();
         let mut params = BTreeSet::new();
-        for p in &f.params {
-            if let Some(n) = &p.name {
-                decls.add(&n.name, &p.ty, Scope::Shared);
-                params.insert(n.name.clone());
-            }
+        for p in f.params.iter().flatten() {
+            decls.add(&p.name, p.shape, Scope::Shared);
+            params.insert(p.name.clone());
         }
-        for s in &f.body.stmts {
-            decls.stmt(s);
+        for s in &f.body {
+            decls.stmt(f, *s);
         }
         if decls.gives_up {
             return None;
         }
         // Only arrays named in a data clause of the function can be followed.
         let mut named = BTreeSet::new();
-        for s in &f.body.stmts {
-            clause_names(s, &mut named);
+        for s in &f.body {
+            clause_names(f, *s, &mut named);
         }
         if summary {
             named.extend(params.iter().cloned());
             named.extend(
-                sums.mentions(&f.name.name)
+                sums.mentions(&f.name)
                     .filter(|n| unit.globals.contains_key(*n))
                     .cloned(),
             );
@@ -447,33 +434,32 @@ impl<'a> FnAnalysis<'a> {
         }
         let mut arrays = BTreeMap::new();
         let declared: BTreeSet<String> = decls.names.keys().cloned().collect();
-        let mut all: BTreeMap<String, (CType, Scope, usize)> = decls.names;
+        let mut all: BTreeMap<String, (VarShape, Scope, usize)> = decls.names;
         all.retain(|n, _| named.contains(n));
         for n in &named {
-            if let Some(ty) = unit.globals.get(n) {
-                let e = all
-                    .entry(n.clone())
-                    .or_insert((ty.clone(), Scope::Shared, 0));
+            if let Some(shape) = unit.globals.get(n) {
+                let e = all.entry(n.clone()).or_insert((*shape, Scope::Shared, 0));
                 e.2 += 1;
             }
         }
-        for (name, (ty, scope, count)) in all {
+        for (name, (shape, scope, count)) in all {
             if count != 1 {
                 continue;
             }
-            if let Some((_, dims, _)) = array_shape(&ty) {
-                arrays.insert(name, (dims.len(), scope));
+            if let Some(rank) = shape.rank {
+                arrays.insert(name, (rank, scope));
             }
         }
         // Arrays whose address flows anywhere but a call's argument are followed by nobody.
         let mut uses = Uses {
+            f,
             arrays: &arrays,
             escaped: BTreeSet::new(),
             passed: BTreeSet::new(),
             aliased: BTreeSet::new(),
         };
-        for s in &f.body.stmts {
-            uses.stmt(s);
+        for s in &f.body {
+            uses.stmt(*s);
         }
         let (escaped, passed, aliased) = (uses.escaped, uses.passed, uses.aliased);
         arrays.retain(|n, _| !escaped.contains(n));
@@ -486,13 +472,9 @@ impl<'a> FnAnalysis<'a> {
             .filter(|n| !declared.contains(*n) && n.as_str() != summary::OTHER)
             .cloned()
             .collect();
-        let regions = regions
-            .compute
-            .iter()
-            .map(|r| ((r.stmt_span.lo, r.stmt_span.hi), r))
-            .collect();
         Some(FnAnalysis {
-            func: &f.name.name,
+            func: &f.name,
+            f,
             unit,
             sums,
             params,
@@ -516,7 +498,7 @@ impl<'a> FnAnalysis<'a> {
 
     // --- statements ----------------------------------------------------------------------------
 
-    fn stmt(&mut self, s: &Stmt, flow: Flow) -> Flow {
+    fn stmt(&mut self, s: Handle<HostStmt>, flow: Flow) -> Flow {
         let mut flow = flow?;
         // Nested host loops cost passes exponential in their depth: past a budget the
         // function's analysis stops, and reports nothing.
@@ -526,105 +508,114 @@ impl<'a> FnAnalysis<'a> {
             flow.arrays.clear();
             return Some(flow);
         }
-        match &s.kind {
-            StmtKind::Decl(d) => {
-                for dec in &d.declarators {
-                    if let Some(i) = &dec.init {
+        let f = self.f;
+        match &f.stmts[s] {
+            HostStmt::Decl { vars, .. } => {
+                for v in vars {
+                    if let Some(i) = &v.init {
                         self.init(i, &mut flow);
                     }
                 }
                 Some(flow)
             }
-            StmtKind::Expr(e) => {
-                self.expr(e, &mut flow, false);
+            HostStmt::Expr(e) => {
+                self.expr(*e, &mut flow, false);
                 Some(flow)
             }
-            StmtKind::Block(b) => {
-                let mut f = Some(flow);
-                for s in &b.stmts {
-                    f = self.stmt(s, f);
+            HostStmt::Block(b) => {
+                let mut fl = Some(flow);
+                for s in b {
+                    fl = self.stmt(*s, fl);
                 }
-                f
+                fl
             }
-            StmtKind::If { cond, then, els } => {
-                self.expr(cond, &mut flow, false);
-                let t = self.stmt(then, Some(flow.clone()));
-                let e = match els {
-                    Some(e) => self.stmt(e, Some(flow)),
+            HostStmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.expr(*cond, &mut flow, false);
+                let t = self.stmt(*accept, Some(flow.clone()));
+                let e = match reject {
+                    Some(e) => self.stmt(*e, Some(flow)),
                     None => Some(flow),
                 };
                 join(t, e)
             }
-            StmtKind::For {
+            HostStmt::For {
                 init,
                 cond,
                 step,
                 body,
             } => {
-                match init {
-                    ForInit::Decl(d) => {
-                        for dec in &d.declarators {
-                            if let Some(i) = &dec.init {
+                match init.map(|i| &f.stmts[i]) {
+                    Some(HostStmt::Decl { vars, .. }) => {
+                        for v in vars {
+                            if let Some(i) = &v.init {
                                 self.init(i, &mut flow);
                             }
                         }
                     }
-                    ForInit::Expr(e) => self.expr(e, &mut flow, false),
-                    ForInit::None => {}
+                    Some(HostStmt::Expr(e)) => self.expr(*e, &mut flow, false),
+                    _ => {}
                 }
-                self.host_loop(flow, cond.as_ref(), step.as_ref(), body, LoopKind::For)
+                self.host_loop(flow, *cond, *step, *body, LoopKind::For)
             }
-            StmtKind::While { cond, body } => {
-                self.host_loop(flow, Some(cond), None, body, LoopKind::While)
+            HostStmt::While { cond, body } => {
+                self.host_loop(flow, Some(*cond), None, *body, LoopKind::While)
             }
-            StmtKind::DoWhile { body, cond } => {
-                self.host_loop(flow, Some(cond), None, body, LoopKind::DoWhile)
+            HostStmt::DoWhile { body, cond } => {
+                self.host_loop(flow, Some(*cond), None, *body, LoopKind::DoWhile)
             }
-            StmtKind::Return(e) => {
+            HostStmt::Return(e) => {
                 if let Some(e) = e {
-                    self.expr(e, &mut flow, false);
+                    self.expr(*e, &mut flow, false);
                 }
                 self.returns = join(self.returns.take(), Some(flow));
                 None
             }
-            StmtKind::Break => {
+            HostStmt::Break => {
                 if let Some(l) = self.loops.last_mut() {
                     l.breaks = join(l.breaks.take(), Some(flow));
                 }
                 None
             }
-            StmtKind::Continue => {
+            HostStmt::Continue => {
                 if let Some(l) = self.loops.last_mut() {
                     l.continues = join(l.continues.take(), Some(flow));
                 }
                 None
             }
-            StmtKind::Empty | StmtKind::Pragma(_) => Some(flow),
-            StmtKind::Acc { dir, body, .. } => {
+            HostStmt::Empty => Some(flow),
+            HostStmt::Acc {
+                directive: dir,
+                region,
+                body,
+            } => {
                 if dir.construct.is_compute() {
-                    self.compute(s, dir, &mut flow);
+                    self.compute(*region, dir, &mut flow);
                     Some(flow)
                 } else if dir.construct == Construct::Data {
-                    self.data(dir, body, flow)
+                    self.data(dir, *body, flow)
                 } else if dir.construct == Construct::HostData {
                     // Device addresses in host code: whatever it calls may write the device's
                     // copies.
                     flow.arrays.clear();
-                    let out = self.stmt(body, Some(flow));
+                    let out = self.stmt(*body, Some(flow));
                     out.map(|mut f| {
                         f.arrays.clear();
                         f
                     })
                 } else {
-                    self.stmt(body, Some(flow))
+                    self.stmt(*body, Some(flow))
                 }
             }
-            StmtKind::AccStandalone(dir) => {
+            HostStmt::Standalone(dir) => {
                 self.standalone(dir, &mut flow);
                 Some(flow)
             }
             // `switch` (functions with `goto` or labels are not analyzed): forget everything.
-            StmtKind::Unsupported { .. } => {
+            HostStmt::Unstructured { .. } => {
                 flow.arrays.clear();
                 Some(flow)
             }
@@ -636,9 +627,9 @@ impl<'a> FnAnalysis<'a> {
     fn host_loop(
         &mut self,
         entry: State,
-        cond: Option<&Expr>,
-        step: Option<&Expr>,
-        body: &Stmt,
+        cond: Option<Handle<Expr>>,
+        step: Option<Handle<Expr>>,
+        body: Handle<HostStmt>,
         kind: LoopKind,
     ) -> Flow {
         let mut head = Some(entry.clone());
@@ -679,9 +670,9 @@ impl<'a> FnAnalysis<'a> {
     fn loop_pass(
         &mut self,
         head: Flow,
-        cond: Option<&Expr>,
-        step: Option<&Expr>,
-        body: &Stmt,
+        cond: Option<Handle<Expr>>,
+        step: Option<Handle<Expr>>,
+        body: Handle<HostStmt>,
         kind: LoopKind,
     ) -> (Flow, Flow) {
         let test = |a: &mut Self, f: Flow| -> Flow {
@@ -717,125 +708,151 @@ impl<'a> FnAnalysis<'a> {
 
     fn init(&mut self, i: &Initializer, flow: &mut State) {
         match i {
-            Initializer::Expr(e) => self.expr(e, flow, false),
-            Initializer::List(v, _) => v.iter().for_each(|i| self.init(i, flow)),
+            Initializer::Expr(e) => self.expr(*e, flow, false),
+            Initializer::List(v) => v.iter().for_each(|i| self.init(i, flow)),
             Initializer::Designated { init, .. } => self.init(init, flow),
         }
     }
 
     /// The array an index chain `a[i][j]` subscripts, and its number of subscripts.
-    fn indexed<'e>(&self, e: &'e Expr) -> Option<(&'e str, usize)> {
+    fn indexed(&self, e: Handle<Expr>) -> Option<(&'a str, usize)> {
+        let x = &self.f.exprs;
         let mut cur = e;
         let mut n = 0;
-        while let ExprKind::Index(base, _) = &cur.kind {
-            cur = base;
+        while let Expr::Index { base, .. } = &x[cur] {
+            cur = *base;
             n += 1;
         }
-        match &cur.kind {
-            ExprKind::Ident(x) if n > 0 && self.arrays.contains_key(x) => Some((x, n)),
+        match &self.f.exprs[cur] {
+            Expr::Var(v) if n > 0 && self.arrays.contains_key(v) => Some((v, n)),
             _ => None,
         }
     }
 
     /// Evaluates the subscripts of an index chain.
-    fn subscripts(&mut self, e: &Expr, flow: &mut State, cond: bool) {
+    fn subscripts(&mut self, e: Handle<Expr>, flow: &mut State, cond: bool) {
+        let f = self.f;
+        let x = &f.exprs;
         let mut cur = e;
-        while let ExprKind::Index(base, i) = &cur.kind {
-            self.expr(i, flow, cond);
-            cur = base;
+        while let Expr::Index { base, index } = &x[cur] {
+            self.expr(*index, flow, cond);
+            cur = *base;
         }
     }
 
     /// Host code reads or writes `e` (`cond`: only on some evaluations of the statement).
-    fn expr(&mut self, e: &Expr, flow: &mut State, cond: bool) {
-        match &e.kind {
-            ExprKind::Index(..) => {
+    fn expr(&mut self, e: Handle<Expr>, flow: &mut State, cond: bool) {
+        let f = self.f;
+        let span = f.exprs.span(e);
+        match &f.exprs[e] {
+            Expr::Index { .. } => {
                 self.subscripts(e, flow, cond);
                 match self.indexed(e) {
-                    Some((x, n)) if self.full(x, n) => self.host_read(x, e.span, flow),
+                    Some((x, n)) if self.full(x, n) => self.host_read(x, span, flow),
                     // A row of a 2-D array, as a value: its address.
                     Some((x, _)) => forget(flow, x),
                     None => {
                         let mut cur = e;
-                        while let ExprKind::Index(b, _) = &cur.kind {
-                            cur = b;
+                        while let Expr::Index { base, .. } = &f.exprs[cur] {
+                            cur = *base;
                         }
                         self.expr(cur, flow, cond);
                     }
                 }
             }
-            ExprKind::Ident(x) => {
+            Expr::Var(x) => {
                 if self.arrays.contains_key(x) {
                     forget(flow, x);
                 }
             }
-            ExprKind::Assign(op, lhs, rhs) => {
-                self.expr(rhs, flow, cond);
-                self.store(lhs, op.is_some(), flow, cond);
+            Expr::Assign { op, target, value } => {
+                self.expr(*value, flow, cond);
+                self.store(*target, op.is_some(), flow, cond);
             }
-            ExprKind::IncDec { arg, .. } => self.store(arg, true, flow, cond),
-            ExprKind::Binary(BinOp::LogAnd | BinOp::LogOr, a, b) => {
-                self.expr(a, flow, cond);
-                self.expr(b, flow, true);
+            Expr::IncDec { arg, .. } => self.store(*arg, true, flow, cond),
+            Expr::Binary {
+                op: BinOp::LogAnd | BinOp::LogOr,
+                left,
+                right,
+            } => {
+                self.expr(*left, flow, cond);
+                self.expr(*right, flow, true);
             }
-            ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) => {
-                self.expr(a, flow, cond);
-                self.expr(b, flow, cond);
+            Expr::Binary { left, right, .. } | Expr::Comma { left, right } => {
+                self.expr(*left, flow, cond);
+                self.expr(*right, flow, cond);
             }
-            ExprKind::Cond(c, a, b) => {
-                self.expr(c, flow, cond);
-                self.expr(a, flow, true);
-                self.expr(b, flow, true);
+            Expr::Select {
+                cond: c,
+                accept,
+                reject,
+            } => {
+                self.expr(*c, flow, cond);
+                self.expr(*accept, flow, true);
+                self.expr(*reject, flow, true);
             }
-            ExprKind::Unary(UnOp::AddrOf, a) => {
+            Expr::Unary {
+                op: UnOp::AddrOf,
+                arg,
+            } => {
                 let mut names = BTreeSet::new();
-                self.mentioned(a, &mut names);
+                self.mentioned(*arg, &mut names);
                 for n in names {
                     forget(flow, &n);
                 }
             }
-            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => self.expr(a, flow, cond),
-            ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => {}
-            ExprKind::Call(f, args) => self.call(&f.name, e.span, args, flow, cond),
-            ExprKind::IndirectCall(c, args) => {
-                self.expr(c, flow, cond);
-                for a in args {
-                    let mut names = BTreeSet::new();
-                    self.mentioned(a, &mut names);
-                    names.iter().for_each(|n| forget(flow, n));
-                    self.expr(a, flow, cond);
-                }
-                self.forget_shared(flow);
+            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::CastOther { arg, .. } => {
+                self.expr(*arg, flow, cond)
             }
-            ExprKind::Member { base, .. } => self.expr(base, flow, cond),
-            ExprKind::CompoundLit(_, inits) => inits.iter().for_each(|i| self.init(i, flow)),
-            ExprKind::Int { .. }
-            | ExprKind::Float { .. }
-            | ExprKind::Char(_)
-            | ExprKind::Str(_) => {}
+            Expr::Sizeof { .. } => {}
+            Expr::Call { function, args, .. } => self.call(function, span, args, flow, cond),
+            Expr::Opaque { .. } => match f.opaque.get(&e) {
+                Some(Opaque::IndirectCall { callee, args }) => {
+                    self.expr(*callee, flow, cond);
+                    for a in args {
+                        let mut names = BTreeSet::new();
+                        self.mentioned(*a, &mut names);
+                        names.iter().for_each(|n| forget(flow, n));
+                        self.expr(*a, flow, cond);
+                    }
+                    self.forget_shared(flow);
+                }
+                Some(Opaque::CompoundLit { inits }) => {
+                    inits.iter().for_each(|i| self.init(i, flow))
+                }
+                None => {}
+            },
+            Expr::Member { base, .. } => self.expr(*base, flow, cond),
+            Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) => {}
         }
     }
 
     /// Host code assigns `lhs` (`compound`: reads it first).
-    fn store(&mut self, lhs: &Expr, compound: bool, flow: &mut State, cond: bool) {
+    fn store(&mut self, lhs: Handle<Expr>, compound: bool, flow: &mut State, cond: bool) {
+        let code = self.f;
         match self.indexed(lhs) {
             Some((x, n)) if self.full(x, n) => {
                 self.subscripts(lhs, flow, cond);
+                let span = code.exprs.span(lhs);
                 if compound {
-                    self.host_read(x, lhs.span, flow);
+                    self.host_read(x, span, flow);
                 }
                 if let Some(f) = flow.arrays.get_mut(x) {
                     f.kernel_wrote = None;
                     if !cond {
-                        f.host_wrote = Some(lhs.span);
+                        f.host_wrote = Some(span);
                     }
                 }
             }
             Some((x, _)) => forget(flow, x),
-            None => match &lhs.kind {
+            None => match &code.exprs[lhs] {
                 // A pointer assigned: it names other memory from here.
-                ExprKind::Ident(x) => forget(flow, x),
-                ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { .. } => {
+                Expr::Var(x) => forget(flow, x),
+                Expr::Index { .. }
+                | Expr::Unary {
+                    op: UnOp::Deref, ..
+                }
+                | Expr::Member { .. } => {
                     // Through a pointer nobody follows: any shared array may be behind it.
                     self.expr(lhs, flow, cond);
                     for f in flow.arrays.iter_mut().filter(|(n, _)| {
@@ -851,14 +868,15 @@ impl<'a> FnAnalysis<'a> {
         }
     }
 
-    fn call(&mut self, f: &str, span: Span, args: &[Expr], flow: &mut State, cond: bool) {
+    fn call(&mut self, f: &str, span: Span, args: &[Handle<Expr>], flow: &mut State, cond: bool) {
         if PRINTS.contains(&f) || PURE.contains(&f) {
+            let code = self.f;
             for a in args {
-                match &a.kind {
-                    ExprKind::Ident(x) if self.arrays.contains_key(x) => {
-                        self.host_read(x, a.span, flow)
+                match &code.exprs[*a] {
+                    Expr::Var(x) if self.arrays.contains_key(x) => {
+                        self.host_read(x, code.exprs.span(*a), flow)
                     }
-                    _ => self.expr(a, flow, cond),
+                    _ => self.expr(*a, flow, cond),
                 }
             }
             return;
@@ -868,8 +886,8 @@ impl<'a> FnAnalysis<'a> {
         }
         for a in args {
             let mut names = BTreeSet::new();
-            self.mentioned(a, &mut names);
-            self.expr(a, flow, cond);
+            self.mentioned(*a, &mut names);
+            self.expr(*a, flow, cond);
             names.iter().for_each(|n| forget(flow, n));
         }
         if !LIBC.contains(&f) && !f.starts_with("acc_") {
@@ -878,9 +896,9 @@ impl<'a> FnAnalysis<'a> {
     }
 
     /// The followed arrays named in `e`.
-    fn mentioned(&self, e: &Expr, out: &mut BTreeSet<String>) {
-        e.walk(&mut |e| {
-            if let ExprKind::Ident(x) = &e.kind {
+    fn mentioned(&self, e: Handle<Expr>, out: &mut BTreeSet<String>) {
+        self.f.walk(e, &mut |h| {
+            if let Expr::Var(x) = &self.f.exprs[h] {
                 if self.arrays.contains_key(x) {
                     out.insert(x.clone());
                 }

@@ -6,7 +6,8 @@
 //! It owns the region's code: its statements ([`Region::code`], [`stmt`]) and expressions
 //! ([`Region::exprs`], [`expr`]) in [`Arena`]s named by [`Handle`]s, which kernel lowering
 //! reads with the decisions the analyses took (`kernel::lower`). Its types and operators are
-//! the shared vocabulary ([`crate::vocab`]).
+//! the shared vocabulary ([`crate::vocab`]). The host code around the regions, every function's
+//! statements with its directives, is [`host`]'s IR ([`host::HostUnit`]).
 //!
 //! Invariant: the IR is built for every region of the subset; what is not affine is marked so
 //! (`None` subscripts, [`Bound::NonAffine`]) and handled conservatively, never dropped.
@@ -14,6 +15,7 @@
 pub mod arena;
 pub mod directive;
 pub mod expr;
+pub mod host;
 pub mod lower;
 pub mod poly;
 pub mod stmt;

@@ -5,8 +5,8 @@ use super::*;
 
 /// The calls of a function: all of them, those inside its data constructs, and whether it
 /// makes arrays present outside the structured constructs.
-#[derive(Default)]
-pub(super) struct Calls {
+pub(super) struct Calls<'a> {
+    f: &'a HostFunction,
     pub(super) all: BTreeSet<String>,
     /// Every name the function's expressions and data clauses mention.
     pub(super) idents: BTreeSet<String>,
@@ -14,83 +14,90 @@ pub(super) struct Calls {
     pub(super) dynamic: bool,
 }
 
-impl Calls {
-    pub(super) fn stmt(&mut self, s: &Stmt, data_depth: usize) {
-        match &s.kind {
-            StmtKind::Decl(d) => {
-                for dec in &d.declarators {
-                    if let Some(i) = &dec.init {
+impl<'a> Calls<'a> {
+    pub(super) fn new(f: &'a HostFunction) -> Calls<'a> {
+        Calls {
+            f,
+            all: BTreeSet::new(),
+            idents: BTreeSet::new(),
+            in_data: BTreeSet::new(),
+            dynamic: false,
+        }
+    }
+
+    pub(super) fn stmt(&mut self, s: Handle<HostStmt>, data_depth: usize) {
+        let f = self.f;
+        match &f.stmts[s] {
+            HostStmt::Decl { vars, .. } => {
+                for v in vars {
+                    if let Some(i) = &v.init {
                         self.init(i, data_depth);
                     }
                 }
             }
-            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e, data_depth),
-            StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s, data_depth)),
-            StmtKind::If { cond, then, els } => {
-                self.expr(cond, data_depth);
-                self.stmt(then, data_depth);
-                if let Some(e) = els {
-                    self.stmt(e, data_depth);
+            HostStmt::Expr(e) | HostStmt::Return(Some(e)) => self.expr(*e, data_depth),
+            HostStmt::Block(b) => b.iter().for_each(|s| self.stmt(*s, data_depth)),
+            HostStmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.expr(*cond, data_depth);
+                self.stmt(*accept, data_depth);
+                if let Some(e) = reject {
+                    self.stmt(*e, data_depth);
                 }
             }
-            StmtKind::For {
+            HostStmt::For {
                 init,
                 cond,
                 step,
                 body,
             } => {
-                match init {
-                    ForInit::Decl(d) => self.stmt(
-                        &Stmt {
-                            kind: StmtKind::Decl(d.clone()),
-                            span: s.span,
-                        },
-                        data_depth,
-                    ),
-                    ForInit::Expr(e) => self.expr(e, data_depth),
-                    ForInit::None => {}
+                if let Some(i) = init {
+                    self.stmt(*i, data_depth);
                 }
                 for e in cond.iter().chain(step.iter()) {
-                    self.expr(e, data_depth);
+                    self.expr(*e, data_depth);
                 }
-                self.stmt(body, data_depth);
+                self.stmt(*body, data_depth);
             }
-            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-                self.expr(cond, data_depth);
-                self.stmt(body, data_depth);
+            HostStmt::While { cond, body } | HostStmt::DoWhile { body, cond } => {
+                self.expr(*cond, data_depth);
+                self.stmt(*body, data_depth);
             }
-            StmtKind::Acc { dir, body, .. } => {
+            HostStmt::Acc {
+                directive, body, ..
+            } => {
                 self.idents
-                    .extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
-                let inner = data_depth + usize::from(dir.construct == Construct::Data);
-                self.stmt(body, inner);
+                    .extend(directive.data_names().map(str::to_string));
+                let inner = data_depth + usize::from(directive.construct == Construct::Data);
+                self.stmt(*body, inner);
             }
-            StmtKind::AccStandalone(dir) => {
-                self.idents
-                    .extend(data_clauses(dir).map(|(_, v)| v.name.name.clone()));
+            HostStmt::Standalone(dir) => {
+                self.idents.extend(dir.data_names().map(str::to_string));
                 self.dynamic |= matches!(dir.construct, Construct::EnterData | Construct::Declare);
             }
-            StmtKind::Pragma(_) => {}
-            StmtKind::Unsupported { body: Some(b), .. } => self.stmt(b, data_depth),
+            HostStmt::Unstructured { body: Some(b), .. } => self.stmt(*b, data_depth),
             _ => {}
         }
     }
 
     pub(super) fn init(&mut self, i: &Initializer, data_depth: usize) {
         match i {
-            Initializer::Expr(e) => self.expr(e, data_depth),
-            Initializer::List(v, _) => v.iter().for_each(|i| self.init(i, data_depth)),
+            Initializer::Expr(e) => self.expr(*e, data_depth),
+            Initializer::List(v) => v.iter().for_each(|i| self.init(i, data_depth)),
             Initializer::Designated { init, .. } => self.init(init, data_depth),
         }
     }
 
-    pub(super) fn expr(&mut self, e: &Expr, data_depth: usize) {
-        e.walk(&mut |e| {
-            if let ExprKind::Ident(x) = &e.kind {
+    pub(super) fn expr(&mut self, e: Handle<Expr>, data_depth: usize) {
+        let f = self.f;
+        f.walk(e, &mut |h| {
+            if let Expr::Var(x) = &f.exprs[h] {
                 self.idents.insert(x.clone());
             }
-            if let ExprKind::Call(f, _) = &e.kind {
-                let n = &f.name;
+            if let Expr::Call { function: n, .. } = &f.exprs[h] {
                 if n.starts_with("acc_") {
                     self.dynamic |= ["acc_copyin", "acc_create", "acc_present_or", "acc_pcopy"]
                         .iter()

@@ -5,7 +5,12 @@ use super::*;
 
 impl FnAnalysis<'_> {
     /// A `data` construct: its arrays are followed while its body runs.
-    pub(super) fn data(&mut self, dir: &AccDirective, body: &Stmt, mut flow: State) -> Flow {
+    pub(super) fn data(
+        &mut self,
+        dir: &Directive,
+        body: Handle<HostStmt>,
+        mut flow: State,
+    ) -> Flow {
         let added = self.make_present(dir, &mut flow);
         let out = self.stmt(body, Some(flow));
         out.map(|mut f| {
@@ -30,11 +35,11 @@ impl FnAnalysis<'_> {
 
     /// The arrays of a data construct's clauses that are not followed yet: followed from here,
     /// with `copyout`/`create` ones uninitialized where the device certainly had no copy.
-    pub(super) fn make_present(&mut self, dir: &AccDirective, flow: &mut State) -> Vec<String> {
-        let zeroed = zeroed_arrays(dir);
+    pub(super) fn make_present(&mut self, dir: &Directive, flow: &mut State) -> Vec<String> {
+        let zeroed = &dir.zeroed;
         let mut added = Vec::new();
-        for (kind, var) in data_clauses(dir) {
-            let name = &var.name.name;
+        for &(kind, ref var) in &dir.data {
+            let name = &var.name;
             if flow.arrays.get(name).is_some_and(|f| f.left.is_some()) {
                 flow.arrays.remove(name);
             }
@@ -85,16 +90,16 @@ impl FnAnalysis<'_> {
     }
 
     /// `update`, `enter data`, `exit data`.
-    pub(super) fn standalone(&mut self, dir: &AccDirective, flow: &mut State) {
+    pub(super) fn standalone(&mut self, dir: &Directive, flow: &mut State) {
         match dir.construct {
             Construct::Update => {
-                for (kind, var) in data_clauses(dir) {
-                    self.unfollowed(&var.name.name, flow);
-                    let Some(f) = flow.arrays.get_mut(&var.name.name) else {
+                for (kind, var) in &dir.data {
+                    self.unfollowed(&var.name, flow);
+                    let Some(f) = flow.arrays.get_mut(&var.name) else {
                         continue;
                     };
                     if f.left.is_some() {
-                        flow.arrays.remove(&var.name.name);
+                        flow.arrays.remove(&var.name);
                         continue;
                     }
                     match kind {
@@ -108,7 +113,7 @@ impl FnAnalysis<'_> {
                 }
             }
             Construct::EnterData => {
-                let conditional = dir.has(|k| matches!(k, ClauseKind::If(_)));
+                let conditional = dir.if_clause.is_some();
                 let added = self.make_present(dir, flow);
                 if conditional {
                     for a in added {
@@ -117,9 +122,9 @@ impl FnAnalysis<'_> {
                 }
             }
             Construct::ExitData => {
-                let conditional = dir.has(|k| matches!(k, ClauseKind::If(_)));
-                for (kind, var) in data_clauses(dir) {
-                    let name = &var.name.name;
+                let conditional = dir.if_clause.is_some();
+                for &(kind, ref var) in &dir.data {
+                    let name = &var.name;
                     self.unfollowed(name, flow);
                     let wrote = flow
                         .arrays
@@ -137,13 +142,13 @@ impl FnAnalysis<'_> {
     }
 
     /// A compute construct: its kernels read and write the device copies.
-    pub(super) fn compute(&mut self, s: &Stmt, dir: &AccDirective, flow: &mut State) {
-        let Some(r) = self.regions.get(&(s.span.lo, s.span.hi)).copied() else {
+    pub(super) fn compute(&mut self, region: Option<usize>, dir: &Directive, flow: &mut State) {
+        let Some(r) = region.and_then(|i| self.regions.compute.get(i)) else {
             // Not lowered (an error elsewhere): it may touch anything it names.
             flow.arrays.clear();
             return;
         };
-        if dir.has(|k| matches!(k, ClauseKind::If(_))) {
+        if dir.if_clause.is_some() {
             // It may run on the host.
             for a in r.ir.arrays.keys() {
                 self.unfollowed(a, flow);
@@ -155,9 +160,9 @@ impl FnAnalysis<'_> {
         flow.arrays
             .retain(|n, f| f.left.is_none() || !r.ir.arrays.contains_key(n));
         // The construct's own `copyout`/`create` of an array not yet on the device.
-        let zeroed = zeroed_arrays(dir);
-        for (kind, var) in data_clauses(dir) {
-            let name = &var.name.name;
+        let zeroed = &dir.zeroed;
+        for &(kind, ref var) in &dir.data {
+            let name = &var.name;
             if !matches!(kind, DataKind::CopyOut | DataKind::Create)
                 || flow.arrays.contains_key(name)
                 || zeroed.contains(name)
@@ -240,7 +245,7 @@ pub(super) fn reads_first(r: &RegionAst, x: &str) -> Option<Span> {
         return Some(
             accs.iter()
                 .find(|a| a.reads())
-                .map_or(r.dir.span, |a| a.span),
+                .map_or(r.directive.span, |a| a.span),
         );
     }
     let stmt = r.ir.stmts.get(first.stmt.index())?;

@@ -120,7 +120,7 @@ pub(super) struct Summaries<'a> {
     pub(super) unit: &'a Unit,
     pub(super) regions: &'a Regions,
     pub(super) sources: &'a SourceMap,
-    funcs: BTreeMap<String, &'a ast::FunctionDef>,
+    funcs: BTreeMap<String, &'a HostFunction>,
     /// Functions defined once, on no cycle of the call graph.
     summarizable: BTreeSet<String>,
     /// The names a function and the functions it calls mention.
@@ -132,18 +132,16 @@ pub(super) struct Summaries<'a> {
 
 impl<'a> Summaries<'a> {
     pub(super) fn new(
-        tu: &'a ast::TranslationUnit,
+        host: &'a HostUnit,
         unit: &'a Unit,
         regions: &'a Regions,
         sources: &'a SourceMap,
     ) -> Summaries<'a> {
         let mut funcs = BTreeMap::new();
         let mut twice = BTreeSet::new();
-        for item in &tu.items {
-            if let ItemKind::Function(f) = &item.kind {
-                if funcs.insert(f.name.name.clone(), f).is_some() {
-                    twice.insert(f.name.name.clone());
-                }
+        for f in &host.functions {
+            if funcs.insert(f.name.clone(), f).is_some() {
+                twice.insert(f.name.clone());
             }
         }
         // What each function reaches through calls, itself included when on a cycle.
@@ -169,10 +167,7 @@ impl<'a> Summaries<'a> {
         let global_ptrs = unit
             .globals
             .iter()
-            .filter(|(_, ty)| match ty.unqualified() {
-                CType::Scalar(_) | CType::Void | CType::Function { .. } => false,
-                t => !matches!(array_shape(t), Some((_, _, false))),
-            })
+            .filter(|(_, shape)| shape.holds_addresses)
             .map(|(n, _)| n.clone())
             .collect();
         Summaries {
@@ -225,8 +220,8 @@ impl<'a> Summaries<'a> {
             }
         }
         let mut flow = Some(entry);
-        for s in &def.body.stmts {
-            flow = a.stmt(s, flow);
+        for s in &def.body {
+            flow = a.stmt(*s, flow);
         }
         if a.gave_up {
             return None;
@@ -258,17 +253,21 @@ enum Target {
     Forget,
 }
 
-impl FnAnalysis<'_> {
+impl<'a> FnAnalysis<'a> {
     /// The followed array an argument hands over whole: `a` or `&a[0]`.
-    fn whole_arg<'e>(&self, e: &'e Expr) -> Option<&'e str> {
-        match &e.kind {
-            ExprKind::Ident(x) if self.arrays.contains_key(x) => Some(x),
-            ExprKind::Unary(UnOp::AddrOf, a) => match &a.kind {
-                ExprKind::Index(b, i)
-                    if matches!(i.kind, ExprKind::Int { value: 0, .. }) && self.full_at(b) =>
+    fn whole_arg(&self, e: Handle<Expr>) -> Option<&'a str> {
+        let x = &self.f.exprs;
+        match &x[e] {
+            Expr::Var(v) if self.arrays.contains_key(v) => Some(v),
+            Expr::Unary {
+                op: UnOp::AddrOf,
+                arg,
+            } => match &x[*arg] {
+                Expr::Index { base, index }
+                    if matches!(x[*index], Expr::Int { value: 0, .. }) && self.full_at(*base) =>
                 {
-                    match &b.kind {
-                        ExprKind::Ident(x) => Some(x),
+                    match &x[*base] {
+                        Expr::Var(v) => Some(v),
                         _ => None,
                     }
                 }
@@ -279,8 +278,8 @@ impl FnAnalysis<'_> {
     }
 
     /// `b` is a followed one-dimensional array's name.
-    fn full_at(&self, b: &Expr) -> bool {
-        matches!(&b.kind, ExprKind::Ident(x) if self.full(x, 1))
+    fn full_at(&self, b: Handle<Expr>) -> bool {
+        matches!(&self.f.exprs[b], Expr::Var(x) if self.full(x, 1))
     }
 
     /// A call of a function of the file that has summaries: applies them (`false`: no summary,
@@ -289,7 +288,7 @@ impl FnAnalysis<'_> {
         &mut self,
         g: &str,
         span: Span,
-        args: &[Expr],
+        args: &[Handle<Expr>],
         flow: &mut State,
         cond: bool,
     ) -> bool {
@@ -305,9 +304,12 @@ impl FnAnalysis<'_> {
         // an argument (`a + 1`) are the callee's business.
         let mut whole: BTreeMap<String, Vec<(usize, Span)>> = BTreeMap::new();
         let mut partial = BTreeSet::new();
-        for (i, a) in args.iter().enumerate() {
+        for (i, &a) in args.iter().enumerate() {
             match self.whole_arg(a) {
-                Some(x) => whole.entry(x.to_string()).or_default().push((i, a.span)),
+                Some(x) => whole
+                    .entry(x.to_string())
+                    .or_default()
+                    .push((i, self.f.exprs.span(a))),
                 None => {
                     self.mentioned(a, &mut partial);
                     self.expr(a, flow, cond);
@@ -325,7 +327,7 @@ impl FnAnalysis<'_> {
                         || self.globals.contains(&y) && sums.mentioned(g, &y)) =>
                 {
                     let p = sums.funcs.get(g).and_then(|d| d.params.get(i));
-                    match p.and_then(|p| p.name.as_ref()) {
+                    match p.and_then(|p| p.as_ref()) {
                         Some(n) => (Target::Slot(n.name.clone()), at),
                         None => (Target::Forget, at),
                     }

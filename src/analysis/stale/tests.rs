@@ -20,7 +20,8 @@ fn warnings(src: &str) -> Vec<String> {
     );
     let regions = crate::ir::lower::find_regions(&parsed.tu, &sources, &mut diags);
     let mut out = Diags::new();
-    super::check(&parsed, &regions, &sources, &mut out);
+    let host = crate::ir::lower::lower_host(&parsed, &regions);
+    super::check(&host, &regions, &sources, &mut out);
     out.0
         .iter()
         .map(|d| {
@@ -453,7 +454,8 @@ fn rendered(src: &str) -> String {
     let parsed = crate::front::load_source(f, &Default::default(), &mut sources, &mut diags);
     let regions = crate::ir::lower::find_regions(&parsed.tu, &sources, &mut diags);
     let mut out = Diags::new();
-    super::check(&parsed, &regions, &sources, &mut out);
+    let host = crate::ir::lower::lower_host(&parsed, &regions);
+    super::check(&host, &regions, &sources, &mut out);
     crate::diag::render(&sources, &out.0)
 }
 

@@ -1,62 +1,64 @@
 //! The names a function declares, and the arrays a statement reads and writes on the host.
 
 use super::*;
+use crate::ir::expr::Exprs;
+use crate::ir::host::{Declared, Storage};
 
 /// Every name a function declares (parameters and locals), with how many times.
 #[derive(Default)]
 pub(super) struct Decls {
-    pub(super) names: BTreeMap<String, (CType, Scope, usize)>,
+    pub(super) names: BTreeMap<String, (VarShape, Scope, usize)>,
     /// `goto` or a label: the control flow is not the statements'.
     pub(super) gives_up: bool,
 }
 
 impl Decls {
-    pub(super) fn add(&mut self, name: &str, ty: &CType, scope: Scope) {
+    pub(super) fn add(&mut self, name: &str, shape: VarShape, scope: Scope) {
         let e = self
             .names
             .entry(name.to_string())
-            .or_insert((ty.clone(), scope, 0));
+            .or_insert((shape, scope, 0));
         e.2 += 1;
     }
 
-    pub(super) fn decl(&mut self, d: &ast::Declaration) {
-        if d.storage == Storage::Typedef {
+    pub(super) fn decl(&mut self, storage: Storage, vars: &[Declared]) {
+        if storage == Storage::Typedef {
             return;
         }
-        let scope = if d.storage == Storage::None {
+        let scope = if storage == Storage::Auto {
             Scope::Local
         } else {
             Scope::Shared
         };
-        for dec in &d.declarators {
-            self.add(&dec.name.name, &dec.ty, scope);
+        for v in vars {
+            self.add(&v.var.name, v.var.shape, scope);
         }
     }
 
-    pub(super) fn stmt(&mut self, s: &Stmt) {
-        match &s.kind {
-            StmtKind::Decl(d) => self.decl(d),
-            StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s)),
-            StmtKind::If { then, els, .. } => {
-                self.stmt(then);
-                if let Some(e) = els {
-                    self.stmt(e);
+    pub(super) fn stmt(&mut self, f: &HostFunction, s: Handle<HostStmt>) {
+        match &f.stmts[s] {
+            HostStmt::Decl { storage, vars } => self.decl(*storage, vars),
+            HostStmt::Block(b) => b.iter().for_each(|s| self.stmt(f, *s)),
+            HostStmt::If { accept, reject, .. } => {
+                self.stmt(f, *accept);
+                if let Some(e) = reject {
+                    self.stmt(f, *e);
                 }
             }
-            StmtKind::For { init, body, .. } => {
-                if let ForInit::Decl(d) = init {
-                    self.decl(d);
+            HostStmt::For { init, body, .. } => {
+                if let Some(HostStmt::Decl { storage, vars }) = init.map(|i| &f.stmts[i]) {
+                    self.decl(*storage, vars);
                 }
-                self.stmt(body);
+                self.stmt(f, *body);
             }
-            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body),
-            StmtKind::Acc { body, .. } => self.stmt(body),
-            StmtKind::Unsupported { what, body, .. } => {
-                if what == "goto" || what.starts_with("label") {
+            HostStmt::While { body, .. } | HostStmt::DoWhile { body, .. } => self.stmt(f, *body),
+            HostStmt::Acc { body, .. } => self.stmt(f, *body),
+            HostStmt::Unstructured { kind, body, .. } => {
+                if kind.jumps() {
                     self.gives_up = true;
                 }
                 if let Some(b) = body {
-                    self.stmt(b);
+                    self.stmt(f, *b);
                 }
             }
             _ => {}
@@ -67,6 +69,7 @@ impl Decls {
 /// The arrays whose address flows somewhere else than a call's argument (`p = a`, `a + 1`,
 /// `&a[i]`, a row `A[i]` of a 2-D array), and those handed to functions of the program.
 pub(super) struct Uses<'a> {
+    pub(super) f: &'a HostFunction,
     pub(super) arrays: &'a BTreeMap<String, (usize, Scope)>,
     pub(super) escaped: BTreeSet<String>,
     pub(super) passed: BTreeSet<String>,
@@ -76,226 +79,257 @@ pub(super) struct Uses<'a> {
 }
 
 /// `malloc(…)`, `calloc(…)`, `aligned_alloc(…)`, cast or not: memory nobody else names.
-pub(super) fn fresh(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Cast(_, a) => fresh(a),
-        ExprKind::Call(f, _) => matches!(f.name.as_str(), "malloc" | "calloc" | "aligned_alloc"),
+pub(super) fn fresh(x: &Exprs, e: Handle<Expr>) -> bool {
+    match &x[e] {
+        Expr::Cast { arg, .. } | Expr::CastOther { arg, .. } => fresh(x, *arg),
+        Expr::Call { function, .. } => {
+            matches!(function.as_str(), "malloc" | "calloc" | "aligned_alloc")
+        }
         _ => false,
     }
 }
 
-impl Uses<'_> {
-    pub(super) fn decl(&mut self, d: &ast::Declaration) {
-        for dec in &d.declarators {
-            if let Some(i) = &dec.init {
-                if self.arrays.contains_key(&dec.name.name)
-                    && !matches!(i, Initializer::Expr(e) if fresh(e))
+impl<'a> Uses<'a> {
+    fn followed<'e>(&self, e: &'e Expr) -> Option<&'e String> {
+        match e {
+            Expr::Var(x) if self.arrays.contains_key(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    pub(super) fn decl(&mut self, vars: &[Declared]) {
+        for v in vars {
+            if let Some(i) = &v.init {
+                if self.arrays.contains_key(&v.var.name)
+                    && !matches!(i, Initializer::Expr(e) if fresh(&self.f.exprs, *e))
                 {
-                    self.aliased.insert(dec.name.name.clone());
+                    self.aliased.insert(v.var.name.clone());
                 }
                 self.init(i);
             }
         }
     }
 
-    pub(super) fn stmt(&mut self, s: &Stmt) {
-        match &s.kind {
-            StmtKind::Decl(d) => self.decl(d),
-            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e),
-            StmtKind::Block(b) => b.stmts.iter().for_each(|s| self.stmt(s)),
-            StmtKind::If { cond, then, els } => {
-                self.test(cond);
-                self.stmt(then);
-                if let Some(e) = els {
-                    self.stmt(e);
+    pub(super) fn stmt(&mut self, s: Handle<HostStmt>) {
+        let f = self.f;
+        match &f.stmts[s] {
+            HostStmt::Decl { vars, .. } => self.decl(vars),
+            HostStmt::Expr(e) | HostStmt::Return(Some(e)) => self.expr(*e),
+            HostStmt::Block(b) => b.iter().for_each(|s| self.stmt(*s)),
+            HostStmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.test(*cond);
+                self.stmt(*accept);
+                if let Some(e) = reject {
+                    self.stmt(*e);
                 }
             }
-            StmtKind::For {
+            HostStmt::For {
                 init,
                 cond,
                 step,
                 body,
             } => {
-                match init {
-                    ForInit::Decl(d) => self.decl(d),
-                    ForInit::Expr(e) => self.expr(e),
-                    ForInit::None => {}
+                match init.map(|i| &f.stmts[i]) {
+                    Some(HostStmt::Decl { vars, .. }) => self.decl(vars),
+                    Some(HostStmt::Expr(e)) => self.expr(*e),
+                    _ => {}
                 }
-                cond.iter().chain(step.iter()).for_each(|e| self.expr(e));
-                self.stmt(body);
+                cond.iter().chain(step.iter()).for_each(|e| self.expr(*e));
+                self.stmt(*body);
             }
-            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-                self.expr(cond);
-                self.stmt(body);
+            HostStmt::While { cond, body } | HostStmt::DoWhile { body, cond } => {
+                self.expr(*cond);
+                self.stmt(*body);
             }
-            StmtKind::Acc { body, .. } => self.stmt(body),
-            StmtKind::Unsupported { body: Some(b), .. } => self.stmt(b),
+            HostStmt::Acc { body, .. } => self.stmt(*body),
+            HostStmt::Unstructured { body: Some(b), .. } => self.stmt(*b),
             _ => {}
         }
     }
 
     pub(super) fn init(&mut self, i: &Initializer) {
         match i {
-            Initializer::Expr(e) => self.expr(e),
-            Initializer::List(v, _) => v.iter().for_each(|i| self.init(i)),
+            Initializer::Expr(e) => self.expr(*e),
+            Initializer::List(v) => v.iter().for_each(|i| self.init(i)),
             Initializer::Designated { init, .. } => self.init(init),
         }
     }
 
     /// An index chain on a followed array: its name and number of subscripts.
-    pub(super) fn chain<'e>(&self, e: &'e Expr) -> Option<(&'e str, usize)> {
+    pub(super) fn chain(&self, e: Handle<Expr>) -> Option<(&'a str, usize)> {
+        let f: &'a HostFunction = self.f;
+        let x = &f.exprs;
         let mut cur = e;
         let mut n = 0;
-        while let ExprKind::Index(base, _) = &cur.kind {
-            cur = base;
+        while let Expr::Index { base, .. } = &x[cur] {
+            cur = *base;
             n += 1;
         }
-        match &cur.kind {
-            ExprKind::Ident(x) if self.arrays.contains_key(x) => Some((x, n)),
-            _ => None,
+        self.followed(&x[cur]).map(|v| (v.as_str(), n))
+    }
+
+    /// Evaluates the subscripts of an index chain.
+    fn subscripts(&mut self, e: Handle<Expr>) {
+        let f = self.f;
+        let mut cur = e;
+        while let Expr::Index { base, index } = &f.exprs[cur] {
+            self.expr(*index);
+            cur = *base;
         }
     }
 
-    pub(super) fn expr(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Ident(x) => {
+    pub(super) fn expr(&mut self, e: Handle<Expr>) {
+        let f = self.f;
+        match &f.exprs[e] {
+            Expr::Var(x) => {
                 if self.arrays.contains_key(x) {
                     self.escaped.insert(x.clone());
                 }
             }
             // A null test (`!a`, `a == NULL`, `a && b`) reads the pointer, it does not copy it.
-            ExprKind::Unary(UnOp::Not, a) => self.test(a),
-            ExprKind::Binary(BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr, a, b) => {
-                self.test(a);
-                self.test(b);
+            Expr::Unary { op: UnOp::Not, arg } => self.test(*arg),
+            Expr::Binary {
+                op: BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr,
+                left,
+                right,
+            } => {
+                self.test(*left);
+                self.test(*right);
             }
-            ExprKind::Index(..) => {
+            Expr::Index { base, index } => {
                 if let Some((x, n)) = self.chain(e) {
                     if self.arrays.get(x).is_some_and(|(d, _)| *d != n) {
                         self.escaped.insert(x.to_string());
                     }
-                    let mut cur = e;
-                    while let ExprKind::Index(b, i) = &cur.kind {
-                        self.expr(i);
-                        cur = b;
-                    }
-                } else if let ExprKind::Index(a, b) = &e.kind {
-                    self.expr(a);
-                    self.expr(b);
+                    self.subscripts(e);
+                } else {
+                    self.expr(*base);
+                    self.expr(*index);
                 }
             }
             // A pointer assigned (`a = malloc(…)`) names other memory: the analysis forgets
             // its facts there; its old value does not flow anywhere.
-            ExprKind::Assign(_, lhs, rhs) => {
-                match &lhs.kind {
-                    ExprKind::Ident(x) if self.arrays.contains_key(x) => {
-                        if !fresh(rhs) {
+            Expr::Assign { target, value, .. } => {
+                match self.followed(&f.exprs[*target]) {
+                    Some(x) => {
+                        if !fresh(&f.exprs, *value) {
                             self.aliased.insert(x.clone());
                         }
                     }
-                    _ => self.expr(lhs),
+                    None => self.expr(*target),
                 }
-                self.expr(rhs);
+                self.expr(*value);
             }
-            ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => {}
+            Expr::Sizeof { .. } => {}
             // `&a[i]` outside a call's argument: an address into the array.
-            ExprKind::Unary(UnOp::AddrOf, a) if self.chain(a).is_some() => {
-                if let Some((x, _)) = self.chain(a) {
+            Expr::Unary {
+                op: UnOp::AddrOf,
+                arg,
+            } if self.chain(*arg).is_some() => {
+                if let Some((x, _)) = self.chain(*arg) {
                     self.escaped.insert(x.to_string());
                 }
-                self.arg(a);
+                self.arg(*arg);
             }
-            ExprKind::Call(f, args) => {
-                let value_fn = PRINTS.contains(&f.name.as_str()) || PURE.contains(&f.name.as_str());
-                for a in args {
-                    match &a.kind {
-                        // The array itself, or an element's address, handed to the callee.
-                        ExprKind::Ident(x) if self.arrays.contains_key(x) => {
-                            if !value_fn && !LIBC.contains(&f.name.as_str()) {
-                                self.passed.insert(x.clone());
-                            }
-                        }
-                        _ => {
-                            let mut names = BTreeSet::new();
-                            a.walk(&mut |e| {
-                                if let ExprKind::Ident(x) = &e.kind {
-                                    if self.arrays.contains_key(x) {
-                                        names.insert(x.clone());
-                                    }
-                                }
-                            });
-                            if !value_fn && !LIBC.contains(&f.name.as_str()) {
-                                self.passed.extend(names.iter().cloned());
-                            }
-                            // An address computed in the argument is the callee's business:
-                            // the call forgets the array's facts.
-                            if !value_fn {
-                                self.arg(a);
-                            } else {
-                                self.expr(a);
-                            }
-                        }
+            Expr::Call { function, args, .. } => self.call(function, args),
+            Expr::Unary { arg, .. }
+            | Expr::Cast { arg, .. }
+            | Expr::CastOther { arg, .. }
+            | Expr::IncDec { arg, .. }
+            | Expr::Member { base: arg, .. } => self.expr(*arg),
+            Expr::Binary { left, right, .. } | Expr::Comma { left, right } => {
+                self.expr(*left);
+                self.expr(*right);
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.expr(*cond);
+                self.expr(*accept);
+                self.expr(*reject);
+            }
+            Expr::Opaque { .. } => match f.opaque.get(&e) {
+                Some(Opaque::IndirectCall { callee, args }) => {
+                    self.expr(*callee);
+                    args.iter().for_each(|a| self.expr(*a));
+                }
+                Some(Opaque::CompoundLit { inits }) => inits.iter().for_each(|i| self.init(i)),
+                None => {}
+            },
+            Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) => {}
+        }
+    }
+
+    /// A call of `function` by name with `args`.
+    fn call(&mut self, function: &str, args: &[Handle<Expr>]) {
+        let f = self.f;
+        let value_fn = PRINTS.contains(&function) || PURE.contains(&function);
+        let program = !value_fn && !LIBC.contains(&function);
+        for a in args {
+            match self.followed(&f.exprs[*a]) {
+                // The array itself, or an element's address, handed to the callee.
+                Some(x) => {
+                    if program {
+                        self.passed.insert(x.clone());
                     }
                 }
-            }
-            _ => {
-                let mut children = Vec::new();
-                match &e.kind {
-                    ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => children.push(&**a),
-                    ExprKind::IncDec { arg, .. } => children.push(&**arg),
-                    ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) => {
-                        children.push(&**a);
-                        children.push(&**b);
+                None => {
+                    let mut names = BTreeSet::new();
+                    f.walk(*a, &mut |h| {
+                        if let Some(x) = self.followed(&f.exprs[h]) {
+                            names.insert(x.clone());
+                        }
+                    });
+                    if program {
+                        self.passed.extend(names.iter().cloned());
                     }
-                    ExprKind::Cond(a, b, c) => {
-                        children.push(&**a);
-                        children.push(&**b);
-                        children.push(&**c);
+                    // An address computed in the argument is the callee's business:
+                    // the call forgets the array's facts.
+                    if !value_fn {
+                        self.arg(*a);
+                    } else {
+                        self.expr(*a);
                     }
-                    ExprKind::IndirectCall(c, args) => {
-                        children.push(&**c);
-                        children.extend(args.iter());
-                    }
-                    ExprKind::Member { base, .. } => children.push(&**base),
-                    ExprKind::CompoundLit(_, inits) => {
-                        inits.iter().for_each(|i| self.init(i));
-                    }
-                    _ => {}
-                }
-                for c in children {
-                    self.expr(c);
                 }
             }
         }
     }
 
     /// An operand of a test: a followed array's name there is a null test.
-    pub(super) fn test(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Ident(x) if self.arrays.contains_key(x) => {}
-            _ => self.expr(e),
+    pub(super) fn test(&mut self, e: Handle<Expr>) {
+        if self.followed(&self.f.exprs[e]).is_none() {
+            self.expr(e);
         }
     }
 
     /// An argument of a call to a function that may keep what it receives only while it runs:
     /// addresses of followed arrays in it (`a + k`, `&a[i]`, `A[i]`) do not escape; anything
     /// else is looked at as usual.
-    pub(super) fn arg(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Ident(x) if self.arrays.contains_key(x) => {}
-            ExprKind::Unary(UnOp::AddrOf, a) => self.arg(a),
-            ExprKind::Cast(_, a) => self.arg(a),
-            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
-                self.arg(a);
-                self.expr(b);
+    pub(super) fn arg(&mut self, e: Handle<Expr>) {
+        let f = self.f;
+        match &f.exprs[e] {
+            Expr::Var(x) if self.arrays.contains_key(x) => {}
+            Expr::Unary {
+                op: UnOp::AddrOf,
+                arg,
             }
-            ExprKind::Index(..) if self.chain(e).is_some() => {
-                let mut cur = e;
-                while let ExprKind::Index(b, i) = &cur.kind {
-                    self.expr(i);
-                    cur = b;
-                }
+            | Expr::Cast { arg, .. }
+            | Expr::CastOther { arg, .. } => self.arg(*arg),
+            Expr::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                left,
+                right,
+            } => {
+                self.arg(*left);
+                self.expr(*right);
             }
+            Expr::Index { .. } if self.chain(e).is_some() => self.subscripts(e),
             _ => self.expr(e),
         }
     }

@@ -1,8 +1,11 @@
 //! AST expressions → the IR's expressions ([`crate::ir::expr`]).
 
+use std::collections::BTreeMap;
+
 use crate::front::ast::{self, CType, ExprKind};
 use crate::ir::arena::Handle;
 use crate::ir::expr::{Expr, Exprs, SizeOf, TypeName};
+use crate::ir::host::{Initializer, Opaque};
 use crate::vocab::Scalar;
 
 /// The C type of an integer literal (C99 6.4.4.1, LP64).
@@ -34,7 +37,25 @@ pub fn lower_expr_sized(
     e: &ast::Expr,
     size_of: &dyn Fn(&str) -> Option<u64>,
 ) -> Handle<Expr> {
-    let mut sub = |x: &ast::Expr| lower_expr_sized(exprs, x, size_of);
+    lower_expr_parts(exprs, e, size_of, None)
+}
+
+/// The parts of the opaque expressions of the host code, by handle ([`crate::ir::host`]).
+pub type Parts = BTreeMap<Handle<Expr>, Opaque>;
+
+/// [`lower_expr_sized`], keeping in `parts` (when given) the lowered parts of the opaque
+/// expressions (calls through pointers, compound literals).
+pub fn lower_expr_parts(
+    exprs: &mut Exprs,
+    e: &ast::Expr,
+    size_of: &dyn Fn(&str) -> Option<u64>,
+    mut parts: Option<&mut Parts>,
+) -> Handle<Expr> {
+    if let (Some(p), ExprKind::IndirectCall(..) | ExprKind::CompoundLit(..)) = (&mut parts, &e.kind)
+    {
+        return opaque_parts(exprs, e, size_of, p);
+    }
+    let mut sub = |x: &ast::Expr| lower_expr_parts(exprs, x, size_of, parts.as_deref_mut());
     let lowered = match &e.kind {
         ExprKind::Ident(v) => Expr::Var(v.clone()),
         ExprKind::Int {
@@ -147,6 +168,86 @@ pub fn lower_expr_sized(
         }
     };
     exprs.append(lowered, e.span)
+}
+
+/// An opaque expression of the host code (a call through a pointer, a compound literal): its
+/// parts, then itself; its parts recorded in `parts`.
+fn opaque_parts(
+    exprs: &mut Exprs,
+    e: &ast::Expr,
+    size_of: &dyn Fn(&str) -> Option<u64>,
+    parts: &mut Parts,
+) -> Handle<Expr> {
+    let lowered = match &e.kind {
+        ExprKind::IndirectCall(callee, args) => {
+            let callee = lower_expr_parts(exprs, callee, size_of, Some(parts));
+            Opaque::IndirectCall {
+                callee,
+                args: args
+                    .iter()
+                    .map(|a| lower_expr_parts(exprs, a, size_of, Some(parts)))
+                    .collect(),
+            }
+        }
+        ExprKind::CompoundLit(_, inits) => Opaque::CompoundLit {
+            inits: inits
+                .iter()
+                .map(|i| lower_init(exprs, i, size_of, parts))
+                .collect(),
+        },
+        _ => unreachable!("only calls through pointers and compound literals are opaque parts"),
+    };
+    let mut names = Vec::new();
+    names_in(e, &mut names);
+    let h = exprs.append(
+        Expr::Opaque {
+            span: e.span,
+            names,
+        },
+        e.span,
+    );
+    parts.insert(h, lowered);
+    h
+}
+
+/// An initializer of the host code, its expressions lowered into `exprs`.
+pub fn lower_init(
+    exprs: &mut Exprs,
+    i: &ast::Initializer,
+    size_of: &dyn Fn(&str) -> Option<u64>,
+    parts: &mut Parts,
+) -> Initializer {
+    match i {
+        ast::Initializer::Expr(e) => {
+            Initializer::Expr(lower_expr_parts(exprs, e, size_of, Some(parts)))
+        }
+        ast::Initializer::List(v, _) => Initializer::List(
+            v.iter()
+                .map(|i| lower_init(exprs, i, size_of, parts))
+                .collect(),
+        ),
+        ast::Initializer::Designated {
+            designators, init, ..
+        } => {
+            let mut indices = Vec::new();
+            for d in designators {
+                match d {
+                    ast::Designator::Field(_) => {}
+                    ast::Designator::Index(e) => {
+                        indices.push(lower_expr_parts(exprs, e, size_of, Some(parts)))
+                    }
+                    ast::Designator::Range(a, b) => {
+                        indices.push(lower_expr_parts(exprs, a, size_of, Some(parts)));
+                        indices.push(lower_expr_parts(exprs, b, size_of, Some(parts)));
+                    }
+                }
+            }
+            Initializer::Designated {
+                indices,
+                init: Box::new(lower_init(exprs, init, size_of, parts)),
+            }
+        }
+    }
 }
 
 /// `e` in an arena of its own: an expression of the user's function the host plan evaluates

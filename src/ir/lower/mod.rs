@@ -15,6 +15,7 @@ use crate::vocab::{BinOp, UnOp};
 mod atomic;
 mod code;
 pub mod expr;
+pub mod host;
 mod inherit;
 mod interchange;
 mod live;
@@ -24,6 +25,7 @@ mod scope;
 mod syntax;
 mod top;
 
+pub use host::lower_host;
 pub use interchange::interchange;
 use scope::*;
 pub use scope::{Scope, Symbol};
