@@ -987,6 +987,89 @@ int main(void)
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `accshare run` on a program that keeps 5000 heap blocks (more than the traced build's table
+/// of blocks holds: it drops its oldest ones) and then allocates, frees and allocates again its
+/// scratch array, `malloc`ed in the sequential build and named by `deviceptr`, smaller each
+/// time (the allocator gives the freed address back): each instance finds its newest block.
+#[test]
+fn run_finds_reused_heap_blocks_after_the_table_fills() {
+    let dir = tmpdir("heap-reuse");
+    let src = dir.join("heap_reuse.c");
+    std::fs::write(
+        &src,
+        r#"#include <stdio.h>
+#include <stdlib.h>
+#ifdef _OPENACC
+#include <openacc.h>
+#endif
+#define N 1000
+static char *kept[5000];
+static void step(double *restrict a, int n)
+{
+    double *w;
+    int i;
+#ifdef _OPENACC
+    w = (double *)acc_malloc(n * sizeof(double));
+#else
+    w = (double *)malloc(n * sizeof(double));
+#endif
+#pragma acc data present(a[0:n]) deviceptr(w)
+    {
+#pragma acc parallel loop
+        for (i = 0; i < n; i++)
+            w[i] = a[i] * 0.5;
+#pragma acc parallel loop
+        for (i = 0; i < n; i++)
+            a[i] = w[i] + w[n - 1 - i];
+    }
+#ifdef _OPENACC
+    acc_free(w);
+#else
+    free(w);
+#endif
+}
+int main(void)
+{
+    static double a[N];
+    double s = 0.0;
+    int i, k;
+    for (k = 0; k < 5000; k++) {
+        kept[k] = malloc(16 + k % 7);
+        kept[k][0] = (char)k;
+    }
+    for (i = 0; i < N; i++)
+        a[i] = i % 17;
+#pragma acc data copy(a)
+    for (k = 0; k < 3; k++)
+        step(a, N - 100 * k);
+    for (i = 0; i < N; i++)
+        s += a[i];
+    for (k = 0; k < 5000; k++) {
+        s += kept[k][0];
+        free(kept[k]);
+    }
+    printf("%.3f\n", s);
+    return 0;
+}
+"#,
+    )
+    .expect("write");
+    let out = accshare()
+        .arg("run")
+        .arg(&src)
+        .args(["--device", "sim"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with("results identical to the sequential program, no findings"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `accshare run --link` on the NPB-style suite (`tests/npbsuite`): the benchmarks' other
 /// translation units (timers, random numbers, printing) are compiled into the traced build, and
 /// every region of the main file replays. MG passes one grid as two arguments (`resid(u, r,

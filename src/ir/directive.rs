@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use crate::diag::Span;
-use crate::ir::expr::{Detached, Expr};
+use crate::ir::expr::{Detached, Expr, TypeName};
 use crate::vocab::{Construct, DataKind};
 
 /// One directive.
@@ -41,8 +41,8 @@ pub struct Directive {
 pub struct MemberAlias {
     /// The variable's name (`data_a`).
     pub name: String,
-    /// Its declaration (`double *data_a`).
-    pub declaration: String,
+    /// Its type (`double *`), which the host code declares it with (`double *data_a`).
+    pub ty: TypeName,
     /// The variable the member is reached through (`data`).
     pub base: String,
     /// The members after it, each with whether it is reached with `->`.
@@ -52,13 +52,18 @@ pub struct MemberAlias {
 impl MemberAlias {
     /// The member as C writes it (`data.a`, `p->a`).
     pub fn member(&self) -> String {
-        let mut s = self.base.clone();
-        for (arrow, f) in &self.path {
-            s.push_str(if *arrow { "->" } else { "." });
-            s.push_str(f);
-        }
-        s
+        member_text(&self.base, &self.path)
     }
+}
+
+/// Member `path` of `base` as C writes it ([`MemberAlias::member`]).
+pub fn member_text(base: &str, path: &[(bool, String)]) -> String {
+    let mut s = base.to_string();
+    for (arrow, f) in path {
+        s.push_str(if *arrow { "->" } else { "." });
+        s.push_str(f);
+    }
+    s
 }
 
 impl Directive {

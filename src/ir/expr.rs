@@ -117,8 +117,10 @@ pub enum SizeOf {
     Expr(Handle<Expr>),
 }
 
-/// A C type an expression names (in a cast or `sizeof`) that is not only a scalar: what the
-/// back ends need to spell it. Arrays and functions are not among them.
+/// A C type an expression names (in a cast or `sizeof`) that is not only a scalar, or the type
+/// of a variable the host code declares ([`crate::ir::directive::MemberAlias`]): what the back
+/// ends need to spell it. Functions are not among them, arrays only as a member's variable
+/// points to them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeName {
     Void,
@@ -138,6 +140,13 @@ pub enum TypeName {
     },
     /// `T const` at this level.
     Const(Box<TypeName>),
+    /// `elem[len]` (`len` `None` for `[]`): only what a pointer points to in the type of a
+    /// variable a struct member is named through (`double (*data_a)[8]`,
+    /// [`crate::ir::directive::MemberAlias`]); no cast or `sizeof` names one.
+    Array {
+        elem: Box<TypeName>,
+        len: Option<Box<Detached>>,
+    },
 }
 
 /// A region's expressions.

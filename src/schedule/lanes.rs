@@ -57,6 +57,10 @@ pub enum Allowed {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaneVar {
     pub op: RedOp,
+    /// The scalar as the region's IR identifies it (its key in [`Region::scalars`], its name in
+    /// the dependence analysis' reductions: the IR has no other identity for a scalar); kernel
+    /// lowering resolves it to the kernel's scalar once, where it lowers loop [`Lanes::inner`]
+    /// (`kernel::lower::lanes::LanesAt`).
     pub name: String,
     pub ty: Scalar,
     pub allowed: Allowed,
@@ -67,7 +71,8 @@ pub struct LaneVar {
 pub struct Lanes {
     /// The inner reduction loop (a child of the kernel's only grid loop).
     pub inner: LoopId,
-    /// Its iterator.
+    /// Its iterator's name, for messages (`explain`): kernel lowering finds the loop and its
+    /// iterator by `inner`.
     pub var: String,
     /// Lanes per row (block x; a power of two).
     pub lanes: u32,

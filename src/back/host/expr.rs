@@ -88,8 +88,9 @@ pub fn print_ir(exprs: &Exprs, e: Handle<Expr>) -> String {
 }
 
 /// A declaration of `name` (empty: the type name of a cast) with type `t`, as C writes it
-/// (`const float *`, `struct s *restrict`), as the front end prints the user's types.
-fn type_to_c(t: &TypeName, name: &str) -> String {
+/// (`const float *`, `struct s *restrict`, `double (*a)[8]`), as the front end prints the
+/// user's types.
+pub fn type_to_c(t: &TypeName, name: &str) -> String {
     let mut decl = name.to_string();
     let mut t = t;
     // Constness that applies to the next base type (`const float`).
@@ -127,7 +128,18 @@ fn type_to_c(t: &TypeName, name: &str) -> String {
                     p.push_str(&decl);
                 }
                 decl = p;
+                if matches!(strip_const(to), TypeName::Array { .. }) {
+                    decl = format!("({decl})");
+                }
                 t = to;
+            }
+            TypeName::Array { elem, len } => {
+                decl.push('[');
+                if let Some(len) = len {
+                    decl.push_str(&print_ir(&len.exprs, len.root));
+                }
+                decl.push(']');
+                t = elem;
             }
             base => {
                 let base = match base {
@@ -135,7 +147,9 @@ fn type_to_c(t: &TypeName, name: &str) -> String {
                     TypeName::Scalar(s) => s.c_name().to_string(),
                     TypeName::Named(n) => n.clone(),
                     TypeName::Tagged { keyword, tag } => format!("{keyword} {tag}"),
-                    TypeName::Pointer { .. } | TypeName::Const(_) => String::new(),
+                    TypeName::Pointer { .. } | TypeName::Const(_) | TypeName::Array { .. } => {
+                        String::new()
+                    }
                 };
                 let base = if leading_const {
                     format!("const {base}")
@@ -149,6 +163,14 @@ fn type_to_c(t: &TypeName, name: &str) -> String {
                 };
             }
         }
+    }
+}
+
+/// `t` without the `const`s at its top.
+fn strip_const(t: &TypeName) -> &TypeName {
+    match t {
+        TypeName::Const(i) => strip_const(i),
+        t => t,
     }
 }
 

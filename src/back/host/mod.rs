@@ -637,11 +637,16 @@ pub fn alias_lines(region: &HostRegion) -> Vec<String> {
         .iter()
         .flat_map(|a| {
             [
-                format!("{} = {};", a.declaration, a.member()),
+                format!("{} = {};", alias_declaration(a), a.member()),
                 format!("(void){};", a.name),
             ]
         })
         .collect()
+}
+
+/// The declaration of the variable a struct member is named through (`double *data_a`).
+pub fn alias_declaration(a: &crate::ir::directive::MemberAlias) -> String {
+    expr::type_to_c(&a.ty, &a.name)
 }
 
 /// The device pointer of a buffer entered by `enter` (a call returning the present table's

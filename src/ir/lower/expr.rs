@@ -260,6 +260,18 @@ pub fn detach_user(e: &ast::Expr) -> crate::ir::Detached {
 
 /// The IR's name of type `t`, where it has one (not for arrays and functions).
 pub fn type_name(t: &CType) -> Option<TypeName> {
+    name_of(t, false)
+}
+
+/// The IR's name of the type `t` of a variable the host code declares (a struct member's,
+/// [`crate::ir::directive::MemberAlias`]): [`type_name`], arrays too (what a pointer points
+/// to); not for functions, nor for a struct without a name.
+pub fn declared_type(t: &CType) -> Option<TypeName> {
+    name_of(t, true)
+}
+
+/// [`type_name`]; `arrays`: [`declared_type`].
+fn name_of(t: &CType, arrays: bool) -> Option<TypeName> {
     Some(match t {
         CType::Void => TypeName::Void,
         CType::Scalar(s) => TypeName::Scalar(*s),
@@ -278,11 +290,15 @@ pub fn type_name(t: &CType) -> Option<TypeName> {
             is_const,
             is_restrict,
         } => TypeName::Pointer {
-            to: Box::new(type_name(to)?),
+            to: Box::new(name_of(to, arrays)?),
             is_const: *is_const,
             is_restrict: *is_restrict,
         },
-        CType::Const(inner) => TypeName::Const(Box::new(type_name(inner)?)),
+        CType::Const(inner) => TypeName::Const(Box::new(name_of(inner, arrays)?)),
+        CType::Array { elem, len } if arrays => TypeName::Array {
+            elem: Box::new(name_of(elem, arrays)?),
+            len: len.as_ref().map(|e| Box::new(detach_user(e))),
+        },
         CType::Struct(_) | CType::Array { .. } | CType::Function { .. } => return None,
     })
 }

@@ -161,13 +161,7 @@ impl Rewriter<'_> {
         write: bool,
     ) -> Option<Kind> {
         self.changed = true;
-        let alias = MemberAlias {
-            name: String::new(),
-            declaration: String::new(),
-            base: base.to_string(),
-            path: path.to_vec(),
-        };
-        let text = alias.member();
+        let text = crate::ir::directive::member_text(base, path);
         let ty = match member_type(self.scope, base, path) {
             Ok(t) => t,
             Err(why) => {
@@ -239,6 +233,24 @@ impl Rewriter<'_> {
                 return None;
             }
         };
+        // What it points to has a name the host code can write (not a function, not a struct
+        // without a name).
+        let Some(decl_ty) = crate::ir::lower::expr::declared_type(&decl_ty) else {
+            if self.reported.insert(text.clone()) {
+                self.diags.push(
+                    Diag::error(
+                        span,
+                        format!(
+                            "`{text}`: a member of type `{}` cannot be used on the device",
+                            crate::front::pragma::ctype_to_c(&ty, "").trim_end()
+                        ),
+                    )
+                    .label("the host code cannot name what it points to")
+                    .note("a pointer member in a directive or a compute region points to a type the host code can name: not to a function, nor to a struct without a name"),
+                );
+            }
+            return None;
+        };
         let mut name = text.replace("->", "_").replace('.', "_");
         while self.scope.lookup(&name).is_some()
             || self.outer.values().any(|n| *n == name)
@@ -247,9 +259,10 @@ impl Rewriter<'_> {
             name.push('_');
         }
         let alias = MemberAlias {
-            declaration: crate::front::pragma::ctype_to_c(&decl_ty, &name),
             name: name.clone(),
-            ..alias
+            ty: decl_ty,
+            base: base.to_string(),
+            path: path.to_vec(),
         };
         let sym = Symbol {
             name: name.clone(),
@@ -462,6 +475,7 @@ fn struct_holder(ty: &CType) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::find_regions;
+    use crate::back::host::alias_declaration;
     use crate::diag::{Diags, SourceMap};
 
     fn regions(src: &str) -> (super::Regions, String) {
@@ -489,34 +503,74 @@ mod tests {
         );
         assert_eq!(d, "");
         let data = &r.data[0].directive;
-        let decls: Vec<(&str, String)> = data
+        let decls: Vec<(String, String)> = data
             .aliases
             .iter()
-            .map(|a| (a.declaration.as_str(), a.member()))
+            .map(|a| (alias_declaration(a), a.member()))
             .collect();
         assert_eq!(
             decls,
             [
-                ("int data_n", "data.n".to_string()),
-                ("double *data_a", "data.a".to_string()),
-                ("double *data_b", "data.b".to_string()),
+                ("int data_n".to_string(), "data.n".to_string()),
+                ("double *data_a".to_string(), "data.a".to_string()),
+                ("double *data_b".to_string(), "data.b".to_string()),
             ]
         );
         // `copy(data)`: the struct itself has no device copy.
         assert_eq!(data.data_names().collect::<Vec<_>>(), ["data_a", "data_b"]);
         let c = &r.compute[0];
-        let decls: Vec<&str> = c
-            .directive
-            .aliases
-            .iter()
-            .map(|a| a.declaration.as_str())
-            .collect();
+        let decls: Vec<String> = c.directive.aliases.iter().map(alias_declaration).collect();
         // The pointer members are the data construct's variables; the scalar `data.n` is read
         // again when the compute construct starts (the host may have assigned it since).
         assert_eq!(decls, ["int data_n_", "float *p_w"]);
         let mut names = c.scope.keys().cloned().collect::<Vec<_>>();
         names.sort();
         assert_eq!(names, ["data_a", "data_b", "data_n_", "p_w"]);
+    }
+
+    /// The declarations the host code gives members' variables, as C writes the types: a
+    /// pointer to rows (an array of arrays), qualifiers, a named struct; a pointer to a struct
+    /// without a name is an error (the host code cannot name it).
+    #[test]
+    fn member_variables_are_declared_as_c_writes_their_types() {
+        let (r, d) = regions(
+            "struct pt { float x, y; };\n\
+             struct s { double m[4][8]; const float *c; float *const k; struct pt *q; int n; };\n\
+             void f(struct s *p)\n{\n\
+             #pragma acc data copyin(p->m[0:4], p->c[0:p->n], p->k[0:p->n], p->q[0:p->n])\n\
+             \x20   {\n\
+             \x20   }\n}\n",
+        );
+        assert_eq!(d, "");
+        let decls: Vec<String> = r.data[0]
+            .directive
+            .aliases
+            .iter()
+            .map(alias_declaration)
+            .collect();
+        assert_eq!(
+            decls,
+            [
+                "double (*p_m)[8]",
+                "int p_n",
+                "const float *p_c",
+                "float *const p_k",
+                "struct pt *p_q"
+            ]
+        );
+        let (_, d) = regions(
+            "struct s { struct { float x; } *q; int n; };\n\
+             void f(struct s *p)\n{\n\
+             #pragma acc data copyin(p->q[0:p->n])\n\
+             \x20   {\n\
+             \x20   }\n}\n",
+        );
+        assert!(
+            d.contains(
+                "`p->q`: a member of type `struct <anonymous> *` cannot be used on the device"
+            ),
+            "{d}"
+        );
     }
 
     /// A variable of the function with the name a member would get: the member's gets `_`.
@@ -531,7 +585,7 @@ mod tests {
         );
         assert_eq!(d, "");
         let c = &r.compute[0];
-        assert_eq!(c.directive.aliases[0].declaration, "float *v_a_");
+        assert_eq!(alias_declaration(&c.directive.aliases[0]), "float *v_a_");
         assert_eq!(
             c.directive.data_names().collect::<Vec<_>>(),
             ["v_a_", "v_a"]

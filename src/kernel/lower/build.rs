@@ -84,6 +84,9 @@ pub(super) struct KernelBuilder<'a> {
     /// The scalars the kernel's code names so far (the kernel's [`Kernel::vars`]), and the
     /// names in scope where the builder is.
     pub(super) vars: VarTable,
+    /// The kernel's scalars of the schedule's loop across lanes (`sched.lanes`), found where
+    /// the builder lowers that loop.
+    pub(super) lanes_at: Option<super::lanes::LanesAt>,
 }
 
 impl<'a> KernelBuilder<'a> {
@@ -104,6 +107,7 @@ impl<'a> KernelBuilder<'a> {
             ilp_renamed_arrays: BTreeSet::new(),
             arrays: Arena::new(),
             vars: VarTable::default(),
+            lanes_at: None,
         }
     }
 
@@ -331,7 +335,8 @@ impl<'a> KernelBuilder<'a> {
         };
         // The inner reduction loop across lanes (`schedule::lanes`), on the finished kernel.
         if let Some(l) = &self.sched.lanes {
-            if let Err(why) = super::lanes::apply(&mut kernel, &mut launch, l) {
+            let at = self.lanes_at.take();
+            if let Err(why) = super::lanes::apply(&mut kernel, &mut launch, l, at) {
                 self.stage_error = Some(super::staged::StageError::Lanes(why));
                 return None;
             }
@@ -804,12 +809,18 @@ impl<'a> KernelBuilder<'a> {
                 if id.is_some_and(|id| self.is_mapped_loop(id)) {
                     return self.stmt(*body);
                 }
-                let (init, cond, step, body) = (*init, *cond, *step, *body);
+                let (id, init, cond, step, body) = (*id, *init, *cond, *step, *body);
                 self.scoped(|b| {
                     let kinit = init.map(|i| b.stmt(i)).unwrap_or_default();
                     let kcond = cond.map(|c| b.expr(c));
                     let kstep = step.map(|e| b.effect(e)).unwrap_or_default();
                     let kbody = b.scoped(|b| b.stmt(body));
+                    let sched = b.sched;
+                    if let (Some(id), Some(l)) = (id, &sched.lanes) {
+                        if l.inner == id {
+                            b.lanes_at = Some(super::lanes::LanesAt::find(&b.vars, b.ir(), l));
+                        }
+                    }
                     vec![KStmt::For {
                         init: kinit,
                         cond: kcond,

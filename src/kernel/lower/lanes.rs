@@ -50,12 +50,37 @@ fn lane_copy(v: &str) -> String {
     format!("accshare_lane_{v}")
 }
 
+/// The kernel's scalars of the schedule's loop across lanes ([`Lanes::inner`]), found once
+/// where the builder lowers that loop, by the names in scope there: its iterator, and each
+/// reduction scalar of [`Lanes::vars`], in order (`None` where the code built so far names
+/// none).
+pub(super) struct LanesAt {
+    iter: Option<Handle<KVar>>,
+    vars: Vec<Option<Handle<KVar>>>,
+}
+
+impl LanesAt {
+    /// The scalars `vars` (the builder's, at loop `l.inner`) has for `l`'s loop of `ir`.
+    pub(super) fn find(vars: &VarTable, ir: &crate::ir::Region, l: &Lanes) -> LanesAt {
+        LanesAt {
+            iter: vars.lookup(&ir.loops[l.inner].var),
+            vars: l.vars.iter().map(|v| vars.lookup(&v.name)).collect(),
+        }
+    }
+}
+
 /// Rewrites `kernel` (built from the schedule whose `lanes` is `l`, one grid loop on x) and its
-/// launch to run the inner loop across lanes; `Err` says why the shape is not the one needed.
-pub(super) fn apply(kernel: &mut Kernel, launch: &mut Launch, l: &Lanes) -> Result<(), String> {
+/// launch to run the inner loop across lanes, `at` its scalars (`None`: the builder did not
+/// lower the loop); `Err` says why the shape is not the one needed.
+pub(super) fn apply(
+    kernel: &mut Kernel,
+    launch: &mut Launch,
+    l: &Lanes,
+    at: Option<LanesAt>,
+) -> Result<(), String> {
     fits(kernel, launch, l)?;
     let vars = VarTable::holding(std::mem::take(&mut kernel.vars));
-    let out = rewrite(kernel, launch, l, &vars);
+    let out = rewrite(kernel, launch, (l, at.as_ref()), &vars);
     kernel.vars = vars.take();
     out
 }
@@ -68,43 +93,35 @@ struct Red<'l> {
     copy: Handle<KVar>,
 }
 
-/// The scalar `name` names at the inner loop, the row's statements before it being `pre` and
-/// the kernel's top `header`: the last declaration of it there, else the parameter.
-fn visible(
-    vars: &VarTable,
-    kernel: &Kernel,
-    scopes: [&[KStmt]; 2],
-    name: &str,
-) -> Option<Handle<KVar>> {
-    for ss in scopes {
-        for s in ss.iter().rev() {
-            if let KStmt::Decl { var, .. } = s {
-                if vars.name(*var) == name {
-                    return Some(*var);
-                }
-            }
-        }
-    }
-    kernel.params.iter().find_map(|p| match p.kind {
-        KParamKind::Scalar { var, .. } if p.name == name => Some(var),
-        _ => None,
-    })
+/// Whether `var` is a scalar the inner loop sees declared in the row's statements before it
+/// (`pre`) or at the kernel's top (`header`), or a parameter.
+fn visible(kernel: &Kernel, scopes: [&[KStmt]; 2], var: Handle<KVar>) -> bool {
+    scopes
+        .iter()
+        .flat_map(|ss| ss.iter())
+        .any(|s| matches!(s, KStmt::Decl { var: v, .. } if *v == var))
+        || kernel
+            .params
+            .iter()
+            .any(|p| matches!(p.kind, KParamKind::Scalar { var: v, .. } if v == var))
 }
 
-/// The reduction scalars of `l` where the inner loop runs (see [`visible`]), with their lane
-/// copies.
+/// The reduction scalars of `l` where the inner loop runs (`at`'s, each [`visible`] there),
+/// with their lane copies.
 fn reductions<'l>(
     vars: &VarTable,
     kernel: &Kernel,
-    l: &'l Lanes,
+    (l, at): (&'l Lanes, &LanesAt),
     scopes: [&[KStmt]; 2],
 ) -> Result<Vec<Red<'l>>, String> {
     l.vars
         .iter()
-        .map(|v| {
-            let var = visible(vars, kernel, scopes, &v.name)
+        .zip(&at.vars)
+        .map(|(v, var)| {
+            let var = var
+                .filter(|h| visible(kernel, scopes, *h))
                 .ok_or_else(|| format!("`{}` is not declared", v.name))?;
-            let copy = vars.named(&lane_copy(&v.name), v.ty);
+            let copy = vars.named(&lane_copy(&vars.name(var)), v.ty);
             Ok(Red { v, var, copy })
         })
         .collect()
@@ -136,7 +153,7 @@ fn private_not_read_after(
 fn rewrite(
     kernel: &mut Kernel,
     launch: &mut Launch,
-    l: &Lanes,
+    (l, at): (&Lanes, Option<&LanesAt>),
     vars: &VarTable,
 ) -> Result<(), String> {
     let mut body = std::mem::take(&mut kernel.body);
@@ -158,10 +175,12 @@ fn rewrite(
         }
     }
     let row = unwrap_blocks(then);
-    let (pos, j) = row
-        .iter()
-        .enumerate()
-        .find_map(|(i, s)| loop_of(s, &l.var, vars).map(|j| (i, j)))
+    let (at, pos, j) = at
+        .and_then(|at| {
+            let j = at.iter?;
+            let pos = row.iter().position(|s| loop_of(s, j))?;
+            Some((at, pos, j))
+        })
         .ok_or_else(|| format!("loop `{}` is not at the top of the row", l.var))?;
     let pre = &row[..pos];
     let post = &row[pos + 1..];
@@ -179,9 +198,12 @@ fn rewrite(
         return Err("a statement before the loop stores memory".into());
     }
     if post.iter().any(|s| stmt_mentions(s, j) || has_barrier(s)) {
-        return Err(format!("a statement after the loop reads `{}`", l.var));
+        return Err(format!(
+            "a statement after the loop reads `{}`",
+            vars.name(j)
+        ));
     }
-    let reds = &reductions(vars, kernel, l, [pre, &header])?[..];
+    let reds = &reductions(vars, kernel, (l, at), [pre, &header])?[..];
     // The loop: j = lo; j < hi (or <=); j += 1.
     let new_init = strided_header(init, lcond, step, (j, reds), vars)?;
     // The body: reductions and scalars private to an iteration only (the schedule's analysis
@@ -210,7 +232,7 @@ fn rewrite(
     let mut out = header;
     out.push(KStmt::Comment(format!(
         "loop `{}` across {lanes} lanes, one output per row of {lanes}, {rows} per block",
-        l.var
+        vars.name(j)
     )));
     for (n, d) in [(LANE, 0u8), (ROW, 1u8)] {
         out.push(KStmt::Decl {
@@ -385,7 +407,7 @@ fn lane_tree(
     let lanes = l.lanes as i64;
     let mut arrays = Vec::new();
     for r in reds {
-        let red_v = kernel.local(&red_array(&r.v.name), r.v.ty, l.lanes * l.rows);
+        let red_v = kernel.local(&red_array(&vars.name(r.var)), r.v.ty, l.lanes * l.rows);
         arrays.push(red_v);
         out.push(KStmt::Assign {
             target: LValue::Elem(red(red_v, slot_of(vars, lanes, vars.int(LANE)))),
@@ -714,18 +736,18 @@ fn unwrap_blocks(ss: Vec<KStmt>) -> Vec<KStmt> {
     out
 }
 
-/// The iterator of `s` where it is a loop whose initialisation sets a scalar named `j`.
-fn loop_of(s: &KStmt, j: &str, vars: &VarTable) -> Option<Handle<KVar>> {
+/// Whether `s` is a loop whose initialisation sets the scalar `j` (its iterator).
+fn loop_of(s: &KStmt, j: Handle<KVar>) -> bool {
     match s {
-        KStmt::For { init, .. } => init.iter().find_map(|i| match i {
+        KStmt::For { init, .. } => init.iter().any(|i| match i {
             KStmt::Assign {
                 target: LValue::Var(v),
                 ..
             }
-            | KStmt::Decl { var: v, .. } => (vars.name(*v) == j).then_some(*v),
-            _ => None,
+            | KStmt::Decl { var: v, .. } => *v == j,
+            _ => false,
         }),
-        _ => None,
+        _ => false,
     }
 }
 

@@ -77,6 +77,14 @@ impl VarTable {
         h
     }
 
+    /// The scalar `name` names where the builder is, as [`VarTable::resolve`] finds it, without
+    /// making a free one: `None` where the code built so far names none.
+    pub(crate) fn lookup(&self, name: &str) -> Option<Handle<KVar>> {
+        let t = self.0.borrow();
+        let found = t.scopes.iter().rev().find_map(|s| s.get(name));
+        found.or_else(|| t.free.get(name)).copied()
+    }
+
     /// Declares, in the innermost scope, the scalar `name` the code built so far names without
     /// a declaration (a private copy whose declaration goes before that code), of type `ty`.
     pub(crate) fn declare_free(&self, name: &str, ty: Scalar) -> Handle<KVar> {

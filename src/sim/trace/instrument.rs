@@ -43,25 +43,71 @@ static void accshare_w_rows(const char *tag, void *const *rows, long nrows, long
     }
     fflush(accshare_tf);
 }
-/* The host blocks the program's data clauses name, newest last: a `present` array whose length
-   the clause does not give is traced to the end of the block holding it. */
-static struct { const char *p; long n; } accshare_pt[4096];
+/* The host blocks the program's data clauses name, and its heap blocks (where `deviceptr` names
+   `acc_malloc` memory, the sequential build has `malloc`), newest last: a `present` array whose
+   length the clause does not give is traced to the end of the block holding it, the newest
+   first. An address has one entry at most, found through `accshare_ix` (open addressing, an
+   address to its entry's index, rebuilt when the table is compacted). `free` empties a
+   block's entry (null, 0 bytes: no address is in it); a full table drops its empty entries and
+   then its oldest live ones down to three quarters, at once, so that a program allocating in
+   a loop pays O(1) a block and still finds its newest blocks. */
+#include <stdlib.h>
+#include <string.h>
+#define ACCSHARE_PT 4096
+#define ACCSHARE_IX (2 * ACCSHARE_PT)
+static struct { const char *p; long n; } accshare_pt[ACCSHARE_PT];
 static int accshare_np;
+static struct { const char *p; int i; } accshare_ix[ACCSHARE_IX];
+static int accshare_slot(const char *p)
+{
+    size_t h = ((size_t)p >> 4) * (size_t)0x9E3779B97F4A7C15ull;
+    int s = (int)((h >> 17) & (ACCSHARE_IX - 1));
+    while (accshare_ix[s].p && accshare_ix[s].p != p)
+        s = (s + 1) & (ACCSHARE_IX - 1);
+    return s;
+}
+/* The index of `p`'s entry, or -1. */
+static int accshare_find(const void *p)
+{
+    int s = accshare_slot((const char *)p);
+    int i = accshare_ix[s].i;
+    return accshare_ix[s].p && i < accshare_np && accshare_pt[i].p == (const char *)p ? i : -1;
+}
+static void accshare_push(const void *p, long bytes)
+{
+    int s, i, k, live = 0, skip;
+    if (accshare_np == ACCSHARE_PT) {
+        for (i = 0; i < accshare_np; i++)
+            live += accshare_pt[i].p != 0;
+        skip = live > ACCSHARE_PT / 4 * 3 ? live - ACCSHARE_PT / 4 * 3 : 0;
+        for (i = k = 0; i < accshare_np; i++)
+            if (accshare_pt[i].p && skip-- <= 0)
+                accshare_pt[k++] = accshare_pt[i];
+        accshare_np = k;
+        memset(accshare_ix, 0, sizeof accshare_ix);
+        for (i = 0; i < accshare_np; i++) {
+            s = accshare_slot(accshare_pt[i].p);
+            accshare_ix[s].p = accshare_pt[i].p;
+            accshare_ix[s].i = i;
+        }
+    }
+    s = accshare_slot((const char *)p);
+    accshare_ix[s].p = (const char *)p;
+    accshare_ix[s].i = accshare_np;
+    accshare_pt[accshare_np].p = (const char *)p;
+    accshare_pt[accshare_np].n = bytes;
+    accshare_np++;
+}
 static void accshare_reg(const void *p, long bytes)
 {
     int i;
     if (!p || bytes <= 0)
         return;
-    for (i = 0; i < accshare_np; i++)
-        if (accshare_pt[i].p == (const char *)p) {
-            accshare_pt[i].n = bytes;
-            return;
-        }
-    if (accshare_np < 4096) {
-        accshare_pt[accshare_np].p = (const char *)p;
-        accshare_pt[accshare_np].n = bytes;
-        accshare_np++;
-    }
+    i = accshare_find(p);
+    if (i >= 0)
+        accshare_pt[i].n = bytes;
+    else
+        accshare_push(p, bytes);
 }
 static long accshare_len(const void *p)
 {
@@ -72,33 +118,20 @@ static long accshare_len(const void *p)
             return (long)(accshare_pt[i].p + accshare_pt[i].n - q);
     return 0;
 }
-/* Heap blocks too (where `deviceptr` names `acc_malloc` memory, the sequential build has
-   `malloc`), newest first when looked up; `free` drops a block, and a full table its oldest
-   entry, so that a program allocating in a loop still finds its newest blocks. */
-#include <stdlib.h>
-#include <string.h>
-static void accshare_drop(int i)
-{
-    memmove(&accshare_pt[i], &accshare_pt[i + 1], (size_t)(accshare_np - i - 1) * sizeof accshare_pt[0]);
-    accshare_np--;
-}
 static void accshare_unheap(const void *p)
 {
-    int i;
-    for (i = accshare_np - 1; p && i >= 0; i--)
-        if (accshare_pt[i].p == (const char *)p)
-            accshare_drop(i);
+    int i = p ? accshare_find(p) : -1;
+    if (i >= 0) {
+        accshare_pt[i].p = 0;
+        accshare_pt[i].n = 0;
+    }
 }
 static void *accshare_heap(void *p, size_t bytes)
 {
     if (!p)
         return p;
     accshare_unheap(p);
-    if (accshare_np == 4096)
-        accshare_drop(0);
-    accshare_pt[accshare_np].p = (const char *)p;
-    accshare_pt[accshare_np].n = (long)bytes;
-    accshare_np++;
+    accshare_push(p, (long)bytes);
     return p;
 }
 static void accshare_free(void *p)
@@ -464,4 +497,93 @@ pub fn build_and_trace_variants(
         return Err(TraceError::Exited(st));
     }
     std::fs::read(&trace).map_err(TraceError::NoTrace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PRELUDE;
+    use std::process::Command;
+
+    /// The traced build's table of blocks under many allocations and frees in random order
+    /// (the table fills and is compacted many times over): the newest 200 live blocks are
+    /// found, from their start and from their middle; an address registered twice keeps one
+    /// entry, the newest length.
+    #[test]
+    fn the_table_of_blocks_finds_the_newest_live_blocks() {
+        if Command::new("cc").arg("--version").output().is_err() {
+            eprintln!("no C compiler: skipped");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("accshare-heap-table-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let src = dir.join("t.c");
+        let exe = dir.join("t");
+        let main = r#"
+#define M 6000
+static void *live[M];
+static long sz[M];
+static int nl;
+int main(void)
+{
+    unsigned r = 1;
+    long step;
+    int j, k;
+    for (step = 0; step < 300000; step++) {
+        r = r * 1103515245u + 12345u;
+        if ((((r >> 16) % 10) < 6 || nl == 0) && nl < M) {
+            long n = 1 + (long)((r >> 8) % 200);
+            live[nl] = malloc((size_t)n);
+            sz[nl++] = n;
+        } else {
+            k = (r >> 16) % 10 == 9 ? nl - 1 : (int)((r >> 4) % (unsigned)nl);
+            free(live[k]);
+            memmove(&live[k], &live[k + 1], (size_t)(nl - k - 1) * sizeof live[0]);
+            memmove(&sz[k], &sz[k + 1], (size_t)(nl - k - 1) * sizeof sz[0]);
+            nl--;
+        }
+        if (step % 97 == 0)
+            for (j = nl - 1; j >= 0 && j >= nl - 200; j--)
+                if (accshare_len(live[j]) != sz[j]
+                    || accshare_len((char *)live[j] + sz[j] / 2) != sz[j] - sz[j] / 2) {
+                    printf("step %ld: block %d of %d, %ld bytes, found %ld\n", step, j, nl,
+                           sz[j], accshare_len(live[j]));
+                    return 1;
+                }
+    }
+    {
+        static double d[8];
+        accshare_reg(d, 8 * sizeof(double));
+        accshare_reg(d, 4 * sizeof(double));
+        if (accshare_len(&d[1]) != 3 * (long)sizeof(double)) {
+            printf("registered twice: %ld\n", accshare_len(&d[1]));
+            return 1;
+        }
+    }
+    printf("ok\n");
+    return 0;
+}
+"#;
+        std::fs::write(
+            &src,
+            format!("#define ACCSHARE_TRACE \"/dev/null\"\n{PRELUDE}{main}"),
+        )
+        .expect("write");
+        let cc = Command::new("cc")
+            .arg("-O1")
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("cc");
+        assert!(
+            cc.status.success(),
+            "{}",
+            String::from_utf8_lossy(&cc.stderr)
+        );
+        let run = Command::new(&exe).output().expect("run");
+        let text = String::from_utf8_lossy(&run.stdout);
+        assert!(run.status.success(), "{text}");
+        assert_eq!(text, "ok\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
