@@ -281,24 +281,7 @@ impl<'a> KernelBuilder<'a> {
             body.push(l.around(each));
         }
         // Reductions: tree in local memory, one partial per work-group.
-        let threads = block[0] * block[1] * block[2];
-        let mut params_extra = Vec::new();
-        for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
-            let arr = format!("accshare_red_{}", v);
-            let part = format!("accshare_part_{}", v);
-            let arr = self.array(&arr, ty, ArrayKind::Local { len: threads });
-            locals.push(arr);
-            let part_array = self.array(&part, ty, ArrayKind::Buffer);
-            let var = self.resolve(&v);
-            body.extend(reduction_epilogue(
-                (arr, part_array),
-                (&self.vars, var),
-                op,
-                ty,
-                threads,
-            ));
-            params_extra.push((part, ty, i));
-        }
+        let params_extra = self.reduction_trees(block, &mut body, &mut locals);
         for e in std::mem::take(&mut self.errors) {
             diags.push(e);
         }
@@ -342,6 +325,35 @@ impl<'a> KernelBuilder<'a> {
             }
         }
         Some((kernel, launch))
+    }
+
+    /// The work-group trees of the kernel's reductions at the end of `body` (their local arrays
+    /// added to `locals`); the partial-result buffers they write, for the parameters.
+    fn reduction_trees(
+        &mut self,
+        block: [u32; 3],
+        body: &mut Vec<KStmt>,
+        locals: &mut Vec<Handle<KArray>>,
+    ) -> Vec<(String, Scalar, usize)> {
+        let threads = block[0] * block[1] * block[2];
+        let mut params_extra = Vec::new();
+        for (i, (op, v, ty)) in self.reductions.clone().into_iter().enumerate() {
+            let arr = format!("accshare_red_{}", v);
+            let part = format!("accshare_part_{}", v);
+            let arr = self.array(&arr, ty, ArrayKind::Local { len: threads });
+            locals.push(arr);
+            let part_array = self.array(&part, ty, ArrayKind::Buffer);
+            let var = self.resolve(&v);
+            body.extend(reduction_epilogue(
+                (arr, part_array),
+                (&self.vars, var),
+                op,
+                ty,
+                threads,
+            ));
+            params_extra.push((part, ty, i));
+        }
+        params_extra
     }
 
     /// Warns when the nest runs on one work-item (its reason, and what would make it parallel).
