@@ -13,7 +13,9 @@
 //! along x stay coalesced), and the host launches at most [`GridStride::groups_per_unit`]
 //! work-groups per compute unit of the device it runs on (`CL_DEVICE_MAX_COMPUTE_UNITS`, the
 //! CUDA multiprocessor count, asked at run time: one binary fills a 2-core CPU and a 132-SM GPU
-//! alike), the work-groups one compute unit holds at once on the platform compiled for. Where
+//! alike), the work-groups one compute unit holds at once on the platform compiled for (its
+//! threads over the block's, at most its resident blocks; registers and shared memory do not
+//! limit these kernels: one accumulator per reduction and one tree). Where
 //! the grid needs fewer work-groups than that, the loop runs once and the launch is the one
 //! without it.
 //!
@@ -70,7 +72,9 @@ pub fn decide(deps: &DepInfo, s: &Schedule, opt: OptLevel, p: &Platform) -> Opti
     let threads: u32 = s.launch_block().iter().product();
     Some(GridStride {
         dim: outermost.dim,
-        groups_per_unit: (p.max_threads_per_sm / threads.max(1)).max(1),
+        groups_per_unit: (p.max_threads_per_sm / threads.max(1))
+            .min(p.max_blocks_per_sm)
+            .max(1),
     })
 }
 
