@@ -154,6 +154,14 @@ fn privatized_scalars_and_inner_loops_run_across_lanes() {
     matches_sequential("nested", false, 1);
 }
 
+/// CSR products (NPB CG's `loop worker vector reduction(+:sum)`, bounds not affine): across
+/// lanes because the loop asks for it, the function's scalars stored by lane 0 of the last row;
+/// not where the program reads a scalar the loop assigns (`last`) after the region.
+#[test]
+fn csr_products_run_across_lanes_where_the_loop_asks() {
+    matches_sequential("csr", false, 2);
+}
+
 #[test]
 fn a_scalar_read_in_the_loop_is_not_a_reduction() {
     matches_sequential("scalar_read", true, 0);

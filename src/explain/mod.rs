@@ -150,18 +150,31 @@ fn lanes_note(
             format!("`{}` ({}; {})", v.name, v.op.name(), why)
         })
         .collect();
+    let why = match (l.asked, l.lanes_us > 0.0) {
+        (true, true) => format!(
+            "asked for by the loop's `vector`/`worker` directive (on the model: naive ~{:.1} us, across lanes ~{:.1} us, {:.2}x)",
+            l.naive_us,
+            l.lanes_us,
+            l.speedup()
+        ),
+        (true, false) => "asked for by the loop's `vector`/`worker` directive (the model has no sizes: bounds not known at compile time)".to_string(),
+        (false, _) => format!(
+            "on the model: naive ~{:.1} us, across lanes ~{:.1} us ({:.2}x, over the {:.2}x margin)",
+            l.naive_us,
+            l.lanes_us,
+            l.speedup(),
+            crate::schedule::gain::MARGIN
+        ),
+    };
     format!(
-        "loop `{}` runs across lanes: blocks of {} lanes × {} row{}, one output of the grid loop per row, lane t runs iterations t, t+{}, … (coalesced rows), then a tree in local memory; lane 0 runs what follows the loop; reductions {}; on the model: naive ~{:.1} us, across lanes ~{:.1} us ({:.2}x, over the {:.2}x margin)",
+        "loop `{}` runs across lanes: blocks of {} lanes × {} row{}, one output of the grid loop per row, lane t runs iterations t, t+{}, … (coalesced rows), then a tree in local memory; lane 0 runs what follows the loop; reductions {}; {}",
         l.var,
         l.lanes,
         l.rows,
         if l.rows == 1 { "" } else { "s" },
         l.lanes,
         vars.join(", "),
-        l.naive_us,
-        l.lanes_us,
-        l.speedup(),
-        crate::schedule::gain::MARGIN
+        why
     )
 }
 

@@ -264,9 +264,13 @@ pub struct Loop {
     pub conditional: bool,
     /// `gang`/`worker`/`vector(n)`/`vector_length(n)` as written.
     pub vector_len: Option<u32>,
-    /// `num_workers(n)` on the loop's directive (a combined `parallel loop`), as written: the
+    /// `num_workers(n)` on the loop's directive (a combined `parallel loop`, or the construct's
+    /// for its outermost loops), as written: the
     /// rows of a block where an inner reduction runs across lanes (`schedule::lanes`).
     pub workers: Option<u32>,
+    /// The loop's own directive names `vector` or `worker`: the user asks for its iterations
+    /// across the lanes of a work-group (`schedule::lanes` honours it on a GPU).
+    pub lanes_asked: bool,
     pub collapse: u32,
     pub reductions: Vec<(RedOp, String)>,
     /// The reductions among `reductions` that no clause of this loop names: the loop has a

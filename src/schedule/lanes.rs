@@ -21,8 +21,11 @@
 //! Decision: on a GPU platform whose file carries the L1 facts (the model of the unstaged
 //! kernel, [`super::regs::candidate_with_l1`]), the kernel runs across lanes where the model
 //! estimates it at least [`super::gain::MARGIN`] faster than the naive kernel (issue 27 item 2:
-//! never slower than naive). `vector_length(n)` (lanes) and `num_workers(n)` (rows) are honoured
-//! where written.
+//! never slower than naive), or where the inner loop's own directive asks for `vector` or
+//! `worker` parallelism (OpenACC's `loop vector reduction(+:sum)` of a CSR product: the user's
+//! request, honoured as NVHPC does, also where the bounds are not affine and the model has no
+//! sizes; on such platforms only, as the model's choice). `vector_length(n)` (lanes) and `num_workers(n)` (rows), on the loops or on the
+//! `parallel` construct, are honoured where written.
 
 use crate::analysis::dependence::{DepInfo, Verdict};
 use crate::ir::{LoopId, Marking, Region};
@@ -79,9 +82,13 @@ pub struct Lanes {
     /// Rows per block (block y).
     pub rows: u32,
     pub vars: Vec<LaneVar>,
-    /// The model's estimates (microseconds) of the naive kernel and of this one.
+    /// The model's estimates (microseconds) of the naive kernel and of this one (0 where the
+    /// user asked for it and the sizes are unknown: see [`Lanes::asked`]).
     pub naive_us: f64,
     pub lanes_us: f64,
+    /// Taken because the inner loop's directive asks for `vector`/`worker` lanes (OpenACC's
+    /// `loop vector reduction(+:s)`), not by the model.
+    pub asked: bool,
 }
 
 impl Lanes {
@@ -161,15 +168,25 @@ pub fn decide(
     p: &Platform,
     reassociate: bool,
 ) -> Result<Lanes, NoLanes> {
+    // Where the platform has no model of the naive kernel (no L1 facts: the default `a100`,
+    // CPU devices) nothing runs across lanes, asked for or not: the same kernels also run on
+    // CPU OpenCL devices, where a tree per row costs more than it saves (NPB CG class W on this
+    // project's PoCL: 0.45 s → 1.38 s with its products across lanes).
     if p.local_memory == crate::model::platform::LocalMemory::Global
         || !(p.timing.l1_model() && p.cache.l1_global_loads)
     {
         return Err(NoLanes::NoModel(p.name.clone()));
     }
     let mut spec = legal(ir, deps, base, reassociate)?;
-    let (n, m) = sizes(ir, base, spec.inner).ok_or(NoLanes::UnknownSize)?;
     let root = &ir.loops[base.root];
     let inner = &ir.loops[spec.inner];
+    let Some((n, m)) = sizes(ir, base, spec.inner) else {
+        return if inner.lanes_asked {
+            Ok(asked(spec, root, inner, p))
+        } else {
+            Err(NoLanes::UnknownSize)
+        };
+    };
     let lanes = inner
         .vector_len
         .or(root.vector_len)
@@ -200,6 +217,10 @@ pub fn decide(
         .max(naive_floor(base, p, n, m));
     spec.naive_us = naive;
     spec.lanes_us = estimate(ir, base, &spec, p, n, m);
+    if inner.lanes_asked {
+        spec.asked = true;
+        return Ok(spec);
+    }
     if spec.speedup() < MARGIN {
         return Err(NoLanes::NoGain {
             platform: p.name.clone(),
@@ -208,6 +229,23 @@ pub fn decide(
         });
     }
     Ok(spec)
+}
+
+/// The loop across lanes as the user's directives ask for it, where the model has no sizes:
+/// `vector_length` lanes per row (a warp by default), `num_workers` rows per block (else
+/// [`DEFAULT_THREADS`] over the lanes).
+fn asked(mut spec: Lanes, root: &crate::ir::Loop, inner: &crate::ir::Loop, p: &Platform) -> Lanes {
+    spec.lanes = inner
+        .vector_len
+        .or(root.vector_len)
+        .filter(|v| v.is_power_of_two() && (2..=p.max_threads_per_block).contains(v))
+        .unwrap_or(DEFAULT_LANES.min(p.max_threads_per_block));
+    spec.rows = root
+        .workers
+        .filter(|w| *w >= 1 && w * spec.lanes <= p.max_threads_per_block)
+        .unwrap_or((DEFAULT_THREADS.min(p.max_threads_per_block) / spec.lanes).max(1));
+    spec.asked = true;
+    spec
 }
 
 /// The legality of running the inner loop of `base`'s nest across lanes (sizes unset).
@@ -230,8 +268,10 @@ pub fn legal(
         ));
     };
     let lp = &ir.loops[inner];
-    if lp.conditional || lp.step != 1 || lp.lower.affine().is_none() || lp.upper.affine().is_none()
-    {
+    // Bounds that are not affine (CSR rows, `k = rowstr[j]; k < rowstr[j + 1]`) leave the
+    // model without sizes: such a loop runs across lanes only where the user asks for it.
+    let affine = lp.lower.affine().is_some() && lp.upper.affine().is_some();
+    if lp.conditional || lp.step != 1 || !(affine || lp.lanes_asked) {
         return Err(NoLanes::Shape(
             "the inner loop is conditional, of a step other than 1, or of non-affine bounds",
         ));
@@ -293,6 +333,7 @@ pub fn legal(
         vars,
         naive_us: 0.0,
         lanes_us: 0.0,
+        asked: false,
     })
 }
 

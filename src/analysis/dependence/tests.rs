@@ -245,6 +245,7 @@ impl B {
             conditional: false,
             vector_len: None,
             workers: None,
+            lanes_asked: false,
             collapse: 1,
             reductions: Vec::new(),
             inherited: Vec::new(),

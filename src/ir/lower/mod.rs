@@ -379,6 +379,8 @@ struct RegionBuilder<'a> {
     errors: Vec<Diag>,
     /// Bounds that are not affine: (loop, upper?, the expression, the adjustment of `<=`).
     non_affine: Vec<(LoopId, bool, Expr, i64)>,
+    /// The construct's own `vector_length` and `num_workers` (a `parallel` above its loops).
+    construct_lanes: (Option<u32>, Option<u32>),
 }
 
 impl<'a> RegionBuilder<'a> {
@@ -421,6 +423,11 @@ impl<'a> RegionBuilder<'a> {
             },
             errors: Vec::new(),
             non_affine: Vec::new(),
+            construct_lanes: if dir.construct.is_loop() {
+                (None, None)
+            } else {
+                construct_lanes(dir)
+            },
         }
     }
 
@@ -657,6 +664,7 @@ impl<'a> RegionBuilder<'a> {
             conditional: self.cond_depth > 0,
             vector_len: clauses.vector_len,
             workers: clauses.workers,
+            lanes_asked: clauses.lanes_asked,
             collapse: clauses.collapse,
             reductions: clauses.reductions,
             inherited: Vec::new(),
@@ -748,11 +756,18 @@ impl<'a> RegionBuilder<'a> {
             },
             vector_len: None,
             workers: None,
+            lanes_asked: false,
             collapse: 1,
             reductions: Vec::new(),
             private: Vec::new(),
             firstprivate: Vec::new(),
         };
+        // The construct's `vector_length`/`num_workers` (`#pragma acc parallel
+        // vector_length(32)` above a `loop gang`): the outermost loops' unless their own
+        // directive says otherwise.
+        if parent.is_none() {
+            (c.vector_len, c.workers) = self.construct_lanes;
+        }
         match dir {
             Some(d) => {
                 for cl in &d.clauses {
@@ -760,10 +775,13 @@ impl<'a> RegionBuilder<'a> {
                         ClauseKind::Independent => c.marking = Marking::Independent,
                         ClauseKind::Seq => c.marking = Marking::Seq,
                         ClauseKind::Auto => c.marking = Marking::Auto,
-                        ClauseKind::Vector(Some(e)) | ClauseKind::VectorLength(e) => {
-                            c.vector_len = const_u32(e)
+                        ClauseKind::Vector(Some(e)) => {
+                            c.vector_len = const_u32(e);
+                            c.lanes_asked = true;
                         }
+                        ClauseKind::VectorLength(e) => c.vector_len = const_u32(e),
                         ClauseKind::NumWorkers(e) => c.workers = const_u32(e),
+                        ClauseKind::Worker(_) | ClauseKind::Vector(_) => c.lanes_asked = true,
                         ClauseKind::Collapse { n, .. } => c.collapse = *n,
                         ClauseKind::Reduction { op, vars } => c
                             .reductions
@@ -1560,10 +1578,24 @@ fn rank_mismatch(e: &Expr, name: &str, dims: usize, subs: usize) -> Diag {
 
 /// What a canonical loop's directive and an enclosing `collapse` say about it
 /// ([`RegionBuilder::loop_clauses`]): the fields of its [`Loop`] they set.
+/// A compute construct's `vector_length` and `num_workers`, where constants.
+fn construct_lanes(dir: &AccDirective) -> (Option<u32>, Option<u32>) {
+    let mut out = (None, None);
+    for cl in &dir.clauses {
+        match &cl.kind {
+            ClauseKind::VectorLength(e) => out.0 = const_u32(e),
+            ClauseKind::NumWorkers(e) => out.1 = const_u32(e),
+            _ => {}
+        }
+    }
+    out
+}
+
 struct LoopClauses {
     marking: Marking,
     vector_len: Option<u32>,
     workers: Option<u32>,
+    lanes_asked: bool,
     collapse: u32,
     reductions: Vec<(RedOp, String)>,
     private: Vec<String>,

@@ -161,6 +161,7 @@ fn rewrite(
     for s in &mut body {
         remap_stmt(s);
     }
+    let trailing = last_value_stores(kernel, launch, &mut body);
     let Some(KStmt::If { cond, then, els }) = body.pop() else {
         return Err("the row is not guarded".into());
     };
@@ -197,7 +198,10 @@ fn rewrite(
     if pre.iter().any(|s| !quiet(&kernel.arrays, s)) {
         return Err("a statement before the loop stores memory".into());
     }
-    if post.iter().any(|s| stmt_mentions(s, j) || has_barrier(s)) {
+    // The row's statements after the loop and the final values stored after the row run in
+    // lane 0 (which holds the reductions' results): they may not read the loop's iterator.
+    let after: Vec<KStmt> = post.iter().chain(&trailing).cloned().collect();
+    if after.iter().any(|s| stmt_mentions(s, j) || has_barrier(s)) {
         return Err(format!(
             "a statement after the loop reads `{}`",
             vars.name(j)
@@ -213,7 +217,7 @@ fn rewrite(
     for s in lbody {
         new_body.push(rewrite_body(s, (j, reds), vars)?);
     }
-    private_not_read_after(lbody, post, reds, vars)?;
+    private_not_read_after(lbody, &after, reds, vars)?;
     // Declarations before the loop are hoisted out of the guard (the statements after the
     // loop read them under a guard of their own).
     let mut hoisted = Vec::new();
@@ -289,6 +293,14 @@ fn rewrite(
     let arrays = lane_tree((kernel, vars), l, reds, &mut out);
     // Lane 0 combines the row's result into the scalar and runs the rest of the row.
     out.push(lane_zero(vars, (l, reds), &arrays, cond, post));
+    // The final values, stored by lane 0 of the row that runs the last iteration.
+    if !trailing.is_empty() {
+        out.push(KStmt::If {
+            cond: KExpr::bin(BinOp::Eq, vars.int(LANE), KExpr::int(0)),
+            then: trailing,
+            els: Vec::new(),
+        });
+    }
     kernel.body = out;
     kernel.dims = 2;
     kernel.block = [l.lanes, l.rows, 1];
@@ -297,21 +309,51 @@ fn rewrite(
     Ok(())
 }
 
-/// The kernel is one a row per work-item could become: no reductions or final values of its
-/// own, one grid dimension, and a power of two of lanes.
+/// The kernel is one a row per work-item could become: no reductions of its own, one grid
+/// dimension, and a power of two of lanes (final values of scalars are stored after the row,
+/// [`last_value_stores`]).
 fn fits(kernel: &Kernel, launch: &Launch, l: &Lanes) -> Result<(), String> {
     if !launch.reductions.is_empty()
         || launch
             .args
             .iter()
-            .any(|a| matches!(a, HostArg::LastValue { .. } | HostArg::Partials(_)))
+            .any(|a| matches!(a, HostArg::Partials(_)))
     {
-        return Err("the kernel has reductions or final values of its own".into());
+        return Err("the kernel has reductions of its own".into());
     }
     if kernel.dims != 1 || !l.lanes.is_power_of_two() {
         return Err("the lanes are not a power of two".into());
     }
     Ok(())
+}
+
+/// The statements at the end of `body` that store final values of scalars
+/// (`kernel::lower::last`: `if (last iteration) accshare_last_s[0] = s;`), taken off it in
+/// order.
+fn last_value_stores(kernel: &Kernel, launch: &Launch, body: &mut Vec<KStmt>) -> Vec<KStmt> {
+    let last: Vec<Handle<KArray>> = launch
+        .args
+        .iter()
+        .zip(&kernel.params)
+        .filter_map(|(a, p)| match (a, &p.kind) {
+            (HostArg::LastValue { .. }, KParamKind::Buffer { array, .. }) => Some(*array),
+            _ => None,
+        })
+        .collect();
+    let stores_last = |s: &KStmt| {
+        match s {
+        KStmt::If { then, els, .. } if els.is_empty() => then.iter().all(|t| {
+            matches!(t, KStmt::Assign { target: LValue::Elem(r), .. } if last.contains(&r.array))
+        }),
+        _ => false,
+    }
+    };
+    let mut out = Vec::new();
+    while body.last().is_some_and(stores_last) {
+        out.extend(body.pop());
+    }
+    out.reverse();
+    out
 }
 
 /// Lane 0 of each row combines the row's result into each reduction's scalar, then runs the
