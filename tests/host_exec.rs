@@ -820,6 +820,117 @@ fn runtime_device_selection_and_error_messages() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `ACCSHARE_PROFILE=1`: at exit, a table on stderr of every kernel (region, launches, device
+/// times), by total time, then the copies by direction; unset or `0`, nothing at all.
+#[test]
+fn profile_table_names_every_kernel_with_its_launches() {
+    if let Err(why) = exec_support::opencl_available() {
+        exec_support::skip_or_fail(&why);
+        return;
+    }
+    let dir = exec_support::scratch_dir("host-exec-profile");
+    let exe = build(&dir, PROGRAM, &module(PROGRAM), OPENCL_KERNELS, &[], true).unwrap();
+    let (code, plain, err) = exec_support::run_with_env(&exe, &[]).unwrap();
+    assert_eq!(code, Some(0), "{}", err);
+    assert!(err.is_empty(), "{}", err);
+    let (code, _, err) = exec_support::run_with_env(&exe, &[("ACCSHARE_PROFILE", "0")]).unwrap();
+    assert_eq!(code, Some(0), "{}", err);
+    assert!(err.is_empty(), "{}", err);
+    // With copies (ACCSHARE_NO_ZERO_COPY) and without (a device sharing host memory).
+    for env in [
+        &[("ACCSHARE_PROFILE", "1")][..],
+        &[("ACCSHARE_PROFILE", "1"), ("ACCSHARE_NO_ZERO_COPY", "1")][..],
+    ] {
+        let (code, out, err) = exec_support::run_with_env(&exe, env).unwrap();
+        assert_eq!(code, Some(0), "{}", err);
+        // The program's output is the same.
+        assert_eq!(out, plain);
+        let lines: Vec<&str> = err.lines().collect();
+        assert!(
+            lines.len() >= 7
+                && lines[0].starts_with("accshare: profile: 5 kernels, 17 launches, ")
+                && lines[0].contains(" ms on "),
+            "{}",
+            err
+        );
+        assert_eq!(
+            lines[1].split_whitespace().collect::<Vec<_>>(),
+            [
+                "accshare:",
+                "kernel",
+                "region",
+                "launches",
+                "total",
+                "ms",
+                "mean",
+                "us",
+                "min",
+                "us",
+                "max",
+                "us",
+                "%"
+            ],
+            "{}",
+            err
+        );
+        let mut rows: Vec<(String, String, u32, f64)> = lines[2..7]
+            .iter()
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                assert_eq!((f.len(), f[0]), (9, "accshare:"), "{}", l);
+                (
+                    f[1].to_string(),
+                    f[2].to_string(),
+                    f[3].parse().unwrap(),
+                    f[4].parse().unwrap(),
+                )
+            })
+            .collect();
+        // Sorted by total time, longest first.
+        assert!(rows.windows(2).all(|w| w[0].3 >= w[1].3), "{}", err);
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        let got: Vec<(&str, &str, u32)> = rows
+            .iter()
+            .map(|(k, o, n, _)| (k.as_str(), o.as_str(), *n))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("grid2_r2_k0", "host_exec.c:64", 1),
+                ("smooth_r3_k0", "host_exec.c:77", 7),
+                ("smooth_r4_k0", "host_exec.c:80", 7),
+                ("vec_r0_k0", "host_exec.c:48", 1),
+                ("vec_r1_k0", "host_exec.c:51", 1),
+            ],
+            "{}",
+            err
+        );
+        // Then the copies, when there are any.
+        let copies = &lines[7..];
+        if env.len() == 2 {
+            assert!(
+                copies.len() == 2
+                    && copies
+                        .iter()
+                        .any(|l| l.starts_with("accshare: host to device: "))
+                    && copies
+                        .iter()
+                        .any(|l| l.starts_with("accshare: device to host: ")),
+                "{}",
+                err
+            );
+        }
+        assert!(
+            copies
+                .iter()
+                .all(|l| l.contains(" copies, ") && l.ends_with(" ms")),
+            "{}",
+            err
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A mock of the CUDA runtime API, enough to check the generated `.cu` as C++.
 const MOCK_CUDA: &str = r#"#pragma once
 #include <stddef.h>
@@ -851,6 +962,11 @@ cudaError_t cudaDeviceGetAttribute(int *, enum cudaDeviceAttr, int);
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *, int);
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, enum cudaMemPoolAttr, void *);
 cudaError_t cudaMemcpy(void *, const void *, size_t, enum cudaMemcpyKind);
+typedef struct CUevent_st *cudaEvent_t;
+cudaError_t cudaEventCreate(cudaEvent_t *);
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t);
+cudaError_t cudaEventSynchronize(cudaEvent_t);
+cudaError_t cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaDeviceSynchronize(void);
 const char *cudaGetErrorName(cudaError_t);

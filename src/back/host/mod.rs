@@ -81,7 +81,8 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
                  *   run:   ACCSHARE_DEVICE=<index or part of the device name> picks the device (default:\n \
                  *          the first GPU, else the first device); ACCSHARE_VERBOSE=1 prints it;\n \
                  *          ACCSHARE_BUILD_OPTIONS is passed to the OpenCL compiler; ACCSHARE_NO_ZERO_COPY=1\n \
-                 *          copies arrays even to a device that shares host memory. */\n",
+                 *          copies arrays even to a device that shares host memory; ACCSHARE_PROFILE=1 prints\n \
+                 *          the kernels' device times at exit. */\n",
             );
             let mut tables = String::from(
                 "/* The kernels, as separate string literals (C99 limits one literal to 4095 characters). */\n\
@@ -117,7 +118,8 @@ pub fn prelude(module: &Module, kernel_source: &str, target: Target) -> String {
                  *   build: nvcc -c FILE.cu -o FILE_cu.o\n \
                  *          cc FILE.c FILE_cu.o -L<CUDA>/lib -lcudart_static -lstdc++ -ldl -lpthread -lrt -lm\n \
                  *   run:   ACCSHARE_DEVICE=<index or part of the device name> picks the device\n \
-                 *          (default: device 0); ACCSHARE_VERBOSE=1 prints it. */\n",
+                 *          (default: device 0); ACCSHARE_VERBOSE=1 prints it; ACCSHARE_PROFILE=1 prints\n \
+                 *          the kernels' device times at exit. */\n",
             );
             out.push_str(CUDA_PRELUDE);
             out.push_str(PRESENT_PRELUDE);
@@ -195,6 +197,12 @@ pub fn cuda_unit(module: &Module, kernel_source: &str) -> String {
                 k.name, size, w
             );
         }
+        // ACCSHARE_PROFILE: events around the launch (prelude `accshare_prof_begin`).
+        let _ = writeln!(
+            out,
+            "{STEP}int accshare_timed = accshare_prof_begin({}, accshare_origin);",
+            c_string(&k.name)
+        );
         let _ = writeln!(
             out,
             "{STEP}{}<<<dim3(accshare_grid[0], accshare_grid[1], accshare_grid[2]), dim3({})>>>({});",
@@ -204,7 +212,7 @@ pub fn cuda_unit(module: &Module, kernel_source: &str) -> String {
         );
         let _ = writeln!(
             out,
-            "{STEP}accshare_launched({}, accshare_origin);\n}}",
+            "{STEP}accshare_launched({}, accshare_origin, accshare_timed);\n}}",
             c_string(&k.name)
         );
     }

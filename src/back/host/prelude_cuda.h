@@ -36,6 +36,11 @@ void accshare_copy(void *dst, const void *src, size_t bytes, const char *array, 
 size_t accshare_property(int n, int what, const char *origin);
 const char *accshare_property_string(int n, int what, const char *origin);
 
+/* ACCSHARE_PROFILE: defined in prelude_present.h (below), called by the .cu. */
+ACCSHARE_SHARED int accshare_profiling(void);
+ACCSHARE_SHARED void accshare_profile_add(const char *name, const char *origin, double ns, size_t bytes);
+ACCSHARE_SHARED void accshare_profile_start(const char *device);
+
 /* Reads or writes `bytes` at byte offset `off` of a buffer (`update` of part of an array). */
 static ACCSHARE_UNUSED void accshare_read_at(void *dev, size_t off, void *host, size_t bytes, const char *array, const char *origin)
 {

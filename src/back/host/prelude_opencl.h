@@ -42,6 +42,10 @@ ACCSHARE_SHARED size_t accshare_pool_size[ACCSHARE_POOL_SLOTS];
 ACCSHARE_SHARED int accshare_pool_n;
 ACCSHARE_SHARED size_t accshare_pool_bytes;
 ACCSHARE_SHARED size_t accshare_pool_cap;
+/* ACCSHARE_PROFILE (prelude_present.h). */
+ACCSHARE_SHARED int accshare_profiling(void);
+ACCSHARE_SHARED void accshare_profile_add(const char *name, const char *origin, double ns, size_t bytes);
+ACCSHARE_SHARED void accshare_profile_start(const char *device);
 /* This file's kernels (built in the shared context on first use). */
 static cl_program accshare_program;
 static cl_kernel accshare_kernels[ACCSHARE_NKERNELS];
@@ -373,8 +377,18 @@ static ACCSHARE_UNUSED void accshare_init(const char *origin)
     props[2] = 0;
     accshare_context = clCreateContext(props, 1, &accshare_device, NULL, NULL, &err);
     accshare_check(err, "clCreateContext", "", origin);
-    accshare_queue = clCreateCommandQueue(accshare_context, accshare_device, 0, &err);
+    accshare_queue = clCreateCommandQueue(accshare_context, accshare_device,
+                                          accshare_profiling() ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     accshare_check(err, "clCreateCommandQueue", "", origin);
+    if (accshare_profiling()) {
+        char *dn = accshare_info_string(1, accshare_device, CL_DEVICE_NAME, origin);
+        char *pn = accshare_info_string(0, accshare_platform, CL_PLATFORM_NAME, origin);
+        char both[512];
+        snprintf(both, sizeof both, "%s (%s)", dn, pn);
+        accshare_profile_start(both);
+        free(dn);
+        free(pn);
+    }
     accshare_ready = 1;
 }
 
@@ -522,37 +536,49 @@ static ACCSHARE_UNUSED void accshare_sync_shared(cl_mem m, size_t off, size_t by
     accshare_check(clFinish(accshare_queue), "clFinish", array, origin);
 }
 
-static ACCSHARE_UNUSED void accshare_write(cl_mem m, const void *host, size_t bytes, const char *array, const char *origin)
+/* ACCSHARE_PROFILE: waits for `ev` (a launch's or a copy's; NULL when not profiling), adds
+ * its time on the device to the table and releases it. */
+static ACCSHARE_UNUSED void accshare_timed(cl_event ev, const char *name, const char *origin, size_t bytes)
 {
-    if (bytes == 0)
+    cl_ulong t0 = 0, t1 = 0;
+    if (ev == NULL)
         return;
-    accshare_check(clEnqueueWriteBuffer(accshare_queue, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL),
-                   "clEnqueueWriteBuffer", array, origin);
-}
-
-static ACCSHARE_UNUSED void accshare_read(cl_mem m, void *host, size_t bytes, const char *array, const char *origin)
-{
-    if (bytes == 0)
-        return;
-    accshare_check(clEnqueueReadBuffer(accshare_queue, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL),
-                   "clEnqueueReadBuffer", array, origin);
+    if (clWaitForEvents(1, &ev) == CL_SUCCESS
+        && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS
+        && clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS)
+        accshare_profile_add(name, origin, t1 > t0 ? (double)(t1 - t0) : 0.0, bytes);
+    clReleaseEvent(ev);
 }
 
 /* Reads or writes `bytes` at byte offset `off` of a buffer (`update` of part of an array). */
 static ACCSHARE_UNUSED void accshare_read_at(cl_mem m, size_t off, void *host, size_t bytes, const char *array, const char *origin)
 {
+    cl_event ev = NULL;
     if (bytes == 0)
         return;
-    accshare_check(clEnqueueReadBuffer(accshare_queue, m, CL_TRUE, off, bytes, host, 0, NULL, NULL),
+    accshare_check(clEnqueueReadBuffer(accshare_queue, m, CL_TRUE, off, bytes, host, 0, NULL, accshare_profiling() ? &ev : NULL),
                    "clEnqueueReadBuffer", array, origin);
+    accshare_timed(ev, "device to host", origin, bytes);
 }
 
 static ACCSHARE_UNUSED void accshare_write_at(cl_mem m, size_t off, const void *host, size_t bytes, const char *array, const char *origin)
 {
+    cl_event ev = NULL;
     if (bytes == 0)
         return;
-    accshare_check(clEnqueueWriteBuffer(accshare_queue, m, CL_TRUE, off, bytes, host, 0, NULL, NULL),
+    accshare_check(clEnqueueWriteBuffer(accshare_queue, m, CL_TRUE, off, bytes, host, 0, NULL, accshare_profiling() ? &ev : NULL),
                    "clEnqueueWriteBuffer", array, origin);
+    accshare_timed(ev, "host to device", origin, bytes);
+}
+
+static ACCSHARE_UNUSED void accshare_write(cl_mem m, const void *host, size_t bytes, const char *array, const char *origin)
+{
+    accshare_write_at(m, 0, host, bytes, array, origin);
+}
+
+static ACCSHARE_UNUSED void accshare_read(cl_mem m, void *host, size_t bytes, const char *array, const char *origin)
+{
+    accshare_read_at(m, 0, host, bytes, array, origin);
 }
 
 /* Frees a buffer: one accshare_alloc made goes to the pool while there is room in it. */
@@ -605,7 +631,8 @@ static ACCSHARE_UNUSED size_t accshare_round_up(long long extent, size_t block)
 
 static ACCSHARE_UNUSED void accshare_launch(cl_kernel k, cl_uint dims, const size_t *global, const size_t *local, const char *kname, const char *origin)
 {
-    cl_int err = clEnqueueNDRangeKernel(accshare_queue, k, dims, NULL, global, local, 0, NULL, NULL);
+    cl_event ev = NULL;
+    cl_int err = clEnqueueNDRangeKernel(accshare_queue, k, dims, NULL, global, local, 0, NULL, accshare_profiling() ? &ev : NULL);
     if (err == CL_INVALID_WORK_GROUP_SIZE) {
         size_t max = 0;
         if (clGetKernelWorkGroupInfo(k, accshare_device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) == CL_SUCCESS)
@@ -614,6 +641,7 @@ static ACCSHARE_UNUSED void accshare_launch(cl_kernel k, cl_uint dims, const siz
                     (unsigned long)(dims > 2 ? local[2] : 1), (unsigned long)max);
     }
     accshare_check(err, "clEnqueueNDRangeKernel", kname, origin);
+    accshare_timed(ev, kname, origin, 0);
 }
 
 /* Copies `bytes` between two buffers on the device (`acc_memcpy_device`), at byte offsets of

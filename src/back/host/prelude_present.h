@@ -1,4 +1,121 @@
 
+/* ---- ACCSHARE_PROFILE: set (not empty, not 0), every kernel launch and every copy between
+ * host and device is timed on the device (OpenCL: the profiling info of its event; CUDA: two
+ * events around it; each launch is then waited for) and, at exit, a table of the kernels by
+ * total time goes to stderr, then the copies by direction. Unset, nothing is measured or
+ * printed. One table for the whole program (weak, as the present table); the CUDA side (.cu)
+ * calls these three functions. ---- */
+
+typedef struct {
+    const char *name;   /* the kernel, or the direction of a copy */
+    const char *origin; /* the region (file:line) of a kernel; NULL for a copy */
+    long count;
+    double total, min, max; /* nanoseconds */
+    double bytes;           /* copies */
+} accshare_prof_row;
+
+#define ACCSHARE_PROF_ROWS 512
+ACCSHARE_SHARED accshare_prof_row accshare_prof_rows[ACCSHARE_PROF_ROWS];
+ACCSHARE_SHARED int accshare_prof_n;
+/* 0: ACCSHARE_PROFILE not read yet; 1: off; 2: on; 3: on, the report registered. */
+ACCSHARE_SHARED int accshare_prof_state;
+ACCSHARE_SHARED char accshare_prof_device[256];
+
+ACCSHARE_SHARED int accshare_profiling(void)
+{
+    if (accshare_prof_state == 0) {
+        const char *env = getenv("ACCSHARE_PROFILE");
+        accshare_prof_state = env != NULL && env[0] != '\0' && strcmp(env, "0") != 0 ? 2 : 1;
+    }
+    return accshare_prof_state >= 2;
+}
+
+/* One launch of kernel `name` from region `origin` (`bytes` 0), or one copy of `bytes` bytes in
+ * direction `name`, that took `ns` nanoseconds on the device. */
+ACCSHARE_SHARED void accshare_profile_add(const char *name, const char *origin, double ns, size_t bytes)
+{
+    accshare_prof_row *r;
+    int i;
+    if (bytes > 0)
+        origin = NULL;
+    for (i = 0; i < accshare_prof_n; i++) {
+        r = &accshare_prof_rows[i];
+        if (strcmp(r->name, name) == 0
+            && (r->origin == origin || (r->origin != NULL && origin != NULL && strcmp(r->origin, origin) == 0)))
+            break;
+    }
+    if (i == ACCSHARE_PROF_ROWS)
+        return;
+    r = &accshare_prof_rows[i];
+    if (i == accshare_prof_n) {
+        accshare_prof_n++;
+        r->name = name;
+        r->origin = origin;
+        r->count = 0;
+        r->total = r->bytes = 0;
+        r->min = r->max = ns;
+    }
+    r->count++;
+    r->total += ns;
+    r->bytes += (double)bytes;
+    if (ns < r->min)
+        r->min = ns;
+    if (ns > r->max)
+        r->max = ns;
+}
+
+static ACCSHARE_UNUSED int accshare_prof_cmp(const void *a, const void *b)
+{
+    double x = (*(const accshare_prof_row *const *)a)->total, y = (*(const accshare_prof_row *const *)b)->total;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The table, at exit. */
+static ACCSHARE_UNUSED void accshare_profile_report(void)
+{
+    const accshare_prof_row *rows[ACCSHARE_PROF_ROWS];
+    int i, n = 0, wn = 6, wo = 6;
+    long launches = 0;
+    double sum = 0;
+    for (i = 0; i < accshare_prof_n; i++) {
+        const accshare_prof_row *r = &accshare_prof_rows[i];
+        if (r->origin == NULL)
+            continue;
+        rows[n++] = r;
+        sum += r->total;
+        launches += r->count;
+        if ((int)strlen(r->name) > wn)
+            wn = (int)strlen(r->name);
+        if ((int)strlen(r->origin) > wo)
+            wo = (int)strlen(r->origin);
+    }
+    qsort(rows, (size_t)n, sizeof rows[0], accshare_prof_cmp);
+    fprintf(stderr, "accshare: profile: %d kernels, %ld launches, %.3f ms on %s\n", n, launches, sum / 1e6,
+            accshare_prof_device);
+    fprintf(stderr, "accshare:   %-*s  %-*s  %8s  %11s  %10s  %10s  %10s  %5s\n", wn, "kernel", wo, "region",
+            "launches", "total ms", "mean us", "min us", "max us", "%");
+    for (i = 0; i < n; i++)
+        fprintf(stderr, "accshare:   %-*s  %-*s  %8ld  %11.3f  %10.1f  %10.1f  %10.1f  %5.1f\n", wn, rows[i]->name,
+                wo, rows[i]->origin, rows[i]->count, rows[i]->total / 1e6, rows[i]->total / 1e3 / (double)rows[i]->count,
+                rows[i]->min / 1e3, rows[i]->max / 1e3, sum > 0 ? 100 * rows[i]->total / sum : 0.0);
+    for (i = 0; i < accshare_prof_n; i++) {
+        const accshare_prof_row *r = &accshare_prof_rows[i];
+        if (r->origin == NULL)
+            fprintf(stderr, "accshare: %s: %ld copies, %.0f bytes, %.3f ms\n", r->name, r->count, r->bytes, r->total / 1e6);
+    }
+}
+
+/* Called once the device is picked, when profiling: keeps its name for the report and has
+ * the report printed at exit. */
+ACCSHARE_SHARED void accshare_profile_start(const char *device)
+{
+    if (accshare_prof_state != 2)
+        return;
+    accshare_prof_state = 3;
+    snprintf(accshare_prof_device, sizeof accshare_prof_device, "%s", device);
+    atexit(accshare_profile_report);
+}
+
 /* ---- the present table: what every OpenACC runtime keeps. One entry per host array on the
  * device (its address range, its buffer, its reference count); data constructs, compute
  * regions, `enter data`/`exit data` and `update` look arrays up by host address, so a callee's

@@ -34,6 +34,41 @@ static ACCSHARE_UNUSED void accshare_check(cudaError_t err, const char *call, co
     exit(1);
 }
 
+/* ACCSHARE_PROFILE: the table is the .c file's (prelude_present.h). Launches and copies are
+ * timed between two events on the default stream. */
+extern "C" int accshare_profiling(void);
+extern "C" void accshare_profile_add(const char *name, const char *origin, double ns, size_t bytes);
+extern "C" void accshare_profile_start(const char *device);
+static cudaEvent_t accshare_prof_ev[2];
+
+/* Before a launch or a copy: 1, the start event recorded, when profiling; else 0. */
+static ACCSHARE_UNUSED int accshare_prof_begin(const char *what, const char *origin)
+{
+    if (!accshare_profiling())
+        return 0;
+    if (accshare_prof_ev[0] == NULL) {
+        accshare_check(cudaEventCreate(&accshare_prof_ev[0]), "cudaEventCreate", what, origin);
+        accshare_check(cudaEventCreate(&accshare_prof_ev[1]), "cudaEventCreate", what, origin);
+    }
+    accshare_check(cudaEventRecord(accshare_prof_ev[0], 0), "cudaEventRecord", what, origin);
+    return 1;
+}
+
+/* Right after it: records the end event. */
+static ACCSHARE_UNUSED void accshare_prof_stop(const char *what, const char *origin)
+{
+    accshare_check(cudaEventRecord(accshare_prof_ev[1], 0), "cudaEventRecord", what, origin);
+}
+
+/* Waits for the end event and adds the time between the two to the table. */
+static ACCSHARE_UNUSED void accshare_prof_add(const char *name, size_t bytes, const char *what, const char *origin)
+{
+    float ms = 0;
+    accshare_check(cudaEventSynchronize(accshare_prof_ev[1]), "cudaEventSynchronize", what, origin);
+    accshare_check(cudaEventElapsedTime(&ms, accshare_prof_ev[0], accshare_prof_ev[1]), "cudaEventElapsedTime", what, origin);
+    accshare_profile_add(name, origin, (double)ms * 1e6, bytes);
+}
+
 /* Case-insensitive substring test. */
 static ACCSHARE_UNUSED int accshare_contains(const char *hay, const char *needle)
 {
@@ -153,6 +188,12 @@ ACCSHARE_API void accshare_init(const char *origin)
         accshare_check(cudaGetDeviceProperties(&prop, pick), "cudaGetDeviceProperties", "", origin);
         fprintf(stderr, "accshare: running on %s (CUDA)\n", prop.name);
     }
+    if (accshare_profiling()) {
+        char name[300];
+        accshare_check(cudaGetDeviceProperties(&prop, pick), "cudaGetDeviceProperties", "", origin);
+        snprintf(name, sizeof name, "%s (CUDA)", prop.name);
+        accshare_profile_start(name);
+    }
     accshare_ready = 1;
 }
 
@@ -176,16 +217,28 @@ ACCSHARE_API void *accshare_alloc(size_t bytes, const char *array, const char *o
 
 ACCSHARE_API void accshare_write(void *dev, const void *host, size_t bytes, const char *array, const char *origin)
 {
+    int timed;
     if (bytes == 0)
         return;
+    timed = accshare_prof_begin(array, origin);
     accshare_check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy", array, origin);
+    if (timed) {
+        accshare_prof_stop(array, origin);
+        accshare_prof_add("host to device", bytes, array, origin);
+    }
 }
 
 ACCSHARE_API void accshare_read(const void *dev, void *host, size_t bytes, const char *array, const char *origin)
 {
+    int timed;
     if (bytes == 0)
         return;
+    timed = accshare_prof_begin(array, origin);
     accshare_check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy", array, origin);
+    if (timed) {
+        accshare_prof_stop(array, origin);
+        accshare_prof_add("device to host", bytes, array, origin);
+    }
 }
 
 ACCSHARE_API void accshare_release(void *dev, const char *array, const char *origin)
@@ -263,10 +316,14 @@ ACCSHARE_API const char *accshare_property_string(int n, int what, const char *o
     return s;
 }
 
-/* Checks a launch: the configuration (cudaGetLastError), then the execution. Called by the
- * launch functions below. */
-static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *origin)
+/* Checks a launch: the configuration (cudaGetLastError), then the execution; `timed`: what
+ * accshare_prof_begin returned before it. Called by the launch functions below. */
+static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *origin, int timed)
 {
     accshare_check(cudaGetLastError(), "cudaLaunchKernel", kname, origin);
+    if (timed)
+        accshare_prof_stop(kname, origin);
     accshare_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", kname, origin);
+    if (timed)
+        accshare_prof_add(kname, 0, kname, origin);
 }

@@ -743,7 +743,8 @@ fn cuda_prelude_declares_what_the_cu_defines() {
         .unwrap_or_else(|| panic!("{}", cu));
     assert!(rt < init && init < k && k < l);
     assert!(cu.contains("extern \"C\" void accshare_launch_vadd_r1_k0(const unsigned *accshare_grid, const float *accshare_a0, bool accshare_a1, double *accshare_a2, const char *accshare_origin)\n"));
-    assert!(cu.ends_with("    accshare_launched(\"vadd_r1_k0\", accshare_origin);\n}\n"));
+    assert!(cu
+        .ends_with("    accshare_launched(\"vadd_r1_k0\", accshare_origin, accshare_timed);\n}\n"));
     // No kernels: nothing to declare or define.
     let p = prelude(&Module::default(), "", Target::Cuda);
     assert!(!p.contains("accshare_launch_"));
