@@ -48,6 +48,15 @@ fn cpu_default_micro_tiles_match_sequential_on_opencl() {
     exec_support::programs::all_match_sequential(&opt, "cpu-default");
 }
 
+/// The schedules for the H100 (`benches/gpu.sh`'s platform: staging kept only where the L1
+/// model estimates a gain, loops across lanes where it or the program's `loop vector` asks,
+/// grid-stride reductions), run on this machine's OpenCL device.
+#[test]
+fn h100_programs_match_sequential_on_opencl() {
+    let opt = share().for_platform(accshare::model::Platform::load("h100").expect("h100"));
+    exec_support::programs::all_match_sequential(&opt, "h100");
+}
+
 /// Staged kernels with a 2×2 micro-tile (2 rows, 2 cyclic columns per work-item): the tile
 /// loads stride by the narrower launched block.
 #[test]
