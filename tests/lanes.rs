@@ -203,6 +203,18 @@ fn explain_says_why() {
     let text =
         exec_support::accshare_stdout(&["explain", "--platform", "h100"], &program("mv_seq"));
     assert!(text.contains("not across lanes"), "{text}");
+    // A loop that asks for lanes says why it is not across them on the default platform, and
+    // that its request is honoured there when the sizes are unknown.
+    let text = exec_support::accshare_stdout(&["explain"], &program("csr"));
+    assert!(
+        text.contains("reduction loop not across lanes: a100 has no model of the naive kernel (L1 timing) or is a CPU device: a `loop vector`/`worker` request is honoured on platforms with one (`--platform h100`)"),
+        "{text}"
+    );
+    let text = exec_support::accshare_stdout(&["explain", "--platform", "h100"], &program("csr"));
+    assert!(
+        text.contains("asked for by the loop's `vector`/`worker` directive (the model has no sizes: bounds not known at compile time)"),
+        "{text}"
+    );
 }
 
 /// The simulator on benches/five/mv.c at 4096×4096 on an H100: before (the naive kernel, or

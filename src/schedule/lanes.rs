@@ -145,7 +145,7 @@ impl std::fmt::Display for NoLanes {
                 f,
                 "its {b} blocks along y are more than a CUDA grid holds ({MAX_GRID_Y})"
             ),
-            NoLanes::NoModel(p) => write!(f, "{p} has no model of the naive kernel (L1 facts) or is a CPU device"),
+            NoLanes::NoModel(p) => write!(f, "{p} has no model of the naive kernel (L1 timing) or is a CPU device: a `loop vector`/`worker` request is honoured on platforms with one (`--platform h100`)"),
             NoLanes::NoGain {
                 platform,
                 naive_us,

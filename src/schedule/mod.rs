@@ -620,11 +620,18 @@ fn across_lanes(
         ks.coarsening = None;
     }
     // Not reported where it could not apply: a nest without its shape, a platform without the
-    // model.
-    if !matches!(
-        verdict,
-        Err(lanes::NoLanes::Shape(_) | lanes::NoLanes::NoModel(_))
-    ) {
+    // model — unless a loop of the nest asks for lanes (`loop vector`), which the user would
+    // otherwise see ignored without a word.
+    let asked = ir.loops[base.root]
+        .children
+        .iter()
+        .any(|&c| ir.loops[c].lanes_asked);
+    let silent = match &verdict {
+        Err(lanes::NoLanes::Shape(_)) => true,
+        Err(lanes::NoLanes::NoModel(_)) => !asked,
+        _ => false,
+    };
+    if !silent {
         ks.lanes = Some(verdict);
     }
 }
