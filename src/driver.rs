@@ -25,7 +25,7 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct OptOptions {
     pub opt: OptLevel,
-    /// The platform the partition engine sizes for (`None`: the default, `a100`).
+    /// The platform the partition engine sizes for (`None`: the default, `model::platform::DEFAULT_PLATFORM`).
     pub platform: Option<crate::model::Platform>,
     /// The outputs per work-item asked for (`--ilp RY[xRX]`; accshare's choice by default),
     /// passed to the schedule as it is.
@@ -36,7 +36,7 @@ pub struct OptOptions {
 }
 
 impl OptOptions {
-    /// `--opt` `opt`, everything else accshare's choice (the platform `a100`).
+    /// `--opt` `opt`, everything else accshare's choice (the default platform).
     pub fn new(opt: OptLevel) -> OptOptions {
         OptOptions {
             opt,
@@ -146,7 +146,7 @@ pub fn schedule_with(
     let platform = match (&opt.opt, &opt.platform) {
         (OptLevel::Naive, _) => None,
         (OptLevel::Share, Some(p)) => Some(stage::code_platform(p)),
-        (OptLevel::Share, None) => crate::model::Platform::load("a100")
+        (OptLevel::Share, None) => crate::model::Platform::load(crate::model::platform::DEFAULT_PLATFORM)
             .ok()
             .map(|p| stage::code_platform(&p)),
     };

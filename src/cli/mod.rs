@@ -236,7 +236,7 @@ pub struct ExplainArgs {
 pub struct PlatformArgs {
     /// A shipped platform name (`accshare platforms`), a `.toml` file, or `opencl:N` (an OpenCL
     /// device of this machine as `accshare devices` numbers them, queried; `device:N` is an alias).
-    #[arg(long, value_name = "NAME|FILE.toml|opencl:N", default_value = "a100")]
+    #[arg(long, value_name = "NAME|FILE.toml|opencl:N", default_value = crate::model::platform::DEFAULT_PLATFORM)]
     pub platform: String,
 }
 
