@@ -21,7 +21,12 @@
 #   OUT=dir         default target/gpu-programs
 #   ONLY=a,b        only the cases whose name contains one of these
 #   JOBS=16         parallel builds
+#   CASES_FILE=f    the cases, one per line in the format of CASES below, instead of CASES
+#                   (kind `vs=NAME`: a five program checked against case NAME's checksum, for
+#                   sizes whose sequential program would take minutes)
 #   NCU=1           0: no Nsight Compute step
+#   NCU_CASES="a b" the cases Nsight Compute profiles (first launch of each), in this order
+#   NCU_SECTIONS="SpeedOfLight Occupancy ..."  its sections
 #   DRY=1           no GPU: build everything (CUDA compile only) and run the OpenCL cases on
 #                   opencl:0 at tiny sizes, to check the plumbing; nothing here is a measurement
 set -uo pipefail
@@ -50,7 +55,8 @@ if [ "$DRY" != 1 ] && ! nvidia-smi -L >/dev/null 2>&1; then
   DRY=1
 fi
 
-# name|kind|source|defines (GPU size)|defines (dry size)|accshare options|target
+# name|kind|source|defines (GPU size)|defines (dry size)|accshare options|target[|environment]
+# (environment: VAR=VALUE words for the run, e.g. ACCSHARE_BUILD_OPTIONS for OpenCL's compiler)
 # kind: five (checksum line vs the sequential program) or npb (VERIFICATION SUCCESSFUL).
 T="-DN=8192|-DN=256"
 G="-DNI=2048 -DNJ=2048 -DNK=2048|-DNI=64 -DNJ=64 -DNK=64"
@@ -95,6 +101,10 @@ CASES=(
   "cl.mv_vector.h100|five|$FIVE/mv_vector.c|$M|--platform h100|opencl"
   "cl.dot.h100|five|$ROOT/benches/gpu/dot.c|$D|--platform h100|opencl"
 )
+
+if [ -n "${CASES_FILE:-}" ]; then
+  mapfile -t CASES < <(grep -v '^#' "$CASES_FILE" | grep . | sed "s#\$FIVE#$FIVE#g; s#\$ROOT#$ROOT#g")
+fi
 
 selected() {
   [ -z "$ONLY" ] && return 0
@@ -150,7 +160,7 @@ export ACCSHARE NPB FIVE W NVCC
 
 NAMES=()
 for c in "${CASES[@]}"; do
-  IFS='|' read -r name kind src gdefs ddefs opts target <<<"$c"
+  IFS='|' read -r name kind src gdefs ddefs opts target _envs <<<"$c"
   selected "$name" || continue
   defs=$gdefs
   [ "$DRY" = 1 ] && defs=$ddefs
@@ -162,12 +172,12 @@ done >"$W/jobs"
 # Sequential references in the background (one per program and size).
 SEQ_KEYS=()
 for c in "${CASES[@]}"; do
-  IFS='|' read -r name kind src gdefs ddefs opts target <<<"$c"
+  IFS='|' read -r name kind src gdefs ddefs opts target _envs <<<"$c"
   selected "$name" || continue
   [ "$kind" = five ] || continue
   defs=$gdefs
   [ "$DRY" = 1 ] && defs=$ddefs
-  key=$(basename "$src" .c)
+  key=$(basename "$src" .c)_$(printf %s "$defs" | cksum | cut -d" " -f1)
   [[ " ${SEQ_KEYS[*]} " == *" $key "* ]] && continue
   SEQ_KEYS+=("$key")
   (nice -n 10 bash -c 'seqref "$@"' _ "$src" "$defs" "$key") &
@@ -213,7 +223,7 @@ NVCL=""
 if [ "$DRY" = 1 ]; then NVCL=0; else NVCL=NVIDIA; fi
 printf 'case\toptions\tverified\tkernel\tlaunches\ttotal_ms\tmean_us\tmin_us\tshare\n' >"$OUT/results.tsv"
 for c in "${CASES[@]}"; do
-  IFS='|' read -r name kind src gdefs ddefs opts target <<<"$c"
+  IFS='|' read -r name kind src gdefs ddefs opts target envs <<<"$c"
   selected "$name" || continue
   d=$W/$name
   if [ ! -x "$d/bin" ]; then
@@ -224,14 +234,24 @@ for c in "${CASES[@]}"; do
     printf '%s\t%s\tbuilt (dry run: not run)\t\t\t\t\t\t\n' "$name" "$opts" >>"$OUT/results.tsv"
     continue
   fi
-  (cd "$d" && ACCSHARE_PROFILE=1 ACCSHARE_DEVICE=$NVCL ACCSHARE_VERBOSE=1 timeout 120 ./bin >run.out 2>run.err)
+  defs=$gdefs
+  [ "$DRY" = 1 ] && defs=$ddefs
+  read -r -a ENVS <<<"${envs:-}"
+  (cd "$d" && env ACCSHARE_PROFILE=1 ACCSHARE_DEVICE=$NVCL ACCSHARE_VERBOSE=1 "${ENVS[@]}" timeout 120 ./bin >run.out 2>run.err)
   rc=$?
   ok="exit $rc"
   if [ $rc -eq 0 ]; then
     if [ "$kind" = npb ]; then
       grep -q "VERIFICATION SUCCESSFUL" "$d/run.out" && ok=yes || ok=NO
+    elif [[ "$kind" == vs=* ]]; then
+      ref=$W/${kind#vs=}/run.out
+      ok=$(awk 'FNR == NR && /^checksum/ { for (i = 2; i <= NF; i++) s[i] = $i; next }
+                /^checksum/ { r = "yes (as " REF ")"; for (i = 2; i <= NF; i++) {
+                  a = s[i] + 0; b = $i + 0; e = a - b; if (e < 0) e = -e; m = (a < 0 ? -a : a); if (m < 1) m = 1
+                  if (e / m > 1e-5) r = "NO (" $i " vs " s[i] ")" } }
+                END { print (r == "" ? "NO (no checksum)" : r) }' REF="${kind#vs=}" "$ref" "$d/run.out" 2>/dev/null)
     else
-      key=$(basename "$src" .c)
+      key=$(basename "$src" .c)_$(printf %s "$defs" | cksum | cut -d" " -f1)
       wait_for=0
       while [ ! -e "$W/seq.$key.done" ] && [ $wait_for -lt 300 ]; do sleep 1; wait_for=$((wait_for + 1)); done
       # Checksums: equal within 1e-5 relative (exact kernels are bit-identical anyway).
@@ -252,13 +272,15 @@ wait
 
 # ---- Nsight Compute on a few kernels, while time allows ----
 if [ "$DRY" != 1 ] && [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
-  for name in mv_vector.h100 gemm.micro8x8 gemm.h100 dot.h100 gauss.h100; do
+  read -r -a SECTIONS <<<"${NCU_SECTIONS:-SpeedOfLight Occupancy LaunchStats MemoryWorkloadAnalysis}"
+  SECTION_ARGS=()
+  for s in "${SECTIONS[@]}"; do SECTION_ARGS+=(--section "$s"); done
+  for name in ${NCU_CASES:-mv_vector.h100 gemm.micro8x8 gemm.h100 dot.h100 gauss.h100}; do
     selected "$name" || continue
     [ -x "$W/$name/bin" ] || continue
     [ "$(since)" -lt "${NCU_UNTIL:-300}" ] || { log "ncu: out of time before $name"; break; }
     echo "=== $name" >>"$OUT/ncu.txt"
-    (cd "$W/$name" && timeout 60 ncu --clock-control none -c 1 --section SpeedOfLight --section Occupancy \
-      --section LaunchStats --section MemoryWorkloadAnalysis ./bin) >>"$OUT/ncu.txt" 2>&1
+    (cd "$W/$name" && timeout 60 ncu --clock-control none -c 1 "${SECTION_ARGS[@]}" ./bin) >>"$OUT/ncu.txt" 2>&1
   done
 fi
 

@@ -146,9 +146,11 @@ pub fn schedule_with(
     let platform = match (&opt.opt, &opt.platform) {
         (OptLevel::Naive, _) => None,
         (OptLevel::Share, Some(p)) => Some(stage::code_platform(p)),
-        (OptLevel::Share, None) => crate::model::Platform::load(crate::model::platform::DEFAULT_PLATFORM)
-            .ok()
-            .map(|p| stage::code_platform(&p)),
+        (OptLevel::Share, None) => {
+            crate::model::Platform::load(crate::model::platform::DEFAULT_PLATFORM)
+                .ok()
+                .map(|p| stage::code_platform(&p))
+        }
     };
     let sopts = crate::schedule::Options {
         opt: opt.opt,

@@ -33,9 +33,10 @@ fn compile(src: &Path, target: Target) -> driver::Output {
     compile_opt(src, target, &driver::OptOptions::default())
 }
 
-/// `--opt share`: arrays of structs the engine chooses staged one tile per field.
+/// `--opt share` on the `a100` file (no L1 model: the engine's tiles are staged): arrays of
+/// structs the engine chooses staged one tile per field.
 fn share() -> driver::OptOptions {
-    driver::OptOptions::share()
+    driver::OptOptions::share().for_platform(accshare::model::Platform::load("a100").expect("a100"))
 }
 
 fn compile_opt(src: &Path, target: Target, opt: &driver::OptOptions) -> driver::Output {

@@ -359,7 +359,7 @@ fn run_threads_host_scalars_between_the_launches_of_a_region() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
-        text.ends_with("40 region instance(s), 100 launch(es) simulated on a100: results identical to the sequential program (20 instance(s) within a relative 1e-5: they compute from a floating-point reduction, summed in another order), no findings\n"),
+        text.ends_with("40 region instance(s), 100 launch(es) simulated on h100: results identical to the sequential program (20 instance(s) within a relative 1e-5: they compute from a floating-point reduction, summed in another order), no findings\n"),
         "{text}"
     );
     if !opencl_or_skip("run --device opencl:0 on gramschmidt") {
@@ -683,7 +683,7 @@ fn bench_measures_every_level_on_the_device() {
     );
     let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(v["version"], 1);
-    assert_eq!(v["compiled_for"], "a100");
+    assert_eq!(v["compiled_for"], "h100");
     assert_eq!(v["reps"], 1);
     assert_eq!(v["devices"][0]["device"], "opencl:0");
     assert_eq!(v["platforms"], serde_json::json!(["a100"]));
@@ -861,7 +861,7 @@ fn run_replays_regions_whose_pragmas_conditionals_choose() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(
-            text.ends_with("13 region instance(s), 13 launch(es) simulated on a100: results identical to the sequential program, no findings\n"),
+            text.ends_with("13 region instance(s), 13 launch(es) simulated on h100: results identical to the sequential program, no findings\n"),
             "{extra:?}: {text}"
         );
     }
@@ -1100,12 +1100,12 @@ fn run_links_the_other_translation_units_and_says_where_arrays_alias() {
     };
     let is = run("IS", "is.c");
     assert!(
-        is.ends_with("70 region instance(s), 57 launch(es) simulated on a100: results identical to the sequential program, no findings\n"),
+        is.ends_with("70 region instance(s), 57 launch(es) simulated on h100: results identical to the sequential program, no findings\n"),
         "{is}"
     );
     let mg = run("MG", "mg.c");
     assert!(
-        mg.ends_with("496 region instance(s) (15 not compared: aliased arrays), 494 launch(es) simulated on a100: results identical to the sequential program, no findings\n"),
+        mg.ends_with("496 region instance(s) (15 not compared: aliased arrays), 494 launch(es) simulated on h100: results identical to the sequential program, no findings\n"),
         "{mg}"
     );
     assert!(

@@ -232,7 +232,38 @@ fn micro_note(m: &crate::schedule::micro::Offer) -> String {
         m.over_preferred.speedup,
         if m.taken { "chosen" } else { "not chosen" },
         crate::schedule::gain::MARGIN,
-    )
+    ) + &micro_shapes(m, &t)
+}
+
+/// The shapes a micro-tile offer estimated besides the fastest (empty where it tried one).
+fn micro_shapes(
+    m: &crate::schedule::micro::Offer,
+    t: &dyn Fn(&crate::schedule::regs::FactorCandidate) -> String,
+) -> String {
+    let others: Vec<String> = m
+        .tried
+        .iter()
+        .filter(|(s, _)| *s != m.shape)
+        .map(|(s, c)| {
+            let b = s.block();
+            format!(
+                "{}×{} ({}×{} per work-item) {} ({} bound, {} registers, occupancy {:.0} %)",
+                b[0],
+                b[1],
+                s.rows,
+                s.cols,
+                t(c),
+                c.bound,
+                c.registers.total(),
+                c.occupancy.fraction * 100.0
+            )
+        })
+        .collect();
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!("; other block tiles: {}", others.join(", "))
+    }
 }
 
 /// The text of the search of the outputs per work-item (notes of its kernel): one line per

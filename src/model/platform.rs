@@ -247,6 +247,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("c2050", include_str!("../../platforms/c2050.toml")),
     ("a100", include_str!("../../platforms/a100.toml")),
     ("h100", include_str!("../../platforms/h100.toml")),
+    ("h200", include_str!("../../platforms/h200.toml")),
     ("mi300x", include_str!("../../platforms/mi300x.toml")),
     ("rx7900xtx", include_str!("../../platforms/rx7900xtx.toml")),
     ("pocl-cpu", include_str!("../../platforms/pocl-cpu.toml")),

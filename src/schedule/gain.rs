@@ -28,10 +28,10 @@
 //!   it touches: 1 for a coalesced or broadcast reference, 32 for one whose lanes are rows
 //!   apart (mv's `A[i][j]` with `i` on x). This is what makes an uncoalesced kernel slow even
 //!   when the L1 serves it.
-//! - **The copy's loads**: a strip of a staged kernel waits for each load of its cooperative copy
-//!   in turn (the H100's staged mv at 7673f8a, 33 guarded loads per work-item and strip indexed by
-//!   `/` and `%`, ran at about one DRAM latency per load; the copies have since lost their
-//!   divisions, and the next GPU session should measure whether their loads now overlap).
+//! - **The copy's loads**: a strip of a staged kernel waits for the loads of its cooperative copy
+//!   [`COPY_LOADS_IN_FLIGHT`] at a time (the H100's staged mv at 7673f8a, 33 guarded loads per
+//!   work-item and strip indexed by `/` and `%`, ran at about one DRAM latency per load; without
+//!   the divisions, an H200 ran it at about one latency per two loads).
 //! - **SM fill**: the blocks a grid of known size gives an SM (at most the resident ones) are
 //!   all that hide each other's latency, and only the SMs that get a block share the bandwidth
 //!   (mv's 32 or 64 blocks on 132 SMs).
@@ -46,6 +46,16 @@ use super::Schedule;
 /// How much faster than the unstaged kernel the model must estimate a staged one for the
 /// schedule to stage (a clear gain: the model's error on the H100 is larger than a few percent).
 pub const MARGIN: f64 = 1.10;
+
+/// Loads of a cooperative copy a work-item has in flight at once: each strip of a staged
+/// kernel waits `latency × ⌈copy loads / this⌉` for its tiles. A copy loop starts at the
+/// work-item's row of the tile (`for (r = threadIdx.y; r < 128; r += 16)`): its trip count is not
+/// a constant, so the compiler unrolls it only partly. Calibrated on an H200 (2026-11-28,
+/// `docs/model.md`, "H200"): the staged mv (32 loads per work-item and strip, 4 warps per SM)
+/// ran at about 8400 cycles per strip, 16 latencies of the platform's 500 cycles; and 8×8
+/// register micro-tiles (16 loads per strip) ran 1.23× faster than 4×4 ones (8 loads), which one
+/// latency per load (the H100 calibration, whose copies still divided) ranked the other way.
+pub const COPY_LOADS_IN_FLIGHT: f64 = 2.0;
 
 /// Bytes of an L1 line (128 on every platform with the L1 facts).
 pub const LINE: f64 = 128.0;

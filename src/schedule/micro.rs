@@ -155,6 +155,9 @@ pub struct Offer {
     pub over_unstaged: gain::Gain,
     /// Whether it became the preferred schedule.
     pub taken: bool,
+    /// Every shape estimated, in [`SHAPES`] order, with the model's estimate of it (the
+    /// fastest is `shape`).
+    pub tried: Vec<(Shape, crate::schedule::regs::FactorCandidate)>,
 }
 
 /// On a GPU (platform `p`, which must carry the L1 facts the comparison needs): the fastest
@@ -178,6 +181,7 @@ pub fn offer(
     }
     let base = ks.baseline().clone();
     let mut best: Option<(Shape, Schedule, gain::Gain)> = None;
+    let mut tried = Vec::new();
     for shape in SHAPES {
         if want.is_some_and(|w| w != (shape.rows, shape.cols)) {
             continue;
@@ -193,6 +197,7 @@ pub fn offer(
         if g.staged.occupancy.spills || g.staged.occupancy.fraction <= 0.0 {
             continue;
         }
+        tried.push((shape, g.staged.clone()));
         if best.as_ref().is_none_or(|(_, _, b)| g.speedup > b.speedup) {
             best = Some((shape, s, g));
         }
@@ -210,5 +215,6 @@ pub fn offer(
         over_preferred,
         over_unstaged,
         taken,
+        tried,
     })
 }

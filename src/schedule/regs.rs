@@ -486,11 +486,12 @@ fn latency_term(
         Some(st) => {
             let strip = st.strip.as_ref().map_or(1.0, |x| x.size.max(1) as f64);
             match l1 {
-                // The copy's loads in turn, once per strip (once without one).
+                // The copy's loads, [`super::gain::COPY_LOADS_IN_FLIGHT`] at a time, once per
+                // strip (once without one).
                 Some(l1) => (
                     l1.strips(trips),
                     per_block(occ.blocks as f64),
-                    lat * l1.copy_loads,
+                    lat * (l1.copy_loads / super::gain::COPY_LOADS_IN_FLIGHT).ceil(),
                 ),
                 None => ((trips / strip).ceil().max(1.0), occ.blocks as f64, lat),
             }
