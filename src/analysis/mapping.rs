@@ -54,7 +54,9 @@ fn grid_chain(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<LoopId> {
             break;
         }
         chain.push(l);
-        cur = if lp.perfect && lp.children.len() == 1 {
+        // A body that is one loop, perhaps after statements each work-item may run again
+        // (`Loop::prefix`: kernel lowering emits them before the inner loop's body).
+        cur = if (lp.perfect || lp.prefix.is_some()) && lp.children.len() == 1 {
             Some(lp.children[0])
         } else {
             None

@@ -538,3 +538,86 @@ impl Expr {
         Expr { kind, span }
     }
 }
+
+impl Expr {
+    /// No calls, assignments, increments or memory reads: evaluating it again gives the same
+    /// value while the scalars it names keep theirs (after a routine wrote through its pointer
+    /// parameters, say, or in every iteration of a loop that assigns none of them).
+    pub fn is_pure(&self) -> bool {
+        match &self.kind {
+            ExprKind::Ident(_)
+            | ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Char(_)
+            | ExprKind::SizeofType(_) => true,
+            ExprKind::Binary(_, a, b) => a.is_pure() && b.is_pure(),
+            ExprKind::Cond(a, b, c) => a.is_pure() && b.is_pure() && c.is_pure(),
+            ExprKind::Unary(op, a) => *op != UnOp::Deref && a.is_pure(),
+            ExprKind::Cast(_, a) | ExprKind::SizeofExpr(a) => a.is_pure(),
+            _ => false,
+        }
+    }
+}
+
+impl Stmt {
+    /// This statement assigns `name` (`=`, `op=`, `++`, `--`), declares it, or takes its
+    /// address.
+    pub fn assigns(&self, name: &str) -> bool {
+        let s = self;
+        fn expr(e: &Expr, name: &str) -> bool {
+            let is = |x: &Expr| matches!(&x.kind, ExprKind::Ident(n) if n == name);
+            match &e.kind {
+                ExprKind::Assign(_, a, b) => is(a) || expr(a, name) || expr(b, name),
+                ExprKind::IncDec { arg, .. } => is(arg) || expr(arg, name),
+                ExprKind::Unary(UnOp::AddrOf, a) => is(a) || expr(a, name),
+                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+                    expr(a, name) || expr(b, name)
+                }
+                ExprKind::Cond(a, b, c) => expr(a, name) || expr(b, name) || expr(c, name),
+                ExprKind::Unary(_, a)
+                | ExprKind::Cast(_, a)
+                | ExprKind::SizeofExpr(a)
+                | ExprKind::Member { base: a, .. } => expr(a, name),
+                ExprKind::Call(_, args) => args.iter().any(|a| expr(a, name)),
+                _ => false,
+            }
+        }
+        let init = |i: &Initializer| match i {
+            Initializer::Expr(e) => expr(e, name),
+            Initializer::List(..) | Initializer::Designated { .. } => false,
+        };
+        match &s.kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, name),
+            StmtKind::Decl(d) => d
+                .declarators
+                .iter()
+                .any(|dec| dec.name.name == name || dec.init.as_ref().is_some_and(init)),
+            StmtKind::Block(b) => b.stmts.iter().any(|s| s.assigns(name)),
+            StmtKind::If { cond, then, els } => {
+                expr(cond, name)
+                    || then.assigns(name)
+                    || els.as_deref().is_some_and(|e| e.assigns(name))
+            }
+            StmtKind::For {
+                init: fi,
+                cond,
+                step,
+                body,
+            } => {
+                let i = match fi {
+                    ForInit::Expr(e) => expr(e, name),
+                    ForInit::Decl(d) => d.declarators.iter().any(|dec| dec.name.name == name),
+                    ForInit::None => false,
+                };
+                i || cond.as_ref().is_some_and(|c| expr(c, name))
+                    || step.as_ref().is_some_and(|c| expr(c, name))
+                    || body.assigns(name)
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                expr(cond, name) || body.assigns(name)
+            }
+            StmtKind::Acc { body, .. } => body.assigns(name),
+            _ => false,
+        }
+    }
+}

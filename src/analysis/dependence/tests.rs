@@ -241,6 +241,7 @@ impl B {
             step,
             children: Vec::new(),
             perfect: false,
+            prefix: None,
             marking: Marking::Auto,
             conditional: false,
             vector_len: None,

@@ -526,82 +526,6 @@ fn decl_stmt(name: &str, ty: CType, init: Option<Expr>, span: Span) -> Stmt {
     }
 }
 
-/// No calls, assignments, increments or memory reads: evaluating it again, after the routine
-/// wrote through its pointer parameters, gives the same value.
-fn is_pure(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Ident(_)
-        | ExprKind::Int { .. }
-        | ExprKind::Float { .. }
-        | ExprKind::Char(_)
-        | ExprKind::SizeofType(_) => true,
-        ExprKind::Binary(_, a, b) => is_pure(a) && is_pure(b),
-        ExprKind::Cond(a, b, c) => is_pure(a) && is_pure(b) && is_pure(c),
-        ExprKind::Unary(op, a) => *op != UnOp::Deref && is_pure(a),
-        ExprKind::Cast(_, a) | ExprKind::SizeofExpr(a) => is_pure(a),
-        _ => false,
-    }
-}
-
-/// `s` assigns `name` (`=`, `op=`, `++`, `--`), or takes its address.
-fn assigns(s: &Stmt, name: &str) -> bool {
-    fn expr(e: &Expr, name: &str) -> bool {
-        let is = |x: &Expr| matches!(&x.kind, ExprKind::Ident(n) if n == name);
-        match &e.kind {
-            ExprKind::Assign(_, a, b) => is(a) || expr(a, name) || expr(b, name),
-            ExprKind::IncDec { arg, .. } => is(arg) || expr(arg, name),
-            ExprKind::Unary(UnOp::AddrOf, a) => is(a) || expr(a, name),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
-                expr(a, name) || expr(b, name)
-            }
-            ExprKind::Cond(a, b, c) => expr(a, name) || expr(b, name) || expr(c, name),
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(_, a)
-            | ExprKind::SizeofExpr(a)
-            | ExprKind::Member { base: a, .. } => expr(a, name),
-            ExprKind::Call(_, args) => args.iter().any(|a| expr(a, name)),
-            _ => false,
-        }
-    }
-    let init = |i: &Initializer| match i {
-        Initializer::Expr(e) => expr(e, name),
-        Initializer::List(..) | Initializer::Designated { .. } => false,
-    };
-    match &s.kind {
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, name),
-        StmtKind::Decl(d) => d
-            .declarators
-            .iter()
-            .any(|dec| dec.name.name == name || dec.init.as_ref().is_some_and(init)),
-        StmtKind::Block(b) => b.stmts.iter().any(|s| assigns(s, name)),
-        StmtKind::If { cond, then, els } => {
-            expr(cond, name)
-                || assigns(then, name)
-                || els.as_deref().is_some_and(|e| assigns(e, name))
-        }
-        StmtKind::For {
-            init: fi,
-            cond,
-            step,
-            body,
-        } => {
-            let i = match fi {
-                ForInit::Expr(e) => expr(e, name),
-                ForInit::Decl(d) => d.declarators.iter().any(|dec| dec.name.name == name),
-                ForInit::None => false,
-            };
-            i || cond.as_ref().is_some_and(|c| expr(c, name))
-                || step.as_ref().is_some_and(|c| expr(c, name))
-                || assigns(body, name)
-        }
-        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-            expr(cond, name) || assigns(body, name)
-        }
-        StmtKind::Acc { body, .. } => assigns(body, name),
-        _ => false,
-    }
-}
-
 fn has_return(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::Return(_) => true,
@@ -698,7 +622,7 @@ impl Subst {
         let mut pre = Vec::new();
         for (p, a) in def.params.iter().zip(args) {
             let Some(pname) = &p.name else { continue };
-            if is_scalar(&p.ty) && is_pure(a) && !body.stmts.iter().any(|s| assigns(s, &pname.name))
+            if is_scalar(&p.ty) && a.is_pure() && !body.stmts.iter().any(|s| s.assigns(&pname.name))
             {
                 // Never assigned: the argument itself (converted to the parameter's type), so
                 // that bounds like `k < d` stay affine in the caller's terms.

@@ -2,7 +2,8 @@
 //! after the region may matter (their sequential final value must then reach the host).
 //!
 //! A read counts wherever it is (before the region too: the region may sit in a loop), except
-//! after an unconditional `x = e;` earlier in the same block or an enclosing one, and inside a
+//! after an unconditional `x = e;` earlier in the same block or an enclosing one (and after the
+//! region, not before it), and inside a
 //! `for` whose initialisation assigns the name (`for (i = 0; …)` with `int i;` at the top of
 //! the function: every read in that loop sees the new value). A plain assignment `x = e` does
 //! not read `x`. Over-approximating is safe: it only asks for a final value that would not be
@@ -50,6 +51,9 @@ impl Reads {
 
     fn stmt(&mut self, s: &Stmt) {
         if s.span == self.region {
+            // A read after the region sees what the region left, whatever was assigned before
+            // it (`last = -1;` before the region kills nothing after it).
+            self.killed.clear();
             return;
         }
         match &s.kind {

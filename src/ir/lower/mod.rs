@@ -257,6 +257,20 @@ impl Walker<'_> {
                     stmt_names(s, &mut names);
                     let visible = scope.restricted(&names);
                     let ir_dir = self.directive(dir);
+                    // A scalar in a data clause of the construct or of an enclosing data
+                    // construct has a device copy that outlives the region (an `update self`,
+                    // a later region, the copy out read it): the region's final value must
+                    // reach it.
+                    let mut read_outside = live::read_outside(self.func_body, s.span);
+                    read_outside.extend(
+                        self.data
+                            .iter()
+                            .map(|d| &d.dir)
+                            .chain(std::iter::once(dir))
+                            .flat_map(|d| data_clauses(d).map(|(_, v)| v.name.name.clone())),
+                    );
+                    let mut ir = ir;
+                    keep_private_prefixes(&mut ir, &read_outside);
                     self.out.compute.push(RegionAst {
                         ir,
                         dir: dir.clone(),
@@ -265,23 +279,7 @@ impl Walker<'_> {
                         scope: visible,
                         data: self.data.clone(),
                         stmt_span: s.span,
-                        read_outside: {
-                            // A scalar in a data clause of the construct or of an enclosing data
-                            // construct has a device copy that outlives the region (an
-                            // `update self`, a later region, the copy out read it): the region's
-                            // final value must reach it.
-                            let mut live = live::read_outside(self.func_body, s.span);
-                            live.extend(
-                                self.data
-                                    .iter()
-                                    .map(|d| &d.dir)
-                                    .chain(std::iter::once(dir))
-                                    .flat_map(|d| {
-                                        data_clauses(d).map(|(_, v)| v.name.name.clone())
-                                    }),
-                            );
-                            live
-                        },
+                        read_outside,
                     });
                     scope.pop();
                 } else if dir.construct == Construct::Data {
@@ -660,6 +658,7 @@ impl<'a> RegionBuilder<'a> {
             step: step_c,
             children: Vec::new(),
             perfect: is_single_loop(body),
+            prefix: sinkable_prefix(body),
             marking: clauses.marking,
             conditional: self.cond_depth > 0,
             vector_len: clauses.vector_len,
@@ -1463,6 +1462,28 @@ impl<'a> RegionBuilder<'a> {
                 .get(n)
                 .is_some_and(|s| matches!(s.ty.unqualified(), CType::Scalar(k) if !k.is_float()))
         })
+    }
+}
+
+/// Clears [`Loop::prefix`] where a scalar the prefix assigns is read after its nest (by the
+/// function, `read_outside`, or by another statement of the region outside the loop): when an
+/// inner loop runs no iteration, the work-items that compute the prefix do not exist, so its
+/// final value would not be the sequential one.
+fn keep_private_prefixes(ir: &mut Region, read_outside: &BTreeSet<String>) {
+    for l in 0..ir.loops.len() {
+        let Some(names) = &ir.loops[l].prefix else {
+            continue;
+        };
+        let id = ir.loops[l].id;
+        let escapes = names.iter().any(|n| {
+            read_outside.contains(n)
+                || ir.scalar_refs.iter().any(|r| {
+                    r.name == *n && r.kind != crate::ir::AccessKind::Write && !r.loops.contains(&id)
+                })
+        });
+        if escapes {
+            ir.loops[l].prefix = None;
+        }
     }
 }
 

@@ -126,6 +126,63 @@ pub(super) fn is_single_loop(body: &Stmt) -> bool {
     }
 }
 
+/// The scalars the statements before a loop body's one inner loop assign, where they may run
+/// again in every iteration of the inner loops ([`crate::ir::Loop::prefix`]): each is `x = e;`
+/// or a declaration `T x = e;` of a scalar, `e` pure ([`Expr::is_pure`], no address taken) and
+/// reading no scalar the prefix assigns at or after it, and the inner loop assigns none of
+/// them. `None` where the body is not such statements and then one loop (a perfect body too).
+pub(super) fn sinkable_prefix(body: &Stmt) -> Option<Vec<String>> {
+    let StmtKind::Block(b) = &body.kind else {
+        return None;
+    };
+    let real: Vec<&Stmt> = b
+        .stmts
+        .iter()
+        .filter(|s| !matches!(s.kind, StmtKind::Empty | StmtKind::AccStandalone(_)))
+        .collect();
+    let (inner, before) = real.split_last()?;
+    if before.is_empty() || !is_single_loop(inner) {
+        return None;
+    }
+    // (name, value) in order.
+    let mut defs: Vec<(String, &Expr)> = Vec::new();
+    for s in before {
+        match &s.kind {
+            StmtKind::Expr(e) => match &e.kind {
+                ExprKind::Assign(None, lhs, rhs) => match &lhs.kind {
+                    ExprKind::Ident(x) => defs.push((x.clone(), rhs)),
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            StmtKind::Decl(d) => {
+                for dec in &d.declarators {
+                    let (CType::Scalar(_), Some(ast::Initializer::Expr(e))) =
+                        (dec.ty.unqualified(), &dec.init)
+                    else {
+                        return None;
+                    };
+                    defs.push((dec.name.name.clone(), e));
+                }
+            }
+            _ => return None,
+        }
+    }
+    for (k, (_, e)) in defs.iter().enumerate() {
+        let mut address = false;
+        e.walk(&mut |x| address |= matches!(x.kind, ExprKind::Unary(UnOp::AddrOf, _)));
+        let later = e.idents();
+        if !e.is_pure() || address || defs[k..].iter().any(|(n, _)| later.contains(n)) {
+            return None;
+        }
+    }
+    let names: Vec<String> = defs.into_iter().map(|(n, _)| n).collect();
+    if names.iter().any(|n| inner.assigns(n)) {
+        return None;
+    }
+    Some(names)
+}
+
 /// The span of a `for (…)` header: from `for` to the closing parenthesis.
 pub(super) fn trim_header(sources: &SourceMap, span: Span) -> Span {
     let text = sources.snippet(span);
