@@ -213,7 +213,7 @@ for mb in (32, 256, 1024):
 for n in (1024, 2048, 4096):
     a = torch.rand(n, n, device=dev); b = torch.rand(n, n, device=dev)
     us = t(lambda: a @ b)
-    print(f"sgemm fp32 {n}: {us:.1f} us, {2 * n ** 3 / us / 1e6:.0f} GFLOP/s")
+    print(f"sgemm fp32 {n}: {us:.1f} us, {2 * n ** 3 / us / 1e6:.1f} TFLOP/s")
 PY
   log "ceilings: $(tr '\n' ';' <"$OUT/ceilings.txt")"
 fi
