@@ -173,3 +173,67 @@ fn share_pragmas_and_vector_lengths_keep_the_innermost_loop_on_x() {
         );
     }
 }
+
+/// A nest perfect but for scalar statements between the headers (NPB MG's `rprj3`): the inner
+/// loops go to the grid and each work-item runs the statements; not where the function reads
+/// such a scalar after the region, nor where the inner loop assigns it, nor where a statement
+/// reads an array or calls a function.
+#[test]
+fn statements_between_loop_headers_run_in_every_work_item() {
+    let src = "void f(int n, int d, double in[2 * n + 3][2 * n + 3], double out[n][n]) {\n\
+               int j2, j1, i2, i1;\n\
+               #pragma acc parallel loop gang\n\
+               for (j2 = 1; j2 < n - 1; j2++) {\n\
+                 i2 = 2 * j2 - d;\n\
+                 #pragma acc loop vector\n\
+                 for (j1 = 1; j1 < n - 1; j1++) {\n\
+                   i1 = 2 * j1 - d;\n\
+                   out[j2][j1] = in[i2 + 1][i1 + 1] + in[i2][i1];\n\
+                 }\n\
+               }\n\
+               }\n";
+    let (out, diags) = compile("prefix.c", src);
+    let out = out.unwrap_or_else(|| panic!("{}", diags));
+    assert_eq!(out.module.kernels[0].dims, 2, "{}", out.kernel_source);
+    assert!(
+        out.kernel_source.contains("i2 = 2 * j2 - d;"),
+        "{}",
+        out.kernel_source
+    );
+    // Read after the region, assigned by the inner loop, or computed from an array or a
+    // call: the inner loop stays in each work-item.
+    let kept = [
+        ("x = 2 * a;", "", "s[0] = x;\n}\n"),
+        ("x = 2 * a;", "x = 0;", "}\n"),
+        ("x = s[a];", "", "}\n"),
+        ("x = (int)sqrt((double)a);", "", "}\n"),
+    ];
+    for (k, (prefix, extra, tail)) in kept.iter().enumerate() {
+        let src = format!(
+            "#include <math.h>\nvoid f(int n, int *s, float A[n][n]) {{\n\
+             int x;\n\
+             #pragma acc parallel loop copy(A[0:n][0:n], s[0:n])\n\
+             for (int a = 0; a < n; a++) {{\n\
+               {prefix}\n\
+               #pragma acc loop\n\
+               for (int b = 0; b < n; b++) {{\n\
+                 {extra}\n\
+                 A[a][b] = (float)(x + b);\n\
+               }}\n\
+             }}\n\
+             {tail}"
+        );
+        let (out, diags) = compile(&format!("kept{k}.c"), &src);
+        if let Some(out) = out {
+            assert_eq!(
+                out.module.kernels[0].dims, 1,
+                "{prefix} {extra}\n{}",
+                out.kernel_source
+            );
+        } else {
+            // The inner loop's own writes of `x` make it carry a dependence: refused or
+            // sequential, never sunk.
+            assert!(diags.contains("x"), "{prefix} {extra}: {diags}");
+        }
+    }
+}

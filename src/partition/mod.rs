@@ -238,6 +238,35 @@ fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
     out
 }
 
+/// The statements between grid loops' headers that every work-item runs (`ir::Loop::prefix`):
+/// one note per grid loop whose body starts with them.
+fn sunk_prefixes(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<String> {
+    let mapped: Vec<LoopId> = crate::analysis::mapping::grid_mapping(region, deps, root)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    mapped
+        .iter()
+        .filter_map(|&l| {
+            let lp = &region.loops[l];
+            let names = lp.prefix.as_ref()?;
+            let child = *lp.children.first()?;
+            mapped.contains(&child).then(|| {
+                format!(
+                    "loop `{}` is on the grid under statements of loop `{}` (assigning {}): every work-item runs them",
+                    region.loops[child].var,
+                    lp.var,
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
 /// The loops of the nest at `root` that do not go to the grid, with the reason.
 fn sequential_loops(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(String, String)> {
     use crate::analysis::dependence::Verdict;
@@ -307,6 +336,7 @@ fn analyze_kernel(
         block_order: None,
         sequential: sequential_loops(region, deps, root),
     };
+    kp.notes.extend(sunk_prefixes(region, deps, root));
     let nest = match nest::build(region, deps, root, opts) {
         Ok(n) => n,
         Err(e) => {
