@@ -49,7 +49,9 @@ int main(void)
     /* `last` is read after the region: the nest keeps its inner loop in each work-item, so
      * that `last` gets its sequential value even where the inner loop runs no iteration. */
     double (*out3)[M] = xmalloc(sizeof(double[N][M]));
-    for (int inner = M - 30; inner <= M - 20; inner += 10) { /* none, then 9 iterations */
+    int lasts[2];
+    for (int round = 0; round < 2; round++) {
+        int inner = round == 0 ? 0 : M / 3; /* no iteration, then some */
         for (int k = 0; k < N * M; k++)
             out3[k / M][k % M] = 0.0;
         last = -1;
@@ -60,9 +62,10 @@ int main(void)
             for (int b = 0; b < inner; b++)
                 out3[a][b] = (double)(last + b);
         }
-        printf("last %d\n", last);
-        dump_double("out3", &out3[0][0], (long)N * M);
+        lasts[round] = last;
+        dump_double(round == 0 ? "out3_none" : "out3_some", &out3[0][0], (long)N * M);
     }
+    dump_int("last", lasts, 2);
     free(out3);
 
     dump_double("out", out, (long)N * M);
