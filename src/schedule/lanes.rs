@@ -168,7 +168,7 @@ pub fn decide(
     p: &Platform,
     reassociate: bool,
 ) -> Result<Lanes, NoLanes> {
-    // Where the platform has no model of the naive kernel (no L1 facts: the default `a100`,
+    // Where the platform has no model of the naive kernel (no L1 facts: `a100`,
     // CPU devices) nothing runs across lanes, asked for or not: the same kernels also run on
     // CPU OpenCL devices, where a tree per row costs more than it saves (NPB CG class W on this
     // project's PoCL: 0.45 s → 1.38 s with its products across lanes).
