@@ -90,11 +90,10 @@ fn measure(
             include_dirs: includes.to_vec(),
         },
     };
-    // The schedules of the `a100` file (the engine's, staged where it stages): on the default
-    // `h100` the lint's evaluated blocks (integer parameters bound to large values) all take the
-    // unguarded copy of a kernel with several outputs per work-item, so the guarded edge copy's
-    // accesses stay `unknown` where the simulator, at the programs' small sizes, runs them
-    // (recall 0.987 on h100, 2026-11-28: 14 such accesses of `share_row_tile.c` and `gen_18.c`).
+    // The schedules of the `a100` file (the engine's, staged where it stages). On the default
+    // `h100`, 14 accesses of kernels with several outputs per work-item (`share_row_tile.c`,
+    // `gen_18.c`) stay `unknown`, reached by no lane of the blocks the lint evaluates, where the
+    // simulator finds them uncoalesced (recall 0.987 there, 2026-11-28; cause not established).
     let opt =
         OptOptions::new(level).for_platform(accshare::model::Platform::load("a100").expect("a100"));
     let out = driver::compile_with(src, &opts, &opt, &mut sources, &mut diags)
