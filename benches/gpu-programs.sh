@@ -155,6 +155,17 @@ seqref() {
     timeout 600 "$W/seq.$key" >"$W/seq.$key.out" 2>&1
   touch "$W/seq.$key.done"
 }
+# The sequential program's name for a source and its defines.
+seq_key() { echo "$(basename "$1" .c)_$(printf %s "$2" | cksum | cut -d' ' -f1)"; }
+# same_checksums REF RUN YES: YES when every number of RUN's `checksum` line equals REF's within
+# 1e-5 relative (exact kernels are bit-identical anyway), else why not.
+same_checksums() {
+  awk -v yes="$3" 'FNR == NR && /^checksum/ { for (i = 2; i <= NF; i++) s[i] = $i; next }
+    /^checksum/ { r = yes; for (i = 2; i <= NF; i++) {
+      a = s[i] + 0; b = $i + 0; e = a - b; if (e < 0) e = -e; m = (a < 0 ? -a : a); if (m < 1) m = 1
+      if (e / m > 1e-5) r = "NO (" $i " vs " s[i] ")" } }
+    END { print (r == "" ? "NO (no checksum)" : r) }' "$1" "$2" 2>/dev/null
+}
 export -f build seqref
 export ACCSHARE NPB FIVE W NVCC
 
@@ -177,7 +188,7 @@ for c in "${CASES[@]}"; do
   [ "$kind" = five ] || continue
   defs=$gdefs
   [ "$DRY" = 1 ] && defs=$ddefs
-  key=$(basename "$src" .c)_$(printf %s "$defs" | cksum | cut -d" " -f1)
+  key=$(seq_key "$src" "$defs")
   [[ " ${SEQ_KEYS[*]} " == *" $key "* ]] && continue
   SEQ_KEYS+=("$key")
   (nice -n 10 bash -c 'seqref "$@"' _ "$src" "$defs" "$key") &
@@ -244,22 +255,12 @@ for c in "${CASES[@]}"; do
     if [ "$kind" = npb ]; then
       grep -q "VERIFICATION SUCCESSFUL" "$d/run.out" && ok=yes || ok=NO
     elif [[ "$kind" == vs=* ]]; then
-      ref=$W/${kind#vs=}/run.out
-      ok=$(awk 'FNR == NR && /^checksum/ { for (i = 2; i <= NF; i++) s[i] = $i; next }
-                /^checksum/ { r = "yes (as " REF ")"; for (i = 2; i <= NF; i++) {
-                  a = s[i] + 0; b = $i + 0; e = a - b; if (e < 0) e = -e; m = (a < 0 ? -a : a); if (m < 1) m = 1
-                  if (e / m > 1e-5) r = "NO (" $i " vs " s[i] ")" } }
-                END { print (r == "" ? "NO (no checksum)" : r) }' REF="${kind#vs=}" "$ref" "$d/run.out" 2>/dev/null)
+      ok=$(same_checksums "$W/${kind#vs=}/run.out" "$d/run.out" "yes (as ${kind#vs=})")
     else
-      key=$(basename "$src" .c)_$(printf %s "$defs" | cksum | cut -d" " -f1)
+      key=$(seq_key "$src" "$defs")
       wait_for=0
       while [ ! -e "$W/seq.$key.done" ] && [ $wait_for -lt 300 ]; do sleep 1; wait_for=$((wait_for + 1)); done
-      # Checksums: equal within 1e-5 relative (exact kernels are bit-identical anyway).
-      ok=$(awk 'FNR == NR && /^checksum/ { for (i = 2; i <= NF; i++) s[i] = $i; next }
-                /^checksum/ { r = "yes"; for (i = 2; i <= NF; i++) {
-                  a = s[i] + 0; b = $i + 0; e = a - b; if (e < 0) e = -e; m = (a < 0 ? -a : a); if (m < 1) m = 1
-                  if (e / m > 1e-5) r = "NO (" $i " vs " s[i] ")" } }
-                END { print (r == "" ? "NO (no checksum)" : r) }' "$W/seq.$key.out" "$d/run.out")
+      ok=$(same_checksums "$W/seq.$key.out" "$d/run.out" yes)
     fi
   fi
   # The profile table: "accshare:   KERNEL  REGION  LAUNCHES  TOTAL_MS  MEAN_US  MIN_US  MAX_US  %".

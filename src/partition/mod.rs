@@ -240,11 +240,7 @@ fn baseline_block(nest: &Nest, p: &Platform) -> [i64; 3] {
 
 /// The statements between grid loops' headers that every work-item runs (`ir::Loop::prefix`):
 /// one note per grid loop whose body starts with them.
-fn sunk_prefixes(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<String> {
-    let mapped: Vec<LoopId> = crate::analysis::mapping::grid_mapping(region, deps, root)
-        .into_iter()
-        .map(|(l, _)| l)
-        .collect();
+fn sunk_prefixes(region: &Region, mapped: &[LoopId]) -> Vec<String> {
     mapped
         .iter()
         .filter_map(|&l| {
@@ -268,13 +264,14 @@ fn sunk_prefixes(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<String> {
 }
 
 /// The loops of the nest at `root` that do not go to the grid, with the reason.
-fn sequential_loops(region: &Region, deps: &DepInfo, root: LoopId) -> Vec<(String, String)> {
+fn sequential_loops(
+    region: &Region,
+    deps: &DepInfo,
+    root: LoopId,
+    mapped: &[LoopId],
+) -> Vec<(String, String)> {
     use crate::analysis::dependence::Verdict;
     use crate::ir::Marking;
-    let mapped: Vec<LoopId> = crate::analysis::mapping::grid_mapping(region, deps, root)
-        .into_iter()
-        .map(|(l, _)| l)
-        .collect();
     let mut out = Vec::new();
     for l in region.nest(root) {
         let lp = &region.loops[l];
@@ -317,6 +314,10 @@ fn analyze_kernel(
     platform: &Platform,
     opts: &Options,
 ) -> KernelPlan {
+    let mapped: Vec<LoopId> = crate::analysis::mapping::grid_mapping(region, deps, root)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
     let mut kp = KernelPlan {
         name,
         root,
@@ -334,9 +335,9 @@ fn analyze_kernel(
         block: [1, 1, 1],
         notes: Vec::new(),
         block_order: None,
-        sequential: sequential_loops(region, deps, root),
+        sequential: sequential_loops(region, deps, root, &mapped),
     };
-    kp.notes.extend(sunk_prefixes(region, deps, root));
+    kp.notes.extend(sunk_prefixes(region, &mapped));
     let nest = match nest::build(region, deps, root, opts) {
         Ok(n) => n,
         Err(e) => {

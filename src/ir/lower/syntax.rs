@@ -115,11 +115,7 @@ pub(super) fn is_single_loop(body: &Stmt) -> bool {
         StmtKind::For { .. } => true,
         StmtKind::Acc { dir, body, .. } if dir.construct == Construct::Loop => is_single_loop(body),
         StmtKind::Block(b) => {
-            let real: Vec<&Stmt> = b
-                .stmts
-                .iter()
-                .filter(|s| !matches!(s.kind, StmtKind::Empty | StmtKind::AccStandalone(_)))
-                .collect();
+            let real = statements(b);
             real.len() == 1 && is_single_loop(real[0])
         }
         _ => false,
@@ -129,17 +125,13 @@ pub(super) fn is_single_loop(body: &Stmt) -> bool {
 /// The scalars the statements before a loop body's one inner loop assign, where they may run
 /// again in every iteration of the inner loops ([`crate::ir::Loop::prefix`]): each is `x = e;`
 /// or a declaration `T x = e;` of a scalar, `e` pure ([`Expr::is_pure`], no address taken) and
-/// reading no scalar the prefix assigns at or after it, and the inner loop assigns none of
-/// them. `None` where the body is not such statements and then one loop (a perfect body too).
+/// reading no scalar the prefix assigns at or after it nor one the inner loop assigns, and the
+/// inner loop assigns none of them. `None` where the body is not such statements and then one loop (a perfect body too).
 pub(super) fn sinkable_prefix(body: &Stmt) -> Option<Vec<String>> {
     let StmtKind::Block(b) = &body.kind else {
         return None;
     };
-    let real: Vec<&Stmt> = b
-        .stmts
-        .iter()
-        .filter(|s| !matches!(s.kind, StmtKind::Empty | StmtKind::AccStandalone(_)))
-        .collect();
+    let real = statements(b);
     let (inner, before) = real.split_last()?;
     if before.is_empty() || !is_single_loop(inner) {
         return None;
@@ -171,8 +163,13 @@ pub(super) fn sinkable_prefix(body: &Stmt) -> Option<Vec<String>> {
     for (k, (_, e)) in defs.iter().enumerate() {
         let mut address = false;
         e.walk(&mut |x| address |= matches!(x.kind, ExprKind::Unary(UnOp::AddrOf, _)));
-        let later = e.idents();
-        if !e.is_pure() || address || defs[k..].iter().any(|(n, _)| later.contains(n)) {
+        let reads = e.idents();
+        // A value the inner loop changes (its iterator too) would differ when recomputed.
+        if !e.is_pure()
+            || address
+            || defs[k..].iter().any(|(n, _)| reads.contains(n))
+            || reads.iter().any(|n| inner.assigns(n))
+        {
             return None;
         }
     }
@@ -181,6 +178,14 @@ pub(super) fn sinkable_prefix(body: &Stmt) -> Option<Vec<String>> {
         return None;
     }
     Some(names)
+}
+
+/// A block's statements other than empty ones and standalone directives.
+fn statements(b: &ast::Block) -> Vec<&Stmt> {
+    b.stmts
+        .iter()
+        .filter(|s| !matches!(s.kind, StmtKind::Empty | StmtKind::AccStandalone(_)))
+        .collect()
 }
 
 /// The span of a `for (…)` header: from `for` to the closing parenthesis.
