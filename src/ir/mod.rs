@@ -260,9 +260,9 @@ pub struct Loop {
     pub perfect: bool,
     /// `Some(scalars)` where the body is statements assigning these scalars from pure
     /// expressions (`i3 = 2 * j3 - d3;`, `int i2 = 2 * j2;`: no calls, array reads or side
-    /// effects), then exactly one loop that assigns none of them, and neither the function nor
-    /// another nest of the region reads them afterwards: the nest is perfect but for statements
-    /// each iteration of the inner loops may run again. `analysis::mapping` maps the inner loop
+    /// effects), then exactly one loop that assigns none of them nor anything they read, and
+    /// neither the function nor another nest of the region reads them afterwards: the nest is
+    /// perfect but for statements each iteration of the inner loops may run again. `analysis::mapping` maps the inner loop
     /// to the grid too; each work-item then computes the scalars itself (NPB MG's `rprj3`, whose
     /// `loop worker` and `loop vector` sit under such statements). `None` otherwise.
     pub prefix: Option<Vec<String>>,
