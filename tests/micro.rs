@@ -2,7 +2,9 @@
 //! shape on the gemm programs, at sizes that are and are not multiples of the block tile, run on
 //! PoCL against the sequential program compiled by `cc`, replayed on the simulator with its
 //! checker; the simulator's shared wavefronts per warp multiply-add of the 8×8 tile; the model
-//! choosing the micro-tile for a large gemm on an H100 and not for a small one.
+//! choosing the micro-tile for a large gemm on an H100 and not for a small one. Each shape runs
+//! with its tiles read as aligned vectors (`float4`, the default) and by element
+//! (`--vector-tiles off`).
 
 mod exec_support;
 
@@ -16,6 +18,9 @@ use accshare::schedule::stage::StageOptions;
 
 /// The micro-tile shapes (`--ilp RYxRX` with `--micro`).
 const SHAPES: [&str; 3] = ["8x8", "8x4", "4x4"];
+
+/// Vector reads of the tiles on (the default) and off.
+const VECTOR: [&str; 2] = ["on", "off"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -52,9 +57,14 @@ fn accshare(args: &[&str], file: &Path, defines: &[(&str, &str)]) -> Result<Stri
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Compiles `src` with `--micro --ilp shape` for an H100 to OpenCL, runs it on the OpenCL device
-/// and compares its dump with the sequential program's.
-fn check(src: &Path, defines: &[(&str, &str)], shape: &str, tag: &str) -> Result<(), String> {
+/// Compiles `src` with `--micro --ilp shape --vector-tiles vector` for an H100 to OpenCL, runs
+/// it on the OpenCL device and compares its dump with the sequential program's.
+fn check(
+    src: &Path,
+    defines: &[(&str, &str)],
+    (shape, vector): (&str, &str),
+    tag: &str,
+) -> Result<(), String> {
     let dir = exec_support::scratch_dir(tag);
     let seq = dir.join("seq");
     exec_support::compile_c(src, &seq, defines, false)?;
@@ -70,6 +80,8 @@ fn check(src: &Path, defines: &[(&str, &str)], shape: &str, tag: &str) -> Result
             "--micro",
             "--ilp",
             shape,
+            "--vector-tiles",
+            vector,
             "--emit",
             "kernel",
         ],
@@ -82,6 +94,17 @@ fn check(src: &Path, defines: &[(&str, &str)], shape: &str, tag: &str) -> Result
     if !kernels.contains("accshare_kk += 16") || (partial && !kernels.contains("accshare_full")) {
         return Err(format!("{}: no micro-tile in\n{}", src.display(), kernels));
     }
+    // With vector reads on, the whole tiles' reads are vector loads (the programs' blocks tile
+    // the 128-column arrays), aligned on their local arrays.
+    let vectors = kernels.contains("*(const __local float4 *)")
+        && kernels.contains("__attribute__((aligned(16)))");
+    let whole = defines.iter().any(|(_, v)| *v == "256");
+    if (vector == "on" && whole && !vectors) || (vector == "off" && vectors) {
+        return Err(format!(
+            "{}: vector reads {vector}, kernel\n{kernels}",
+            src.display()
+        ));
+    }
     accshare(
         &[
             "--target",
@@ -91,6 +114,8 @@ fn check(src: &Path, defines: &[(&str, &str)], shape: &str, tag: &str) -> Result
             "--micro",
             "--ilp",
             shape,
+            "--vector-tiles",
+            vector,
             "-o",
             &out_s,
         ],
@@ -137,8 +162,15 @@ fn micro_tiles_match_sequential_on_opencl() {
     let mut failures = Vec::new();
     for (i, (src, defines)) in programs().iter().enumerate() {
         for shape in SHAPES {
-            if let Err(e) = check(src, defines, shape, &format!("micro-{i}-{shape}")) {
-                failures.push(format!("{} {:?} {}: {}", src.display(), defines, shape, e));
+            for vector in VECTOR {
+                let tag = format!("micro-{i}-{shape}-{vector}");
+                if let Err(e) = check(src, defines, (shape, vector), &tag) {
+                    failures.push(format!(
+                        "{} {:?} {shape} vector {vector}: {e}",
+                        src.display(),
+                        defines
+                    ));
+                }
             }
         }
     }
@@ -152,7 +184,10 @@ fn micro_tiles_pass_the_simulator_checker() {
     use accshare::sim::{trace, SimOptions, SimPlatform};
     let mut failures = Vec::new();
     for (i, (src, defines)) in programs().iter().enumerate() {
-        for (rows, cols) in [(8, 8), (8, 4), (4, 4)] {
+        for ((rows, cols), vector_tiles) in [(8, 8), (8, 4), (4, 4)]
+            .into_iter()
+            .flat_map(|s| [(s, true), (s, false)])
+        {
             let mut sources = SourceMap::new();
             let mut diags = Diags::new();
             let pp = accshare::front::preprocess::PpOptions {
@@ -171,6 +206,7 @@ fn micro_tiles_pass_the_simulator_checker() {
                 .with_shape(rows, cols);
             let staging = StageOptions {
                 micro: true,
+                vector_tiles,
                 ..Default::default()
             };
             let Some(out) = driver::compile_staged(
@@ -189,7 +225,8 @@ fn micro_tiles_pass_the_simulator_checker() {
                 "{}: no micro-tile",
                 src.display()
             );
-            let dir = exec_support::scratch_dir(&format!("micro-sim-{i}-{rows}x{cols}"));
+            let dir =
+                exec_support::scratch_dir(&format!("micro-sim-{i}-{rows}x{cols}-{vector_tiles}"));
             let sim_opts = SimOptions {
                 check: true,
                 ..Default::default()
@@ -203,7 +240,11 @@ fn micro_tiles_pass_the_simulator_checker() {
                 &dir,
             );
             let _ = std::fs::remove_dir_all(&dir);
-            let what = format!("{} {:?} {rows}x{cols}", src.display(), defines);
+            let what = format!(
+                "{} {:?} {rows}x{cols} vector {vector_tiles}",
+                src.display(),
+                defines
+            );
             match res {
                 Err(e) => failures.push(format!("{what}: {e}")),
                 Ok((rep, _)) => {
@@ -223,7 +264,10 @@ fn micro_tiles_pass_the_simulator_checker() {
 }
 
 /// The simulator's shared wavefronts per warp multiply-add: at most 0.3 with the 8×8 tile (issue
-/// 27's target), against 1.3 for the default staged kernel (4 rows per work-item).
+/// 27's target), against 1.3 for the default staged kernel (4 rows per work-item); with its
+/// tiles read as `float4` at most 0.22 (0.27 by element: per `k`, 2 reads of `A` broadcast to
+/// each half-warp, 2 wavefronts each, and 2 of 256 contiguous bytes of `B`, 4 each, against 16
+/// scalar reads of one wavefront).
 #[test]
 fn an_8x8_micro_tile_reads_under_a_third_of_a_wavefront_per_warp_fma() {
     let src = root().join("benches/five/gemm.c");
@@ -238,10 +282,15 @@ fn an_8x8_micro_tile_reads_under_a_third_of_a_wavefront_per_warp_fma() {
         let fmas = k["flops"].as_f64().unwrap() / 2.0 / 32.0;
         waves / fmas
     };
-    let micro = ratio(&["--micro", "--ilp", "8x8"]);
+    let micro = ratio(&["--micro", "--ilp", "8x8", "--vector-tiles", "off"]);
     assert!(
         micro <= 0.3,
         "8×8: {micro:.3} shared wavefronts per warp-FMA"
+    );
+    let vector = ratio(&["--micro", "--ilp", "8x8"]);
+    assert!(
+        vector <= 0.22 && vector < 0.85 * micro,
+        "8×8 read as vectors: {vector:.3} shared wavefronts per warp-FMA (by element {micro:.3})"
     );
     let rows = ratio(&["--ilp", "4"]);
     assert!(rows > 1.0, "4 rows: {rows:.3}");
@@ -282,4 +331,34 @@ fn the_model_takes_a_micro_tile_for_a_large_gemm_only() {
     )
     .unwrap();
     assert!(!hotspot.contains("register micro-tile on"), "{hotspot}");
+}
+
+/// The CUDA kernel the model chooses for a 2048³ gemm on an H100: an 8×8 micro-tile whose
+/// tiles are read as `float4` (four vector loads per `k`, no run-time alignment check), the
+/// `A` tile stored k-major with its columns padded to 132 floats, both tiles declared 16-byte
+/// aligned; NVRTC compiles it.
+#[test]
+fn the_large_gemm_reads_its_tiles_as_float4_on_cuda() {
+    let src = root().join("benches/five/gemm.c");
+    let defines = [("NI", "2048"), ("NJ", "2048"), ("NK", "2048")];
+    let cu = accshare(
+        &["--target", "cuda", "--platform", "h100", "--emit", "kernel"],
+        &src,
+        &defines,
+    )
+    .unwrap();
+    let vector_loads = cu.matches("= *(const float4 *)(&accshare_sh_").count();
+    assert_eq!(vector_loads, 4, "{cu}");
+    assert!(
+        !cu.contains("accshare_p &"),
+        "a run-time alignment check:\n{cu}"
+    );
+    assert!(
+        cu.contains("__shared__ __align__(16) float accshare_sh_A[2112];")
+            && cu.contains("__shared__ __align__(16) float accshare_sh_B[2048];"),
+        "{cu}"
+    );
+    assert!(cu.contains("(k - accshare_o_A_1) * 132]"), "{cu}");
+    // Panics where NVRTC rejects it; skips (or fails under ACCSHARE_REQUIRE_DEVICES=1) without it.
+    exec_support::nvrtc_compiles("gemm 2048³ float4 tiles", &cu);
 }

@@ -455,6 +455,7 @@ fn vector_tile_kernel(elem: Scalar, threads: u32, width: usize, stride: i64) -> 
                 lanes: names("v").iter().map(|n| testing::v(n)).collect(),
                 elem,
                 src: at("a", Space::Global, bin(BinOp::Mul, lid(0), int(w))),
+                aligned: false,
             },
             KStmt::VecStore {
                 dst: at("t", Space::Local, tile_at()),
@@ -467,6 +468,7 @@ fn vector_tile_kernel(elem: Scalar, threads: u32, width: usize, stride: i64) -> 
                 lanes: names("u").iter().map(|n| testing::v(n)).collect(),
                 elem,
                 src: at("t", Space::Local, tile_at()),
+                aligned: false,
             },
             KStmt::VecStore {
                 dst: at("out", Space::Global, bin(BinOp::Mul, lid(0), int(w))),
@@ -482,8 +484,9 @@ fn platform(name: &str) -> SimPlatform {
 }
 
 /// A vector access of local memory is one request of the warp, served in phases of at most
-/// `banks × bank width` bytes (CUDA Programming Guide: 8 bytes per lane, half-warps; 16 bytes,
-/// quarter-warps), each taking its busiest bank's distinct words: a warp's `uchar4` is one
+/// `banks × bank width` bytes, and at least half a warp (CUDA Programming Guide: 8 bytes per
+/// lane, half-warps; 16 bytes, half-warps too by Nsight Compute's counts on an H100), each
+/// taking its busiest bank's distinct words: a warp's `uchar4` is one
 /// wavefront (not 4 requests), `float4` four conflict-free wavefronts (not 4 requests of a
 /// 4-way conflict each), `float2` at a stride of two vectors a 2-way conflict in each
 /// half-warp. The AMD LDS serves a 64-wide wavefront in halves; a CPU device's one bank of 64
@@ -578,6 +581,7 @@ fn checker_sees_each_element_of_a_local_vector_load() {
         lanes: lanes.iter().map(|n| testing::v(n)).collect(),
         elem,
         src: at("t", Space::Local, bin(BinOp::Mul, lid(0), int(4))),
+        aligned: false,
     });
     body.push(KStmt::VecStore {
         dst: at("out", Space::Global, bin(BinOp::Mul, lid(0), int(4))),

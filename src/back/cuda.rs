@@ -197,14 +197,30 @@ impl Dialect for Cuda {
     /// are loaded as 4-byte vectors (`uchar4`, `char4`, `short2`, `ushort2`; 2 bytes for a
     /// 2-lane 8-bit vector; 16-byte `float4`, `int4`, `double2` of a transposed vector tile)
     /// where the address is aligned at run time, else element by element.
+    ///
+    /// An `aligned` load (a micro-tile's vector read of its tile) is one vector load with no
+    /// check: `float4 v = *(const float4 *)&t[…];`.
     fn vector_load(
         &self,
         elem: Scalar,
         lane_ty: &str,
-        _vector: &str,
+        vector: &str,
         lanes: &[String],
         addr: &str,
+        _space: Space,
+        aligned: bool,
     ) -> Vec<String> {
+        if aligned {
+            if let Some((chunk, vt, _)) = cuda_chunk(elem, lanes.len()) {
+                if chunk == lanes.len() {
+                    let mut out = vec![format!("{vt} {vector} = *(const {vt} *)({addr});")];
+                    for (k, l) in lanes.iter().enumerate() {
+                        out.push(format!("{lane_ty} {l} = {vector}.{};", COMPONENTS[k]));
+                    }
+                    return out;
+                }
+            }
+        }
         let mut out = vec![format!("{lane_ty} {};", lanes.join(", "))];
         out.push("{".to_string());
         out.push(format!("    const {lane_ty} *accshare_p = {addr};"));
@@ -366,10 +382,11 @@ fn print_kernel(out: &mut String, k: &Kernel) {
         let l = &k.arrays[h];
         // A tile of short words starts on a word, so that its vector accesses (the grouped
         // tile copies) can be taken: a `__shared__ unsigned char` array has byte alignment.
-        let align = if l.elem.size() < 4 {
-            "__align__(4) "
-        } else {
-            ""
+        // A tile read as aligned vectors starts on the vector's size.
+        let align = match k.vector_alignment(h) {
+            0 if l.elem.size() < 4 => "__align__(4) ".to_string(),
+            0 => String::new(),
+            bytes => format!("__align__({bytes}) "),
         };
         out.push_str(&format!(
             "    __shared__ {}{} {}[{}];\n",

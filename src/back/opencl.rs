@@ -248,6 +248,10 @@ impl Dialect for OpenCl {
 
     /// `uchar8 v = vload8(0, p);` then one lane per component (`vloadn` needs only the
     /// element's alignment).
+    ///
+    /// An `aligned` load (a micro-tile's vector read of its tile) dereferences a vector
+    /// pointer instead, so that the compiler may take one wide load without proving the
+    /// alignment itself: `float4 v = *(const __local float4 *)&t[…];`.
     fn vector_load(
         &self,
         _elem: Scalar,
@@ -255,9 +259,16 @@ impl Dialect for OpenCl {
         vector: &str,
         lanes: &[String],
         addr: &str,
+        space: Space,
+        aligned: bool,
     ) -> Vec<String> {
         let n = lanes.len();
-        let mut out = vec![format!("{lane_ty}{n} {vector} = vload{n}(0, {addr});")];
+        let load = if aligned && matches!(n, 2 | 4 | 8 | 16) {
+            format!("*(const {} {lane_ty}{n} *)({addr})", address_space(space))
+        } else {
+            format!("vload{n}(0, {addr})")
+        };
+        let mut out = vec![format!("{lane_ty}{n} {vector} = {load};")];
         for (k, l) in lanes.iter().enumerate() {
             out.push(format!("{lane_ty} {l} = {vector}.s{k:x};"));
         }
@@ -338,11 +349,17 @@ fn print_kernel(out: &mut String, k: &Kernel) {
     ));
     for &h in &k.locals {
         let l = &k.arrays[h];
+        // A tile read as aligned vectors starts on the vector's size.
+        let align = match k.vector_alignment(h) {
+            0 => String::new(),
+            bytes => format!(" __attribute__((aligned({bytes})))"),
+        };
         out.push_str(&format!(
-            "    __local {} {}[{}];\n",
+            "    __local {} {}[{}]{};\n",
             d.scalar(l.elem, TypeUse::Local),
             c_like::spell_ident(&d, &l.name),
-            l.elements().unwrap_or(0)
+            l.elements().unwrap_or(0),
+            align
         ));
     }
     let offsets: Vec<String> = k

@@ -67,6 +67,7 @@ pub(super) fn compile(args: &CompileArgs) -> i32 {
     let staging = crate::schedule::stage::StageOptions {
         reassociate: args.reassociate,
         micro: args.opts.micro,
+        vector_tiles: args.opts.vector_tiles.is_none_or(Switch::on),
         ..Default::default()
     };
     let out = driver::compile_staged(file, &opts, &oo, &staging, &tuned, &mut sources, &mut diags);

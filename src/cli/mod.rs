@@ -354,6 +354,11 @@ pub struct OptArgs {
     /// schedule (`explain` shows its verdict).
     #[arg(long)]
     pub micro: bool,
+    /// Let a register micro-tile read its staged tiles as aligned vectors (`float4`): its
+    /// rows and columns in runs of 4 adjacent outputs, the `A` tile stored k-major (default
+    /// `on`; `off` tries only element reads; docs/micro.md).
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub vector_tiles: Option<Switch>,
 }
 
 impl OptArgs {

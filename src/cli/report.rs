@@ -31,6 +31,7 @@ pub(super) fn simulate(
     let staging = crate::schedule::stage::StageOptions {
         reassociate,
         micro: flags.micro,
+        vector_tiles: flags.vector_tiles.is_none_or(Switch::on),
         ..Default::default()
     };
     let out = driver::compile_staged(file, &opts, &oo, &staging, tuned, &mut sources, &mut diags);

@@ -214,13 +214,14 @@ fn micro_note(m: &crate::schedule::micro::Offer) -> String {
     };
     let b = m.shape.block();
     format!(
-        "register micro-tile on {}: block tile {}×{} (k tile {}), {}×{} outputs per work-item, {} work-items; {} ({} bound, {} registers, occupancy {:.0} %) against {} unstaged ({:.2}x) and {} for the schedule preferred before ({:.2}x): {} (the margin is {:.2}x)",
+        "register micro-tile on {}: block tile {}×{} (k tile {}), {}×{} outputs per work-item, {}, {} work-items; {} ({} bound, {} registers, occupancy {:.0} %) against {} unstaged ({:.2}x) and {} for the schedule preferred before ({:.2}x): {} (the margin is {:.2}x)",
         m.over_unstaged.platform,
         b[0],
         b[1],
         m.ktile,
         m.shape.rows,
         m.shape.cols,
+        m.shape.reads(),
         m.shape.launched.iter().product::<u32>(),
         t(&m.over_unstaged.staged),
         m.over_unstaged.staged.bound,
@@ -247,11 +248,12 @@ fn micro_shapes(
         .map(|(s, c)| {
             let b = s.block();
             format!(
-                "{}×{} ({}×{} per work-item) {} ({} bound, {} registers, occupancy {:.0} %)",
+                "{}×{} ({}×{} per work-item, {}) {} ({} bound, {} registers, occupancy {:.0} %)",
                 b[0],
                 b[1],
                 s.rows,
                 s.cols,
+                s.reads(),
                 t(c),
                 c.bound,
                 c.registers.total(),

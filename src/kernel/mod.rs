@@ -448,6 +448,11 @@ pub enum KStmt {
         lanes: Vec<Handle<KVar>>,
         elem: Scalar,
         src: ArrayRef,
+        /// The address is a multiple of the vector's size (`lanes.len()` elements) in every
+        /// work-item: a register micro-tile's read of a tile laid out for it
+        /// (`schedule::micro::vector_tiles`). Back ends then load the vector without a run-time
+        /// check and declare the local array with the vector's alignment.
+        aligned: bool,
     },
     /// A vector store of short words: `values[k]` into element `dst.index + k` of `dst`'s array,
     /// one memory instruction (OpenCL `vstoreN`, CUDA as [`KStmt::VecLoad`]). Lowering makes one
@@ -500,6 +505,30 @@ impl Kernel {
             let a = &self.arrays[l];
             a.name.starts_with(LANES_TREE) && a.elem.is_float()
         })
+    }
+
+    /// The bytes of the widest aligned vector load ([`KStmt::VecLoad`] with `aligned`) from
+    /// array `h`, 0 where there is none: the alignment its declaration needs.
+    pub fn vector_alignment(&self, h: Handle<KArray>) -> u32 {
+        let widest = std::cell::Cell::new(0u32);
+        for s in &self.body {
+            s.any(&|t| {
+                if let KStmt::VecLoad {
+                    lanes,
+                    elem,
+                    src,
+                    aligned: true,
+                    ..
+                } = t
+                {
+                    if src.array == h {
+                        widest.set(widest.get().max(lanes.len() as u32 * elem.size()));
+                    }
+                }
+                false
+            });
+        }
+        widest.get()
     }
 
     /// Whether the kernel holds an atomic statement on an element whose type satisfies `pred`.

@@ -102,7 +102,11 @@ impl L1 {
         let copy_loads = s.staged().map_or(0.0, |st| {
             st.arrays
                 .iter()
-                .map(|t| (t.len() as f64 / threads).ceil())
+                // The elements the copy moves (a padded row's pad is not copied).
+                .map(|t| {
+                    let elements: u32 = t.dims.iter().map(|d| d.extent).product();
+                    (elements as f64 / threads).ceil()
+                })
                 .sum()
         });
         let var = |dim: u8| {

@@ -18,8 +18,22 @@
 //! [`offer`] estimates it [`super::gain::MARGIN`] faster than both the staged schedule the model
 //! had and the unstaged kernel (the "never slower than naive" rule).
 //!
-//! What it does not do (yet): vector loads of the shared tiles (`float4`), a transposed
-//! (k-major) `A` tile, contiguous columns, double-buffered k tiles.
+//! **Vector reads of the tiles** ([`vector_tiles`], shapes with [`Shape::vector`]): on an
+//! H200 both micro-tiles stalled mostly on shared-memory loads (Nsight Compute,
+//! `docs/gpu/h200-2026-11-28b/`): an 8×8 tile's 16 scalar reads per `k` are 16 wavefronts of
+//! the SM's shared-memory pipe (one per clock) against 64 warp multiply-adds (16 clocks of an
+//! H100's 128 FP32 lanes), so the pipe, not the arithmetic, sets the pace. A work-item whose
+//! rows and columns come in runs of V adjacent outputs ([`super::WorkShape::vector`]: `l·V +
+//! (b mod V) + (b / V)·V·L`) reads each run as one aligned vector (`float4`: V = 16 bytes /
+//! element): the `B` tile row-major, the `A` tile stored k-major (transposed, its columns
+//! padded so that the copy's stores spread over the banks) so that a run of rows is
+//! contiguous too. An 8×8 tile then makes 4 vector reads per `k`, 6 wavefronts (the `A`
+//! reads are broadcasts, the `B` reads 256 contiguous bytes per warp) instead of 16; the
+//! copies of a run stay coalesced (a warp's 16 work-items along x store 256 contiguous bytes
+//! per row). The runs are a schedule decision like the cyclic columns: kernel lowering reads
+//! the tiles as vectors where this module recorded it (`StagedArray::vector_reads`).
+//!
+//! What it does not do (yet): double-buffered k tiles, vector loads in the cooperative copy.
 
 use super::{coarsenable, gain, operand_reuse, stage, KernelSchedule, Schedule, WorkShape};
 use crate::analysis::dependence::DepInfo;
@@ -40,9 +54,21 @@ pub struct Shape {
     pub rows: u32,
     /// Columns per work-item (RX, cyclic).
     pub cols: u32,
+    /// The staged tiles are read as vectors ([`vector_tiles`]): rows and columns in runs of
+    /// [`VECTOR_BYTES`] / element size.
+    pub vector: bool,
 }
 
 impl Shape {
+    /// How the work-items read the staged tiles, in words.
+    pub fn reads(&self) -> &'static str {
+        if self.vector {
+            "tiles read as vectors"
+        } else {
+            "tiles read by element"
+        }
+    }
+
     /// The grid points a block covers.
     pub fn block(&self) -> [u32; 3] {
         [
@@ -53,25 +79,122 @@ impl Shape {
     }
 }
 
-/// The shapes tried: 16×16 work-items with 8×8 outputs each (a block tile of 128×128), 32×8
-/// with 8 rows × 4 columns (128 columns × 64 rows), 16×16 with 4×4 (64×64).
-pub const SHAPES: [Shape; 3] = [
-    Shape {
-        launched: [16, 16, 1],
-        rows: 8,
-        cols: 8,
-    },
-    Shape {
-        launched: [32, 8, 1],
-        rows: 8,
-        cols: 4,
-    },
-    Shape {
-        launched: [16, 16, 1],
-        rows: 4,
-        cols: 4,
-    },
-];
+/// The block shapes tried: 16×16 work-items with 8×8 outputs each (a block tile of 128×128),
+/// 32×8 with 8 rows × 4 columns (128 columns × 64 rows), 16×16 with 4×4 (64×64); each with its
+/// tiles read as vectors and with element reads ([`shapes`]).
+const BLOCKS: [([u32; 3], u32, u32); 3] =
+    [([16, 16, 1], 8, 8), ([32, 8, 1], 8, 4), ([16, 16, 1], 4, 4)];
+
+/// Bytes of one vector read of a tile (`float4`, `double2`, `int4`: CUDA's widest load).
+pub const VECTOR_BYTES: u32 = 16;
+
+/// Every shape tried, in the order the model breaks ties: each block of [`BLOCKS`] with
+/// vector reads, then each with element reads.
+pub fn shapes() -> Vec<Shape> {
+    [true, false]
+        .into_iter()
+        .flat_map(|vector| {
+            BLOCKS.map(|(launched, rows, cols)| Shape {
+                launched,
+                rows,
+                cols,
+                vector,
+            })
+        })
+        .collect()
+}
+
+/// Lays the strip-staged tiles of a micro-tiled plan out for reads as vectors, where the
+/// work-item's `rows` × `cols` outputs come in runs of V = [`VECTOR_BYTES`] / (the widest
+/// element of those tiles): a tile read by the runs along x (`B[k][j]`) keeps its rows
+/// row-major, their length rounded up to a multiple of V; one read by the runs along y
+/// (`A[i][k]`) is stored k-major (transposed), each stored column padded to a multiple of V,
+/// and by V more where it would be a multiple of 32 elements (the copy stores a column's
+/// elements a column apart: 32 banks apart would serialise them). Returns V and records it on
+/// each such tile (`vector_reads`); `None` where no tile qualifies. A tile qualifies when it
+/// is a read-only 2-D tile of the strip and one grid dimension whose loop steps by 1 and whose
+/// references share one offset (so that a run's first element is at a multiple of V from the
+/// tile's row), its extent the block's along that dimension, and V divides the work-item's
+/// outputs along it.
+pub fn vector_tiles(
+    ir: &crate::ir::Region,
+    grid: &[stage::GridLoop],
+    spec: &mut stage::StageSpec,
+    rows: u32,
+    cols: u32,
+) -> Option<u32> {
+    use stage::Primary;
+    let widest = spec
+        .arrays
+        .iter()
+        .filter(|a| a.uses_strip())
+        .map(|a| a.elem.size())
+        .max()?;
+    let v = VECTOR_BYTES / widest.max(1);
+    if v < 2 {
+        return None;
+    }
+    let block = spec.block;
+    let mut any = false;
+    for a in spec.arrays.iter_mut() {
+        if a.dims.len() != 2 || a.written || a.field.is_some() || a.interleave.is_some() {
+            continue;
+        }
+        // The dimension moved by a grid loop (`g`) and the strip's.
+        let on_grid = |t: &stage::TileDim| match &t.primary {
+            Primary::Grid { dim, .. } if t.lo == t.hi => Some(*dim),
+            _ => None,
+        };
+        let (g, dim) = match (on_grid(&a.dims[0]), on_grid(&a.dims[1])) {
+            (Some(d), None) if a.dims[1].primary == Primary::Strip => (0usize, d),
+            (None, Some(d)) if a.dims[0].primary == Primary::Strip => (1usize, d),
+            _ => continue,
+        };
+        let factor = match dim {
+            0 => cols,
+            1 => rows,
+            _ => continue,
+        };
+        let step_one = grid
+            .iter()
+            .find(|l| l.dim == dim)
+            .is_some_and(|l| ir.loops[l.loop_id].step == 1);
+        if !step_one || factor % v != 0 || a.dims[g].extent != block[dim as usize] {
+            continue;
+        }
+        if g == 1 {
+            a.transposed = false;
+            a.col_pad = 0;
+            a.row_len = a.row_len.max(a.dims[1].extent).next_multiple_of(v);
+        } else {
+            let ext = a.dims[0].extent;
+            let mut col = ext.next_multiple_of(v);
+            if col % 32 == 0 {
+                col += v;
+            }
+            a.transposed = true;
+            a.col_pad = col - ext;
+            a.row_len = a.dims[1].extent;
+        }
+        a.bank.layout = a.layout();
+        a.bank.path.push(format!(
+            "read as {v}-element vectors by a register micro-tile: {}",
+            if a.transposed {
+                format!("stored k-major, columns of {} elements", ext_col(a))
+            } else {
+                format!("rows of {} elements", a.row_len)
+            }
+        ));
+        a.vector_reads = v;
+        any = true;
+    }
+    any.then_some(v)
+}
+
+/// The stored column length of a transposed tile.
+fn ext_col(a: &stage::StagedArray) -> u32 {
+    a.dims[0].extent + a.col_pad
+}
 
 /// Whether nest `base` is gemm-like: a 2-D grid that may be coarsened, reading inside a
 /// sequential loop one operand shared by the outputs of a column and one shared by those of a
@@ -127,15 +250,22 @@ pub fn schedule(
     let mut spec = stage::plan_tiled(r, base.root, &base.grid, &kp, opts, shape.rows * shape.cols);
     spec.micro_ktile = ktile;
     let strip_staged = spec.strip.is_some() && spec.arrays.iter().any(|a| a.uses_strip());
-    if spec.arrays.is_empty()
-        || !strip_staged
-        || spec.block != block
-        || spec.smem_bytes() > stage::SMEM_LIMIT
-    {
+    if spec.arrays.is_empty() || !strip_staged || spec.block != block {
+        return None;
+    }
+    let vector = if shape.vector {
+        vector_tiles(&r.ir, &base.grid, &mut spec, shape.rows, shape.cols)?
+    } else {
+        1
+    };
+    if spec.smem_bytes() > stage::SMEM_LIMIT {
         return None;
     }
     Some(Schedule {
-        shape: WorkShape::plain(block).with_tile(shape.rows, shape.cols),
+        shape: WorkShape {
+            vector,
+            ..WorkShape::plain(block).with_tile(shape.rows, shape.cols)
+        },
         stage: Some(spec),
         full_tile_path: true,
         stride: None,
@@ -155,7 +285,7 @@ pub struct Offer {
     pub over_unstaged: gain::Gain,
     /// Whether it became the preferred schedule.
     pub taken: bool,
-    /// Every shape estimated, in [`SHAPES`] order, with the model's estimate of it (the
+    /// Every shape estimated, in [`shapes`] order, with the model's estimate of it (the
     /// fastest is `shape`).
     pub tried: Vec<(Shape, crate::schedule::regs::FactorCandidate)>,
 }
@@ -182,8 +312,9 @@ pub fn offer(
     let base = ks.baseline().clone();
     let mut best: Option<(Shape, Schedule, gain::Gain)> = None;
     let mut tried = Vec::new();
-    for shape in SHAPES {
-        if want.is_some_and(|w| w != (shape.rows, shape.cols)) {
+    for shape in shapes() {
+        if want.is_some_and(|w| w != (shape.rows, shape.cols)) || shape.vector && !opts.vector_tiles
+        {
             continue;
         }
         let threads: u32 = shape.launched.iter().product();

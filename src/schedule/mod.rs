@@ -148,6 +148,12 @@ pub struct WorkShape {
     pub cols: NonZeroU32,
     /// Where a work-item's columns lie in its block.
     pub layout: ColLayout,
+    /// A micro-tile whose staged tiles are read as vectors ([`micro`]): a work-item's copies
+    /// along x and along y come in runs of `vector` adjacent outputs, the runs a launched
+    /// block × `vector` apart (`l·V + (b mod V) + (b / V)·V·L`), so that the copies of a run
+    /// read consecutive, aligned elements of a tile. 1: no runs (cyclic or contiguous copies as
+    /// `layout` says).
+    pub vector: u32,
 }
 
 impl WorkShape {
@@ -158,6 +164,7 @@ impl WorkShape {
             rows: NonZeroU32::MIN,
             cols: NonZeroU32::MIN,
             layout: ColLayout::Cyclic,
+            vector: 1,
         }
     }
 
@@ -240,15 +247,37 @@ impl Schedule {
         self.shape.rows.get() > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
     }
 
-    /// Whether a work-item's copies along grid dimension `dim` are adjacent (`l·R + b`: the
-    /// columns of [`ColLayout::Contiguous`], the rows of [`Self::rows_adjacent`]) rather than a
-    /// launched block apart (`l + b·TB/R`).
-    pub fn copies_adjacent(&self, dim: u8) -> bool {
-        match dim {
+    /// The runs of adjacent copies along grid dimension `dim`: `R` where all `R` copies are
+    /// adjacent (`l·R + b`: the columns of [`ColLayout::Contiguous`], the rows of
+    /// [`Self::rows_adjacent`]), [`WorkShape::vector`] for a micro-tile read as vectors, 1
+    /// where the copies are a launched block apart (`l + b·TB/R`).
+    pub fn copy_run(&self, dim: u8) -> u32 {
+        let (rows, cols) = self.shape.tile();
+        let f = match dim {
+            0 => cols,
+            1 => rows,
+            _ => return 1,
+        };
+        let adjacent = match dim {
             0 => self.shape.layout == ColLayout::Contiguous,
-            1 => self.rows_adjacent(),
-            _ => false,
+            _ => self.rows_adjacent(),
+        };
+        if adjacent {
+            f
+        } else if self.shape.vector > 1 && f % self.shape.vector == 0 {
+            self.shape.vector
+        } else {
+            1
         }
+    }
+
+    /// The distance, in grid points of dimension `dim`, of a work-item's copy `b` along it from
+    /// its copy 0 (see [`Self::copy_run`]): `(b mod V) + (b / V)·V·L` for runs of `V` and `L`
+    /// launched work-items along `dim`.
+    pub fn copy_offset(&self, dim: u8, b: u32) -> u32 {
+        let run = self.copy_run(dim);
+        let launched = self.shape.launch_block()[dim as usize];
+        b % run + (b / run) * run * launched
     }
 
     /// With [`Self::full_tile_path`], whether the work-items at an edge compute their outputs

@@ -409,7 +409,14 @@ impl<'a> NestCounts<'a> {
         {
             let here = inner.is_none_or(|l| a.loops.contains(&l));
             if here {
-                loads += copies(ir, s, a) as f64;
+                // A tile read as vectors (`micro::vector_tiles`): one load per run of copies.
+                let vector = s.staged().map_or(1, |st| {
+                    st.arrays
+                        .iter()
+                        .find(|t| t.name == a.array && t.accesses.contains(&a.span))
+                        .map_or(1, |t| t.vector_reads.max(1))
+                });
+                loads += (copies(ir, s, a) as f64 / vector as f64).ceil();
                 if a.reads() {
                     reads += 1.0;
                 }

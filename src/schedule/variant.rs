@@ -59,6 +59,10 @@ pub struct Variant {
     /// configuration's own block and strip (and for entries written before the field).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub ktile: u32,
+    /// A micro-tile whose staged tiles are read as vectors of this many elements
+    /// ([`WorkShape::vector`]); 1 (and 0, entries written before the field): element reads.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub vector: u32,
 }
 
 impl Variant {
@@ -70,6 +74,7 @@ impl Variant {
             rows: NonZeroU32::new(self.ilp)?,
             cols: NonZeroU32::new(self.cols)?,
             layout: self.layout,
+            vector: self.vector.max(1),
         })
     }
 }
@@ -120,6 +125,9 @@ impl fmt::Display for Variant {
         }
         if self.ktile > 0 {
             write!(f, ", k tile {}", self.ktile)?;
+        }
+        if self.vector > 1 {
+            write!(f, ", tiles read as {}-element vectors", self.vector)?;
         }
         if !self.skip.is_empty() {
             write!(f, ", {} in global memory", self.skip.join(", "))?;
@@ -200,6 +208,7 @@ pub fn variant_of(s: &Schedule) -> Variant {
         words: s.words.is_some(),
         lanes: s.lanes.is_some(),
         ktile: s.staged().map_or(0, |st| st.micro_ktile),
+        vector: s.shape.vector,
     }
 }
 
@@ -333,6 +342,7 @@ fn plain(
         words: false,
         lanes: false,
         ktile: 0,
+        vector: 1,
     }
 }
 
@@ -524,10 +534,26 @@ fn staged_variants(
             }
             // The larger block tiles of a gemm-like nest's micro-tiles (`micro`).
             if super::micro::gemm_like(r, deps, base) {
-                for shape in super::micro::SHAPES {
+                let kc = with_config(kp, config, &[]).ok();
+                for shape in super::micro::shapes() {
                     for ktile in [super::micro::K_TILE, 8] {
+                        // The width of the vector reads, where the shape's tiles take them.
+                        let vector = match shape.vector {
+                            false => 1,
+                            true => {
+                                let opts = super::stage::StageOptions::default();
+                                let s = kc.as_ref().and_then(|kc| {
+                                    super::micro::schedule(r, deps, base, kc, &opts, shape, ktile)
+                                });
+                                match s {
+                                    Some(s) => s.shape.vector,
+                                    None => continue,
+                                }
+                            }
+                        };
                         staged_other.push(Variant {
                             ktile,
+                            vector,
                             ..plain(
                                 Some(config),
                                 shape.block(),
@@ -723,6 +749,13 @@ fn apply_with_limit(
     };
     let mut spec =
         super::stage::plan_tiled(r, ks.root, &base.grid, &kp, &Default::default(), outputs);
+    if v.vector > 1 {
+        let (rows, cols) = (v.ilp, v.cols);
+        let got = super::micro::vector_tiles(&r.ir, &base.grid, &mut spec, rows, cols);
+        if v.ktile == 0 || got != Some(v.vector) {
+            return Err(VariantError::Rows);
+        }
+    }
     if v.ktile > 0 && spec.smem_bytes() > super::stage::SMEM_LIMIT {
         return Err(VariantError::Block);
     }
@@ -843,6 +876,7 @@ for (int i = 0; i < 256; i++)
             words: false,
             lanes: false,
             ktile: 0,
+            vector: 1,
         };
         assert_eq!(
             bad(Variant {

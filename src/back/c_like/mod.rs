@@ -90,8 +90,10 @@ pub trait Dialect {
     /// (`volatile __global float *`).
     fn atomic_load_ptr(&self, ty: Scalar, space: Space) -> String;
     /// The lines of a vector load ([`KStmt::VecLoad`]) of `lanes.len()` elements of type `elem`
-    /// (a short word type) from `addr` (the address of the first): they declare the lanes
-    /// (and may declare `vector`); `lane_ty` is how a lane's type is spelled.
+    /// from `addr` (the address of the first, in `space`): they declare the lanes (and may
+    /// declare `vector`); `lane_ty` is how a lane's type is spelled. `aligned`: the address is
+    /// a multiple of the vector's size.
+    #[allow(clippy::too_many_arguments)]
     fn vector_load(
         &self,
         elem: Scalar,
@@ -99,6 +101,8 @@ pub trait Dialect {
         vector: &str,
         lanes: &[String],
         addr: &str,
+        space: Space,
+        aligned: bool,
     ) -> Vec<String>;
     /// The lines of a vector store of `values` (expressions already of type `elem`) to `addr`
     /// and the elements after it.
@@ -719,12 +723,17 @@ impl<'d> Printer<'d> {
                 lanes,
                 elem,
                 src,
+                aligned,
             } => {
                 let addr = format!("&{}", self.array_ref(src));
                 let lane_ty = self.d.scalar(*elem, TypeUse::Private);
                 let names: Vec<String> = lanes.iter().map(|l| self.var_ident(*l)).collect();
                 let v = self.var_ident(*vector);
-                for l in self.d.vector_load(*elem, lane_ty, &v, &names, &addr) {
+                let space = self.arrays[src.array].space();
+                let lines = self
+                    .d
+                    .vector_load(*elem, lane_ty, &v, &names, &addr, space, *aligned);
+                for l in lines {
                     self.line(&l);
                 }
                 for &l in lanes {

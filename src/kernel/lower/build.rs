@@ -220,7 +220,7 @@ impl<'a> KernelBuilder<'a> {
                 self.stage_error = Some(why);
                 return None;
             }
-            body = self.declare_row_copies(body, block);
+            body = self.declare_row_copies(body);
         } else {
             let inner = root_stmt.map(|s| self.stmt(s)).unwrap_or_default();
             match self.coarsen(&[&inner]) {
@@ -252,7 +252,7 @@ impl<'a> KernelBuilder<'a> {
                         }
                         _ => body.extend(self.computation(&cond, Some(&c), inner)),
                     }
-                    body = self.declare_row_copies(body, block);
+                    body = self.declare_row_copies(body);
                 }
                 Ok(None) => match cond {
                     None => body.extend(inner),
@@ -451,12 +451,12 @@ impl<'a> KernelBuilder<'a> {
             // `declare_row_copies`).
             let t = if factor(m.dim) > 1 {
                 // Contiguous columns: the work-item's first is `lx·RX` into its block; adjacent
-                // rows (a transposed vector tile) `ly·RY`.
+                // rows (a transposed vector tile) `ly·RY`; runs of V (a micro-tile read as
+                // vectors) `l·V`.
                 let lid = KExpr::Builtin(Builtin::LocalId(m.dim));
-                let lid = if self.sched.copies_adjacent(m.dim) {
-                    KExpr::bin(BinOp::Mul, lid, KExpr::int(factor(m.dim) as i64))
-                } else {
-                    lid
+                let lid = match self.sched.copy_run(m.dim) {
+                    1 => lid,
+                    run => KExpr::bin(BinOp::Mul, lid, KExpr::int(run as i64)),
                 };
                 KExpr::bin(
                     BinOp::Add,

@@ -74,6 +74,12 @@ pub(super) struct Coarsen {
     /// Whether the y copies are adjacent rows (`y + 1`, …: a transposed vector tile), not a
     /// launched block apart.
     rows_adjacent: bool,
+    /// The distance of each x copy and each y copy from copy 0, in iterations, where
+    /// [`Self::linear`] may read a copy's iterator as copy 0's plus it (empty: not read so).
+    offsets: [Vec<i64>; 2],
+    /// Local tiles a register micro-tile reads as aligned vectors of this many elements
+    /// (`schedule::micro::vector_tiles`): copy 0's element of a run is aligned.
+    vector_tiles: BTreeMap<Handle<KArray>, u32>,
 }
 
 /// An array whose short-word accesses are grouped (from the schedule's
@@ -262,6 +268,8 @@ impl Coarsen {
             temps: Cell::new(0),
             words: BTreeMap::new(),
             rows_adjacent: false,
+            offsets: [(0..cols.max(1) as i64).collect(), Vec::new()],
+            vector_tiles: BTreeMap::new(),
         };
         // A loop that differs between copies runs once per copy; its iterator must then be its
         // own (declared in its header) or renamed, or the copies would share it.
@@ -447,6 +455,9 @@ impl Coarsen {
         self.stmt_loads(s, &mut loads);
         // regs[f]: (load of copy f as written, register) for the loads copy f shares.
         let mut regs: Vec<Vec<(KExpr, Handle<KVar>)>> = vec![Vec::new(); self.f as usize];
+        // Registers loaded unguarded from a tile read as vectors: (register, its load, copy
+        // 0's load), for `vector_regs`.
+        let mut vector_cands: Vec<(Handle<KVar>, ArrayRef, ArrayRef)> = Vec::new();
         for load in &loads {
             let copies: Vec<KExpr> = (0..self.f).map(|f| self.expr(load, f)).collect();
             let mut seen: Vec<usize> = Vec::new();
@@ -476,10 +487,17 @@ impl Coarsen {
                         .reduce(|a, b| KExpr::bin(BinOp::LogOr, a, b))
                 });
                 match any {
-                    None => out.push(KStmt::Decl {
-                        var: name,
-                        init: Some(e.clone()),
-                    }),
+                    None => {
+                        if let (KExpr::Load(r), KExpr::Load(r0)) = (e, load) {
+                            if self.vector_tiles.contains_key(&r.array) && r.field.is_none() {
+                                vector_cands.push((name, r.clone(), r0.clone()));
+                            }
+                        }
+                        out.push(KStmt::Decl {
+                            var: name,
+                            init: Some(e.clone()),
+                        })
+                    }
                     Some(g) => {
                         out.push(KStmt::Decl {
                             var: name,
@@ -501,6 +519,7 @@ impl Coarsen {
                 }
             }
         }
+        self.vector_regs(&vector_cands, out);
         (0..self.f)
             .map(|f| {
                 let rewrite = |e: &KExpr| self.replace_loads(e, &regs[f as usize]);
@@ -523,6 +542,92 @@ impl Coarsen {
                 self.stmt(&shared, f)
             })
             .collect()
+    }
+
+    /// The registers of `cands` (register, its load, copy 0's load) that hold the `V`
+    /// consecutive elements of an aligned run of a tile read as vectors
+    /// ([`Self::vector_tiles`]) loaded by one aligned vector load instead: the run's element
+    /// indices differ only in their constants, `c`, `c + 1`, …, `c + V - 1`, with `c` a
+    /// multiple of `V` away from copy 0's (whose element starts a run: the schedule laid the
+    /// tile out so). The vector load takes the place of the run's first declaration in `out`;
+    /// the others are removed.
+    fn vector_regs(&self, cands: &[(Handle<KVar>, ArrayRef, ArrayRef)], out: &mut Vec<KStmt>) {
+        // (array, terms, copy 0's constant) → (constant, register, load) of each register.
+        type Key = (Handle<KArray>, BTreeMap<String, i64>, i64);
+        type Run = Vec<(i64, Handle<KVar>, ArrayRef)>;
+        let mut rows: Vec<(Key, Run)> = Vec::new();
+        for (reg, r, r0) in cands {
+            let (Some((terms, c)), Some((terms0, c0))) =
+                (self.linear(&r.index), self.linear(&r0.index))
+            else {
+                continue;
+            };
+            if terms != terms0 {
+                continue;
+            }
+            let key = (r.array, terms, c0);
+            match rows.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push((c, *reg, r.clone())),
+                None => rows.push((key, vec![(c, *reg, r.clone())])),
+            }
+        }
+        for ((array, _, c0), regs) in rows {
+            let v = i64::from(self.vector_tiles[&array]);
+            let elem = self.arrays[array].elem;
+            let mut starts: Vec<i64> = regs
+                .iter()
+                .map(|(c, ..)| *c)
+                .filter(|c| (c - c0).rem_euclid(v) == 0)
+                .collect();
+            starts.sort_unstable();
+            starts.dedup();
+            for start in starts {
+                let lanes: Option<Vec<&(i64, Handle<KVar>, ArrayRef)>> = (0..v)
+                    .map(|k| regs.iter().find(|(c, ..)| *c == start + k))
+                    .collect();
+                let Some(lanes) = lanes else { continue };
+                let names: Vec<Handle<KVar>> = lanes.iter().map(|(_, n, _)| *n).collect();
+                let declared =
+                    |s: &KStmt| matches!(s, KStmt::Decl { var, .. } if names.contains(var));
+                let Some(at) = out.iter().position(declared) else {
+                    continue;
+                };
+                let k = self.temps.get();
+                self.temps.set(k + 1);
+                let vector = self
+                    .vars
+                    .add(&format!("accshare_v{}", k), elem, VarKind::Private);
+                out[at] = KStmt::VecLoad {
+                    vector,
+                    lanes: names.clone(),
+                    elem,
+                    src: lanes[0].2.clone(),
+                    aligned: true,
+                };
+                let mut i = 0;
+                out.retain(|s| {
+                    i += 1;
+                    i - 1 == at || !declared(s)
+                });
+            }
+        }
+    }
+
+    /// The same coarsening, whose registers from the local tiles `tiles` (name, V) are loaded
+    /// as aligned vectors of V elements where V consecutive copies read consecutive elements;
+    /// `offsets`: the distance of each x copy and each y copy from copy 0, in iterations.
+    pub fn with_vector_tiles(mut self, tiles: &[(String, u32)], offsets: [Vec<i64>; 2]) -> Coarsen {
+        for (name, v) in tiles {
+            for (h, _) in self.arrays.iter().filter(|(_, a)| a.name == *name) {
+                if self.shareable.contains_key(&h) {
+                    self.vector_tiles.insert(h, *v);
+                }
+            }
+        }
+        if !self.vector_tiles.is_empty() {
+            self.offsets = offsets;
+        }
+        self
     }
 
     /// The loads of shareable arrays in a simple statement, in order, each once.
@@ -699,11 +804,13 @@ impl Coarsen {
                 lanes,
                 elem,
                 src,
+                aligned,
             } => KStmt::VecLoad {
                 vector: self.vars.copy(*vector, f),
                 lanes: lanes.iter().map(|&l| self.vars.copy(l, f)).collect(),
                 elem: *elem,
                 src: self.aref(src, f),
+                aligned: *aligned,
             },
             KStmt::VecStore { dst, elem, values } => KStmt::VecStore {
                 dst: self.aref(dst, f),
@@ -728,6 +835,9 @@ impl Coarsen {
             return self;
         }
         self.rows_adjacent = rows > 1;
+        if self.rows_adjacent {
+            self.offsets[1] = (0..rows as i64).collect();
+        }
         let mut grouped = BTreeMap::new();
         for a in &words.arrays {
             for (h, _) in self.arrays.iter().filter(|(_, k)| k.name == a.name) {
@@ -797,18 +907,13 @@ impl Coarsen {
         match e {
             KExpr::Int(v, _) => Some((BTreeMap::new(), *v)),
             KExpr::Var(v) => {
-                let rows = if self.rows_adjacent {
-                    self.f / self.cols
-                } else {
-                    1
-                };
-                for (it, n) in [(self.x, self.cols), (self.y, rows)] {
+                for (it, offsets) in [(self.x, &self.offsets[0]), (self.y, &self.offsets[1])] {
                     let Some(it) = it else { continue };
-                    for b in 1..n {
-                        if *v == self.vars.copy(it, b) {
+                    for (b, off) in offsets.iter().enumerate().skip(1) {
+                        if *v == self.vars.copy(it, b as u32) {
                             let mut m = BTreeMap::new();
                             m.insert(self.vars.name(it), 1);
-                            return Some((m, b as i64));
+                            return Some((m, *off));
                         }
                     }
                 }
@@ -970,6 +1075,7 @@ impl Coarsen {
                             index: Box::new(index),
                             field: None,
                         },
+                        aligned: false,
                     });
                     for (c, r) in inside {
                         lanes.push((r.clone(), names[(c - start) as usize]));

@@ -725,6 +725,7 @@ impl WordCopy<'_> {
                 lanes: lanes.clone(),
                 elem,
                 src,
+                aligned: false,
             },
             KStmt::VecStore {
                 dst,
@@ -953,30 +954,29 @@ impl<'a> KernelBuilder<'a> {
     /// the micro-tile is the first row's plus `a` times the launched block's height, the x
     /// iterator of column `b` the first column's plus `b` times its width, and every other
     /// renamed variable gets one copy per output.
-    pub(super) fn declare_row_copies(&mut self, body: Vec<KStmt>, block: [u32; 3]) -> Vec<KStmt> {
+    pub(super) fn declare_row_copies(&mut self, body: Vec<KStmt>) -> Vec<KStmt> {
         let ir = self.ir();
         let outputs = self.rows() * self.cols();
         if outputs <= 1 {
             return body;
         }
-        // (iterator, copies, distance between copies) per coarsened grid dimension.
-        let mut iters: Vec<(&str, u32, i64, BinOp)> = Vec::new();
+        // (iterator, copies, distance of each copy from copy 0, sign) per coarsened grid
+        // dimension: cyclic copies are a launched block apart, contiguous ones (columns, and
+        // the rows of a transposed vector tile) adjacent, runs of a vector micro-tile both
+        // (`Schedule::copy_offset`).
+        let mut iters: Vec<(&str, u32, Vec<i64>, BinOp)> = Vec::new();
         for (dim, f) in [(1u8, self.rows()), (0u8, self.cols())] {
             if f <= 1 {
                 continue;
             }
             if let Some(m) = self.mapped.iter().find(|m| m.dim == dim) {
                 let lp = &ir.loops[m.loop_id];
-                // Cyclic copies are a launched block apart, contiguous ones (columns, and the
-                // rows of a transposed vector tile) adjacent.
-                let apart = if self.sched.copies_adjacent(dim) {
-                    1
-                } else {
-                    block[dim as usize] / f
-                };
-                let dist = apart as i64 * lp.step.unsigned_abs() as i64;
+                let step = lp.step.unsigned_abs() as i64;
+                let dists = (0..f)
+                    .map(|b| self.sched.copy_offset(dim, b) as i64 * step)
+                    .collect();
                 let op = if lp.step > 0 { BinOp::Add } else { BinOp::Sub };
-                iters.push((lp.var.as_str(), f, dist, op));
+                iters.push((lp.var.as_str(), f, dists, op));
             }
         }
         let mut out = Vec::new();
@@ -984,14 +984,14 @@ impl<'a> KernelBuilder<'a> {
             let mut extra = Vec::new();
             if let KStmt::Decl { var, init } = &st {
                 let name = self.vars.name(*var);
-                if let Some(&(_, f, dist, op)) = iters.iter().find(|(v, ..)| *v == name) {
-                    for c in 1..f {
+                if let Some((_, f, dists, op)) = iters.iter().find(|(v, ..)| *v == name) {
+                    for c in 1..*f {
                         extra.push(KStmt::Decl {
                             var: self.vars.copy(*var, c),
                             init: Some(KExpr::bin(
-                                op,
+                                *op,
                                 KExpr::Var(*var),
-                                KExpr::int(dist * c as i64),
+                                KExpr::int(dists[c as usize]),
                             )),
                         });
                     }
@@ -1115,6 +1115,22 @@ impl<'a> KernelBuilder<'a> {
         .map_err(StageError::Coarsen)?;
         if let Some(w) = &self.sched.words {
             c = c.with_words(w);
+        }
+        if let Some(st) = self.staging() {
+            let tiles: Vec<(String, u32)> = st
+                .arrays
+                .iter()
+                .filter(|a| a.vector_reads > 1)
+                .map(|a| (a.local.clone(), a.vector_reads))
+                .collect();
+            if !tiles.is_empty() {
+                let offsets = |dim: u8, f: u32| -> Vec<i64> {
+                    (0..f)
+                        .map(|b| self.sched.copy_offset(dim, b) as i64)
+                        .collect()
+                };
+                c = c.with_vector_tiles(&tiles, [offsets(0, self.cols()), offsets(1, self.rows())]);
+            }
         }
         // The copies of the private arrays the computation declares.
         let mut copies = BTreeMap::new();

@@ -188,6 +188,7 @@ mod tests {
                 words: false,
                 lanes: false,
                 ktile: 0,
+                vector: 1,
             },
             seconds,
             model: Variant {
@@ -201,6 +202,7 @@ mod tests {
                 words: false,
                 lanes: false,
                 ktile: 0,
+                vector: 1,
             },
             model_seconds: Some(2.0 * seconds),
         }

@@ -101,15 +101,19 @@ impl Banks {
 pub struct Layout {
     /// Length of a row in memory (the last dimension's extent, or more: padding).
     pub row_len: u32,
-    /// A 2-D tile stored column-major (`t[c][r]` holds element `[r][c]`), not padded.
+    /// A 2-D tile stored column-major (`t[c][r]` holds element `[r][c]`).
     pub transposed: bool,
+    /// Elements after each stored column of a transposed tile (its columns
+    /// `dims[0].extent + col_pad` apart; `schedule::micro` pads the k-major tile it reads as
+    /// vectors); 0 otherwise.
+    pub col_pad: u32,
 }
 
 /// Element strides of each tile dimension under a layout.
 pub fn strides(dims: &[TileDim], layout: Layout) -> Vec<u32> {
     let n = dims.len();
     if layout.transposed && n == 2 {
-        return vec![1, dims[0].extent];
+        return vec![1, dims[0].extent + layout.col_pad];
     }
     let mut s = vec![1u32; n];
     for d in (0..n.saturating_sub(1)).rev() {
@@ -127,7 +131,7 @@ pub fn strides(dims: &[TileDim], layout: Layout) -> Vec<u32> {
 pub fn len(dims: &[TileDim], layout: Layout) -> u32 {
     let n = dims.len();
     if layout.transposed && n == 2 {
-        return dims[0].extent * dims[1].extent;
+        return (dims[0].extent + layout.col_pad) * dims[1].extent;
     }
     dims[..n.saturating_sub(1)]
         .iter()
@@ -326,6 +330,7 @@ pub fn decide(
     let natural = Layout {
         row_len: row,
         transposed: false,
+        col_pad: 0,
     };
     let cost_of = |l: Layout| cost(dims, l, block, elem, b, refs);
     let before = cost_of(natural);
@@ -366,6 +371,7 @@ pub fn decide(
         let l = Layout {
             row_len: row,
             transposed: true,
+            col_pad: 0,
         };
         (cost_of(l), l)
     });
@@ -468,6 +474,7 @@ fn best_padding(
         let l = Layout {
             row_len: row + pad,
             transposed: false,
+            col_pad: 0,
         };
         let c = cost_of(l);
         if pad_best.is_none_or(|(bc, _)| (c.degree, c.waves) < (bc.degree, bc.waves)) {
@@ -552,6 +559,7 @@ fn verdict(e: Evaluated, mut path: Vec<String>) -> BankChoice {
                 Layout {
                     row_len: r,
                     transposed: false,
+                    col_pad: 0,
                 },
                 path,
                 format!("rows padded from {} to {} elements ({} B)", row, r, extra),
@@ -652,6 +660,7 @@ pub fn aos_to_soa(
         Layout {
             row_len: aos.count,
             transposed: false,
+            col_pad: 0,
         },
         block,
         elem,

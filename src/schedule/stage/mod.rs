@@ -82,6 +82,9 @@ pub struct StageOptions {
     /// `--micro`: every gemm-like nest gets the fastest 2-D register micro-tile by the model
     /// (`schedule::micro`), whatever its comparison with the other schedules says.
     pub micro: bool,
+    /// A micro-tile may read its staged tiles as vectors (`schedule::micro::vector_tiles`;
+    /// the default); off (`--vector-tiles off`), only the shapes with element reads are tried.
+    pub vector_tiles: bool,
 }
 
 impl Default for StageOptions {
@@ -92,6 +95,7 @@ impl Default for StageOptions {
             banks: Banks::default(),
             reassociate: false,
             micro: false,
+            vector_tiles: true,
         }
     }
 }
@@ -142,6 +146,11 @@ pub struct StagedArray {
     pub row_len: u32,
     /// Stored column-major (a 2-D tile read by column; [`bank::Technique::Transpose`]).
     pub transposed: bool,
+    /// Elements after each stored column of a transposed tile ([`Layout::col_pad`]).
+    pub col_pad: u32,
+    /// A register micro-tile reads the tile as aligned vectors of this many elements along
+    /// its grid dimension (`schedule::micro::vector_tiles`); 1: element reads.
+    pub vector_reads: u32,
     /// The bank-conflict decision that chose the layout, with the tree's path.
     pub bank: BankChoice,
     /// Spans of the references rewritten to use the tile.
@@ -202,6 +211,7 @@ impl StagedArray {
         Layout {
             row_len: self.row_len,
             transposed: self.transposed,
+            col_pad: self.col_pad,
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -656,6 +666,7 @@ fn decide_reorder(ir: &Region, spec: &mut StageSpec, opts: &StageOptions) {
         let natural = Layout {
             row_len: a.dims.last().map(|d| d.extent).unwrap_or(1),
             transposed: false,
+            col_pad: 0,
         };
         let (d, w) = bank::layout_cost(&a.dims, natural, spec.block, elem, &opts.banks, refs, true);
         rot = (rot.0.max(d), rot.1 + w);
@@ -708,6 +719,7 @@ fn decide_reorder(ir: &Region, spec: &mut StageSpec, opts: &StageOptions) {
         b.extra_bytes = 0;
         a.row_len = layout.row_len;
         a.transposed = false;
+        a.col_pad = 0;
     }
     spec.reorder = Some(r);
 }
@@ -1036,6 +1048,8 @@ impl KernelView<'_> {
             dims: tdims,
             row_len: choice.layout.row_len,
             transposed: choice.layout.transposed,
+            col_pad: choice.layout.col_pad,
+            vector_reads: 1,
             bank: choice,
             accesses: spans,
             written: tile_written,
