@@ -91,6 +91,16 @@ fn share_not_staged() {
     assert!(ok, "{}", text);
     insta::assert_snapshot!(text);
 }
+/// A `share` pragma whose tiles the model declines on the default `h100` (its L1 serves the
+/// stencil's neighbours): a warning at the pragma says so and where to look.
+#[test]
+fn share_declined_by_the_l1_model() {
+    let share = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("h100").expect("h100"));
+    let (ok, text) = diagnose_with("tests/errors/share_l1_model.c", &share);
+    assert!(ok, "{}", text);
+    insta::assert_snapshot!(text);
+}
 error_case!(atomic_max, "atomic_max.c", false);
 error_case!(atomic_capture_mismatch, "atomic_capture_mismatch.c", false);
 error_case!(atomic_bool, "atomic_bool.c", false);

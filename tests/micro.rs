@@ -336,7 +336,8 @@ fn the_model_takes_a_micro_tile_for_a_large_gemm_only() {
 /// The CUDA kernel the model chooses for a 2048³ gemm on an H100: an 8×8 micro-tile whose
 /// tiles are read as `float4` (four vector loads per `k`, no run-time alignment check), the
 /// `A` tile stored k-major with its columns padded to 132 floats, both tiles declared 16-byte
-/// aligned; NVRTC compiles it.
+/// aligned; its k loop over one tile tests no end of the loop (2048 is whole tiles) and is
+/// unrolled in the unguarded copy only; NVRTC compiles it.
 #[test]
 fn the_large_gemm_reads_its_tiles_as_float4_on_cuda() {
     let src = root().join("benches/five/gemm.c");
@@ -359,6 +360,14 @@ fn the_large_gemm_reads_its_tiles_as_float4_on_cuda() {
         "{cu}"
     );
     assert!(cu.contains("(k - accshare_o_A_1) * 132]"), "{cu}");
+    let strip = "for (k = accshare_kk; k < accshare_kk + 16; k += 1) {";
+    assert_eq!(cu.matches(strip).count(), 2, "{cu}");
+    assert_eq!(
+        cu.matches(&format!("#pragma unroll\n                {strip}"))
+            .count(),
+        1,
+        "{cu}"
+    );
     // Panics where NVRTC rejects it; skips (or fails under ACCSHARE_REQUIRE_DEVICES=1) without it.
     exec_support::nvrtc_compiles("gemm 2048³ float4 tiles", &cu);
 }

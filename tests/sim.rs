@@ -483,6 +483,50 @@ fn platform(name: &str) -> SimPlatform {
     SimPlatform::from_platform(&accshare::model::Platform::load(name).expect("platform loads"))
 }
 
+/// A vector load the kernel declares aligned (a micro-tile's read of its tile) is checked: one
+/// at an element a multiple of its width from the array's start passes, one shifted by an
+/// element is reported (CUDA would fault on it).
+#[test]
+fn the_checker_reports_a_misaligned_aligned_vector_load() {
+    for (shift, misaligned) in [(0, false), (1, true)] {
+        let mut m = vector_tile_kernel(Scalar::Float, 32, 4, 2);
+        let mut loads = 0;
+        for s in &mut m.kernels[0].body {
+            if let KStmt::VecLoad { src, aligned, .. } = s {
+                loads += 1;
+                if loads == 2 {
+                    *aligned = true;
+                    src.index = Box::new(bin(BinOp::Add, (*src.index).clone(), int(shift)));
+                }
+            }
+        }
+        assert_eq!(loads, 2);
+        let mut bufs = vec![
+            BufData::zeroed(Scalar::Float, 128),
+            BufData::zeroed(Scalar::Float, 128),
+        ];
+        let opts = SimOptions {
+            check: true,
+            ..Default::default()
+        };
+        let r = run_kernel(
+            &m,
+            0,
+            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+            &mut bufs,
+            [1, 1, 1],
+            &SimPlatform::nvidia(),
+            &opts,
+        )
+        .expect("runs");
+        let found = r
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::MisalignedVector);
+        assert_eq!(found, misaligned, "shift {shift}: {:?}", r.findings);
+    }
+}
+
 /// A vector access of local memory is one request of the warp, served in phases of at most
 /// `banks × bank width` bytes, and at least half a warp (CUDA Programming Guide: 8 bytes per
 /// lane, half-warps; 16 bytes, half-warps too by Nsight Compute's counts on an H100), each
@@ -628,6 +672,7 @@ fn divergent_branches_loops_and_c_arithmetic() {
         KStmt::If {
             cond: bin(BinOp::Eq, bin(BinOp::Rem, var("t"), int(2)), int(1)),
             then: vec![KStmt::For {
+                unroll: false,
                 init: vec![decl("i", Scalar::Int, int(0))],
                 cond: Some(bin(BinOp::Lt, var("i"), var("t"))),
                 step: vec![KStmt::Assign {
@@ -1491,6 +1536,7 @@ fn private_arrays_compound_stores_and_while_loops() {
     let body = vec![
         KStmt::DeclArray(testing::private("p", Scalar::Float, 4)),
         KStmt::For {
+            unroll: false,
             init: vec![decl("k", Scalar::Int, int(0))],
             cond: Some(bin(BinOp::Lt, var("k"), int(4))),
             step: vec![set("k", bin(BinOp::Add, var("k"), int(1)))],

@@ -356,7 +356,7 @@ pub struct OptArgs {
     pub micro: bool,
     /// Let a register micro-tile read its staged tiles as aligned vectors (`float4`): its
     /// rows and columns in runs of 4 adjacent outputs, the `A` tile stored k-major (default
-    /// `on`; `off` tries only element reads; docs/micro.md).
+    /// `on`; `off` tries only element reads; docs/model.md).
     #[arg(long, value_enum, value_name = "on|off")]
     pub vector_tiles: Option<Switch>,
 }

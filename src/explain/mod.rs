@@ -525,7 +525,18 @@ fn staged_array_text(a: &StagedArray) -> String {
         (true, true) => " (written through: loaded first, stored back coalesced)",
     };
     let last = a.dims.last().map_or(a.row_len, |d| d.extent);
-    let pad = if a.transposed {
+    let pad = if a.vector_reads > 1 && a.transposed {
+        format!(
+            " (stored k-major, columns of {}, read as {}-element vectors)",
+            a.dims[0].extent + a.col_pad,
+            a.vector_reads
+        )
+    } else if a.vector_reads > 1 {
+        format!(
+            " (rows of {}, read as {}-element vectors)",
+            a.row_len, a.vector_reads
+        )
+    } else if a.transposed {
         " (stored transposed against bank conflicts)".to_string()
     } else if a.row_len != last {
         format!(" (rows padded to {} against bank conflicts)", a.row_len)

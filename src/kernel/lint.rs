@@ -299,6 +299,7 @@ impl<'k> Numbering<'k> {
                 self.stmts(els);
             }
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,
@@ -1025,6 +1026,7 @@ impl<'k> Exec<'_, 'k> {
             }
             KStmt::If { cond, then, els } => self.branch(cond, then, els, m),
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,
@@ -1679,6 +1681,7 @@ mod tests {
     fn a_loop_between_uniform_loaded_bounds_is_not_divergent() {
         // for (j = idx[row]; j < idx[row + 1]; j++) out[i] = a[j] (a warp-wide CSR row)
         let lp = KStmt::For {
+            unroll: false,
             init: vec![decl("j", gload("idx", row()))],
             cond: Some(KExpr::bin(
                 BinOp::Lt,
@@ -1700,6 +1703,7 @@ mod tests {
         assert_eq!(it[0].verdict, Verdict::Broadcast, "{}", it[0].reason);
         // the same loop per lane (j from idx[i]): the accesses index by data per lane
         let lp = KStmt::For {
+            unroll: false,
             init: vec![decl("j", gload("idx", gx()))],
             cond: Some(KExpr::bin(BinOp::Lt, testing::var("j"), KExpr::int(1000))),
             step: vec![KStmt::Assign {

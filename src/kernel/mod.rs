@@ -407,6 +407,9 @@ pub enum KStmt {
         cond: Option<KExpr>,
         step: Vec<KStmt>,
         body: Vec<KStmt>,
+        /// The schedule asks the device compiler to unroll the loop fully (`#pragma unroll`):
+        /// a micro-tile's k loop over one tile, whose trip count is the tile's constant size.
+        unroll: bool,
     },
     While {
         cond: KExpr,
@@ -549,6 +552,7 @@ impl KStmt {
         body: Vec<KStmt>,
     ) -> KStmt {
         KStmt::For {
+            unroll: false,
             init: vec![KStmt::Decl {
                 var,
                 init: Some(init),

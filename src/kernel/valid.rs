@@ -298,6 +298,7 @@ impl Validator<'_> {
                 self.block(els, d);
             }
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,
@@ -901,6 +902,7 @@ fn collect_thread_vars(stmts: &[KStmt], divergent: bool, vars: &mut BTreeSet<Han
                 collect_thread_vars(els, d, vars);
             }
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,

@@ -82,6 +82,7 @@ impl KStmt {
                 all(els, f);
             }
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,
@@ -144,6 +145,7 @@ impl KStmt {
                 all(els, f);
             }
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,

@@ -467,6 +467,9 @@ pub enum FindingKind {
     DivisionByZero,
     /// A block ran more loop iterations than `SimOptions::max_iterations`.
     IterationLimit,
+    /// A vector load the kernel declares aligned (`KStmt::VecLoad::aligned`) at an element
+    /// whose offset is not a multiple of the vector's size (CUDA faults on it).
+    MisalignedVector,
 }
 
 impl FindingKind {
@@ -480,6 +483,7 @@ impl FindingKind {
             FindingKind::UndefinedGlobal => "read of device memory that no copy or kernel wrote",
             FindingKind::DivisionByZero => "integer division by zero",
             FindingKind::IterationLimit => "iteration limit reached (the kernel may not terminate)",
+            FindingKind::MisalignedVector => "aligned vector load at a misaligned element",
         }
     }
 }

@@ -679,11 +679,12 @@ impl<'d> Printer<'d> {
             }
             KStmt::If { cond, then, els } => self.if_chain(cond, then, els),
             KStmt::For {
+                unroll,
                 init,
                 cond,
                 step,
                 body,
-            } => self.for_loop(init, cond.as_ref(), step, body),
+            } => self.for_loop(init, cond.as_ref(), step, body, *unroll),
             KStmt::While { cond, body } => {
                 let c = self.expr(cond);
                 self.line(&format!("while ({c}) {{"));
@@ -1017,7 +1018,16 @@ impl<'d> Printer<'d> {
         self.line("}");
     }
 
-    fn for_loop(&mut self, init: &[KStmt], cond: Option<&KExpr>, step: &[KStmt], body: &[KStmt]) {
+    /// `unroll`: `#pragma unroll` before the loop (CUDA, and OpenCL C's compilers: NVIDIA's,
+    /// AMD's, clang's for PoCL), which unrolls a loop of constant trip count fully.
+    fn for_loop(
+        &mut self,
+        init: &[KStmt],
+        cond: Option<&KExpr>,
+        step: &[KStmt],
+        body: &[KStmt],
+        unroll: bool,
+    ) {
         // The init list fits in the header if it is one declaration (several declarators of one
         // scalar type) or a list of expressions; otherwise it goes before the loop, in a block
         // that keeps its scope.
@@ -1069,6 +1079,9 @@ impl<'d> Printer<'d> {
         let header = format!("for ({init_text}; {cond_text}; {step_text}) {{")
             .replace(" ;", ";")
             .replace("; )", ";)");
+        if unroll {
+            self.line("#pragma unroll");
+        }
         self.line(&header);
         self.body(body);
         self.line("}");

@@ -561,6 +561,7 @@ fn print_stmts(d: &dyn Dialect, ss: &[KStmt]) -> String {
 #[test]
 fn for_headers_hoist_what_does_not_fit() {
     let mixed = KStmt::For {
+        unroll: false,
         init: vec![
             decl("k", Scalar::Int, KExpr::int(0)),
             decl("f", Scalar::Float, flt(1.0)),
@@ -574,6 +575,7 @@ fn for_headers_hoist_what_does_not_fit() {
         "{\n    int k = 0;\n    float f = 1.0f;\n    for (; k < 4; k += 1) {\n        f *= 0.5f;\n    }\n}\n"
     );
     let assigns = KStmt::For {
+        unroll: false,
         init: vec![set("a", KExpr::int(0)), set("b", KExpr::int(1))],
         cond: None,
         step: vec![],
@@ -584,6 +586,7 @@ fn for_headers_hoist_what_does_not_fit() {
         "for (a = 0, b = 1;;) {\n    break;\n}\n"
     );
     let bad_step = KStmt::For {
+        unroll: false,
         init: vec![],
         cond: None,
         step: vec![KStmt::Barrier],

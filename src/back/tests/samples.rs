@@ -214,6 +214,7 @@ pub fn tiled_matmul() -> Module {
         ),
         KStmt::Barrier,
         KStmt::For {
+            unroll: false,
             init: vec![decl("k", Scalar::Int, KExpr::int(0))],
             cond: Some(lt(k(), KExpr::int(16))),
             step: vec![set_op("k", BinOp::Add, KExpr::int(1))],
@@ -241,6 +242,7 @@ pub fn tiled_matmul() -> Module {
             decl("col", Scalar::Int, add(mul(group(0), KExpr::int(16)), tx())),
             decl("sum", Scalar::Float, flt(0.0)),
             KStmt::For {
+                unroll: false,
                 init: vec![decl("k0", Scalar::Int, KExpr::int(0))],
                 cond: Some(lt(k0(), n())),
                 step: vec![set_op("k0", BinOp::Add, KExpr::int(16))],
@@ -287,6 +289,7 @@ pub fn reduction() -> Module {
             store(red, Space::Local, l(), testing::var("sum")),
             KStmt::Barrier,
             KStmt::For {
+                unroll: false,
                 init: vec![decl("accshare_s", Scalar::Int, KExpr::int(128))],
                 cond: Some(KExpr::bin(BinOp::Gt, s(), KExpr::int(0))),
                 step: vec![set_op("accshare_s", BinOp::Shr, KExpr::int(1))],
@@ -415,6 +418,7 @@ pub fn statements() -> Module {
             KExpr::bin(BinOp::Ne, i(), KExpr::int(0)),
         ),
         KStmt::For {
+            unroll: false,
             init: vec![
                 decl("j", Scalar::Int, KExpr::int(0)),
                 decl("q", Scalar::Int, un(UnOp::Neg, KExpr::int(-1))),
@@ -435,6 +439,7 @@ pub fn statements() -> Module {
             )],
         },
         KStmt::For {
+            unroll: false,
             init: vec![
                 decl("a", Scalar::Int, KExpr::int(0)),
                 decl("b", Scalar::Float, flt(1e-5)),

@@ -42,6 +42,7 @@ impl StrideLoop {
     /// The loop around `body`.
     fn around(self, body: Vec<KStmt>) -> KStmt {
         KStmt::For {
+            unroll: false,
             init: vec![KStmt::Decl {
                 var: self.t,
                 init: Some(self.start),
@@ -834,6 +835,7 @@ impl<'a> KernelBuilder<'a> {
                         }
                     }
                     vec![KStmt::For {
+                        unroll: false,
                         init: kinit,
                         cond: kcond,
                         step: kstep,

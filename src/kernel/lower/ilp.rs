@@ -340,6 +340,7 @@ impl Coarsen {
     /// does not leave it early.
     fn uniform_loop(&self, s: &KStmt) -> bool {
         let KStmt::For {
+            unroll: _,
             init,
             cond,
             step,
@@ -390,11 +391,13 @@ impl Coarsen {
         for s in stmts {
             match s {
                 KStmt::For {
+                    unroll,
                     init,
                     cond,
                     step,
                     body,
                 } if self.uniform_loop(s) => out.push(KStmt::For {
+                    unroll: *unroll,
                     init: init.clone(),
                     cond: cond.clone(),
                     step: step.clone(),
@@ -754,11 +757,13 @@ impl Coarsen {
                 els: block(els),
             },
             KStmt::For {
+                unroll,
                 init,
                 cond,
                 step,
                 body,
             } => KStmt::For {
+                unroll: *unroll,
                 init: block(init),
                 cond: cond.as_ref().map(|c| self.expr(c, f)),
                 step: block(step),
@@ -1262,6 +1267,7 @@ mod tests {
 
     fn kloop(bound: KExpr, body: Vec<KStmt>) -> KStmt {
         KStmt::For {
+            unroll: false,
             init: vec![KStmt::Assign {
                 target: testing::lvar("k"),
                 op: None,
@@ -1365,6 +1371,7 @@ mod tests {
     fn a_loop_whose_bound_differs_per_row_runs_once_per_row() {
         // for (int q = 0; q < i; q++) s += …: the bound depends on the row.
         let lp = KStmt::For {
+            unroll: false,
             init: vec![testing::decl("q", Scalar::Int, Some(KExpr::int(0)))],
             cond: Some(KExpr::bin(BinOp::Lt, testing::var("q"), testing::var("i"))),
             step: vec![KStmt::Assign {

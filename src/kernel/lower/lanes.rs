@@ -186,6 +186,7 @@ fn rewrite(
     let pre = &row[..pos];
     let post = &row[pos + 1..];
     let KStmt::For {
+        unroll: _,
         init,
         cond: Some(lcond),
         step,
@@ -259,6 +260,7 @@ fn rewrite(
     };
     if shared.is_empty() {
         pre_stmts.push(KStmt::For {
+            unroll: false,
             init: new_init,
             cond: Some(lcond.clone()),
             step: vec![KStmt::Assign {
@@ -752,6 +754,7 @@ fn count_up_cmp(
 /// `for (int var = start; var > 0; var >>= 1) { body }`.
 fn halving(var: Handle<KVar>, start: i64, body: Vec<KStmt>) -> KStmt {
     KStmt::For {
+        unroll: false,
         init: vec![KStmt::Decl {
             var,
             init: Some(KExpr::int(start)),

@@ -16,7 +16,7 @@ use crate::ir::lower::{DataAst, RegionAst, Symbol};
 use crate::ir::Detached;
 use crate::ir::{LoopId, Poly, Region};
 use crate::kernel::*;
-use crate::schedule::RegionSchedule;
+use crate::schedule::{RegionSchedule, Schedule};
 use crate::vocab::Scalar;
 use crate::vocab::{Construct, DataKind};
 
@@ -83,7 +83,7 @@ pub fn lower_region(
                     (k, l)
                 });
                 // The user's `share` pragma asked for staging the kernel does not get.
-                if let (Some(why), Some(sp), None) = (unstaged, &r.ir.share, s.staged()) {
+                if let (Some(why), Some(sp), None) = (&unstaged, &r.ir.share, s.staged()) {
                     diags.push(
                         Diag::warning(
                             sp.span,
@@ -91,6 +91,16 @@ pub fn lower_region(
                         )
                         .note("the kernel keeps its arrays in global memory: it computes the same values, more slowly"),
                     );
+                } else if let (Some(sp), None, None) = (&r.ir.share, s.staged(), unstaged) {
+                    if let Some(why) = unstaged_by_choice(ks, s) {
+                        diags.push(
+                            Diag::warning(
+                                sp.span,
+                                format!("kernel `{name}` does not stage this pragma's partitions: {why}"),
+                            )
+                            .note("`accshare explain` shows the estimates; `accshare tune` measures the staged and unstaged kernels on a device"),
+                        );
+                    }
                 }
                 break;
             }
@@ -119,6 +129,32 @@ pub fn lower_region(
         origin,
         aliases: r.directive.aliases.clone(),
     })
+}
+
+/// Why the schedule `s` accshare chose for kernel `ks` stages nothing although the region's
+/// `share` pragma asks for tiles: a measurement (`accshare tune`), the model's comparison with
+/// the unstaged kernel on a GPU whose L1 caches global loads, or the inner reduction loop run
+/// across lanes. `None` where none of them decided (the engine staged nothing for this kernel:
+/// `explain` says why).
+fn unstaged_by_choice(ks: &crate::schedule::KernelSchedule, s: &Schedule) -> Option<String> {
+    if let crate::schedule::tuned::Origin::Tuned { device, .. } = &ks.origin {
+        return Some(format!(
+            "`accshare tune` measured an unstaged schedule fastest on {device}"
+        ));
+    }
+    match (&ks.gain, &s.lanes) {
+        (Some(g), _) if !g.stage => Some(format!(
+            "on {} the model estimates the staged kernel {:.2}x as fast as the unstaged one (under its {:.2}x margin): the L1 cache serves the reuse the tiles are for",
+            g.platform,
+            g.speedup,
+            crate::schedule::gain::MARGIN
+        )),
+        (_, Some(_)) => Some(
+            "its inner reduction loop runs across the lanes of a work-group instead (docs/lanes.md)"
+                .to_string(),
+        ),
+        _ => None,
+    }
 }
 
 /// Lowers a `data` construct to its host region.

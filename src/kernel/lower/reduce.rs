@@ -164,6 +164,7 @@ pub(super) fn reduction_epilogue(
             },
             KStmt::Barrier,
             KStmt::For {
+                unroll: false,
                 init: vec![KStmt::Decl {
                     var: s_var,
                     init: Some(KExpr::Int((threads / 2) as i64, Scalar::Int)),

@@ -1282,19 +1282,24 @@ impl<'a> KernelBuilder<'a> {
         let mut per_strip = strip_origins(&self.vars, tiles.spec, tiles.block);
         per_strip.extend(tiles.copies(|a| a.uses_strip(), Dir::Load));
         per_strip.push(KStmt::Barrier);
+        let whole = tiles.spec.unroll_strip;
         let strip_loop = strip_loop(
             &self.vars,
             tiles.spec.reorder.is_some(),
             (strip, pieces.k),
             pieces.declared_in_init,
-            &upper,
+            (!whole).then_some(&upper),
             pieces.inner,
         );
         let post = pieces.post;
         let coarsen = self.coarsen(&[&pre_guarded, std::slice::from_ref(&strip_loop), &post])?;
         self.row_guards(cond, coarsen.as_ref(), body);
         body.extend(self.computation(cond, coarsen.as_ref(), pre_guarded));
-        per_strip.extend(self.computation(cond, coarsen.as_ref(), vec![strip_loop]));
+        let mut computation = self.computation(cond, coarsen.as_ref(), vec![strip_loop]);
+        if whole {
+            unroll_full_path(&mut computation, &self.vars.int(FULL));
+        }
+        per_strip.extend(computation);
         per_strip.push(KStmt::Barrier);
         let size = KExpr::int(strip.size as i64);
         let kk = self.vars.named(STRIP, Scalar::Int);
@@ -1530,14 +1535,38 @@ fn set_strip_var(var: Handle<KVar>, declared: bool, value: KExpr) -> KStmt {
     }
 }
 
-/// The strip-mined loop over one strip, from the strip's start to its end or the loop's
-/// `upper` bound, running `inner_body`; with the access reorder (`reorder`), rotated.
+/// Marks the loops of the unguarded copy of a micro-tile's strip (`if (accshare_full) { … }`,
+/// `Stage::computation`) to be unrolled: the loop over one strip, whose trip count is the
+/// strip's constant size where the schedule says the loop runs whole strips
+/// (`StageSpec::unroll_strip`). The guarded copy at the edges keeps its loop.
+fn unroll_full_path(stmts: &mut [KStmt], full: &KExpr) {
+    fn mark(stmts: &mut [KStmt]) {
+        for s in stmts {
+            match s {
+                KStmt::For { unroll, .. } => *unroll = true,
+                KStmt::Block(b) => mark(b),
+                _ => {}
+            }
+        }
+    }
+    for s in stmts {
+        if let KStmt::If { cond, then, .. } = s {
+            if cond == full {
+                mark(then);
+            }
+        }
+    }
+}
+
+/// The strip-mined loop over one strip, from the strip's start to its end, and to the loop's
+/// `upper` bound where given (`None`: the loop runs whole strips), running `inner_body`; with
+/// the access reorder (`reorder`), rotated.
 fn strip_loop(
     vars: &VarTable,
     reorder: bool,
     (strip, kv): (&Strip, Handle<KVar>),
     declared_in_init: bool,
-    upper: &KExpr,
+    upper: Option<&KExpr>,
     inner_body: Vec<KStmt>,
 ) -> KStmt {
     let kk = vars.int(STRIP);
@@ -1566,21 +1595,31 @@ fn strip_loop(
                     )),
                 },
                 set_strip_var(kv, declared_in_init, kval),
-                KStmt::If {
-                    cond: KExpr::bin(BinOp::Lt, k, upper.clone()),
-                    then: inner_body,
-                    els: Vec::new(),
+                match upper {
+                    Some(upper) => KStmt::If {
+                        cond: KExpr::bin(BinOp::Lt, k, upper.clone()),
+                        then: inner_body,
+                        els: Vec::new(),
+                    },
+                    None => KStmt::Block(inner_body),
                 },
             ],
         )
     } else {
         KStmt::For {
+            unroll: false,
             init: vec![set_strip_var(kv, declared_in_init, kk.clone())],
-            cond: Some(KExpr::bin(
-                BinOp::LogAnd,
-                KExpr::bin(BinOp::Lt, k.clone(), upper.clone()),
-                KExpr::bin(BinOp::Lt, k, KExpr::bin(BinOp::Add, kk, size)),
-            )),
+            cond: Some({
+                let in_strip = KExpr::bin(BinOp::Lt, k.clone(), KExpr::bin(BinOp::Add, kk, size));
+                match upper {
+                    Some(upper) => KExpr::bin(
+                        BinOp::LogAnd,
+                        KExpr::bin(BinOp::Lt, k, upper.clone()),
+                        in_strip,
+                    ),
+                    None => in_strip,
+                }
+            }),
             step: vec![KStmt::Assign {
                 target: LValue::Var(kv),
                 op: Some(BinOp::Add),
@@ -1651,6 +1690,7 @@ mod tests {
                     run(b, env, coords, out);
                 }
                 KStmt::For {
+                    unroll: _,
                     init,
                     cond,
                     step,

@@ -29,6 +29,7 @@ fn store(r: ArrayRef, value: KExpr) -> KStmt {
 /// `for (int v = lo; v < hi; v += step) body`
 fn for_lt(v: &str, lo: KExpr, hi: KExpr, step: i64, body: Vec<KStmt>) -> KStmt {
     KStmt::For {
+        unroll: false,
         init: vec![decl(v, lo)],
         cond: Some(KExpr::bin(BinOp::Lt, testing::var(v), hi)),
         step: vec![KStmt::Assign {

@@ -253,6 +253,10 @@ pub struct StageSpec {
     /// The k tile of a 2-D register micro-tile's plan (`schedule::micro`: the engine's block
     /// grown, its strip at most this long); 0 for the engine's own block and strip.
     pub micro_ktile: u32,
+    /// The strip-mined loop runs whole strips (its trip count a known multiple of the strip, so
+    /// the loop over one strip needs no test of the loop's end) and the unguarded copy of a
+    /// micro-tile's computation unrolls it fully (`#pragma unroll`): set by `schedule::micro`.
+    pub unroll_strip: bool,
 }
 
 /// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques

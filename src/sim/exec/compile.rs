@@ -321,6 +321,7 @@ impl<'k> Compiler<'k> {
                 }
             }
             KStmt::For {
+                unroll: _,
                 init,
                 cond,
                 step,
@@ -363,8 +364,12 @@ impl<'k> Compiler<'k> {
                 capture,
             } => self.atomic(target, op, capture.as_ref())?,
             KStmt::VecLoad {
-                lanes, elem, src, ..
-            } => self.vec_load(lanes, *elem, src)?,
+                lanes,
+                elem,
+                src,
+                aligned,
+                ..
+            } => self.vec_load(lanes, *elem, src, *aligned)?,
             KStmt::VecStore { dst, elem, values } => self.vec_store(dst, *elem, values)?,
             KStmt::Comment(_) => return Ok(None),
         }))
@@ -555,6 +560,7 @@ impl<'k> Compiler<'k> {
         lanes: &[Handle<KVar>],
         elem: Scalar,
         src: &ArrayRef,
+        aligned: bool,
     ) -> Result<CStmt, SimError> {
         let (acc, mem, e) = self.access(src, AccessKind::Load)?;
         let idx = self.expr(&src.index)?;
@@ -571,6 +577,7 @@ impl<'k> Compiler<'k> {
             cost: 1 + address_cost(&idx),
             idx,
             slots,
+            aligned,
         })
     }
 

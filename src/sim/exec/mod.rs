@@ -117,6 +117,9 @@ enum CStmt {
         idx: CExpr,
         slots: Vec<(usize, Scalar)>,
         cost: Cost,
+        /// The kernel declares the element a multiple of the vector's size from the array's
+        /// start (the checker verifies it).
+        aligned: bool,
     },
     /// A vector store: `values[k]` into element `idx + k` (one request).
     VecStore {

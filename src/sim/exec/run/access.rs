@@ -5,7 +5,7 @@ use super::*;
 use crate::kernel::MAX_VECTOR;
 
 impl<'a, 'e> Blk<'a, 'e> {
-    fn index(v: u64, t: Ty) -> i64 {
+    pub(super) fn index(v: u64, t: Ty) -> i64 {
         match t {
             Ty::U64 if v > i64::MAX as u64 => i64::MAX,
             _ => v as i64,
@@ -143,13 +143,17 @@ impl<'a, 'e> Blk<'a, 'e> {
         let ws = env.platform.warp as usize;
         // Lanes the banks serve together: as many as the banks hold the lanes' bytes (a 64-bit
         // access of a warp on 32 banks of 4 bytes: two half-warps), at most the platform's
-        // lanes per cycle (half a 64-wide AMD wavefront). A 128-bit access is served by
-        // half-warps too, each in as many wavefronts as its busiest bank needs: Nsight Compute
-        // on an H100 and an A10 counts 2 wavefronts for an `LDS.128` whose half-warps each read
-        // one address (quarter-warp phases would take 4), 8 for one whose half-warps read the
-        // same 16 addresses 32 bytes apart (4-way within each half) (NVIDIA developer forum,
-        // "Discrepancy in LDS.128 wavefronts: does SMEM broadcast across quarter-warps?").
-        let phase = ((banks as u64 * bw) / lane_bytes).max(ws as u64 / 2).max(1) as usize;
+        // lanes per cycle (half a 64-wide AMD wavefront). A 128-bit access of a 32-wide warp
+        // is served by half-warps too, each in as many wavefronts as its busiest bank needs:
+        // Nsight Compute on an H100 and an A10 counts 2 wavefronts for an `LDS.128` whose
+        // half-warps each read one address (quarter-warp phases would take 4), 8 for one whose
+        // half-warps read the same 16 addresses 32 bytes apart (4-way within each half)
+        // (NVIDIA developer forum, "Discrepancy in LDS.128 wavefronts: does SMEM broadcast
+        // across quarter-warps?"). Other widths and warps keep the banks' own phases.
+        let mut phase = ((banks as u64 * bw) / lane_bytes).max(1) as usize;
+        if lane_bytes >= 16 && ws == 32 {
+            phase = phase.max(ws / 2);
+        }
         let group = (env.platform.shared_lanes as usize)
             .min(phase)
             .clamp(1, ws.max(1));

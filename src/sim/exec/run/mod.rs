@@ -588,9 +588,10 @@ impl<'a, 'e> Blk<'a, 'e> {
                 idx,
                 slots,
                 cost,
+                aligned,
             } => {
                 self.charge(*cost, &m);
-                self.exec_vec_load(*acc, *mem, idx, slots, &m);
+                self.exec_vec_load(*acc, *mem, idx, slots, *aligned, &m);
                 m
             }
             CStmt::VecStore {
@@ -656,15 +657,32 @@ impl<'a, 'e> Blk<'a, 'e> {
     }
 
     /// A vector load into the registers `slots` (see [`CStmt::VecLoad`]).
+    /// With `aligned` the checker reports an active lane whose element is not a multiple of
+    /// the vector's length from the array's start.
     fn exec_vec_load(
         &mut self,
         acc: usize,
         mem: Mem,
         idx: &CExpr,
         slots: &[(usize, Scalar)],
+        aligned: bool,
         m: &[u64],
     ) {
         let ix = self.eval(idx, m);
+        if aligned && self.env.opts.check {
+            let width = slots.len() as i64;
+            let mut bad = None;
+            for_each(m, |t| {
+                let i = Self::index(ix[t], idx.ty);
+                if bad.is_none() && i.rem_euclid(width) != 0 {
+                    bad = Some((t, i));
+                }
+            });
+            if let Some((t, i)) = bad {
+                let detail = format!("element {i} is not a multiple of {width}");
+                self.find(FindingKind::MisalignedVector, acc, t, None, detail);
+            }
+        }
         let lanes = self.load_vector(acc, mem, &ix, idx.ty, m, slots.len());
         for ((slot, s), v) in slots.iter().zip(lanes) {
             self.set_reg(*slot, *s, &v, ty_of(*s), m);
