@@ -496,7 +496,7 @@ fn the_checker_reports_a_misaligned_aligned_vector_load() {
                 loads += 1;
                 if loads == 2 {
                     *aligned = true;
-                    src.index = Box::new(bin(BinOp::Add, (*src.index).clone(), int(shift)));
+                    *src.index = bin(BinOp::Add, (*src.index).clone(), int(shift));
                 }
             }
         }
