@@ -404,20 +404,7 @@ fn bank_conflict_degrees_are_relative_to_the_hardware() {
         let m = strided_tile_kernel(elem, threads, stride);
         let n = threads as usize;
         let mut bufs = vec![BufData::zeroed(elem, n), BufData::zeroed(elem, n)];
-        let opts = SimOptions {
-            check: true,
-            ..Default::default()
-        };
-        let r = run_kernel(
-            &m,
-            0,
-            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
-            &mut bufs,
-            [1, 1, 1],
-            &platform,
-            &opts,
-        )
-        .expect("runs");
+        let r = run_one_block(&m, &mut bufs, &platform);
         let read = counts(&r, "t[");
         let what = format!(
             "{} {:?} x{} stride {}",
@@ -430,6 +417,25 @@ fn bank_conflict_degrees_are_relative_to_the_hardware() {
             "{what}"
         );
     }
+}
+
+/// Runs kernel 0 of `m` on one block of `platform`, its arguments buffers 0 and 1 of `bufs`,
+/// with the checker on.
+fn run_one_block(m: &Module, bufs: &mut [BufData], platform: &SimPlatform) -> RunResult {
+    let opts = SimOptions {
+        check: true,
+        ..Default::default()
+    };
+    run_kernel(
+        m,
+        0,
+        &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        bufs,
+        [1, 1, 1],
+        platform,
+        &opts,
+    )
+    .expect("runs")
 }
 
 /// A block of `threads` work-items each loading `width` consecutive elements of `a` as one
@@ -505,20 +511,7 @@ fn the_checker_reports_a_misaligned_aligned_vector_load() {
             BufData::zeroed(Scalar::Float, 128),
             BufData::zeroed(Scalar::Float, 128),
         ];
-        let opts = SimOptions {
-            check: true,
-            ..Default::default()
-        };
-        let r = run_kernel(
-            &m,
-            0,
-            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
-            &mut bufs,
-            [1, 1, 1],
-            &SimPlatform::nvidia(),
-            &opts,
-        )
-        .expect("runs");
+        let r = run_one_block(&m, &mut bufs, &SimPlatform::nvidia());
         let found = r
             .findings
             .iter()
@@ -569,20 +562,7 @@ fn vector_accesses_of_local_memory_are_one_request() {
             _ => BufData::F32((0..n).map(|i| i as f32 + 1.0).collect()),
         };
         let mut bufs = vec![input.clone(), BufData::zeroed(elem, n)];
-        let opts = SimOptions {
-            check: true,
-            ..Default::default()
-        };
-        let r = run_kernel(
-            &m,
-            0,
-            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
-            &mut bufs,
-            [1, 1, 1],
-            &platform,
-            &opts,
-        )
-        .expect("runs");
+        let r = run_one_block(&m, &mut bufs, &platform);
         assert!(r.findings.is_empty(), "{what}: {:?}", r.findings);
         assert_eq!(bufs[1], input, "{what}: the copy is right");
         let tile: Vec<&AccessCounts> = r
@@ -1579,20 +1559,7 @@ fn private_arrays_compound_stores_and_while_loops() {
             BufData::F32((0..64).map(|x| x as f32 * 0.5).collect()),
             BufData::F32(vec![1.0; 64]),
         ];
-        let opts = SimOptions {
-            check: true,
-            ..Default::default()
-        };
-        let r = run_kernel(
-            &m,
-            0,
-            &[ArgValue::Buffer(0), ArgValue::Buffer(1)],
-            &mut bufs,
-            [1, 1, 1],
-            &platform,
-            &opts,
-        )
-        .expect("runs");
+        let r = run_one_block(&m, &mut bufs, &platform);
         assert!(r.findings.is_empty(), "{:?}", r.findings);
         let expect: Vec<f32> = (0..64)
             .map(|t| {

@@ -197,10 +197,11 @@ pub fn cuda_unit(module: &Module, kernel_source: &str) -> String {
                 k.name, size, w
             );
         }
-        // ACCSHARE_PROFILE: events around the launch (prelude `accshare_prof_begin`).
+        // ACCSHARE_PROFILE: events around the launch, the stream held until the kernel is
+        // enqueued (prelude `accshare_prof_begin_launch`).
         let _ = writeln!(
             out,
-            "{STEP}int accshare_timed = accshare_prof_begin({}, accshare_origin);",
+            "{STEP}int accshare_timed = accshare_prof_begin_launch({}, accshare_origin);",
             c_string(&k.name)
         );
         let _ = writeln!(

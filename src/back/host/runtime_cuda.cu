@@ -1,4 +1,5 @@
 #include <cuda_runtime.h>
+#include <atomic>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,37 @@ static ACCSHARE_UNUSED int accshare_prof_begin(const char *what, const char *ori
 static ACCSHARE_UNUSED void accshare_prof_stop(const char *what, const char *origin)
 {
     accshare_check(cudaEventRecord(accshare_prof_ev[1], 0), "cudaEventRecord", what, origin);
+}
+
+/* A launch's events must time the kernel, not the host's launch: with the stream idle, a start
+ * event recorded before the launch is reached at once, and the time the host then takes to
+ * launch (tens of microseconds on an H200) counted as the kernel's. So the stream first runs
+ * a host function that waits for the host to have enqueued the kernel and the end event
+ * (cudaLaunchHostFunc runs it in stream order; it calls no CUDA function), then the start
+ * event, the kernel and the end event back to back. Copies, synchronous, are not held. */
+static std::atomic<int> accshare_prof_go(1);
+
+static void CUDART_CB accshare_prof_gate(void *unused)
+{
+    (void)unused;
+    while (!accshare_prof_go.load(std::memory_order_acquire)) {
+    }
+}
+
+/* Before a launch: as accshare_prof_begin, the stream held until accshare_prof_release. */
+static ACCSHARE_UNUSED int accshare_prof_begin_launch(const char *what, const char *origin)
+{
+    if (!accshare_profiling())
+        return 0;
+    accshare_prof_go.store(0, std::memory_order_release);
+    accshare_check(cudaLaunchHostFunc(0, accshare_prof_gate, NULL), "cudaLaunchHostFunc", what, origin);
+    return accshare_prof_begin(what, origin);
+}
+
+/* After the launch and its end event were enqueued: lets the stream run them. */
+static ACCSHARE_UNUSED void accshare_prof_release(void)
+{
+    accshare_prof_go.store(1, std::memory_order_release);
 }
 
 /* Waits for the end event and adds the time between the two to the table. */
@@ -320,9 +352,12 @@ ACCSHARE_API const char *accshare_property_string(int n, int what, const char *o
  * accshare_prof_begin returned before it. Called by the launch functions below. */
 static ACCSHARE_UNUSED void accshare_launched(const char *kname, const char *origin, int timed)
 {
-    accshare_check(cudaGetLastError(), "cudaLaunchKernel", kname, origin);
-    if (timed)
+    /* The held stream is released before any check can exit. */
+    if (timed) {
         accshare_prof_stop(kname, origin);
+        accshare_prof_release();
+    }
+    accshare_check(cudaGetLastError(), "cudaLaunchKernel", kname, origin);
     accshare_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", kname, origin);
     if (timed)
         accshare_prof_add(kname, 0, kname, origin);
