@@ -191,14 +191,23 @@ pub fn vector_tiles(
     any.then_some(v)
 }
 
+/// Whether the micro-tiled plan `spec` unrolls its loop over one strip in the unguarded copy
+/// (`StageSpec::unroll_strip`): where the strip-mined loop runs a whole number of strips
+/// ([`whole_strips`]) and the tiles are read as vectors ([`vector_tiles`]). The loop over one
+/// strip then runs exactly the strip's iterations, a constant the device compiler unrolls, so
+/// that the loads of one `k` are issued while the multiply-adds of the one before run: an 8×8
+/// tile at 2048³ on sm_90 runs 16 × (4 `LDS.128` + 64 `FFMA`) without the loop's ~12
+/// instructions per `k`, at 128 registers as before, as hand-written SGEMM kernels unroll
+/// their k tile. With element reads unrolled, ptxas took 129 registers for 8×8 (one block of
+/// 256 work-items per SM instead of two) and 116 for 8×4 (79 with vector reads): those keep
+/// their loop.
+pub fn unrolls_strip(ir: &crate::ir::Region, spec: &stage::StageSpec) -> bool {
+    spec.arrays.iter().any(|a| a.vector_reads > 1) && whole_strips(ir, spec)
+}
+
 /// Whether the strip-mined loop of `spec` runs a whole number of strips: it steps by 1 between
-/// bounds whose difference is a constant multiple of the strip. The loop over one strip then
-/// runs exactly the strip's iterations, a constant the device compiler can unroll: the
-/// micro-tile's unguarded copy asks it to (`StageSpec::unroll_strip`), so that the loads of one
-/// `k` are issued while the multiply-adds of the one before run (an 8×8 tile at 2048³ on sm_90:
-/// 16 × (4 `LDS.128` + 64 `FFMA`) without the loop's ~12 instructions per `k`, still 128
-/// registers), as hand-written SGEMM kernels do.
-pub fn whole_strips(ir: &crate::ir::Region, spec: &stage::StageSpec) -> bool {
+/// bounds whose difference is a constant multiple of the strip.
+fn whole_strips(ir: &crate::ir::Region, spec: &stage::StageSpec) -> bool {
     let Some(strip) = &spec.strip else {
         return false;
     };
@@ -282,7 +291,7 @@ pub fn schedule(
     if spec.smem_bytes() > stage::SMEM_LIMIT {
         return None;
     }
-    spec.unroll_strip = whole_strips(&r.ir, &spec);
+    spec.unroll_strip = unrolls_strip(&r.ir, &spec);
     Some(Schedule {
         shape: WorkShape {
             vector,

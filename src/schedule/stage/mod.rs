@@ -255,7 +255,8 @@ pub struct StageSpec {
     pub micro_ktile: u32,
     /// The strip-mined loop runs whole strips (its trip count a known multiple of the strip, so
     /// the loop over one strip needs no test of the loop's end) and the unguarded copy of a
-    /// micro-tile's computation unrolls it fully (`#pragma unroll`): set by `schedule::micro`.
+    /// micro-tile's computation unrolls it fully (`#pragma unroll`): set by
+    /// `schedule::micro::unrolls_strip`.
     pub unroll_strip: bool,
 }
 
