@@ -397,7 +397,12 @@ fn run_on_cuda_without_a_driver_says_so() {
         .expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{}", err);
-    assert_eq!(err, format!("error: cuda:0: {}\n", NO_DRIVER));
+    // After the compiler's warnings (at this size the model declines `mt.c`'s share pragma).
+    assert!(
+        err.ends_with(&format!("\nerror: cuda:0: {}\n", NO_DRIVER)),
+        "{err}"
+    );
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 }
 
