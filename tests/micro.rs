@@ -36,6 +36,12 @@ fn programs() -> Vec<(PathBuf, Vec<(&'static str, &'static str)>)> {
         (root().join("tests/corpus/plain_gemm.c"), Vec::new()),
         (root().join("benches/five/gemm.c"), odd),
         (root().join("benches/five/gemm.c"), whole),
+        // Four operands read along their rows, in double: every tile k-major, `double2` reads.
+        (root().join("tests/corpus/syr2k_full_double.c"), Vec::new()),
+        (
+            root().join("tests/corpus/syr2k_full_double.c"),
+            vec![("NI", "256"), ("NK", "128")],
+        ),
     ]
 }
 
@@ -88,17 +94,18 @@ fn check(
         src,
         defines,
     )?;
-    // The micro-tile is what runs: k tiles of 16, and the unguarded copy for whole tiles where
+    // The micro-tile is what runs: k tiles (16 for gemm), and the unguarded copy for whole tiles where
     // the sizes leave partial ones.
     let partial = defines.is_empty() || defines.iter().any(|(_, v)| *v == "67");
-    if !kernels.contains("accshare_kk += 16") || (partial && !kernels.contains("accshare_full")) {
+    let whole = defines.iter().any(|(_, v)| *v == "256");
+    if !kernels.contains("accshare_kk += ") || (partial && !kernels.contains("accshare_full")) {
         return Err(format!("{}: no micro-tile in\n{}", src.display(), kernels));
     }
     // With vector reads on, the whole tiles' reads are vector loads (the programs' blocks tile
     // the 128-column arrays), aligned on their local arrays.
-    let vectors = kernels.contains("*(const __local float4 *)")
+    let vectors = (kernels.contains("*(const __local float4 *)")
+        || kernels.contains("*(const __local double2 *)"))
         && kernels.contains("__attribute__((aligned(16)))");
-    let whole = defines.iter().any(|(_, v)| *v == "256");
     if (vector == "on" && whole && !vectors) || (vector == "off" && vectors) {
         return Err(format!(
             "{}: vector reads {vector}, kernel\n{kernels}",
@@ -221,7 +228,7 @@ fn micro_tiles_pass_the_simulator_checker() {
                 panic!("{}", diag::render(&sources, &diags.0));
             };
             assert!(
-                out.kernel_source.contains("accshare_kk += 16"),
+                out.kernel_source.contains("accshare_kk += "),
                 "{}: no micro-tile",
                 src.display()
             );
