@@ -967,6 +967,9 @@ cudaError_t cudaEventCreate(cudaEvent_t *);
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t);
 cudaError_t cudaEventSynchronize(cudaEvent_t);
 cudaError_t cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);
+#define CUDART_CB
+typedef void (*cudaHostFn_t)(void *);
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t, void *);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaDeviceSynchronize(void);
 const char *cudaGetErrorName(cudaError_t);
