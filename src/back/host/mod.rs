@@ -198,10 +198,10 @@ pub fn cuda_unit(module: &Module, kernel_source: &str) -> String {
             );
         }
         // ACCSHARE_PROFILE: events around the launch, the stream held until the kernel is
-        // enqueued (prelude `accshare_prof_begin_launch`).
+        // enqueued from its second launch on (prelude `accshare_prof_begin_launch`).
         let _ = writeln!(
             out,
-            "{STEP}int accshare_timed = accshare_prof_begin_launch({}, accshare_origin);",
+            "{STEP}static int accshare_seen = 0;\n{STEP}int accshare_timed = accshare_prof_begin_launch({}, accshare_origin, &accshare_seen);",
             c_string(&k.name)
         );
         let _ = writeln!(

@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 #include <atomic>
+#include <chrono>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,23 +67,33 @@ static ACCSHARE_UNUSED void accshare_prof_stop(const char *what, const char *ori
  * launch (tens of microseconds on an H200) counted as the kernel's. So the stream first runs
  * a host function that waits for the host to have enqueued the kernel and the end event
  * (cudaLaunchHostFunc runs it in stream order; it calls no CUDA function), then the start
- * event, the kernel and the end event back to back. Copies, synchronous, are not held. */
+ * event, the kernel and the end event back to back. Copies, synchronous, are not held, nor a
+ * kernel's first launch (`*seen` 0: with lazy loading the launch loads the kernel, which may
+ * wait for the stream), and the host function gives up after a second, so that no launch can
+ * wait for it forever. */
 static std::atomic<int> accshare_prof_go(1);
 
 static void CUDART_CB accshare_prof_gate(void *unused)
 {
     (void)unused;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     while (!accshare_prof_go.load(std::memory_order_acquire)) {
+        if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1))
+            break;
     }
 }
 
-/* Before a launch: as accshare_prof_begin, the stream held until accshare_prof_release. */
-static ACCSHARE_UNUSED int accshare_prof_begin_launch(const char *what, const char *origin)
+/* Before a launch: as accshare_prof_begin, the stream held until accshare_prof_release from the
+ * kernel's second launch on (`seen`: the launch function's flag). */
+static ACCSHARE_UNUSED int accshare_prof_begin_launch(const char *what, const char *origin, int *seen)
 {
     if (!accshare_profiling())
         return 0;
-    accshare_prof_go.store(0, std::memory_order_release);
-    accshare_check(cudaLaunchHostFunc(0, accshare_prof_gate, NULL), "cudaLaunchHostFunc", what, origin);
+    if (*seen) {
+        accshare_prof_go.store(0, std::memory_order_release);
+        accshare_check(cudaLaunchHostFunc(0, accshare_prof_gate, NULL), "cudaLaunchHostFunc", what, origin);
+    }
+    *seen = 1;
     return accshare_prof_begin(what, origin);
 }
 
