@@ -1536,7 +1536,7 @@ fn set_strip_var(var: Handle<KVar>, declared: bool, value: KExpr) -> KStmt {
 }
 
 /// Marks the loops of the unguarded copy of a micro-tile's strip (`if (accshare_full) { … }`,
-/// `Stage::computation`) to be unrolled: the loop over one strip, whose trip count is the
+/// `KernelBuilder::computation`) to be unrolled: the loop over one strip, whose trip count is the
 /// strip's constant size where the schedule says the loop runs whole strips
 /// (`StageSpec::unroll_strip`). The guarded copy at the edges keeps its loop.
 fn unroll_full_path(stmts: &mut [KStmt], full: &KExpr) {
