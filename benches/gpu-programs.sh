@@ -280,7 +280,7 @@ if [ "$DRY" != 1 ] && [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
   read -r -a SECTIONS <<<"${NCU_SECTIONS:-SpeedOfLight Occupancy LaunchStats MemoryWorkloadAnalysis}"
   SECTION_ARGS=()
   for s in "${SECTIONS[@]}"; do SECTION_ARGS+=(--section "$s"); done
-  for name in ${NCU_CASES:-mv_vector.h100 gemm.micro8x8 gemm.h100 dot.h100 gauss.h100}; do
+  for name in ${NCU_CASES:-gemm.micro8x8 gemm.micro8x8.elements mv_vector.h100 transpose.h100 gauss.h100}; do
     selected "$name" || continue
     [ -x "$W/$name/bin" ] || continue
     [ "$(since)" -lt "${NCU_UNTIL:-300}" ] || { log "ncu: out of time before $name"; break; }
