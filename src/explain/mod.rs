@@ -528,7 +528,7 @@ fn staged_array_text(a: &StagedArray) -> String {
     let pad = if a.vector_reads > 1 && a.transposed {
         format!(
             " (stored k-major, columns of {}, read as {}-element vectors)",
-            a.dims[0].extent + a.col_pad,
+            a.strides()[1],
             a.vector_reads
         )
     } else if a.vector_reads > 1 {

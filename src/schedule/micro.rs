@@ -111,7 +111,8 @@ pub fn shapes() -> Vec<Shape> {
 /// (`A[i][k]`) is stored k-major (transposed), each stored column padded to a multiple of V,
 /// and by V more where it would be a multiple of 32 elements (the copy stores a column's
 /// elements a column apart: 32 banks apart would serialise them). Returns V and records it on
-/// each such tile (`vector_reads`); `None` where no tile qualifies. A tile qualifies when it
+/// each such tile (`vector_reads`), and whether the loop over one strip is unrolled
+/// ([`whole_strips`]); `None` where no tile qualifies. A tile qualifies when it
 /// is a read-only 2-D tile of the strip and one grid dimension whose loop steps by 1 and whose
 /// references share one offset (so that a run's first element is at a multiple of V from the
 /// tile's row), its extent the block's along that dimension, and V divides the work-item's
@@ -180,7 +181,7 @@ pub fn vector_tiles(
         a.bank.path.push(format!(
             "read as {v}-element vectors by a register micro-tile: {} (the degrees above are the element reads')",
             if a.transposed {
-                format!("stored k-major, columns of {} elements", ext_col(a))
+                format!("stored k-major, columns of {} elements", a.strides()[1])
             } else {
                 format!("rows of {} elements", a.row_len)
             }
@@ -188,25 +189,20 @@ pub fn vector_tiles(
         a.vector_reads = v;
         any = true;
     }
+    spec.unroll_strip = any && whole_strips(ir, spec);
     any.then_some(v)
 }
 
-/// Whether the micro-tiled plan `spec` unrolls its loop over one strip in the unguarded copy
-/// (`StageSpec::unroll_strip`): where the strip-mined loop runs a whole number of strips
-/// ([`whole_strips`]) and the tiles are read as vectors ([`vector_tiles`]). The loop over one
-/// strip then runs exactly the strip's iterations, a constant the device compiler unrolls, so
-/// that the loads of one `k` are issued while the multiply-adds of the one before run: an 8×8
-/// tile at 2048³ on sm_90 runs 16 × (4 `LDS.128` + 64 `FFMA`) without the loop's ~12
-/// instructions per `k`, at 128 registers as before, as hand-written SGEMM kernels unroll
-/// their k tile. With element reads unrolled, ptxas took 129 registers for 8×8 (one block of
-/// 256 work-items per SM instead of two) and 116 for 8×4 (79 with vector reads): those keep
-/// their loop.
-pub fn unrolls_strip(ir: &crate::ir::Region, spec: &stage::StageSpec) -> bool {
-    spec.arrays.iter().any(|a| a.vector_reads > 1) && whole_strips(ir, spec)
-}
-
 /// Whether the strip-mined loop of `spec` runs a whole number of strips: it steps by 1 between
-/// bounds whose difference is a constant multiple of the strip.
+/// bounds whose difference is a constant multiple of the strip. Where the tiles are read as
+/// vectors, [`vector_tiles`] then has the micro-tile's unguarded copy unroll its loop over one
+/// strip (`StageSpec::unroll_strip`): that loop runs exactly the strip's iterations, a constant
+/// the device compiler unrolls, so that the loads of one `k` are issued while the multiply-adds
+/// of the one before run (an 8×8 tile at 2048³ on sm_90 runs 16 × (4 `LDS.128` + 64 `FFMA`)
+/// without the loop's ~12 instructions per `k`, at 128 registers as before), as hand-written
+/// SGEMM kernels unroll their k tile. With element reads unrolled, ptxas took 129 registers for
+/// 8×8 (one block of 256 work-items per SM instead of two) and 116 for 8×4: those keep their
+/// loop.
 fn whole_strips(ir: &crate::ir::Region, spec: &stage::StageSpec) -> bool {
     let Some(strip) = &spec.strip else {
         return false;
@@ -219,11 +215,6 @@ fn whole_strips(ir: &crate::ir::Region, spec: &stage::StageSpec) -> bool {
         .and_then(|(u, l)| u.sub(l))
         .and_then(|d| d.as_const());
     lp.step == 1 && trips.is_some_and(|n| n > 0 && n % i64::from(strip.size.max(1)) == 0)
-}
-
-/// The stored column length of a transposed tile.
-fn ext_col(a: &stage::StagedArray) -> u32 {
-    a.dims[0].extent + a.col_pad
 }
 
 /// Whether nest `base` is gemm-like: a 2-D grid that may be coarsened, reading inside a
@@ -291,7 +282,6 @@ pub fn schedule(
     if spec.smem_bytes() > stage::SMEM_LIMIT {
         return None;
     }
-    spec.unroll_strip = unrolls_strip(&r.ir, &spec);
     Some(Schedule {
         shape: WorkShape {
             vector,

@@ -760,7 +760,6 @@ fn apply_with_limit(
         return Err(VariantError::Block);
     }
     spec.micro_ktile = v.ktile;
-    spec.unroll_strip = v.ktile > 0 && super::micro::unrolls_strip(&r.ir, &spec);
     if spec.arrays.is_empty() {
         return Err(VariantError::NothingStaged);
     }

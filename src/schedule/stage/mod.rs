@@ -256,7 +256,7 @@ pub struct StageSpec {
     /// The strip-mined loop runs whole strips (its trip count a known multiple of the strip, so
     /// the loop over one strip needs no test of the loop's end) and the unguarded copy of a
     /// micro-tile's computation unrolls it fully (`#pragma unroll`): set by
-    /// `schedule::micro::unrolls_strip`.
+    /// `schedule::micro::vector_tiles` where the tiles are read as vectors.
     pub unroll_strip: bool,
 }
 
