@@ -88,6 +88,7 @@ CASES=(
   "gauss.default|five|$FIVE/gauss.c|$GA||cuda"
   "gauss.h100|five|$FIVE/gauss.c|$GA|--platform h100|cuda"
   "gauss.h100.nowords|five|$FIVE/gauss.c|$GA|--platform h100 --words off|cuda"
+  "gauss.h100.cyclic|five|$FIVE/gauss.c|$GA|--platform h100 --adjacent-rows off|cuda"
   "hotspot.naive|five|$FIVE/hotspot.c|$H|--opt naive|cuda"
   "hotspot.default|five|$FIVE/hotspot.c|$H||cuda"
   "hotspot.h100|five|$FIVE/hotspot.c|$H|--platform h100|cuda"
@@ -280,7 +281,7 @@ if [ "$DRY" != 1 ] && [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
   read -r -a SECTIONS <<<"${NCU_SECTIONS:-SpeedOfLight Occupancy LaunchStats MemoryWorkloadAnalysis}"
   SECTION_ARGS=()
   for s in "${SECTIONS[@]}"; do SECTION_ARGS+=(--section "$s"); done
-  for name in ${NCU_CASES:-gemm.micro8x8 gemm.micro8x8.elements mv_vector.h100 transpose.h100 gauss.h100}; do
+  for name in ${NCU_CASES:-gemm.micro8x8 gemm.micro8x8.elements mv_vector.h100 transpose.h100 gauss.h100 gauss.h100.cyclic}; do
     selected "$name" || continue
     [ -x "$W/$name/bin" ] || continue
     [ "$(since)" -lt "${NCU_UNTIL:-300}" ] || { log "ncu: out of time before $name"; break; }

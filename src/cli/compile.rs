@@ -68,6 +68,7 @@ pub(super) fn compile(args: &CompileArgs) -> i32 {
         reassociate: args.reassociate,
         micro: args.opts.micro,
         vector_tiles: args.opts.vector_tiles.is_none_or(Switch::on),
+        adjacent_rows: args.opts.adjacent_rows.is_none_or(Switch::on),
         ..Default::default()
     };
     let out = driver::compile_staged(file, &opts, &oo, &staging, &tuned, &mut sources, &mut diags);

@@ -359,6 +359,11 @@ pub struct OptArgs {
     /// `on`; `off` tries only element reads; docs/model.md).
     #[arg(long, value_enum, value_name = "on|off")]
     pub vector_tiles: Option<Switch>,
+    /// Lay a staged kernel's rows per work-item out adjacent where its outputs read
+    /// overlapping rows (a stencil: the device compiler loads the rows they share once;
+    /// default `on`; `off`: a launched block apart; docs/model.md).
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub adjacent_rows: Option<Switch>,
 }
 
 impl OptArgs {

@@ -32,6 +32,7 @@ pub(super) fn simulate(
         reassociate,
         micro: flags.micro,
         vector_tiles: flags.vector_tiles.is_none_or(Switch::on),
+        adjacent_rows: flags.adjacent_rows.is_none_or(Switch::on),
         ..Default::default()
     };
     let out = driver::compile_staged(file, &opts, &oo, &staging, tuned, &mut sources, &mut diags);

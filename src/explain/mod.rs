@@ -275,9 +275,10 @@ fn factor_notes(c: &crate::schedule::regs::FactorChoice) -> Vec<String> {
     for f in &c.candidates {
         let r = &f.registers;
         out.push(format!(
-            "outputs per work-item {}×{}: {} work-items, ~{} registers (accumulators {}, operands {}, addresses {}, counters {}, tile copy {}, base {}), occupancy {:.0} % ({} blocks/SM, limited by {}), {:.3} cycles/output ({} bound){}: {}",
+            "outputs per work-item {}×{}{}: {} work-items, ~{} registers (accumulators {}, operands {}, addresses {}, counters {}, tile copy {}, base {}), occupancy {:.0} % ({} blocks/SM, limited by {}), {:.3} cycles/output ({} bound){}: {}",
             f.rows,
             f.cols,
+            if f.adjacent_rows { " (adjacent rows)" } else { "" },
             f.threads,
             r.total(),
             r.accumulators,
@@ -492,16 +493,22 @@ fn staged_note(s: &Schedule, spec: &StageSpec) -> String {
         .as_ref()
         .map(|st| format!(", loop `{}` strip-mined by {}", st.var, st.size))
         .unwrap_or_default();
+    // Adjacent rows (`schedule::rows`): the rows the outputs' reads share are loaded once.
+    let adjacent = if s.shape.adjacent_rows {
+        " (adjacent: the rows their reads share are loaded once)"
+    } else {
+        ""
+    };
     if s.shape.rows.get() > 1 && s.shape.cols.get() == 1 {
         let [x, y, z] = s.launch_block();
         strip.push_str(&format!(
-            ", {} rows per work-item: launched as [{}, {}, {}]",
+            ", {} rows per work-item{adjacent}: launched as [{}, {}, {}]",
             s.shape.rows, x, y, z
         ));
     } else if s.shape.cols.get() > 1 {
         let [x, y, z] = s.launch_block();
         strip.push_str(&format!(
-            ", {}×{} outputs per work-item (rows × columns): launched as [{}, {}, {}]",
+            ", {}×{} outputs per work-item (rows × columns){adjacent}: launched as [{}, {}, {}]",
             s.shape.rows, s.shape.cols, x, y, z
         ));
     }

@@ -176,6 +176,8 @@ pub(super) struct CoarseningReport {
 pub(super) struct FactorReport {
     pub(super) rows: u32,
     pub(super) cols: u32,
+    /// The rows are adjacent: the rows their reads share are loaded once.
+    pub(super) adjacent_rows: bool,
     pub(super) threads: u32,
     pub(super) registers: u32,
     pub(super) accumulators: u32,
@@ -744,6 +746,7 @@ fn coarsening(c: &crate::schedule::regs::FactorChoice) -> CoarseningReport {
             .map(|f| FactorReport {
                 rows: f.rows,
                 cols: f.cols,
+                adjacent_rows: f.adjacent_rows,
                 threads: f.threads,
                 registers: f.registers.total(),
                 accumulators: f.registers.accumulators,

@@ -39,6 +39,7 @@ pub mod lanes;
 pub mod micro;
 pub mod order;
 pub mod regs;
+pub mod rows;
 pub mod stage;
 pub mod stride;
 pub mod tuned;
@@ -154,6 +155,10 @@ pub struct WorkShape {
     /// read consecutive, aligned elements of a tile. 1: no runs (cyclic or contiguous copies as
     /// `layout` says).
     pub vector: u32,
+    /// A work-item's rows are adjacent (`ly·RY + a`) rather than a launched block apart: its
+    /// outputs read overlapping rows of a tile, which the device compiler then loads once for
+    /// all of them ([`rows`]).
+    pub adjacent_rows: bool,
 }
 
 impl WorkShape {
@@ -165,6 +170,7 @@ impl WorkShape {
             cols: NonZeroU32::MIN,
             layout: ColLayout::Cyclic,
             vector: 1,
+            adjacent_rows: false,
         }
     }
 
@@ -241,10 +247,11 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Whether a work-item's rows are adjacent (`y·RY + r`, a transposed vector tile of
-    /// [`words`]) rather than a launched block apart.
+    /// Whether a work-item's rows are adjacent (`y·RY + r`: a transposed vector tile of
+    /// [`words`], or [`WorkShape::adjacent_rows`]) rather than a launched block apart.
     pub fn rows_adjacent(&self) -> bool {
-        self.shape.rows.get() > 1 && self.words.as_ref().is_some_and(|w| w.rows > 1)
+        self.shape.rows.get() > 1
+            && (self.shape.adjacent_rows || self.words.as_ref().is_some_and(|w| w.rows > 1))
     }
 
     /// The runs of adjacent copies along grid dimension `dim`: `R` where all `R` copies are
@@ -614,7 +621,7 @@ fn choose_factor(
             .take_while(|c| c.staged().is_some())
             .count();
     ks.candidates
-        .splice(first..end, staged_candidates(&staged, rows, cols));
+        .splice(first..end, staged_candidates(&r.ir, &staged, rows, cols));
     ks.coarsening = Some(choice);
 }
 
@@ -792,7 +799,7 @@ pub fn schedule_kernel(
                 full_tile_path: true,
                 ..baseline.clone()
             };
-            candidates.extend(staged_candidates(&staged, f, c));
+            candidates.extend(staged_candidates(ir, &staged, f, c));
             candidates.extend(unstaged_tile(ir, deps, &baseline, ilp));
             candidates.push(baseline);
         }
@@ -824,10 +831,14 @@ pub fn schedule_kernel(
 
 /// The staged candidates of a kernel staged as `staged`: with `rows` × `cols` outputs per
 /// work-item where that is more than one, then with one output per work-item.
-fn staged_candidates(staged: &Schedule, rows: u32, cols: u32) -> Vec<Schedule> {
-    let with = |rows, cols| Schedule {
-        shape: staged.shape.with_tile(rows, cols),
-        ..staged.clone()
+fn staged_candidates(ir: &Region, staged: &Schedule, rows: u32, cols: u32) -> Vec<Schedule> {
+    let with = |rows, cols| {
+        let mut s = Schedule {
+            shape: staged.shape.with_tile(rows, cols),
+            ..staged.clone()
+        };
+        rows::lay_out(ir, &mut s);
+        s
     };
     let mut out = Vec::new();
     if rows * cols > 1 {

@@ -58,7 +58,12 @@
 //!   blocks, shared memory and **registers**, [`Platform::occupancy`]) hide it for each other:
 //!   `max(B·C, C + L) / (B·P)` for a block computing P outputs in C cycles;
 //! - *memory*: the global bytes per output (the tiles' copies, the other references) over the
-//!   SM's share of the DRAM bandwidth.
+//!   SM's share of the DRAM bandwidth;
+//! - *shared*: the shared-memory wavefronts per output of the tiles' reads (a warp's load takes
+//!   one per 128 bytes of distinct addresses: a read independent of x is a broadcast) over the
+//!   SM's `timing.shared_per_clock`. An H200 found Gauss's staged kernel bound by its 25 shared
+//!   loads per output; with adjacent rows ([`super::rows`]) the copies of a work-item load
+//!   the rows they share once, and the loads and instructions are counted so.
 //!
 //! The fastest wins; candidates within [`TIE`] of it are a tie, broken for the factor accshare
 //! chose before this model ([`super::default_rows`]), then for the fewest registers.
@@ -179,7 +184,7 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
         match inner {
             Some(_) => {
                 offsets += 1;
-                if a.reads() {
+                if a.reads() && !(s.shape.adjacent_rows && a.is_affine()) {
                     operands += copies(ir, s, a) * words(elem);
                 }
             }
@@ -198,6 +203,26 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
     }
     if inner.is_none() {
         operands += f - 1;
+    } else if s.shape.adjacent_rows {
+        // Adjacent rows ([`super::rows`]): the elements the copies load, each once.
+        let mut names: Vec<&str> = Vec::new();
+        for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
+            if !names.contains(&a.array.as_str()) {
+                names.push(&a.array);
+            }
+        }
+        for name in names {
+            let shared = ir.accesses.iter().filter(|a| {
+                a.array == name
+                    && in_nest(&a.loops)
+                    && inner.is_some_and(|l| a.loops.contains(&l))
+                    && a.reads()
+                    && a.is_affine()
+            });
+            let elem = ir.arrays.get(name).map_or(Scalar::Float, |i| i.elem);
+            let n = super::rows::distinct_loads(ir, s, inner, shared).ceil() as u32;
+            operands += n * words(elem);
+        }
     }
     // Addresses: a 64-bit base per global array, a shared address per tile.
     let mut arrays: Vec<&str> = ir
@@ -299,6 +324,8 @@ impl Verdict {
 pub struct FactorCandidate {
     pub rows: u32,
     pub cols: u32,
+    /// The rows are adjacent ([`super::rows`]).
+    pub adjacent_rows: bool,
     /// Work-items per launched block.
     pub threads: u32,
     pub registers: RegEstimate,
@@ -355,8 +382,14 @@ fn model(
         Some(l1) => l1_term(&n, p, l1),
         None => 0.0,
     };
+    let shared_term = if p.timing.shared_per_clock > 0.0 {
+        n.shared_wavefronts_per_output / p.timing.shared_per_clock
+    } else {
+        0.0
+    };
     [
         ("issue", issue_term),
+        ("shared", shared_term),
         ("latency", latency_term),
         ("memory", memory_term),
         ("l1", l1_term),
@@ -382,6 +415,8 @@ struct NestCounts<'a> {
     /// and per output.
     per_iter: f64,
     instr_per_output: f64,
+    /// Shared-memory wavefronts per output of the reads of staged tiles.
+    shared_wavefronts_per_output: f64,
     /// Work-items of the launched block, and the outputs it computes.
     threads: f64,
     outputs_per_block: f64,
@@ -402,26 +437,96 @@ impl<'a> NestCounts<'a> {
         let mut loads: f64 = 0.0;
         let mut reads: f64 = 0.0;
         let mut outside = 0.0;
-        for a in ir
-            .accesses
+        // Shared-memory wavefronts per iteration of the staged tiles' reads.
+        let mut shared_wavefronts = 0.0;
+        let tile = |a: &crate::ir::Access| {
+            s.staged().and_then(|st| {
+                st.arrays
+                    .iter()
+                    .find(|t| t.name == a.array && t.accesses.contains(&a.span))
+            })
+        };
+        let x_var = s
+            .grid
             .iter()
-            .filter(|a| a.loops.first() == Some(&s.root))
-        {
-            let here = inner.is_none_or(|l| a.loops.contains(&l));
-            if here {
-                // A tile read as vectors (`micro::vector_tiles`): one load per run of copies.
-                let vector = s.staged().map_or(1, |st| {
-                    st.arrays
-                        .iter()
-                        .find(|t| t.name == a.array && t.accesses.contains(&a.span))
-                        .map_or(1, |t| t.vector_reads.max(1))
-                });
-                loads += (copies(ir, s, a) as f64 / vector as f64).ceil();
-                if a.reads() {
-                    reads += 1.0;
-                }
+            .find(|g| g.dim == 0)
+            .map(|g| ir.loops[g.loop_id].var.as_str());
+        let launched_x = s.launch_block()[0].max(1) as f64;
+        // The wavefronts of one warp's load of a tile: its distinct addresses' bytes over what
+        // the banks serve a clock (banks × width, in the kernel's bank mode: Kepler's 8-byte
+        // mode serves a warp's doubles at once); the lanes of a row read one address where
+        // the read is independent of x (a broadcast).
+        let width = s
+            .staged()
+            .and_then(|st| st.bank_mode.as_ref())
+            .map_or(p.bank_width, |m| m.width);
+        let per_wavefront = (p.banks.max(1) * width.max(1)) as f64;
+        let wavefronts = |a: &crate::ir::Access, vector: u32| {
+            let elem = ir.arrays.get(&a.array).map_or(4, |i| i.elem.size().max(1)) as f64;
+            let on_x = x_var.is_some_and(|x| {
+                a.subscripts
+                    .iter()
+                    .any(|p| p.as_ref().is_none_or(|p| p.mentions(x)))
+            });
+            let lanes = if on_x {
+                warp
             } else {
+                (warp / launched_x).max(1.0)
+            };
+            (lanes * elem * vector as f64 / per_wavefront)
+                .ceil()
+                .max(1.0)
+        };
+        // Adjacent rows ([`super::rows`]): the affine reads the copies share are loaded once.
+        let shared_by_copies =
+            |a: &crate::ir::Access| s.shape.adjacent_rows && a.reads() && a.is_affine();
+        let in_nest = |a: &&crate::ir::Access| a.loops.first() == Some(&s.root);
+        let here = |a: &crate::ir::Access| inner.is_none_or(|l| a.loops.contains(&l));
+        for a in ir.accesses.iter().filter(in_nest) {
+            if !here(a) {
                 outside += f;
+                continue;
+            }
+            if a.reads() {
+                reads += 1.0;
+            }
+            if shared_by_copies(a) {
+                continue;
+            }
+            // A tile read as vectors (`micro::vector_tiles`): one load per run of copies.
+            let vector = tile(a).map_or(1, |t| t.vector_reads.max(1));
+            let n = (copies(ir, s, a) as f64 / vector as f64).ceil();
+            loads += n;
+            if a.reads() && tile(a).is_some() {
+                shared_wavefronts += n * wavefronts(a, vector);
+            }
+        }
+        if s.shape.adjacent_rows {
+            // Per array: its reads' distinct elements over the copies.
+            let mut arrays: Vec<&str> = Vec::new();
+            for a in ir.accesses.iter().filter(in_nest) {
+                if here(a) && shared_by_copies(a) && !arrays.contains(&a.array.as_str()) {
+                    arrays.push(&a.array);
+                }
+            }
+            for name in arrays {
+                let of = |a: &&crate::ir::Access| a.array == name && here(a) && shared_by_copies(a);
+                let n = super::rows::distinct_loads(
+                    ir,
+                    s,
+                    inner,
+                    ir.accesses.iter().filter(in_nest).filter(of),
+                );
+                loads += n;
+                if let Some(a) = ir
+                    .accesses
+                    .iter()
+                    .filter(in_nest)
+                    .find(of)
+                    .filter(|a| tile(a).is_some())
+                {
+                    shared_wavefronts += n * wavefronts(a, 1);
+                }
             }
         }
         let trips = inner
@@ -443,6 +548,7 @@ impl<'a> NestCounts<'a> {
             trips,
             per_iter,
             instr_per_output: (per_iter * trips + outside) / f,
+            shared_wavefronts_per_output: shared_wavefronts * trips / f / warp,
             threads,
             outputs_per_block: threads * f,
         }
@@ -641,6 +747,7 @@ fn candidate_with(
     FactorCandidate {
         rows: s.shape.rows.get(),
         cols: s.shape.cols.get(),
+        adjacent_rows: s.shape.adjacent_rows,
         threads,
         registers,
         occupancy,
@@ -669,10 +776,11 @@ pub fn choose(ir: &Region, staged: &Schedule, p: &Platform, previous: (u32, u32)
     // Columns only while a warp's work-items still span a row (coalescing along x).
     for &rows in &factors(staged.shape.block[1], 1) {
         for &cols in &factors(staged.shape.block[0], p.warp_size) {
-            let s = Schedule {
+            let mut s = Schedule {
                 shape: staged.shape.with_tile(rows, cols),
                 ..staged.clone()
             };
+            super::rows::lay_out(ir, &mut s);
             candidates.push(candidate(ir, &s, p));
         }
     }

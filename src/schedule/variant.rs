@@ -75,6 +75,7 @@ impl Variant {
             cols: NonZeroU32::new(self.cols)?,
             layout: self.layout,
             vector: self.vector.max(1),
+            adjacent_rows: false,
         })
     }
 }
@@ -781,7 +782,7 @@ fn apply_with_limit(
     if f != v.ilp || c != v.cols {
         return Err(VariantError::Rows);
     }
-    Ok(Schedule {
+    let mut s = Schedule {
         shape: WorkShape {
             block: spec.block,
             ..shape
@@ -792,7 +793,9 @@ fn apply_with_limit(
         channels: None,
         stride: None,
         ..base.clone()
-    })
+    };
+    super::rows::lay_out(&r.ir, &mut s);
+    Ok(s)
 }
 
 #[cfg(test)]

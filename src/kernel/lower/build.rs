@@ -834,8 +834,10 @@ impl<'a> KernelBuilder<'a> {
                             b.lanes_at = Some(super::lanes::LanesAt::find(&b.vars, b.ir(), l));
                         }
                     }
+                    // The schedule unrolls this loop (`StageSpec::unroll_loop`).
+                    let unroll = id.is_some() && sched.staged().and_then(|st| st.unroll_loop) == id;
                     vec![KStmt::For {
-                        unroll: false,
+                        unroll,
                         init: kinit,
                         cond: kcond,
                         step: kstep,

@@ -1,5 +1,7 @@
 use super::*;
-use crate::schedule::{schedule_region, KernelSchedule, OptLevel, Options, ShapeRequest};
+use crate::schedule::{
+    schedule_region, KernelSchedule, OptLevel, Options, ShapeRequest, WorkShape,
+};
 
 /// The schedules of the first kernel of `src` on `platform` (`--opt share`, `--ilp` as given),
 /// with the region's IR.
@@ -264,4 +266,37 @@ for (i = 0; i < 512; i++) {
     let eight = at(8);
     assert_eq!((eight.operands, eight.counters), (8, 2 + 8));
     assert_eq!(eight.total(), 8 + 4 + 10);
+}
+
+#[test]
+fn adjacent_rows_cut_the_shared_loads_and_instructions_the_model_counts() {
+    use crate::schedule::rows::tests as rows;
+    let p = Platform::load("h100").unwrap();
+    let (ir, ks) = rows::schedule(&rows::filter(5), "h100", Some(4), true);
+    let s = rows::staged(&ks).clone();
+    assert!(s.shape.adjacent_rows);
+    let cyclic = Schedule {
+        shape: WorkShape {
+            adjacent_rows: false,
+            ..s.shape
+        },
+        ..s.clone()
+    };
+    let (a, c) = (
+        NestCounts::new(&ir, &s, &p),
+        NestCounts::new(&ir, &cyclic, &p),
+    );
+    // Per output: 15 loads of `in` (5 taps × 3 columns) apart, 8 rows × 3 columns over 4
+    // outputs adjacent; one wavefront each per warp (32 bytes).
+    assert!(
+        (c.shared_wavefronts_per_output - 15.0 / 32.0).abs() < 1e-9,
+        "{}",
+        c.shared_wavefronts_per_output
+    );
+    assert!(
+        (a.shared_wavefronts_per_output - 6.0 / 32.0).abs() < 1e-9,
+        "{}",
+        a.shared_wavefronts_per_output
+    );
+    assert!(a.instr_per_output < c.instr_per_output);
 }

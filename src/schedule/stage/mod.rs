@@ -85,6 +85,9 @@ pub struct StageOptions {
     /// A micro-tile may read its staged tiles as vectors (`schedule::micro::vector_tiles`;
     /// the default); off (`--vector-tiles off`), only the shapes with element reads are tried.
     pub vector_tiles: bool,
+    /// A work-item's rows may be adjacent where its outputs read overlapping rows
+    /// (`schedule::rows`; the default); off (`--adjacent-rows off`), a launched block apart.
+    pub adjacent_rows: bool,
 }
 
 impl Default for StageOptions {
@@ -96,6 +99,7 @@ impl Default for StageOptions {
             reassociate: false,
             micro: false,
             vector_tiles: true,
+            adjacent_rows: true,
         }
     }
 }
@@ -258,6 +262,15 @@ pub struct StageSpec {
     /// micro-tile's computation unrolls it fully (`#pragma unroll`): set by
     /// `schedule::micro::vector_tiles` where the tiles are read as vectors.
     pub unroll_strip: bool,
+    /// The work-items' rows may be laid out adjacent where their reads overlap
+    /// (`schedule::rows`; `StageOptions::adjacent_rows`, `--adjacent-rows`).
+    pub adjacent_rows: bool,
+    /// An inner sequential loop of the nest the device compiler unrolls fully (`#pragma
+    /// unroll`): set with adjacent rows (`schedule::rows::lay_out`) for the loop of a few
+    /// constant iterations the rows' shared reads move along, so that loads common to
+    /// different iterations of different rows are made once. Left to itself, nvcc unrolled
+    /// Gauss's 5-tap loop for 4 rows per work-item but not for 8.
+    pub unroll_loop: Option<LoopId>,
 }
 
 /// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques
@@ -430,7 +443,8 @@ pub fn plan_tiled(
     opts: &StageOptions,
     outputs: u32,
 ) -> StageSpec {
-    let spec = plan_banks(r, root, grid, kp, opts, outputs);
+    let mut spec = plan_banks(r, root, grid, kp, opts, outputs);
+    spec.adjacent_rows = opts.adjacent_rows;
     let wide = opts.banks.wide;
     if !opts.bank_padding
         || wide <= opts.banks.width
@@ -442,6 +456,7 @@ pub fn plan_tiled(
     o.banks.width = wide;
     o.banks.wide = 0;
     let mut w = plan_banks(r, root, grid, kp, &o, outputs);
+    w.adjacent_rows = opts.adjacent_rows;
     let total = |s: &StageSpec| {
         s.arrays.iter().fold((1u32, 0u64), |(d, n), a| {
             (d.max(a.bank.degree_after), n + a.bank.wavefronts_after)
