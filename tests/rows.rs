@@ -17,9 +17,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A program, its defines, and the platform it is compiled for.
+type Case = (PathBuf, Vec<(&'static str, &'static str)>, &'static str);
+
 /// Staged stencils whose outputs read overlapping rows, with their defines, and the platform
 /// that stages them (`a100`: no L1 model; the default `h100` keeps some of them unstaged).
-fn stencils() -> Vec<(PathBuf, Vec<(&'static str, &'static str)>, &'static str)> {
+fn stencils() -> Vec<Case> {
     let r = root();
     vec![
         (
