@@ -188,7 +188,6 @@ fn micro_tiles_match_sequential_on_opencl() {
 /// or uninitialised shared read), results equal to the sequential program's.
 #[test]
 fn micro_tiles_pass_the_simulator_checker() {
-    use accshare::sim::{trace, SimOptions, SimPlatform};
     let mut failures = Vec::new();
     for (i, (src, defines)) in programs().iter().enumerate() {
         for ((rows, cols), vector_tiles) in [(8, 8), (8, 4), (4, 4)]
@@ -232,39 +231,13 @@ fn micro_tiles_pass_the_simulator_checker() {
                 "{}: no micro-tile",
                 src.display()
             );
-            let dir =
-                exec_support::scratch_dir(&format!("micro-sim-{i}-{rows}x{cols}-{vector_tiles}"));
-            let sim_opts = SimOptions {
-                check: true,
-                ..Default::default()
-            };
-            let res = trace::run_module(
-                src,
-                &out.module,
-                &pp,
-                &SimPlatform::nvidia(),
-                &sim_opts,
-                &dir,
-            );
-            let _ = std::fs::remove_dir_all(&dir);
             let what = format!(
                 "{} {:?} {rows}x{cols} vector {vector_tiles}",
                 src.display(),
                 defines
             );
-            match res {
-                Err(e) => failures.push(format!("{what}: {e}")),
-                Ok((rep, _)) => {
-                    if !rep.mismatches.is_empty() {
-                        failures.push(format!("{what}: {}", rep.mismatches.join("\n")));
-                    }
-                    for r in &rep.runs {
-                        for f in &r.findings {
-                            failures.push(format!("{what}: {f}"));
-                        }
-                    }
-                }
-            }
+            let tag = format!("micro-sim-{i}-{rows}x{cols}-{vector_tiles}");
+            failures.extend(exec_support::sim_check(src, &out.module, &pp, &tag, &what));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

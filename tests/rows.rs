@@ -244,39 +244,19 @@ fn adjacent_rows_match_sequential_on_opencl() {
 /// read), results equal to the sequential program's.
 #[test]
 fn adjacent_rows_pass_the_simulator_checker() {
-    use accshare::sim::{trace, SimOptions, SimPlatform};
     let mut failures = Vec::new();
     for (i, (src, defines, platform)) in stencils().iter().enumerate() {
         for rows in ROWS {
             let out = compile(src, defines, platform, rows, true, Target::OpenCl);
-            let dir = exec_support::scratch_dir(&format!("rows-sim-{i}-{rows}"));
-            let sim_opts = SimOptions {
-                check: true,
-                ..Default::default()
-            };
-            let res = trace::run_module(
+            let what = format!("{} {:?} {rows} rows", src.display(), defines);
+            let tag = format!("rows-sim-{i}-{rows}");
+            failures.extend(exec_support::sim_check(
                 src,
                 &out.module,
                 &pp(defines),
-                &SimPlatform::nvidia(),
-                &sim_opts,
-                &dir,
-            );
-            let _ = std::fs::remove_dir_all(&dir);
-            let what = format!("{} {:?} {rows} rows", src.display(), defines);
-            match res {
-                Err(e) => failures.push(format!("{what}: {e}")),
-                Ok((rep, _)) => {
-                    if !rep.mismatches.is_empty() {
-                        failures.push(format!("{what}: {}", rep.mismatches.join("\n")));
-                    }
-                    for r in &rep.runs {
-                        for f in &r.findings {
-                            failures.push(format!("{what}: {f}"));
-                        }
-                    }
-                }
-            }
+                &tag,
+                &what,
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -427,3 +427,39 @@ pub mod generate;
 pub mod programs;
 pub mod ptxas;
 pub mod suite;
+
+/// Replays `module` (compiled from `src` with preprocessor options `pp`) on the simulator
+/// (NVIDIA's banks) with its checker, in a scratch folder named after `tag`: the problems
+/// found, each prefixed with `what` (results unequal to the sequential program's, races,
+/// out-of-bounds or uninitialised shared reads, misaligned vectors); empty when none.
+pub fn sim_check(
+    src: &Path,
+    module: &accshare::kernel::Module,
+    pp: &accshare::front::preprocess::PpOptions,
+    tag: &str,
+    what: &str,
+) -> Vec<String> {
+    use accshare::sim::{trace, SimOptions, SimPlatform};
+    let dir = scratch_dir(tag);
+    let sim_opts = SimOptions {
+        check: true,
+        ..Default::default()
+    };
+    let res = trace::run_module(src, module, pp, &SimPlatform::nvidia(), &sim_opts, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    match res {
+        Err(e) => failures.push(format!("{what}: {e}")),
+        Ok((rep, _)) => {
+            if !rep.mismatches.is_empty() {
+                failures.push(format!("{what}: {}", rep.mismatches.join("\n")));
+            }
+            for r in &rep.runs {
+                for f in &r.findings {
+                    failures.push(format!("{what}: {f}"));
+                }
+            }
+        }
+    }
+    failures
+}
