@@ -60,8 +60,8 @@
 //! - *memory*: the global bytes per output (the tiles' copies, the other references) over the
 //!   SM's share of the DRAM bandwidth;
 //! - *shared*: the shared-memory wavefronts per output of the tiles' reads (a warp's load takes
-//!   one per 128 bytes of distinct addresses: a read independent of x is a broadcast) over the
-//!   SM's `timing.shared_per_clock`. An H200 found Gauss's staged kernel bound by its 25 shared
+//!   one per banks × bank width bytes of distinct addresses, in the kernel's bank mode; a read
+//!   independent of x is a broadcast) over the SM's `timing.shared_per_clock`. An H200 found Gauss's staged kernel bound by its 25 shared
 //!   loads per output; with adjacent rows ([`super::rows`]) the copies of a work-item load
 //!   the rows they share once, and the loads and instructions are counted so.
 //!
@@ -205,23 +205,9 @@ pub fn estimate(ir: &Region, s: &Schedule) -> RegEstimate {
         operands += f - 1;
     } else if s.shape.adjacent_rows {
         // Adjacent rows ([`super::rows`]): the elements the copies load, each once.
-        let mut names: Vec<&str> = Vec::new();
-        for a in ir.accesses.iter().filter(|a| in_nest(&a.loops)) {
-            if !names.contains(&a.array.as_str()) {
-                names.push(&a.array);
-            }
-        }
-        for name in names {
-            let shared = ir.accesses.iter().filter(|a| {
-                a.array == name
-                    && in_nest(&a.loops)
-                    && inner.is_some_and(|l| a.loops.contains(&l))
-                    && a.reads()
-                    && a.is_affine()
-            });
+        for (name, n) in super::rows::distinct_loads_per_array(ir, s, inner) {
             let elem = ir.arrays.get(name).map_or(Scalar::Float, |i| i.elem);
-            let n = super::rows::distinct_loads(ir, s, inner, shared).ceil() as u32;
-            operands += n * words(elem);
+            operands += n.ceil() as u32 * words(elem);
         }
     }
     // Addresses: a 64-bit base per global array, a shared address per tile.
@@ -503,28 +489,12 @@ impl<'a> NestCounts<'a> {
         }
         if s.shape.adjacent_rows {
             // Per array: its reads' distinct elements over the copies.
-            let mut arrays: Vec<&str> = Vec::new();
-            for a in ir.accesses.iter().filter(in_nest) {
-                if here(a) && shared_by_copies(a) && !arrays.contains(&a.array.as_str()) {
-                    arrays.push(&a.array);
-                }
-            }
-            for name in arrays {
-                let of = |a: &&crate::ir::Access| a.array == name && here(a) && shared_by_copies(a);
-                let n = super::rows::distinct_loads(
-                    ir,
-                    s,
-                    inner,
-                    ir.accesses.iter().filter(in_nest).filter(of),
-                );
+            for (name, n) in super::rows::distinct_loads_per_array(ir, s, inner) {
                 loads += n;
-                if let Some(a) = ir
-                    .accesses
-                    .iter()
-                    .filter(in_nest)
-                    .find(of)
-                    .filter(|a| tile(a).is_some())
-                {
+                let first = ir.accesses.iter().filter(in_nest).find(|a| {
+                    a.array == name && here(a) && shared_by_copies(a) && tile(a).is_some()
+                });
+                if let Some(a) = first {
                     shared_wavefronts += n * wavefronts(a, 1);
                 }
             }

@@ -17,7 +17,7 @@
 //! overlap along y (gemm's `A[i][k]`, a transpose) keep the cyclic rows: adjacency gains them
 //! nothing.
 
-use crate::ir::{Access, Poly, Region};
+use crate::ir::{Access, LoopId, Poly, Region};
 
 use super::Schedule;
 #[cfg(test)]
@@ -66,7 +66,7 @@ pub fn lay_out(ir: &Region, s: &mut Schedule) {
 }
 
 /// The trip count of loop `l` where it is a constant of at most [`UNROLLED_TRIPS`].
-fn unrolled_trips(ir: &Region, l: crate::ir::LoopId) -> Option<i64> {
+fn unrolled_trips(ir: &Region, l: LoopId) -> Option<i64> {
     crate::analysis::mapping::trip(ir, l).filter(|t| (1..=UNROLLED_TRIPS).contains(t))
 }
 
@@ -140,7 +140,7 @@ fn nest_reads<'a>(ir: &'a Region, s: &Schedule) -> impl Iterator<Item = &'a Acce
 pub fn distinct_loads<'a>(
     ir: &Region,
     s: &Schedule,
-    inner: Option<crate::ir::LoopId>,
+    inner: Option<LoopId>,
     reads: impl Iterator<Item = &'a Access>,
 ) -> f64 {
     let (rows, cols) = s.shape.tile();
@@ -203,6 +203,31 @@ pub fn distinct_loads<'a>(
     }
     let per = unrolled.as_ref().map_or(1, |u| u.2) as f64;
     (seen.len() as f64 + opaque) / per
+}
+
+/// Per array the nest of `s` reads with affine subscripts inside its innermost sequential loop
+/// `inner` (anywhere in the nest, without one), in the order first read: the distinct elements
+/// those reads load per iteration over the copies of a work-item ([`distinct_loads`]).
+pub fn distinct_loads_per_array<'a>(
+    ir: &'a Region,
+    s: &Schedule,
+    inner: Option<LoopId>,
+) -> Vec<(&'a str, f64)> {
+    let reads = |name: Option<&'a str>| {
+        nest_reads(ir, s).filter(move |a| {
+            inner.is_none_or(|l| a.loops.contains(&l)) && name.is_none_or(|n| a.array == n)
+        })
+    };
+    let mut names: Vec<&'a str> = Vec::new();
+    for a in reads(None) {
+        if !names.contains(&a.array.as_str()) {
+            names.push(&a.array);
+        }
+    }
+    names
+        .into_iter()
+        .map(|n| (n, distinct_loads(ir, s, inner, reads(Some(n)))))
+        .collect()
 }
 
 #[cfg(test)]
