@@ -200,17 +200,7 @@ fn check_opencl(
         .into_owned();
     let local = dir.join(format!("{stem}.c"));
     std::fs::write(&local, &out.host_source).map_err(|e| e.to_string())?;
-    for e in std::fs::read_dir(src.parent().ok_or("dir")?)
-        .map_err(|e| e.to_string())?
-        .flatten()
-    {
-        if e.path().extension().is_some_and(|x| x == "h") {
-            let _ = std::fs::copy(e.path(), dir.join(e.file_name()));
-        }
-    }
-    let gpu = dir.join("gpu");
-    exec_support::compile_c(&local, &gpu, defines, true)?;
-    let actual = exec_support::run(&gpu)?;
+    let actual = exec_support::run_generated(src, &local, &dir, defines)?;
     let untimed = |t: &str| {
         t.lines()
             .filter(|l| !l.starts_with("time"))

@@ -463,3 +463,24 @@ pub fn sim_check(
     }
     failures
 }
+
+/// Builds the program accshare generated from `src` (its host source `host`, already in `dir`)
+/// with `src`'s headers copied beside it, against OpenCL, and runs it: its output.
+pub fn run_generated(
+    src: &Path,
+    host: &Path,
+    dir: &Path,
+    defines: &[(&str, &str)],
+) -> Result<String, String> {
+    for e in std::fs::read_dir(src.parent().ok_or("dir")?)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        if e.path().extension().is_some_and(|x| x == "h") {
+            let _ = std::fs::copy(e.path(), dir.join(e.file_name()));
+        }
+    }
+    let gpu = dir.join("gpu");
+    compile_c(host, &gpu, defines, true)?;
+    run(&gpu)
+}
