@@ -151,6 +151,7 @@ pub fn distinct_loads<'a>(
             .map(|g| (ir.loops[g.loop_id].var.clone(), ir.loops[g.loop_id].step))
     };
     let (y, x) = (var(1), var(0));
+    // The unrolled loop's iterator with its step, and its iterations (1 without one).
     let unrolled = inner
         .filter(|&l| s.staged().is_some_and(|st| st.unroll_loop == Some(l)))
         .and_then(|l| {
@@ -160,6 +161,10 @@ pub fn distinct_loads<'a>(
                 unrolled_trips(ir, l)?,
             ))
         });
+    let (tap, iterations) = match unrolled {
+        Some((var, step, trips)) => (Some((var, step)), trips),
+        None => (None, 1),
+    };
     let shift = |p: &Poly, v: &Option<(String, i64)>, by: i64| -> Option<Poly> {
         match v {
             Some((name, step)) if p.mentions(name) => {
@@ -176,20 +181,11 @@ pub fn distinct_loads<'a>(
             for c in 0..cols {
                 let dy = s.copy_offset(1, r) as i64;
                 let dx = s.copy_offset(0, c) as i64;
-                let iterations = unrolled.as_ref().map_or(1, |u| u.2);
                 for m in 0..iterations {
                     let at: Option<Vec<Poly>> = a
                         .subscripts
                         .iter()
-                        .map(|p| {
-                            let p = p.as_ref()?;
-                            let p = shift(p, &y, dy)?;
-                            let p = shift(&p, &x, dx)?;
-                            match &unrolled {
-                                Some((name, step, _)) => shift(&p, &Some((name.clone(), *step)), m),
-                                None => Some(p),
-                            }
-                        })
+                        .map(|p| shift(&shift(&shift(p.as_ref()?, &y, dy)?, &x, dx)?, &tap, m))
                         .collect();
                     match at {
                         Some(at) => {
@@ -201,8 +197,7 @@ pub fn distinct_loads<'a>(
             }
         }
     }
-    let per = unrolled.as_ref().map_or(1, |u| u.2) as f64;
-    (seen.len() as f64 + opaque) / per
+    (seen.len() as f64 + opaque) / iterations as f64
 }
 
 /// Per array the nest of `s` reads with affine subscripts inside its innermost sequential loop
