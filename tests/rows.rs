@@ -179,6 +179,30 @@ fn the_tap_loop_is_unrolled_with_adjacent_rows() {
     }
 }
 
+/// A filter written as two tap loops (`for di … for dj …`, conv3x3) has both unrolled: the rows
+/// the outputs share move along `di`, the outer one.
+#[test]
+fn both_tap_loops_of_a_two_loop_filter_are_unrolled() {
+    let src = root().join("examples/conv3x3.c");
+    for target in [Target::Cuda, Target::OpenCl] {
+        let on = compile(&src, &[], "a100", 4, true, target);
+        let k = on.kernel_source.replace(char::is_whitespace, "");
+        for tap in ["di", "dj"] {
+            assert_eq!(
+                k.matches(&format!("#pragmaunrollfor({tap}=-1;")).count(),
+                k.matches(&format!("for({tap}=-1;")).count(),
+                "{tap} rolled somewhere: {}",
+                on.kernel_source
+            );
+        }
+        assert!(
+            k.contains("#pragmaunrollfor(di=-1;"),
+            "{}",
+            on.kernel_source
+        );
+    }
+}
+
 /// Compiles `src` to an OpenCL program, runs it on the OpenCL device and compares its output
 /// with the sequential program's.
 fn check_opencl(

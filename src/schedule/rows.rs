@@ -28,10 +28,10 @@ use super::WorkShape;
 /// memory by halves of 32.
 pub const MIN_LAUNCHED_X: u32 = 32;
 
-/// Most iterations of an inner sequential loop of constant trip count that adjacent rows unroll
-/// (a filter's taps: [`super::stage::StageSpec::unroll_loop`]), so that loads common to
-/// different iterations of different outputs are loaded once.
-pub const UNROLLED_TRIPS: i64 = 16;
+/// Most iterations, all together, of the inner sequential loops that adjacent rows unroll (a
+/// filter's taps: [`super::stage::StageSpec::unroll_loops`]; 5×5 written as two loops is 25), so
+/// that loads common to different iterations of different outputs are loaded once.
+pub const UNROLLED_TRIPS: i64 = 32;
 
 /// Lays the rows of staged schedule `s` out adjacent where that lets its outputs share reads
 /// (see the module header): several rows per work-item, a plan that allows it
@@ -39,48 +39,97 @@ pub const UNROLLED_TRIPS: i64 = 16;
 /// vector runs, not short-word groups), no lanes or grid stride, and a launched block at least
 /// [`MIN_LAUNCHED_X`] wide.
 pub fn lay_out(ir: &Region, s: &mut Schedule) {
-    let adjacent = s.shape.rows.get() > 1
+    let eligible = s.shape.rows.get() > 1
         && s.staged().is_some_and(|st| st.adjacent_rows)
         && s.shape.vector <= 1
         && s.shape.layout == super::ColLayout::Cyclic
         && s.words.is_none()
         && s.lanes.is_none()
         && s.stride.is_none()
-        && s.launch_block()[0] >= MIN_LAUNCHED_X
-        && rows_overlap(ir, s);
-    s.shape.adjacent_rows = adjacent;
-    // The inner loop the shared reads move along, unrolled where its trip count is small.
-    let unroll = adjacent
-        .then(|| super::regs::inner_sequential(ir, s))
-        .flatten()
-        .filter(|&l| unrolled_trips(ir, l).is_some())
-        // Not the strip-mined loop: lowering builds it over one strip.
-        .filter(|&l| {
-            s.staged()
-                .and_then(|st| st.strip.as_ref())
-                .is_none_or(|x| x.loop_id != l)
-        });
+        && s.launch_block()[0] >= MIN_LAUNCHED_X;
+    let overlap = eligible.then(|| overlap(ir, s)).flatten();
+    s.shape.adjacent_rows = overlap.is_some();
+    let unroll = overlap
+        .map(|along| unrolled(ir, s, &along))
+        .unwrap_or_default();
     if let Some(st) = s.stage.as_mut() {
-        st.unroll_loop = unroll;
+        st.unroll_loops = unroll;
     }
 }
 
-/// The trip count of loop `l` where it is a constant of at most [`UNROLLED_TRIPS`].
-fn unrolled_trips(ir: &Region, l: LoopId) -> Option<i64> {
-    crate::analysis::mapping::trip(ir, l).filter(|t| (1..=UNROLLED_TRIPS).contains(t))
+/// The loops adjacent rows unroll: the nest's innermost sequential loop and the loops around it
+/// up to the outermost one the rows' shared reads move along (`along`: `di` of a filter written
+/// `for di … for dj …`; the innermost loop alone where none does), outermost first, where
+/// each has a constant trip count and all together at most [`UNROLLED_TRIPS`] iterations;
+/// otherwise the innermost ones that do. Never the strip-mined loop: lowering builds it over
+/// one strip.
+fn unrolled(ir: &Region, s: &Schedule, along: &[LoopId]) -> Vec<LoopId> {
+    let Some(inner) = super::regs::inner_sequential(ir, s) else {
+        return Vec::new();
+    };
+    let grid: Vec<LoopId> = s.grid.iter().map(|g| g.loop_id).collect();
+    let strip = s
+        .staged()
+        .and_then(|st| st.strip.as_ref())
+        .map(|x| x.loop_id);
+    // The sequential loops from `inner` outwards within the nest.
+    let mut chain = vec![inner];
+    while let Some(p) = ir.loops[*chain.last().unwrap()].parent {
+        if grid.contains(&p) || !in_nest(ir, s.root, p) {
+            break;
+        }
+        chain.push(p);
+    }
+    let reach = chain
+        .iter()
+        .rposition(|l| along.contains(l))
+        .map_or(1, |i| i + 1);
+    let mut iterations = 1;
+    let mut loops = Vec::new();
+    for &l in &chain[..reach] {
+        match crate::analysis::mapping::trip(ir, l) {
+            Some(t) if t >= 1 && iterations * t <= UNROLLED_TRIPS && strip != Some(l) => {
+                iterations *= t;
+                loops.push(l);
+            }
+            _ => break,
+        }
+    }
+    loops.reverse();
+    loops
+}
+
+/// Whether loop `l` is `root` or inside it.
+fn in_nest(ir: &Region, root: LoopId, l: LoopId) -> bool {
+    let mut at = Some(l);
+    while let Some(x) = at {
+        if x == root {
+            return true;
+        }
+        at = ir.loops[x].parent;
+    }
+    false
 }
 
 /// Whether two outputs of nest `s.root` adjacent along y (fewer than `s.shape.rows` rows apart)
-/// read a common row of some array: reads of one array whose y subscripts (those on the y grid
-/// loop's iterator, with a constant coefficient `c`) differ by a multiple of `c` under `c · RY`,
-/// or move along a sequential loop of the nest by such a step.
+/// read a common row of some array: see [`overlap`].
 pub fn rows_overlap(ir: &Region, s: &Schedule) -> bool {
-    let Some(y) = s.grid.iter().find(|g| g.dim == 1) else {
-        return false;
-    };
+    overlap(ir, s).is_some()
+}
+
+/// Where two outputs of nest `s.root` adjacent along y (fewer than `s.shape.rows` rows apart)
+/// read a common row of some array, the sequential loops of the nest the common rows move
+/// along (empty where they differ by constants only); `None` where they read none. Reads of
+/// one array overlap where their y subscripts (those on the y grid loop's iterator, with a
+/// constant coefficient `c`) differ by a multiple of `c` under `c · RY`, or one moves along a
+/// sequential loop of the nest by such a step.
+fn overlap(ir: &Region, s: &Schedule) -> Option<Vec<LoopId>> {
+    let y = s.grid.iter().find(|g| g.dim == 1)?;
     let yvar = ir.loops[y.loop_id].var.as_str();
     let reach = s.shape.rows.get() as i64;
     let grid: Vec<_> = s.grid.iter().map(|g| g.loop_id).collect();
+    let mut found = false;
+    let mut along = Vec::new();
     // Per array: the y subscripts' coefficient and the rest of each subscript.
     let mut rests: Vec<(&str, i64, Poly)> = Vec::new();
     for a in nest_reads(ir, s) {
@@ -104,22 +153,23 @@ pub fn rows_overlap(ir: &Region, s: &Schedule) -> bool {
                 let trips = crate::analysis::mapping::trip(ir, *l).unwrap_or(i64::MAX);
                 let step = k * lp.step;
                 if (1..trips.min(reach * c.abs() + 1)).any(|m| overlaps(step * m)) {
-                    return true;
+                    found = true;
+                    if !along.contains(l) {
+                        along.push(*l);
+                    }
                 }
             }
             for (arr, c2, r2) in &rests {
                 if *arr == a.array && *c2 == c {
                     if let Some(d) = rest.sub(r2).and_then(|d| d.as_const()) {
-                        if overlaps(d) {
-                            return true;
-                        }
+                        found |= overlaps(d);
                     }
                 }
             }
             rests.push((a.array.as_str(), c, rest));
         }
     }
-    false
+    found.then_some(along)
 }
 
 /// The affine reads of nest `s.root`.
@@ -133,8 +183,8 @@ fn nest_reads<'a>(ir: &'a Region, s: &Schedule) -> impl Iterator<Item = &'a Acce
 /// The distinct elements the copies of one work-item of `s` load per iteration of the nest's
 /// innermost sequential loop `inner` (per output computed once, without one), from the affine
 /// reads `reads`: each read is evaluated at every copy's grid point (`Schedule::copy_offset`)
-/// and, where the schedule unrolls `inner` ([`super::stage::StageSpec::unroll_loop`]), at each
-/// of its iterations; equal elements count once (the device
+/// and, where the schedule unrolls `inner` and the loops around it
+/// ([`super::stage::StageSpec::unroll_loops`]), at each of their iterations; equal elements count once (the device
 /// compiler loads them once: the reads are of tiles and read-only arrays, and nothing the
 /// kernel stores in between aliases them).
 pub fn distinct_loads<'a>(
@@ -151,20 +201,21 @@ pub fn distinct_loads<'a>(
             .map(|g| (ir.loops[g.loop_id].var.clone(), ir.loops[g.loop_id].step))
     };
     let (y, x) = (var(1), var(0));
-    // The unrolled loop's iterator with its step, and its iterations (1 without one).
-    let unrolled = inner
-        .filter(|&l| s.staged().is_some_and(|st| st.unroll_loop == Some(l)))
-        .and_then(|l| {
-            Some((
-                ir.loops[l].var.clone(),
-                ir.loops[l].step,
-                unrolled_trips(ir, l)?,
-            ))
-        });
-    let (tap, iterations) = match unrolled {
-        Some((var, step, trips)) => (Some((var, step)), trips),
-        None => (None, 1),
-    };
+    // The unrolled loops' iterators with their steps and trip counts (none without them).
+    let unrolled: Vec<(String, i64, i64)> = s
+        .staged()
+        .map(|st| &st.unroll_loops)
+        .filter(|u| inner.is_some() && u.last() == inner.as_ref())
+        .and_then(|u| {
+            u.iter()
+                .map(|&l| {
+                    let trips = crate::analysis::mapping::trip(ir, l)?;
+                    Some((ir.loops[l].var.clone(), ir.loops[l].step, trips))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let iterations: i64 = unrolled.iter().map(|u| u.2).product();
     let shift = |p: &Poly, v: &Option<(String, i64)>, by: i64| -> Option<Poly> {
         match v {
             Some((name, step)) if p.mentions(name) => {
@@ -173,6 +224,17 @@ pub fn distinct_loads<'a>(
             }
             _ => Some(p.clone()),
         }
+    };
+    // Iteration `m` of the unrolled loops together (the innermost fastest) moves each
+    // loop's iterator by its own number of steps.
+    let at_iteration = |p: &Poly, m: i64| -> Option<Poly> {
+        let mut rest = m;
+        let mut p = p.clone();
+        for (var, step, trips) in unrolled.iter().rev() {
+            p = shift(&p, &Some((var.clone(), *step)), rest % trips)?;
+            rest /= trips;
+        }
+        Some(p)
     };
     let mut seen: std::collections::BTreeSet<(&str, Vec<Poly>)> = Default::default();
     let mut opaque = 0.0;
@@ -185,7 +247,7 @@ pub fn distinct_loads<'a>(
                     let at: Option<Vec<Poly>> = a
                         .subscripts
                         .iter()
-                        .map(|p| shift(&shift(&shift(p.as_ref()?, &y, dy)?, &x, dx)?, &tap, m))
+                        .map(|p| at_iteration(&shift(&shift(p.as_ref()?, &y, dy)?, &x, dx)?, m))
                         .collect();
                     match at {
                         Some(at) => {

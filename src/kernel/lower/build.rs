@@ -834,8 +834,12 @@ impl<'a> KernelBuilder<'a> {
                             b.lanes_at = Some(super::lanes::LanesAt::find(&b.vars, b.ir(), l));
                         }
                     }
-                    // The schedule unrolls this loop (`StageSpec::unroll_loop`).
-                    let unroll = id.is_some() && sched.staged().and_then(|st| st.unroll_loop) == id;
+                    // The schedule unrolls this loop (`StageSpec::unroll_loops`).
+                    let unroll = id.is_some_and(|id| {
+                        sched
+                            .staged()
+                            .is_some_and(|st| st.unroll_loops.contains(&id))
+                    });
                     vec![KStmt::For {
                         unroll,
                         init: kinit,

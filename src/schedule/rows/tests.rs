@@ -149,3 +149,53 @@ fn distinct_loads_count_the_rows_the_copies_share() {
     let t = distinct_loads(&ir, s, None, nest_reads(&ir, s).filter(|a| a.array == "t"));
     assert_eq!(t, 14.0);
 }
+
+/// A `taps`×`taps` filter over a float image written as two tap loops (`di` over rows, `dj`
+/// over columns) inside a loop over `planes` weight planes that moves no subscript of `in`.
+fn filter2(taps: i64, planes: i64) -> String {
+    let h = taps / 2;
+    format!(
+        "
+void f(float out[512][512], float in[512][512], float K[{planes}][{taps}][{taps}])
+{{
+int i, j, c, di, dj;
+#pragma acc parallel loop collapse(2)
+for (i = {h}; i < 512 - {h}; i++)
+    for (j = {h}; j < 512 - {h}; j++) {{
+        float s = 0.0f;
+        for (c = 0; c < {planes}; c++)
+            for (di = -{h}; di <= {h}; di++)
+                for (dj = -{h}; dj <= {h}; dj++)
+                    s += K[c][di + {h}][dj + {h}] * in[i + di][j + dj];
+        out[i][j] = s;
+    }}
+}}"
+    )
+}
+
+/// The loop of `ir` whose iterator is `var`.
+fn loop_named(ir: &Region, var: &str) -> LoopId {
+    ir.loops.iter().find(|l| l.var == var).unwrap().id
+}
+
+#[test]
+fn two_tap_loops_unroll_from_the_loop_the_rows_move_along() {
+    // 3×3 in two loops: `di` (the rows the outputs share move along it) and `dj` inside it,
+    // not the plane loop `c` around them.
+    let (ir, ks) = schedule(&filter2(3, 2), "a100", Some(4), true);
+    let s = staged(&ks);
+    assert!(s.shape.adjacent_rows);
+    let (di, dj) = (loop_named(&ir, "di"), loop_named(&ir, "dj"));
+    assert_eq!(s.staged().unwrap().unroll_loops, [di, dj]);
+    // Rows -1..=4 (6) × 3 columns over the 9 iterations: 2 per iteration (4 when `di` is
+    // rolled: 4 rows × 3 columns per 3 iterations).
+    let inner = super::super::regs::inner_sequential(&ir, s);
+    let reads = || nest_reads(&ir, s).filter(|a| a.array == "in");
+    let loads = distinct_loads(&ir, s, inner, reads());
+    assert!((loads - 2.0).abs() < 1e-9, "{loads}");
+    // 7×7 (49 iterations) is over the bound: the inner tap loop alone.
+    let (ir, ks) = schedule(&filter2(7, 1), "a100", Some(4), true);
+    let s = staged(&ks);
+    assert!(s.shape.adjacent_rows);
+    assert_eq!(s.staged().unwrap().unroll_loops, [loop_named(&ir, "dj")]);
+}

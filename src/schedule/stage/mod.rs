@@ -265,12 +265,13 @@ pub struct StageSpec {
     /// The work-items' rows may be laid out adjacent where their reads overlap
     /// (`schedule::rows`; `StageOptions::adjacent_rows`, `--adjacent-rows`).
     pub adjacent_rows: bool,
-    /// An inner sequential loop of the nest the device compiler unrolls fully (`#pragma
-    /// unroll`): set with adjacent rows (`schedule::rows::lay_out`) for the loop of a few
-    /// constant iterations the rows' shared reads move along, so that loads common to
-    /// different iterations of different rows are made once. Left to itself, nvcc unrolled
-    /// Gauss's 5-tap loop for 4 rows per work-item but not for 8.
-    pub unroll_loop: Option<LoopId>,
+    /// Inner sequential loops of the nest the device compiler unrolls fully (`#pragma unroll`),
+    /// outermost first, each inside the one before and the last the nest's innermost sequential
+    /// loop: set with adjacent rows (`schedule::rows::lay_out`) for the loops of a few constant
+    /// iterations the rows' shared reads move along (a filter's `di` and the `dj` inside it), so
+    /// that loads common to different iterations of different rows are made once. Left to
+    /// itself, nvcc unrolled Gauss's 5-tap loop for 4 rows per work-item but not for 8.
+    pub unroll_loops: Vec<LoopId>,
 }
 
 /// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques
