@@ -17,12 +17,15 @@
 //! `accshare bench` and `tune` measure on a CUDA device with the same pieces: the launcher timing
 //! a second launch on resident buffers ([`CudaLauncher::timing_resident`]), the device's facts
 //! ([`facts`], [`platform`]: its tune-cache key and its description) and the copy kernel that is
-//! the yardstick of memory-bound kernels ([`CudaCopyTimer`]).
+//! the yardstick of memory-bound kernels ([`CudaCopyTimer`]). Their timed launches run behind a
+//! [`StreamGate`], so that the events time the kernel and not the host's launch.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError,
@@ -548,9 +551,13 @@ impl CudaLauncher {
             }
         }
         if self.resident {
+            // The function is loaded now: the stream may wait for the launch ([`StreamGate`]).
+            let gate = StreamGate::hold(&stream);
             // SAFETY: as above, the same arguments.
             let events = unsafe { builder.launch(cfg) }
-                .map_err(|e| launch_failed(format!("cuLaunchKernel `{}`", plan.function), e))?;
+                .map_err(|e| launch_failed(format!("cuLaunchKernel `{}`", plan.function), e));
+            drop(gate);
+            let events = events?;
             stream
                 .synchronize()
                 .map_err(|e| launch_failed(format!("kernel `{}`", plan.function), e))?;
@@ -558,6 +565,70 @@ impl CudaLauncher {
         }
         Ok(out)
     }
+}
+
+/// Holds a stream until the host has enqueued what follows, so that a start event, a kernel
+/// and an end event run back to back: on an idle stream the start event is reached at once,
+/// and the time the host then takes to launch (tens of microseconds on an H200, where
+/// `ACCSHARE_PROFILE` found Gauss's events 30 µs over Nsight Compute's kernel time) would be
+/// counted as the kernel's. The stream first runs a host function (`cuLaunchHostFunc`, in
+/// stream order; it calls no CUDA function) that waits until the gate is dropped, or
+/// [`GATE_LIMIT`], so that no launch can wait for it forever; the generated programs hold
+/// their launches the same way (`back::host`, `accshare_prof_gate`). Without the host
+/// function (a driver that refuses it) the launch is timed as before. Not for a function's
+/// first launch: with lazy loading, the launch loads it, which may wait for the stream.
+pub struct StreamGate(Option<Arc<AtomicBool>>);
+
+/// The longest a [`StreamGate`] holds its stream.
+pub const GATE_LIMIT: Duration = Duration::from_secs(1);
+
+impl StreamGate {
+    /// Holds `stream` until the gate is dropped.
+    pub fn hold(stream: &CudaStream) -> StreamGate {
+        if stream.context().bind_to_thread().is_err() {
+            return StreamGate(None);
+        }
+        let go = Arc::new(AtomicBool::new(false));
+        let user = Arc::into_raw(go.clone()) as *mut std::ffi::c_void;
+        // SAFETY: `user` is a reference to `go` the host function takes over and drops; the
+        // stream is the caller's, alive for the call.
+        let r = unsafe { sys::cuLaunchHostFunc(stream.cu_stream(), Some(gate_host), user) };
+        if r != sys::cudaError_enum::CUDA_SUCCESS {
+            // SAFETY: the driver did not take the reference: it is still ours to drop.
+            drop(unsafe { Arc::from_raw(user as *const AtomicBool) });
+            return StreamGate(None);
+        }
+        StreamGate(Some(go))
+    }
+}
+
+impl Drop for StreamGate {
+    fn drop(&mut self) {
+        if let Some(go) = &self.0 {
+            go.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// The host function of a [`StreamGate`]: waits for its flag (`user`, an `Arc<AtomicBool>`
+/// given up by [`StreamGate::hold`]).
+unsafe extern "C" fn gate_host(user: *mut std::ffi::c_void) {
+    // SAFETY: `user` came from `Arc::into_raw` in `StreamGate::hold`, which gave this call the
+    // reference.
+    let go = unsafe { Arc::from_raw(user as *const AtomicBool) };
+    wait_for(&go, GATE_LIMIT);
+}
+
+/// Waits until `go` is set or `limit` has passed; whether it was set.
+fn wait_for(go: &AtomicBool, limit: Duration) -> bool {
+    let t0 = Instant::now();
+    while !go.load(Ordering::Acquire) {
+        if t0.elapsed() > limit {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+    true
 }
 
 /// The copy kernel of [`CudaCopyTimer`]: one 32-bit word per thread, as OpenCL's
@@ -614,13 +685,14 @@ impl CudaCopyTimer {
                 n,
                 _module: module,
             };
-            c.launch()?;
+            c.launch(false)?;
             Ok(c)
         })
     }
 
-    /// One launch between two events; its seconds.
-    fn launch(&mut self) -> Result<f64, CudaRunError> {
+    /// One launch between two events, behind a [`StreamGate`] where `gated` (not the first,
+    /// which may load the function); its seconds.
+    fn launch(&mut self, gated: bool) -> Result<f64, CudaRunError> {
         let blocks = self.n.div_ceil(u64::from(COPY_BLOCK));
         let blocks = u32::try_from(blocks).map_err(|_| CudaRunError::Driver {
             call: "cuLaunchKernel `accshare_copy`".into(),
@@ -639,8 +711,11 @@ impl CudaCopyTimer {
             .record_kernel_launch(sys::CUevent_flags::CU_EVENT_DEFAULT);
         // SAFETY: two device arrays of `n` words and `n`, the kernel's parameters; the grid
         // covers `n` threads and the kernel tests `i < n`.
+        let gate = gated.then(|| StreamGate::hold(&self.stream));
         let events = unsafe { builder.launch(cfg) }
-            .map_err(|e| driver_failed("cuLaunchKernel `accshare_copy`", e))?;
+            .map_err(|e| driver_failed("cuLaunchKernel `accshare_copy`", e));
+        drop(gate);
+        let events = events?;
         self.stream
             .synchronize()
             .map_err(|e| driver_failed("the copy kernel", e))?;
@@ -656,7 +731,7 @@ impl CudaCopyTimer {
 
     /// One event-timed launch of the copy, seconds.
     pub fn time(&mut self) -> Result<f64, String> {
-        catch_unwind(AssertUnwindSafe(|| self.launch()))
+        catch_unwind(AssertUnwindSafe(|| self.launch(true)))
             .unwrap_or_else(|_| {
                 Err(CudaRunError::Driver {
                     call: "the copy kernel".into(),
@@ -693,6 +768,32 @@ impl Launcher for CudaLauncher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gate's host function waits for the flag another thread sets, gives up after its
+    /// limit, and drops the reference it was given.
+    #[test]
+    fn the_stream_gate_waits_for_its_release_and_no_longer_than_its_limit() {
+        let go = Arc::new(AtomicBool::new(false));
+        let setter = {
+            let go = go.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                go.store(true, Ordering::Release);
+            })
+        };
+        assert!(wait_for(&go, Duration::from_secs(5)));
+        setter.join().unwrap();
+        assert!(!wait_for(
+            &AtomicBool::new(false),
+            Duration::from_millis(10)
+        ));
+        // As the driver calls it: the reference `hold` gives up is dropped.
+        let user = Arc::into_raw(go.clone()) as *mut std::ffi::c_void;
+        assert_eq!(Arc::strong_count(&go), 2);
+        // SAFETY: `user` is a reference to `go` given up by `Arc::into_raw`, as in `hold`.
+        unsafe { gate_host(user) };
+        assert_eq!(Arc::strong_count(&go), 1);
+    }
 
     #[test]
     fn scalars_take_the_size_of_the_kernels_parameter_types() {
