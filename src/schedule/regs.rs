@@ -447,6 +447,10 @@ impl<'a> NestCounts<'a> {
             .and_then(|st| st.bank_mode.as_ref())
             .map_or(p.bank_width, |m| m.width);
         let per_wavefront = (p.banks.max(1) * width.max(1)) as f64;
+        // Times the wavefronts of a conflict-free read: the tile's conflict degree as the bank
+        // pass left it (the largest over its references and its copy; 1 after padding).
+        let degree =
+            |a: &crate::ir::Access| tile(a).map_or(1, |t| t.bank.degree_after.max(1)) as f64;
         let wavefronts = |a: &crate::ir::Access, vector: u32| {
             let elem = ir.arrays.get(&a.array).map_or(4, |i| i.elem.size().max(1)) as f64;
             let on_x = x_var.is_some_and(|x| {
@@ -462,6 +466,7 @@ impl<'a> NestCounts<'a> {
             (lanes * elem * vector as f64 / per_wavefront)
                 .ceil()
                 .max(1.0)
+                * degree(a)
         };
         // Adjacent rows ([`super::rows`]): the affine reads the copies share are loaded once.
         let shared_by_copies =
