@@ -22,6 +22,7 @@
 #   ONLY=a,b        only the cases whose name contains one of these
 #   JOBS=16         parallel builds
 #   CASES_FILE=f    the cases, one per line in the format of CASES below, instead of CASES
+#                   (several files separated by spaces: their cases in turn, one call)
 #                   (kind `vs=NAME`: a five program checked against case NAME's checksum, for
 #                   sizes whose sequential program would take minutes)
 #   NCU=1           0: no Nsight Compute step
@@ -108,7 +109,8 @@ CASES=(
 )
 
 if [ -n "${CASES_FILE:-}" ]; then
-  mapfile -t CASES < <(grep -v '^#' "$CASES_FILE" | grep . | sed "s#\$FIVE#$FIVE#g; s#\$ROOT#$ROOT#g")
+  # shellcheck disable=SC2086 # several files, split on spaces
+  mapfile -t CASES < <(cat $CASES_FILE | grep -v '^#' | grep . | sed "s#\$FIVE#$FIVE#g; s#\$ROOT#$ROOT#g")
 fi
 
 selected() {
