@@ -16,7 +16,9 @@
 //! The refused programs must be exactly those listed in `tests/accsuite/REFUSED` (one name per
 //! line, `#` comments), so that the list says what the compiler cannot do yet and shrinks as it
 //! learns. `ACCSHARE_ONLY=text` runs only the programs whose name contains `text`;
-//! `ACCSHARE_SUITE_QUICK=1` runs the larger size at the default level only.
+//! `ACCSHARE_SUITE_QUICK=1` runs the larger size at the default level only. At the smaller size
+//! the programs are also staged as for `a100` with 4 rows per work-item, where stencils lay
+//! their rows out adjacent (`schedule::rows`).
 
 mod exec_support;
 
@@ -60,8 +62,21 @@ fn variants(size: &str) -> Vec<(&'static str, driver::OptOptions)> {
     // whole tiles, wherever a nest reuses operands across outputs.
     let cpu = driver::OptOptions::share()
         .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"));
+    // Staged as on a GPU whose L1 does not cache global loads, 4 rows per work-item: the
+    // stencils' rows adjacent (`schedule::rows`), their tap loops unrolled.
+    let a100 = driver::OptOptions::share()
+        .for_platform(accshare::model::Platform::load("a100").expect("a100"))
+        .with_rows(4);
     let quick = std::env::var("ACCSHARE_SUITE_QUICK").is_ok_and(|v| v == "1");
-    if size == SIZES[0] || !quick {
+    if size == SIZES[0] {
+        vec![
+            ("naive", naive),
+            ("share", share),
+            ("share --ilp 2", ilp2),
+            ("pocl-cpu", cpu),
+            ("a100 --ilp 4", a100),
+        ]
+    } else if !quick {
         vec![
             ("naive", naive),
             ("share", share),
