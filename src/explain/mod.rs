@@ -494,10 +494,16 @@ fn staged_note(s: &Schedule, spec: &StageSpec) -> String {
         .map(|st| format!(", loop `{}` strip-mined by {}", st.var, st.size))
         .unwrap_or_default();
     // Adjacent rows (`schedule::rows`): the rows the outputs' reads share are loaded once.
-    let adjacent = if s.shape.adjacent_rows {
-        " (adjacent: the rows their reads share are loaded once)"
-    } else {
-        ""
+    let adjacent = match (s.shape.adjacent_rows, spec.unroll_loops.as_slice()) {
+        (false, _) => String::new(),
+        (true, []) => " (adjacent: the rows their reads share are loaded once)".to_string(),
+        (true, loops) => {
+            let names: Vec<String> = loops.iter().map(|u| format!("`{}`", u.var)).collect();
+            format!(
+                " (adjacent: the rows their reads share are loaded once; {} unrolled)",
+                names.join(", ")
+            )
+        }
     };
     if s.shape.rows.get() > 1 && s.shape.cols.get() == 1 {
         let [x, y, z] = s.launch_block();

@@ -19,6 +19,7 @@
 
 use crate::ir::{Access, LoopId, Poly, Region};
 
+use super::stage::Unrolled;
 use super::Schedule;
 #[cfg(test)]
 use super::WorkShape;
@@ -63,7 +64,7 @@ pub fn lay_out(ir: &Region, s: &mut Schedule) {
 /// each has a constant trip count and all together at most [`UNROLLED_TRIPS`] iterations;
 /// otherwise the innermost ones that do. Never the strip-mined loop: lowering builds it over
 /// one strip.
-fn unrolled(ir: &Region, s: &Schedule, along: &[LoopId]) -> Vec<LoopId> {
+fn unrolled(ir: &Region, s: &Schedule, along: &[LoopId]) -> Vec<Unrolled> {
     let Some(inner) = super::regs::inner_sequential(ir, s) else {
         return Vec::new();
     };
@@ -97,6 +98,12 @@ fn unrolled(ir: &Region, s: &Schedule, along: &[LoopId]) -> Vec<LoopId> {
     }
     loops.reverse();
     loops
+        .into_iter()
+        .map(|l| Unrolled {
+            loop_id: l,
+            var: ir.loops[l].var.clone(),
+        })
+        .collect()
 }
 
 /// Whether loop `l` is `root` or inside it.
@@ -205,10 +212,11 @@ pub fn distinct_loads<'a>(
     let unrolled: Vec<(String, i64, i64)> = s
         .staged()
         .map(|st| &st.unroll_loops)
-        .filter(|u| inner.is_some() && u.last() == inner.as_ref())
+        .filter(|u| inner.is_some() && u.last().map(|u| u.loop_id) == inner)
         .and_then(|u| {
             u.iter()
-                .map(|&l| {
+                .map(|u| {
+                    let l = u.loop_id;
                     let trips = crate::analysis::mapping::trip(ir, l)?;
                     Some((ir.loops[l].var.clone(), ir.loops[l].step, trips))
                 })

@@ -838,7 +838,7 @@ impl<'a> KernelBuilder<'a> {
                     let unroll = id.is_some_and(|id| {
                         sched
                             .staged()
-                            .is_some_and(|st| st.unroll_loops.contains(&id))
+                            .is_some_and(|st| st.unroll_loops.iter().any(|u| u.loop_id == id))
                     });
                     vec![KStmt::For {
                         unroll,

@@ -240,6 +240,14 @@ pub struct Strip {
     pub size: u32,
 }
 
+/// A loop of the nest the device compiler unrolls fully ([`StageSpec::unroll_loops`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unrolled {
+    pub loop_id: LoopId,
+    /// Its iterator, as `explain` names it.
+    pub var: String,
+}
+
 /// The staging decisions for one kernel.
 #[derive(Clone, Debug, Default)]
 pub struct StageSpec {
@@ -271,7 +279,7 @@ pub struct StageSpec {
     /// iterations the rows' shared reads move along (a filter's `di` and the `dj` inside it), so
     /// that loads common to different iterations of different rows are made once. Left to
     /// itself, nvcc unrolled Gauss's 5-tap loop for 4 rows per work-item but not for 8.
-    pub unroll_loops: Vec<LoopId>,
+    pub unroll_loops: Vec<Unrolled>,
 }
 
 /// A bank mode chosen for a kernel ([`StageOptions::banks`]' `wide`): the tiles' techniques
