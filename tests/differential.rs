@@ -2,10 +2,11 @@
 //! programs of the supported subset — 2-D grids with `independent` loops, sequential reduction
 //! loops, stencil offsets, transposed reads and writes, read-modify-write and conditional
 //! stores, private scalars, float/double/int, with and without `share` pragmas — and each is
-//! compiled by `cc` (the reference) and through accshare five ways (naive, share, share with
-//! one and with two rows per work-item, and share with the decisions for a CPU device,
+//! compiled by `cc` (the reference) and through accshare six ways (naive, share, share with
+//! one and with two rows per work-item, share with the decisions for a CPU device,
 //! `pocl-cpu`: register tiles of adjacent outputs, transposed vector tiles, blocks fitted to
-//! extents), run on the OpenCL device and compared.
+//! extents, and staged as for `a100` with 4 rows per work-item: adjacent rows), run on the
+//! OpenCL device and compared.
 //!
 //! A failure prints the seed and the whole program. `ACCSHARE_DIFF_SEEDS=a..b` runs other seeds.
 
@@ -29,12 +30,18 @@ fn generated_programs_match_sequential_on_opencl() {
         .unwrap_or(1..13);
     let cpu = OptOptions::share()
         .for_platform(accshare::model::Platform::load("pocl-cpu").expect("pocl-cpu"));
+    let a100 = OptOptions::share()
+        .for_platform(accshare::model::Platform::load("a100").expect("a100"))
+        .with_rows(4);
     let variants = [
         ("naive", OptOptions::new(OptLevel::Naive)),
         ("share", OptOptions::share()),
         ("share --ilp 1", OptOptions::share().with_rows(1)),
         ("share --ilp 2", OptOptions::share().with_rows(2)),
         ("share --platform pocl-cpu", cpu),
+        // Staged as on a GPU whose L1 does not cache global loads, 4 rows per work-item:
+        // adjacent where the rows' reads overlap (`schedule::rows`), inner loops unrolled.
+        ("share --platform a100 --ilp 4", a100),
     ];
     let dir = exec_support::scratch_dir("differential");
     let mut failures = Vec::new();
