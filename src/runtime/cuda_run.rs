@@ -709,9 +709,9 @@ impl CudaCopyTimer {
             .arg(&mut self.output)
             .arg(&self.n)
             .record_kernel_launch(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let gate = gated.then(|| StreamGate::hold(&self.stream));
         // SAFETY: two device arrays of `n` words and `n`, the kernel's parameters; the grid
         // covers `n` threads and the kernel tests `i < n`.
-        let gate = gated.then(|| StreamGate::hold(&self.stream));
         let events = unsafe { builder.launch(cfg) }
             .map_err(|e| driver_failed("cuLaunchKernel `accshare_copy`", e));
         drop(gate);
