@@ -551,13 +551,14 @@ impl CudaLauncher {
             }
         }
         if self.resident {
-            // The function is loaded now: the stream may wait for the launch ([`StreamGate`]).
-            let gate = StreamGate::hold(&stream);
-            // SAFETY: as above, the same arguments.
-            let events = unsafe { builder.launch(cfg) }
-                .map_err(|e| launch_failed(format!("cuLaunchKernel `{}`", plan.function), e));
-            drop(gate);
-            let events = events?;
+            let events = {
+                // The function is loaded now: the stream may wait for the launch
+                // ([`StreamGate`], released at the end of this block).
+                let _gate = StreamGate::hold(&stream);
+                // SAFETY: as above, the same arguments.
+                unsafe { builder.launch(cfg) }
+            }
+            .map_err(|e| launch_failed(format!("cuLaunchKernel `{}`", plan.function), e))?;
             stream
                 .synchronize()
                 .map_err(|e| launch_failed(format!("kernel `{}`", plan.function), e))?;
@@ -709,13 +710,13 @@ impl CudaCopyTimer {
             .arg(&mut self.output)
             .arg(&self.n)
             .record_kernel_launch(sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let gate = gated.then(|| StreamGate::hold(&self.stream));
-        // SAFETY: two device arrays of `n` words and `n`, the kernel's parameters; the grid
-        // covers `n` threads and the kernel tests `i < n`.
-        let events = unsafe { builder.launch(cfg) }
-            .map_err(|e| driver_failed("cuLaunchKernel `accshare_copy`", e));
-        drop(gate);
-        let events = events?;
+        let events = {
+            let _gate = gated.then(|| StreamGate::hold(&self.stream));
+            // SAFETY: two device arrays of `n` words and `n`, the kernel's parameters; the grid
+            // covers `n` threads and the kernel tests `i < n`.
+            unsafe { builder.launch(cfg) }
+        }
+        .map_err(|e| driver_failed("cuLaunchKernel `accshare_copy`", e))?;
         self.stream
             .synchronize()
             .map_err(|e| driver_failed("the copy kernel", e))?;

@@ -61,7 +61,8 @@
 //!   SM's share of the DRAM bandwidth;
 //! - *shared*: the shared-memory wavefronts per output of the tiles' reads (a warp's load takes
 //!   one per banks × bank width bytes of distinct addresses, in the kernel's bank mode; a read
-//!   independent of x is a broadcast) over the SM's `timing.shared_per_clock`. An H200 found Gauss's staged kernel bound by its 25 shared
+//!   independent of x is a broadcast; times the tile's conflict degree after the bank pass)
+//!   over the SM's `timing.shared_per_clock`. An H200 found Gauss's staged kernel bound by its 25 shared
 //!   loads per output; with adjacent rows ([`super::rows`]) the copies of a work-item load
 //!   the rows they share once, and the loads and instructions are counted so.
 //!

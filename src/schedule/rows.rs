@@ -89,21 +89,21 @@ fn unrolled(ir: &Region, s: &Schedule, along: &[LoopId]) -> Vec<Unrolled> {
     let mut loops = Vec::new();
     for &l in &chain[..reach] {
         match crate::analysis::mapping::trip(ir, l) {
-            Some(t) if t >= 1 && iterations * t <= UNROLLED_TRIPS && strip != Some(l) => {
-                iterations *= t;
-                loops.push(l);
+            Some(trips)
+                if trips >= 1 && iterations * trips <= UNROLLED_TRIPS && strip != Some(l) =>
+            {
+                iterations *= trips;
+                loops.push(Unrolled {
+                    loop_id: l,
+                    var: ir.loops[l].var.clone(),
+                    trips,
+                });
             }
             _ => break,
         }
     }
     loops.reverse();
     loops
-        .into_iter()
-        .map(|l| Unrolled {
-            loop_id: l,
-            var: ir.loops[l].var.clone(),
-        })
-        .collect()
 }
 
 /// Whether loop `l` is `root` or inside it.
@@ -205,26 +205,17 @@ pub fn distinct_loads<'a>(
         s.grid
             .iter()
             .find(|g| g.dim == dim)
-            .map(|g| (ir.loops[g.loop_id].var.clone(), ir.loops[g.loop_id].step))
+            .map(|g| (ir.loops[g.loop_id].var.as_str(), ir.loops[g.loop_id].step))
     };
     let (y, x) = (var(1), var(0));
-    // The unrolled loops' iterators with their steps and trip counts (none without them).
-    let unrolled: Vec<(String, i64, i64)> = s
+    // The unrolled loops (none where they do not end at `inner`).
+    let unrolled: &[Unrolled] = s
         .staged()
-        .map(|st| &st.unroll_loops)
+        .map(|st| st.unroll_loops.as_slice())
         .filter(|u| inner.is_some() && u.last().map(|u| u.loop_id) == inner)
-        .and_then(|u| {
-            u.iter()
-                .map(|u| {
-                    let l = u.loop_id;
-                    let trips = crate::analysis::mapping::trip(ir, l)?;
-                    Some((ir.loops[l].var.clone(), ir.loops[l].step, trips))
-                })
-                .collect()
-        })
         .unwrap_or_default();
-    let iterations: i64 = unrolled.iter().map(|u| u.2).product();
-    let shift = |p: &Poly, v: &Option<(String, i64)>, by: i64| -> Option<Poly> {
+    let iterations: i64 = unrolled.iter().map(|u| u.trips).product();
+    let shift = |p: &Poly, v: Option<(&str, i64)>, by: i64| -> Option<Poly> {
         match v {
             Some((name, step)) if p.mentions(name) => {
                 let moved = Poly::var(name).add(&Poly::constant(by * step))?;
@@ -238,9 +229,10 @@ pub fn distinct_loads<'a>(
     let at_iteration = |p: &Poly, m: i64| -> Option<Poly> {
         let mut rest = m;
         let mut p = p.clone();
-        for (var, step, trips) in unrolled.iter().rev() {
-            p = shift(&p, &Some((var.clone(), *step)), rest % trips)?;
-            rest /= trips;
+        for u in unrolled.iter().rev() {
+            let step = ir.loops[u.loop_id].step;
+            p = shift(&p, Some((u.var.as_str(), step)), rest % u.trips)?;
+            rest /= u.trips;
         }
         Some(p)
     };
@@ -255,7 +247,7 @@ pub fn distinct_loads<'a>(
                     let at: Option<Vec<Poly>> = a
                         .subscripts
                         .iter()
-                        .map(|p| at_iteration(&shift(&shift(p.as_ref()?, &y, dy)?, &x, dx)?, m))
+                        .map(|p| at_iteration(&shift(&shift(p.as_ref()?, y, dy)?, x, dx)?, m))
                         .collect();
                     match at {
                         Some(at) => {

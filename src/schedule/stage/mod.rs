@@ -246,6 +246,8 @@ pub struct Unrolled {
     pub loop_id: LoopId,
     /// Its iterator, as `explain` names it.
     pub var: String,
+    /// Its constant trip count.
+    pub trips: i64,
 }
 
 /// The staging decisions for one kernel.
